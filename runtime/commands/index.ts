@@ -1,0 +1,3 @@
+// Each command module registers itself with the registry when imported.
+import './print';
+import './exit';

@@ -1,0 +1,65 @@
+/** A position in the script text. Lines and columns are 1-based; offset is 0-based into the cell text. */
+export interface Position {
+  line: number;
+  column: number;
+  offset: number;
+}
+
+export type ErrorKind =
+  | 'syntax'        // the text does not parse
+  | 'semantic'      // parses, but means nothing valid (unknown option, bad type name…)
+  | 'runtime'       // failed while running (unknown column, HTTP error, bad file…)
+  | 'unsupported'   // a statement whose meaning belongs to a later issue
+  | 'cancelled';    // interrupted by the user (AbortSignal)
+
+/**
+ * Every user-facing failure is a ScriptError: front ends render it (statement, line, column, caret)
+ * and never show a stack trace for it.
+ */
+export class ScriptError extends Error {
+  override readonly name = 'ScriptError';
+  constructor(
+    message: string,
+    readonly kind: ErrorKind = 'runtime',
+    /** Where in the cell text the problem is; absent when it has no place (a magic, a file). */
+    public position?: Position,
+    /** The statement's keyword(s), e.g. "APPLY FILTER", filled in by the session when known. */
+    public statement?: string,
+  ) {
+    super(message);
+  }
+
+  /** Attaches position/statement when the thrower did not know them; keeps the innermost ones. */
+  locate(position: Position | undefined, statement?: string): this {
+    if (!this.position && position) this.position = position;
+    if (!this.statement && statement) this.statement = statement;
+    return this;
+  }
+}
+
+export function isScriptError(e: unknown): e is ScriptError {
+  return e instanceof ScriptError;
+}
+
+/** Wraps anything thrown into a ScriptError without losing an existing one. */
+export function toScriptError(e: unknown, position?: Position, statement?: string): ScriptError {
+  if (e instanceof ScriptError) return e.locate(position, statement);
+  if (e instanceof Error && (e.name === 'AbortError' || (e as { code?: string }).code === 'ABORT_ERR')) {
+    return new ScriptError('cancelled', 'cancelled', position, statement);
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return new ScriptError(message, 'runtime', position, statement);
+}
+
+/** Text of `line` with a caret under `column`: what the REPL, CLI and kernel traceback show. */
+export function caretLines(source: string, position: Position): string[] {
+  const line = source.split(/\r?\n/)[position.line - 1] ?? '';
+  return [line, ' '.repeat(Math.max(0, position.column - 1)) + '^'];
+}
+
+/** The standard rendering of an error: "<STATEMENT> at line L, column C: reason". */
+export function describeError(e: ScriptError): string {
+  const where = e.position ? ` at line ${e.position.line}, column ${e.position.column}` : '';
+  const stmt = e.statement ? `${e.statement}` : e.kind === 'syntax' ? 'syntax error' : 'error';
+  return `${stmt}${where}: ${e.message}`;
+}

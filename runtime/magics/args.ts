@@ -1,0 +1,40 @@
+import { ScriptError } from '../errors';
+
+/** Splits magic arguments like a shell: spaces separate, '…' and "…" group, no expansion. */
+export function splitArgs(text: string): string[] {
+  const out: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|(\S+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) {
+    out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2] !== undefined ? m[2].replace(/''/g, "'") : m[3]);
+  }
+  return out;
+}
+
+/** `--flag value` / `--flag` options after positionals. Unknown flags are an error naming the usage. */
+export function parseFlags(
+  words: string[],
+  spec: Record<string, 'value' | 'switch' | 'list'>,
+  usage: string,
+): { positional: string[]; flags: Map<string, string[]> } {
+  const positional: string[] = [];
+  const flags = new Map<string, string[]>();
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (!w.startsWith('--')) {
+      positional.push(w);
+      continue;
+    }
+    const name = w.slice(2);
+    const kind = spec[name];
+    if (!kind) throw new ScriptError(`unknown option ${w}; usage: ${usage}`, 'semantic');
+    if (kind === 'switch') {
+      flags.set(name, ['true']);
+      continue;
+    }
+    const value = words[++i];
+    if (value === undefined) throw new ScriptError(`${w} needs a value; usage: ${usage}`, 'semantic');
+    flags.set(name, kind === 'list' ? [...(flags.get(name) ?? []), value] : [value]);
+  }
+  return { positional, flags };
+}

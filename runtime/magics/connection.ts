@@ -1,0 +1,107 @@
+import { ScriptError } from '../errors';
+import type { Result } from '../results';
+import { ConnectionStore, type Connection, type HttpAuth } from '../workspace/connections';
+import type { Magic } from './magic';
+import { parseFlags, splitArgs } from './args';
+import { listing } from './listing';
+
+const USAGE =
+  '%connection add <name> <base url> [--header "K: V"]… [--basic user:password | --bearer token | --apikey "Header: key"] ' +
+  '[--insecure] [--ca file.pem] [--timeout seconds]  |  %connection add <name> --drive <folder> | --sqlite <file> | --postgres <url>  |  ' +
+  '%connection list  |  %connection remove <name>';
+
+const FLAGS = {
+  header: 'list', basic: 'value', bearer: 'value', apikey: 'value', insecure: 'switch', ca: 'value', timeout: 'value',
+  drive: 'value', sqlite: 'value', postgres: 'value',
+} as const;
+
+function splitPair(text: string, sep: string, what: string): [string, string] {
+  const i = text.indexOf(sep);
+  if (i <= 0) throw new ScriptError(`${what} must look like a${sep}b, got '${text}'`, 'semantic');
+  return [text.slice(0, i).trim(), text.slice(i + 1).trim()];
+}
+
+function parseConnection(words: string[]): Connection {
+  const { positional, flags } = parseFlags(words, FLAGS, USAGE);
+  const [name, url] = positional;
+  if (!name) throw new ScriptError(`a connection needs a name; usage: ${USAGE}`, 'semantic');
+  const one = (k: string) => flags.get(k)?.[0];
+  const drive = one('drive');
+  const sqlite = one('sqlite');
+  const postgres = one('postgres');
+  if (drive) return { name, kind: 'drive', root: drive };
+  if (sqlite) return { name, kind: 'sqlite', target: sqlite };
+  if (postgres) return { name, kind: 'postgres', target: postgres };
+  if (!url) throw new ScriptError(`connection '${name}' needs a base URL (or --drive/--sqlite/--postgres); usage: ${USAGE}`, 'semantic');
+  try {
+    new URL(url);
+  } catch {
+    throw new ScriptError(`'${url}' is not a valid URL`, 'semantic');
+  }
+  let auth: HttpAuth | undefined;
+  const basic = one('basic');
+  const bearer = one('bearer');
+  const apikey = one('apikey');
+  if ([basic, bearer, apikey].filter(Boolean).length > 1) throw new ScriptError('choose one of --basic, --bearer, --apikey', 'semantic');
+  if (basic) {
+    const [user, password] = splitPair(basic, ':', '--basic');
+    auth = { type: 'basic', user, password };
+  } else if (bearer) auth = { type: 'bearer', token: bearer };
+  else if (apikey) {
+    const [header, key] = splitPair(apikey, ':', '--apikey');
+    auth = { type: 'apikey', header, key };
+  }
+  const headers = Object.fromEntries((flags.get('header') ?? []).map((h) => splitPair(h, ':', '--header')));
+  const timeoutText = one('timeout');
+  const timeout = timeoutText === undefined ? undefined : Number(timeoutText);
+  if (timeout !== undefined && !(timeout > 0)) throw new ScriptError(`--timeout takes seconds > 0, got '${timeoutText}'`, 'semantic');
+  const insecure = flags.has('insecure');
+  const ca = one('ca');
+  return {
+    name,
+    kind: 'http',
+    baseUrl: url,
+    ...(Object.keys(headers).length ? { headers } : {}),
+    ...(auth ? { auth } : {}),
+    ...(insecure || ca ? { tls: { ...(insecure ? { rejectUnauthorized: false } : {}), ...(ca ? { ca } : {}) } } : {}),
+    ...(timeout !== undefined ? { timeout } : {}),
+  };
+}
+
+function describe(c: Connection): string {
+  const r = ConnectionStore.redact(c);
+  delete r.name;
+  delete r.kind;
+  return JSON.stringify(r);
+}
+
+export const connectionMagic: Magic = {
+  name: 'connection',
+  usage: '%connection add|list|remove …',
+  description: 'manages named connections kept in the workspace (secrets are never shown)',
+  words: ['add', 'list', 'remove'],
+  run(session, args): Result[] {
+    const words = splitArgs(args);
+    const sub = (words.shift() ?? 'list').toLowerCase();
+    const store = session.connections;
+    switch (sub) {
+      case 'list':
+        return [listing(['name', 'kind', 'settings'], store.list().map((c) => [c.name, c.kind, describe(c)]), 'Connections')];
+      case 'add': {
+        const c = parseConnection(words);
+        const existed = store.find(c.name) !== undefined;
+        store.add(c);
+        return [{ kind: 'message', text: `connection [${c.name}] ${existed ? 'replaced' : 'added'} (${c.kind})` }];
+      }
+      case 'remove':
+      case 'rm': {
+        const name = words.join(' ');
+        if (!name) throw new ScriptError(`which connection? usage: %connection remove <name>`, 'semantic');
+        if (!store.remove(name)) store.get(name);
+        return [{ kind: 'message', text: `connection [${name}] removed` }];
+      }
+      default:
+        throw new ScriptError(`unknown subcommand '${sub}'; usage: ${USAGE}`, 'semantic');
+    }
+  },
+};

@@ -1,0 +1,21 @@
+import type { ScriptError } from './errors';
+import type { Dataset } from './dataset/dataset';
+
+/**
+ * What `Session.execute` yields. Front ends render these; the runtime never prints.
+ * - table: a dataset to show (the pipeline after a statement, or a listing from a magic);
+ *   `limit` is the display limit in force (rows beyond it are cut, the total is shown).
+ * - message: plain text for the user (PRINT output, "12 rows loaded", magic output).
+ * - warning: something the user should notice that did not stop the cell.
+ * - error: the statement that failed; the cell stops after it.
+ */
+export type Result =
+  | { kind: 'table'; dataset: Dataset; limit: number; title?: string }
+  | { kind: 'message'; text: string }
+  | { kind: 'warning'; text: string }
+  | { kind: 'error'; error: ScriptError; source: string };
+
+export interface ExecuteOptions {
+  /** Aborting it cancels the running statement (HTTP calls and waits included). */
+  signal?: AbortSignal;
+}
