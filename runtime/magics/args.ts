@@ -1,12 +1,17 @@
 import { ScriptError } from '../errors';
 
-/** Splits magic arguments like a shell: spaces separate, '…' and "…" group, no expansion. */
+/**
+ * Splits magic arguments like a shell: spaces separate, '…' and "…" group, and so does [ … ] as
+ * connection names are written in scripts; no expansion.
+ */
 export function splitArgs(text: string): string[] {
   const out: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|(\S+)/g;
+  const re = /"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|\[([^\]]*)\]|(\S+)/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) {
-    out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2] !== undefined ? m[2].replace(/''/g, "'") : m[3]);
+    if (m[1] !== undefined) out.push(m[1].replace(/\\(.)/g, '$1'));
+    else if (m[2] !== undefined) out.push(m[2].replace(/''/g, "'"));
+    else out.push((m[3] ?? m[4]).trim());
   }
   return out;
 }

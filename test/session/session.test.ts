@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Session } from '../../runtime/session';
+import type { Result } from '../../runtime/results';
+
+function newSession(): Session {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-session-'));
+  writeFileSync(join(dir, 'items.csv'), 'id,name\n1,lamp\n2,fridge\n3,door\n');
+  return new Session({ workspace: join(dir, 'ws'), cwd: dir });
+}
+
+async function collect(session: Session, text: string, signal?: AbortSignal): Promise<Result[]> {
+  const out: Result[] = [];
+  for await (const r of session.execute(text, { signal })) out.push(r);
+  return out;
+}
+
+test('the dataset persists from cell to cell and a cell ends with it as a table', async () => {
+  const s = newSession();
+  const results = await collect(s, "SELECT * FROM DRIVE 'items.csv'");
+  assert.equal(results.at(-1)?.kind, 'table');
+  assert.equal(s.dataset.rowCount, 3);
+  await s.run('EXIT KEEP 2;');
+  assert.equal(s.dataset.rowCount, 2);
+  assert.deepEqual(s.dataset.columns.map((c) => c.name), ['id', 'name']);
+});
+
+test('a failing statement stops the cell and leaves the dataset as it was before it', async () => {
+  const s = newSession();
+  await s.run("SELECT * FROM DRIVE 'items.csv';");
+  const before = s.dataset;
+  const results = await collect(s, "PRINT 'first';\nEXIT KEEP 1;\nSELECT * FROM DRIVE 'missing.csv';\nPRINT 'never';");
+  const kinds = results.map((r) => r.kind);
+  assert.deepEqual(kinds, ['message', 'error']);
+  const err = results[1].kind === 'error' ? results[1].error : undefined;
+  assert.equal(err?.statement, 'SELECT FROM DRIVE');
+  assert.equal(err?.position?.line, 3);
+  assert.match(err!.message, /missing\.csv/);
+  // EXIT KEEP 1 ran before the failure in the same cell, but the cell stopped: statements before the
+  // failing one keep their effect (they succeeded), the failing one has none.
+  assert.notEqual(s.dataset, before);
+  assert.equal(s.dataset.rowCount, 1);
+});
+
+test('statements of later issues parse and fail with "not supported yet"', async () => {
+  const s = newSession();
+  const results = await collect(s, "CAPTURE 'orders' ON KEYS 'id';");
+  assert.equal(results.length, 1);
+  assert.equal(results[0].kind, 'error');
+  if (results[0].kind === 'error') {
+    assert.equal(results[0].error.message, 'not supported yet: CAPTURE');
+    assert.equal(results[0].error.kind, 'unsupported');
+  }
+});
+
+test('a syntax error names line and column and the session stays usable', async () => {
+  const s = newSession();
+  const results = await collect(s, "PRINT 'ok';\nAPPLY FILTER 'x = 1' ON;");
+  assert.equal(results.length, 1);
+  assert.equal(results[0].kind, 'error');
+  if (results[0].kind === 'error') {
+    assert.equal(results[0].error.kind, 'syntax');
+    assert.equal(results[0].error.position?.line, 2);
+  }
+  assert.deepEqual(await s.run("PRINT 'still here';"), [{ kind: 'message', text: 'still here' }]);
+});
+
+test('an aborted signal cancels the cell', async () => {
+  const s = newSession();
+  const ac = new AbortController();
+  ac.abort();
+  const results = await collect(s, "SELECT * FROM DRIVE 'items.csv';", ac.signal);
+  assert.equal(results.length, 1);
+  assert.equal(results[0].kind === 'error' && results[0].error.kind, 'cancelled');
+  assert.equal(s.dataset.rowCount, 0);
+});
+
+test('magic lines run before the statements of the same cell', async () => {
+  const s = newSession();
+  const results = await collect(s, "%limit 2\nSELECT * FROM DRIVE 'items.csv';");
+  assert.equal(results[0].kind, 'message');
+  const table = results.at(-1);
+  assert.equal(table?.kind === 'table' && table.limit, 2);
+});
