@@ -31,6 +31,11 @@ export class Session {
   readonly connections: ConnectionStore;
   /** Rows shown when a dataset is displayed (%limit). */
   displayLimit = DEFAULT_DISPLAY_LIMIT;
+  /**
+   * Where results emitted after their cell finished go (a listener or timer a statement started):
+   * front ends show them under the cell that started them. Unset, they are dropped.
+   */
+  onLateResult?: (result: Result) => void;
 
   constructor(options: SessionOptions = {}) {
     const cwd = resolve(options.cwd ?? process.cwd());
@@ -87,11 +92,13 @@ export class Session {
     this.state.statebag.clear();
     const queue = new AsyncQueue<Result>();
     let changed = false;
+    let open = true;
+    const emit = (r: Result) => (open ? queue.push(r) : this.onLateResult?.(r));
     const run = (async () => {
       try {
         for (const stmt of statements) {
           const before = this.state.dataset;
-          const after = await this.runStatement(stmt, before, signal, (r) => queue.push(r));
+          const after = await this.runStatement(stmt, before, signal, emit);
           if (after !== before) {
             this.state.dataset = after;
             changed = true;
@@ -108,6 +115,7 @@ export class Session {
         }
       } finally {
         if (changed && !queue.failed) queue.push({ kind: 'table', dataset: this.state.dataset, limit: this.displayLimit });
+        open = false;
         queue.close();
       }
     })();
