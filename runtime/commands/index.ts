@@ -1,3 +1,4 @@
 // Each command module registers itself with the registry when imported.
 import './print';
 import './exit';
+import './apply-schema';

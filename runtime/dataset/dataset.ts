@@ -89,13 +89,13 @@ export class Dataset {
 
   /** Changes a column's type in place (values must already be converted by the caller). */
   setType(ordinal: number, type: ColumnType): void {
-    this.columns[ordinal] = { name: this.columns[ordinal].name, type };
+    this.columns[ordinal] = { ...this.columns[ordinal], type };
   }
 
   /** A copy sharing no mutable structure with this one: rows are new arrays (cells are immutable). */
   clone(): Dataset {
     return new Dataset(
-      this.columns.map((c) => ({ name: c.name, type: { ...c.type } })),
+      this.columns.map((c) => ({ ...c, type: { ...c.type } })),
       this.rows.map((r) => r.slice()),
     );
   }

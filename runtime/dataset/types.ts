@@ -34,6 +34,8 @@ export type Value = string | number | bigint | boolean | Date | Uint8Array | Dec
 export interface Column {
   name: string;
   type: ColumnType;
+  /** APPLY SCHEMA's `|description`: documentation only (shown as the HTML header's tooltip). */
+  description?: string;
 }
 
 export const STRING: ColumnType = Object.freeze({ base: 'string' }) as ColumnType;

@@ -1,0 +1,173 @@
+import { converterTo, type Converter } from '../dataset/convert';
+import { Dataset } from '../dataset/dataset';
+import { parseTypeName, sameType } from '../dataset/type-names';
+import type { Column, ColumnType, Value } from '../dataset/types';
+import { ScriptError, toScriptError } from '../errors';
+import { compileValue } from '../functions/evaluate';
+import type { ApplySchema, SchemaColumnSpec } from '../script/ast';
+import type { RuntimeState } from '../state';
+import { registerCommand } from './registry';
+
+/**
+ * APPLY SCHEMA (reference A, docs/types.md): each listed column is converted to its type, or added
+ * when missing; null cells take the column's default. The result lists the schema's columns in the
+ * schema's order, then (unless STRICT_COLUMNS) the other columns in their previous order.
+ *
+ * Two passes over the rows: conversion first, then defaults, so a default's `{{field}}` and
+ * `#data.*()` see the converted dataset whatever the order of the schema lines.
+ */
+
+interface PlannedColumn {
+  spec: SchemaColumnSpec;
+  type: ColumnType;
+  /** Ordinal in the input, -1 for a new column. */
+  source: number;
+  /** Undefined when the input column already has this exact type. */
+  convert?: Converter;
+}
+
+/** Failures tolerated under CONTINUE_ON_ERROR, reported as one warning. */
+class Failures {
+  cells = 0;
+  private rows = new Set<number>();
+  first?: string;
+
+  add(row: number, message: string): void {
+    this.cells++;
+    this.rows.add(row);
+    this.first ??= message;
+  }
+
+  warning(): string {
+    const cells = `${this.cells} value${this.cells === 1 ? '' : 's'}`;
+    const rows = `${this.rows.size} row${this.rows.size === 1 ? '' : 's'}`;
+    return `APPLY SCHEMA: ${cells} in ${rows} could not be converted and became null (or the column default); first: ${this.first}`;
+  }
+}
+
+function cellError(e: unknown, spec: SchemaColumnSpec, rowIndex: number): ScriptError {
+  const reason = e instanceof Error ? e.message : String(e);
+  return new ScriptError(`column '${spec.name}', row ${rowIndex + 1}: ${reason}`, 'runtime', spec.pos);
+}
+
+function plan(stmt: ApplySchema, input: Dataset): PlannedColumn[] {
+  const seen = new Set<string>();
+  return stmt.columns.map((spec) => {
+    const key = spec.name.toLowerCase();
+    if (seen.has(key)) throw new ScriptError(`column '${spec.name}' is listed twice`, 'semantic', spec.pos);
+    seen.add(key);
+    let type: ColumnType;
+    try {
+      type = parseTypeName(spec.typeName ?? 'string');
+    } catch (e) {
+      throw toScriptError(e, spec.pos);
+    }
+    const source = input.indexOf(spec.name);
+    const from = source >= 0 ? input.columns[source].type : undefined;
+    return { spec, type, source, convert: from && sameType(from, type) ? undefined : converterTo(type, from) };
+  });
+}
+
+/** Pass 1: new rows in the output layout, listed columns converted. */
+function convertRows(
+  input: Dataset,
+  planned: PlannedColumn[],
+  sources: number[],
+  continueOnError: boolean,
+  failures: Failures,
+): Value[][] {
+  const width = sources.length;
+  const listed = planned.length;
+  const converters = planned.map((p) => p.convert);
+  const rows = new Array<Value[]>(input.rowCount);
+  for (let r = 0; r < rows.length; r++) {
+    const from = input.rows[r];
+    const row = new Array<Value>(width);
+    for (let j = 0; j < width; j++) {
+      const s = sources[j];
+      const v = s < 0 ? null : from[s];
+      const convert = j < listed ? converters[j] : undefined;
+      if (convert === undefined || v === null) {
+        row[j] = v;
+        continue;
+      }
+      try {
+        row[j] = convert(v);
+      } catch (e) {
+        if (!continueOnError) throw cellError(e, planned[j].spec, r);
+        failures.add(r, cellError(e, planned[j].spec, r).message);
+        row[j] = null;
+      }
+    }
+    rows[r] = row;
+  }
+  return rows;
+}
+
+/** Pass 2: null cells of the column at `ordinal` take its default, converted to the column's type. */
+function fillDefault(
+  text: string,
+  out: Dataset,
+  ordinal: number,
+  p: PlannedColumn,
+  stmt: ApplySchema,
+  state: RuntimeState,
+  failures: Failures,
+): void {
+  const spec = p.spec;
+  const convert = converterTo(p.type);
+  const compiled = compileValue(text);
+  let evaluate: (row: Value[], rowIndex: number) => Value;
+  try {
+    evaluate = compiled.bind(state, out, { fxByRow: stmt.fxByRow });
+  } catch (e) {
+    throw toScriptError(e, spec.pos);
+  }
+  const rows = out.rows;
+  if (!compiled.perRow && !stmt.fxByRow) {
+    // One value for every row: a default that does not convert is a mistake in the script, not the data.
+    let value: Value;
+    try {
+      value = convert(evaluate([], 0));
+    } catch (e) {
+      throw new ScriptError(`default of column '${spec.name}': ${toScriptError(e).message}`, 'runtime', spec.pos);
+    }
+    for (let r = 0; r < rows.length; r++) if (rows[r][ordinal] === null) rows[r][ordinal] = value;
+    return;
+  }
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    if (row[ordinal] !== null) continue;
+    try {
+      row[ordinal] = convert(evaluate(row, r));
+    } catch (e) {
+      if (!stmt.continueOnError) throw cellError(e, spec, r);
+      failures.add(r, cellError(e, spec, r).message);
+    }
+  }
+}
+
+export function applySchema(stmt: ApplySchema, state: RuntimeState, warn: (text: string) => void): Dataset {
+  const input = state.dataset;
+  const planned = plan(stmt, input);
+  const listedSources = new Set(planned.map((p) => p.source));
+  const others = stmt.strictColumns ? [] : input.columns.map((_, i) => i).filter((i) => !listedSources.has(i));
+  const columns: Column[] = [
+    ...planned.map((p) => {
+      const description = p.spec.description ?? (p.source >= 0 ? input.columns[p.source].description : undefined);
+      return description ? { name: p.spec.name, type: p.type, description } : { name: p.spec.name, type: p.type };
+    }),
+    ...others.map((i) => ({ ...input.columns[i] })),
+  ];
+  const sources = [...planned.map((p) => p.source), ...others];
+
+  const failures = new Failures();
+  const out = new Dataset(columns, convertRows(input, planned, sources, stmt.continueOnError, failures));
+  planned.forEach((p, ordinal) => {
+    if (p.spec.default !== undefined) fillDefault(p.spec.default, out, ordinal, p, stmt, state, failures);
+  });
+  if (failures.cells > 0) warn(failures.warning());
+  return out;
+}
+
+registerCommand('ApplySchema', async (stmt, ctx) => applySchema(stmt, ctx.state, (text) => ctx.emit({ kind: 'warning', text })));

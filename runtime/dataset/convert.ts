@@ -1,0 +1,349 @@
+import Decimal from 'decimal.js';
+import { ScriptError } from '../errors';
+import { formatValue } from './format-value';
+import { parseDateTime } from './parse-datetime';
+import { typeName } from './type-names';
+import type { ColumnType, Value } from './types';
+
+/**
+ * Conversions between the representations of spec 2.6's types (docs/types.md). `converterTo` builds
+ * one closure per column; it is then applied cell by cell with no further setup. A failure is a
+ * 'runtime' ScriptError "cannot convert '<value>' to <type>[: reason]".
+ */
+export type Converter = (v: Value) => Value;
+
+const INTEGER_TEXT = /^([+-]?\d+)(?:\.0*)?$/;
+const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+const GUID_GROUPS = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** .NET's accepted forms: 8-4-4-4-12, in {} or (), or 32 digits (N); any case. */
+const GUID_TEXT = new RegExp(`^(?:${GUID_GROUPS}|\\{${GUID_GROUPS}\\}|\\(${GUID_GROUPS}\\)|[0-9a-f]{32})$`, 'i');
+const CANONICAL_GUID = new RegExp(`^${GUID_GROUPS}$`);
+const NOT_HEX = /[^0-9a-f]/gi;
+const HEX_TEXT = /^(?:0x)?((?:[0-9a-f]{2})*)$/i;
+const SPECIAL_DOUBLES: ReadonlyMap<string, number> = new Map([
+  ['nan', NaN],
+  ['infinity', Infinity],
+  ['+infinity', Infinity],
+  ['-infinity', -Infinity],
+]);
+const TRUE_TEXT = new Set(['true', '1', 'yes']);
+const FALSE_TEXT = new Set(['false', '0', 'no']);
+
+const INTEGER_RANGES = {
+  tinyint: [0, 255],
+  short: [-32768, 32767],
+  int: [-2147483648, 2147483647],
+} as const;
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+/** The converter of a column to `target`. `source` (the column's current type) refines to-text forms. */
+export function converterTo(target: ColumnType, source?: ColumnType): Converter {
+  switch (target.base) {
+    case 'string':
+    case 'char':
+      return toText(target, source ?? target);
+    case 'bool':
+      return toBool(target);
+    case 'tinyint':
+    case 'short':
+    case 'int':
+      return toInteger(target, INTEGER_RANGES[target.base]);
+    case 'long':
+      return toLong(target);
+    case 'decimal':
+      return toDecimal(target);
+    case 'double':
+      return toDouble(target);
+    case 'float':
+      return toFloat(target);
+    case 'datetime':
+      return toDateTime(target);
+    case 'guid':
+      return toGuid(target);
+    case 'bytes':
+      return toBytes(target);
+  }
+}
+
+function fail(v: Value, target: ColumnType, reason?: string): never {
+  const why = reason ? `: ${reason}` : '';
+  throw new ScriptError(`cannot convert ${describe(v)} to ${typeName(target)}${why}`, 'runtime');
+}
+
+/** A short, recognisable rendering of a value for error messages. */
+function describe(v: Value): string {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return `'${v.length > 40 ? `${v.slice(0, 40)}…` : v}'`;
+  if (v instanceof Date) return `datetime ${formatValue(v, { base: 'datetime' })}`;
+  if (v instanceof Uint8Array) return `byte[${v.length}]`;
+  return formatValue(v, { base: 'string' });
+}
+
+/** Text going to a non-text type: trimmed, and blank means missing (an empty CSV field is null). */
+function trimmed(s: string): string | null {
+  const t = s.trim();
+  return t === '' ? null : t;
+}
+
+function isDecimal(v: Value): v is Decimal {
+  return Decimal.isDecimal(v);
+}
+
+function lengthOver(s: string, max: number): boolean {
+  // UTF-16 length bounds the code point count from above, so most strings skip the count.
+  if (s.length <= max) return false;
+  let count = 0;
+  for (const _ of s) if (++count > max) return true;
+  return false;
+}
+
+function toText(target: ColumnType, source: ColumnType): Converter {
+  const max = target.size === 'max' ? undefined : target.size ?? (target.base === 'char' ? 1 : undefined);
+  const reason = `longer than ${max} character${max === 1 ? '' : 's'}`;
+  return (v) => {
+    if (v === null) return null;
+    const s = typeof v === 'string' ? v : formatValue(v, source);
+    if (max !== undefined && lengthOver(s, max)) fail(v, target, reason);
+    return s;
+  };
+}
+
+function toBool(target: ColumnType): Converter {
+  return (v) => {
+    if (v === null || typeof v === 'boolean') return v;
+    if (typeof v === 'string') {
+      const t = trimmed(v);
+      if (t === null) return null;
+      const lower = t.toLowerCase();
+      if (TRUE_TEXT.has(lower)) return true;
+      if (FALSE_TEXT.has(lower)) return false;
+    } else if (typeof v === 'number') {
+      if (!Number.isNaN(v)) return v !== 0;
+    } else if (typeof v === 'bigint') {
+      return v !== 0n;
+    } else if (isDecimal(v)) {
+      return !v.isZero();
+    }
+    return fail(v, target);
+  };
+}
+
+/** Half away from zero, the rule for every fractional value going to an integer or a scale. */
+function roundHalfAway(n: number): number {
+  return n < 0 ? -Math.round(-n) : Math.round(n);
+}
+
+function toInteger(target: ColumnType, [min, max]: readonly [number, number]): Converter {
+  const range = `out of range ${min}..${max}`;
+  // `+ 0` turns the -0 that rounding -0.4 gives into 0.
+  const inRange = (v: Value, n: number): number => (n < min || n > max ? fail(v, target, range) : n + 0);
+  return (v) => {
+    if (v === null) return null;
+    switch (typeof v) {
+      case 'string': {
+        const t = trimmed(v);
+        if (t === null) return null;
+        const m = INTEGER_TEXT.exec(t);
+        return m ? inRange(v, Number(m[1])) : fail(v, target);
+      }
+      case 'number':
+        return Number.isFinite(v) ? inRange(v, roundHalfAway(v)) : fail(v, target);
+      case 'bigint':
+        return v < BigInt(min) || v > BigInt(max) ? fail(v, target, range) : Number(v);
+      case 'boolean':
+        return v ? 1 : 0;
+    }
+    if (isDecimal(v) && v.isFinite()) return inRange(v, v.toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber());
+    return fail(v, target);
+  };
+}
+
+function toLong(target: ColumnType): Converter {
+  const range = `out of range ${LONG_MIN}..${LONG_MAX}`;
+  const inRange = (v: Value, n: bigint): bigint => (n < LONG_MIN || n > LONG_MAX ? fail(v, target, range) : n);
+  return (v) => {
+    if (v === null) return null;
+    switch (typeof v) {
+      case 'string': {
+        const t = trimmed(v);
+        if (t === null) return null;
+        const m = INTEGER_TEXT.exec(t);
+        return m ? inRange(v, BigInt(m[1])) : fail(v, target);
+      }
+      case 'number':
+        return Number.isFinite(v) ? inRange(v, BigInt(roundHalfAway(v))) : fail(v, target);
+      case 'bigint':
+        return inRange(v, v);
+      case 'boolean':
+        return v ? 1n : 0n;
+    }
+    if (isDecimal(v) && v.isFinite()) return inRange(v, BigInt(v.toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toFixed()));
+    return fail(v, target);
+  };
+}
+
+function toDecimal(target: ColumnType): Converter {
+  const { precision, scale } = target;
+  // decimal(p, s) holds at most p - s digits before the point.
+  const limit = precision === undefined ? undefined : new Decimal(10).pow(precision - (scale ?? 0));
+  const constrain = (v: Value, d: Decimal): Decimal => {
+    if (scale === undefined) return d;
+    const r = d.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
+    if (limit && r.abs().gte(limit)) fail(v, target, `more than ${precision} digits of precision`);
+    return r;
+  };
+  return (v) => {
+    if (v === null) return null;
+    switch (typeof v) {
+      case 'string': {
+        const t = trimmed(v);
+        if (t === null) return null;
+        return NUMBER_TEXT.test(t) ? constrain(v, new Decimal(t)) : fail(v, target);
+      }
+      case 'number':
+        return Number.isFinite(v) ? constrain(v, new Decimal(v)) : fail(v, target);
+      case 'bigint':
+        return constrain(v, new Decimal(v.toString()));
+      case 'boolean':
+        return constrain(v, new Decimal(v ? 1 : 0));
+    }
+    if (isDecimal(v) && v.isFinite()) return constrain(v, v);
+    return fail(v, target);
+  };
+}
+
+/** A double; NaN and ±Infinity are read from their names, a finite value beyond ±1.8e308 is an error. */
+function readDouble(v: Exclude<Value, null>, target: ColumnType): number {
+  let n: number;
+  switch (typeof v) {
+    case 'number':
+      return v;
+    case 'boolean':
+      return v ? 1 : 0;
+    case 'string': {
+      const t = v.trim();
+      if (!NUMBER_TEXT.test(t)) return SPECIAL_DOUBLES.get(t.toLowerCase()) ?? fail(v, target);
+      n = Number(t);
+      break;
+    }
+    case 'bigint':
+      n = Number(v);
+      break;
+    default:
+      if (!isDecimal(v)) return fail(v, target);
+      n = v.toNumber();
+  }
+  return Number.isFinite(n) ? n : fail(v, target, 'out of range');
+}
+
+function toDouble(target: ColumnType): Converter {
+  return (v) => {
+    if (v === null || typeof v === 'number') return v;
+    if (typeof v === 'string' && v.trim() === '') return null;
+    return readDouble(v, target);
+  };
+}
+
+function toFloat(target: ColumnType): Converter {
+  return (v) => {
+    if (v === null) return null;
+    if (typeof v === 'string' && v.trim() === '') return null;
+    const n = readDouble(v, target);
+    const f = Math.fround(n);
+    return Number.isFinite(n) && !Number.isFinite(f) ? fail(v, target, 'out of range') : f;
+  };
+}
+
+function toDateTime(target: ColumnType): Converter {
+  return (v) => {
+    if (v === null) return null;
+    if (v instanceof Date) return Number.isNaN(v.getTime()) ? fail(v, target) : v;
+    if (typeof v !== 'string') return fail(v, target);
+    const t = trimmed(v);
+    if (t === null) return null;
+    return parseDateTime(t) ?? fail(v, target);
+  };
+}
+
+function toGuid(target: ColumnType): Converter {
+  return (v) => {
+    if (v === null) return null;
+    if (typeof v !== 'string') return fail(v, target);
+    if (CANONICAL_GUID.test(v)) return v;
+    const t = trimmed(v);
+    if (t === null) return null;
+    if (!GUID_TEXT.test(t)) return fail(v, target);
+    const hex = t.replace(NOT_HEX, '').toLowerCase();
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  };
+}
+
+function toBytes(target: ColumnType): Converter {
+  const max = typeof target.size === 'number' ? target.size : undefined;
+  const check = (v: Value, b: Uint8Array): Uint8Array =>
+    max !== undefined && b.length > max ? fail(v, target, `longer than ${max} bytes`) : b;
+  return (v) => {
+    if (v === null) return null;
+    if (v instanceof Uint8Array) return check(v, v);
+    if (typeof v !== 'string') return fail(v, target);
+    const t = trimmed(v);
+    if (t === null) return null;
+    const m = HEX_TEXT.exec(t);
+    return m ? check(v, Uint8Array.from(Buffer.from(m[1], 'hex'))) : fail(v, target, 'expected hexadecimal digits');
+  };
+}
+
+/**
+ * The type a column of loaded values gets (reference: "numbers get the best numeric type"): all
+ * booleans → bool; all integers → int, else long within 64 bits, else decimal for exact (bigint or
+ * Decimal) values and double for JS numbers; any fraction → decimal if a value is a Decimal, else
+ * double; dates → datetime; bytes → byte[]; anything else, mixtures and all-null → string.
+ */
+export function inferType(values: Iterable<Value>): ColumnType {
+  let kind: 'bool' | 'number' | 'datetime' | 'bytes' | undefined;
+  let widest: 'int' | 'long' | 'wide' = 'int';
+  let fraction = false;
+  let exact = false;
+  for (const v of values) {
+    if (v === null) continue;
+    const k = kindOf(v);
+    if (k === 'string' || (kind !== undefined && kind !== k)) return { base: 'string' };
+    kind = k;
+    if (k !== 'number') continue;
+    const n = v as number | bigint | Decimal;
+    const width = integerWidth(n);
+    if (width === undefined) fraction = true;
+    else if (width === 'wide' || (width === 'long' && widest === 'int')) widest = width;
+    if (isDecimal(n) || (typeof n === 'bigint' && width === 'wide')) exact = true;
+  }
+  if (kind === undefined) return { base: 'string' };
+  if (kind !== 'number') return { base: kind };
+  if (fraction || widest === 'wide') return { base: exact ? 'decimal' : 'double' };
+  return { base: widest };
+}
+
+function kindOf(v: Exclude<Value, null>): 'bool' | 'number' | 'datetime' | 'bytes' | 'string' {
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number' || typeof v === 'bigint' || isDecimal(v)) return 'number';
+  if (v instanceof Date) return 'datetime';
+  return v instanceof Uint8Array ? 'bytes' : 'string';
+}
+
+/** The narrowest integer type holding `v`, 'wide' beyond 64 bits, undefined for fractions and non-finite. */
+function integerWidth(v: number | bigint | Decimal): 'int' | 'long' | 'wide' | undefined {
+  let n: bigint;
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) return undefined;
+    if (v >= INTEGER_RANGES.int[0] && v <= INTEGER_RANGES.int[1]) return 'int';
+    if (!Number.isSafeInteger(v)) return Math.abs(v) < 2 ** 63 ? 'long' : 'wide';
+    n = BigInt(v);
+  } else if (typeof v === 'bigint') {
+    n = v;
+  } else {
+    if (!v.isFinite() || !v.isInteger()) return undefined;
+    n = BigInt(v.toFixed());
+  }
+  if (n >= BigInt(INTEGER_RANGES.int[0]) && n <= BigInt(INTEGER_RANGES.int[1])) return 'int';
+  return n >= LONG_MIN && n <= LONG_MAX ? 'long' : 'wide';
+}

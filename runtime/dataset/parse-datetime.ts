@@ -1,0 +1,59 @@
+/**
+ * Reading datetime text. A datetime is a JS Date holding the UTC wall clock: text without an offset
+ * is taken as UTC (so nothing depends on the machine's time zone or DST), text with `Z` or an
+ * offset is converted to UTC. Accepted (docs/types.md):
+ * - ISO 8601: `yyyy-MM-dd`, `yyyy-MM-ddTHH:mm[:ss[.fffffff]]` (T or a space), optional `Z`/`±HH:mm`/`±HHmm`/`±HH`;
+ * - .NET invariant: `MM/dd/yyyy[ HH:mm[:ss[.fffffff]]][ AM|PM]` (one-digit month, day and hour too).
+ * Sub-millisecond digits are dropped (a Date holds milliseconds).
+ */
+
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?$/i;
+const INVARIANT = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:\s*([AP]M))?)?$/i;
+
+/** The instant `text` denotes, or undefined when it is not a valid date in an accepted form. */
+export function parseDateTime(text: string): Date | undefined {
+  let m = ISO.exec(text);
+  if (m) {
+    const [, y, mo, d, h, mi, s, frac, z, sign, oh, om] = m;
+    const offset = z || !sign ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om ?? 0));
+    if (Number(oh ?? 0) > 23 || Number(om ?? 0) > 59) return undefined;
+    return build(+y, +mo, +d, Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), frac, offset);
+  }
+  m = INVARIANT.exec(text);
+  if (m) {
+    const [, mo, d, y, h, mi, s, frac, ampm] = m;
+    let hour = Number(h ?? 0);
+    if (ampm) {
+      if (hour < 1 || hour > 12) return undefined;
+      hour = (hour % 12) + (ampm.toUpperCase() === 'PM' ? 12 : 0);
+    }
+    return build(+y, +mo, +d, hour, Number(mi ?? 0), Number(s ?? 0), frac, 0);
+  }
+  return undefined;
+}
+
+function build(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  fraction: string | undefined,
+  offsetMinutes: number,
+): Date | undefined {
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (day > daysInMonth(year, month)) return undefined;
+  const ms = fraction ? Number(fraction.slice(0, 3).padEnd(3, '0')) : 0;
+  const d = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not map years 0..99 to 1900..1999.
+  d.setUTCFullYear(year, month - 1, day);
+  d.setUTCHours(hour, minute - offsetMinutes, second, ms);
+  return d;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}

@@ -1,0 +1,244 @@
+import Table from 'cli-table3';
+import type { Dataset } from './dataset';
+import { formatValue, jsonRowWriter, NULL_DISPLAY, toPlainValue } from './format-value';
+import { typeName } from './type-names';
+import { STRING, type BaseType, type Column, type ColumnType, type Value } from './types';
+
+/**
+ * A dataset as text (terminal), HTML (notebook), JSON rows, CSV and a Jupyter data resource.
+ * Display forms cut at a row limit and say how many rows there are; export forms take every row.
+ */
+
+export interface TextOptions {
+  /** Rows shown; the footer gives the total. */
+  limit: number;
+  /** Terminal columns the table must fit in; default 120. */
+  width?: number;
+}
+
+const DEFAULT_WIDTH = 120;
+/** Narrowest a shrunk column gets (with its two padding spaces): room for `ab…`. */
+const MIN_COLUMN_WIDTH = 6;
+/** HTML cells longer than this are cut: one huge payload column must not freeze a notebook. */
+const MAX_HTML_CELL = 1000;
+const NUMERIC: ReadonlySet<BaseType> = new Set(['tinyint', 'short', 'int', 'long', 'decimal', 'double', 'float']);
+const COUNT = new Intl.NumberFormat('en-US');
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+
+/** `(3 rows)`, `(1 row)`, or `(showing 20 of 1,000,000 rows)` when cut. */
+export function rowCountLine(total: number, shown: number): string {
+  if (shown < total) return `(showing ${COUNT.format(shown)} of ${COUNT.format(total)} rows)`;
+  return `(${COUNT.format(total)} ${total === 1 ? 'row' : 'rows'})`;
+}
+
+/** Display text of a cell: NULL for null; control characters shown as spaces (`↵` for line breaks). */
+function displayCell(v: Value, type: ColumnType): string {
+  if (v === null) return NULL_DISPLAY;
+  return formatValue(v, type).replace(CONTROL, (c) => (c === '\n' ? '↵' : c === '\r' ? '' : ' '));
+}
+
+/**
+ * A plain-text table (no ANSI colours): each header cell is the column name over its type, numbers
+ * are right-aligned, long cells end in `…` so the table fits `width`; columns that cannot fit at
+ * all are left out and named in a footer.
+ */
+export function renderText(ds: Dataset, options: TextOptions): string {
+  const width = options.width ?? DEFAULT_WIDTH;
+  const shown = Math.min(ds.rowCount, Math.max(0, options.limit));
+  const footer = rowCountLine(ds.rowCount, shown);
+  if (ds.columns.length === 0) return `(no columns)\n${footer}`;
+
+  const head = ds.columns.map((c) => `${displayCell(c.name, STRING)}\n${typeName(c.type)}`);
+  const body: string[][] = [];
+  for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(ds.rows[r][i], c.type)));
+  const aligns = ds.columns.map((c) => (NUMERIC.has(c.type.base) ? 'right' : 'left') as 'right' | 'left');
+
+  const natural = drawTable(head, body, aligns);
+  const fitted = fitWidths(natural.widths, width);
+  if (!fitted) return `${natural.text}\n${footer}`;
+
+  const k = fitted.length;
+  const table = drawTable(head.slice(0, k), body.map((row) => row.slice(0, k)), aligns.slice(0, k), fitted);
+  const lines = [table.text, footer];
+  if (k < ds.columns.length) {
+    const hidden = ds.columns.slice(k).map((c) => c.name);
+    const note = `(${hidden.length} more column${hidden.length === 1 ? '' : 's'} not shown: ${hidden.join(', ')})`;
+    lines.push(note.length > width ? `${note.slice(0, Math.max(1, width - 2))}…)` : note);
+  }
+  return lines.join('\n');
+}
+
+function drawTable(
+  head: string[],
+  body: string[][],
+  colAligns: Array<'left' | 'right'>,
+  colWidths?: number[],
+): { text: string; widths: number[] } {
+  const table = new Table({
+    head,
+    colAligns,
+    style: { head: [], border: [], compact: true },
+    ...(colWidths ? { colWidths } : {}),
+  });
+  table.push(...body);
+  const text = table.toString();
+  // cli-table3 fills options.colWidths with the measured widths (padding included) while drawing.
+  return { text, widths: table.options.colWidths.map((w) => w ?? MIN_COLUMN_WIDTH) };
+}
+
+/**
+ * Column widths that fit `width` (borders take columns + 1), or undefined when the natural widths
+ * already fit. Wide columns shrink first, to a common cap; columns that do not fit even at the
+ * minimum are dropped from the right (at least one column stays).
+ */
+function fitWidths(natural: number[], width: number): number[] | undefined {
+  const sum = (ws: number[]) => ws.reduce((a, b) => a + b, 0);
+  if (sum(natural) + natural.length + 1 <= width) return undefined;
+  const minimum = natural.map((w) => Math.min(w, MIN_COLUMN_WIDTH));
+  let k = 0;
+  let used = 1;
+  while (k < natural.length && used + minimum[k] + 1 <= width) used += minimum[k++] + 1;
+  k = Math.max(k, 1);
+  const budget = width - (k + 1);
+  const keep = natural.slice(0, k);
+  const capped = (cap: number) => keep.map((w, i) => Math.max(minimum[i], Math.min(w, cap)));
+  // The largest cap whose total fits: sum(capped(cap)) grows with cap.
+  let lo = MIN_COLUMN_WIDTH;
+  let hi = Math.max(...keep);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (sum(capped(mid)) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  const widths = capped(lo);
+  let spare = budget - sum(widths);
+  for (let i = 0; i < k && spare > 0; i++) {
+    if (widths[i] < keep[i]) {
+      widths[i]++;
+      spare--;
+    }
+  }
+  return widths;
+}
+
+export interface HtmlOptions {
+  limit: number;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+}
+
+/** An HTML table for notebooks: names with their types in the header, escaped cells, the row count. */
+export function renderHtml(ds: Dataset, options: HtmlOptions): string {
+  const shown = Math.min(ds.rowCount, Math.max(0, options.limit));
+  const count = `<p class="sqlcdc-rows">${rowCountLine(ds.rowCount, shown)}</p>`;
+  if (ds.columns.length === 0) return `<p>(no columns)</p>\n${count}`;
+  const numeric = ds.columns.map((c) => NUMERIC.has(c.type.base));
+  const th = ds.columns.map(
+    (c, i) =>
+      `<th${numeric[i] ? ' style="text-align:right"' : ''}${c.description ? ` title="${escapeHtml(c.description)}"` : ''}>` +
+      `${escapeHtml(c.name)}<br>` +
+      `<span style="font-weight:normal;opacity:0.7">${escapeHtml(typeName(c.type))}</span></th>`,
+  );
+  const rows: string[] = [];
+  for (let r = 0; r < shown; r++) {
+    const row = ds.rows[r];
+    const cells = ds.columns.map((c, i) => {
+      const align = numeric[i] ? ' style="text-align:right"' : '';
+      const v = row[i];
+      if (v === null) return `<td${align}><i>${NULL_DISPLAY}</i></td>`;
+      const text = formatValue(v, c.type);
+      const cut = text.length > MAX_HTML_CELL ? `${text.slice(0, MAX_HTML_CELL)}…` : text;
+      return `<td${align}>${escapeHtml(cut)}</td>`;
+    });
+    rows.push(`<tr>${cells.join('')}</tr>`);
+  }
+  return (
+    `<table class="sqlcdc">\n<thead><tr>${th.join('')}</tr></thead>\n` +
+    `<tbody>\n${rows.join('\n')}${rows.length ? '\n' : ''}</tbody>\n</table>\n${count}`
+  );
+}
+
+/** Every row as a JSON array of objects, with exact longs and decimals (docs/types.md). */
+export function toJsonRows(ds: Dataset): string {
+  const write = jsonRowWriter(ds.columns);
+  const parts = new Array<string>(ds.rowCount);
+  for (let r = 0; r < ds.rowCount; r++) parts[r] = write(ds.rows[r]);
+  return `[${parts.join(',')}]`;
+}
+
+/**
+ * RFC 4180 CSV: a header line, CRLF after every record, fields quoted when they hold a comma, quote,
+ * CR or LF. An empty string is written `""` and null as nothing, so the two stay distinguishable.
+ */
+export function toCsv(ds: Dataset): string {
+  const types = ds.columns.map((c) => c.type);
+  const lines = new Array<string>(ds.rowCount + 1);
+  lines[0] = ds.columns.map((c) => csvField(c.name)).join(',');
+  for (let r = 0; r < ds.rowCount; r++) {
+    const row = ds.rows[r];
+    let line = '';
+    for (let i = 0; i < types.length; i++) {
+      if (i > 0) line += ',';
+      const v = row[i];
+      if (v !== null) line += csvField(formatValue(v, types[i]));
+    }
+    lines[r + 1] = line;
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+const CSV_NEEDS_QUOTES = /[",\r\n]/;
+
+function csvField(s: string): string {
+  if (s === '') return '""';
+  return CSV_NEEDS_QUOTES.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Table Schema field types (frictionless), the vocabulary of application/vnd.dataresource+json. */
+export type TableSchemaType = 'string' | 'integer' | 'number' | 'boolean' | 'datetime' | 'any';
+
+const TABLE_SCHEMA_TYPES: Record<BaseType, TableSchemaType> = {
+  string: 'string',
+  char: 'string',
+  guid: 'string',
+  bool: 'boolean',
+  tinyint: 'integer',
+  short: 'integer',
+  int: 'integer',
+  long: 'integer',
+  decimal: 'number',
+  double: 'number',
+  float: 'number',
+  datetime: 'datetime',
+  bytes: 'any',
+};
+
+export interface DataResource {
+  schema: { fields: Array<{ name: string; type: TableSchemaType }>; primaryKey?: string[] };
+  data: Array<Record<string, string | number | boolean | null>>;
+}
+
+/**
+ * Jupyter's application/vnd.dataresource+json for the first `limit` rows. Values are plain JSON:
+ * longs and decimals that a JS number cannot hold exactly are given as strings of their digits.
+ */
+export function toDataResource(ds: Dataset, limit: number, primaryKey?: string[]): DataResource {
+  const columns: readonly Column[] = ds.columns;
+  const shown = Math.min(ds.rowCount, Math.max(0, limit));
+  const data: DataResource['data'] = [];
+  for (let r = 0; r < shown; r++) {
+    const row = ds.rows[r];
+    const obj: Record<string, string | number | boolean | null> = {};
+    for (let i = 0; i < columns.length; i++) obj[columns[i].name] = toPlainValue(row[i], columns[i].type);
+    data.push(obj);
+  }
+  const schema: DataResource['schema'] = {
+    fields: columns.map((c) => ({ name: c.name, type: TABLE_SCHEMA_TYPES[c.type.base] })),
+  };
+  if (primaryKey?.length) schema.primaryKey = primaryKey;
+  return { schema, data };
+}
