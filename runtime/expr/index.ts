@@ -1,0 +1,130 @@
+import type { Dataset } from '../dataset/dataset';
+import type { Column, ColumnType, Value } from '../dataset/types';
+import { ScriptError, type Position } from '../errors';
+import type { RuntimeState } from '../state';
+import type { ExprNode } from './ast';
+import { mismatch, type BindEnv, type Bound } from './bound';
+import { bindNode } from './compile';
+import type { ErrorContext } from './errors';
+import { kindOf } from './kinds';
+import { parseExpression } from './parser';
+
+/**
+ * The DataColumn.Expression engine (reference.md B.1): one parser and one evaluator for APPLY FILTER
+ * SQL and TX, every WHEN, @sql() defaults and #data.calc / #data.count. Compile once (parse), bind
+ * once per schema (resolve columns, fix types, fold constants), then run the closure per row.
+ */
+
+export interface Expression {
+  readonly source: string;
+  /**
+   * Closure computing the expression for one row of `columns`. Aggregates (Sum(x)…) are computed over
+   * `rows` when given, else over `state.dataset` when it has these columns.
+   */
+  bind(columns: Column[], state?: RuntimeState, rows?: readonly Value[][]): (row: Value[]) => Value;
+  /** The column type of the expression's values; string when it varies per row or is always null. */
+  resultType(columns: Column[], state?: RuntimeState, rows?: readonly Value[][]): ColumnType;
+}
+
+export interface Filter {
+  readonly source: string;
+  /** Closure telling whether a row passes: true only when the expression is true (null drops it). */
+  bind(columns: Column[], state?: RuntimeState, rows?: readonly Value[][]): (row: Value[]) => boolean;
+}
+
+export function compileExpression(source: string, at?: Position): Expression {
+  const context: ErrorContext = { source, at };
+  const tree = parseExpression(context);
+  const bindTree = (columns: Column[], state?: RuntimeState, rows?: readonly Value[][]) =>
+    bindNode(tree, environment(context, columns, state, rows));
+  return {
+    source,
+    bind: (columns, state, rows) => bindTree(columns, state, rows).fn,
+    resultType: (columns, state, rows) => {
+      const t = bindTree(columns, state, rows).type;
+      return t === 'any' || t === 'null' ? { base: 'string' } : { base: t };
+    },
+  };
+}
+
+export function compileFilter(source: string, at?: Position): Filter {
+  const context: ErrorContext = { source, at };
+  const tree = parseExpression(context);
+  return {
+    source,
+    bind: (columns, state, rows) => {
+      const env = environment(context, columns, state, rows);
+      return predicate(bindNode(tree, env), env);
+    },
+  };
+}
+
+function predicate(bound: Bound, env: BindEnv): (row: Value[]) => boolean {
+  const t = bound.type;
+  if (t !== 'bool' && t !== 'any' && t !== 'null') {
+    throw mismatch(`a filter must be a condition (true/false), but this expression gives ${t}`, 0, env);
+  }
+  const f = bound.fn;
+  if (t !== 'any') return (row) => f(row) === true;
+  return (row) => {
+    const v = f(row);
+    if (v !== null && typeof v !== 'boolean') {
+      throw mismatch(`a filter must be a condition (true/false), but this expression gave ${kindOf(v)}`, 0, env);
+    }
+    return v === true;
+  };
+}
+
+function environment(context: ErrorContext, columns: Column[], state?: RuntimeState, rows?: readonly Value[][]): BindEnv {
+  return {
+    columns,
+    context,
+    rows: () => rows ?? (state && sameColumns(state.dataset.columns, columns) ? state.dataset.rows : undefined),
+  };
+}
+
+function sameColumns(a: Column[], b: Column[]): boolean {
+  return a === b || (a.length === b.length && a.every((c, i) => c.name.toLowerCase() === b[i].name.toLowerCase()));
+}
+
+/**
+ * `#data.calc('Sum(Total)', 'EmpID = 5')`: the aggregate expression over the rows the filter keeps.
+ * The expression may combine aggregates (`Sum(a) / Count(a)`) but reads no column outside them.
+ */
+export function calculate(aggregate: string, filter: string | undefined, dataset: Dataset): Value {
+  const expression: ErrorContext = { source: aggregate };
+  const tree = parseExpression(expression);
+  const outside = columnOutsideAggregate(tree);
+  if (outside) {
+    throw new ScriptError(
+      `#data.calc needs an aggregate such as Sum(${outside.name}); column '${outside.name}' is used outside one (expression '${aggregate}')`,
+      'runtime',
+    );
+  }
+  let rows = dataset.rows;
+  if (filter !== undefined && filter.trim() !== '') {
+    const keep = compileFilter(filter).bind(dataset.columns);
+    rows = rows.filter(keep);
+  }
+  return bindNode(tree, { columns: dataset.columns, context: expression, rows: () => rows }).fn([]);
+}
+
+function columnOutsideAggregate(node: ExprNode): Extract<ExprNode, { type: 'column' }> | undefined {
+  switch (node.type) {
+    case 'column':
+      return node;
+    case 'unary':
+    case 'isNull':
+      return columnOutsideAggregate(node.operand);
+    case 'binary':
+      return columnOutsideAggregate(node.left) ?? columnOutsideAggregate(node.right);
+    case 'like':
+      return columnOutsideAggregate(node.operand) ?? columnOutsideAggregate(node.pattern);
+    case 'in':
+      return columnOutsideAggregate(node.operand) ?? node.items.map(columnOutsideAggregate).find(Boolean);
+    case 'call':
+      return node.args.map(columnOutsideAggregate).find(Boolean);
+    default:
+      return undefined;
+  }
+}
