@@ -1,0 +1,379 @@
+import { Dataset } from '../dataset/dataset';
+import type { Column, Value } from '../dataset/types';
+import { ScriptError, type Position } from '../errors';
+import type { Text } from '../script/ast';
+import type { RuntimeState } from '../state';
+import { expressionEngine } from './engines';
+import { parseTemplate, positionIn, type Arg, type CallPart, type FieldPart, type Part } from './parse';
+import { FunctionError, type CallContext } from './types';
+import { formatValue } from '../dataset/format-value';
+import { displayValue, fieldText } from './values';
+
+/**
+ * Evaluation of templates (spec 4.3/4.4). A text is parsed once (`compileTemplate`/`compileValue`);
+ * `bind` then resolves `{{field}}` to column ordinals and evaluates every `#f()` whose arguments do
+ * not depend on the row, and returns a closure that only reads cells, calls implementations and
+ * concatenates: no parsing, no lookups by name, no closures created per row.
+ */
+
+export interface BindOptions {
+  /** Re-evaluate `#f()` per row (APPLY SCHEMA FX_BY_ROW, APPLY HTTP join modes, EXEC PER_ROW, PUSH BATCH 1). */
+  fxByRow?: boolean;
+}
+
+export type RowTextFn = (row: Value[], rowIndex: number) => string;
+export type RowValueFn = (row: Value[], rowIndex: number) => Value;
+/** A batch of rows (PUSH … BATCH N) to one text, the operators expanding over the rows. */
+export type BatchTextFn = (rows: readonly Value[][], firstIndex: number) => string;
+
+export interface CompileOptions {
+  /** The text is a SQL command: `#statebag('k')` of a missing key renders NULL (spec 4.4). */
+  sql?: boolean;
+}
+
+export interface CompiledTemplate {
+  /** Has `@f()`, `{{field}}` or an operator: its text differs per row. */
+  readonly perRow: boolean;
+  /** Has a batch operator (@concatjson…, @sql_union…): needs `bindBatch`. */
+  readonly batch: boolean;
+  /** The names of the `{{fields}}` used, for callers that check a schema up front. */
+  readonly fields: string[];
+  bind(state: RuntimeState, dataset: Dataset, options?: BindOptions): RowTextFn;
+  bindBatch(state: RuntimeState, dataset: Dataset, options?: BindOptions): BatchTextFn;
+}
+
+export interface CompiledValue {
+  readonly perRow: boolean;
+  bind(state: RuntimeState, dataset: Dataset, options?: BindOptions): RowValueFn;
+}
+
+// ----------------------------------------------------------------------------- binding
+
+/** A bound part: a constant, or a function of the row. */
+/**
+ * A bound part: a constant, or a function of the row. A field also carries how its column shows as
+ * text (a float column prints its shortest float32 form, a decimal(p,s) its scale), as tables do.
+ */
+type Bound = { c: true; v: Value } | { c: false; f: RowValueFn; show?: (v: Value) => string };
+
+interface Env {
+  state: RuntimeState;
+  columns: Column[];
+  dataset: Dataset;
+  fxByRow: boolean;
+  sql: boolean;
+  /** evaluateText: no row exists, so a field is an error. */
+  noRow: boolean;
+  /** bindBatch: operators may expand. */
+  batch?: { rows: readonly Value[][]; firstIndex: number };
+}
+
+function constant(v: Value): Bound {
+  return { c: true, v };
+}
+
+function bindField(part: FieldPart, env: Env): Bound {
+  if (env.noRow) {
+    throw new ScriptError(`{{${part.name}}} needs a row: fields can be used in column defaults, payloads and per-row texts, not here`, 'runtime', part.pos);
+  }
+  const ordinal = env.dataset.indexOf(part.name);
+  if (ordinal < 0) {
+    const known = env.columns.map((c) => c.name).join(', ') || '(none)';
+    throw new ScriptError(`unknown column '${part.name}' in {{${part.name}}} (columns: ${known})`, 'runtime', part.pos);
+  }
+  if (!part.prefix) {
+    const type = env.columns[ordinal].type;
+    const sql = env.sql;
+    const show = type.base === 'float' || type.base === 'decimal' ? (v: Value) => (v === null ? displayValue(v, sql) : formatValue(v, type)) : undefined;
+    return { c: false, f: (row) => row[ordinal], show };
+  }
+  const prefix = part.prefix;
+  return { c: false, f: (row) => fieldText(row[ordinal], prefix) };
+}
+
+/** Concatenation of parts as text; a single part keeps its value (and type). */
+function bindParts(parts: Part[], env: Env): Bound {
+  if (parts.length === 0) return constant('');
+  if (parts.length === 1) return bindPart(parts[0], env);
+  const bound = parts.map((p) => bindPart(p, env));
+  const sql = env.sql;
+  if (bound.every((b) => b.c)) return constant(bound.map((b) => displayValue((b as { v: Value }).v, sql)).join(''));
+  // Adjacent constants are merged so the row loop only concatenates what varies.
+  const fns: RowValueFn[] = [];
+  let pending = '';
+  let hasPending = false;
+  for (const b of bound) {
+    if (b.c) {
+      pending += displayValue(b.v, sql);
+      hasPending = true;
+    } else {
+      if (hasPending) {
+        const s = pending;
+        fns.push(() => s);
+        pending = '';
+        hasPending = false;
+      }
+      const { f, show } = b;
+      fns.push(show ? (row, i) => show(f(row, i)) : f);
+    }
+  }
+  if (hasPending) {
+    const s = pending;
+    fns.push(() => s);
+  }
+  const n = fns.length;
+  if (n === 2) {
+    const [a, b] = fns;
+    return { c: false, f: (row, i) => displayValue(a(row, i), sql) + displayValue(b(row, i), sql) };
+  }
+  return {
+    c: false,
+    f: (row, i) => {
+      let s = '';
+      for (let k = 0; k < n; k++) s += displayValue(fns[k](row, i), sql);
+      return s;
+    },
+  };
+}
+
+function bindPart(part: Part, env: Env): Bound {
+  switch (part.kind) {
+    case 'text':
+      return constant(part.text);
+    case 'field':
+      return bindField(part, env);
+    case 'call':
+      return part.def.raw ? bindOperator(part, env) : bindCall(part, env);
+  }
+}
+
+function bindArg(arg: Arg, env: Env): Bound {
+  if (arg.isNull) return constant(null);
+  if (arg.quote && arg.parts.length === 1 && arg.parts[0].kind !== 'text') {
+    // '…' around one call or field: the quotes only protect commas; the result is text.
+    const inner = bindPart(arg.parts[0], env);
+    const sql = env.sql;
+    if (inner.c) return constant(displayValue(inner.v, sql));
+    const { f, show } = inner;
+    return { c: false, f: show ? (row, i) => show(f(row, i)) : (row, i) => displayValue(f(row, i), sql) };
+  }
+  return bindParts(arg.parts, env);
+}
+
+function callError(e: unknown, ctx: CallContext): ScriptError {
+  if (e instanceof ScriptError) {
+    if (!e.message.startsWith(ctx.fn)) e.message = `${ctx.fn}: ${e.message}`;
+    return e.locate(ctx.pos);
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return new ScriptError(`${ctx.fn}: ${message}`, 'runtime', ctx.pos);
+}
+
+function bindCall(part: CallPart, env: Env): Bound {
+  const { def } = part;
+  const impl = def.impl!;
+  const fn = `${part.sigil}${part.name}`;
+  const n = part.args.length;
+  if (n < def.arity[0] || n > def.arity[1]) {
+    const want = def.arity[0] === def.arity[1] ? `${def.arity[0]}` : def.arity[1] === Infinity ? `at least ${def.arity[0]}` : `${def.arity[0]} to ${def.arity[1]}`;
+    throw new ScriptError(`${fn} takes ${want} argument${want === '1' ? '' : 's'}, got ${n}: ${def.signature}`, 'runtime', part.pos);
+  }
+  const ctx: CallContext = { state: env.state, fn, pos: part.pos, quotes: part.args.map((a) => a.quote), sql: env.sql };
+  const args = part.args.map((a) => bindArg(a, env));
+  const once = part.sigil === '#' && !env.fxByRow;
+  if (args.every((a) => a.c)) {
+    const values = args.map((a) => (a as { v: Value }).v);
+    const call = (): Value => {
+      try {
+        return impl(values, ctx);
+      } catch (e) {
+        throw callError(e, ctx);
+      }
+    };
+    if (once || env.noRow) return constant(call());
+    return { c: false, f: call };
+  }
+  // The argument array is reused per row: implementations read it during the call and never keep it.
+  const buffer: Value[] = new Array(n).fill(null);
+  const argFns: RowValueFn[] = args.map((a) => (a.c ? ((v: Value) => () => v)(a.v) : a.f));
+  if (n === 1) {
+    const a0 = argFns[0];
+    return {
+      c: false,
+      f: (row, i) => {
+        buffer[0] = a0(row, i);
+        try {
+          return impl(buffer, ctx);
+        } catch (e) {
+          throw callError(e, ctx);
+        }
+      },
+    };
+  }
+  return {
+    c: false,
+    f: (row, i) => {
+      for (let k = 0; k < n; k++) buffer[k] = argFns[k](row, i);
+      try {
+        return impl(buffer, ctx);
+      } catch (e) {
+        throw callError(e, ctx);
+      }
+    },
+  };
+}
+
+/**
+ * `@sql(expr)` outside a batch is a computed column in the expression language (reference A, APPLY
+ * SCHEMA). The batch operators (@concatjson, @sql_union…) expand a row template over a PUSH batch.
+ */
+function bindOperator(part: CallPart, env: Env): Bound {
+  const name = part.def.names[0];
+  if (!env.batch) {
+    if (name === 'sql') return bindSqlExpression(part, env);
+    throw new ScriptError(`@${part.name} joins the rows of a batch: use it in a PUSH payload with BATCH N greater than 1`, 'runtime', part.pos);
+  }
+  const template = compileTemplate({ value: part.raw!, pos: part.rawPos!, form: 'block' }, { sql: name.startsWith('sql') });
+  const rowFn = template.bind(env.state, env.dataset, { fxByRow: true });
+  const { separator, terminator } = OPERATOR_JOIN[name];
+  const batch = env.batch;
+  return {
+    c: false,
+    f: () => {
+      let s = '';
+      const rows = batch.rows;
+      for (let k = 0; k < rows.length; k++) {
+        if (k > 0) s += separator;
+        s += rowFn(rows[k], batch.firstIndex + k);
+      }
+      return rows.length ? s + terminator : s;
+    },
+  };
+}
+
+/** How each batch operator joins its per-row texts (documented in operators.ts and docs/functions.md). */
+export const OPERATOR_JOIN: Record<string, { separator: string; terminator: string }> = {
+  concatjson: { separator: ',', terminator: '' },
+  concatjsonarr: { separator: ',', terminator: '' },
+  concatxml: { separator: '', terminator: '' },
+  sql: { separator: ';\n', terminator: ';' },
+  sql_union: { separator: '\nUNION\n', terminator: '' },
+  sql_unionall: { separator: '\nUNION ALL\n', terminator: '' },
+  sql_concat: { separator: ',\n', terminator: '' },
+};
+
+function bindSqlExpression(part: CallPart, env: Env): Bound {
+  if (env.noRow) throw new ScriptError('@sql(expression) computes a column: it needs a row', 'runtime', part.pos);
+  const bound = expressionEngine().compileExpression(part.raw!, part.rawPos).bind(env.columns, env.state);
+  return { c: false, f: (row) => bound(row) };
+}
+
+// ----------------------------------------------------------------------------- public API
+
+function textOf(text: Text | string): { value: string; pos?: Position } {
+  return typeof text === 'string' ? { value: text } : { value: text.value, pos: text.pos };
+}
+
+function usesRow(parts: Part[]): boolean {
+  return parts.some((p) =>
+    p.kind === 'field' || (p.kind === 'call' && (p.sigil === '@' || p.def.raw !== undefined || p.args.some((a) => usesRow(a.parts)))),
+  );
+}
+
+function fieldsOf(parts: Part[], out: string[]): string[] {
+  for (const p of parts) {
+    if (p.kind === 'field') out.push(p.name);
+    else if (p.kind === 'call') for (const a of p.args) fieldsOf(a.parts, out);
+  }
+  return out;
+}
+
+function hasBatchOperator(parts: Part[]): boolean {
+  return parts.some((p) => p.kind === 'call' && (p.def.raw !== undefined || p.args.some((a) => hasBatchOperator(a.parts))));
+}
+
+function makeEnv(state: RuntimeState, dataset: Dataset, options: BindOptions | undefined, sql: boolean): Env {
+  return { state, dataset, columns: dataset.columns, fxByRow: options?.fxByRow ?? false, sql, noRow: false };
+}
+
+function toRowText(b: Bound, sql: boolean): RowTextFn {
+  if (b.c) {
+    const s = displayValue(b.v, sql);
+    return () => s;
+  }
+  const { f, show } = b;
+  if (show) return (row, i) => show(f(row, i));
+  return (row, i) => displayValue(f(row, i), sql);
+}
+
+export function compileTemplate(text: Text | string, options: CompileOptions = {}): CompiledTemplate {
+  const { value, pos } = textOf(text);
+  const parts = parseTemplate(value, pos);
+  const sql = options.sql ?? false;
+  return {
+    perRow: usesRow(parts),
+    batch: hasBatchOperator(parts),
+    fields: fieldsOf(parts, []),
+    bind(state, dataset, bindOptions) {
+      return toRowText(bindParts(parts, makeEnv(state, dataset, bindOptions, sql)), sql);
+    },
+    bindBatch(state, dataset, bindOptions) {
+      const env = makeEnv(state, dataset, bindOptions, sql);
+      // The operators read the batch through this holder, set before each call; outside the
+      // operators, fields read the batch's first row.
+      const holder = { rows: [] as readonly Value[][], firstIndex: 0 };
+      env.batch = holder;
+      const f = toRowText(bindParts(parts, env), sql);
+      return (rows, firstIndex) => {
+        holder.rows = rows;
+        holder.firstIndex = firstIndex;
+        return f(rows[0] ?? [], firstIndex);
+      };
+    },
+  };
+}
+
+export function compileValue(text: Text | string, options: CompileOptions = {}): CompiledValue {
+  const { value, pos } = textOf(text);
+  const trimmed = value.trim();
+  // A whole-text call or field keeps its type; anything else is text.
+  const lead = value.length - value.trimStart().length;
+  const parts = parseTemplate(trimmed, positionIn(pos, value, lead));
+  const whole = parts.length === 1 && parts[0].kind !== 'text' ? parts : parseTemplate(value, pos);
+  const sql = options.sql ?? false;
+  return {
+    perRow: usesRow(whole),
+    bind(state, dataset, bindOptions) {
+      const b = bindParts(whole, makeEnv(state, dataset, bindOptions, sql));
+      if (b.c) {
+        const v = b.v;
+        return () => v;
+      }
+      return b.f;
+    },
+  };
+}
+
+const EMPTY = Dataset.empty();
+const cache = new Map<string, Part[]>();
+const CACHE_LIMIT = 500;
+
+/**
+ * A text evaluated once, outside any row (PRINT, URLs, settings): `#f()` and `@f()` both run once.
+ * Parsed texts are cached by content, as APPLY PIPELINE runs the same statements once per page.
+ */
+export function evaluateText(text: Text | string, state: RuntimeState, options: CompileOptions = {}): string {
+  const { value, pos } = textOf(text);
+  const key = `${options.sql ? 1 : 0}${pos ? `${pos.offset}:${pos.line}:${pos.column}` : ''}|${value}`;
+  let parts = cache.get(key);
+  if (!parts) {
+    parts = parseTemplate(value, pos);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, parts);
+  }
+  const sql = options.sql ?? false;
+  const env: Env = { state, dataset: EMPTY, columns: [], fxByRow: false, sql, noRow: true };
+  return toRowText(bindParts(parts, env), sql)([], 0);
+}
+
+export { FunctionError };

@@ -1,0 +1,2 @@
+import type { FunctionDef } from './types';
+export const otherFunctions: FunctionDef[] = [];

@@ -1,0 +1,232 @@
+import { ScriptError, type Position } from '../errors';
+import { findFunction, suggestFunction } from './registry';
+import type { FunctionDef } from './types';
+
+/**
+ * The template language of spec 4.3/4.4, parsed once: literal text, `{{field}}` (with an optional
+ * binary prefix) and `#f(…)`/`@f(…)` calls whose arguments are templates themselves.
+ */
+export type Part = TextPart | FieldPart | CallPart;
+
+export interface TextPart {
+  kind: 'text';
+  text: string;
+}
+
+export type BinaryPrefix = 'ascii' | 'base64' | 'hex' | 'utf8' | 'unicode';
+
+export interface FieldPart {
+  kind: 'field';
+  name: string;
+  prefix?: BinaryPrefix;
+  pos?: Position;
+}
+
+export interface CallPart {
+  kind: 'call';
+  sigil: '#' | '@';
+  /** As written (case kept for messages). */
+  name: string;
+  def: FunctionDef;
+  args: Arg[];
+  /** Operators (def.raw): the verbatim text between the parentheses, and where it starts. */
+  raw?: string;
+  rawPos?: Position;
+  pos?: Position;
+}
+
+export interface Arg {
+  parts: Part[];
+  /** '' when bare; the quote character when written '…' or "…" (quotes removed, doubled quotes unescaped). */
+  quote: '' | "'" | '"';
+  /** The bare word null. */
+  isNull: boolean;
+}
+
+/** `@name(` words other statements own (EXEC ON DB's @pipelinedata()): left in the text as they are. */
+const PASSTHROUGH = new Set(['pipelinedata']);
+
+const IDENT_START = /[A-Za-z_]/;
+const IDENT = /[A-Za-z0-9_.]/;
+const FIELD = /^\s*(?:(ascii|base64|hex|utf8|unicode)\s*:\s*)?([^{}\r\n]*?[^{}\s][^{}\r\n]*?)\s*$/i;
+
+/** Maps an index in the text to a script position, from where the text starts in the cell. */
+export function positionIn(base: Position | undefined, text: string, index: number): Position | undefined {
+  if (!base) return undefined;
+  let line = base.line;
+  let column = base.column;
+  for (let i = 0; i < index && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      column = 1;
+    } else column++;
+  }
+  return { line, column, offset: base.offset + index };
+}
+
+class Parser {
+  constructor(
+    private readonly src: string,
+    private readonly base: Position | undefined,
+  ) {}
+
+  pos(i: number): Position | undefined {
+    return positionIn(this.base, this.src, i);
+  }
+
+  error(message: string, i: number): ScriptError {
+    return new ScriptError(message, 'syntax', this.pos(i));
+  }
+
+  /** Parses from `i` to the end (mode 'all') or to a `,`/`)` at depth 0 (mode 'arg'). */
+  parts(i: number, mode: 'all' | 'arg'): { parts: Part[]; end: number } {
+    const src = this.src;
+    const parts: Part[] = [];
+    let text = '';
+    let depth = 0;
+    const flush = () => {
+      if (text) parts.push({ kind: 'text', text });
+      text = '';
+    };
+    while (i < src.length) {
+      const c = src[i];
+      if (mode === 'arg' && depth === 0 && (c === ',' || c === ')')) break;
+      if ((c === '#' || c === '@') && IDENT_START.test(src[i + 1] ?? '')) {
+        let j = i + 1;
+        while (j < src.length && IDENT.test(src[j])) j++;
+        if (src[j] === '(') {
+          const name = src.slice(i + 1, j);
+          if (!(c === '@' && PASSTHROUGH.has(name.toLowerCase()))) {
+            flush();
+            const call = this.call(c, name, i, j + 1);
+            parts.push(call.part);
+            i = call.end;
+            continue;
+          }
+        }
+        text += src.slice(i, j);
+        i = j;
+        continue;
+      }
+      if (c === '{' && src[i + 1] === '{') {
+        const close = src.indexOf('}}', i + 2);
+        const m = close < 0 ? null : FIELD.exec(src.slice(i + 2, close));
+        if (m) {
+          flush();
+          const prefix = m[1]?.toLowerCase() as BinaryPrefix | undefined;
+          parts.push({ kind: 'field', name: m[2], prefix, pos: this.pos(i) });
+          i = close + 2;
+          continue;
+        }
+      }
+      if (mode === 'arg') {
+        if (c === '(') depth++;
+        else if (c === ')') depth--;
+      }
+      text += c;
+      i++;
+    }
+    flush();
+    return { parts, end: i };
+  }
+
+  /** `start` is at the sigil, `i` just after `(`. */
+  call(sigil: '#' | '@', name: string, start: number, i: number): { part: CallPart; end: number } {
+    const def = findFunction(name);
+    if (!def) {
+      const hint = suggestFunction(name);
+      throw this.error(`unknown function ${sigil}${name}${hint ? `; did you mean ${sigil}${hint}?` : ''}`, start);
+    }
+    const part: CallPart = { kind: 'call', sigil, name, def, args: [], pos: this.pos(start) };
+    if (def.raw) {
+      const close = this.matchingParen(i, def.raw.quotes, `${sigil}${name}`, start);
+      part.raw = this.src.slice(i, close);
+      part.rawPos = this.pos(i);
+      return { part, end: close + 1 };
+    }
+    const src = this.src;
+    let j = skipSpace(src, i);
+    if (src[j] === ')') return { part, end: j + 1 };
+    for (;;) {
+      j = skipSpace(src, j);
+      const arg = this.arg(j, `${sigil}${name}`, start);
+      part.args.push(arg.arg);
+      j = arg.end;
+      if (src[j] === ',') {
+        j++;
+        continue;
+      }
+      if (src[j] === ')') return { part, end: j + 1 };
+      throw this.error(`${sigil}${name}: missing ')'`, start);
+    }
+  }
+
+  arg(i: number, fn: string, callStart: number): { arg: Arg; end: number } {
+    const src = this.src;
+    const q = src[i];
+    if (q === "'" || q === '"') {
+      let j = i + 1;
+      let content = '';
+      for (;;) {
+        if (j >= src.length) throw this.error(`${fn}: unclosed ${q} in an argument`, i);
+        if (src[j] === q) {
+          if (src[j + 1] === q) {
+            content += q;
+            j += 2;
+            continue;
+          }
+          break;
+        }
+        content += src[j++];
+      }
+      const after = skipSpace(src, j + 1);
+      if (src[after] !== ',' && src[after] !== ')') {
+        throw this.error(`${fn}: expected ',' or ')' after the quoted argument`, after);
+      }
+      // The quoted content is itself a template: fields and calls inside quotes still count.
+      const inner = new Parser(content, this.pos(i + 1)).parts(0, 'all').parts;
+      return { arg: { parts: inner, quote: q, isNull: false }, end: after };
+    }
+    const { parts, end } = this.parts(i, 'arg');
+    if (end >= src.length) throw this.error(`${fn}: missing ')'`, callStart);
+    trimTrailing(parts);
+    const isNull = parts.length === 1 && parts[0].kind === 'text' && parts[0].text.toLowerCase() === 'null';
+    return { arg: { parts: isNull ? [] : parts, quote: '', isNull }, end };
+  }
+
+  /** Index of the `)` closing an operator's argument; parentheses inside `quotes` do not count. */
+  matchingParen(i: number, quotes: string, fn: string, start: number): number {
+    const src = this.src;
+    let depth = 0;
+    let inQuote = '';
+    for (let j = i; j < src.length; j++) {
+      const c = src[j];
+      if (inQuote) {
+        if (c === inQuote) inQuote = '';
+      } else if (quotes.includes(c)) inQuote = c;
+      else if (c === '(') depth++;
+      else if (c === ')') {
+        if (depth === 0) return j;
+        depth--;
+      }
+    }
+    throw this.error(`${fn}: missing ')'`, start);
+  }
+}
+
+function skipSpace(src: string, i: number): number {
+  while (i < src.length && (src[i] === ' ' || src[i] === '\t' || src[i] === '\r' || src[i] === '\n')) i++;
+  return i;
+}
+
+function trimTrailing(parts: Part[]): void {
+  const last = parts[parts.length - 1];
+  if (last?.kind !== 'text') return;
+  last.text = last.text.trimEnd();
+  if (!last.text) parts.pop();
+}
+
+/** Parses a template text; `base` is where it starts in the cell, for error positions. */
+export function parseTemplate(text: string, base?: Position): Part[] {
+  return new Parser(text, base).parts(0, 'all').parts;
+}

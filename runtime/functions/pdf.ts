@@ -1,0 +1,29 @@
+import { isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import type { Value } from '../dataset/types';
+import { runSync } from './sync';
+import { FunctionError, type CallContext } from './types';
+import { text } from './values';
+
+/** #image2pdf's source: binary bytes, hex bytes, an http(s) URL or a file (relative to the working folder). */
+export function image2pdf(v: Value, ctx: CallContext): Buffer {
+  if (v === null || v === '') throw new FunctionError('no image given');
+  let source: { bytes: Uint8Array } | { file: string } | { url: string };
+  if (v instanceof Uint8Array) source = { bytes: v };
+  else {
+    const s = text(v).trim();
+    if (/^https?:\/\//i.test(s)) source = { url: s };
+    else if (/^ftp:\/\//i.test(s)) throw new FunctionError('FTP sources are not supported; download the file first');
+    else if (s.length >= 16 && s.length % 2 === 0 && /^[0-9a-fA-F]+$/.test(s)) source = { bytes: Buffer.from(s, 'hex') };
+    else {
+      const file = isAbsolute(s) ? s : resolve(ctx.state.cwd, s);
+      if (!existsSync(file)) throw new FunctionError(`no such image file: ${file}`);
+      source = { file };
+    }
+  }
+  try {
+    return Buffer.from(runSync({ task: 'image2pdf', source }));
+  } catch (e) {
+    throw new FunctionError((e as Error).message);
+  }
+}

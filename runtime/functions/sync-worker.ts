@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { PDFDocument } from 'pdf-lib';
+import { request } from 'undici';
+
+/**
+ * The worker behind runSync (sync.ts): work that only exists as promises (pdf-lib, HTTP) run here
+ * while the calling thread waits, so functions stay synchronous for the template evaluator.
+ */
+export interface SyncRequest {
+  task: 'image2pdf';
+  /** Image bytes, a file path, or an http(s) URL. */
+  source: { bytes: Uint8Array } | { file: string } | { url: string };
+  sab: SharedArrayBuffer;
+}
+
+const port = (workerData as { port: MessagePort }).port;
+
+async function imageBytes(source: SyncRequest['source']): Promise<Uint8Array> {
+  if ('bytes' in source) return source.bytes;
+  if ('file' in source) return readFile(source.file);
+  const res = await request(source.url, { method: 'GET', maxRedirections: 5, headersTimeout: 30000, bodyTimeout: 30000 });
+  if (res.statusCode >= 400) {
+    await res.body.dump();
+    throw new Error(`GET ${source.url} answered HTTP ${res.statusCode}`);
+  }
+  return new Uint8Array(await res.body.arrayBuffer());
+}
+
+async function image2pdf(source: SyncRequest['source']): Promise<Uint8Array> {
+  const bytes = await imageBytes(source);
+  const pdf = await PDFDocument.create();
+  const isPng = bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47;
+  const isJpeg = bytes[0] === 0xff && bytes[1] === 0xd8;
+  if (!isPng && !isJpeg) throw new Error('the image is neither PNG nor JPEG');
+  const image = isPng ? await pdf.embedPng(bytes) : await pdf.embedJpg(bytes);
+  const page = pdf.addPage([image.width, image.height]);
+  page.drawImage(image, { x: 0, y: 0, width: image.width, height: image.height });
+  return pdf.save();
+}
+
+parentPort!.on('message', async (req: SyncRequest) => {
+  let reply: { ok: Uint8Array } | { error: string };
+  try {
+    reply = { ok: await image2pdf(req.source) };
+  } catch (e) {
+    reply = { error: e instanceof Error ? e.message : String(e) };
+  }
+  port.postMessage(reply);
+  const flag = new Int32Array(req.sab);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+});
