@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { Session } from '../runtime/session';
+import { caretLines, type ScriptError } from '../runtime/errors';
+import type { Dataset } from '../runtime/dataset/dataset';
+import type { Result } from '../runtime/results';
+import { renderText, toCsv, toJsonRows } from '../runtime/dataset/render';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'csv'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export interface RunOptions {
+  workspace?: string;
+  output: OutputFormat;
+}
+
+/** Exit codes of `sqlcdc run`. */
+export const EXIT = { ok: 0, scriptError: 1, usage: 2, interrupted: 130 } as const;
+
+/** `file:line:col: <STATEMENT>: reason`, then the offending line with a caret, as compilers report. */
+export function formatScriptError(file: string, e: ScriptError, source: string): string {
+  const label = e.statement ?? (e.kind === 'syntax' ? 'syntax error' : 'error');
+  if (!e.position) return `${file}: ${label}: ${e.message}`;
+  const { line, column } = e.position;
+  return [`${file}:${line}:${column}: ${label}: ${e.message}`, ...caretLines(source, e.position).map((l) => `  ${l}`)].join('\n');
+}
+
+/**
+ * The final dataset on stdout in the chosen format. A table shows every row: a script's output is
+ * read whole, and there is no later cell to ask for more. A dataset without columns prints nothing,
+ * except `[]` for json so the output always parses.
+ */
+function formatDataset(ds: Dataset, format: OutputFormat): string {
+  if (format === 'json') return toJsonRows(ds);
+  if (ds.columns.length === 0) return '';
+  if (format === 'csv') return toCsv(ds);
+  return renderText(ds, { limit: Math.max(ds.rowCount, 1), width: process.stdout.isTTY ? process.stdout.columns : undefined });
+}
+
+function withNewline(text: string): string {
+  return text === '' || text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/**
+ * `sqlcdc run`: runs a script file as one cell in a fresh session (relative paths resolve against
+ * the working directory) and prints the final dataset on stdout. Everything else — PRINT output,
+ * messages, warnings, magic listings, errors — goes to stderr, so stdout stays pure data.
+ * SIGINT cancels the running statement (a second one exits at once). Returns the exit code.
+ */
+export async function runScript(file: string, options: RunOptions): Promise<number> {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+  } catch (e) {
+    process.stderr.write(`sqlcdc: cannot read ${file}: ${(e as Error).message}\n`);
+    return EXIT.usage;
+  }
+
+  const session = new Session({ workspace: options.workspace });
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+
+  let failed: ScriptError | undefined;
+  /** Everything but the final dataset goes to stderr. */
+  const report = (r: Result) => {
+    switch (r.kind) {
+      case 'table':
+        // The pipeline's final table is printed below in the chosen format; other tables are
+        // magic listings, for the user's eyes.
+        if (r.dataset !== session.dataset) process.stderr.write(withNewline(renderText(r.dataset, { limit: r.limit })));
+        break;
+      case 'message':
+        process.stderr.write(withNewline(r.text));
+        break;
+      case 'warning':
+        process.stderr.write(`warning: ${r.text}\n`);
+        break;
+      case 'error':
+        failed = r.error;
+        process.stderr.write(withNewline(formatScriptError(file, r.error, r.source)));
+        break;
+    }
+  };
+  session.onLateResult = report;
+  try {
+    for await (const r of session.execute(source, { signal: controller.signal })) report(r);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  if (controller.signal.aborted) return EXIT.interrupted;
+  if (failed) return EXIT.scriptError;
+  await new Promise<void>((resolve, reject) => process.stdout.write(withNewline(formatDataset(session.dataset, options.output)), (e) => (e ? reject(e) : resolve())));
+  return EXIT.ok;
+}

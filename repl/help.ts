@@ -1,0 +1,25 @@
+import { allMagics } from '../runtime/magics/index';
+
+/** What `.help` prints: the REPL's own commands, the magics (from their registry) and where docs are. */
+export function helpText(commands: Record<string, { help?: string }>): string {
+  const dotCommands = Object.keys(commands)
+    .sort()
+    .map((name) => `  .${name.padEnd(10)} ${commands[name].help ?? ''}`);
+  const magics = allMagics().map((m) => `  ${m.usage.padEnd(28)} ${m.description}`);
+  return [
+    'Type SQL CDC statements; a statement may span lines and runs when it ends with ";".',
+    'Lines starting with % are magics and run at once. The pipeline dataset stays from statement to statement.',
+    '',
+    'REPL commands:',
+    ...dotCommands,
+    '',
+    'Magics:',
+    ...magics,
+    '',
+    'Keys: Tab completes keywords, #functions, [connections], columns and %magics;',
+    '      Ctrl-C cancels a running statement (or the line being typed); Ctrl-D exits.',
+    '',
+    'Documentation: .doc <keyword | #function | column | %magic>, e.g. ".doc APPLY FILTER" or ".doc #utcnow";',
+    '               docs/language.md and docs/functions.md in the sqlcdc package for the whole language.',
+  ].join('\n');
+}

@@ -1,0 +1,35 @@
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../runtime/workspace/files';
+
+/** Lines that carry a secret (%connection add … --bearer TOKEN) stay out of the history file. */
+const SECRET_LINE = /^\s*%connection\b.*--(basic|bearer|apikey)\b/i;
+
+/**
+ * The REPL history in `<workspace>/repl_history`: one entered line per file line, oldest first,
+ * appended as lines are entered. Kept by hand rather than with repl.setupHistory because node only
+ * records history on a TTY, and a piped REPL (scripts, tests) should leave the same trace.
+ */
+export class ReplHistory {
+  private last = '';
+
+  constructor(
+    private readonly file: string,
+    private readonly size = 1000,
+  ) {}
+
+  /** The most recent entries, newest first (readline's order). Trims the file when it grew large. */
+  load(): string[] {
+    if (!existsSync(this.file)) return [];
+    const lines = readFileSync(this.file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const kept = lines.slice(-this.size);
+    if (lines.length > 2 * this.size) writeFileAtomic(this.file, kept.join('\n') + '\n', 0o600);
+    this.last = kept[kept.length - 1] ?? '';
+    return kept.reverse();
+  }
+
+  record(line: string): void {
+    if (line.trim() === '' || line === this.last || SECRET_LINE.test(line)) return;
+    this.last = line;
+    appendFileSync(this.file, line.replace(/\r?\n/g, ' ') + '\n', { mode: 0o600 });
+  }
+}

@@ -1,0 +1,124 @@
+import type { Session } from '../session';
+import { allMagics, findMagic } from '../magics/index';
+import { cursorContext, wordBefore, wordEnd, type CursorContext } from './context';
+import { functionNames, languageKeywords } from './vocabulary';
+
+export interface Completion {
+  /** Candidates that replace code[start, end). */
+  matches: string[];
+  start: number;
+  end: number;
+}
+
+/**
+ * The word before a quoted string that makes the string a list of existing columns
+ * (ON KEYS 'a,b', OBSERVE, INCLUDE [NOT], EXCLUDE, ORDER BY, KEY_COLUMNS, ZIP COLUMN, ON COLUMN…).
+ */
+const COLUMN_LIST_WORDS = new Set(['ON', 'KEYS', 'OBSERVE', 'INCLUDE', 'NOT', 'EXCLUDE', 'BY', 'KEY_COLUMNS', 'COLUMNS', 'COLUMN', 'DATE_FIELD']);
+/** The word before a quoted string that makes it a filter/calculation expression over the columns. */
+const EXPRESSION_WORDS = new Set(['FILTER', 'SQL', 'WHEN']);
+
+function startsWithCi(candidate: string, prefix: string): boolean {
+  return candidate.length >= prefix.length && candidate.slice(0, prefix.length).toLowerCase() === prefix.toLowerCase();
+}
+
+/** Keywords follow the case the user is typing in: `sel` → `select`, `Sel`/`SEL`/nothing → `SELECT`. */
+function inUserCase(keyword: string, typed: string): string {
+  return /[a-z]/.test(typed) && !/[A-Z]/.test(typed) ? keyword.toLowerCase() : keyword.toUpperCase();
+}
+
+function columnNames(session: Session): string[] {
+  return session.dataset.columns.map((c) => c.name);
+}
+
+function filter(candidates: Iterable<string>, prefix: string): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const c of candidates) {
+    const key = c.toLowerCase();
+    if (!seen.has(key) && startsWithCi(c, prefix)) {
+      seen.add(key);
+      out.push(c);
+    }
+  }
+  return out;
+}
+
+/** Whether a string region holds column names, given the words of the statement before it. */
+function stringHoldsColumns(ctx: CursorContext): 'list' | 'expression' | undefined {
+  const last = ctx.words[ctx.words.length - 1];
+  const before = ctx.words[ctx.words.length - 2];
+  if (last === undefined) return undefined;
+  if (EXPRESSION_WORDS.has(last)) return 'expression';
+  // ADD COLUMN '<name>=…' defines a new column; ADD OR ALTER COLUMN names an existing one.
+  if (last === 'COLUMN' && before === 'ADD') return undefined;
+  return COLUMN_LIST_WORDS.has(last) ? 'list' : undefined;
+}
+
+function completeMagic(code: string, cursor: number, ctx: CursorContext): Completion {
+  const line = code.slice(ctx.regionStart, cursor);
+  const m = /^%(\S*)(\s+)?(\S*)$/.exec(line);
+  if (!m) return { matches: [], start: cursor, end: cursor };
+  if (m[2] === undefined) {
+    const names = allMagics().map((g) => `%${g.name}`);
+    return { matches: filter(names, `%${m[1]}`), start: ctx.regionStart, end: wordEnd(code, cursor) };
+  }
+  const words = findMagic(m[1])?.words ?? [];
+  return { matches: filter(words, m[3]), start: cursor - m[3].length, end: wordEnd(code, cursor) };
+}
+
+/**
+ * Completion candidates at `cursor` in `code` (a REPL entry or notebook cell): keywords in the
+ * user's case, `#`/`@` functions, the live dataset's columns (in `{{…}}`, in column-list strings such
+ * as ON KEYS '…', in filter expressions, and as plain identifiers), connection names after `[`, and
+ * magics and their words on `%` lines. The REPL and the Jupyter kernel both call this.
+ */
+export function complete(session: Session, code: string, cursor: number): Completion {
+  const ctx = cursorContext(code, cursor);
+  const none: Completion = { matches: [], start: cursor, end: cursor };
+
+  switch (ctx.region) {
+    case 'comment':
+      return none;
+    case 'magic':
+      return completeMagic(code, cursor, ctx);
+    case 'bracket': {
+      const prefix = code.slice(ctx.regionStart, cursor);
+      const close = code.indexOf(']', cursor);
+      const end = close >= 0 && !code.slice(cursor, close).includes('\n') ? close : cursor;
+      return { matches: filter(session.connections.names(), prefix.trimStart()), start: ctx.regionStart, end };
+    }
+    case 'template': {
+      // {{base64:field}}: the prefix before ':' is an encoding, the column comes after it.
+      const colon = code.lastIndexOf(':', cursor - 1);
+      const start = colon >= ctx.regionStart ? colon + 1 : ctx.regionStart;
+      const close = code.indexOf('}}', cursor);
+      const end = close >= 0 && !code.slice(cursor, close).includes('\n') ? close : cursor;
+      return { matches: filter(columnNames(session), code.slice(start, cursor)), start, end };
+    }
+  }
+
+  const word = wordBefore(code, cursor);
+  const end = wordEnd(code, cursor);
+  if (word.sigil === '#' || word.sigil === '@') {
+    const names = functionNames().map((n) => word.sigil + n);
+    return { matches: filter(names, word.sigil + word.text), start: word.start, end };
+  }
+  if (word.sigil) return none;
+
+  if (ctx.region === 'string') {
+    const holds = stringHoldsColumns(ctx);
+    if (!holds) return none;
+    if (holds === 'list') {
+      // 'a, b, c': the column being typed starts after the last comma.
+      const comma = code.lastIndexOf(',', cursor - 1);
+      let start = Math.max(comma + 1, ctx.regionStart);
+      while (start < cursor && code[start] === ' ') start++;
+      return { matches: filter(columnNames(session), code.slice(start, cursor)), start, end };
+    }
+    return { matches: filter(columnNames(session), word.text), start: word.start, end };
+  }
+
+  const keywords = languageKeywords().map((k) => inUserCase(k, word.text));
+  return { matches: filter([...keywords, ...columnNames(session)], word.text), start: word.start, end };
+}

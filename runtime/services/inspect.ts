@@ -1,0 +1,125 @@
+import type { Session } from '../session';
+import { typeName } from '../dataset/type-names';
+import { findMagic } from '../magics/index';
+import { ConnectionStore } from '../workspace/connections';
+import { cursorContext, statementWords, wordAround } from './context';
+import { functionDoc, languageKeywords, statementDocList, type FunctionDoc, type StatementDoc } from './vocabulary';
+
+export interface Inspection {
+  found: boolean;
+  /** Plain text (REPL, Jupyter text/plain). */
+  text: string;
+  /** The same as Markdown (Jupyter text/markdown). */
+  markdown?: string;
+}
+
+const NOT_FOUND: Inspection = { found: false, text: '' };
+
+function doc(title: string, code: string, description: string, example?: string): Inspection {
+  const text = [title === code ? code : `${title}\n${code}`, '', description, ...(example ? ['', `Example: ${example}`] : [])].join('\n');
+  const markdown = [
+    `**${title}**`,
+    '',
+    '```sql',
+    code,
+    '```',
+    '',
+    description,
+    ...(example ? ['', 'Example:', '', '```sql', example, '```'] : []),
+  ].join('\n');
+  return { found: true, text, markdown };
+}
+
+function functionInspection(d: FunctionDoc): Inspection {
+  const aliases = d.aliases.length ? ` Also written ${d.aliases.map((a) => `#${a}`).join(', ')}.` : '';
+  return doc(d.signature, d.signature, d.description + aliases, d.expected === undefined ? d.example : `${d.example} → ${d.expected}`);
+}
+
+function statementInspection(d: StatementDoc): Inspection {
+  return doc(d.keyword, d.syntax, d.description, d.example);
+}
+
+/**
+ * The statement doc whose keyword words appear, in order, among the statement's words, starting
+ * with its first word: `ADD OR ALTER COLUMN` is documented by ADD COLUMN. The doc with the most
+ * words wins; among equals, the one matched earliest (SELECT * FROM HTTP before a DRIVE later on).
+ */
+function statementDocFor(words: string[]): StatementDoc | undefined {
+  let best: { d: StatementDoc; size: number; last: number } | undefined;
+  for (const d of statementDocList()) {
+    const want = d.keyword.toUpperCase().split(/\s+/);
+    if (want[0] !== words[0]) continue;
+    const last = lastMatched(want, words);
+    if (last < 0) continue;
+    if (!best || want.length > best.size || (want.length === best.size && last < best.last)) best = { d, size: want.length, last };
+  }
+  return best?.d;
+}
+
+/** Index in `words` of the last of `want` when all of `want` occur there in order; -1 otherwise. */
+function lastMatched(want: string[], words: string[]): number {
+  let at = 0;
+  for (const w of want) {
+    while (at < words.length && words[at] !== w) at++;
+    if (at === words.length) return -1;
+    at++;
+  }
+  return at - 1;
+}
+
+function columnInspection(session: Session, name: string): Inspection {
+  const ds = session.dataset;
+  const i = ds.indexOf(name.trim());
+  if (i < 0) return NOT_FOUND;
+  const c = ds.columns[i];
+  const type = typeName(c.type);
+  const where = `column ${i + 1} of ${ds.columns.length} of the pipeline dataset (${ds.rowCount} rows)`;
+  return {
+    found: true,
+    text: `${c.name}: ${type}\n${where}`,
+    markdown: `**${c.name}**: \`${type}\`\n\n${where}`,
+  };
+}
+
+/**
+ * Documentation of what the cursor is on: a statement keyword (the statement's syntax, description
+ * and example), a `#`/`@` function, a `%magic`, a `[connection]` (secrets redacted) or a column of
+ * the live dataset (its type). The REPL's `.doc` and Jupyter's inspect_request both call this.
+ */
+export function inspect(session: Session, code: string, cursor: number): Inspection {
+  const ctx = cursorContext(code, cursor);
+  if (ctx.region === 'comment') return NOT_FOUND;
+
+  if (ctx.region === 'bracket') {
+    const close = code.indexOf(']', cursor);
+    const name = code.slice(ctx.regionStart, close < 0 ? code.length : close);
+    const c = session.connections.find(name);
+    if (!c) return NOT_FOUND;
+    const settings = JSON.stringify(ConnectionStore.redact(c), null, 2);
+    return { found: true, text: `[${c.name}] ${c.kind} connection\n${settings}`, markdown: `**[${c.name}]** ${c.kind} connection\n\n\`\`\`json\n${settings}\n\`\`\`` };
+  }
+
+  if (ctx.region === 'template') {
+    const close = code.indexOf('}}', cursor);
+    const inner = code.slice(ctx.regionStart, close < 0 ? code.length : close);
+    return columnInspection(session, inner.slice(inner.indexOf(':') + 1));
+  }
+
+  const word = wordAround(code, cursor);
+  if (!word.text) return NOT_FOUND;
+  if (word.sigil === '#' || word.sigil === '@') {
+    const d = functionDoc(word.text);
+    return d ? functionInspection(d) : NOT_FOUND;
+  }
+  if (word.sigil === '%') {
+    const m = ctx.region === 'magic' ? findMagic(word.text) : undefined;
+    return m ? doc(`%${m.name}`, m.usage, m.description + (m.words ? ` (${m.words.join(', ')})` : '')) : NOT_FOUND;
+  }
+
+  const isKeyword = ctx.region === 'code' && languageKeywords().includes(word.text.toUpperCase());
+  if (!isKeyword) return columnInspection(session, word.text);
+  const d = statementDocFor(statementWords(code, ctx.statementStart));
+  if (d) return statementInspection(d);
+  const containing = statementDocList().find((s) => s.keyword.toUpperCase().split(/\s+/).includes(word.text.toUpperCase()));
+  return containing ? statementInspection(containing) : columnInspection(session, word.text);
+}

@@ -1,0 +1,170 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SQLCDC, tempDir } from '../repl/harness';
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in `cwd` to completion; `started` is called with the child once it runs. */
+function sqlcdc(cwd: string, args: string[], started?: (child: ReturnType<typeof spawn>) => void): Promise<Outcome> {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
+  delete env.SQLCDC_HOME;
+  const child = spawn(process.execPath, [SQLCDC, ...args], { cwd, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  started?.(child);
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** A working directory with a CSV and scripts in a subfolder (paths in scripts resolve against the cwd). */
+function project(scripts: Record<string, string>): string {
+  const dir = tempDir('cli');
+  writeFileSync(join(dir, 'items.csv'), 'id,name,amount\n1,lamp,12.50\n2,"fridge, large",499.99\n3,door,80\n');
+  mkdirSync(join(dir, 'scripts'));
+  for (const [name, text] of Object.entries(scripts)) writeFileSync(join(dir, 'scripts', name), text);
+  return dir;
+}
+
+const LOAD = `-- load and type the items
+SELECT * FROM DRIVE 'items.csv';
+APPLY SCHEMA (
+  long id
+  string name
+  decimal(10,2) amount
+);
+PRINT 'loaded #data.count() rows';
+`;
+
+test('run --output json prints the final dataset as typed rows; PRINT goes to stderr', async () => {
+  const dir = project({ 'load.sql': LOAD });
+  const r = await sqlcdc(dir, ['run', 'scripts/load.sql', '--output', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, 'loaded 3 rows\n');
+  assert.equal(
+    r.stdout,
+    '[{"id":1,"name":"lamp","amount":12.50},{"id":2,"name":"fridge, large","amount":499.99},{"id":3,"name":"door","amount":80.00}]\n',
+  );
+  assert.deepEqual(JSON.parse(r.stdout)[1], { id: 2, name: 'fridge, large', amount: 499.99 });
+  assert.ok(existsSync(join(dir, '.sqlcdc')), 'the default workspace is ./.sqlcdc');
+});
+
+test('run --output csv prints RFC 4180 CSV', async () => {
+  const dir = project({ 'load.sql': LOAD });
+  const r = await sqlcdc(dir, ['run', 'scripts/load.sql', '--output', 'csv']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, 'id,name,amount\r\n1,lamp,12.50\r\n2,"fridge, large",499.99\r\n3,door,80.00\r\n');
+});
+
+test('run prints a table of every row by default', async () => {
+  const rows = Array.from({ length: 60 }, (_, i) => `${i},row${i}`).join('\n');
+  const dir = project({ 'many.sql': "SELECT * FROM DRIVE 'many.csv';" });
+  writeFileSync(join(dir, 'many.csv'), `n,label\n${rows}\n`);
+  const r = await sqlcdc(dir, ['run', 'scripts/many.sql']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /row0 /);
+  assert.match(r.stdout, /row59 /);
+  assert.match(r.stdout, /\(60 rows\)\n$/);
+});
+
+test('a script that only prints writes nothing on stdout, and [] for json', async () => {
+  const dir = project({ 'hello.sql': "PRINT 'hello';\nPRINT 'world'" });
+  const table = await sqlcdc(dir, ['run', 'scripts/hello.sql']);
+  assert.deepEqual(table, { code: 0, stdout: '', stderr: 'hello\nworld\n' });
+  const json = await sqlcdc(dir, ['run', 'scripts/hello.sql', '--output', 'json']);
+  assert.equal(json.stdout, '[]\n');
+});
+
+test('a script error exits 1 with file:line:col, the statement and the reason on stderr', async () => {
+  const dir = project({ 'bad.sql': "PRINT 'before';\n  SELECT * FROM DRIVE 'missing.csv';\nPRINT 'after';\n" });
+  const r = await sqlcdc(dir, ['run', 'scripts/bad.sql', '--output', 'json']);
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, '');
+  const lines = r.stderr.split('\n');
+  assert.equal(lines[0], 'before');
+  assert.match(lines[1], /^scripts\/bad\.sql:2:3: SELECT FROM DRIVE: .*missing\.csv/);
+  assert.equal(lines[2], "    SELECT * FROM DRIVE 'missing.csv';");
+  assert.equal(lines[3], '    ^');
+  assert.ok(!r.stderr.includes('after'));
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+
+  const syntax = project({ 'syntax.sql': "PRINT 'x';\nAPPLY FILTR 'a';\n" });
+  const s = await sqlcdc(syntax, ['run', 'scripts/syntax.sql']);
+  assert.equal(s.code, 1);
+  assert.match(s.stderr, /^scripts\/syntax\.sql:2:7: /);
+});
+
+test('bad usage exits 2 with the usage on stderr', async () => {
+  const dir = project({ 'ok.sql': "PRINT 'x';" });
+  for (const args of [
+    ['run'],
+    ['run', 'scripts/ok.sql', '--colour'],
+    ['run', 'scripts/ok.sql', '--output', 'xml'],
+    ['run', 'scripts/ok.sql', 'extra.sql'],
+    ['frobnicate'],
+    ['repl', '--output', 'json'],
+  ]) {
+    const r = await sqlcdc(dir, args);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^sqlcdc: .+\n\nUsage:\n/, args.join(' '));
+  }
+  const missing = await sqlcdc(dir, ['run', 'nowhere.sql']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /^sqlcdc: cannot read nowhere\.sql: /);
+});
+
+test('--help and --version', async () => {
+  const dir = tempDir('cli');
+  const help = await sqlcdc(dir, ['--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Usage:\n {2}sqlcdc \[repl\]/);
+  assert.match(help.stdout, /sqlcdc run <script\.sql> \[--workspace DIR\] \[--output table\|json\|csv\]/);
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
+  assert.deepEqual(await sqlcdc(dir, ['--version']), { code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  assert.equal((await sqlcdc(dir, ['-v'])).stdout, `${pkg.version}\n`);
+});
+
+test('--workspace chooses the workspace folder', async () => {
+  const dir = project({ 'ws.sql': '%workspace\n' });
+  const r = await sqlcdc(dir, ['run', 'scripts/ws.sql', '--workspace', 'elsewhere']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.stderr.includes(`workspace: ${join(dir, 'elsewhere')}`), r.stderr);
+  assert.ok(existsSync(join(dir, 'elsewhere')));
+});
+
+test('SIGINT cancels the running statement and exits 130', async (t) => {
+  const pending: IncomingMessage[] = [];
+  let arrived!: () => void;
+  const requestArrived = new Promise<void>((r) => (arrived = r));
+  const server = createServer((req) => {
+    pending.push(req);
+    arrived();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    for (const req of pending) req.socket.destroy();
+    server.close();
+  });
+  const { port } = server.address() as AddressInfo;
+  const dir = project({ 'slow.sql': `SELECT * FROM HTTP (GET http://127.0.0.1:${port}/never);\nPRINT 'not reached';\n` });
+  const r = await sqlcdc(dir, ['run', 'scripts/slow.sql'], (child) => void requestArrived.then(() => child.kill('SIGINT')));
+  assert.equal(r.code, 130);
+  assert.match(r.stderr, /^scripts\/slow\.sql:1:1: SELECT FROM HTTP: cancelled/);
+  assert.ok(!r.stderr.includes('not reached'));
+});
+
+test('repl --existing hands over to the kernel client', async () => {
+  const r = await sqlcdc(tempDir('cli'), ['repl', '--existing', 'no-such-kernel.json']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^sqlcdc: cannot attach to the kernel: .*no-such-kernel\.json/);
+});

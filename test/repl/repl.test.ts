@@ -1,0 +1,172 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { body, CONTINUATION, PROMPT, ReplProcess, tempDir } from './harness';
+
+const CSV = 'id,name,amount\n1,lamp,12.50\n2,fridge,499.99\n3,door,80\n';
+
+function startRepl(t: { after(fn: () => void): void }, env: Record<string, string | undefined> = {}): { repl: ReplProcess; dir: string } {
+  const dir = tempDir('repl');
+  writeFileSync(join(dir, 'items.csv'), CSV);
+  const repl = new ReplProcess(dir, env);
+  t.after(() => repl.kill());
+  return { repl, dir };
+}
+
+test('a statement spans lines until its ";" and PRINT prints', async (t) => {
+  const { repl } = startRepl(t);
+  assert.equal(await repl.response(), PROMPT);
+  assert.equal(await repl.send('PRINT'), CONTINUATION);
+  assert.equal(await repl.send("'hello from the REPL';"), `hello from the REPL\n${PROMPT}`);
+
+  assert.equal(await repl.send('SELECT *'), CONTINUATION);
+  assert.equal(await repl.send('  FROM DRIVE'), CONTINUATION);
+  const table = body(await repl.send("  'items.csv';"));
+  assert.match(table, /fridge/);
+  assert.match(table, /\(3 rows\)/);
+  assert.equal(await repl.close(), 0);
+});
+
+test('a magic runs at once and changes the session', async (t) => {
+  const { repl } = startRepl(t);
+  await repl.response();
+  assert.equal(body(await repl.send('%limit 2')), 'display limit: 2 rows\n');
+  const table = body(await repl.send("SELECT * FROM DRIVE 'items.csv';"));
+  assert.match(table, /showing 2 of 3 rows/);
+  assert.doesNotMatch(table, /door/);
+});
+
+test('an error shows the statement, line, column and a caret, and the session stays usable with its dataset', async (t) => {
+  const { repl } = startRepl(t);
+  await repl.response();
+  await repl.send("SELECT * FROM DRIVE 'items.csv';");
+
+  const err = body(await repl.send("PRINT 'ok';  SELECT * FROM DRIVE 'nowhere.csv';"));
+  const lines = err.split('\n');
+  assert.equal(lines[0], 'ok');
+  assert.match(lines[1], /^error: SELECT FROM DRIVE at line 1, column 14: .*nowhere\.csv/);
+  assert.equal(lines[2], "  PRINT 'ok';  SELECT * FROM DRIVE 'nowhere.csv';");
+  assert.equal(lines[3], `  ${' '.repeat(13)}^`);
+  assert.doesNotMatch(err, /\n\s+at /, 'no stack trace');
+
+  const syntax = body(await repl.send('APPLY FILTR x;'));
+  assert.match(syntax, /^error: .*line 1, column 7/);
+  assert.match(syntax, /\n {8}\^\n$/);
+
+  // The dataset loaded before the errors is still there.
+  assert.equal(body(await repl.send("PRINT 'rows: #data.count()';")), 'rows: 3\n');
+});
+
+test('an error in the second line of a multi-line statement points into that line', async (t) => {
+  const { repl } = startRepl(t);
+  await repl.response();
+  assert.equal(await repl.send('SELECT * FROM DRIVE'), CONTINUATION);
+  const err = body(await repl.send("    'missing.csv';"));
+  assert.match(err, /^error: SELECT FROM DRIVE at line 1, column 1: /);
+  const syntax = body(await repl.send('PRINT') + (await repl.send('  42 43;')));
+  assert.match(syntax, /line 2, column \d+/);
+  assert.match(syntax, /\n {2} {2}42 43;\n/);
+});
+
+test('Ctrl-C cancels a running statement; the REPL stays alive and keeps its dataset', async (t) => {
+  let requests = 0;
+  let arrived!: () => void;
+  const requestArrived = new Promise<void>((r) => (arrived = r));
+  const pending: IncomingMessage[] = [];
+  // Never answers: only cancelling can end the statement.
+  const server = createServer((req) => {
+    requests++;
+    pending.push(req);
+    arrived();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(() => {
+    for (const req of pending) req.socket.destroy();
+    server.close();
+  });
+  const { port } = server.address() as AddressInfo;
+
+  const { repl } = startRepl(t);
+  await repl.response();
+  await repl.send("SELECT * FROM DRIVE 'items.csv';");
+
+  repl.child.stdin.write(`SELECT * FROM HTTP (GET http://127.0.0.1:${port}/never);\n`);
+  await requestArrived;
+  repl.child.kill('SIGINT');
+  const cancelled = body(await repl.response());
+  assert.match(cancelled, /^error: SELECT FROM HTTP at line 1, column 1: cancelled\n$/);
+  assert.equal(requests, 1);
+  assert.ok(repl.alive);
+
+  assert.equal(body(await repl.send("PRINT 'still #data.count() rows';")), 'still 3 rows\n');
+  assert.equal(await repl.close(), 0);
+});
+
+test('Ctrl-C while a statement is being typed drops it; at an empty prompt node asks for a second one', async (t) => {
+  const { repl } = startRepl(t);
+  await repl.response();
+  assert.equal(await repl.send('SELECT * FROM'), CONTINUATION);
+  repl.child.kill('SIGINT');
+  assert.match(await repl.response(), new RegExp(`${PROMPT}$`));
+  assert.equal(body(await repl.send("PRINT 'fresh';")), 'fresh\n');
+
+  repl.child.kill('SIGINT');
+  assert.match(await repl.response(), /press Ctrl\+C again/);
+  assert.ok(repl.alive);
+});
+
+test('input arriving all at once (a paste, a pipe) runs in order, and the end of input exits', async (t) => {
+  const { repl } = startRepl(t);
+  await repl.response();
+  repl.child.stdin.write("PRINT 'one';\nSELECT *\nFROM DRIVE 'items.csv';\n%limit 1\nPRINT 'rows: #data.count()';\nPRINT 'last, no semicolon'");
+  assert.equal(await repl.close(), 0);
+  const out = repl.stdout;
+  const order = ['one', 'fridge', 'display limit: 1 rows', 'rows: 3', 'last, no semicolon'].map((s) => out.indexOf(s));
+  assert.ok(order.every((i) => i >= 0), out);
+  assert.deepEqual([...order].sort((a, b) => a - b), order, out);
+});
+
+test('history is kept in the workspace, without lines that carry secrets', async (t) => {
+  const { repl, dir } = startRepl(t);
+  await repl.response();
+  await repl.send("PRINT 'remember me';");
+  await repl.send('%connection add api http://127.0.0.1:9 --bearer s3cret');
+  await repl.send('%limit 7');
+  assert.equal(await repl.close(), 0);
+  const file = join(dir, 'ws', 'repl_history');
+  assert.deepEqual(readFileSync(file, 'utf8').split('\n'), ["PRINT 'remember me';", '%limit 7', '']);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+
+  // A second REPL on the same workspace appends to it.
+  const again = new ReplProcess(dir);
+  t.after(() => again.kill());
+  await again.response();
+  await again.send('%workspace');
+  assert.equal(await again.close(), 0);
+  assert.deepEqual(readFileSync(file, 'utf8').trim().split('\n'), ["PRINT 'remember me';", '%limit 7', '%workspace']);
+});
+
+test('.help lists the commands and magics, .doc shows documentation', async (t) => {
+  const { repl } = startRepl(t);
+  await repl.response();
+  const help = body(await repl.send('.help'));
+  for (const word of ['.doc', '.exit', '.break', '%connection', '%limit', '%reset', 'Tab completes', 'Ctrl-C']) {
+    assert.ok(help.includes(word), `.help mentions ${word}:\n${help}`);
+  }
+  assert.match(body(await repl.send('.doc #left')), /^#left\(/);
+  assert.match(body(await repl.send('.doc APPLY FILTER')), /APPLY FILTER/);
+  await repl.send("SELECT * FROM DRIVE 'items.csv';");
+  assert.match(body(await repl.send('.doc amount')), /^amount: \w+/);
+  assert.equal(body(await repl.send('.doc nothing_here')), "no documentation for 'nothing_here'; try .help\n");
+});
+
+test('the workspace defaults to ./.sqlcdc under the working directory', async (t) => {
+  const dir = tempDir('repl-default');
+  const repl = new ReplProcess(dir, { SQLCDC_HOME: undefined });
+  t.after(() => repl.kill());
+  await repl.response();
+  assert.match(body(await repl.send('%workspace')), new RegExp(`workspace: ${join(dir, '.sqlcdc').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+});
