@@ -1,0 +1,55 @@
+import { join } from 'node:path';
+import { isCompleteScript } from '../runtime/script/parser';
+import { complete } from '../runtime/services/complete';
+import { inspect } from '../runtime/services/inspect';
+import { Session } from '../runtime/session';
+import { toCodePointOffset, toUtf16Offset } from './cursor';
+import { Executor, type Publish } from './executor';
+import { History, type HistoryQuery } from './history';
+
+/**
+ * Everything the kernel asks the interpreter. Kept apart from kernel.ts, which loads it on first
+ * need: the interpreter (parser tables, function library) takes longer to load than a client
+ * waits for kernel_info.
+ */
+export class Backend {
+  readonly session = new Session();
+  readonly executor: Executor;
+  private readonly history: History;
+
+  constructor(publish: Publish) {
+    this.history = new History(join(this.session.state.workspace, 'kernel_history.jsonl'));
+    this.executor = new Executor(this.session, this.history, publish);
+  }
+
+  complete(req: { code: string; cursor_pos?: number }) {
+    const cursor = req.cursor_pos === undefined ? req.code.length : toUtf16Offset(req.code, req.cursor_pos);
+    const c = complete(this.session, req.code, cursor);
+    return {
+      status: 'ok',
+      matches: c.matches,
+      cursor_start: toCodePointOffset(req.code, c.start),
+      cursor_end: toCodePointOffset(req.code, c.end),
+      metadata: {},
+    };
+  }
+
+  inspect(req: { code: string; cursor_pos?: number }) {
+    const cursor = req.cursor_pos === undefined ? req.code.length : toUtf16Offset(req.code, req.cursor_pos);
+    const found = inspect(this.session, req.code, cursor);
+    const data: Record<string, string> = {};
+    if (found.found) {
+      data['text/plain'] = found.text;
+      if (found.markdown) data['text/markdown'] = found.markdown;
+    }
+    return { status: 'ok', found: found.found, data, metadata: {} };
+  }
+
+  isComplete(req: { code: string }) {
+    return isCompleteScript(req.code);
+  }
+
+  historyReply(req: HistoryQuery) {
+    return { status: 'ok', history: this.history.query(req) };
+  }
+}

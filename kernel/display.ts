@@ -1,0 +1,33 @@
+import type { Dataset } from '../runtime/dataset/dataset';
+import { escapeHtml, renderHtml, renderText, toDataResource } from '../runtime/dataset/render';
+import { caretLines, describeError, type ScriptError } from '../runtime/errors';
+
+/** A Jupyter MIME bundle: what display_data and execute_result carry. */
+export type MimeBundle = Record<string, unknown>;
+
+/**
+ * A dataset as one bundle: plain text (no colours, for consoles and the conformance suite), an HTML
+ * table (notebooks) and Table Schema data (JupyterLab's grid), all cut at the display limit.
+ */
+export function tableBundle(dataset: Dataset, limit: number, title?: string): MimeBundle {
+  const text = renderText(dataset, { limit });
+  const html = renderHtml(dataset, { limit });
+  return {
+    'text/plain': title ? `${title}\n${text}` : text,
+    'text/html': title ? `<strong>${escapeHtml(title)}</strong>\n${html}` : html,
+    'application/vnd.dataresource+json': toDataResource(dataset, limit),
+  };
+}
+
+export interface ErrorContent {
+  ename: string;
+  evalue: string;
+  traceback: string[];
+}
+
+/** An error as Jupyter shows it: the statement, line and column, the reason, then the source line with a caret. */
+export function errorContent(error: ScriptError, source: string): ErrorContent {
+  const traceback = [describeError(error)];
+  if (error.position) traceback.push(...caretLines(source, error.position).map((l) => `    ${l}`));
+  return { ename: error.name, evalue: error.message, traceback };
+}

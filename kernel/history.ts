@@ -1,0 +1,124 @@
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../runtime/workspace/files';
+
+/** One executed cell: Jupyter numbers history by (session, line), line being the execution count. */
+export interface HistoryEntry {
+  session: number;
+  line: number;
+  input: string;
+}
+
+/** What history_request asks for (messaging spec), minus the flags every answer ignores. */
+export interface HistoryQuery {
+  hist_access_type: 'tail' | 'range' | 'search';
+  output?: boolean;
+  session?: number;
+  start?: number;
+  stop?: number;
+  n?: number;
+  pattern?: string;
+  unique?: boolean;
+}
+
+/** Reply rows: `[session, line, input]`, or `[session, line, [input, output]]` when output is asked. */
+export type HistoryRow = [number, number, string | [string, null]];
+
+/** Past this many entries the file is cut to its newest half when a kernel starts. */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * The kernel's input history, kept in the workspace (one JSON line per cell) so that a new kernel
+ * (and `jupyter console`, which loads the tail at start) sees earlier sessions. Outputs are not kept
+ * (like IPython's default): tables can be large and the notebook already holds them.
+ */
+export class History {
+  private readonly entries: HistoryEntry[];
+  /** This kernel's session number: one more than any session in the file. */
+  readonly session: number;
+
+  constructor(private readonly file: string) {
+    this.entries = existsSync(file) ? parseLines(readFileSync(file, 'utf8')) : [];
+    if (this.entries.length > MAX_ENTRIES) {
+      this.entries.splice(0, this.entries.length - MAX_ENTRIES / 2);
+      writeFileAtomic(file, this.entries.map((e) => JSON.stringify(e) + '\n').join(''));
+    }
+    this.session = this.entries.reduce((max, e) => Math.max(max, e.session), 0) + 1;
+  }
+
+  add(line: number, input: string): void {
+    const entry = { session: this.session, line, input };
+    this.entries.push(entry);
+    try {
+      appendFileSync(this.file, JSON.stringify(entry) + '\n');
+    } catch {
+      // A read-only workspace keeps the history in memory only; executing must not fail for it.
+    }
+  }
+
+  query(q: HistoryQuery): HistoryRow[] {
+    let rows: HistoryEntry[];
+    switch (q.hist_access_type) {
+      case 'tail':
+        rows = lastN(this.entries, q.n);
+        break;
+      case 'range': {
+        // Negative sessions count back from this one (IPython's convention: -1 is the previous session).
+        const session = q.session === undefined || q.session === 0 ? this.session : q.session < 0 ? this.session + q.session : q.session;
+        const start = q.start ?? 1;
+        rows = this.entries.filter((e) => e.session === session && e.line >= start && (q.stop === undefined || q.stop === null || e.line < q.stop));
+        break;
+      }
+      case 'search': {
+        const re = globToRegExp(q.pattern ?? '*');
+        let found = this.entries.filter((e) => re.test(e.input));
+        if (q.unique) {
+          const seen = new Set<string>();
+          found = found.reverse().filter((e) => !seen.has(e.input) && seen.add(e.input)).reverse();
+        }
+        rows = lastN(found, q.n);
+        break;
+      }
+      default:
+        rows = [];
+    }
+    return rows.map((e) => [e.session, e.line, q.output ? [e.input, null] : e.input]);
+  }
+}
+
+function lastN<T>(items: T[], n: number | undefined): T[] {
+  return n === undefined || n === null || n <= 0 ? items.slice() : items.slice(-n);
+}
+
+function parseLines(text: string): HistoryEntry[] {
+  const out: HistoryEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      const e = JSON.parse(line) as HistoryEntry;
+      if (typeof e.session === 'number' && typeof e.line === 'number' && typeof e.input === 'string') out.push(e);
+    } catch {
+      // A line cut by a crash mid-append is skipped; the rest of the history stays usable.
+    }
+  }
+  return out;
+}
+
+/** The glob of history searches (IPython uses SQLite GLOB): `*`, `?`, `[…]`, matched against the whole input. */
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*') re += '[\\s\\S]*';
+    else if (c === '?') re += '[\\s\\S]';
+    else if (c === '[') {
+      const close = glob.indexOf(']', i + 2);
+      if (close < 0) re += '\\[';
+      else {
+        const body = glob.slice(i + 1, close);
+        re += '[' + (body.startsWith('^') ? '^' + body.slice(1) : body).replace(/\\/g, '\\\\') + ']';
+        i = close;
+      }
+    } else re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import * as zmq from 'zeromq';
+import { endpoint, type ConnectionInfo } from './connection';
+import { MessageSocket } from './sockets';
+import { newHeader, Signer, type Message } from './wire';
+
+const MAX_FINISHED = 1000;
+
+interface Pending {
+  resolve(reply: Message): void;
+  reject(e: Error): void;
+  onOutput?: (msg: Message) => void;
+  reply?: Message;
+  idle: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+export interface RequestOptions {
+  channel?: 'shell' | 'control';
+  /** IOPub messages this request produced, other than busy/idle. */
+  onOutput?: (msg: Message) => void;
+  timeoutMs?: number;
+}
+
+/**
+ * A Jupyter client over ZeroMQ (DEALER shell/control, SUB iopub). A request completes when both
+ * its reply and its `idle` status have arrived, so every output of the request has been seen.
+ */
+export class KernelClient {
+  private readonly session = randomUUID();
+  private readonly pending = new Map<string, Pending>();
+  /**
+   * Output handlers of finished requests, newest last: a cell's output can come after its idle
+   * (a listener it started), and still belongs to it.
+   */
+  private readonly finished = new Map<string, (msg: Message) => void>();
+  /** IOPub output of requests that are not ours: other front ends' cells. */
+  onOtherOutput?: (msg: Message) => void;
+
+  private constructor(
+    private readonly shell: MessageSocket,
+    private readonly control: MessageSocket,
+    private readonly iopub: MessageSocket,
+  ) {
+    for (const s of [shell, control]) void s.receive((m) => this.onReply(m));
+    void iopub.receive((m) => this.onIopub(m));
+  }
+
+  /** Connects and waits until the kernel answers kernel_info with its IOPub status seen (so no output is missed). */
+  static async connect(info: ConnectionInfo, timeoutMs = 10_000): Promise<{ client: KernelClient; info: Message }> {
+    const signer = new Signer(info.key, info.signature_scheme);
+    const shell = new zmq.Dealer({ linger: 0 });
+    const control = new zmq.Dealer({ linger: 0 });
+    const iopub = new zmq.Subscriber({ linger: 0 });
+    shell.connect(endpoint(info, 'shell'));
+    control.connect(endpoint(info, 'control'));
+    iopub.connect(endpoint(info, 'iopub'));
+    iopub.subscribe();
+    const client = new KernelClient(
+      new MessageSocket('shell', shell, signer),
+      new MessageSocket('control', control, signer),
+      new MessageSocket('iopub', iopub, signer),
+    );
+    const deadline = Date.now() + timeoutMs;
+    // A SUB socket misses what is published before its subscription reaches the kernel: retry until a
+    // kernel_info's busy/idle comes through.
+    for (;;) {
+      try {
+        return { client, info: await client.request('kernel_info_request', {}, { timeoutMs: 1000 }) };
+      } catch (e) {
+        if (Date.now() > deadline) {
+          client.close();
+          throw new Error(`the kernel did not answer within ${timeoutMs / 1000} s (${(e as Error).message})`);
+        }
+      }
+    }
+  }
+
+  request(type: string, content: object, options: RequestOptions = {}): Promise<Message> {
+    const msg: Message<object> = { identities: [], header: newHeader(type, this.session, 'sqlcdc'), parent_header: {}, metadata: {}, content, buffers: [] };
+    return new Promise<Message>((resolve, reject) => {
+      const p: Pending = { resolve, reject, onOutput: options.onOutput, idle: false };
+      if (options.timeoutMs) {
+        p.timer = setTimeout(() => {
+          this.pending.delete(msg.header.msg_id);
+          reject(new Error(`no answer to ${type}`));
+        }, options.timeoutMs);
+      }
+      this.pending.set(msg.header.msg_id, p);
+      void (options.channel === 'control' ? this.control : this.shell).send(msg);
+    });
+  }
+
+  close(): void {
+    for (const s of [this.shell, this.control, this.iopub]) s.close();
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new Error('client closed'));
+    }
+    this.pending.clear();
+  }
+
+  private onReply(msg: Message): void {
+    const p = this.pending.get(parentId(msg));
+    if (!p) return;
+    p.reply = msg;
+    this.settle(parentId(msg), p);
+  }
+
+  private onIopub(msg: Message): void {
+    const id = parentId(msg);
+    const p = this.pending.get(id);
+    if (!p) {
+      if (msg.header.msg_type !== 'status') (this.finished.get(id) ?? this.onOtherOutput)?.(msg);
+      return;
+    }
+    if (msg.header.msg_type === 'status') {
+      if (msg.content.execution_state === 'idle') {
+        p.idle = true;
+        this.settle(id, p);
+      }
+      return;
+    }
+    p.onOutput?.(msg);
+  }
+
+  private settle(id: string, p: Pending): void {
+    if (!p.reply || !p.idle) return;
+    clearTimeout(p.timer);
+    this.pending.delete(id);
+    if (p.onOutput) {
+      this.finished.set(id, p.onOutput);
+      if (this.finished.size > MAX_FINISHED) this.finished.delete(this.finished.keys().next().value as string);
+    }
+    p.resolve(p.reply);
+  }
+}
+
+function parentId(msg: Message): string {
+  return (msg.parent_header as { msg_id?: string }).msg_id ?? '';
+}

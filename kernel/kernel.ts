@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import type { Backend } from './backend';
+import type { ConnectionInfo } from './connection';
+import type { ExecuteReply, ExecuteRequest } from './executor';
+import type { HistoryQuery } from './history';
+import { kernelInfo } from './kernel-info';
+import { OutputContext } from './output-context';
+import { KernelSockets, logError, type MessageSocket } from './sockets';
+import { childOf, type Message } from './wire';
+
+type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
+
+/**
+ * The Jupyter protocol side of the kernel: it routes requests, frames each one with busy/idle on
+ * IOPub, runs shell requests one at a time in arrival order and control requests at once (so an
+ * interrupt or shutdown reaches a running cell). All language work goes to the Backend.
+ */
+export class Kernel {
+  /** This kernel's session id, in the header of everything it sends. */
+  private readonly sessionId = randomUUID();
+  private readonly context = new OutputContext();
+  private loaded?: Backend;
+  private readonly shellQueue: Message[] = [];
+  private draining = false;
+  /** Execute requests queued when a cell failed: answered without running (stop_on_error). */
+  private readonly aborted = new WeakSet<Message>();
+  private stopping = false;
+  private finished!: () => void;
+  /** Resolves once a shutdown_request has been answered and the sockets are closed. */
+  readonly stopped = new Promise<void>((r) => (this.finished = r));
+
+  private readonly handlers: Record<string, Handler> = {
+    kernel_info_request: (m, ch) => this.reply(ch, m, 'kernel_info_reply', kernelInfo()),
+    execute_request: (m, ch) => this.execute(m, ch),
+    complete_request: (m, ch) => this.reply(ch, m, 'complete_reply', this.backend.complete(m.content as { code: string })),
+    inspect_request: (m, ch) => this.reply(ch, m, 'inspect_reply', this.backend.inspect(m.content as { code: string })),
+    is_complete_request: (m, ch) => this.reply(ch, m, 'is_complete_reply', this.backend.isComplete(m.content as { code: string })),
+    history_request: (m, ch) => this.reply(ch, m, 'history_reply', this.backend.historyReply(m.content as unknown as HistoryQuery)),
+    // No comm targets exist: say so, and close any comm a front end opens so it does not wait on it.
+    comm_info_request: (m, ch) => this.reply(ch, m, 'comm_info_reply', { status: 'ok', comms: {} }),
+    comm_open: (m) => this.publish('comm_close', { comm_id: m.content.comm_id, data: {} }),
+    comm_msg: () => undefined,
+    comm_close: () => undefined,
+    interrupt_request: (m, ch) => {
+      this.interrupt();
+      return this.reply(ch, m, 'interrupt_reply', { status: 'ok' });
+    },
+    shutdown_request: (m, ch) => this.shutdown(m, ch),
+  };
+
+  private constructor(private readonly sockets: KernelSockets) {}
+
+  static async start(info: ConnectionInfo): Promise<Kernel> {
+    const kernel = new Kernel(await KernelSockets.bind(info));
+    const { shell, control } = kernel.sockets;
+    void shell.receive((m) => kernel.enqueue(m));
+    void control.receive((m) => void kernel.handle(control, m));
+    void kernel.publish('status', { execution_state: 'starting' });
+    return kernel;
+  }
+
+  /** Cancels the running cell (interrupt_request, SIGINT); the session and its dataset stay. */
+  interrupt(): void {
+    this.loaded?.executor.interrupt();
+  }
+
+  private get backend(): Backend {
+    if (!this.loaded) {
+      const { Backend: Impl } = require('./backend') as typeof import('./backend');
+      this.loaded = new Impl((type, content) => void this.publish(type, content));
+    }
+    return this.loaded;
+  }
+
+  private enqueue(msg: Message): void {
+    this.shellQueue.push(msg);
+    if (!this.draining) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    let msg: Message | undefined;
+    while ((msg = this.shellQueue.shift())) await this.handle(this.sockets.shell, msg);
+    this.draining = false;
+  }
+
+  private handle(channel: MessageSocket, msg: Message): Promise<void> {
+    return this.context.run(msg, async () => {
+      void this.publish('status', { execution_state: 'busy' });
+      const type = msg.header.msg_type;
+      try {
+        const handler = this.handlers[type];
+        if (handler) await handler(msg, channel);
+        else logError(`ignored unknown message type '${type}' on ${channel.name}`);
+      } catch (e) {
+        // A defect in a service must not leave the client waiting for a reply that never comes.
+        const text = e instanceof Error ? e.message : String(e);
+        logError(`${type} failed: ${e instanceof Error ? e.stack : text}`);
+        if (type.endsWith('_request')) {
+          await this.reply(channel, msg, type.replace(/_request$/, '_reply'), { status: 'error', ename: 'KernelError', evalue: text, traceback: [text] });
+        }
+      }
+      const idle = this.publish('status', { execution_state: 'idle' });
+      if (this.stopping) await idle.then(() => this.close());
+      else if (!this.loaded) setImmediate(() => this.warmUp());
+    });
+  }
+
+  /** Loads the interpreter once the first request is answered, so the first cell does not wait for it. */
+  private warmUp(): void {
+    if (this.loaded || this.stopping) return;
+    try {
+      void this.backend;
+    } catch (e) {
+      logError(`cannot load the interpreter: ${(e as Error).stack}`);
+    }
+  }
+
+  private async execute(msg: Message, channel: MessageSocket): Promise<void> {
+    let reply: ExecuteReply;
+    if (this.aborted.has(msg)) {
+      reply = {
+        status: 'error',
+        execution_count: this.loaded?.executor.executionCount ?? 0,
+        ename: 'Aborted',
+        evalue: 'not run: an earlier cell failed or was interrupted',
+        traceback: [],
+      };
+    } else {
+      const request = msg.content as unknown as ExecuteRequest;
+      reply = await this.backend.executor.execute(request);
+      if (reply.status === 'error' && request.stop_on_error !== false && !request.silent) await this.abortQueued();
+    }
+    await this.reply(channel, msg, 'execute_reply', reply);
+  }
+
+  /** After a failed cell, the cells already sent behind it are not run (a notebook's "run all" stops there). */
+  private async abortQueued(): Promise<void> {
+    // One turn of the event loop lets the socket hand over requests that had already arrived.
+    await new Promise((r) => setImmediate(r));
+    for (const m of this.shellQueue) if (m.header.msg_type === 'execute_request') this.aborted.add(m);
+  }
+
+  private async shutdown(msg: Message, channel: MessageSocket): Promise<void> {
+    this.interrupt();
+    const content = { status: 'ok', restart: msg.content.restart === true };
+    await this.reply(channel, msg, 'shutdown_reply', content);
+    // Older clients listen for it on IOPub.
+    void this.publish('shutdown_reply', content);
+    this.stopping = true;
+  }
+
+  private close(): void {
+    this.sockets.close();
+    this.finished();
+  }
+
+  private reply(channel: MessageSocket, request: Message, type: string, content: object): Promise<void> {
+    return channel.send(childOf(request, type, content, this.sessionId));
+  }
+
+  /** Sends on IOPub under the request in whose async context this runs (see OutputContext). */
+  private publish(type: string, content: object): Promise<void> {
+    const topic = Buffer.from(`kernel.${this.sessionId}.${type}`);
+    return this.sockets.iopub.send(childOf(this.context.current(), type, content, this.sessionId, [topic]));
+  }
+}

@@ -1,0 +1,45 @@
+import { readConnectionFile } from './connection';
+import { Kernel } from './kernel';
+import { logError } from './sockets';
+
+/**
+ * Entry point named by the kernelspec: `node dist/kernel/main.js <connection file>`. The working
+ * directory is wherever the client started us (nbconvert: the notebook's folder); relative paths in
+ * cells resolve against it, nothing of the kernel itself does.
+ */
+async function main(): Promise<void> {
+  const file = process.argv[2];
+  if (!file) {
+    process.stderr.write('usage: node dist/kernel/main.js <connection file>\n');
+    process.exit(2);
+  }
+  // A defect in a listener or timer must not take the user's session down with it.
+  process.on('uncaughtException', (e) => logError(`uncaught: ${e.stack ?? e}`));
+  process.on('unhandledRejection', (e) => logError(`unhandled rejection: ${(e as Error)?.stack ?? e}`));
+
+  const kernel = await Kernel.start(readConnectionFile(file));
+  // jupyter_client signals the process group when it interrupts by signal (or the user presses Ctrl-C).
+  process.on('SIGINT', () => kernel.interrupt());
+  exitWithParent();
+  await kernel.stopped;
+  process.exit(0);
+}
+
+/** jupyter_client names the process that started us; a kernel outliving its client would be orphaned forever. */
+function exitWithParent(): void {
+  const pid = Number(process.env.JPY_PARENT_PID);
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  setInterval(() => {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      logError(`parent process ${pid} is gone; exiting`);
+      process.exit(0);
+    }
+  }, 2000).unref();
+}
+
+main().catch((e) => {
+  logError(`cannot start: ${(e as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,97 @@
+import * as zmq from 'zeromq';
+import { endpoint, type Channel, type ConnectionInfo } from './connection';
+import { BadSignatureError, decode, encode, Signer, type Message } from './wire';
+
+/**
+ * One ZeroMQ socket speaking Jupyter messages. zeromq v6 rejects a send while another is pending on
+ * the same socket, so sends are chained; receiving drops (and logs) messages with a bad signature.
+ */
+export class MessageSocket {
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly name: Channel,
+    readonly socket: zmq.Router | zmq.Dealer | zmq.Publisher | zmq.Subscriber,
+    private readonly signer: Signer,
+  ) {}
+
+  send(msg: Message<unknown>): Promise<void> {
+    const frames = encode(msg, this.signer);
+    const sent = this.tail.then(() => (this.socket.closed ? undefined : (this.socket as zmq.Writable).send(frames)));
+    this.tail = sent.catch((e) => logError(`${this.name}: send failed: ${(e as Error).message}`));
+    return this.tail;
+  }
+
+  /** Calls `handle` for every well-signed message until the socket closes. */
+  async receive(handle: (msg: Message) => void): Promise<void> {
+    const readable = this.socket as unknown as AsyncIterable<Buffer[]>;
+    try {
+      for await (const frames of readable) {
+        let msg: Message;
+        try {
+          msg = decode(frames, this.signer);
+        } catch (e) {
+          if (e instanceof BadSignatureError) {
+            logError(`${this.name}: ${e.message}`);
+            continue;
+          }
+          throw e;
+        }
+        handle(msg);
+      }
+    } catch (e) {
+      if (!this.socket.closed) throw e;
+    }
+  }
+
+  close(): void {
+    if (!this.socket.closed) this.socket.close();
+  }
+}
+
+export function logError(text: string): void {
+  process.stderr.write(`[sqlcdc kernel] ${text}\n`);
+}
+
+/** The kernel's side: ROUTER shell/control/stdin, PUB iopub, REP heartbeat, bound to the connection file's ports. */
+export class KernelSockets {
+  readonly shell: MessageSocket;
+  readonly control: MessageSocket;
+  readonly stdin: MessageSocket;
+  readonly iopub: MessageSocket;
+  private readonly hb = new zmq.Reply({ linger: 0 });
+
+  private constructor(signer: Signer) {
+    // linger: the shutdown reply and the last status must leave before the process exits
+    this.shell = new MessageSocket('shell', new zmq.Router({ linger: 1000 }), signer);
+    this.control = new MessageSocket('control', new zmq.Router({ linger: 1000 }), signer);
+    this.stdin = new MessageSocket('stdin', new zmq.Router({ linger: 1000 }), signer);
+    this.iopub = new MessageSocket('iopub', new zmq.Publisher({ linger: 1000 }), signer);
+  }
+
+  static async bind(info: ConnectionInfo): Promise<KernelSockets> {
+    const s = new KernelSockets(new Signer(info.key, info.signature_scheme));
+    await Promise.all([
+      s.shell.socket.bind(endpoint(info, 'shell')),
+      s.control.socket.bind(endpoint(info, 'control')),
+      s.stdin.socket.bind(endpoint(info, 'stdin')),
+      s.iopub.socket.bind(endpoint(info, 'iopub')),
+      s.hb.bind(endpoint(info, 'hb')),
+    ]);
+    void s.echoHeartbeats();
+    return s;
+  }
+
+  private async echoHeartbeats(): Promise<void> {
+    try {
+      for await (const frames of this.hb) await this.hb.send(frames);
+    } catch (e) {
+      if (!this.hb.closed) logError(`heartbeat stopped: ${(e as Error).message}`);
+    }
+  }
+
+  close(): void {
+    for (const s of [this.shell, this.control, this.stdin, this.iopub]) s.close();
+    if (!this.hb.closed) this.hb.close();
+  }
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/**
+ * What the Jupyter tests share: Debian's Python with the Jupyter packages, the kernelspec installed
+ * into a temporary prefix (never the user's), and a runner for the Python driver scripts.
+ */
+
+/** Debian's interpreter: the `python3` on PATH may be another one without the Jupyter packages. */
+export const PYTHON = '/usr/bin/python3';
+export const ROOT = resolve(__dirname, '..', '..', '..');
+export const PY_DIR = join(ROOT, 'test', 'kernel', 'py');
+export const INSTALL_HINT =
+  'apt-get install -y python3-jupyter-client jupyter-console python3-nbclient jupyter-nbconvert python3-jupyter-kernel-test python3-ipykernel';
+
+function missing(modules: string[]): string | undefined {
+  const r = spawnSync(PYTHON, ['-c', `import ${modules.join(', ')}`], { encoding: 'utf8' });
+  if (r.status === 0) return undefined;
+  return `needs ${modules.join(', ')} under ${PYTHON}; install them with: ${INSTALL_HINT}`;
+}
+
+/**
+ * For `test(name, { skip: skipWithoutJupyter([...]) }, …)`: a skip message when the packages are
+ * missing, except in CI (CI set), where the test runs and `assertJupyter` fails it.
+ */
+export function skipWithoutJupyter(modules: string[]): string | false {
+  const why = missing(modules);
+  return why && !process.env.CI ? why : false;
+}
+
+export function assertJupyter(modules: string[]): void {
+  const why = missing(modules);
+  assert.ok(!why, why);
+}
+
+export interface Kernelspec {
+  /** JUPYTER_PATH value that makes the kernelspec visible. */
+  jupyterPath: string;
+  dir: string;
+  cleanup(): void;
+}
+
+/** `node install.js --prefix <tmp>`: the test sees our kernelspec, and only through JUPYTER_PATH. */
+export function installKernelspec(): Kernelspec {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-kernelspec-'));
+  const env = { ...process.env };
+  delete env.npm_lifecycle_event;
+  const r = spawnSync(process.execPath, [join(ROOT, 'install.js'), '--prefix', dir], { encoding: 'utf8', env });
+  assert.equal(r.status, 0, `install.js failed: ${r.stderr}`);
+  return { jupyterPath: join(dir, 'share', 'jupyter'), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs Debian's Python on a driver script with the kernelspec visible and a fresh workspace.
+ * `limitSeconds` only bounds a hung run (a kernel that never answers); it is not a timing check.
+ */
+export function runPython(args: string[], options: { env?: Record<string, string>; cwd?: string; limitSeconds?: number } = {}): Promise<RunResult> {
+  return new Promise((done) => {
+    const child = spawn(PYTHON, args, {
+      cwd: options.cwd ?? PY_DIR,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const limit = setTimeout(() => {
+      stderr += `\n[killed after ${options.limitSeconds ?? 300} s]`;
+      child.kill('SIGKILL');
+    }, (options.limitSeconds ?? 300) * 1000);
+    child.on('close', (code) => {
+      clearTimeout(limit);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A temporary folder removed when `fn` ends. */
+export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    return await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
