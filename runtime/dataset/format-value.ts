@@ -53,7 +53,10 @@ export function toJsonValue(v: Value, type: ColumnType): string {
  */
 export function toPlainValue(v: Value, type: ColumnType): string | number | boolean | null {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return String(v);
+    return type.base === 'float' ? Number(formatFloat32(v)) : v;
+  }
   if (typeof v === 'bigint') {
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   }

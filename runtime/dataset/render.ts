@@ -17,8 +17,8 @@ export interface TextOptions {
 }
 
 const DEFAULT_WIDTH = 120;
-/** Narrowest a shrunk column gets (with its two padding spaces): room for `ab…`. */
-const MIN_COLUMN_WIDTH = 6;
+/** Narrowest a shrunk column gets (with its two padding spaces): fewer, readable columns beat many stubs. */
+const MIN_COLUMN_WIDTH = 12;
 /** HTML cells longer than this are cut: one huge payload column must not freeze a notebook. */
 const MAX_HTML_CELL = 1000;
 const NUMERIC: ReadonlySet<BaseType> = new Set(['tinyint', 'short', 'int', 'long', 'decimal', 'double', 'float']);
@@ -94,7 +94,9 @@ function drawTable(
 function fitWidths(natural: number[], width: number): number[] | undefined {
   const sum = (ws: number[]) => ws.reduce((a, b) => a + b, 0);
   if (sum(natural) + natural.length + 1 <= width) return undefined;
-  const minimum = natural.map((w) => Math.min(w, MIN_COLUMN_WIDTH));
+  // A terminal narrower than one minimum column still gets one column, as wide as it allows.
+  const floor = Math.min(MIN_COLUMN_WIDTH, Math.max(3, width - 2));
+  const minimum = natural.map((w) => Math.min(w, floor));
   let k = 0;
   let used = 1;
   while (k < natural.length && used + minimum[k] + 1 <= width) used += minimum[k++] + 1;
@@ -103,7 +105,7 @@ function fitWidths(natural: number[], width: number): number[] | undefined {
   const keep = natural.slice(0, k);
   const capped = (cap: number) => keep.map((w, i) => Math.max(minimum[i], Math.min(w, cap)));
   // The largest cap whose total fits: sum(capped(cap)) grows with cap.
-  let lo = MIN_COLUMN_WIDTH;
+  let lo = floor;
   let hi = Math.max(...keep);
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
