@@ -6,6 +6,7 @@ import type { RuntimeState } from '../state';
 /** The part of runtime/expr (the DataColumn.Expression engine) that @sql() and #data.* use. */
 export interface ExpressionEngine {
   compileExpression(source: string, at?: Position): { bind(columns: Column[], state?: RuntimeState): (row: Value[]) => Value };
+  compileFilter(source: string, at?: Position): { bind(columns: Column[], state?: RuntimeState): (row: Value[]) => boolean };
   calculate(aggregate: string, filter: string | undefined, dataset: Dataset): Value;
 }
 

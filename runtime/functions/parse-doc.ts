@@ -1,0 +1,100 @@
+import { DOMParser } from '@xmldom/xmldom';
+import { JSONPath } from 'jsonpath-plus';
+import Papa from 'papaparse';
+import * as xpath from 'xpath';
+import type { Value } from '../dataset/types';
+import { FunctionError } from './types';
+import { integer, text } from './values';
+
+/**
+ * #parse, #parsejson, #parsexml: one value out of a document. b selects a node (JSONPath for JSON,
+ * XPath for XML, the row for CSV; null for the root/first row); c picks an attribute or property
+ * by name or by 0-based index.
+ */
+type Selector = { name: string } | { index: number } | undefined;
+
+function selector(v: Value | undefined): Selector {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'number' || (typeof v === 'string' && /^\s*\d+\s*$/.test(v))) return { index: integer(v, 'the attribute index') };
+  return { name: text(v) };
+}
+
+function jsonValue(v: unknown): Value {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  return JSON.stringify(v);
+}
+
+export function parseJsonValue(doc: string, path: Value, attr: Value | undefined): Value {
+  let root: unknown;
+  try {
+    root = JSON.parse(doc);
+  } catch (e) {
+    throw new FunctionError(`not valid JSON (${(e as Error).message})`);
+  }
+  let node = root;
+  if (path !== null && text(path).trim() !== '') {
+    const p = text(path).trim();
+    const found = JSONPath({ path: p.startsWith('$') ? p : `$.${p}`, json: root as object, wrap: true }) as unknown[];
+    if (found.length === 0) return null;
+    node = found[0];
+  }
+  const sel = selector(attr);
+  if (!sel) return jsonValue(node);
+  if (node === null || typeof node !== 'object') throw new FunctionError(`the node at '${text(path)}' is a ${node === null ? 'null' : typeof node}, it has no attribute ${'name' in sel ? sel.name : sel.index}`);
+  if ('index' in sel) return jsonValue(Array.isArray(node) ? node[sel.index] : Object.values(node)[sel.index]);
+  const obj = node as Record<string, unknown>;
+  if (sel.name in obj) return jsonValue(obj[sel.name]);
+  const key = Object.keys(obj).find((k) => k.toLowerCase() === sel.name.toLowerCase());
+  return key === undefined ? null : jsonValue(obj[key]);
+}
+
+export function parseXmlValue(doc: string, path: Value, attr: Value | undefined): Value {
+  const errors: string[] = [];
+  const dom = new DOMParser({ onError: (level: string, msg: string) => { if (level !== 'warning') errors.push(msg); } }).parseFromString(doc, 'text/xml');
+  if (errors.length || !dom.documentElement) throw new FunctionError(`not valid XML (${errors[0] ?? 'no root element'})`);
+  let node: Node = dom.documentElement as unknown as Node;
+  if (path !== null && text(path).trim() !== '') {
+    let found: xpath.SelectReturnType;
+    try {
+      found = xpath.select(text(path).trim(), dom as unknown as Node);
+    } catch (e) {
+      throw new FunctionError(`bad XPath '${text(path)}' (${(e as Error).message})`);
+    }
+    if (Array.isArray(found)) {
+      if (found.length === 0) return null;
+      node = found[0] as Node;
+    } else return found as Value;
+  }
+  const sel = selector(attr);
+  if (!sel) return node.textContent;
+  const el = node as Element;
+  if (!el.attributes) throw new FunctionError(`the node at '${text(path)}' has no attributes`);
+  if ('index' in sel) return el.attributes[sel.index]?.value ?? null;
+  if (el.hasAttribute(sel.name)) return el.getAttribute(sel.name);
+  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && (c as Element).tagName === sel.name) return c.textContent;
+  return null;
+}
+
+/** CSV: with a name, the first line is the header and b the data row; with an index, b is the line. */
+export function parseCsvValue(doc: string, path: Value, attr: Value | undefined): Value {
+  const rows = Papa.parse<string[]>(doc.trim(), { skipEmptyLines: true }).data;
+  const sel = selector(attr);
+  const r = path === null || text(path).trim() === '' ? 0 : integer(path, 'the row');
+  if (sel && 'name' in sel) {
+    const header = rows[0] ?? [];
+    const col = header.findIndex((h) => h.trim().toLowerCase() === sel.name.toLowerCase());
+    if (col < 0) throw new FunctionError(`no column '${sel.name}' in the header (${header.join(', ')})`);
+    return rows[r + 1]?.[col] ?? null;
+  }
+  const row = rows[r];
+  if (!row) return null;
+  return sel ? (row[sel.index] ?? null) : row.join(',');
+}
+
+export function parseAnyValue(doc: string, path: Value, attr: Value | undefined): Value {
+  const t = doc.trimStart();
+  if (t.startsWith('<')) return parseXmlValue(doc, path, attr);
+  if (t.startsWith('{') || t.startsWith('[')) return parseJsonValue(doc, path, attr);
+  return parseCsvValue(doc, path, attr);
+}

@@ -1,0 +1,45 @@
+import { ScriptError } from '../errors';
+import type { Result } from '../results';
+import type { Session } from '../session';
+import { variablesOf } from '../workspace/variables';
+import { parseFlags, splitArgs } from './args';
+import { listing } from './listing';
+import type { Magic } from './magic';
+
+const USAGE = '%var [list] | %var set [--encrypted] <name> <value> | %var remove <name>';
+
+/** %var: the workspace variables read by #trygetvar and written by #setvar (encrypted ones masked). */
+export const varMagic: Magic = {
+  name: 'var',
+  usage: USAGE,
+  description: 'lists, sets (optionally encrypted) and removes workspace variables',
+  words: ['list', 'set', 'remove', '--encrypted'],
+  run(session: Session, args: string): Result[] {
+    const words = splitArgs(args);
+    const sub = (words.shift() ?? 'list').toLowerCase();
+    const store = variablesOf(session.state.workspace);
+    switch (sub) {
+      case 'list': {
+        if (words.length) throw new ScriptError(`%var list takes no arguments; usage: ${USAGE}`, 'semantic');
+        const vars = store.list();
+        if (vars.length === 0) return [{ kind: 'message', text: 'no variables (add one with %var set <name> <value>)' }];
+        return [listing(['name', 'encrypted', 'value'], vars.map((v) => [v.name, v.encrypted ? 'yes' : 'no', v.shown]), 'Variables')];
+      }
+      case 'set': {
+        const { positional, flags } = parseFlags(words, { encrypted: 'switch' }, USAGE);
+        if (positional.length !== 2) throw new ScriptError(`%var set needs a name and a value; usage: ${USAGE}`, 'semantic');
+        const [name, value] = positional;
+        const encrypted = flags.has('encrypted') ? true : undefined;
+        store.set(name, value, encrypted);
+        const enc = store.list().find((v) => v.name.toLowerCase() === name.toLowerCase())?.encrypted;
+        return [{ kind: 'message', text: `variable ${name} set${enc ? ' (encrypted)' : ''}` }];
+      }
+      case 'remove': {
+        if (words.length !== 1) throw new ScriptError(`%var remove needs a name; usage: ${USAGE}`, 'semantic');
+        if (!store.remove(words[0])) throw new ScriptError(`no variable '${words[0]}'`, 'runtime');
+        return [{ kind: 'message', text: `variable ${words[0]} removed` }];
+      }
+    }
+    throw new ScriptError(`unknown %var subcommand '${sub}'; usage: ${USAGE}`, 'semantic');
+  },
+};
