@@ -2,3 +2,6 @@
 import './print';
 import './exit';
 import './apply-schema';
+import './add-column';
+import './zip-column';
+import './apply-pipeline';

@@ -1,0 +1,169 @@
+import { converterTo, type Converter } from '../dataset/convert';
+import { Dataset } from '../dataset/dataset';
+import { parseTypeName } from '../dataset/type-names';
+import type { Column, ColumnType, Value } from '../dataset/types';
+import { ScriptError, toScriptError } from '../errors';
+import { compileFilter } from '../expr';
+import { parseFormatOptions, rowWriter, selectFields } from '../format';
+import { compileValue } from '../functions/evaluate';
+import type { AddColumn, FormatSpec } from '../script/ast';
+import type { RuntimeState } from '../state';
+import { registerCommand } from './registry';
+
+/**
+ * ADD [OR ALTER] COLUMN (spec 4.2, docs/transformations.md). The new column's values come from its
+ * default (a constant, #f(), @f(), {{field}} or @sql(expr)), or from FORMAT (a JSON/XML/CSV fragment
+ * of the row). OR ALTER changes an existing column: a new type converts its values, a default or
+ * FORMAT replaces them. The input dataset is never touched: the result has new row arrays.
+ */
+
+/** Where each output value comes from: computed per row; a failing row leaves null under CONTINUE_ON_ERROR. */
+type ValueOf = (row: Value[], rowIndex: number) => Value;
+
+/** Failed rows under CONTINUE_ON_ERROR, reported as one warning. */
+class Failures {
+  rows = 0;
+  first?: string;
+  add(message: string): void {
+    this.rows++;
+    this.first ??= message;
+  }
+}
+
+export function addColumn(stmt: AddColumn, state: RuntimeState, warn: (text: string) => void): Dataset | undefined {
+  const input = state.dataset;
+  const existing = input.indexOf(stmt.name);
+  if (existing >= 0 && !stmt.orAlter) {
+    if (stmt.ignoreIfExists) return undefined;
+    throw new ScriptError(
+      `column '${input.columns[existing].name}' already exists: use ADD OR ALTER COLUMN to change it, or WITH IGNORE_IF_EXISTS to leave it`,
+      'runtime',
+      stmt.pos,
+    );
+  }
+  const type = columnType(stmt, input, existing);
+  const convert = converterTo(type);
+  const valueOf = stmt.format
+    ? formatted(stmt, stmt.format, state, existing)
+    : stmt.default.value.trim() !== ''
+      ? defaultValue(stmt, state, convert)
+      : existing >= 0
+        ? converted(input, existing, type)
+        : undefined;
+  const dropped = stmt.format?.collapse ? selectFields(input.columns, stmt.format.include, stmt.format.includeNot, stmt.format.exclude) : [];
+  const keep = input.columns.map((_, i) => i).filter((i) => i === existing || !dropped.includes(i));
+
+  const failures = new Failures();
+  const value: ValueOf = valueOf ? guarded(valueOf, stmt, failures) : () => null;
+  const columns: Column[] = keep.map((i) => (i === existing ? { ...input.columns[i], type } : { ...input.columns[i] }));
+  let target = keep.indexOf(existing);
+  if (target < 0) {
+    target = columns.length;
+    columns.push({ name: stmt.name, type });
+  }
+  const rows = buildRows(input.rows, keep, target, value);
+  if (failures.rows > 0) {
+    const count = `${failures.rows} row${failures.rows === 1 ? '' : 's'}`;
+    warn(`ADD COLUMN '${stmt.name}': ${count} failed and ${failures.rows === 1 ? 'was' : 'were'} left null (CONTINUE_ON_ERROR); first error: ${failures.first}`);
+  }
+  return new Dataset(columns, rows);
+}
+
+/** The declared type; OR ALTER without a type keeps the column's type, ADD without one is a string. */
+function columnType(stmt: AddColumn, input: Dataset, existing: number): ColumnType {
+  let type: ColumnType;
+  try {
+    type = stmt.typeName ? parseTypeName(stmt.typeName) : existing >= 0 && !stmt.format ? input.columns[existing].type : { base: 'string' };
+  } catch (e) {
+    throw toScriptError(e, stmt.pos);
+  }
+  if (stmt.format && type.base !== 'string' && type.base !== 'char') {
+    throw new ScriptError(`FORMAT ${stmt.format.format} builds text: the column type must be a string type, not ${stmt.typeName}`, 'semantic', stmt.format.pos);
+  }
+  return type;
+}
+
+/** The default, converted to the column type. A default that is the same for all rows is converted once. */
+function defaultValue(stmt: AddColumn, state: RuntimeState, convert: Converter): ValueOf {
+  const compiled = compileValue(stmt.default);
+  let evaluate: ValueOf;
+  try {
+    evaluate = compiled.bind(state, state.dataset);
+  } catch (e) {
+    throw toScriptError(e, stmt.default.pos);
+  }
+  if (compiled.perRow) return (row, i) => convert(evaluate(row, i));
+  let value: Value;
+  try {
+    value = convert(evaluate([], 0));
+  } catch (e) {
+    throw new ScriptError(`default of column '${stmt.name}': ${toScriptError(e).message}`, 'runtime', stmt.default.pos);
+  }
+  return () => value;
+}
+
+/** OR ALTER with a new type and no new values: the existing values, converted. */
+function converted(input: Dataset, ordinal: number, type: ColumnType): ValueOf {
+  const convert = converterTo(type, input.columns[ordinal].type);
+  return (row) => convert(row[ordinal]);
+}
+
+/**
+ * FORMAT: the fragment of each row WHEN selects (after the first `skip:` of them); other rows get the
+ * default when one is given, else keep their value (OR ALTER) or are null.
+ */
+function formatted(stmt: AddColumn, format: FormatSpec, state: RuntimeState, existing: number): ValueOf {
+  const input = state.dataset;
+  const options = parseFormatOptions(format.options?.value, format.format, format.options?.pos);
+  let write: (row: readonly Value[]) => string;
+  try {
+    write = rowWriter(format.format, input.columns, selectFields(input.columns, format.include, format.includeNot, format.exclude), options);
+  } catch (e) {
+    throw toScriptError(e, format.pos);
+  }
+  const when = format.when ? compileFilter(format.when.value, format.when.pos).bind(input.columns, state) : undefined;
+  const otherwise: ValueOf =
+    stmt.default.value.trim() !== '' ? defaultValue(stmt, state, converterTo({ base: 'string' })) : existing >= 0 ? (row) => row[existing] : () => null;
+  let toSkip = options.skip;
+  if (!when && toSkip === 0) return (row) => write(row);
+  return (row, i) => {
+    if (when && !when(row)) return otherwise(row, i);
+    if (toSkip > 0) {
+      toSkip--;
+      return otherwise(row, i);
+    }
+    return write(row);
+  };
+}
+
+/** Under CONTINUE_ON_ERROR a failing row counts and gets null; otherwise the error names the row. */
+function guarded(valueOf: ValueOf, stmt: AddColumn, failures: Failures): ValueOf {
+  return (row, i) => {
+    try {
+      return valueOf(row, i);
+    } catch (e) {
+      const inner = toScriptError(e);
+      const message = `column '${stmt.name}', row ${i + 1}: ${inner.message}`;
+      if (!stmt.continueOnError) throw new ScriptError(message, inner.kind, inner.position ?? stmt.default.pos ?? stmt.pos);
+      failures.add(message);
+      return null;
+    }
+  };
+}
+
+/** New row arrays: the kept cells in order, with the computed value at `target`. */
+function buildRows(rows: readonly Value[][], keep: number[], target: number, value: ValueOf): Value[][] {
+  const out = new Array<Value[]>(rows.length);
+  const width = keep.length === target ? keep.length + 1 : keep.length;
+  const n = keep.length;
+  for (let r = 0; r < rows.length; r++) {
+    const from = rows[r];
+    const row = new Array<Value>(width);
+    for (let j = 0; j < n; j++) row[j] = from[keep[j]];
+    row[target] = value(from, r);
+    out[r] = row;
+  }
+  return out;
+}
+
+registerCommand('AddColumn', async (stmt, ctx) => addColumn(stmt, ctx.state, (text) => ctx.emit({ kind: 'warning', text })));

@@ -1,0 +1,35 @@
+import type { Dataset } from '../dataset/dataset';
+import type { ApplyPipeline } from '../script/ast';
+import type { CommandContext } from './command';
+import { registerCommand } from './registry';
+
+/**
+ * APPLY PIPELINE ( <statements> ) { BREAK_ON_EMPTY } { BYPASS } (reference A, docs/transformations.md).
+ * After a read it runs once on the pipeline dataset; inline in a paged SELECT the reader calls
+ * `runPipeline` once per page with that page's rows.
+ * - BREAK_ON_EMPTY: when the dataset is (or becomes) empty, the remaining statements are skipped and
+ *   `stop` is set, which tells a paged reader to request no further page.
+ * - BYPASS: the statements run for their effects (PUSH, SINK, EXEC, PRINT…) but their result is not
+ *   kept: the dataset continues as it was before the pipeline (a paged reader keeps the raw page).
+ */
+export interface PipelineOutcome {
+  dataset: Dataset;
+  stop: boolean;
+}
+
+export async function runPipeline(pipeline: ApplyPipeline, input: Dataset, ctx: CommandContext): Promise<PipelineOutcome> {
+  let current = input;
+  let stop = pipeline.breakOnEmpty && input.rowCount === 0;
+  if (!stop) {
+    for (const statement of pipeline.statements) {
+      current = await ctx.runStatements([statement], current);
+      if (pipeline.breakOnEmpty && current.rowCount === 0) {
+        stop = true;
+        break;
+      }
+    }
+  }
+  return { dataset: pipeline.bypass ? input : current, stop };
+}
+
+registerCommand('ApplyPipeline', async (stmt, ctx) => (await runPipeline(stmt, ctx.state.dataset, ctx)).dataset);

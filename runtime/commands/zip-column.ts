@@ -1,0 +1,38 @@
+import { Dataset } from '../dataset/dataset';
+import { formatValue } from '../dataset/format-value';
+import { ScriptError } from '../errors';
+import { buildDocument } from '../format';
+import type { ZipColumn } from '../script/ast';
+import { registerCommand } from './registry';
+
+/**
+ * ZIP COLUMN '<col>' FORMAT CSV|JSON|XML [BATCH N] (spec 4.2): the column's fragments (usually
+ * from ADD COLUMN … FORMAT) become complete documents, one per batch of N rows (all rows without
+ * BATCH). The result has that one column and one row per document, ready for PUSH … BATCH 1. Null
+ * fragments (rows WHEN skipped) are left out; an empty pipeline gives no document.
+ */
+export function zipColumn(stmt: ZipColumn, input: Dataset): Dataset {
+  const ordinal = input.indexOf(stmt.column.value);
+  if (ordinal < 0) {
+    const known = input.columns.map((c) => c.name).join(', ') || '(none)';
+    throw new ScriptError(`unknown column '${stmt.column.value}' (columns: ${known})`, 'runtime', stmt.column.pos);
+  }
+  if (stmt.batch !== undefined && (!Number.isInteger(stmt.batch) || stmt.batch < 1)) {
+    throw new ScriptError(`BATCH must be a whole number of rows of at least 1, not ${stmt.batch}`, 'semantic', stmt.pos);
+  }
+  const column = input.columns[ordinal];
+  const size = stmt.batch ?? Math.max(1, input.rowCount);
+  const rows: string[][] = [];
+  for (let start = 0; start < input.rowCount; start += size) {
+    const fragments: string[] = [];
+    const end = Math.min(start + size, input.rowCount);
+    for (let r = start; r < end; r++) {
+      const v = input.rows[r][ordinal];
+      if (v !== null) fragments.push(typeof v === 'string' ? v : formatValue(v, column.type));
+    }
+    rows.push([buildDocument(stmt.format, fragments)]);
+  }
+  return new Dataset([{ name: column.name, type: { base: 'string' } }], rows);
+}
+
+registerCommand('ZipColumn', async (stmt, ctx) => zipColumn(stmt, ctx.state.dataset));
