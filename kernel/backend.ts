@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { isCompleteScript } from '../runtime/script/parser';
 import { complete } from '../runtime/services/complete';
 import { inspect } from '../runtime/services/inspect';
 import { Session } from '../runtime/session';
+import { cellCompleteness } from './cell';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
 import { Executor, type Publish } from './executor';
 import { History, type HistoryQuery } from './history';
@@ -46,7 +46,7 @@ export class Backend {
   }
 
   isComplete(req: { code: string }) {
-    return isCompleteScript(req.code);
+    return cellCompleteness(req.code);
   }
 
   historyReply(req: HistoryQuery) {

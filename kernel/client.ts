@@ -1,7 +1,7 @@
 import * as repl from 'node:repl';
 import { styleText } from 'node:util';
-import { isCompleteScript } from '../runtime/script/parser';
 import { useColor } from '../repl/format';
+import { cellCompleteness } from './cell';
 import { readConnectionFile } from './connection';
 import { KernelClient } from './kernel-client';
 import type { Message } from './wire';
@@ -63,7 +63,7 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
     terminal,
     eval: (cmd, _context, _file, done) => {
       // The same cell splitting as the local REPL, decided here so piped input stays in order.
-      if (!cmd.trimStart().startsWith('%') && isCompleteScript(cmd).status === 'incomplete') {
+      if (cellCompleteness(cmd).status === 'incomplete') {
         pending = cmd;
         done(new repl.Recoverable(new Error('statement continues until ";"')), undefined);
         return;

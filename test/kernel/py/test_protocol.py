@@ -1,0 +1,320 @@
+"""Protocol tests of the sqlcdc kernel through Debian's jupyter_client (run by test/kernel/protocol.test.ts).
+
+The working directory holds items.csv (3 rows); SQLCDC_HOME is a fresh workspace.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+import unittest
+import uuid
+
+import zmq
+from jupyter_client.session import Session
+
+from kernel_env import NODE, ROOT, TIMEOUT, HangingServer, drain_iopub, iopub_of, run, shell_reply, start_kernel, stdout_of
+
+LOAD = "SELECT * FROM DRIVE 'items.csv';"
+
+
+class OneKernel(unittest.TestCase):
+    """Tests sharing one kernel; each leaves it idle."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.km, cls.kc = start_kernel()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kc.stop_channels()
+        cls.km.shutdown_kernel(now=False)
+
+    def setUp(self):
+        drain_iopub(self.kc)
+
+    def test_kernel_info_reply_is_complete(self):
+        msg_id = self.kc.kernel_info()
+        reply = shell_reply(self.kc, msg_id)
+        c = reply["content"]
+        self.assertEqual(reply["header"]["version"], "5.3")
+        self.assertEqual(c["status"], "ok")
+        self.assertEqual(c["protocol_version"], "5.3")
+        self.assertEqual(c["implementation"], "sqlcdc")
+        info = c["language_info"]
+        self.assertEqual(info["name"], "sql")
+        self.assertEqual(info["mimetype"], "text/x-sql")
+        self.assertEqual(info["file_extension"], ".sql")
+        self.assertEqual(info["codemirror_mode"], "sql")
+        for key in ("version", "pygments_lexer", "nbconvert_exporter"):
+            self.assertIn(key, info)
+        self.assertTrue(c["banner"])
+        self.assertTrue(c["help_links"])
+        # kernel_info is framed by busy/idle too: jupyter_client's wait_for_ready depends on it
+        states = [m["content"]["execution_state"] for m in iopub_of(self.kc, msg_id)]
+        self.assertEqual(states, ["busy", "idle"])
+
+    def test_iopub_order_over_100_consecutive_executes(self):
+        ids = [self.kc.execute(f"PRINT 'cell {i}';") for i in range(100)]
+        replies = [shell_reply(self.kc, i) for i in ids]
+        self.assertEqual([r["content"]["status"] for r in replies], ["ok"] * 100)
+        counts = [r["content"]["execution_count"] for r in replies]
+        self.assertEqual(counts, list(range(counts[0], counts[0] + 100)))
+
+        seen = []
+        idles = 0
+        while idles < 100:
+            m = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            parent = m["parent_header"].get("msg_id")
+            if parent not in ids:
+                continue
+            seen.append((ids.index(parent), m["msg_type"], m["content"]))
+            if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                idles += 1
+        for i in range(100):
+            busy, inp, out, idle = seen[4 * i : 4 * i + 4]
+            self.assertEqual([x[0] for x in (busy, inp, out, idle)], [i] * 4, "messages of two cells interleaved")
+            self.assertEqual(busy[2], {"execution_state": "busy"})
+            self.assertEqual(inp[1], "execute_input")
+            self.assertEqual(inp[2]["execution_count"], counts[i])
+            self.assertEqual(out[1], "stream")
+            self.assertEqual(out[2], {"name": "stdout", "text": f"cell {i}\n"})
+            self.assertEqual(idle[2], {"execution_state": "idle"})
+
+    def test_dataset_is_one_bundle_with_text_html_and_data_resource(self):
+        reply, outputs = run(self.kc, LOAD)
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+        results = [m for m in outputs if m["msg_type"] == "execute_result"]
+        self.assertEqual(len(results), 1)
+        self.assertIs(outputs[-1], results[0], "the table is the cell's last output")
+        data = results[0]["content"]["data"]
+        self.assertEqual(results[0]["content"]["execution_count"], reply["content"]["execution_count"])
+        self.assertNotIn("\x1b", data["text/plain"])
+        self.assertIn("lamp", data["text/plain"])
+        self.assertIn("(3 rows)", data["text/plain"])
+        self.assertIn("<table", data["text/html"])
+        self.assertIn("fridge", data["text/html"])
+        resource = data["application/vnd.dataresource+json"]
+        self.assertEqual([f["name"] for f in resource["schema"]["fields"]], ["id", "name", "amount"])
+        self.assertEqual(len(resource["data"]), 3)
+
+    def test_display_limit_cuts_every_representation(self):
+        run(self.kc, LOAD)
+        reply, outputs = run(self.kc, "%limit 2\n" + LOAD)
+        self.assertEqual(reply["content"]["status"], "ok")
+        data = [m for m in outputs if m["msg_type"] == "execute_result"][0]["content"]["data"]
+        self.assertIn("showing 2 of 3 rows", data["text/plain"])
+        self.assertIn("showing 2 of 3 rows", data["text/html"])
+        self.assertEqual(len(data["application/vnd.dataresource+json"]["data"]), 2)
+        run(self.kc, "%limit 20")
+
+    def test_error_reply_and_one_error_output_point_at_the_statement(self):
+        run(self.kc, LOAD)
+        reply, outputs = run(self.kc, "APPLY FILTER 'id > 0';\nAPPLY FILTER 'nosuch > 1';")
+        c = reply["content"]
+        self.assertEqual(c["status"], "error")
+        self.assertEqual(c["ename"], "ScriptError")
+        self.assertIn("nosuch", c["evalue"])
+        self.assertIn("APPLY FILTER at line 2", c["traceback"][0])
+        self.assertEqual(c["traceback"][1].strip(), "APPLY FILTER 'nosuch > 1';")
+        self.assertEqual(c["traceback"][2].strip(), "^")
+        errors = [m for m in outputs if m["msg_type"] == "error"]
+        self.assertEqual(len(errors), 1)
+        self.assertEqual(errors[0]["content"]["traceback"], c["traceback"])
+        self.assertEqual([m for m in outputs if m["msg_type"] == "stream"], [])
+
+    def test_stop_on_error_aborts_the_cells_queued_behind_a_failure(self):
+        first = self.kc.execute("APPLY FILTER 'nosuch > 1';")
+        queued = [self.kc.execute("PRINT 'must not run';") for _ in range(2)]
+        self.assertEqual(shell_reply(self.kc, first)["content"]["status"], "error")
+        for q in queued:
+            c = shell_reply(self.kc, q)["content"]
+            self.assertEqual((c["status"], c["ename"]), ("error", "Aborted"))
+            self.assertNotIn("must not run", stdout_of(iopub_of(self.kc, q)))
+        # the next cell, sent after the failure was answered, runs
+        reply, outputs = run(self.kc, "PRINT 'runs again';")
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertEqual(stdout_of(outputs), "runs again\n")
+
+    def test_stop_on_error_false_keeps_running_queued_cells(self):
+        first = self.kc.execute("APPLY FILTER 'nosuch > 1';", stop_on_error=False)
+        second = self.kc.execute("PRINT 'still runs';")
+        self.assertEqual(shell_reply(self.kc, first)["content"]["status"], "error")
+        self.assertEqual(shell_reply(self.kc, second)["content"]["status"], "ok")
+
+    def test_silent_cells_publish_nothing_and_are_not_counted(self):
+        before = run(self.kc, "PRINT 'x';")[0]["content"]["execution_count"]
+        msg_id = self.kc.execute("PRINT 'quiet';", silent=True)
+        reply = shell_reply(self.kc, msg_id)
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertEqual([m["msg_type"] for m in iopub_of(self.kc, msg_id)], ["status", "status"])
+        after = run(self.kc, "PRINT 'y';")[0]["content"]["execution_count"]
+        self.assertEqual(after, before + 1)
+
+    def test_store_history_false_is_not_in_history(self):
+        run(self.kc, "PRINT 'unrecorded';", store_history=False)
+        msg_id = self.kc.history(hist_access_type="search", pattern="*unrecorded*", output=False, raw=True)
+        self.assertEqual(shell_reply(self.kc, msg_id)["content"]["history"], [])
+
+    def test_user_expressions_are_evaluated_after_the_cell(self):
+        run(self.kc, LOAD)
+        msg_id = self.kc.execute("PRINT 'x';", user_expressions={"rows": "#data.count()", "bad": "#nosuchfunction()"})
+        exprs = shell_reply(self.kc, msg_id)["content"]["user_expressions"]
+        self.assertEqual(exprs["rows"], {"status": "ok", "data": {"text/plain": "3"}, "metadata": {}})
+        self.assertEqual(exprs["bad"]["status"], "error")
+        self.assertIn("nosuchfunction", exprs["bad"]["evalue"])
+
+    def test_complete_inspect_and_is_complete(self):
+        run(self.kc, LOAD)
+        code = "PRINT '😀'; APPLY FILTER 'am"
+        msg_id = self.kc.complete(code, cursor_pos=len(code))  # Python counts code points, as Jupyter does
+        c = shell_reply(self.kc, msg_id)["content"]
+        self.assertEqual(c["matches"], ["amount"])
+        self.assertEqual((c["cursor_start"], c["cursor_end"]), (len(code) - 2, len(code)))
+
+        msg_id = self.kc.inspect("APPLY FILTER", cursor_pos=3)
+        c = shell_reply(self.kc, msg_id)["content"]
+        self.assertTrue(c["found"])
+        self.assertIn("APPLY FILTER", c["data"]["text/plain"])
+
+        for code, status in (("PRINT 'a';", "complete"), ("SELECT * FROM DRIVE 'items.csv'", "incomplete")):
+            c = shell_reply(self.kc, self.kc.is_complete(code))["content"]
+            self.assertEqual(c["status"], status, code)
+
+    def test_comms_are_answered_and_never_crash_the_kernel(self):
+        msg = self.kc.session.msg("comm_info_request", {"target_name": "jupyter.widget"})
+        self.kc.shell_channel.send(msg)
+        reply = shell_reply(self.kc, msg["header"]["msg_id"])
+        self.assertEqual(reply["content"], {"status": "ok", "comms": {}})
+
+        comm_id = uuid.uuid4().hex
+        msg = self.kc.session.msg("comm_open", {"comm_id": comm_id, "target_name": "jupyter.widget", "data": {}})
+        self.kc.shell_channel.send(msg)
+        closes = [m for m in iopub_of(self.kc, msg["header"]["msg_id"]) if m["msg_type"] == "comm_close"]
+        self.assertEqual(closes[0]["content"]["comm_id"], comm_id)
+        self.assertEqual(run(self.kc, "PRINT 'alive';")[0]["content"]["status"], "ok")
+
+    def test_history_tail_range_and_search(self):
+        run(self.kc, "PRINT 'history probe';")
+        tail = shell_reply(self.kc, self.kc.history(hist_access_type="tail", n=1, output=False, raw=True))["content"]["history"]
+        session, line, text = tail[0]
+        self.assertEqual(text, "PRINT 'history probe';")
+        rng = shell_reply(self.kc, self.kc.history(hist_access_type="range", session=session, start=line, stop=line + 1, output=False, raw=True))
+        self.assertEqual(rng["content"]["history"], [[session, line, "PRINT 'history probe';"]])
+        found = shell_reply(self.kc, self.kc.history(hist_access_type="search", pattern="*probe*", output=False, raw=True))
+        self.assertEqual([h[2] for h in found["content"]["history"]], ["PRINT 'history probe';"])
+
+
+class Interrupts(unittest.TestCase):
+    """Interrupting a statement waiting on an HTTP server that never answers: the kernel keeps its dataset."""
+
+    def setUp(self):
+        self.server = HangingServer()
+        self.km, self.kc = start_kernel()
+        reply, _ = run(self.kc, f"%connection add hang http://127.0.0.1:{self.server.port}\n{LOAD}")
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+
+    def tearDown(self):
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=True)
+        self.server.close()
+
+    def interrupt_hanging_call(self, interrupt):
+        msg_id = self.kc.execute("SELECT * FROM HTTP [hang] (GET /never);")
+        self.assertTrue(self.server.request_seen.wait(TIMEOUT), "the HTTP call never reached the server")
+        interrupt()
+        reply = shell_reply(self.kc, msg_id)
+        c = reply["content"]
+        self.assertEqual(c["status"], "error")
+        self.assertIn("cancelled", c["evalue"])
+        errors = [m for m in iopub_of(self.kc, msg_id) if m["msg_type"] == "error"]
+        self.assertEqual(len(errors), 1)
+        # the pending HTTP call was cancelled, not left to hang
+        self.assertTrue(self.server.client_closed.wait(TIMEOUT), "the HTTP connection was left open")
+        # the session kept its dataset and takes the next request at once
+        reply, outputs = run(self.kc, "PRINT '#data.count() rows';")
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertEqual(stdout_of(outputs), "3 rows\n")
+
+    def test_interrupt_request_message(self):
+        self.interrupt_hanging_call(self.km.interrupt_kernel)
+
+    def test_sigint(self):
+        pid = self.km.provisioner.process.pid
+        self.interrupt_hanging_call(lambda: os.kill(pid, signal.SIGINT))
+
+
+class Lifecycle(unittest.TestCase):
+    def test_forged_signature_is_dropped_logged_and_never_executed(self):
+        log = os.path.join(os.environ["SQLCDC_HOME"], "forged-stderr.log")
+        km, kc = start_kernel(stderr_path=log)
+        try:
+            count = run(kc, "PRINT 'before';")[0]["content"]["execution_count"]
+            forger = Session(key=b"not-the-key")
+            ctx = zmq.Context.instance()
+            sock = ctx.socket(zmq.DEALER)
+            sock.linger = 0
+            sock.connect(f"{km.transport}://{km.ip}:{km.shell_port}")
+            forger.send(sock, "execute_request", {"code": "PRINT 'forged';", "silent": False, "store_history": True,
+                                                  "user_expressions": {}, "allow_stdin": False, "stop_on_error": True})
+            self.assertEqual(sock.poll(500), 0, "the kernel answered a forged message")
+            sock.close()
+            reply, outputs = run(kc, "PRINT 'after';")
+            self.assertEqual(reply["content"]["execution_count"], count + 1, "the forged cell was counted")
+            self.assertEqual(stdout_of(outputs), "after\n")
+            with open(log) as f:
+                self.assertIn("bad HMAC signature", f.read())
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+
+    def test_shutdown_replies_then_exits_and_restart_gives_a_fresh_session(self):
+        km, kc = start_kernel()
+        try:
+            run(kc, LOAD)
+            msg_id = kc.shutdown(restart=False)
+            reply = kc.get_control_msg(timeout=TIMEOUT)
+            self.assertEqual(reply["parent_header"]["msg_id"], msg_id)
+            self.assertEqual(reply["content"], {"status": "ok", "restart": False})
+            process = km.provisioner.process
+            self.assertEqual(process.wait(timeout=TIMEOUT), 0)
+            kc.stop_channels()
+
+            km.start_kernel()
+            kc = km.client()
+            kc.start_channels()
+            kc.wait_for_ready(timeout=TIMEOUT)
+            old_pid = km.provisioner.process.pid
+            km.restart_kernel(now=False)
+            self.assertNotEqual(km.provisioner.process.pid, old_pid)
+            kc.wait_for_ready(timeout=TIMEOUT)
+            reply, outputs = run(kc, "PRINT '#data.count() rows';")
+            self.assertEqual(reply["content"]["execution_count"], 1)
+            self.assertEqual(stdout_of(outputs), "0 rows\n")
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+
+    def test_repl_attached_with_existing_sees_the_dataset_a_cell_made(self):
+        km, kc = start_kernel()
+        try:
+            reply, _ = run(kc, LOAD)
+            self.assertEqual(reply["content"]["status"], "ok")
+            repl = subprocess.run(
+                [NODE, os.path.join(ROOT, "dist", "bin", "sqlcdc.js"), "repl", "--existing", km.connection_file],
+                input="PRINT 'the notebook loaded #data.count() rows';\nAPPLY FILTER 'id > 1';\n",
+                capture_output=True, text=True, timeout=TIMEOUT,
+            )
+            self.assertEqual(repl.returncode, 0, repl.stderr)
+            self.assertIn("the notebook loaded 3 rows", repl.stdout)
+            self.assertIn("(2 rows)", repl.stdout)
+            # and the notebook sees what the REPL did: one live session
+            reply, outputs = run(kc, "PRINT '#data.count()';")
+            self.assertEqual(stdout_of(outputs), "2\n")
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
