@@ -1,0 +1,184 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { functionDocs, type FunctionDoc } from './registry';
+import type { Family } from './types';
+
+/**
+ * docs/functions.md is generated from the registry (a test checks the file matches), so the
+ * reference cannot drift from the code. Regenerate: `node dist/runtime/functions/docs.js --write`.
+ */
+const INTRO = `# Functions
+
+<!-- Generated from runtime/functions/registry.ts by runtime/functions/docs.ts; do not edit by hand.
+     Regenerate with: npx tsc -p . && node dist/runtime/functions/docs.js --write -->
+
+Functions compute values anywhere a SQL CDC text is evaluated: \`PRINT\`, column defaults (\`ADD COLUMN\`,
+\`APPLY SCHEMA\`), HTTP URLs, headers and payloads, SQL commands, settings.
+
+\`\`\`sql
+PRINT 'run #rndguid() started at #utcnow(o)';
+ADD COLUMN 'code=@toupper({{name}})';
+ADD COLUMN 'decimal total=@sql(qty * price)';
+PRINT '#urlencode(#toiso8601(#utcnow()))';
+\`\`\`
+
+## Evaluation
+
+| Notation | Evaluated | Cost |
+|---|---|---|
+| \`#f()\` | once per evaluation of the statement or expression context: every row gets the same value | O(1) |
+| \`@f()\` | once per row where the statement works row by row | O(n) |
+| \`{{field}}\` | the field of the current row | O(n) |
+
+- A \`#f()\` whose arguments use \`{{field}}\` or \`@f()\` depends on the row, so it is evaluated per row.
+- Statements that re-evaluate per row or per batch item choose it themselves (spec 4.4): APPLY HTTP in
+  \`left join\`/\`inner join\` processing, EXEC ON DB with \`PER_ROW\`, PUSH with \`BATCH 1\`, PUSH with
+  \`BATCH N\` inside \`@concatjson\`/\`@concatjsonarr\`/\`@concatxml\`, APPLY SCHEMA with \`FX_BY_ROW\`.
+- Where there is no row (PRINT, a URL of a SELECT), \`#f()\` and \`@f()\` both run once and \`{{field}}\` is
+  an error.
+- Function names are case-insensitive. An unknown name is an error with a suggestion
+  (\`unknown function #toupr; did you mean #toupper?\`). Errors name the function and its position.
+- A text compiled once: templates are parsed when a statement starts, fields are resolved to column
+  positions once, and the per-row work is only the calls themselves.
+
+## Arguments
+
+- Separated by commas; spaces around an argument are dropped: \`#left(hello, 2)\`.
+- Written bare (\`#pick(lamp,fridge,door)\`), or in single or double quotes to keep commas, parentheses
+  and spaces: \`#iif({{flag}}, 'yes, please', "no")\`. A doubled quote inside quotes is one quote. Inside a
+  SQL CDC string (\`PRINT '…'\`) single quotes are doubled as usual: \`PRINT '#iif(0, ''a, b'', c)';\`.
+- Calls nest: \`#urlencode(#toiso8601(#utcnow()))\`. Fields and calls also work inside quoted arguments.
+- The bare word \`null\` is a null argument: \`#isnull(null, fallback)\`.
+- Values keep their type through calls: \`#increment({{qty}})\` adds to a number, \`{{amount}}\` alone as a
+  column default keeps the column's type; a text mixing parts is text.
+- \`{{name}}\` always names a field. Literal braces in \`#format\` come from arguments: \`#format('{0}x{1}', '{', '}')\`.
+
+## Fields and binary values
+
+\`{{field}}\` inserts the field's invariant text (the form tables show): numbers with \`.\`, dates as
+\`yyyy-MM-ddTHH:mm:ss[.fff]\`, booleans as \`true\`/\`false\`, null as an empty string (\`NULL\` in SQL
+commands). A binary field is lowercase hexadecimal unless a prefix says otherwise (spec 4.3):
+\`{{ascii:f}}\`, \`{{base64:f}}\`, \`{{hex:f}}\`, \`{{utf8:f}}\`, \`{{unicode:f}}\` (UTF-16LE). On a text field,
+\`base64:\` and \`hex:\` encode its UTF-8 bytes and the other prefixes change nothing.
+
+## Batch operators (PUSH … WITH BATCH N)
+
+\`@concatjson\`, \`@concatjsonarr\`, \`@concatxml\` and the \`@sql\` family expand their argument — a row
+template — once per row of the batch and join the results; the user writes the surrounding \`[ ]\` or root
+element. Inside them \`#f()\` is evaluated per row. They need a batch (BATCH N > 1) and are an error
+elsewhere, except \`@sql(expression)\` in a column default, which is a value computed with the expression
+language (\`bigint id2 = '@sql(CONVERT([id], ''System.Int32'') * 2)'\`).
+
+Decision (spec 4.3 item 7 leaves the output of the \`@sql\` operators open):
+
+| Operator | Rows joined with | Example output for 2 rows |
+|---|---|---|
+| \`@sql(INSERT … ({{id}}))\` | \`;\` and a newline, a final \`;\` | \`INSERT … (1);⏎INSERT … (2);\` |
+| \`@sql_union(SELECT {{id}})\` | a newline, \`UNION\`, a newline | \`SELECT 1⏎UNION⏎SELECT 2\` |
+| \`@sql_unionall(SELECT {{id}})\` | a newline, \`UNION ALL\`, a newline | \`SELECT 1⏎UNION ALL⏎SELECT 2\` |
+| \`@sql_concat(({{id}}))\` | \`,\` and a newline | \`(1),⏎(2)\` — a multi-row VALUES list |
+
+Field values are inserted as they are: quote strings in the template (\`'{{name}}'\`) as the target needs.
+Outside the operators, a field in a batch payload reads the batch's first row.
+
+## Dates
+
+- A datetime value is a wall clock (see docs/types.md). Local functions (\`#now\`, \`#dateadd\`,
+  \`#formatdate\`, \`#toiso8601\`, \`#torfc1123\`, \`#toepoch\` without the UTC flag) read it as the agent's
+  local time; the \`utc\` functions read it as UTC. A text with an offset (\`Z\`, \`+02:00\`) is an instant
+  and is converted to the function's zone first. Accepted texts: ISO 8601, \`MM/dd/yyyy [HH:mm[:ss]]\`,
+  \`/Date(ms)/\`, RFC 1123.
+- Date functions return text; without a format it is \`s\` (\`yyyy-MM-ddTHH:mm:ss\`, reference C.2).
+- \`#dateadd\` spans: a number and a unit — \`y\` years, \`m\` months, \`d\` days, \`h\` hours, \`n\` minutes,
+  \`s\` seconds — several may follow each other (\`1d12h\`); a leading \`-\` subtracts all. Arithmetic is on
+  the wall clock as .NET's \`DateTime.Add*\` does (adding \`1d\` across a DST change keeps the clock time;
+  adding a month to Jan 31 gives the last day of February).
+- \`R\`/\`r\`, \`u\` and \`U\` always print UTC (a local value is converted), so the text is true;
+  \`o\` prints the local offset (\`+02:00\`) for local values and \`Z\` for UTC ones.
+- \`#fromepoch\` and \`#fromepoch_ms\` return UTC date/times.
+- Precision is the millisecond: \`fffffff\` prints the milliseconds and four zeros.
+
+## Formats and culture
+
+Date formats: standard \`d D f F g G M o R s t T u U Y\` and custom patterns (\`d\`…\`dddd\`, \`f\`…\`fffffff\`,
+\`F\`…\`FFFFFFF\`, \`g\`, \`h\` \`hh\` \`H\` \`HH\`, \`K\`, \`m\` \`mm\`, \`M\`…\`MMMM\`, \`s\` \`ss\`, \`t\` \`tt\`, \`y\`…\`yyyyy\`,
+\`z\` \`zz\` \`zzz\`, \`:\` \`/\`, \`'literal'\`, \`\\c\`, \`%c\`). Numeric formats: standard \`C D E F G N P R X\` with a
+precision, and custom patterns (\`0 # . , % ‰ E+0\`, \`;\` sections, literals). Rounding is half away from
+zero on the exact value, as .NET Core does; custom patterns on doubles first take 15 significant digits,
+as .NET does. \`#format\` items are \`{index[,alignment][:format]}\`; a text argument that reads as a number
+(or a date) is formatted as one, since template arguments arrive as text.
+
+Formatting uses the invariant culture unless \`#setjsonsettings(culture:fr-FR)\` (or \`currentculture\`)
+says otherwise. Other cultures' names, separators and patterns come from Node's ICU data (\`Intl\`) and
+can differ from .NET's tables in small details; the currency symbol stays \`¤\`.
+
+## Variables and the statebag
+
+- Workspace variables live in \`<workspace>/variables.json\`; manage them with the \`%var\` magic:
+  \`%var set name value\`, \`%var set --encrypted name value\`, \`%var list\` (encrypted values show \`****\`),
+  \`%var remove name\`. Encrypted values are stored with AES-256-GCM under the workspace key — the
+  \`SQLCDC_SECRET\` environment variable when set, else \`<workspace>/secret.key\` (created with mode
+  0600) — and are never written or shown in clear.
+- \`#setvar\` fails on a variable that does not exist, \`#trysetvar\` then does nothing, \`#trygetvar\`
+  returns its default or \`''\`. A set keeps the variable's encryption.
+- \`#statebag(key)\` / \`#statebag(key, value)\`: keys are case-insensitive and live for one execution
+  (one cell, one \`sqlcdc run\`). A missing key is \`''\`, or \`NULL\` when the key is written in single
+  quotes (\`#statebag('k')\`) inside a SQL command — a text the statement compiles as SQL (EXEC ON DB,
+  SELECT FROM DB, PUSH INTO DB scripts), where the null is rendered as the keyword \`NULL\`.
+
+## Certificates
+
+\`#encrypt\`/\`#decrypt\` use PEM files in \`<workspace>/certs\` (a certificate and its private key, in one
+file or with the key in \`<name>.key\` beside it), named by thumbprint: the SHA-1 of the DER certificate
+in hex (case, spaces and colons ignored). The output is CMS EnvelopedData (RSA key transport, AES-256-CBC)
+in Base64, so \`openssl cms -decrypt -inform DER\` reads it, and what \`openssl cms -encrypt -outform DER\`
+writes (in Base64) decrypts.
+
+## Other decisions
+
+- \`#urlencode\` is RFC 3986 percent-encoding of UTF-8 (space is \`%20\`); \`#urldecode\` also reads \`+\` as
+  a space.
+- \`#compress\` output is lowercase hex of zlib (RFC 1950) bytes; \`#zip\` output is Base64 of GZip bytes.
+  ASCII variants turn characters outside ASCII into \`?\`, as .NET's ASCII encoding does.
+- \`#rndint(a, b)\` and \`#rnddouble(a, b)\` return values in [a, b) (reference C.2).
+- \`#singlequoted\`/\`#doublequoted\` leave an already quoted value as it is and do not escape inner quotes.
+- \`#last_http_*\` fail with a clear error when no SELECT FROM HTTP has run in the session.
+- \`#data.sizekb\` is an estimate: 2 bytes per character, 16 per number or date, 8 per cell slot.
+- \`#image2pdf\` accepts PNG and JPEG (bytes, hex text, a file relative to the working folder, an http(s)
+  URL); FTP sources are not supported. The page has the image's size in points.
+`;
+
+const FAMILY_TITLES: [Family, string][] = [
+  ['data', 'Data functions'],
+  ['string', 'String functions'],
+  ['date', 'Date functions'],
+  ['other', 'Other functions'],
+  ['operator', 'Batch operators'],
+];
+
+function cell(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\n/g, '⏎');
+}
+
+function row(d: FunctionDoc): string {
+  const names = [d.signature, ...d.aliases.map((a) => `alias \`#${a}\``)];
+  const example = d.expected === undefined ? `\`${cell(d.example)}\`` : `\`${cell(d.example)}\` → \`${cell(d.expected)}\``;
+  return `| \`${cell(names[0])}\`${names.length > 1 ? ` (${names.slice(1).join(', ')})` : ''} | ${cell(d.description)} | ${example} |`;
+}
+
+export function renderFunctionDocs(): string {
+  const docs = functionDocs();
+  let out = INTRO;
+  for (const [family, title] of FAMILY_TITLES) {
+    const list = docs.filter((d) => d.family === family).sort((a, b) => a.name.localeCompare(b.name));
+    out += `\n## ${title}\n\n| Function | Description | Example |\n|---|---|---|\n`;
+    for (const d of list) out += row(d) + '\n';
+  }
+  return out;
+}
+
+if (require.main === module && process.argv.includes('--write')) {
+  const file = join(__dirname, '..', '..', '..', 'docs', 'functions.md');
+  writeFileSync(file, renderFunctionDocs());
+  process.stdout.write(`wrote ${file}\n`);
+}
