@@ -83,7 +83,7 @@ export class Session {
 
     let statements: Statement[];
     try {
-      statements = parseScript(body, bodyOffset).statements;
+      statements = parseScript(text, bodyOffset).statements;
     } catch (e) {
       yield { kind: 'error', error: toScriptError(e), source: text };
       return;

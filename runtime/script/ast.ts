@@ -153,6 +153,8 @@ export interface ApplySchema extends StatementBase {
 export interface ApplyPipeline extends StatementBase {
   kind: 'ApplyPipeline';
   statements: Statement[];
+  /** The block the statements were parsed from, verbatim. */
+  body: Text;
   breakOnEmpty: boolean;
   bypass: boolean;
 }

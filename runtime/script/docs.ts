@@ -1,0 +1,117 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { COMMANDS } from './commands';
+import { DB_SECTION_OPTIONS, HTTP_SECTION_OPTIONS, TRACE_OPTIONS, type OptionDef, type OptionSet } from './options';
+
+/**
+ * The statement reference, built from the command and option tables the parser uses. The kernel's
+ * inspect and %help read `statementDocs`; docs/language.md is `languageReference()` (a test checks the
+ * file is current; regenerate with `node dist/runtime/script/docs.js`).
+ */
+
+export interface OptionDoc {
+  name: string;
+  syntax: string;
+  description: string;
+}
+
+export interface StatementDoc {
+  keyword: string;
+  syntax: string;
+  description: string;
+  example: string;
+  options: OptionDoc[];
+}
+
+function optionDocs(set: OptionSet<never>): OptionDoc[] {
+  return set.options.map((o: OptionDef<never>) => ({
+    name: o.name,
+    syntax: `${o.spellings.map((s) => s.map((t) => t.name).join(' ')).join(' | ')} ${o.arg}`.trim(),
+    description: o.doc,
+  }));
+}
+
+export const statementDocs: StatementDoc[] = COMMANDS.map((c) => ({
+  keyword: c.keyword,
+  syntax: c.syntax,
+  description: c.description,
+  example: c.example,
+  options: optionDocs(c.options),
+}));
+
+const INTRODUCTION = `# SQL CDC language reference
+
+This file is generated from the parser's command and option tables (\`runtime/script/commands.ts\`,
+\`runtime/script/options.ts\`); do not edit it by hand — run \`node dist/runtime/script/docs.js\`.
+Functions (\`#f()\`, \`@f()\`) and the filter expression language have their own references.
+
+## Lexical rules
+
+- A script is a list of statements separated by \`;\`. The last statement may omit its \`;\`.
+- Keywords are case-insensitive: \`select * from http\` is \`SELECT * FROM HTTP\`.
+- \`--\` starts a comment that runs to the end of the line, except inside strings and blocks.
+- Strings are single-quoted and may span lines; \`''\` is a quote inside one (\`'it''s'\`). There is no
+  other escape: \`{{field}}\`, \`#f()\` and \`@f()\` inside strings are kept as written and evaluated by
+  the command.
+- Connection names are written in brackets and may contain spaces: \`[my api]\`. They end on their line.
+- Parenthesised blocks — \`(GET /path?x={{id}})\`, \`PAYLOAD ( … )\`, native SQL \`( select … )\`,
+  \`APPLY TX (..docs)\`, \`APPLY SCHEMA ( … )\`, \`APPLY PIPELINE ( … )\` — are kept verbatim. Nested
+  parentheses balance; \`'…'\` and \`"…"\` inside a block are skipped when looking for the closing \`)\`, so
+  a lone apostrophe in a block must be paired (in an XML payload write \`&apos;\`). A \`--\` at the start of
+  a block line or after a space hides the rest of that line from the search for \`)\` (so \`don't\` in a SQL
+  comment is harmless), but the comment stays in the block text: the database sees it.
+- Functions may be nested and take unquoted arguments: \`#urlencode(#toiso8601(#utcnow()))\`,
+  \`#pick(lamp,fridge,door)\`. Where a quoted value is expected, a bare function call or \`{{field}}\` is
+  accepted too (\`PRINT #utcnow()\`).
+- Options follow a command's fixed part in any order, each at most once. \`WITH\` before them is optional
+  and may appear anywhere among them.
+- Tolerated spellings: \`INSERT|UPDATE|DELETE\` and \`INSERTS|UPDATES|DELETES\`; \`UPSERTS\` (and
+  \`UPSERT\`) in LOAD; \`KEY_COLUMNS\` and \`KEY COLUMNS\`; \`FORMAT CSV\` and \`FORMAT 'CSV'\`;
+  \`APPLY TX 'path'\` and \`APPLY TX (path)\`; \`SELECT FROM\` without \`*\`; \`PUSH HTTP\`, \`SINK DB\`… without
+  \`INTO\`; \`CONTINUE_ON_HTTP\` and \`CONTINUE_ON_HTTPERROR\` in both APPLY HTTP and PUSH sections.
+
+## Errors
+
+A statement that does not parse stops the cell before anything runs. The error names the statement,
+the line and column (in the whole cell, magic lines included) and what was expected, e.g.
+\`APPLY FILTER at line 3, column 22: expected ';' or an option of APPLY FILTER (ON, LIMIT, …) but found 'FOO'\`.
+Unknown options, repeated options, bad numbers, unknown modes and formats and missing required options
+are reported the same way.
+
+## Multi-line input (REPL, Jupyter console)
+
+A cell is *complete* when it is empty or ends with a \`;\` outside strings, blocks and comments;
+*incomplete* while a string, a \`( … )\` block or a \`{{\` is open or the last statement has no \`;\` yet
+(the prompt continues, indented inside a block); *invalid* when no continuation can make it parse (a
+stray \`)\`, an unclosed \`[\`, a failing earlier statement, a line that does not start a command) — it is
+run so that the error shows.
+`;
+
+function table(rows: OptionDoc[]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  return ['| Option | Meaning |', '|---|---|', ...rows.map((r) => `| \`${esc(r.syntax)}\` | ${esc(r.description)} |`)].join('\n');
+}
+
+function section(title: string, set: OptionSet<never>): string {
+  return `### ${title}\n\n${table(optionDocs(set))}\n`;
+}
+
+export function languageReference(): string {
+  const parts = [INTRODUCTION, '## Statements\n'];
+  for (const doc of statementDocs) {
+    parts.push(`### ${doc.keyword}\n\n${doc.description}\n\n\`\`\`\n${doc.syntax}\n\`\`\`\n`);
+    if (doc.options.length) parts.push(`${table(doc.options)}\n`);
+    parts.push(`Example:\n\n\`\`\`sql\n${doc.example}\n\`\`\`\n`);
+  }
+  parts.push('## Sub-options\n');
+  parts.push(section('ON_UPSERT / ON_DELETE sections of PUSH INTO HTTP', HTTP_SECTION_OPTIONS));
+  parts.push(section('ON_UPSERT / ON_DELETE sections of PUSH INTO DB', DB_SECTION_OPTIONS));
+  parts.push(section('TRACE INTO (APPLY HTTP, SELECT FROM HTTP, PUSH INTO HTTP sections)', TRACE_OPTIONS));
+  return parts.join('\n');
+}
+
+if (require.main === module) {
+  const target = resolve(__dirname, '../../../docs/language.md');
+  writeFileSync(target, languageReference());
+  process.stdout.write(`wrote ${target}\n`);
+}

@@ -1,0 +1,174 @@
+import type { Position } from '../errors';
+import type { HttpCommand, HttpVerb, SchemaColumnSpec, Text } from './ast';
+
+/**
+ * The small syntaxes that live inside one string or block token: `(GET /path)`, `'[type] name=default'`,
+ * `(name='default')`, the column lines of APPLY SCHEMA and RETRY's `(n,p)`. Each works on the raw text
+ * with its cell offset so errors point at the exact character.
+ */
+
+/** Reports a problem at a cell offset; never returns. */
+export type Fail = (message: string, offset: number) => never;
+export type Locate = (offset: number) => Position;
+
+const VERBS: readonly HttpVerb[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+export function httpCommand(block: Text, at: Locate, fail: Fail): HttpCommand {
+  const text = block.value;
+  const start = block.pos.offset;
+  const lead = /^\s*/.exec(text)![0].length;
+  const verb = /^[A-Za-z]*/.exec(text.slice(lead))![0];
+  const upper = verb.toUpperCase() as HttpVerb;
+  if (!VERBS.includes(upper)) {
+    const found = verb || text.slice(lead).split(/\s/)[0] || 'nothing';
+    fail(`expected an HTTP verb (GET, POST, PUT, PATCH or DELETE) but found '${found}'`, start + lead);
+  }
+  const rest = text.slice(lead + verb.length);
+  const gap = /^\s*/.exec(rest)![0].length;
+  const target = rest.slice(gap).trimEnd();
+  if (!target) fail(`missing the path or URL after ${upper}`, start + lead + verb.length);
+  const targetOffset = start + lead + verb.length + gap;
+  return { pos: at(start + lead), verb: upper, target: { value: target, form: 'block', pos: at(targetOffset) } };
+}
+
+/** Index of the first `ch` outside ( ) and [ ] and quotes, from `from`; -1 if none. */
+function topLevelIndex(text: string, chars: string, from = 0): number {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && chars.includes(c)) return i;
+  }
+  return -1;
+}
+
+/**
+ * `{ type } name`: the name is the last whitespace-separated part (outside parentheses/brackets, so
+ * `decimal(10, 2) price` and `[my col]` work), the type is everything before it as written.
+ */
+export function typeAndName(head: string, offset: number, fail: Fail): { typeName?: string; name: string } {
+  const trimmed = head.trim();
+  if (!trimmed) fail('missing the column name', offset);
+  let depth = 0;
+  let lastGap = -1;
+  for (let i = 0; i < trimmed.length; i++) {
+    const c = trimmed[i];
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && /\s/.test(c)) lastGap = i;
+  }
+  const name = unbracket(trimmed.slice(lastGap + 1));
+  if (!name) fail('missing the column name', offset);
+  if (lastGap < 0) return { name };
+  return { typeName: unbracket(trimmed.slice(0, lastGap).trimEnd()), name };
+}
+
+function unbracket(s: string): string {
+  return s.startsWith('[') && s.endsWith(']') ? s.slice(1, -1).trim() : s;
+}
+
+function unescapeQuotes(s: string): string {
+  return s.includes("''") ? s.replace(/''/g, "'") : s;
+}
+
+export interface ColumnSpec {
+  typeName?: string;
+  name: string;
+  default: Text;
+}
+
+/**
+ * ADD COLUMN's `'[type] name=default'` (`raw` is the string's content before unescaping) or the
+ * `(name='default')` block. The default is everything after the first `=`, trimmed; in the block form
+ * a quoted default is unquoted. No `=`: the default is ''.
+ */
+export function columnSpec(raw: string, offset: number, form: 'quoted' | 'block', at: Locate, fail: Fail): ColumnSpec {
+  const eq = raw.indexOf('=');
+  const head = eq < 0 ? raw : raw.slice(0, eq);
+  const { typeName, name } = typeAndName(form === 'quoted' ? unescapeQuotes(head) : head, offset, fail);
+  const spec: ColumnSpec = { name, default: { value: '', form: 'bare', pos: at(offset + raw.length) } };
+  if (typeName !== undefined) spec.typeName = typeName;
+  if (eq < 0) return spec;
+  const after = raw.slice(eq + 1);
+  const lead = /^\s*/.exec(after)![0].length;
+  const value = after.slice(lead).trimEnd();
+  const valueOffset = offset + eq + 1 + lead;
+  if (form === 'quoted') {
+    spec.default = { value: unescapeQuotes(value), form: 'quoted', pos: at(valueOffset) };
+  } else if (value.length >= 2 && value.startsWith("'") && value.endsWith("'")) {
+    spec.default = { value: unescapeQuotes(value.slice(1, -1)), form: 'quoted', pos: at(valueOffset + 1) };
+  } else {
+    spec.default = { value, form: 'bare', pos: at(valueOffset) };
+  }
+  return spec;
+}
+
+/**
+ * APPLY SCHEMA's block: one column per line (several per line when separated by top-level commas),
+ * `{ type } name { |description { |default } }` or `{ type } name = default`. A quoted default runs to
+ * the last quote of its line, so `'@sql(CONVERT([id], 'System.Int32') * 2)'` keeps its inner quotes.
+ * `--` after whitespace starts a comment; empty lines are skipped.
+ */
+export function schemaColumns(block: Text, at: Locate, fail: Fail): SchemaColumnSpec[] {
+  const columns: SchemaColumnSpec[] = [];
+  let lineOffset = block.pos.offset;
+  for (const fullLine of block.value.split('\n')) {
+    const line = stripComment(fullLine.replace(/\r$/, ''));
+    let i = 0;
+    while (i < line.length) {
+      i += /^[\s,]*/.exec(line.slice(i))![0].length;
+      if (i >= line.length) break;
+      const stop = topLevelIndex(line, '|=,', i);
+      const headEnd = stop < 0 ? line.length : stop;
+      const column: SchemaColumnSpec = { pos: at(lineOffset + i), ...typeAndName(line.slice(i, headEnd), lineOffset + i, fail) };
+      columns.push(column);
+      if (stop < 0 || line[stop] === ',') {
+        i = headEnd + 1;
+        continue;
+      }
+      if (line[stop] === '|') {
+        const parts = line.slice(stop + 1).split('|');
+        const description = parts[0].trim();
+        if (description) column.description = description;
+        if (parts.length > 1) column.default = unquoteDefault(parts.slice(1).join('|').trim());
+      } else {
+        column.default = defaultAfterEquals(line.slice(stop + 1), lineOffset + stop + 1, fail);
+      }
+      break;
+    }
+    lineOffset += fullLine.length + 1;
+  }
+  if (!columns.length) fail('APPLY SCHEMA needs at least one column', block.pos.offset);
+  return columns;
+}
+
+function stripComment(line: string): string {
+  const m = /(^|\s)--(?!>)/.exec(line);
+  if (!m) return line;
+  const quote = line.indexOf("'");
+  // A `--` inside a quoted default is text, not a comment.
+  if (quote >= 0 && quote < m.index && line.lastIndexOf("'") > m.index) return line;
+  return line.slice(0, m.index);
+}
+
+function unquoteDefault(value: string): string {
+  return value.length >= 2 && value.startsWith("'") && value.endsWith("'") ? unescapeQuotes(value.slice(1, -1)) : value;
+}
+
+function defaultAfterEquals(rest: string, offset: number, fail: Fail): string {
+  const value = rest.trim();
+  if (!value.startsWith("'")) return value.replace(/,$/, '').trimEnd();
+  const close = value.lastIndexOf("'");
+  if (close === 0) fail("unterminated default: the closing quote (') is missing", offset + rest.indexOf("'"));
+  const trailing = value.slice(close + 1).trim();
+  if (trailing && trailing !== ',') fail(`unexpected '${trailing}' after the default`, offset + rest.lastIndexOf(trailing));
+  return unescapeQuotes(value.slice(1, close));
+}
+
+/** RETRY LINEAR|EXPONENTIAL (n,p): the retry count and the wait in seconds. */
+export function retryPair(block: Text, fail: Fail): { count: number; seconds: number } {
+  const m = /^\s*(\d+)\s*,\s*(\d+(?:\.\d+)?)\s*$/.exec(block.value);
+  if (!m) fail(`expected (count, seconds) with two numbers but found '(${block.value})'`, block.pos.offset);
+  return { count: Number(m[1]), seconds: Number(m[2]) };
+}
