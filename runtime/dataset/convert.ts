@@ -185,12 +185,15 @@ function toLong(target: ColumnType): Converter {
 
 function toDecimal(target: ColumnType): Converter {
   const { precision, scale } = target;
-  // decimal(p, s) holds at most p - s digits before the point.
-  const limit = precision === undefined ? undefined : new Decimal(10).pow(precision - (scale ?? 0));
+  const integerDigits = precision === undefined ? undefined : precision - (scale ?? 0);
   const constrain = (v: Value, d: Decimal): Decimal => {
     if (scale === undefined) return d;
-    const r = d.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
-    if (limit && r.abs().gte(limit)) fail(v, target, `more than ${precision} digits of precision`);
+    // Rounding allocates; most values already fit the scale.
+    const r = d.decimalPlaces() > scale ? d.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP) : d;
+    // `e` is the exponent of the leading digit: |r| >= 10^k exactly when r.e >= k.
+    if (integerDigits !== undefined && !r.isZero() && r.e >= integerDigits) {
+      fail(v, target, `more than ${precision} digits of precision`);
+    }
     return r;
   };
   return (v) => {

@@ -46,12 +46,13 @@ function build(
   if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   if (day > daysInMonth(year, month)) return undefined;
   const ms = fraction ? Number(fraction.slice(0, 3).padEnd(3, '0')) : 0;
-  const d = new Date(0);
-  // setUTCFullYear, unlike Date.UTC, does not map years 0..99 to 1900..1999.
-  d.setUTCFullYear(year, month - 1, day);
-  d.setUTCHours(hour, minute - offsetMinutes, second, ms);
-  return d;
+  // Date.UTC maps years 0..99 to 1900..1999; 400 Gregorian years later the calendar repeats exactly.
+  const early = year < 100;
+  const t = Date.UTC(early ? year + 400 : year, month - 1, day, hour, minute - offsetMinutes, second, ms);
+  return new Date(early ? t - MS_IN_400_YEARS : t);
 }
+
+const MS_IN_400_YEARS = 146_097 * 86_400_000;
 
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;

@@ -14,6 +14,7 @@ import { ScriptError, type Position } from '../../runtime/errors';
 import type { ApplySchema, SchemaColumnSpec } from '../../runtime/script/ast';
 import type { RuntimeState } from '../../runtime/state';
 import { ConnectionStore } from '../../runtime/workspace/connections';
+import { Session } from '../../runtime/session';
 
 const T = parseTypeName;
 const at = (line: number, column = 1): Position => ({ line, column, offset: 0 });
@@ -223,11 +224,12 @@ test('schema mistakes are errors at the column line: bad type, duplicate, unconv
 test('FX_BY_ROW evaluates # functions once per row; without it once for all rows', async () => {
   const input = csv(['id'], [['1'], ['2'], ['3']]);
   const once = await run(input, schema([{ typeName: 'guid', name: 'g', default: '#rndguid()' }]));
-  assert.equal(new Set(once.out.rows.map((r) => r[1])).size, 1);
+  assert.equal(new Set(once.out.rows.map((r) => r[0])).size, 1);
+  assert.match(String(once.out.rows[0][0]), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   const perRow = await run(input, schema([{ typeName: 'guid', name: 'g', default: '#rndguid()' }], { fxByRow: true }));
-  assert.equal(new Set(perRow.out.rows.map((r) => r[1])).size, 3);
+  assert.equal(new Set(perRow.out.rows.map((r) => r[0])).size, 3);
   const perRowAt = await run(input, schema([{ typeName: 'guid', name: 'g', default: '@rndguid()' }]));
-  assert.equal(new Set(perRowAt.out.rows.map((r) => r[1])).size, 3);
+  assert.equal(new Set(perRowAt.out.rows.map((r) => r[0])).size, 3);
 });
 
 test('an empty dataset gets the schema columns and no rows', async () => {
@@ -241,4 +243,25 @@ test('descriptions are kept on the columns', async () => {
   assert.deepEqual(out.columns, [{ name: 'qty', type: T('int'), description: 'units ordered' }]);
   const values: Value[] = out.rows.map((r) => r[0]);
   assert.deepEqual(values, [3, null]);
+});
+
+test('through the session: parsed schema lines, and errors placed at their line', async () => {
+  const session = new Session({ workspace: mkdtempSync(join(tmpdir(), 'sqlcdc-schema-session-')) });
+  const results = await session.run("APPLY SCHEMA (\n  bigint id = '9007199254740993'\n  int qty |units ordered |0\n  SYSNAME owner\n) STRICT_COLUMNS;");
+  assert.equal(results.at(-1)?.kind, 'table');
+  assert.deepEqual(session.dataset.columns, [
+    { name: 'id', type: T('long') },
+    { name: 'qty', type: T('int'), description: 'units ordered' },
+    { name: 'owner', type: T('string[256]') },
+  ]);
+  const before = session.dataset;
+  await assert.rejects(session.run('APPLY SCHEMA (\n  int a\n  integer b\n);'), (e: unknown) => {
+    assert.ok(e instanceof ScriptError);
+    assert.equal(e.statement, 'APPLY SCHEMA');
+    assert.equal(e.kind, 'semantic');
+    assert.equal(e.position?.line, 3);
+    assert.match(e.message, /^unknown type 'integer'/);
+    return true;
+  });
+  assert.equal(session.dataset, before, 'a failed statement leaves the pipeline as it was');
 });
