@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DOMParser } from '@xmldom/xmldom';
+import { column, failure, orderColumns, orders, run, sessionWith } from './helpers';
+
+test('ZIP JSON: batches of N rows become JSON arrays, one row per batch', async () => {
+  const s = sessionWith(orderColumns, orders());
+  const { dataset } = await run(s, "ADD COLUMN 'doc' FORMAT JSON INCLUDE 'id' COLLAPSE; ZIP COLUMN 'doc' FORMAT JSON BATCH 3");
+  assert.deepEqual(dataset.columns, [{ name: 'doc', type: { base: 'string' } }]);
+  assert.deepEqual(column(dataset, 'doc'), ['[{"id":1},{"id":2},{"id":3}]', '[{"id":4}]']);
+});
+
+test('ZIP without BATCH collapses all rows into one document; null fragments are left out', async () => {
+  const s = sessionWith(orderColumns, orders());
+  const { dataset } = await run(s, "ADD COLUMN 'doc' FORMAT JSON INCLUDE 'id' WHEN 'id <> 2'; ZIP COLUMN 'doc' FORMAT 'JSON'");
+  assert.equal(dataset.rowCount, 1);
+  assert.deepEqual(JSON.parse(column(dataset, 'doc')[0] as string), [{ id: 1 }, { id: 3 }, { id: 4 }]);
+});
+
+test('ZIP XML gives a well-formed document under <root>', async () => {
+  const s = sessionWith(orderColumns, orders());
+  const { dataset } = await run(s, "ADD COLUMN 'x' FORMAT XML INCLUDE 'id,name' OPTIONS 'element:order'; ZIP COLUMN 'x' FORMAT XML BATCH 10");
+  const xml = column(dataset, 'x')[0] as string;
+  assert.match(xml, /^<\?xml version="1.0" encoding="utf-8"\?><root><order><id>1<\/id><name>Widget<\/name><\/order>/);
+  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  assert.equal(doc.getElementsByTagName('order').length, 4);
+  assert.equal(doc.getElementsByTagName('name')[2].textContent, 'Gizmo "pro"');
+});
+
+test('ZIP CSV keeps one header line when the fragments carry headers', async () => {
+  const s = sessionWith(orderColumns, orders());
+  const { dataset } = await run(s, "ADD COLUMN 'c' FORMAT CSV INCLUDE 'id,name' OPTIONS 'headers:1'; ZIP COLUMN 'c' FORMAT CSV BATCH 2");
+  assert.deepEqual(column(dataset, 'c'), ['id,name\r\n1,Widget\r\n2,"Gadget, large"\r\n', 'id,name\r\n3,"Gizmo ""pro"""\r\n4,\r\n']);
+  const bare = await run(sessionWith(orderColumns, orders()), "ADD COLUMN 'c' FORMAT CSV INCLUDE 'id'; ZIP COLUMN 'c' FORMAT CSV");
+  assert.deepEqual(column(bare.dataset, 'c'), ['1\r\n2\r\n3\r\n4\r\n']);
+});
+
+test('ZIP errors and the empty pipeline', async () => {
+  const s = sessionWith(orderColumns, orders());
+  assert.match((await failure(s, "ZIP COLUMN 'nope' FORMAT JSON")).message, /unknown column 'nope'/);
+  assert.match((await failure(s, "ZIP COLUMN 'name' FORMAT JSON BATCH 0")).message, /BATCH must be a whole number of rows of at least 1/);
+  const { dataset } = await run(sessionWith(orderColumns, []), "ADD COLUMN 'doc' FORMAT JSON; ZIP COLUMN 'doc' FORMAT JSON BATCH 5");
+  assert.equal(dataset.rowCount, 0);
+});
+
+test('APPLY PIPELINE runs its statements once on the dataset', async () => {
+  const s = sessionWith(orderColumns, orders());
+  const { dataset } = await run(s, "APPLY PIPELINE (ADD COLUMN 'int one=1'; ADD COLUMN 'two=@sql(one + 1)')");
+  assert.deepEqual(column(dataset, 'two'), ['2', '2', '2', '2']);
+});
+
+test('APPLY PIPELINE BYPASS runs the statements but keeps the dataset as it was', async () => {
+  const s = sessionWith(orderColumns, orders());
+  const before = s.dataset;
+  const { dataset, messages } = await run(s, "APPLY PIPELINE (ADD COLUMN 'x=1'; PRINT 'inside') BYPASS");
+  assert.equal(dataset, before);
+  assert.deepEqual(messages, ['inside']);
+});
+
+test('APPLY PIPELINE BREAK_ON_EMPTY skips the statements once the dataset is empty', async () => {
+  const empty = sessionWith(orderColumns, []);
+  assert.deepEqual((await run(empty, "APPLY PIPELINE (PRINT 'ran') BREAK_ON_EMPTY")).messages, []);
+  assert.deepEqual((await run(empty, "APPLY PIPELINE (PRINT 'ran')")).messages, ['ran']);
+  const s = sessionWith(orderColumns, orders());
+  const { dataset, messages } = await run(s, "APPLY PIPELINE (EXIT KEEP 0) BREAK_ON_EMPTY; PRINT 'after'");
+  assert.equal(dataset.rowCount, 0);
+  assert.deepEqual(messages, [], 'EXIT inside a pipeline stops the script');
+});
+
+test('an error inside APPLY PIPELINE names the inner statement and leaves the pipeline unchanged', async () => {
+  const s = sessionWith(orderColumns, orders());
+  const e = await failure(s, "APPLY PIPELINE (ADD COLUMN 'x=1';\n  ADD COLUMN 'x=2')");
+  assert.equal(e.statement, 'ADD COLUMN');
+  assert.equal(e.position?.line, 2);
+  assert.match(e.message, /column 'x' already exists/);
+});
