@@ -102,11 +102,14 @@ export class Kernel {
       }
       const idle = this.publish('status', { execution_state: 'idle' });
       if (this.stopping) await idle.then(() => this.close());
-      else if (!this.loaded) setImmediate(() => this.warmUp());
+      else if (!this.loaded && this.sockets.subscribed) setImmediate(() => this.warmUp());
     });
   }
 
-  /** Loads the interpreter once the first request is answered, so the first cell does not wait for it. */
+  /**
+   * Loads the interpreter (it blocks for a while) once a request has been answered with a client
+   * listening on IOPub: that answer made the client ready, and its first cell need not wait for the load.
+   */
   private warmUp(): void {
     if (this.loaded || this.stopping) return;
     try {

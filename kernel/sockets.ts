@@ -11,7 +11,7 @@ export class MessageSocket {
 
   constructor(
     readonly name: Channel,
-    readonly socket: zmq.Router | zmq.Dealer | zmq.Publisher | zmq.Subscriber,
+    readonly socket: zmq.Router | zmq.Dealer | zmq.XPublisher | zmq.Subscriber,
     private readonly signer: Signer,
   ) {}
 
@@ -53,20 +53,25 @@ export function logError(text: string): void {
   process.stderr.write(`[sqlcdc kernel] ${text}\n`);
 }
 
-/** The kernel's side: ROUTER shell/control/stdin, PUB iopub, REP heartbeat, bound to the connection file's ports. */
+/**
+ * The kernel's side: ROUTER shell/control/stdin, XPUB iopub, REP heartbeat, bound to the connection
+ * file's ports. IOPub is an XPUB so the kernel knows when a client has subscribed: until then
+ * whatever it publishes is lost (ZeroMQ's slow joiner).
+ */
 export class KernelSockets {
   readonly shell: MessageSocket;
   readonly control: MessageSocket;
   readonly stdin: MessageSocket;
   readonly iopub: MessageSocket;
   private readonly hb = new zmq.Reply({ linger: 0 });
+  private readonly topics = new Set<string>();
 
   private constructor(signer: Signer) {
     // linger: the shutdown reply and the last status must leave before the process exits
     this.shell = new MessageSocket('shell', new zmq.Router({ linger: 1000 }), signer);
     this.control = new MessageSocket('control', new zmq.Router({ linger: 1000 }), signer);
     this.stdin = new MessageSocket('stdin', new zmq.Router({ linger: 1000 }), signer);
-    this.iopub = new MessageSocket('iopub', new zmq.Publisher({ linger: 1000 }), signer);
+    this.iopub = new MessageSocket('iopub', new zmq.XPublisher({ linger: 1000 }), signer);
   }
 
   static async bind(info: ConnectionInfo): Promise<KernelSockets> {
@@ -79,7 +84,26 @@ export class KernelSockets {
       s.hb.bind(endpoint(info, 'hb')),
     ]);
     void s.echoHeartbeats();
+    void s.trackSubscriptions();
     return s;
+  }
+
+  /** Whether some client is subscribed to IOPub now. */
+  get subscribed(): boolean {
+    return this.topics.size > 0;
+  }
+
+  private async trackSubscriptions(): Promise<void> {
+    const xpub = this.iopub.socket as zmq.XPublisher;
+    try {
+      // Each message is one byte (1 subscribe, 0 unsubscribe) then the topic prefix.
+      for await (const [frame] of xpub) {
+        if (frame[0] === 1) this.topics.add(frame.subarray(1).toString());
+        else this.topics.delete(frame.subarray(1).toString());
+      }
+    } catch (e) {
+      if (!xpub.closed) logError(`iopub subscriptions: ${(e as Error).message}`);
+    }
   }
 
   private async echoHeartbeats(): Promise<void> {
