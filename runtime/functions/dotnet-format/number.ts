@@ -98,12 +98,12 @@ export function formatGeneral(x: number, c: Culture = INVARIANT): string {
   return generalFromSci(sciDigits(x, 0), 15, 'E', c, true);
 }
 
-/** G formatting of significant digits: fixed when -5 <= exp < threshold, else d.dddE+XX. */
+/** G formatting of significant digits: fixed when -5 < exp < threshold, else d.dddE+XX. */
 function generalFromSci(s: Sci, threshold: number, e: string, c: Culture, trimZeros: boolean): string {
   let digits = trimZeros ? s.digits.replace(/0+$/, '') || '0' : s.digits;
   const sign = s.neg ? c.negative : '';
   if (digits === '0') return `${sign}0`;
-  if (s.exp >= -5 && s.exp < threshold) {
+  if (s.exp > -5 && s.exp < threshold) {
     let int: string;
     let frac: string;
     if (s.exp >= 0) {
