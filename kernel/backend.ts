@@ -3,6 +3,7 @@ import { complete } from '../runtime/services/complete';
 import { inspect } from '../runtime/services/inspect';
 import { Session } from '../runtime/session';
 import { cellCompleteness } from './cell';
+import { registerConnectInfo } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
 import { Executor, type Publish } from './executor';
 import { History, type HistoryQuery } from './history';
@@ -17,7 +18,8 @@ export class Backend {
   readonly executor: Executor;
   private readonly history: History;
 
-  constructor(publish: Publish) {
+  constructor(publish: Publish, connectionFile: string) {
+    registerConnectInfo(connectionFile);
     this.history = new History(join(this.session.state.workspace, 'kernel_history.jsonl'));
     this.executor = new Executor(this.session, this.history, publish);
   }

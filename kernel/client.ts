@@ -1,12 +1,11 @@
 import * as repl from 'node:repl';
 import { styleText } from 'node:util';
 import { useColor } from '../repl/format';
+import { CONTINUATION_PROMPT, PROMPT } from '../repl/start';
 import { cellCompleteness } from './cell';
 import { readConnectionFile } from './connection';
 import { KernelClient } from './kernel-client';
 import type { Message } from './wire';
-
-const PROMPT = 'sqlcdc> ';
 
 /**
  * `sqlcdc repl --existing <connection file>`: the terminal REPL as a Jupyter client of a running
@@ -37,9 +36,11 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
     if (text !== undefined) write(text);
   };
 
+  /** The lines of a statement still being typed (until its `;`). */
   let pending = '';
+  /** Each line is handled after the one before it: piped or pasted lines arrive while a cell runs. */
+  let lines: Promise<void> = Promise.resolve();
   let running = false;
-  let cells: Promise<void> = Promise.resolve();
   let closed = false;
 
   async function runCell(code: string): Promise<void> {
@@ -54,6 +55,19 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
     }
   }
 
+  function setPending(text: string): void {
+    pending = text;
+    server.setPrompt(text ? CONTINUATION_PROMPT : PROMPT);
+  }
+
+  async function accept(line: string): Promise<void> {
+    const text = pending + line;
+    if (!text.trim()) return setPending('');
+    if (cellCompleteness(text).status === 'incomplete') return setPending(text + '\n');
+    setPending('');
+    await runCell(text);
+  }
+
   if (terminal) write(`Attached to a running SQL CDC kernel (${connectionFile}).\n${banner}\nCtrl-D detaches; the kernel keeps running.`);
 
   const server = repl.start({
@@ -62,18 +76,7 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
     output,
     terminal,
     eval: (cmd, _context, _file, done) => {
-      // The same cell splitting as the local REPL, decided here so piped input stays in order.
-      if (cellCompleteness(cmd).status === 'incomplete') {
-        pending = cmd;
-        done(new repl.Recoverable(new Error('statement continues until ";"')), undefined);
-        return;
-      }
-      pending = '';
-      if (cmd.trim() === '') {
-        done(null, undefined);
-        return;
-      }
-      cells = cells.then(() => runCell(cmd)).then(() => {
+      lines = lines.then(() => accept(cmd.replace(/\n$/, ''))).then(() => {
         if (!closed) done(null, undefined);
       });
     },
@@ -81,11 +84,10 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
       const code = pending + line;
       client.request('complete_request', { code, cursor_pos: [...code].length }, { timeoutMs: 5000 }).then(
         (reply) => {
-          const start = Number(reply.content.cursor_start);
           const matches = (reply.content.matches as string[]) ?? [];
-          // readline replaces a suffix of the current line only.
-          const from = [...code].slice(0, start).join('').length;
-          callback(null, from < pending.length ? [[], line] : [matches, code.slice(from)]);
+          const start = [...code].slice(0, Number(reply.content.cursor_start)).join('').length;
+          // readline replaces a part of the current line only.
+          callback(null, start < pending.length ? [[], line] : [matches, code.slice(start)]);
         },
         () => callback(null, [[], line]),
       );
@@ -100,25 +102,27 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
     (server as unknown as { history: string[] }).history.push(...rows.map((r) => r[2].replace(/\n/g, ' ')).reverse());
   }
 
-  const clearBuffered = server.clearBufferedCommand.bind(server);
-  server.clearBufferedCommand = () => {
-    pending = '';
-    clearBuffered();
-  };
-
-  // Ctrl-C while a cell runs interrupts the kernel; otherwise node's own handling.
+  // Ctrl-C while a cell runs interrupts the kernel; during a multi-line statement it drops what was
+  // typed; otherwise node's own handling.
   const nodeInterrupt = server.listeners('SIGINT') as ((this: repl.REPLServer) => void)[];
   server.removeAllListeners('SIGINT');
   const interrupt = () => {
     if (running) void client.request('interrupt_request', {}, { channel: 'control', timeoutMs: 5000 }).catch(() => undefined);
-    else if (!closed) for (const listener of nodeInterrupt) listener.call(server);
+    else if (closed) return;
+    else if (pending) {
+      (server as unknown as { clearLine(): void }).clearLine();
+      setPending('');
+      server.displayPrompt();
+    } else for (const listener of nodeInterrupt) listener.call(server);
   };
   server.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
 
   return new Promise((resolve) => {
     server.on('exit', () => {
-      void cells.then(() => {
+      // At the end of piped input the last statement may omit its `;`, as in a script.
+      lines = lines.then(() => (pending.trim() ? runCell(pending) : undefined));
+      void lines.then(() => {
         closed = true;
         process.off('SIGINT', interrupt);
         client.close();

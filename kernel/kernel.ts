@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Backend } from './backend';
-import type { ConnectionInfo } from './connection';
+import { readConnectionFile } from './connection';
 import type { ExecuteReply, ExecuteRequest } from './executor';
 import type { HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
@@ -48,10 +48,13 @@ export class Kernel {
     shutdown_request: (m, ch) => this.shutdown(m, ch),
   };
 
-  private constructor(private readonly sockets: KernelSockets) {}
+  private constructor(
+    private readonly sockets: KernelSockets,
+    private readonly connectionFile: string,
+  ) {}
 
-  static async start(info: ConnectionInfo): Promise<Kernel> {
-    const kernel = new Kernel(await KernelSockets.bind(info));
+  static async start(connectionFile: string): Promise<Kernel> {
+    const kernel = new Kernel(await KernelSockets.bind(readConnectionFile(connectionFile)), connectionFile);
     const { shell, control } = kernel.sockets;
     void shell.receive((m) => kernel.enqueue(m));
     void control.receive((m) => void kernel.handle(control, m));
@@ -67,7 +70,7 @@ export class Kernel {
   private get backend(): Backend {
     if (!this.loaded) {
       const { Backend: Impl } = require('./backend') as typeof import('./backend');
-      this.loaded = new Impl((type, content) => void this.publish(type, content));
+      this.loaded = new Impl((type, content) => void this.publish(type, content), this.connectionFile);
     }
     return this.loaded;
   }

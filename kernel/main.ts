@@ -1,4 +1,4 @@
-import { readConnectionFile } from './connection';
+import { resolve } from 'node:path';
 import { Kernel } from './kernel';
 import { logError } from './sockets';
 
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   process.on('uncaughtException', (e) => logError(`uncaught: ${e.stack ?? e}`));
   process.on('unhandledRejection', (e) => logError(`unhandled rejection: ${(e as Error)?.stack ?? e}`));
 
-  const kernel = await Kernel.start(readConnectionFile(file));
+  const kernel = await Kernel.start(resolve(file));
   // jupyter_client signals the process group when it interrupts by signal (or the user presses Ctrl-C).
   process.on('SIGINT', () => kernel.interrupt());
   exitWithParent();
