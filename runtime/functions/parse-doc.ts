@@ -51,7 +51,12 @@ export function parseJsonValue(doc: string, path: Value, attr: Value | undefined
 
 export function parseXmlValue(doc: string, path: Value, attr: Value | undefined): Value {
   const errors: string[] = [];
-  const dom = new DOMParser({ onError: (level: string, msg: string) => { if (level !== 'warning') errors.push(msg); } }).parseFromString(doc, 'text/xml');
+  let dom: Document;
+  try {
+    dom = new DOMParser({ onError: (level: string, msg: string) => { if (level !== 'warning') errors.push(msg); } }).parseFromString(doc, 'text/xml') as unknown as Document;
+  } catch (e) {
+    throw new FunctionError(`not valid XML (${(e as Error).message})`);
+  }
   if (errors.length || !dom.documentElement) throw new FunctionError(`not valid XML (${errors[0] ?? 'no root element'})`);
   let node: Node = dom.documentElement as unknown as Node;
   if (path !== null && text(path).trim() !== '') {

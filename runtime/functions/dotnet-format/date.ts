@@ -141,12 +141,15 @@ function compileCustom(fmt: string): Piece[] {
       case 'f':
       case 'F': {
         if (n > 7) throw new FormatError(`'${fmt}': at most 7 ${ch} fraction digits`);
-        const trim = ch === 'F';
-        out.push((p) => {
-          const digits = (pad(p.ms, 3) + '0000').slice(0, n);
-          if (!trim) return digits;
-          return digits.replace(/0+$/, '');
-        });
+        if (ch === 'f') out.push((p) => (pad(p.ms, 3) + '0000').slice(0, n));
+        else {
+          // .NET drops a '.' just before F digits when they are all zero.
+          const dot = fmt[i - 1] === '.' && out.length > 0 ? out.pop() !== undefined : false;
+          out.push((p) => {
+            const digits = (pad(p.ms, 3) + '0000').slice(0, n).replace(/0+$/, '');
+            return digits && dot ? `.${digits}` : digits;
+          });
+        }
         i += n;
         continue;
       }
