@@ -142,8 +142,9 @@ export class Kernel {
 
   /** After a failed cell, the cells already sent behind it are not run (a notebook's "run all" stops there). */
   private async abortQueued(): Promise<void> {
-    // One turn of the event loop lets the socket hand over requests that had already arrived.
-    await new Promise((r) => setImmediate(r));
+    // Two check phases have an I/O poll between them: the socket hands over requests that had
+    // already arrived (a notebook's "run all" sends every cell at once).
+    await new Promise((r) => setImmediate(() => setImmediate(r)));
     for (const m of this.shellQueue) if (m.header.msg_type === 'execute_request') this.aborted.add(m);
   }
 

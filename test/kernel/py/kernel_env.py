@@ -11,11 +11,8 @@ ROOT = os.environ["SQLCDC_ROOT"]
 NODE = os.environ.get("SQLCDC_NODE", "node")
 
 
-def start_kernel(stderr_path=None):
+def start_kernel(**kwargs):
     """A kernel started through the installed kernelspec, as notebooks start it. Returns (km, kc)."""
-    kwargs = {}
-    if stderr_path:
-        kwargs["stderr"] = open(stderr_path, "w")
     return start_new_kernel(kernel_name="sqlcdc", startup_timeout=TIMEOUT, **kwargs)
 
 

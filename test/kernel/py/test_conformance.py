@@ -21,7 +21,7 @@ class SqlCdcKernelTests(jupyter_kernel_test.KernelTests):
     # One expected match each: the suite compares the whole match set.
     completion_samples = [
         {"text": "%hel", "matches": {"%help"}},
-        {"text": "PRINT '#utcn", "matches": {"#utcnow("}},
+        {"text": "PRINT '#utcn", "matches": {"#utcnow"}},
     ]
 
     complete_code_samples = ["PRINT 'x';", "%help", "SELECT * FROM DRIVE 'items.csv';", ""]

@@ -123,19 +123,6 @@ class OneKernel(unittest.TestCase):
         self.assertEqual(errors[0]["content"]["traceback"], c["traceback"])
         self.assertEqual([m for m in outputs if m["msg_type"] == "stream"], [])
 
-    def test_stop_on_error_aborts_the_cells_queued_behind_a_failure(self):
-        first = self.kc.execute("APPLY FILTER 'nosuch > 1';")
-        queued = [self.kc.execute("PRINT 'must not run';") for _ in range(2)]
-        self.assertEqual(shell_reply(self.kc, first)["content"]["status"], "error")
-        for q in queued:
-            c = shell_reply(self.kc, q)["content"]
-            self.assertEqual((c["status"], c["ename"]), ("error", "Aborted"))
-            self.assertNotIn("must not run", stdout_of(iopub_of(self.kc, q)))
-        # the next cell, sent after the failure was answered, runs
-        reply, outputs = run(self.kc, "PRINT 'runs again';")
-        self.assertEqual(reply["content"]["status"], "ok")
-        self.assertEqual(stdout_of(outputs), "runs again\n")
-
     def test_stop_on_error_false_keeps_running_queued_cells(self):
         first = self.kc.execute("APPLY FILTER 'nosuch > 1';", stop_on_error=False)
         second = self.kc.execute("PRINT 'still runs';")
@@ -239,6 +226,22 @@ class Interrupts(unittest.TestCase):
     def test_interrupt_request_message(self):
         self.interrupt_hanging_call(self.km.interrupt_kernel)
 
+    def test_cells_queued_behind_an_interrupted_or_failed_cell_are_aborted(self):
+        # "Run all" sends every cell at once; after a failure (an interrupt is one) the rest do not run.
+        first = self.kc.execute("SELECT * FROM HTTP [hang] (GET /never);")
+        queued = [self.kc.execute("PRINT 'must not run';") for _ in range(2)]
+        self.assertTrue(self.server.request_seen.wait(TIMEOUT), "the HTTP call never reached the server")
+        self.km.interrupt_kernel()
+        self.assertEqual(shell_reply(self.kc, first)["content"]["status"], "error")
+        for q in queued:
+            c = shell_reply(self.kc, q)["content"]
+            self.assertEqual((c["status"], c["ename"]), ("error", "Aborted"))
+            self.assertNotIn("must not run", stdout_of(iopub_of(self.kc, q)))
+        # the next cell, sent after the failure was answered, runs
+        reply, outputs = run(self.kc, "PRINT 'runs again';")
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertEqual(stdout_of(outputs), "runs again\n")
+
     def test_sigint(self):
         pid = self.km.provisioner.process.pid
         self.interrupt_hanging_call(lambda: os.kill(pid, signal.SIGINT))
@@ -246,8 +249,9 @@ class Interrupts(unittest.TestCase):
 
 class Lifecycle(unittest.TestCase):
     def test_forged_signature_is_dropped_logged_and_never_executed(self):
-        log = os.path.join(os.environ["SQLCDC_HOME"], "forged-stderr.log")
-        km, kc = start_kernel(stderr_path=log)
+        log = os.path.abspath("forged-stderr.log")  # the working directory is the test's temporary folder
+        stderr = open(log, "w")
+        km, kc = start_kernel(stderr=stderr)
         try:
             count = run(kc, "PRINT 'before';")[0]["content"]["execution_count"]
             forger = Session(key=b"not-the-key")
@@ -267,6 +271,7 @@ class Lifecycle(unittest.TestCase):
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
+            stderr.close()
 
     def test_shutdown_replies_then_exits_and_restart_gives_a_fresh_session(self):
         km, kc = start_kernel()
