@@ -40,6 +40,12 @@ class Occurrences {
 
 const FILTER_MODES: readonly FilterMode[] = ['SQL', 'REGEX', 'XPATH', 'TX'];
 
+/** LOAD's stream words; INSERTS reads the upsert stream like UPSERTS (singular forms tolerated). */
+const LOAD_STREAMS: [TokenType, 'upserts' | 'updates' | 'deletes'][] = [
+  [KW.UPSERTS, 'upserts'], [KW.UPSERT, 'upserts'], [KW.INSERTS, 'upserts'], [KW.INSERT, 'upserts'],
+  [KW.UPDATES, 'updates'], [KW.UPDATE, 'updates'], [KW.DELETES, 'deletes'], [KW.DELETE, 'deletes'],
+];
+
 /** What the rule of a statement returns: its fields but the common ones the parser adds. */
 export type StatementBody = Body<
   | SelectHttp | SelectDb | SelectDrive | Load | ApplyTx | ApplySchema | ApplyPipeline | ApplyHttp | ApplyFilter
@@ -306,13 +312,12 @@ export class Grammar extends EmbeddedActionsParser {
 
   load = this.RULE('load', (): Body<Load> => {
     const node = { kind: 'Load', upserts: false, updates: false, deletes: false, checkSignature: false } as Body<Load>;
-    this.MANY(() =>
-      this.OR([
-        { ALT: () => this.OR1([{ ALT: () => this.CONSUME(KW.UPSERTS) }, { ALT: () => this.CONSUME(KW.UPSERT) }, { ALT: () => this.CONSUME(KW.INSERTS) }, { ALT: () => this.CONSUME(KW.INSERT) }]) && (node.upserts = true) },
-        { ALT: () => this.OR2([{ ALT: () => this.CONSUME(KW.UPDATES) }, { ALT: () => this.CONSUME(KW.UPDATE) }]) && (node.updates = true) },
-        { ALT: () => this.OR3([{ ALT: () => this.CONSUME(KW.DELETES) }, { ALT: () => this.CONSUME(KW.DELETE) }]) && (node.deletes = true) },
-      ]),
-    );
+    this.MANY(() => {
+      const t = this.OR(LOAD_STREAMS.map(([type]) => ({ ALT: () => this.CONSUME(type) })));
+      this.ACTION(() => {
+        node[LOAD_STREAMS.find(([type]) => type === t.tokenType)![1]] = true;
+      });
+    });
     this.CONSUME(KW.FROM);
     const connection = this.OPTION(() => this.SUBRULE(this.connection));
     node.name = this.SUBRULE(this.text);

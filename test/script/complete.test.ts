@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isCompleteScript } from '../../runtime/script/parser';
+
+const status = (text: string) => isCompleteScript(text).status;
+
+test('complete: empty, only comments, or ending with ; outside strings and blocks', () => {
+  for (const text of ['', '   \n', '-- just a note', "PRINT 'a';", "PRINT 'a';  -- done\n", "PRINT 'a'; PRINT 'b';", 'APPLY PIPELINE (PRINT 1; PRINT 2);'.replace(/PRINT (\d)/g, "PRINT '$1'")]) {
+    assert.equal(status(text), 'complete', text);
+  }
+});
+
+test('incomplete: an open string, block or {{, or no ; yet', () => {
+  assert.deepEqual(isCompleteScript("PRINT 'it''s"), { status: 'incomplete', indent: '' });
+  assert.deepEqual(isCompleteScript("PRINT 'a;"), { status: 'incomplete', indent: '' });
+  assert.deepEqual(isCompleteScript('  SELECT * FROM DB [d] (\n    select 1;'), { status: 'incomplete', indent: '      ' });
+  assert.deepEqual(isCompleteScript('APPLY PIPELINE (\n  PRINT \'a\';'), { status: 'incomplete', indent: '    ' });
+  assert.deepEqual(isCompleteScript('PRINT {{name'), { status: 'incomplete', indent: '' });
+  assert.deepEqual(isCompleteScript("SELECT * FROM HTTP (GET /a)\n  APPLY TX '$'"), { status: 'incomplete', indent: '    ' });
+  assert.equal(status("PRINT 'a'"), 'incomplete');
+  assert.equal(status("PRINT 'a'; APPLY"), 'incomplete');
+  assert.equal(status('SELECT * FROM'), 'incomplete');
+  assert.equal(status("PRINT 'a' -- no semicolon yet"), 'incomplete');
+});
+
+test('invalid: no continuation can make it parse', () => {
+  assert.equal(status("PRINT 'a'; )"), 'invalid');
+  assert.equal(status('SELECT * FROM HTTP [my api'), 'invalid');
+  assert.equal(status('FETCH everything'), 'invalid');
+  assert.equal(status('APPLY FOO'), 'invalid');
+  assert.equal(status("APPLY FILTER 'a' FOO;"), 'invalid');
+  assert.equal(status("FOO; PRINT 'a'"), 'invalid');
+});
