@@ -3,18 +3,13 @@ import { Session } from '../runtime/session';
 import { caretLines, type ScriptError } from '../runtime/errors';
 import type { Dataset } from '../runtime/dataset/dataset';
 import type { Result } from '../runtime/results';
+import { EXIT, type OutputFormat } from './constants';
 import { renderText, toCsv, toJsonRows } from '../runtime/dataset/render';
-
-export const OUTPUT_FORMATS = ['table', 'json', 'csv'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export interface RunOptions {
   workspace?: string;
   output: OutputFormat;
 }
-
-/** Exit codes of `sqlcdc run`. */
-export const EXIT = { ok: 0, scriptError: 1, usage: 2, interrupted: 130 } as const;
 
 /** `file:line:col: <STATEMENT>: reason`, then the offending line with a caret, as compilers report. */
 export function formatScriptError(file: string, e: ScriptError, source: string): string {

@@ -2,8 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EXIT, OUTPUT_FORMATS, runScript, type OutputFormat } from './run';
-import { startRepl } from '../repl/start';
+import { EXIT, OUTPUT_FORMATS, type OutputFormat } from './constants';
 
 const USAGE = `Usage:
   sqlcdc [repl] [--workspace DIR] [--existing CONNECTION_FILE]
@@ -98,12 +97,17 @@ async function main(argv: string[]): Promise<number> {
     case 'version':
       process.stdout.write(`${version()}\n`);
       return EXIT.ok;
-    case 'run':
+    // The interpreter is loaded only for the commands that need it: --help and --version stay instant.
+    case 'run': {
+      const { runScript } = await import('./run');
       return runScript(inv.script!, { workspace: inv.workspace, output: inv.output });
-    case 'repl':
+    }
+    case 'repl': {
       if (inv.existing !== undefined) return runExisting(inv.existing);
+      const { startRepl } = await import('../repl/start');
       await startRepl({ workspace: inv.workspace });
       return EXIT.ok;
+    }
   }
 }
 
@@ -117,6 +121,6 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     process.stderr.write(`sqlcdc: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(70);
+    process.exit(EXIT.internal);
   },
 );

@@ -78,6 +78,8 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
     });
   };
 
+  if (terminal) write(`SQL CDC REPL — workspace ${session.state.workspace}\nType .help for help, Ctrl-D to exit.`);
+
   const server = repl.start({
     prompt: PROMPT,
     input,

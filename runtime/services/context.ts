@@ -28,23 +28,26 @@ const SIGILS = '#@%';
 
 /**
  * The magic lines of a cell are its leading lines starting with `%`, blank lines and `--` comments
- * between them allowed (as Session.execute splits them). Returns the offset where the body starts.
+ * between them allowed (as Session.execute splits them). Returns where the last of them ends (0 when
+ * there are none): statement text, comments included, is scanned from there.
  */
 function magicBlockEnd(code: string): number {
   let offset = 0;
+  let last = 0;
   while (offset < code.length) {
     const nl = code.indexOf('\n', offset);
     const end = nl < 0 ? code.length : nl + 1;
     const line = code.slice(offset, end).trim();
-    if (line !== '' && !line.startsWith('%') && !line.startsWith('--')) return offset;
+    if (line.startsWith('%')) last = end;
+    else if (line !== '' && !line.startsWith('--')) break;
     offset = end;
   }
-  return offset;
+  return last;
 }
 
 export function cursorContext(code: string, cursor: number): CursorContext {
   const body = magicBlockEnd(code);
-  if (cursor <= body && body > 0) {
+  if (cursor <= body) {
     const lineStart = code.lastIndexOf('\n', cursor - 1) + 1;
     const line = code.slice(lineStart, cursor);
     const indent = line.length - line.trimStart().length;

@@ -40,6 +40,17 @@ function statementInspection(d: StatementDoc): Inspection {
 }
 
 /**
+ * An option of the statement when the keyword belongs to one rather than to the statement's head:
+ * KEEP_EMPTY in APPLY FILTER, APPLY in SELECT … APPLY TX, any spelling the option's syntax lists.
+ */
+function optionInspection(d: StatementDoc, word: string): Inspection | undefined {
+  if (d.keyword.split(' ').includes(word)) return undefined;
+  const words = (text: string) => text.split(/[\s|{}]+/).filter((w) => /^[A-Z_]+$/.test(w));
+  const o = d.options.find((x) => words(x.name).includes(word)) ?? d.options.find((x) => words(x.syntax).includes(word));
+  return o && doc(`${o.name} (option of ${d.keyword})`, o.syntax, o.description);
+}
+
+/**
  * The statement doc whose keyword words appear, in order, among the statement's words, starting
  * with its first word: `ADD OR ALTER COLUMN` is documented by ADD COLUMN. The doc with the most
  * words wins; among equals, the one matched earliest (SELECT * FROM HTTP before a DRIVE later on).
@@ -119,7 +130,7 @@ export function inspect(session: Session, code: string, cursor: number): Inspect
   const isKeyword = ctx.region === 'code' && languageKeywords().includes(word.text.toUpperCase());
   if (!isKeyword) return columnInspection(session, word.text);
   const d = statementDocFor(statementWords(code, ctx.statementStart));
-  if (d) return statementInspection(d);
+  if (d) return optionInspection(d, word.text.toUpperCase()) ?? statementInspection(d);
   const containing = statementDocList().find((s) => s.keyword.toUpperCase().split(/\s+/).includes(word.text.toUpperCase()));
   return containing ? statementInspection(containing) : columnInspection(session, word.text);
 }

@@ -1,5 +1,5 @@
 import { functionDocs, type FunctionDoc } from '../functions/registry';
-import { keywords, statementDocs } from '../script/parser';
+import { keywords, statementDocs, type StatementDoc } from '../script/parser';
 
 /**
  * The words the language services offer, read from the registries the interpreter itself uses
@@ -7,14 +7,7 @@ import { keywords, statementDocs } from '../script/parser';
  * drift from what actually runs. Computed once: the registries are fixed after start-up.
  */
 
-export type { FunctionDoc };
-
-export interface StatementDoc {
-  keyword: string;
-  syntax: string;
-  description: string;
-  example: string;
-}
+export type { FunctionDoc, StatementDoc };
 
 let keywordList: string[] | undefined;
 let functionIndex: Map<string, FunctionDoc> | undefined;

@@ -7,6 +7,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQLCDC, tempDir } from '../repl/harness';
 
+/** A safety net so a hung child fails the test instead of the run; no test relies on timing. */
+const LIMITS = { timeout: 60_000 };
+
 interface Outcome {
   code: number | null;
   stdout: string;
@@ -45,7 +48,7 @@ APPLY SCHEMA (
 PRINT 'loaded #data.count() rows';
 `;
 
-test('run --output json prints the final dataset as typed rows; PRINT goes to stderr', async () => {
+test('run --output json prints the final dataset as typed rows; PRINT goes to stderr', LIMITS, async () => {
   const dir = project({ 'load.sql': LOAD });
   const r = await sqlcdc(dir, ['run', 'scripts/load.sql', '--output', 'json']);
   assert.equal(r.code, 0, r.stderr);
@@ -58,14 +61,14 @@ test('run --output json prints the final dataset as typed rows; PRINT goes to st
   assert.ok(existsSync(join(dir, '.sqlcdc')), 'the default workspace is ./.sqlcdc');
 });
 
-test('run --output csv prints RFC 4180 CSV', async () => {
+test('run --output csv prints RFC 4180 CSV', LIMITS, async () => {
   const dir = project({ 'load.sql': LOAD });
   const r = await sqlcdc(dir, ['run', 'scripts/load.sql', '--output', 'csv']);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'id,name,amount\r\n1,lamp,12.50\r\n2,"fridge, large",499.99\r\n3,door,80.00\r\n');
 });
 
-test('run prints a table of every row by default', async () => {
+test('run prints a table of every row by default', LIMITS, async () => {
   const rows = Array.from({ length: 60 }, (_, i) => `${i},row${i}`).join('\n');
   const dir = project({ 'many.sql': "SELECT * FROM DRIVE 'many.csv';" });
   writeFileSync(join(dir, 'many.csv'), `n,label\n${rows}\n`);
@@ -76,7 +79,7 @@ test('run prints a table of every row by default', async () => {
   assert.match(r.stdout, /\(60 rows\)\n$/);
 });
 
-test('a script that only prints writes nothing on stdout, and [] for json', async () => {
+test('a script that only prints writes nothing on stdout, and [] for json', LIMITS, async () => {
   const dir = project({ 'hello.sql': "PRINT 'hello';\nPRINT 'world'" });
   const table = await sqlcdc(dir, ['run', 'scripts/hello.sql']);
   assert.deepEqual(table, { code: 0, stdout: '', stderr: 'hello\nworld\n' });
@@ -84,7 +87,7 @@ test('a script that only prints writes nothing on stdout, and [] for json', asyn
   assert.equal(json.stdout, '[]\n');
 });
 
-test('a script error exits 1 with file:line:col, the statement and the reason on stderr', async () => {
+test('a script error exits 1 with file:line:col, the statement and the reason on stderr', LIMITS, async () => {
   const dir = project({ 'bad.sql': "PRINT 'before';\n  SELECT * FROM DRIVE 'missing.csv';\nPRINT 'after';\n" });
   const r = await sqlcdc(dir, ['run', 'scripts/bad.sql', '--output', 'json']);
   assert.equal(r.code, 1);
@@ -103,7 +106,7 @@ test('a script error exits 1 with file:line:col, the statement and the reason on
   assert.match(s.stderr, /^scripts\/syntax\.sql:2:7: /);
 });
 
-test('bad usage exits 2 with the usage on stderr', async () => {
+test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   const dir = project({ 'ok.sql': "PRINT 'x';" });
   for (const args of [
     ['run'],
@@ -123,7 +126,7 @@ test('bad usage exits 2 with the usage on stderr', async () => {
   assert.match(missing.stderr, /^sqlcdc: cannot read nowhere\.sql: /);
 });
 
-test('--help and --version', async () => {
+test('--help and --version', LIMITS, async () => {
   const dir = tempDir('cli');
   const help = await sqlcdc(dir, ['--help']);
   assert.equal(help.code, 0);
@@ -134,7 +137,7 @@ test('--help and --version', async () => {
   assert.equal((await sqlcdc(dir, ['-v'])).stdout, `${pkg.version}\n`);
 });
 
-test('--workspace chooses the workspace folder', async () => {
+test('--workspace chooses the workspace folder', LIMITS, async () => {
   const dir = project({ 'ws.sql': '%workspace\n' });
   const r = await sqlcdc(dir, ['run', 'scripts/ws.sql', '--workspace', 'elsewhere']);
   assert.equal(r.code, 0, r.stderr);
@@ -142,7 +145,7 @@ test('--workspace chooses the workspace folder', async () => {
   assert.ok(existsSync(join(dir, 'elsewhere')));
 });
 
-test('SIGINT cancels the running statement and exits 130', async (t) => {
+test('SIGINT cancels the running statement and exits 130', LIMITS, async (t) => {
   const pending: IncomingMessage[] = [];
   let arrived!: () => void;
   const requestArrived = new Promise<void>((r) => (arrived = r));
@@ -163,7 +166,7 @@ test('SIGINT cancels the running statement and exits 130', async (t) => {
   assert.ok(!r.stderr.includes('not reached'));
 });
 
-test('repl --existing hands over to the kernel client', async () => {
+test('repl --existing hands over to the kernel client', LIMITS, async () => {
   const r = await sqlcdc(tempDir('cli'), ['repl', '--existing', 'no-such-kernel.json']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^sqlcdc: cannot attach to the kernel: .*no-such-kernel\.json/);

@@ -53,10 +53,14 @@ test('a keyword shows the documentation of the statement it belongs to', () => {
   const r = at(s, "APPLY FIL|TER 'amount > 1' LIMIT 5;");
   assert.ok(r.text.includes(filter.syntax), r.text);
   assert.ok(r.text.includes(filter.description));
-  assert.ok(at(s, "APPLY FILTER 'amount > 1' LIM|IT 5;").text.includes(filter.syntax));
+  assert.ok(r.text.includes(filter.example));
   assert.ok(at(s, "ADD OR ALT|ER COLUMN 'x=1';").text.includes(statementDoc('ADD COLUMN').syntax));
   const second = at(s, "PRINT 'a';\nSELECT * FROM DR|IVE 'x.csv';");
-  assert.ok(second.text.includes(statementDoc('SELECT * FROM DRIVE').syntax), second.text);
+  assert.ok(second.text.includes(statementDoc('SELECT FROM DRIVE').syntax), second.text);
+  const keepEmpty = statementDoc('APPLY FILTER').options.find((o) => o.name === 'KEEP_EMPTY')!;
+  const option = at(s, "APPLY FILTER REGEX 'a' ON 'name' KEEP_EM|PTY;");
+  assert.equal(option.text.split('\n')[0], 'KEEP_EMPTY (option of APPLY FILTER)');
+  assert.ok(option.text.includes(keepEmpty.description));
 });
 
 test('a column shows its type, in templates, expressions and as an identifier', () => {

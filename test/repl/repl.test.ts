@@ -6,6 +6,9 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { body, CONTINUATION, PROMPT, ReplProcess, tempDir } from './harness';
 
+/** A safety net so a hung child fails the test instead of the run; no test relies on timing. */
+const LIMITS = { timeout: 60_000 };
+
 const CSV = 'id,name,amount\n1,lamp,12.50\n2,fridge,499.99\n3,door,80\n';
 
 function startRepl(t: { after(fn: () => void): void }, env: Record<string, string | undefined> = {}): { repl: ReplProcess; dir: string } {
@@ -16,7 +19,7 @@ function startRepl(t: { after(fn: () => void): void }, env: Record<string, strin
   return { repl, dir };
 }
 
-test('a statement spans lines until its ";" and PRINT prints', async (t) => {
+test('a statement spans lines until its ";" and PRINT prints', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   assert.equal(await repl.response(), PROMPT);
   assert.equal(await repl.send('PRINT'), CONTINUATION);
@@ -30,7 +33,7 @@ test('a statement spans lines until its ";" and PRINT prints', async (t) => {
   assert.equal(await repl.close(), 0);
 });
 
-test('a magic runs at once and changes the session', async (t) => {
+test('a magic runs at once and changes the session', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();
   assert.equal(body(await repl.send('%limit 2')), 'display limit: 2 rows\n');
@@ -39,7 +42,7 @@ test('a magic runs at once and changes the session', async (t) => {
   assert.doesNotMatch(table, /door/);
 });
 
-test('an error shows the statement, line, column and a caret, and the session stays usable with its dataset', async (t) => {
+test('an error shows the statement, line, column and a caret, and the session stays usable with its dataset', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();
   await repl.send("SELECT * FROM DRIVE 'items.csv';");
@@ -60,7 +63,7 @@ test('an error shows the statement, line, column and a caret, and the session st
   assert.equal(body(await repl.send("PRINT 'rows: #data.count()';")), 'rows: 3\n');
 });
 
-test('an error in the second line of a multi-line statement points into that line', async (t) => {
+test('an error in the second line of a multi-line statement points into that line', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();
   assert.equal(await repl.send('SELECT * FROM DRIVE'), CONTINUATION);
@@ -71,7 +74,7 @@ test('an error in the second line of a multi-line statement points into that lin
   assert.match(syntax, /\n {2} {2}42 43;\n/);
 });
 
-test('Ctrl-C cancels a running statement; the REPL stays alive and keeps its dataset', async (t) => {
+test('Ctrl-C cancels a running statement; the REPL stays alive and keeps its dataset', LIMITS, async (t) => {
   let requests = 0;
   let arrived!: () => void;
   const requestArrived = new Promise<void>((r) => (arrived = r));
@@ -105,7 +108,7 @@ test('Ctrl-C cancels a running statement; the REPL stays alive and keeps its dat
   assert.equal(await repl.close(), 0);
 });
 
-test('Ctrl-C while a statement is being typed drops it; at an empty prompt node asks for a second one', async (t) => {
+test('Ctrl-C while a statement is being typed drops it; at an empty prompt node asks for a second one', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();
   assert.equal(await repl.send('SELECT * FROM'), CONTINUATION);
@@ -118,7 +121,7 @@ test('Ctrl-C while a statement is being typed drops it; at an empty prompt node 
   assert.ok(repl.alive);
 });
 
-test('input arriving all at once (a paste, a pipe) runs in order, and the end of input exits', async (t) => {
+test('input arriving all at once (a paste, a pipe) runs in order, and the end of input exits', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();
   repl.child.stdin.write("PRINT 'one';\nSELECT *\nFROM DRIVE 'items.csv';\n%limit 1\nPRINT 'rows: #data.count()';\nPRINT 'last, no semicolon'");
@@ -129,7 +132,7 @@ test('input arriving all at once (a paste, a pipe) runs in order, and the end of
   assert.deepEqual([...order].sort((a, b) => a - b), order, out);
 });
 
-test('history is kept in the workspace, without lines that carry secrets', async (t) => {
+test('history is kept in the workspace, without lines that carry secrets', LIMITS, async (t) => {
   const { repl, dir } = startRepl(t);
   await repl.response();
   await repl.send("PRINT 'remember me';");
@@ -149,7 +152,7 @@ test('history is kept in the workspace, without lines that carry secrets', async
   assert.deepEqual(readFileSync(file, 'utf8').trim().split('\n'), ["PRINT 'remember me';", '%limit 7', '%workspace']);
 });
 
-test('.help lists the commands and magics, .doc shows documentation', async (t) => {
+test('.help lists the commands and magics, .doc shows documentation', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();
   const help = body(await repl.send('.help'));
@@ -163,7 +166,7 @@ test('.help lists the commands and magics, .doc shows documentation', async (t) 
   assert.equal(body(await repl.send('.doc nothing_here')), "no documentation for 'nothing_here'; try .help\n");
 });
 
-test('the workspace defaults to ./.sqlcdc under the working directory', async (t) => {
+test('the workspace defaults to ./.sqlcdc under the working directory', LIMITS, async (t) => {
   const dir = tempDir('repl-default');
   const repl = new ReplProcess(dir, { SQLCDC_HOME: undefined });
   t.after(() => repl.kill());
