@@ -11,9 +11,9 @@ import { childOf, type Message } from './wire';
 type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
 
 /**
- * The Jupyter protocol side of the kernel: it routes requests, frames each one with busy/idle on
- * IOPub, runs shell requests one at a time in arrival order and control requests at once (so an
- * interrupt or shutdown reaches a running cell). All language work goes to the Backend.
+ * The Jupyter protocol side of the kernel: it routes requests, runs shell requests one at a time in
+ * arrival order, each framed by busy/idle on IOPub, and control requests at once (so an interrupt or
+ * shutdown reaches a running cell). All language work goes to the Backend.
  */
 export class Kernel {
   /** This kernel's session id, in the header of everything it sends. */
@@ -89,7 +89,10 @@ export class Kernel {
 
   private handle(channel: MessageSocket, msg: Message): Promise<void> {
     return this.context.run(msg, async () => {
-      void this.publish('status', { execution_state: 'busy' });
+      // Shell requests are framed by busy/idle (clients wait for it). Control requests are not: an
+      // interrupt's idle would report the kernel idle while its cell still runs (jupyter_client#838).
+      const framed = channel === this.sockets.shell;
+      if (framed) void this.publish('status', { execution_state: 'busy' });
       const type = msg.header.msg_type;
       try {
         const handler = this.handlers[type];
@@ -103,8 +106,11 @@ export class Kernel {
           await this.reply(channel, msg, type.replace(/_request$/, '_reply'), { status: 'error', ename: 'KernelError', evalue: text, traceback: [text] });
         }
       }
-      const idle = this.publish('status', { execution_state: 'idle' });
-      if (this.stopping) await idle.then(() => this.close());
+      const idle = framed ? this.publish('status', { execution_state: 'idle' }) : undefined;
+      if (this.stopping) {
+        await idle;
+        this.close();
+      }
       else if (!this.loaded && this.sockets.subscribed) setImmediate(() => this.warmUp());
     });
   }
@@ -153,7 +159,7 @@ export class Kernel {
     const content = { status: 'ok', restart: msg.content.restart === true };
     await this.reply(channel, msg, 'shutdown_reply', content);
     // Older clients listen for it on IOPub.
-    void this.publish('shutdown_reply', content);
+    await this.publish('shutdown_reply', content);
     this.stopping = true;
   }
 
