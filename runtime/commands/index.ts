@@ -5,3 +5,5 @@ import './apply-schema';
 import './add-column';
 import './zip-column';
 import './apply-pipeline';
+import './apply-filter';
+import './select-drive';

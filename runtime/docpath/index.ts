@@ -1,0 +1,100 @@
+import type { Node } from '@xmldom/xmldom';
+import type { Dataset } from '../dataset/dataset';
+import { ScriptError } from '../errors';
+import { exactText, isExact, parseJson, stringifyJson } from './json';
+import { compilePath, type DocKind, type PathPart } from './path';
+import { documentRecords } from './records';
+import { selectJson } from './select-json';
+import { selectXml } from './select-xml';
+import { recordsToDataset } from './typing';
+import { parseXml, textOf } from './xml';
+
+/**
+ * Document paths (reference.md "Document paths"): JSON and XML documents → datasets, for APPLY TX,
+ * SELECT FROM HTTP/DRIVE … APPLY TX, the APPLY FILTER TX/XPATH filters and the webhook's rootpath.
+ * See docs/sources.md for the path language and how values are typed.
+ */
+
+export type { DocKind, PathPart } from './path';
+export { compilePath } from './path';
+export { recordsToDataset, uniqueName, type BuildOptions } from './typing';
+export { documentRecords } from './records';
+
+/** Either spelling of a document kind is accepted ('json' or 'JSON'). */
+export type DocKindArg = DocKind | Uppercase<DocKind>;
+
+export interface DocumentOptions {
+  /** Adds a string column of that name with the raw JSON/XML text of each record (RAWCOL). */
+  rawCol?: string;
+  /** Fractions become decimal instead of double (#setjsonsettings floatparsehandling:decimal). */
+  floatDecimal?: boolean;
+  /** Names the document (a file, "row 3 of column payload") in error messages. */
+  source?: string;
+}
+
+/** A parsed document: JSON values, or an xmldom Document. */
+export type ParsedDocument = unknown;
+
+function kindOf(kind: DocKindArg): DocKind {
+  return kind.toLowerCase() as DocKind;
+}
+
+/** Parses document text; malformed text is a ScriptError with line and column. */
+export function parseDocument(text: string, kind: DocKindArg, source?: string): ParsedDocument {
+  return kindOf(kind) === 'xml' ? parseXml(text, source) : parseJson(text, source);
+}
+
+/** 'xml' when the text starts with '<', 'json' with '{' or '[', otherwise undefined. */
+export function sniffKind(text: string): DocKind | undefined {
+  const m = /\S/.exec(text);
+  const c = m ? m[0] : '';
+  return c === '<' ? 'xml' : c === '{' || c === '[' ? 'json' : undefined;
+}
+
+/** The document kind a media type names (application/json, text/xml, application/atom+xml…). */
+export function kindOfMediaType(mediaType: string): DocKind | undefined {
+  const t = mediaType.toLowerCase();
+  if (/[/+]json\b/.test(t)) return 'json';
+  if (/[/+]xml\b/.test(t)) return 'xml';
+  return undefined;
+}
+
+/**
+ * The dataset a path selects in a document (text or already parsed JSON/XML DOM). `$` is the root:
+ * its direct children become columns; an array (in XML, the root's repeated children) gives one row
+ * per element.
+ */
+export function documentToDataset(doc: string | object, kind: DocKindArg, path = '$', options: DocumentOptions = {}): Dataset {
+  const k = kindOf(kind);
+  const root = typeof doc === 'string' ? parseDocument(doc, k, options.source) : doc;
+  return selectDataset(root, k, compilePath(path.trim() || '$', k), options);
+}
+
+/** As documentToDataset, for a path compiled once and a document parsed by the caller. */
+export function selectDataset(root: ParsedDocument, kind: DocKind, parts: PathPart[], options: DocumentOptions = {}): Dataset {
+  const { records, raws } = documentRecords(root, kind, parts, options.rawCol !== undefined);
+  return recordsToDataset(records, {
+    inferText: kind === 'xml',
+    floatDecimal: options.floatDecimal,
+    raw: options.rawCol !== undefined ? { name: options.rawCol, values: raws! } : undefined,
+  });
+}
+
+/**
+ * The text of the first node a path selects (paging links and tokens), or null when it selects
+ * nothing or null. Objects and arrays give their JSON text. `||` joins are not allowed here.
+ */
+export function valueAtPath(root: ParsedDocument, kind: DocKindArg, path: string): string | null {
+  const k = kindOf(kind);
+  const parts = compilePath(path, k);
+  if (parts.length > 1) throw new ScriptError(`'${path}' joins paths with '||'; a single value needs a single path`, 'semantic');
+  if (k === 'xml') {
+    const first = selectXml(root as Node, parts[0])[0];
+    if (first === undefined) return null;
+    return typeof first === 'string' ? first : textOf(first);
+  }
+  const first = selectJson(root, parts[0])[0];
+  if (first === undefined || first === null) return null;
+  if (typeof first === 'string') return isExact(first) ? exactText(first) : first;
+  return typeof first === 'object' ? stringifyJson(first) : String(first);
+}

@@ -1,0 +1,124 @@
+import { ScriptError } from '../errors';
+import { lineColumn, where } from './location';
+
+/**
+ * JSON with exact numbers. JSON.parse turns every number into a double, which silently rounds
+ * integers beyond 2^53 and decimals with more than 15 significant digits (reference C.8: exact
+ * digits end to end). Node 20 has no reviver source access, so number tokens with 16 or more digits
+ * are rewritten into marker strings (`EXACT` + the token text) before JSON.parse; the dataset builder
+ * types them as long or decimal from their text. Documents without such numbers (the usual case) are
+ * parsed by JSON.parse alone: the rewrite runs only when a quick test finds a long digit run.
+ */
+
+/** Prefix of a marker string standing for a number token kept as text. */
+export const EXACT = '\u0000#';
+
+const LONG_DIGITS = /\d{16}/;
+
+export function isExact(v: unknown): v is string {
+  return typeof v === 'string' && v.startsWith(EXACT);
+}
+
+export function exactText(marker: string): string {
+  return marker.slice(EXACT.length);
+}
+
+/** Parses JSON text; `source` names the file or column in errors, `firstLine` numbers its lines. */
+export function parseJson(text: string, source?: string, firstLine = 1): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (body.trim() === '') throw new ScriptError(`${where(source)}empty document: expected JSON`, 'runtime');
+  const prepared = LONG_DIGITS.test(body) ? markLongNumbers(body) : body;
+  try {
+    return JSON.parse(prepared);
+  } catch (e) {
+    // Positions refer to the original text: parse it again unmarked only to locate the error.
+    throw jsonError(body, prepared === body ? e : catchOf(() => JSON.parse(body)) ?? e, firstLine, source);
+  }
+}
+
+function catchOf(f: () => unknown): unknown {
+  try {
+    f();
+    return undefined;
+  } catch (e) {
+    return e;
+  }
+}
+
+/** Rewrites number tokens of 16+ digits into marker strings; strings are skipped as they are. */
+function markLongNumbers(text: string): string {
+  const parts: string[] = [];
+  let last = 0;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i += 2;
+        else if (d === 0x22) break;
+        else i++;
+      }
+      i++;
+    } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+      const start = i;
+      let digits = 0;
+      i++;
+      if (c !== 0x2d) digits++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d >= 0x30 && d <= 0x39) {
+          digits++;
+          i++;
+        } else if (d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) {
+          i++;
+        } else break;
+      }
+      if (digits >= 16) {
+        parts.push(text.slice(last, start), '"\\u0000#', text.slice(start, i), '"');
+        last = i;
+      }
+    } else {
+      i++;
+    }
+  }
+  if (last === 0) return text;
+  parts.push(text.slice(last));
+  return parts.join('');
+}
+
+/** JSON text of a parsed value, marker strings written back as the numbers they stand for. */
+export function stringifyJson(value: unknown): string {
+  const s = JSON.stringify(value);
+  return s.includes('"\\u0000#') ? s.replace(/"\\u0000#([-+.eE0-9]+)"/g, '$1') : s;
+}
+
+/**
+ * A ScriptError for a JSON.parse failure with line and column. V8 gives a position for most errors;
+ * for "Unexpected token" it quotes ~10 characters around the token instead, which locates it.
+ */
+function jsonError(text: string, e: unknown, firstLine: number, source?: string): ScriptError {
+  const message = e instanceof Error ? e.message : String(e);
+  let offset: number | undefined;
+  let reason = message.replace(/ in JSON at position \d+.*$/s, '');
+  const at = / at position (\d+)/.exec(message);
+  if (at) offset = Number(at[1]);
+  else if (/Unexpected end of JSON input/.test(message)) offset = text.length;
+  else {
+    const token = /^Unexpected token '(.+?)', (\.\.\.)?"(.*)"(\.\.\.)? is not valid JSON$/s.exec(message);
+    if (token) {
+      reason = `unexpected '${token[1]}'`;
+      const [, , before, snippet, after] = token;
+      if (before) {
+        const i = after ? text.indexOf(snippet) : text.length - snippet.length;
+        if (i >= 0) offset = i + 10;
+      } else if (after) {
+        offset = snippet.length - 11;
+      }
+    }
+  }
+  const pos = offset === undefined ? (firstLine > 1 ? ` at line ${firstLine}` : '') : ` at ${lineColumn(text, offset, firstLine)}`;
+  return new ScriptError(`${where(source)}invalid JSON${pos}: ${reason}`, 'runtime');
+}

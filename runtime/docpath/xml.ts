@@ -1,0 +1,136 @@
+import { DOMParser, XMLSerializer, type Document, type Element, type Node } from '@xmldom/xmldom';
+import { ScriptError } from '../errors';
+import { where } from './location';
+
+/**
+ * XML documents as xmldom DOMs: one model gives record selection, per-record XPath (the npm xpath
+ * package is quadratic over a whole document but linear per record) and the raw XML of each record
+ * (RAWCOL), which an object model such as fast-xml-parser's cannot give back.
+ */
+
+const ELEMENT = 1;
+const ATTRIBUTE = 2;
+const TEXT = 3;
+const CDATA = 4;
+const DOCUMENT = 9;
+
+export function isElement(n: Node): n is Element {
+  return n.nodeType === ELEMENT;
+}
+
+export function isDocument(n: unknown): n is Document {
+  return typeof n === 'object' && n !== null && (n as Node).nodeType === DOCUMENT;
+}
+
+class Stop extends Error {}
+
+/** Parses XML text; a malformed document is a ScriptError with line and column. */
+export function parseXml(text: string, source?: string): Document {
+  let failure: ScriptError | undefined;
+  const parser = new DOMParser({
+    onError: (level: string, message: string, context?: { locator?: { lineNumber?: number; columnNumber?: number } }) => {
+      if (level === 'warning') return;
+      const loc = context?.locator;
+      const at = loc?.lineNumber ? ` at line ${loc.lineNumber}, column ${loc.columnNumber ?? 1}` : '';
+      failure = new ScriptError(`${where(source)}invalid XML${at}: ${message.replace(/^\[xmldom \w+\]\s*/, '')}`, 'runtime');
+      throw new Stop();
+    },
+  });
+  let doc: Document | undefined;
+  try {
+    doc = parser.parseFromString(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, 'text/xml');
+  } catch (e) {
+    if (failure) throw failure;
+    throw new ScriptError(`${where(source)}invalid XML: ${(e as Error).message}`, 'runtime');
+  }
+  if (failure) throw failure;
+  if (!doc.documentElement) throw new ScriptError(`${where(source)}invalid XML: no root element`, 'runtime');
+  return doc;
+}
+
+/** The element children of a node, in document order. */
+export function childElements(node: Node): Element[] {
+  const out: Element[] = [];
+  for (let c = node.firstChild; c; c = c.nextSibling) if (c.nodeType === ELEMENT) out.push(c as Element);
+  return out;
+}
+
+/** Every descendant element (not the node itself) whose name matches, in document order. */
+export function descendants(node: Node, name: string): Element[] {
+  const out: Element[] = [];
+  const stack: Node[] = [];
+  for (let c = node.lastChild; c; c = c.previousSibling) stack.push(c);
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.nodeType !== ELEMENT) continue;
+    if (nameMatches(n as Element, name)) out.push(n as Element);
+    for (let c = n.lastChild; c; c = c.previousSibling) stack.push(c);
+  }
+  return out;
+}
+
+/** A step name matches the qualified name, or the local name when the step has no prefix. */
+export function nameMatches(el: Element, name: string): boolean {
+  return name === '*' || el.nodeName === name || el.localName === name;
+}
+
+/** Text content of an element, attribute or text node. */
+export function textOf(n: Node): string {
+  if (n.nodeType === ATTRIBUTE) return (n as unknown as { value: string }).value;
+  if (n.nodeType === TEXT || n.nodeType === CDATA) return n.nodeValue ?? '';
+  return n.textContent ?? '';
+}
+
+const serializer = new XMLSerializer();
+
+export function serializeXml(n: Node): string {
+  return serializer.serializeToString(n);
+}
+
+/**
+ * One record of an element: attributes and child elements become columns. A child that is a leaf and
+ * occurs once gives its text (empty → null); a child with element children, or a repeated child, gives
+ * its XML text. A leaf record element gives its own text under its own name. An attribute whose name
+ * a child element also has is named `@name`. `exclude` names a child a joined child path expands.
+ */
+export function elementToRecord(el: Element, exclude?: string): Record<string, unknown> {
+  const children = childElements(el);
+  const record: Record<string, unknown> = {};
+  const childNames = new Set<string>();
+  for (const c of children) childNames.add(c.localName ?? c.nodeName);
+  const attrs = el.attributes;
+  for (let i = 0; i < attrs.length; i++) {
+    const a = attrs[i];
+    if (a.name === 'xmlns' || a.name.startsWith('xmlns:')) continue;
+    const name = a.localName ?? a.name;
+    record[childNames.has(name) || (children.length === 0 && name === (el.localName ?? el.nodeName)) ? `@${name}` : name] = a.value;
+  }
+  if (children.length === 0) {
+    const text = textOf(el);
+    record[el.localName ?? el.nodeName] = text === '' ? null : text;
+    return record;
+  }
+  const groups = new Map<string, Element[]>();
+  for (const c of children) {
+    const name = c.localName ?? c.nodeName;
+    if (name === exclude) continue;
+    const g = groups.get(name);
+    if (g) g.push(c);
+    else groups.set(name, [c]);
+  }
+  for (const [name, group] of groups) {
+    if (group.length === 1 && childElements(group[0]).length === 0) {
+      const text = textOf(group[0]);
+      record[name] = text === '' ? null : text;
+    } else {
+      record[name] = group.map(serializeXml).join('');
+    }
+  }
+  return record;
+}
+
+/** A record of a selected attribute or text node: its name (or `value`) and its text. */
+export function nodeToRecord(n: Node): Record<string, unknown> {
+  if (n.nodeType === ATTRIBUTE) return { [(n as unknown as { localName?: string; name: string }).localName ?? n.nodeName]: textOf(n) };
+  return { value: textOf(n) };
+}

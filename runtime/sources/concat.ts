@@ -1,0 +1,73 @@
+import { converterTo, type Converter } from '../dataset/convert';
+import { Dataset } from '../dataset/dataset';
+import { sameType } from '../dataset/type-names';
+import { STRING, type Column, type ColumnType, type Value } from '../dataset/types';
+
+/**
+ * Stacks datasets read in parts (files of a glob, pages of an HTTP call). Columns are matched by name
+ * (case-insensitive) in order of first appearance; a column missing from a part is null there. When
+ * parts typed a column differently (int on one page, long on the next) it takes the type both fit:
+ * the wider integer, double for an int with a double, decimal for a long or decimal with a fraction,
+ * and string for anything else.
+ */
+export function concatDatasets(parts: Dataset[]): Dataset {
+  if (parts.length === 0) return new Dataset();
+  if (parts.length === 1) return parts[0];
+  const columns: Column[] = [];
+  const index = new Map<string, number>();
+  for (const part of parts) {
+    for (const c of part.columns) {
+      const key = c.name.toLowerCase();
+      const at = index.get(key);
+      if (at === undefined) {
+        index.set(key, columns.length);
+        columns.push({ name: c.name, type: c.type });
+      } else {
+        columns[at] = { name: columns[at].name, type: widenType(columns[at].type, c.type) };
+      }
+    }
+  }
+  const rows: Value[][] = [];
+  for (const part of parts) {
+    const sameShape = part.columns.length === columns.length && part.columns.every((c, i) => c.name.toLowerCase() === columns[i].name.toLowerCase() && sameType(c.type, columns[i].type));
+    if (sameShape) {
+      for (const row of part.rows) rows.push(row);
+      continue;
+    }
+    // Per target column: the source ordinal (-1: missing) and a converter when the type changes.
+    const sources = columns.map((c) => part.indexOf(c.name));
+    const converters: (Converter | undefined)[] = columns.map((c, i) => {
+      const from = sources[i] < 0 ? undefined : part.columns[sources[i]].type;
+      return from && !sameType(from, c.type) ? converterTo(c.type, from) : undefined;
+    });
+    for (const row of part.rows) {
+      const out: Value[] = new Array(columns.length);
+      for (let i = 0; i < columns.length; i++) {
+        const s = sources[i];
+        const v = s < 0 ? null : row[s];
+        const convert = converters[i];
+        out[i] = convert && v !== null ? convert(v) : v;
+      }
+      rows.push(out);
+    }
+  }
+  return new Dataset(columns, rows);
+}
+
+const INTEGER_RANK: Partial<Record<ColumnType['base'], number>> = { tinyint: 1, short: 2, int: 3, long: 4 };
+
+/** The type values of both types fit in without losing digits. */
+export function widenType(a: ColumnType, b: ColumnType): ColumnType {
+  if (sameType(a, b)) return a;
+  if (a.base === b.base && (a.base === 'string' || a.base === 'char')) return { base: 'string' };
+  const ra = INTEGER_RANK[a.base];
+  const rb = INTEGER_RANK[b.base];
+  if (ra && rb) return ra >= rb ? a : b;
+  const floating = (t: ColumnType) => t.base === 'double' || t.base === 'float';
+  if (a.base === 'decimal' || b.base === 'decimal') {
+    return (a.base === 'decimal' || ra || floating(a)) && (b.base === 'decimal' || rb || floating(b)) ? { base: 'decimal' } : STRING;
+  }
+  if ((ra && floating(b)) || (rb && floating(a))) return a.base === 'long' || b.base === 'long' ? { base: 'decimal' } : { base: 'double' };
+  if (floating(a) && floating(b)) return { base: 'double' };
+  return STRING;
+}

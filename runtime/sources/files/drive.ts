@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import type { Dataset } from '../../dataset/dataset';
+import { ScriptError } from '../../errors';
+import type { DriveFormat } from '../../script/ast';
+import { isCsvOptions, parseCsvOptions, DEFAULT_CSV, type CsvOptions } from '../csv/options';
+import { displayPath, expandGlob, isGlob } from './glob';
+import { formatOf, readText, shapeText, sniffFormat, type FileShape } from './load';
+
+/** A SELECT FROM DRIVE with its texts evaluated. */
+export interface DriveRead {
+  /** Folder relative paths resolve against: the working directory or the connection's root. */
+  base: string;
+  /** File path or glob as written (evaluated). */
+  pattern: string;
+  format?: DriveFormat;
+  /** OPTIONS text (CSV). */
+  options?: string;
+  /** APPLY TX text: a document path, or CSV options. */
+  tx?: string;
+  rawCol?: string;
+  floatDecimal: boolean;
+}
+
+/** One file found by a read. */
+export interface DriveFile {
+  full: string;
+  /** The path shown in messages (relative to the base folder). */
+  display: string;
+}
+
+/** The files a read names: the one file (which must exist) or every match of a glob (maybe none). */
+export async function driveFiles(read: DriveRead): Promise<DriveFile[]> {
+  if (!isGlob(read.pattern)) return [{ full: resolve(read.base, read.pattern), display: read.pattern }];
+  const files = await expandGlob(read.base, read.pattern);
+  return files.map((full) => ({ full, display: displayPath(read.base, full) }));
+}
+
+/** Reads one file into a dataset, shaped by the read's FORMAT, OPTIONS and APPLY TX. */
+export async function readDriveFile(file: DriveFile, read: DriveRead): Promise<Dataset> {
+  let format = formatOf(file.full, read.format);
+  const text = await readText(file.full, file.display);
+  const shape: FileShape = { csv: csvOptionsOf(read, file.full), path: '$', rawCol: read.rawCol, floatDecimal: read.floatDecimal };
+  if (read.tx !== undefined && !isCsvOptions(read.tx)) {
+    if (format === 'CSV') throw new ScriptError(`APPLY TX '${read.tx}' is a document path; CSV files take CSV options ('headers:1 delimiter:;')`, 'semantic');
+    if (format === 'RAW') format = sniffFormat(text, file.display);
+    shape.path = read.tx;
+  } else if (read.tx !== undefined) {
+    format = 'CSV';
+  }
+  if (read.options !== undefined && format !== 'CSV') throw new ScriptError(`OPTIONS are CSV reading options; ${file.display} is read as ${format}`, 'semantic');
+  return shapeText(text, format, shape, file.display);
+}
+
+function csvOptionsOf(read: DriveRead, full: string): CsvOptions {
+  const text = read.tx !== undefined && isCsvOptions(read.tx) ? read.tx : read.options;
+  const options = text !== undefined ? parseCsvOptions(text) : { ...DEFAULT_CSV };
+  // A .tsv file is tab-separated unless the options say otherwise.
+  if (full.toLowerCase().endsWith('.tsv') && !/\bdelimiter:/i.test(text ?? '')) options.delimiter = '\t';
+  return options;
+}

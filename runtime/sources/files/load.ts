@@ -1,0 +1,87 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { Dataset } from '../../dataset/dataset';
+import { STRING } from '../../dataset/types';
+import { compilePath, selectDataset, sniffKind } from '../../docpath';
+import { parseJson } from '../../docpath/json';
+import { parseXml } from '../../docpath/xml';
+import { ScriptError } from '../../errors';
+import type { DriveFormat } from '../../script/ast';
+import { parseCsv } from '../csv/parse';
+import type { CsvOptions } from '../csv/options';
+
+export type FileFormat = 'CSV' | 'JSON' | 'NDJSON' | 'XML' | 'RAW';
+
+const BY_EXTENSION: Record<string, FileFormat> = {
+  '.csv': 'CSV',
+  '.tsv': 'CSV',
+  '.txt': 'RAW',
+  '.json': 'JSON',
+  '.ndjson': 'NDJSON',
+  '.jsonl': 'NDJSON',
+  '.xml': 'XML',
+};
+
+/** The format FORMAT names, or the one the file extension implies. */
+export function formatOf(file: string, explicit: DriveFormat | undefined): FileFormat {
+  if (explicit === 'PARQUET') throw new ScriptError('reading PARQUET files is not supported; FORMAT CSV, JSON, NDJSON, XML or RAW', 'unsupported');
+  if (explicit) return explicit;
+  const format = BY_EXTENSION[extname(file).toLowerCase()];
+  if (!format) throw new ScriptError(`cannot tell the format of '${file}' from its extension; add FORMAT CSV|JSON|NDJSON|XML|RAW`, 'semantic');
+  return format;
+}
+
+/** What shapes a file into rows. */
+export interface FileShape {
+  csv: CsvOptions;
+  /** Document path for JSON, NDJSON and XML (APPLY TX); default `$`. */
+  path: string;
+  rawCol?: string;
+  floatDecimal: boolean;
+}
+
+export async function readText(full: string, display: string): Promise<string> {
+  try {
+    return await readFile(full, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ScriptError(`file not found: ${display}`, 'runtime');
+    if (code === 'EISDIR') throw new ScriptError(`${display} is a folder, not a file`, 'runtime');
+    if (code === 'EACCES' || code === 'EPERM') throw new ScriptError(`cannot read ${display}: permission denied`, 'runtime');
+    throw new ScriptError(`cannot read ${display}: ${(e as Error).message}`, 'runtime');
+  }
+}
+
+/** The rows of one file's text. `display` names the file in errors. */
+export function shapeText(text: string, format: FileFormat, shape: FileShape, display: string): Dataset {
+  switch (format) {
+    case 'CSV':
+      return parseCsv(text, shape.csv, display);
+    case 'RAW':
+      return new Dataset([{ name: 'file', type: STRING }, { name: 'content', type: STRING }], [[display, text]]);
+    case 'XML':
+      return selectDataset(parseXml(text, display), 'xml', compilePath(shape.path, 'xml'), shape);
+    case 'JSON':
+      return selectDataset(parseJson(text, display), 'json', compilePath(shape.path, 'json'), shape);
+    case 'NDJSON':
+      return selectDataset(parseLines(text, display), 'json', compilePath(shape.path, 'json'), shape);
+  }
+}
+
+/** NDJSON: one JSON value per non-blank line, read as an array of them. */
+function parseLines(text: string, display: string): unknown[] {
+  const out: unknown[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.trim() !== '') out.push(parseJson(line, display, i + 1));
+  }
+  return out;
+}
+
+/** The document kind of a RAW text given a document path: by its first character. */
+export function sniffFormat(text: string, display: string): FileFormat {
+  const kind = sniffKind(text);
+  if (!kind) throw new ScriptError(`${display} is neither JSON nor XML; APPLY TX needs a document (or CSV options)`, 'runtime');
+  return kind === 'xml' ? 'XML' : 'JSON';
+}
