@@ -127,27 +127,30 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   server.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
 
+  /** A REPL command's output, in turn with the lines before it (which may still be running). */
+  const command = (action: (arg: string) => void) =>
+    function (arg: string) {
+      lines = lines.then(() => {
+        action(arg);
+        if (!closed) server.displayPrompt();
+      });
+    };
   server.defineCommand('break', {
     help: 'Drop the statement being typed',
-    action() {
-      setPending('');
-      server.displayPrompt();
-    },
+    action: command(() => setPending('')),
   });
   server.defineCommand('help', {
     help: 'Show this help',
-    action() {
-      write(helpText(server.commands as Record<string, { help?: string }>));
-      server.displayPrompt();
-    },
+    action: command(() => write(helpText(server.commands as Record<string, { help?: string }>))),
   });
   server.defineCommand('doc', {
-    help: 'Show the documentation of a statement keyword, #function, column or %magic',
-    action(arg: string) {
-      const found = inspect(session, arg.trim(), arg.trim().length);
-      write(found.found ? found.text : `no documentation for '${arg.trim()}'; try .help`);
-      server.displayPrompt();
-    },
+    help: 'Show the documentation of a statement keyword, #function, column, %magic or [connection]',
+    action: command((arg) => {
+      const word = arg.trim();
+      if (!word) return write('usage: .doc <keyword | #function | column | %magic | [connection]>');
+      const found = inspect(session, word, word.length);
+      write(found.found ? found.text : `no documentation for '${word}'; try .help`);
+    }),
   });
 
   return new Promise((resolve) => {

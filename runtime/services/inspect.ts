@@ -131,6 +131,13 @@ export function inspect(session: Session, code: string, cursor: number): Inspect
   if (!isKeyword) return columnInspection(session, word.text);
   const d = statementDocFor(statementWords(code, ctx.statementStart));
   if (d) return optionInspection(d, word.text.toUpperCase()) ?? statementInspection(d);
-  const containing = statementDocList().find((s) => s.keyword.toUpperCase().split(/\s+/).includes(word.text.toUpperCase()));
-  return containing ? statementInspection(containing) : columnInspection(session, word.text);
+  // No statement around the word (`.doc KEEP_EMPTY`): the first statement whose head or options have it.
+  const upper = word.text.toUpperCase();
+  const head = statementDocList().find((s) => s.keyword.split(' ').includes(upper));
+  if (head) return statementInspection(head);
+  for (const s of statementDocList()) {
+    const option = optionInspection(s, upper);
+    if (option) return option;
+  }
+  return columnInspection(session, word.text);
 }
