@@ -1,0 +1,27 @@
+/**
+ * `npm run bench -- <name>`: runs bench/<name>.ts. To add a benchmark, write the module (exporting an
+ * async run function) and add one line below.
+ */
+const BENCHES: Record<string, () => Promise<void>> = {
+  load: async () => (await import('./load')).runLoadBench(),
+  functions: async () => (await import('./functions')).runFunctionsBench(),
+  transform: async () => (await import('./transform')).runTransformBench(),
+  kernel: async () => (await import('./kernel')).runKernelBench(),
+};
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2);
+  if (names.length === 0 || names.some((n) => !BENCHES[n])) {
+    const unknown = names.filter((n) => !BENCHES[n]);
+    if (unknown.length) console.error(`unknown benchmark: ${unknown.join(', ')}`);
+    console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> …`);
+    process.exitCode = 2;
+    return;
+  }
+  for (const name of names) await BENCHES[name]();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -1,0 +1,136 @@
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Papa from 'papaparse';
+
+/**
+ * `npm run bench -- load`: SELECT * FROM DRIVE on a 1,000,000-row, 10-column CSV, beside papaparse
+ * parsing the same file to arrays (the reference: our loader is papaparse plus the dataset around it).
+ * Each measurement runs in its own child process, so each peak RSS is that load's alone.
+ * Goals: time within 1.5x of papaparse; memory growth within 3x of the file size.
+ */
+const ROWS = 1_000_000;
+const RUNS = 3;
+const DATA_DIR = resolve(__dirname, '..', '..', 'bench', '.data');
+const FILE = 'load-1m.csv';
+
+type Mode = 'papaparse' | 'sqlcdc';
+
+interface Measure {
+  ms: number;
+  rows: number;
+  /** RSS after the modules are loaded, before reading: the child's baseline. */
+  baseRss: number;
+  peakRss: number;
+}
+
+// ----------------------------------------------------------------------------- data
+
+async function generate(path: string): Promise<void> {
+  mkdirSync(DATA_DIR, { recursive: true });
+  const partial = `${path}.partial`;
+  const out = createWriteStream(partial);
+  const cities = ['Paris', 'Berlin', 'New York', 'São Paulo', 'Tokyo', 'Lagos', 'Montréal', 'Oslo'];
+  const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
+  let seed = 42;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  let chunk = 'id,qty,price,amount,order_date,updated_at,code,customer,city,comment\n';
+  for (let i = 1; i <= ROWS; i++) {
+    const day = 1 + Math.floor(next() * 28);
+    const month = 1 + Math.floor(next() * 12);
+    const date = `2024-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+    const time = `${String(Math.floor(next() * 24)).padStart(2, '0')}:${String(Math.floor(next() * 60)).padStart(2, '0')}:00`;
+    const n = 4 + Math.floor(next() * 8);
+    const comment: string[] = [];
+    for (let w = 0; w < n; w++) comment.push(words[Math.floor(next() * words.length)]);
+    // One comment in five has a comma and one in twenty an embedded quote: they are quoted.
+    let text = comment.join(next() < 0.2 ? ', ' : ' ');
+    if (next() < 0.05) text += ' "urgent"';
+    const quoted = /[",]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+    chunk += `${i},${Math.floor(next() * 100)},${(next() * 1000).toFixed(2)},${(next() * 1e6).toFixed(4)},${date},${date}T${time},` +
+      `C${Math.floor(next() * 1e6).toString(36).toUpperCase()},Customer ${Math.floor(next() * 50000)},${cities[i % cities.length]},${quoted}\n`;
+    if (chunk.length > 1 << 20) {
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+      chunk = '';
+    }
+  }
+  await new Promise<void>((done) => out.end(chunk, () => done()));
+  renameSync(partial, path);
+}
+
+async function ensureData(): Promise<string> {
+  const path = join(DATA_DIR, FILE);
+  if (!existsSync(path)) {
+    process.stdout.write(`generating ${path} … `);
+    await generate(path);
+    console.log('done');
+  }
+  return path;
+}
+
+// ----------------------------------------------------------------------------- children
+
+async function child(mode: Mode, path: string): Promise<void> {
+  let run: () => Promise<number>;
+  if (mode === 'papaparse') {
+    run = async () => Papa.parse<string[]>(readFileSync(path, 'utf8'), { delimiter: ',', skipEmptyLines: true }).data.length - 1;
+  } else {
+    const { Session } = await import('../runtime/session');
+    const workspace = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-'));
+    const session = new Session({ cwd: DATA_DIR, workspace });
+    run = async () => {
+      await session.run(`SELECT * FROM DRIVE '${FILE}';`);
+      rmSync(workspace, { recursive: true, force: true });
+      return session.dataset.rowCount;
+    };
+  }
+  const baseRss = process.memoryUsage().rss;
+  const start = process.hrtime.bigint();
+  const rows = await run();
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const peakRss = process.resourceUsage().maxRSS * 1024;
+  const result: Measure = { ms, rows, baseRss, peakRss };
+  process.stdout.write(JSON.stringify(result));
+}
+
+function measure(mode: Mode, path: string): Measure {
+  const out = execFileSync(process.execPath, [__filename, '--child', mode, path], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out) as Measure;
+}
+
+// ----------------------------------------------------------------------------- report
+
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
+
+export async function runLoadBench(): Promise<void> {
+  const path = await ensureData();
+  const size = statSync(path).size;
+  console.log(`load: SELECT * FROM DRIVE of ${ROWS.toLocaleString('en-US')} rows × 10 columns, ${mb(size)} CSV (best of ${RUNS}, one child process each)`);
+  const best: Record<Mode, Measure | undefined> = { papaparse: undefined, sqlcdc: undefined };
+  for (let i = 0; i < RUNS; i++) {
+    for (const mode of ['papaparse', 'sqlcdc'] as Mode[]) {
+      const m = measure(mode, path);
+      if (m.rows !== ROWS) throw new Error(`${mode} loaded ${m.rows} rows, expected ${ROWS}`);
+      if (!best[mode] || m.ms < best[mode]!.ms) best[mode] = { ...m, peakRss: Math.min(m.peakRss, best[mode]?.peakRss ?? Infinity) };
+    }
+  }
+  const p = best.papaparse!;
+  const s = best.sqlcdc!;
+  const ratio = s.ms / p.ms;
+  const growth = s.peakRss - s.baseRss;
+  const memRatio = growth / size;
+  console.log(`  papaparse to arrays   ${p.ms.toFixed(0).padStart(6)} ms   ${((size / 1048576) / (p.ms / 1000)).toFixed(0)} MB/s   peak RSS ${mb(p.peakRss)} (+${mb(p.peakRss - p.baseRss)})`);
+  console.log(`  SELECT * FROM DRIVE   ${s.ms.toFixed(0).padStart(6)} ms   ${((size / 1048576) / (s.ms / 1000)).toFixed(0)} MB/s   peak RSS ${mb(s.peakRss)} (+${mb(growth)})`);
+  console.log(`  time ratio ${ratio.toFixed(2)}x (goal ≤ 1.5x): ${ratio <= 1.5 ? 'met' : 'MISSED'}`);
+  console.log(`  memory: peak RSS growth ${mb(growth)} = ${memRatio.toFixed(2)}x the file size (goal ≤ 3x): ${memRatio <= 3 ? 'met' : 'MISSED'}`);
+}
+
+if (require.main === module) {
+  const [flag, mode, path] = process.argv.slice(2);
+  const main = flag === '--child' ? child(mode as Mode, path) : runLoadBench();
+  main.catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}
