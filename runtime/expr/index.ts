@@ -17,6 +17,8 @@ import { parseExpression } from './parser';
 
 export interface Expression {
   readonly source: string;
+  /** The column names the expression reads (inside aggregates too), as written. */
+  readonly columns: string[];
   /**
    * Closure computing the expression for one row of `columns`. Aggregates (Sum(x)…) are computed over
    * `rows` when given, else over `state.dataset` when it has these columns.
@@ -28,6 +30,8 @@ export interface Expression {
 
 export interface Filter {
   readonly source: string;
+  /** The column names the filter reads, as written. */
+  readonly columns: string[];
   /** Closure telling whether a row passes: true only when the expression is true (null drops it). */
   bind(columns: Column[], state?: RuntimeState, rows?: readonly Value[][]): (row: Value[]) => boolean;
 }
@@ -39,6 +43,7 @@ export function compileExpression(source: string, at?: Position): Expression {
     bindNode(tree, environment(context, columns, state, rows));
   return {
     source,
+    columns: referencedColumns(tree),
     bind: (columns, state, rows) => bindTree(columns, state, rows).fn,
     resultType: (columns, state, rows) => {
       const t = bindTree(columns, state, rows).type;
@@ -52,6 +57,7 @@ export function compileFilter(source: string, at?: Position): Filter {
   const tree = parseExpression(context);
   return {
     source,
+    columns: referencedColumns(tree),
     bind: (columns, state, rows) => {
       const env = environment(context, columns, state, rows);
       return predicate(bindNode(tree, env), env);
@@ -107,6 +113,36 @@ export function calculate(aggregate: string, filter: string | undefined, dataset
     rows = rows.filter(keep);
   }
   return bindNode(tree, { columns: dataset.columns, context: expression, rows: () => rows }).fn([]);
+}
+
+function referencedColumns(node: ExprNode): string[] {
+  const names = new Set<string>();
+  const visit = (n: ExprNode): void => {
+    switch (n.type) {
+      case 'column':
+        names.add(n.name);
+        return;
+      case 'aggregate':
+        names.add(n.column);
+        return;
+      case 'unary':
+      case 'isNull':
+        return visit(n.operand);
+      case 'binary':
+        visit(n.left);
+        return visit(n.right);
+      case 'like':
+        visit(n.operand);
+        return visit(n.pattern);
+      case 'in':
+        visit(n.operand);
+        return n.items.forEach(visit);
+      case 'call':
+        return n.args.forEach(visit);
+    }
+  };
+  visit(node);
+  return [...names];
 }
 
 function columnOutsideAggregate(node: ExprNode): Extract<ExprNode, { type: 'column' }> | undefined {

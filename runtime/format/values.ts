@@ -66,12 +66,17 @@ export function jsonWriter(type: ColumnType, options: FormatOptions): CellWriter
     case 'short':
     case 'int':
     case 'double':
+      return (v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : generic(v, type, text));
     case 'float':
       return (v) => (typeof v === 'number' && Number.isFinite(v) ? formatValue(v, type) : generic(v, type, text));
     case 'bool':
       return (v) => (v === true ? 'true' : v === false ? 'false' : generic(v, type, text));
     case 'long':
       return (v) => (typeof v === 'bigint' ? v.toString() : generic(v, type, text));
+    case 'string':
+    case 'char':
+    case 'guid':
+      return (v) => (typeof v === 'string' ? JSON.stringify(text(v)) : generic(v, type, text));
     default:
       return (v) => generic(v, type, text);
   }

@@ -1,0 +1,162 @@
+import { JSONPath } from 'jsonpath-plus';
+import * as xpath from 'xpath';
+import type { Dataset } from '../dataset/dataset';
+import { formatValue } from '../dataset/format-value';
+import type { Column, Value } from '../dataset/types';
+import { ScriptError } from '../errors';
+import { compileFilter } from '../expr';
+import { compilePath, parseDocument, selectDataset, sniffKind, type ParsedDocument } from '../docpath';
+import type { ApplyFilter } from '../script/ast';
+
+/**
+ * The per-row tests of APPLY FILTER REGEX, XPATH and TX, applied to the ON column. Each is compiled
+ * once; per row it reads the cell's text and answers keep / drop, or says the cell is empty or not a
+ * document it can read, which KEEP_EMPTY / KEEP_INVALID turn into keep.
+ */
+export type Verdict = boolean | 'empty' | 'invalid';
+export type CellTest = (text: string) => Verdict;
+
+/** The text of an ON cell; undefined for null and blank cells (KEEP_EMPTY decides). */
+export function cellText(column: Column): (v: Value) => string | undefined {
+  return (v) => {
+    if (v === null) return undefined;
+    const s = typeof v === 'string' ? v : formatValue(v, column.type);
+    return s.trim() === '' ? undefined : s;
+  };
+}
+
+/**
+ * REGEX: .NET-style leading inline options `(?i)`, `(?s)`, `(?is)` become flags (JS has no inline
+ * modifiers); CASE_INSENSITIVE adds `i`, SINGLE_LINE adds `s` (. matches a line feed, as .NET's
+ * RegexOptions.Singleline). A match anywhere in the text keeps the row (Regex.IsMatch).
+ */
+export function regexTest(stmt: ApplyFilter): CellTest {
+  let source = stmt.expression.value;
+  let flags = '';
+  const inline = /^\(\?([a-z]+)\)/.exec(source);
+  if (inline && /^[is]+$/.test(inline[1])) {
+    flags += inline[1];
+    source = source.slice(inline[0].length);
+  }
+  if (stmt.caseInsensitive) flags += 'i';
+  if (stmt.singleLine) flags += 's';
+  let re: RegExp;
+  try {
+    re = new RegExp(source, [...new Set(flags)].join(''));
+  } catch (e) {
+    throw new ScriptError(`invalid regular expression: ${(e as Error).message}`, 'semantic', stmt.expression.pos);
+  }
+  return (text) => re.test(text);
+}
+
+/** The compiled-expression API the xpath package has at run time but leaves out of its typings. */
+interface CompiledXPath {
+  evaluateBoolean(options: { node: unknown }): boolean;
+}
+const parseXPath = (xpath as unknown as { parse(expression: string): CompiledXPath }).parse;
+
+/** A document the docpath module parses (the same XML reader as APPLY TX); undefined when malformed. */
+function parsed(text: string, kind: 'xml' | 'json'): ParsedDocument | undefined {
+  try {
+    return parseDocument(text, kind);
+  } catch {
+    return undefined;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * XPATH: an XPath on XML cells, a JSON path (jsonpath-plus) on JSON cells, evaluated per record (an
+ * XPath over a whole document is quadratic in the npm package). The row stays when the path selects
+ * something (XPath boolean(): a non-empty node-set, true, a non-zero number, a non-empty string).
+ */
+export function xpathTest(stmt: ApplyFilter): CellTest {
+  const path = stmt.expression.value;
+  let compiled: CompiledXPath | undefined;
+  const xpathOf = () => {
+    if (!compiled) {
+      try {
+        compiled = parseXPath(path);
+      } catch (e) {
+        throw new ScriptError(`invalid XPath '${path}': ${(e as Error).message}`, 'semantic', stmt.expression.pos);
+      }
+    }
+    return compiled;
+  };
+  return (text) => {
+    const kind = sniffKind(text);
+    if (kind === 'xml') {
+      const doc = parsed(text, 'xml');
+      if (doc === undefined) return 'invalid';
+      return xpathOf().evaluateBoolean({ node: doc });
+    }
+    if (kind === 'json') {
+      // Plain JSON.parse here: jsonpath-plus filters compare ordinary JS numbers.
+      const json = parseJson(text);
+      if (json === undefined) return 'invalid';
+      let found: unknown[];
+      try {
+        found = JSONPath({ path, json: json as object, wrap: true }) as unknown[];
+      } catch (e) {
+        throw new ScriptError(`invalid JSON path '${path}': ${(e as Error).message}`, 'semantic', stmt.expression.pos);
+      }
+      return found.length > 0;
+    }
+    return 'invalid';
+  };
+}
+
+/**
+ * TX: the cell's document becomes a dataset (document path `$`: the root's children are columns, an
+ * array gives one row per element) and the SQL filter runs on it; the row stays when a record
+ * matches. Documents differ in shape, so the filter is bound once per distinct schema. A document
+ * lacking a column the filter names simply does not match; if no document has it, that is an error.
+ */
+export function txTest(stmt: ApplyFilter): { test: CellTest; finish(): void } {
+  const filter = compileFilter(stmt.expression.value, stmt.expression.pos);
+  const needed = filter.columns.map((c) => c.toLowerCase());
+  const bound = new Map<string, ((row: Value[]) => boolean) | undefined>();
+  let matchedSchema = false;
+  let missing: string | undefined;
+  const predicateFor = (data: Dataset) => {
+    const key = data.columns.map((c) => `${c.name.toLowerCase()}:${c.type.base}`).join('|');
+    if (!bound.has(key)) {
+      const absent = needed.find((name) => !data.has(name));
+      missing ??= absent;
+      bound.set(key, absent === undefined ? filter.bind(data.columns) : undefined);
+    }
+    return bound.get(key);
+  };
+  const paths = { json: compilePath('$', 'json'), xml: compilePath('$', 'xml') };
+  const test: CellTest = (text) => {
+    const kind = sniffKind(text);
+    const root = kind && parsed(text, kind);
+    if (!kind || root === undefined) return 'invalid';
+    let data: Dataset;
+    try {
+      data = selectDataset(root, kind, paths[kind]);
+    } catch {
+      return 'invalid';
+    }
+    if (data.rowCount === 0) return 'empty';
+    const p = predicateFor(data);
+    if (!p) return false;
+    matchedSchema = true;
+    return data.rows.some((r) => p(r));
+  };
+  return {
+    test,
+    finish() {
+      if (!matchedSchema && missing !== undefined) {
+        throw new ScriptError(`no document in ON '${stmt.on?.value}' has a field '${missing}' used by the TX filter '${stmt.expression.value}'`, 'runtime', stmt.expression.pos);
+      }
+    },
+  };
+}
