@@ -31,10 +31,21 @@ export function rowCountLine(total: number, shown: number): string {
   return `(${COUNT.format(total)} ${total === 1 ? 'row' : 'rows'})`;
 }
 
-/** Display text of a cell: NULL for null; control characters shown as spaces (`↵` for line breaks). */
-function displayCell(v: Value, type: ColumnType): string {
+/** `s` cut to at most `max` UTF-16 units plus `…`, never splitting a surrogate pair. */
+function clip(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const end = /[\ud800-\udbff]/.test(s[max - 1]) ? max - 1 : max;
+  return `${s.slice(0, end)}…`;
+}
+
+/**
+ * Display text of a cell: NULL for null; control characters shown as spaces (`↵` for line breaks).
+ * Cut to the terminal width first: a cell can never show more, and cli-table3 measures and trims
+ * whole strings (quadratic on long non-ASCII text).
+ */
+function displayCell(v: Value, type: ColumnType, width: number): string {
   if (v === null) return NULL_DISPLAY;
-  return formatValue(v, type).replace(CONTROL, (c) => (c === '\n' ? '↵' : c === '\r' ? '' : ' '));
+  return clip(formatValue(v, type), width).replace(CONTROL, (c) => (c === '\n' ? '↵' : c === '\r' ? '' : ' '));
 }
 
 /**
@@ -48,9 +59,9 @@ export function renderText(ds: Dataset, options: TextOptions): string {
   const footer = rowCountLine(ds.rowCount, shown);
   if (ds.columns.length === 0) return `(no columns)\n${footer}`;
 
-  const head = ds.columns.map((c) => `${displayCell(c.name, STRING)}\n${typeName(c.type)}`);
+  const head = ds.columns.map((c) => `${displayCell(c.name, STRING, width)}\n${typeName(c.type)}`);
   const body: string[][] = [];
-  for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(ds.rows[r][i], c.type)));
+  for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(ds.rows[r][i], c.type, width)));
   const aligns = ds.columns.map((c) => (NUMERIC.has(c.type.base) ? 'right' : 'left') as 'right' | 'left');
 
   const natural = drawTable(head, body, aligns);
@@ -152,9 +163,7 @@ export function renderHtml(ds: Dataset, options: HtmlOptions): string {
       const align = numeric[i] ? ' style="text-align:right"' : '';
       const v = row[i];
       if (v === null) return `<td${align}><i>${NULL_DISPLAY}</i></td>`;
-      const text = formatValue(v, c.type);
-      const cut = text.length > MAX_HTML_CELL ? `${text.slice(0, MAX_HTML_CELL)}…` : text;
-      return `<td${align}>${escapeHtml(cut)}</td>`;
+      return `<td${align}>${escapeHtml(clip(formatValue(v, c.type), MAX_HTML_CELL))}</td>`;
     });
     rows.push(`<tr>${cells.join('')}</tr>`);
   }
