@@ -51,8 +51,6 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
     running = controller;
     try {
       for await (const r of session.execute(text, { signal: controller.signal })) write(formatResult(r, style()));
-    } catch (e) {
-      write(formatInternalError(e, style()));
     } finally {
       running = undefined;
     }
@@ -72,11 +70,20 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
     await runCell(text);
   }
 
-  const evaluate: repl.REPLEval = (cmd, _context, _file, done) => {
-    lines = lines.then(() => accept(cmd)).then(() => {
-      if (!closed) done(null, undefined);
-    });
-  };
+  /**
+   * Queues `task` after every line before it; `then` (the prompt) follows unless the REPL has closed.
+   * A failure of the interpreter itself is shown and the queue goes on.
+   */
+  function enqueue(task: () => unknown, then: () => void): void {
+    lines = lines
+      .then(task)
+      .catch((e: unknown) => void write(formatInternalError(e, style())))
+      .then(() => {
+        if (!closed) then();
+      });
+  }
+
+  const evaluate: repl.REPLEval = (cmd, _context, _file, done) => enqueue(() => accept(cmd), () => done(null, undefined));
 
   if (terminal) write(`SQL CDC REPL — workspace ${session.state.workspace}\nType .help for help, Ctrl-D to exit.`);
 
@@ -128,13 +135,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   process.on('SIGINT', interrupt);
 
   /** A REPL command's output, in turn with the lines before it (which may still be running). */
-  const command = (action: (arg: string) => void) =>
-    function (arg: string) {
-      lines = lines.then(() => {
-        action(arg);
-        if (!closed) server.displayPrompt();
-      });
-    };
+  const command = (action: (arg: string) => void) => (arg: string) => enqueue(() => action(arg), () => server.displayPrompt());
   server.defineCommand('break', {
     help: 'Drop the statement being typed',
     action: command(() => setPending('')),
@@ -157,7 +158,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
     server.on('exit', () => {
       closed = true;
       // At the end of piped input the last statement may omit its `;`, as in a script.
-      lines = lines.then(() => (pending.trim() ? runCell(pending) : undefined));
+      enqueue(() => (pending.trim() ? runCell(pending) : undefined), () => undefined);
       void lines.then(() => {
         process.off('SIGINT', interrupt);
         resolve();

@@ -124,10 +124,12 @@ test('Ctrl-C while a statement is being typed drops it; at an empty prompt node 
 test('input arriving all at once (a paste, a pipe) runs in order, and the end of input exits', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();
-  repl.child.stdin.write("PRINT 'one';\nSELECT *\nFROM DRIVE 'items.csv';\n%limit 1\nPRINT 'rows: #data.count()';\nPRINT 'last, no semicolon'");
+  repl.child.stdin.write(
+    "PRINT 'one';\nSELECT *\nFROM DRIVE 'items.csv';\n.doc amount\n%limit 1\nPRINT 'rows: #data.count()';\nPRINT 'last, no semicolon'",
+  );
   assert.equal(await repl.close(), 0);
   const out = repl.stdout;
-  const order = ['one', 'fridge', 'display limit: 1 rows', 'rows: 3', 'last, no semicolon'].map((s) => out.indexOf(s));
+  const order = ['one', 'fridge', 'amount: string', 'display limit: 1 rows', 'rows: 3', 'last, no semicolon'].map((s) => out.indexOf(s));
   assert.ok(order.every((i) => i >= 0), out);
   assert.deepEqual([...order].sort((a, b) => a - b), order, out);
 });
