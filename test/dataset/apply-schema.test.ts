@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Decimal from 'decimal.js';
@@ -8,6 +8,7 @@ import '../../runtime/commands/apply-schema';
 import type { CommandContext } from '../../runtime/commands/command';
 import { commandFor } from '../../runtime/commands/registry';
 import { Dataset } from '../../runtime/dataset/dataset';
+import { toJsonRows } from '../../runtime/dataset/render';
 import { parseTypeName } from '../../runtime/dataset/type-names';
 import type { Value } from '../../runtime/dataset/types';
 import { ScriptError, type Position } from '../../runtime/errors';
@@ -264,4 +265,24 @@ test('through the session: parsed schema lines, and errors placed at their line'
     return true;
   });
   assert.equal(session.dataset, before, 'a failed statement leaves the pipeline as it was');
+});
+
+test('end to end: a CSV file typed by APPLY SCHEMA, with defaults, a computed column and exact JSON', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-schema-csv-'));
+  writeFileSync(join(dir, 'orders.csv'), 'id,qty,price,note\n9007199254740993,3,2.505,a\n2,,1.25,b\n3,x,1,c\n');
+  const session = new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  const results = await session.run(
+    "SELECT * FROM DRIVE 'orders.csv';\n" +
+      "APPLY SCHEMA (\n  bigint id\n  int qty |units |0\n  decimal(10,2) price\n  decimal(12,2) total = '@sql(qty * price)'\n) CONTINUE_ON_ERROR;",
+  );
+  const warnings = results.filter((r) => r.kind === 'warning').map((r) => (r.kind === 'warning' ? r.text : ''));
+  assert.deepEqual(warnings, [
+    "APPLY SCHEMA: 1 value in 1 row could not be converted and became null (or the column default); first: column 'qty', row 3: cannot convert 'x' to int",
+  ]);
+  assert.equal(
+    toJsonRows(session.dataset),
+    '[{"id":9007199254740993,"qty":3,"price":2.51,"total":7.53,"note":"a"},' +
+      '{"id":2,"qty":0,"price":1.25,"total":0.00,"note":"b"},' +
+      '{"id":3,"qty":0,"price":1.00,"total":0.00,"note":"c"}]',
+  );
 });
