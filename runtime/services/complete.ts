@@ -18,6 +18,8 @@ const COLUMN_LIST_WORDS = new Set(['ON', 'KEYS', 'OBSERVE', 'INCLUDE', 'NOT', 'E
 /** The word before a quoted string that makes it a filter/calculation expression over the columns. */
 const EXPRESSION_WORDS = new Set(['FILTER', 'SQL', 'WHEN']);
 
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 function startsWithCi(candidate: string, prefix: string): boolean {
   return candidate.length >= prefix.length && candidate.slice(0, prefix.length).toLowerCase() === prefix.toLowerCase();
 }
@@ -116,7 +118,10 @@ export function complete(session: Session, code: string, cursor: number): Comple
       while (start < cursor && code[start] === ' ') start++;
       return { matches: filter(columnNames(session), code.slice(start, cursor)), start, end };
     }
-    return { matches: filter(columnNames(session), word.text), start: word.start, end };
+    // In an expression a name with other characters is written [name] (reference B.1).
+    const bracketed = code[word.start - 1] === '[';
+    const names = filter(columnNames(session), word.text).map((n) => (bracketed || !PLAIN_NAME.test(n) ? `[${n.replace(/[\]\\]/g, '\\$&')}]` : n));
+    return { matches: names, start: bracketed ? word.start - 1 : word.start, end: bracketed && code[end] === ']' ? end + 1 : end };
   }
 
   const keywords = languageKeywords().map((k) => inUserCase(k, word.text));

@@ -69,6 +69,10 @@ test('columns of the live dataset inside {{ }}, with an encoding prefix, in colu
   assert.deepEqual(keys, { matches: ['amount'], start: keys.end - 2, end: keys.end });
   assert.deepEqual(at(s, "APPLY FILTER REGEX '^a' ON 'cust").matches, ['customer name']);
   assert.deepEqual(at(s, "APPLY FILTER 'amount > 5 AND ord").matches, ['OrderId']);
+  // Names that are not plain identifiers are bracketed in expressions.
+  assert.deepEqual(at(s, "APPLY FILTER 'cust").matches, ['[customer name]']);
+  const bracket = at(s, "APPLY FILTER '[cust|] = 1'");
+  assert.deepEqual(bracket, { matches: ['[customer name]'], start: 14, end: 20 });
   assert.deepEqual(at(s, "ADD OR ALTER COLUMN 'am").matches, ['amount']);
   assert.ok(at(s, 'APPLY SCHEMA (\n  long Ord').matches.includes('OrderId'), 'columns complete as identifiers');
 });
