@@ -73,43 +73,35 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * XPATH: an XPath on XML cells, a JSON path (jsonpath-plus) on JSON cells, evaluated per record (an
- * XPath over a whole document is quadratic in the npm package). The row stays when the path selects
- * something (XPath boolean(): a non-empty node-set, true, a non-zero number, a non-empty string).
+ * XPATH: an expression starting with `$` is a JSON path (jsonpath-plus) for JSON records; anything
+ * else is an XPath for XML records, evaluated per record (an XPath over a whole document is quadratic
+ * in the npm package). A record of the other kind, or malformed, is invalid (KEEP_INVALID keeps it).
+ * The row stays when the path selects something (XPath boolean(): a non-empty node-set, true, a
+ * non-zero number, a non-empty string; a JSON path: at least one match).
  */
 export function xpathTest(stmt: ApplyFilter): CellTest {
   const path = stmt.expression.value;
-  let compiled: CompiledXPath | undefined;
-  const xpathOf = () => {
-    if (!compiled) {
-      try {
-        compiled = parseXPath(path);
-      } catch (e) {
-        throw new ScriptError(`invalid XPath '${path}': ${(e as Error).message}`, 'semantic', stmt.expression.pos);
-      }
-    }
-    return compiled;
-  };
-  return (text) => {
-    const kind = sniffKind(text);
-    if (kind === 'xml') {
-      const doc = parsed(text, 'xml');
-      if (doc === undefined) return 'invalid';
-      return xpathOf().evaluateBoolean({ node: doc });
-    }
-    if (kind === 'json') {
+  if (/^\s*\$/.test(path)) {
+    return (text) => {
       // Plain JSON.parse here: jsonpath-plus filters compare ordinary JS numbers.
-      const json = parseJson(text);
+      const json = sniffKind(text) === 'json' ? parseJson(text) : undefined;
       if (json === undefined) return 'invalid';
-      let found: unknown[];
       try {
-        found = JSONPath({ path, json: json as object, wrap: true }) as unknown[];
+        return (JSONPath({ path, json: json as object, wrap: true }) as unknown[]).length > 0;
       } catch (e) {
         throw new ScriptError(`invalid JSON path '${path}': ${(e as Error).message}`, 'semantic', stmt.expression.pos);
       }
-      return found.length > 0;
-    }
-    return 'invalid';
+    };
+  }
+  let compiled: CompiledXPath;
+  try {
+    compiled = parseXPath(path);
+  } catch (e) {
+    throw new ScriptError(`invalid XPath '${path}': ${(e as Error).message}`, 'semantic', stmt.expression.pos);
+  }
+  return (text) => {
+    const doc = sniffKind(text) === 'xml' ? parsed(text, 'xml') : undefined;
+    return doc === undefined ? 'invalid' : compiled.evaluateBoolean({ node: doc });
   };
 }
 
