@@ -206,9 +206,17 @@ class Interrupts(unittest.TestCase):
         self.km.shutdown_kernel(now=True)
         self.server.close()
 
+    def wait_for_http_call(self, msg_id):
+        deadline = time.time() + TIMEOUT
+        while not self.server.request_seen.wait(0.05):
+            if self.kc.shell_channel.msg_ready():
+                self.fail(f"the cell ended before its HTTP call reached the server: {shell_reply(self.kc, msg_id)['content']}")
+            if time.time() > deadline:
+                self.fail("the HTTP call never reached the server")
+
     def interrupt_hanging_call(self, interrupt):
         msg_id = self.kc.execute("SELECT * FROM HTTP [hang] (GET /never);")
-        self.assertTrue(self.server.request_seen.wait(TIMEOUT), "the HTTP call never reached the server")
+        self.wait_for_http_call(msg_id)
         interrupt()
         reply = shell_reply(self.kc, msg_id)
         c = reply["content"]
@@ -230,7 +238,7 @@ class Interrupts(unittest.TestCase):
         # "Run all" sends every cell at once; after a failure (an interrupt is one) the rest do not run.
         first = self.kc.execute("SELECT * FROM HTTP [hang] (GET /never);")
         queued = [self.kc.execute("PRINT 'must not run';") for _ in range(2)]
-        self.assertTrue(self.server.request_seen.wait(TIMEOUT), "the HTTP call never reached the server")
+        self.wait_for_http_call(first)
         self.km.interrupt_kernel()
         self.assertEqual(shell_reply(self.kc, first)["content"]["status"], "error")
         for q in queued:
