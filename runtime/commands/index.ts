@@ -7,3 +7,5 @@ import './zip-column';
 import './apply-pipeline';
 import './apply-filter';
 import './select-drive';
+import './apply-tx';
+import './select-http';

@@ -1,0 +1,28 @@
+import type { Dataset } from '../dataset/dataset';
+import { ScriptError } from '../errors';
+import { compileTx, transformColumn } from '../sources/tx';
+import { registerCommand } from './registry';
+
+/**
+ * APPLY TX <'path' | (path) | 'csv options'> { ON '<column>' } (docs/sources.md). Without ON the
+ * documents of the `payload` column (SELECT FROM HTTP's response, or a one-column dataset's only
+ * column) become the dataset; with ON each row's other columns are repeated on its document's rows.
+ */
+registerCommand('ApplyTx', async (stmt, ctx) => {
+  const input = ctx.state.dataset;
+  const on = stmt.tx.on;
+  const plan = compileTx(stmt.tx.path.value, stmt.tx.path.pos);
+  const floatDecimal = ctx.state.jsonSettings.get('floatparsehandling')?.toLowerCase() === 'decimal';
+  try {
+    return transformColumn(input, on ? on.value : documentColumn(input), plan, { floatDecimal }, on !== undefined);
+  } catch (e) {
+    throw e instanceof ScriptError && on && /unknown column/.test(e.message) ? e.locate(on.pos) : e;
+  }
+});
+
+function documentColumn(input: Dataset): string {
+  if (input.has('payload')) return 'payload';
+  if (input.columns.length === 1) return input.columns[0].name;
+  if (input.columns.length === 0) throw new ScriptError('the dataset is empty: read a document first (SELECT * FROM HTTP …)', 'runtime');
+  throw new ScriptError(`name the document column with ON '<column>': there is no payload column (columns: ${input.columns.map((c) => c.name).join(', ')})`, 'runtime');
+}

@@ -1,0 +1,105 @@
+import { Dataset } from '../dataset/dataset';
+import { STRING } from '../dataset/types';
+import { ScriptError } from '../errors';
+import { evaluateText } from '../functions/evaluate';
+import type { HttpOptions, SelectHttp } from '../script/ast';
+import type { RuntimeState } from '../state';
+import { concatDatasets } from '../sources/concat';
+import { buildRequest } from '../sources/http/build';
+import { MAX_PAGES, Pager } from '../sources/http/paging';
+import { readPages, type Page } from '../sources/http/read';
+import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan } from '../sources/tx';
+import { runPipeline } from './apply-pipeline';
+import { registerCommand } from './registry';
+
+/**
+ * SELECT * FROM HTTP { [CONN] } (<verb> <path or URL>) { APPLY TX … } { WITH options }
+ * { APPLY PIPELINE (…) } (docs/sources.md). Without APPLY TX each page is one row: payload, status,
+ * headers (JSON), elapsed_ms. An inline APPLY PIPELINE runs once per page; pages are stacked.
+ */
+registerCommand('SelectHttp', async (stmt, ctx) => {
+  const { state } = ctx;
+  rejectOtherOptions(stmt.options);
+  const o = stmt.options;
+  const request = buildRequest({
+    connection: stmt.connection ? ctx.connections.getOf(stmt.connection.name, 'http') : undefined,
+    method: stmt.command.verb,
+    target: evaluateText(stmt.command.target, state),
+    targetPos: stmt.command.target.pos,
+    headers: o.headers && evaluateText(o.headers, state),
+    headersPos: o.headers?.pos,
+    payload: o.payload && evaluateText(o.payload, state),
+    contentType: o.contentType && evaluateText(o.contentType, state),
+    timeout: o.timeout,
+  });
+  const pager = new Pager(
+    { mode: o.paging?.mode ?? 'none', param: o.paging?.param && evaluateText(o.paging.param, state), path: o.paging?.path?.value, pos: o.paging?.pos },
+    request.url,
+  );
+  const plan = stmt.tx ? compileTx(stmt.tx.path.value, stmt.tx.path.pos) : undefined;
+  const txOptions: TxOptions = {
+    rawCol: stmt.rawCol?.value,
+    floatDecimal: state.jsonSettings.get('floatparsehandling')?.toLowerCase() === 'decimal',
+  };
+  const parts: Dataset[] = [];
+  await readPages(request, pager, { session: state, workspace: state.workspace, signal: ctx.signal }, async (page) => {
+    recordLastHttp(state, page);
+    const data = plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false);
+    const records = plan ? () => data.rowCount : () => page.bodyRecords();
+    if (!stmt.pipeline) {
+      parts.push(data);
+      return { records, stop: false };
+    }
+    const outcome = await runPipeline(stmt.pipeline, data, ctx);
+    parts.push(outcome.dataset);
+    return { records, stop: outcome.stop };
+  });
+  if (pager.truncated) ctx.emit({ kind: 'warning', text: `paging stopped after ${MAX_PAGES} pages, the maximum` });
+  return concatDatasets(parts);
+});
+
+function pageRows(page: Page, plan: TxPlan, options: TxOptions): Dataset {
+  const source = { ...options, source: page.call, mediaType: page.response.mediaType };
+  if (plan.kind === 'csv') return transformText(page.text(), plan, source);
+  const { root, kind } = page.document();
+  return transformParsed(root, kind, plan, source);
+}
+
+function responseRow(page: Page, returnBytes: boolean): Dataset {
+  const r = page.response;
+  return new Dataset(
+    [
+      { name: 'payload', type: returnBytes ? { base: 'bytes' } : STRING },
+      { name: 'status', type: { base: 'int' } },
+      { name: 'headers', type: STRING },
+      { name: 'elapsed_ms', type: { base: 'int' } },
+    ],
+    [[returnBytes ? new Uint8Array(r.body) : page.text(), r.status, JSON.stringify(r.headers), Math.round(r.elapsedMs)]],
+  );
+}
+
+function recordLastHttp(state: RuntimeState, page: Page): void {
+  const r = page.response;
+  state.lastHttp = { status: r.status, headers: r.headers, content: page.text(), mediaType: r.mediaType, byteCount: r.body.length };
+}
+
+/** Options of the shared HTTP option set that give SELECT FROM HTTP no meaning (yet). */
+function rejectOtherOptions(o: HttpOptions): void {
+  const applyOnly: [keyof HttpOptions, string][] = [['processing', 'PROCESSING'], ['when', 'WHEN'], ['shiftRows', 'SHIFT_ROWS']];
+  for (const [key, name] of applyOnly) {
+    if (o[key] !== undefined) throw new ScriptError(`${name} is an APPLY HTTP option; SELECT FROM HTTP reads once (per page)`, 'semantic');
+  }
+  const later: [keyof HttpOptions, string][] = [
+    ['continueOnErrors', 'CONTINUE_ON_ERRORS'],
+    ['continueOnHttpError', 'CONTINUE_ON_HTTPERROR'],
+    ['retryOn', 'RETRY_ON'],
+    ['retryOnRegex', 'RETRY_ONREGEX'],
+    ['retryPath', 'RETRY_PATH'],
+    ['retryInterval', 'RETRY_INTERVAL'],
+    ['retryCount', 'RETRY_COUNT'],
+    ['trace', 'TRACE'],
+  ];
+  for (const [key, name] of later) {
+    if (o[key] !== undefined) throw new ScriptError(`${name} is not supported on SELECT FROM HTTP`, 'unsupported');
+  }
+}

@@ -1,0 +1,105 @@
+import { Dataset } from '../dataset/dataset';
+import { formatValue } from '../dataset/format-value';
+import type { Column, Value } from '../dataset/types';
+import { compilePath, kindOfMediaType, parseDocument, selectDataset, sniffKind, type DocKind, type PathPart } from '../docpath';
+import { ScriptError, type Position } from '../errors';
+import { concatDatasets } from './concat';
+import { isCsvOptions, parseCsvOptions, type CsvOptions } from './csv/options';
+import { parseCsv } from './csv/parse';
+
+/**
+ * APPLY TX: a text (an HTTP payload, a column of documents) → rows. The TX text is either CSV
+ * options ('headers:1 delimiter:;') or a document path (docs/sources.md).
+ */
+export type TxPlan =
+  | { kind: 'csv'; options: CsvOptions }
+  | { kind: 'path'; path: string; pos?: Position; compiled: Partial<Record<DocKind, PathPart[]>> };
+
+export function compileTx(text: string, pos?: Position): TxPlan {
+  if (isCsvOptions(text)) return { kind: 'csv', options: parseCsvOptions(text, pos) };
+  return { kind: 'path', path: text.trim() || '$', pos, compiled: {} };
+}
+
+export interface TxOptions {
+  rawCol?: string;
+  floatDecimal: boolean;
+  /** Names the document in errors ("GET http://…", "row 3 of payload"). */
+  source?: string;
+  /** The response's media type, which says JSON or XML before the text is sniffed. */
+  mediaType?: string;
+}
+
+/** JSON or XML: by media type, else by the first character. */
+export function documentKind(text: string, options: TxOptions): DocKind {
+  const kind = (options.mediaType && kindOfMediaType(options.mediaType)) || sniffKind(text);
+  if (!kind) {
+    const what = options.source ? `${options.source}: the document` : 'the document';
+    throw new ScriptError(`${what} is neither JSON nor XML${options.mediaType ? ` (${options.mediaType})` : ''}; APPLY TX with CSV options reads CSV`, 'runtime');
+  }
+  return kind;
+}
+
+function pathFor(plan: Extract<TxPlan, { kind: 'path' }>, kind: DocKind): PathPart[] {
+  let parts = plan.compiled[kind];
+  if (!parts) {
+    try {
+      parts = compilePath(plan.path, kind);
+    } catch (e) {
+      throw e instanceof ScriptError ? e.locate(plan.pos) : e;
+    }
+    plan.compiled[kind] = parts;
+  }
+  return parts;
+}
+
+/** The rows of one text. */
+export function transformText(text: string, plan: TxPlan, options: TxOptions): Dataset {
+  if (plan.kind === 'csv') return parseCsv(text, plan.options, options.source);
+  const kind = documentKind(text, options);
+  return transformParsed(parseDocument(text, kind, options.source), kind, plan, options);
+}
+
+/** The rows of a document the caller has parsed already. */
+export function transformParsed(root: unknown, kind: DocKind, plan: Extract<TxPlan, { kind: 'path' }>, options: TxOptions): Dataset {
+  return selectDataset(root, kind, pathFor(plan, kind), options);
+}
+
+/**
+ * APPLY TX over a dataset column. Without `carry`, the rows of every row's document make the new
+ * dataset. With `carry` (APPLY TX … ON '<column>'), each row's other columns are repeated on the rows
+ * of its document; a row whose document is empty or gives no rows stays, with the document columns
+ * null. A document column named like a carried column is renamed `<ON column>.<name>`. Documents
+ * are typed one by one and stacked (concatDatasets widens a column typed differently by two rows).
+ */
+export function transformColumn(input: Dataset, column: string, plan: TxPlan, options: TxOptions, carry: boolean): Dataset {
+  const ordinal = input.require(column);
+  const type = input.columns[ordinal].type;
+  const columnName = input.columns[ordinal].name;
+  const carried = carry ? input.columns.map((c, i) => ({ c, i })).filter(({ i }) => i !== ordinal) : [];
+  const carriedColumns: Column[] = carried.map(({ c }) => ({ name: c.name, type: c.type }));
+  const taken = new Set(carriedColumns.map((c) => c.name.toLowerCase()));
+  const parts: Dataset[] = [];
+  input.rows.forEach((row, r) => {
+    const text = cellText(row[ordinal], type);
+    const doc =
+      text === undefined
+        ? new Dataset()
+        : transformText(text, plan, { ...options, source: `row ${r + 1} of ${columnName}` });
+    if (!carry) {
+      parts.push(doc);
+      return;
+    }
+    const values = carried.map(({ i }) => row[i]);
+    const columns = carriedColumns.concat(doc.columns.map((c) => ({ name: taken.has(c.name.toLowerCase()) ? `${columnName}.${c.name}` : c.name, type: c.type })));
+    const rows = doc.rowCount === 0 ? [values] : doc.rows.map((d) => values.concat(d));
+    parts.push(new Dataset(columns, rows));
+  });
+  if (carry && parts.length === 0) return new Dataset(carriedColumns, []);
+  return concatDatasets(parts);
+}
+
+function cellText(v: Value, type: Column['type']): string | undefined {
+  if (v === null) return undefined;
+  const text = typeof v === 'string' ? v : v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : formatValue(v, type);
+  return text.trim() === '' ? undefined : text;
+}
