@@ -219,7 +219,7 @@ export class Grammar extends EmbeddedActionsParser {
   private word = this.RULE('word', (): Word => {
     const t = this.OR({
       DEF: [{ ALT: () => this.CONSUME(Identifier) }, { ALT: () => this.CONSUME(StringLit) }],
-      ERR_MSG: 'a name',
+      ERR_MSG: 'a format name (CSV, JSON, XML…)',
     });
     return this.ACTION(() => ({
       name: (t.tokenType === StringLit ? unquote(t.image) : t.image).trim().toUpperCase(),
@@ -228,7 +228,7 @@ export class Grammar extends EmbeddedActionsParser {
   });
 
   private httpCommand = this.RULE('httpCommand', (): HttpCommand => {
-    const t = this.CONSUME(Block, { LABEL: 'a (<verb> <path>) block' });
+    const t = this.CONSUME(Block);
     return this.ACTION(() => httpCommand(this.textOf(t), (o) => this.pos(o), this.fail));
   });
 
@@ -262,7 +262,7 @@ export class Grammar extends EmbeddedActionsParser {
   });
 
   private retry = this.RULE('retry', (): RetryPolicy => {
-    const kind = this.CONSUME(Identifier, { LABEL: 'LINEAR or EXPONENTIAL' });
+    const kind = this.OR({ DEF: [{ ALT: () => this.CONSUME(Identifier) }], ERR_MSG: 'LINEAR or EXPONENTIAL' });
     const pair = this.SUBRULE(this.block);
     return this.ACTION(() => {
       const k = kind.image.toUpperCase();

@@ -156,7 +156,7 @@ const HTTP_OPTIONS = [
   http.text('PAYLOAD', 'request body; may hold {{field}}, #f() and @f()', (n, v) => { n.options.payload = v; }, '(…) | \'…\''),
   http.text('CONTENT_TYPE', 'Content-Type of the body', (n, v) => { n.options.contentType = v; }),
   http.flag('RETURN_BYTES', 'keep the response as bytes', (n) => { n.options.returnBytes = true; }),
-  http.text('PROCESSING', 'continue, replace, inner join, left join or enhance', (n, v, c) => {
+  http.text('PROCESSING', 'continue: call once, keep the dataset; replace: the response becomes the dataset; enhance: add response columns; inner/left join: call once per row', (n, v, c) => {
     n.options.processing = oneOf(v.value, PROCESSING, 'PROCESSING mode', c, v.pos);
   }, "'continue' | 'replace' | 'inner join' | 'left join' | 'enhance'"),
   http.text('WHEN', 'filter: only matching rows are sent', (n, v) => { n.options.when = v; }, "'<filter>'"),

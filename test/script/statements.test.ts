@@ -362,3 +362,16 @@ PUSH INTO HTTP [shop] ON_UPSERT (PUT /o/{{id}}) PAYLOAD ({"total": {{total}}}) O
     'SELECT FROM HTTP', 'APPLY SCHEMA', 'ADD COLUMN', 'APPLY FILTER', 'CAPTURE', 'LOAD', 'PUSH INTO HTTP',
   ]);
 });
+
+test('the payload shapes of spec 4.3 survive verbatim', () => {
+  const payloads = [
+    '[@concatjson({ "key": {{field}}, "name": "{{name}}" })]',
+    '[@concatjsonarr([ {{f1}}, "{{f2}}" ])]',
+    '<root> @concatxml(<row id="{{id}}">{{hex:blob}}</row>) </root>',
+    "@sql_union(select {{id}} as id, '{{name}}' as name)",
+  ];
+  for (const payload of payloads) {
+    const s = one(`PUSH INTO HTTP [api] ON_UPSERT (POST /batch) PAYLOAD (${payload}) WITH BATCH 100`, 'PushHttp');
+    assert.deepEqual(plain(s.onUpsert?.payload), b(payload));
+  }
+});
