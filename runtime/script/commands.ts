@@ -93,7 +93,8 @@ export const COMMANDS: CommandDef[] = [
 ) { CONTINUE_ON_ERROR } { STRICT_COLUMNS } { FX_BY_ROW } ;`,
     description:
       'Sets column types (spec 2.6 names, e.g. `decimal(10, 2)`, `string[50]`, `byte[]`) and defaults; one column per line. ' +
-      "A default may be a constant, #f(), @f(), {{field}} or @sql(expr). `--` after a space starts a comment.",
+      'A default may be a constant, #f(), @f(), {{field}} or @sql(expr); a quoted default runs to the last quote of its line. ' +
+      'A name with spaces goes in brackets (`[unit price]`). Columns may also be separated by commas; `--` after a space starts a comment.',
     example: `APPLY SCHEMA (
     bigint id
     string[50] name |customer name
@@ -155,7 +156,8 @@ export const COMMANDS: CommandDef[] = [
 ADD COLUMN '{ type } name' WITH EXPRESSION '<default>' { IGNORE_IF_EXISTS } ;`,
     description:
       'Adds a column (a string unless a type is given) whose value is the default: a constant, #f(), @f(), {{field}} or @sql(expr). ' +
-      'OR ALTER changes an existing column instead of failing. FORMAT builds a JSON/XML/CSV fragment per row.',
+      'OR ALTER changes an existing column instead of failing. FORMAT builds a JSON/XML/CSV fragment per row. ' +
+      "The name is the last word before `=` (the words before it are the type); a name with spaces goes in brackets: `'[unit price]=0'`.",
     example: `ADD OR ALTER COLUMN 'datetime loaded=#utcnow()';
 ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS;`,
     fromHead(node, head) {

@@ -31,7 +31,7 @@ export function httpCommand(block: Text, at: Locate, fail: Fail): HttpCommand {
   return { pos: at(start + lead), verb: upper, target: { value: target, form: 'block', pos: at(targetOffset) } };
 }
 
-/** Index of the first `ch` outside ( ) and [ ] and quotes, from `from`; -1 if none. */
+/** Index of the first of `chars` outside ( ) and [ ], from `from`; -1 if none. */
 function topLevelIndex(text: string, chars: string, from = 0): number {
   let depth = 0;
   for (let i = from; i < text.length; i++) {

@@ -109,7 +109,7 @@ function builder<N>() {
   };
 }
 
-/** A value from a closed list; `display` renders the accepted spellings for the message. */
+/** A value from a closed list, compared case-insensitively with spaces collapsed ('Left  Join'). */
 function oneOf<T extends string>(value: string, allowed: readonly T[], what: string, ctx: SetContext, pos: Position): T {
   const found = allowed.find((a) => a.toLowerCase() === value.toLowerCase().replace(/\s+/g, ' ').trim());
   if (found === undefined) ctx.fail(`unknown ${what} '${value}': expected ${list(allowed.map((a) => `'${a}'`))}`, pos);

@@ -91,3 +91,14 @@ test('parsing may start after leading text (magic lines): positions stay in cell
   assert.ok(tx.kind === 'ApplyTx');
   assert.ok(textAt(cell, tx.tx.path.pos).startsWith("$'"));
 });
+
+test('CRLF line ends: same statements, positions and block contents without stray carriage returns', () => {
+  const text = "PRINT 'a';\r\nAPPLY SCHEMA (\r\n  int id\r\n  string name |the name\r\n) STRICT_COLUMNS;\r\nSELECT * FROM HTTP (GET /x\r\n)";
+  const [, schema, http] = parseScript(text).statements;
+  assert.ok(schema.kind === 'ApplySchema');
+  assert.deepEqual(schema.columns.map((c) => [c.typeName, c.name, c.description]), [['int', 'id', undefined], ['string', 'name', 'the name']]);
+  assert.deepEqual(schema.pos, { line: 2, column: 1, offset: text.indexOf('APPLY') });
+  assert.ok(http.kind === 'SelectHttp');
+  assert.equal(http.command.target.value, '/x');
+  assert.deepEqual(http.pos, { line: 6, column: 1, offset: text.indexOf('SELECT') });
+});
