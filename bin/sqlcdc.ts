@@ -54,7 +54,12 @@ function parseInvocation(argv: string[]): Invocation {
       },
     });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    // parseArgs' messages explain its own API; say what the user did wrong instead.
+    const { code, message } = e as NodeJS.ErrnoException;
+    const option = /'(-[^' ]+)/.exec(message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) throw new UsageError(`unknown option ${option}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) throw new UsageError(`${option} needs a value`);
+    throw new UsageError(message);
   }
   const { values, positionals } = parsed;
   if (values.help) return { command: 'help', output: 'table' };

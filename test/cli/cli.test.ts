@@ -121,6 +121,8 @@ test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /^sqlcdc: .+\n\nUsage:\n/, args.join(' '));
   }
+  assert.match((await sqlcdc(dir, ['run', 'scripts/ok.sql', '--colour'])).stderr, /^sqlcdc: unknown option --colour\n/);
+  assert.match((await sqlcdc(dir, ['run', 'scripts/ok.sql', '--output'])).stderr, /^sqlcdc: --output needs a value\n/);
   const missing = await sqlcdc(dir, ['run', 'nowhere.sql']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /^sqlcdc: cannot read nowhere\.sql: /);
