@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Dataset } from './dataset/dataset';
 import { ScriptError, toScriptError } from './errors';
 import type { ExecuteOptions, Result } from './results';
@@ -7,6 +6,7 @@ import type { Statement } from './script/ast';
 import { parseScript } from './script/parser';
 import type { RuntimeState } from './state';
 import { ConnectionStore } from './workspace/connections';
+import { sessionFolders } from './workspace/location';
 import { ExitSignal, type CommandContext } from './commands/command';
 import { commandFor } from './commands/registry';
 import { splitMagics, runMagic } from './magics/index';
@@ -38,8 +38,7 @@ export class Session {
   onLateResult?: (result: Result) => void;
 
   constructor(options: SessionOptions = {}) {
-    const cwd = resolve(options.cwd ?? process.cwd());
-    const workspace = resolve(cwd, options.workspace ?? process.env.SQLCDC_HOME ?? '.sqlcdc');
+    const { cwd, workspace } = sessionFolders(options);
     mkdirSync(workspace, { recursive: true });
     this.connections = new ConnectionStore(workspace);
     this.state = {
