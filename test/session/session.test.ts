@@ -32,17 +32,24 @@ test('a failing statement stops the cell and leaves the dataset as it was before
   const s = newSession();
   await s.run("SELECT * FROM DRIVE 'items.csv';");
   const before = s.dataset;
-  const results = await collect(s, "PRINT 'first';\nEXIT KEEP 1;\nSELECT * FROM DRIVE 'missing.csv';\nPRINT 'never';");
+  const results = await collect(s, "PRINT 'first';\nAPPLY FILTER 'id = 1';\nSELECT * FROM DRIVE 'missing.csv';\nPRINT 'never';");
   const kinds = results.map((r) => r.kind);
   assert.deepEqual(kinds, ['message', 'error']);
   const err = results[1].kind === 'error' ? results[1].error : undefined;
   assert.equal(err?.statement, 'SELECT FROM DRIVE');
   assert.equal(err?.position?.line, 3);
   assert.match(err!.message, /missing\.csv/);
-  // EXIT KEEP 1 ran before the failure in the same cell, but the cell stopped: statements before the
-  // failing one keep their effect (they succeeded), the failing one has none.
+  // The filter before the failure in the same cell succeeded and keeps its effect; the failing
+  // statement has none.
   assert.notEqual(s.dataset, before);
   assert.equal(s.dataset.rowCount, 1);
+});
+
+test('EXIT stops the script: later statements do not run', async () => {
+  const s = newSession();
+  const results = await collect(s, "SELECT * FROM DRIVE 'items.csv';\nEXIT KEEP 2;\nPRINT 'never';");
+  assert.deepEqual(results.map((r) => r.kind), ['table']);
+  assert.equal(s.dataset.rowCount, 2);
 });
 
 test('statements of later issues parse and fail with "not supported yet"', async () => {
