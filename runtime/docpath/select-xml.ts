@@ -76,7 +76,8 @@ function containerRecords(root: Element): Element[] {
 interface Plan {
   absolute: boolean;
   steps: PlanStep[];
-  whole?: CompiledXPath;
+  /** An expression run as a whole (xpath.select also gives numbers and strings). */
+  whole?: string;
 }
 
 type PlanStep =
@@ -99,8 +100,8 @@ const POSITIONAL = /^\s*\d+\s*$|position\s*\(|last\s*\(/;
 
 function buildPlan(text: string): Plan {
   const split = splitSteps(text);
-  if (!split) return { absolute: false, steps: [], whole: compileXPath(text) };
   compileXPath(text); // reports a syntax error against the whole expression
+  if (!split) return { absolute: false, steps: [], whole: text };
   const steps: PlanStep[] = split.steps.map(({ step, deep }) => {
     const m = SIMPLE_STEP.exec(step);
     const predicates = m ? predicatesOf(m[2]) : undefined;
@@ -113,7 +114,7 @@ function buildPlan(text: string): Plan {
 }
 
 function runPlan(context: Node, plan: Plan): XmlItem[] {
-  if (plan.whole) return asItems(plan.whole.select({ node: context }));
+  if (plan.whole) return asItems(xpath.select(plan.whole, context as never));
   let nodes: Node[] = [plan.absolute ? documentOf(context) : context];
   for (const step of plan.steps) {
     const next: Node[] = [];

@@ -90,7 +90,8 @@ export function serializeXml(n: Node): string {
 /**
  * One record of an element: attributes and child elements become columns. A child that is a leaf and
  * occurs once gives its text (empty → null); a child with element children, or a repeated child, gives
- * its XML text. A leaf record element gives its own text under its own name. An attribute whose name
+ * its XML text. A leaf record element gives its own text under its own name (unless it is empty and
+ * has attributes). An attribute whose name
  * a child element also has is named `@name`. `exclude` names a child a joined child path expands.
  */
 export function elementToRecord(el: Element, exclude?: string): Record<string, unknown> {
@@ -106,8 +107,9 @@ export function elementToRecord(el: Element, exclude?: string): Record<string, u
     record[childNames.has(name) || (children.length === 0 && name === (el.localName ?? el.nodeName)) ? `@${name}` : name] = a.value;
   }
   if (children.length === 0) {
+    // <i n="1"/> is a record of its attributes; <i>text</i> and <i/> have a column of their own.
     const text = textOf(el);
-    record[el.localName ?? el.nodeName] = text === '' ? null : text;
+    if (text !== '' || Object.keys(record).length === 0) record[el.localName ?? el.nodeName] = text === '' ? null : text;
     return record;
   }
   const groups = new Map<string, Element[]>();
