@@ -1,0 +1,64 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { closeHttpPools } from '../../runtime/sources/http/pools';
+import { sendJson, startHttpServer } from '../helpers/http-server';
+import { load, plain, schema, sessionWith } from './helpers';
+
+test('APPLY TX after SELECT FROM HTTP turns the payload into rows (the response columns go)', async () => {
+  const server = await startHttpServer((req, res) => sendJson(res, { docs: [{ id: 1 }, { id: 2 }] }));
+  const { session } = sessionWith();
+  after(async () => {
+    await closeHttpPools(session.state);
+    await server.close();
+  });
+  const ds = await load(session, `SELECT * FROM HTTP (GET ${server.url}/d); APPLY TX (..docs);`);
+  assert.deepEqual(schema(ds), ['id:int']);
+  assert.deepEqual(plain(ds), [[1], [2]]);
+});
+
+test('APPLY TX ON a column: each row\'s document expands, its other columns repeated', async () => {
+  const { session } = sessionWith({
+    'in.csv': 'batch,doc\nb1,"{""lines"":[{""sku"":""a""},{""sku"":""b""}]}"\nb2,\nb3,"{""lines"":[{""sku"":""c"",""batch"":9}]}"\n',
+  });
+  const ds = await load(session, "SELECT * FROM DRIVE 'in.csv'; APPLY TX 'lines' ON 'doc';");
+  assert.deepEqual(schema(ds), ['batch:string', 'sku:string', 'doc.batch:int']);
+  assert.deepEqual(plain(ds), [
+    ['b1', 'a', null],
+    ['b1', 'b', null],
+    ['b2', null, null],
+    ['b3', 'c', 9],
+  ]);
+});
+
+test('APPLY TX with CSV options parses a text column as CSV', async () => {
+  const { session } = sessionWith({ 'raw.txt': 'a;b\n1;2\n3;4\n' });
+  const ds = await load(session, "SELECT * FROM DRIVE 'raw.txt'; APPLY TX 'headers:1 delimiter:;' ON 'content';");
+  assert.deepEqual(schema(ds), ['file:string', 'a:string', 'b:string']);
+  assert.deepEqual(plain(ds), [['raw.txt', '1', '2'], ['raw.txt', '3', '4']]);
+});
+
+test('APPLY TX without ON reads the payload column, or a one-column dataset\'s only column', async () => {
+  const { session } = sessionWith({ 'x.txt': '<r><i>1</i><i>2</i></r>' });
+  await session.run("SELECT * FROM DRIVE 'x.txt';");
+  await assert.rejects(session.run("APPLY TX '//i';"), /name the document column with ON '<column>': there is no payload column \(columns: file, content\)/);
+  const ds = await load(session, "SELECT * FROM DRIVE 'x.txt'; APPLY TX '//i' ON 'content';");
+  assert.deepEqual(plain(ds), [['x.txt', 1], ['x.txt', 2]]);
+});
+
+test('APPLY TX errors: an unknown ON column, a cell that is no document, a malformed document', async () => {
+  const { session } = sessionWith({ 'd.csv': 'id,doc\n1,hello\n2,"{""a"":"\n' });
+  await session.run("SELECT * FROM DRIVE 'd.csv';");
+  await assert.rejects(session.run("APPLY TX '$' ON 'nope';"), (e: Error & { position?: { column: number } }) => {
+    assert.match(e.message, /unknown column 'nope'/);
+    assert.equal(e.position?.column, 18, "the column name inside the quotes");
+    return true;
+  });
+  await assert.rejects(session.run("APPLY FILTER 'id = 1'; APPLY TX '$' ON 'doc';"), /row 1 of doc: the document is neither JSON nor XML/);
+  await assert.rejects(session.run("APPLY FILTER 'id = 2'; APPLY TX '$' ON 'doc';"), /row 1 of doc: invalid JSON at line 1, column 6/);
+  assert.deepEqual(schema(session.dataset), ['id:string', 'doc:string'], 'a failing APPLY TX leaves the dataset as it was');
+});
+
+test('APPLY TX on an empty dataset says to read a document first', async () => {
+  const { session } = sessionWith();
+  await assert.rejects(session.run("APPLY TX '$';"), /the dataset is empty: read a document first/);
+});
