@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { complete } from '../runtime/services/complete';
 import { inspect } from '../runtime/services/inspect';
 import { Session } from '../runtime/session';
@@ -6,7 +5,7 @@ import { cellCompleteness } from './cell';
 import { registerConnectInfo } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
 import { Executor, type Publish } from './executor';
-import { History, type HistoryQuery } from './history';
+import type { History } from './history';
 
 /**
  * Everything the kernel asks the interpreter. Kept apart from kernel.ts, which loads it on first
@@ -16,12 +15,10 @@ import { History, type HistoryQuery } from './history';
 export class Backend {
   readonly session = new Session();
   readonly executor: Executor;
-  private readonly history: History;
 
-  constructor(publish: Publish, connectionFile: string) {
+  constructor(publish: Publish, history: History, connectionFile: string) {
     registerConnectInfo(connectionFile);
-    this.history = new History(join(this.session.state.workspace, 'kernel_history.jsonl'));
-    this.executor = new Executor(this.session, this.history, publish);
+    this.executor = new Executor(this.session, history, publish);
   }
 
   complete(req: { code: string; cursor_pos?: number }) {
@@ -49,9 +46,5 @@ export class Backend {
 
   isComplete(req: { code: string }) {
     return cellCompleteness(req.code);
-  }
-
-  historyReply(req: HistoryQuery) {
-    return { status: 'ok', history: this.history.query(req) };
   }
 }

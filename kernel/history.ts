@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { writeFileAtomic } from '../runtime/workspace/files';
 
 /** One executed cell: Jupyter numbers history by (session, line), line being the execution count. */
@@ -49,6 +50,7 @@ export class History {
     const entry = { session: this.session, line, input };
     this.entries.push(entry);
     try {
+      mkdirSync(dirname(this.file), { recursive: true });
       appendFileSync(this.file, JSON.stringify(entry) + '\n');
     } catch {
       // A read-only workspace keeps the history in memory only; executing must not fail for it.

@@ -2,13 +2,18 @@ import { randomUUID } from 'node:crypto';
 import type { Backend } from './backend';
 import { readConnectionFile } from './connection';
 import type { ExecuteReply, ExecuteRequest } from './executor';
-import type { HistoryQuery } from './history';
+import { join } from 'node:path';
+import { sessionFolders } from '../runtime/workspace/location';
+import { History, type HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
 import { OutputContext } from './output-context';
 import { KernelSockets, logError, type MessageSocket } from './sockets';
 import { childOf, type Message } from './wire';
 
 type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
+
+/** Quiet time before the interpreter is loaded in the background (see scheduleWarmUp). */
+const WARM_UP_AFTER_MS = 300;
 
 /**
  * The Jupyter protocol side of the kernel: it routes requests, runs shell requests one at a time in
@@ -20,6 +25,8 @@ export class Kernel {
   private readonly sessionId = randomUUID();
   private readonly context = new OutputContext();
   private loaded?: Backend;
+  private historyStore?: History;
+  private warmUpTimer?: NodeJS.Timeout;
   private readonly shellQueue: Message[] = [];
   private draining = false;
   /** Execute requests queued when a cell failed: answered without running (stop_on_error). */
@@ -35,7 +42,7 @@ export class Kernel {
     complete_request: (m, ch) => this.reply(ch, m, 'complete_reply', this.backend.complete(m.content as { code: string })),
     inspect_request: (m, ch) => this.reply(ch, m, 'inspect_reply', this.backend.inspect(m.content as { code: string })),
     is_complete_request: (m, ch) => this.reply(ch, m, 'is_complete_reply', this.backend.isComplete(m.content as { code: string })),
-    history_request: (m, ch) => this.reply(ch, m, 'history_reply', this.backend.historyReply(m.content as unknown as HistoryQuery)),
+    history_request: (m, ch) => this.reply(ch, m, 'history_reply', { status: 'ok', history: this.history.query(m.content as unknown as HistoryQuery) }),
     // No comm targets exist: say so, and close any comm a front end opens so it does not wait on it.
     comm_info_request: (m, ch) => this.reply(ch, m, 'comm_info_reply', { status: 'ok', comms: {} }),
     comm_open: (m) => this.publish('comm_close', { comm_id: m.content.comm_id, data: {} }),
@@ -69,10 +76,17 @@ export class Kernel {
 
   private get backend(): Backend {
     if (!this.loaded) {
+      clearTimeout(this.warmUpTimer);
       const { Backend: Impl } = require('./backend') as typeof import('./backend');
-      this.loaded = new Impl((type, content) => void this.publish(type, content), this.connectionFile);
+      this.loaded = new Impl((type, content) => void this.publish(type, content), this.history, this.connectionFile);
     }
     return this.loaded;
+  }
+
+  /** Kept apart from the interpreter: consoles ask for history at start and wait only a second. */
+  private get history(): History {
+    this.historyStore ??= new History(join(sessionFolders().workspace, 'kernel_history.jsonl'));
+    return this.historyStore;
   }
 
   private enqueue(msg: Message): void {
@@ -110,17 +124,25 @@ export class Kernel {
       if (this.stopping) {
         await idle;
         this.close();
-      }
-      else if (!this.loaded && this.sockets.subscribed) setImmediate(() => this.warmUp());
+      } else this.scheduleWarmUp();
     });
   }
 
   /**
-   * Loads the interpreter (it blocks for a while) once a request has been answered with a client
-   * listening on IOPub: that answer made the client ready, and its first cell need not wait for the load.
+   * Loading the interpreter blocks for a while. It is done once the kernel has been quiet for a
+   * moment after answering a client that listens on IOPub: that client is ready by then, the
+   * requests clients send right after connecting (history, a second kernel_info) are answered
+   * without waiting for the load, and the first cell usually finds it done.
    */
+  private scheduleWarmUp(): void {
+    if (this.loaded) return;
+    clearTimeout(this.warmUpTimer);
+    this.warmUpTimer = setTimeout(() => this.warmUp(), WARM_UP_AFTER_MS);
+  }
+
   private warmUp(): void {
-    if (this.loaded || this.stopping) return;
+    if (this.loaded || this.stopping || this.draining) return;
+    if (!this.sockets.subscribed) return this.scheduleWarmUp();
     try {
       void this.backend;
     } catch (e) {
@@ -164,6 +186,7 @@ export class Kernel {
   }
 
   private close(): void {
+    clearTimeout(this.warmUpTimer);
     this.sockets.close();
     this.finished();
   }

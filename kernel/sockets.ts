@@ -16,6 +16,7 @@ export class MessageSocket {
   ) {}
 
   send(msg: Message<unknown>): Promise<void> {
+    if (TRACE) trace('→', this.name, msg);
     const frames = encode(msg, this.signer);
     const sent = this.tail.then(() => (this.socket.closed ? undefined : (this.socket as zmq.Writable).send(frames)));
     this.tail = sent.catch((e) => logError(`${this.name}: send failed: ${(e as Error).message}`));
@@ -37,6 +38,7 @@ export class MessageSocket {
           }
           throw e;
         }
+        if (TRACE) trace('←', this.name, msg);
         handle(msg);
       }
     } catch (e) {
@@ -51,6 +53,14 @@ export class MessageSocket {
 
 export function logError(text: string): void {
   process.stderr.write(`[sqlcdc kernel] ${text}\n`);
+}
+
+/** SQLCDC_KERNEL_TRACE=1 logs every message on stderr: what a client sent and got, for debugging clients. */
+const TRACE = Boolean(process.env.SQLCDC_KERNEL_TRACE);
+
+function trace(direction: string, channel: Channel, msg: Message<unknown>): void {
+  const parent = (msg.parent_header as { msg_id?: string }).msg_id;
+  logError(`${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`);
 }
 
 /**

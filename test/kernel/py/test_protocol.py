@@ -12,6 +12,7 @@ import uuid
 
 import zmq
 from jupyter_client.session import Session
+from jupyter_client.utils import run_sync
 
 from kernel_env import NODE, ROOT, TIMEOUT, HangingServer, drain_iopub, iopub_of, run, shell_reply, start_kernel, stdout_of
 
@@ -209,7 +210,7 @@ class Interrupts(unittest.TestCase):
     def wait_for_http_call(self, msg_id):
         deadline = time.time() + TIMEOUT
         while not self.server.request_seen.wait(0.05):
-            if self.kc.shell_channel.msg_ready():
+            if run_sync(self.kc.shell_channel.msg_ready)():
                 self.fail(f"the cell ended before its HTTP call reached the server: {shell_reply(self.kc, msg_id)['content']}")
             if time.time() > deadline:
                 self.fail("the HTTP call never reached the server")
