@@ -25,9 +25,12 @@ export interface ErrorContent {
   traceback: string[];
 }
 
-/** An error as Jupyter shows it: the statement, line and column, the reason, then the source line with a caret. */
+/**
+ * An error as Jupyter shows it: the statement, line and column, the reason, then the source line
+ * with a caret (not for a cancellation, which is no fault of the text; as in the REPL).
+ */
 export function errorContent(error: ScriptError, source: string): ErrorContent {
   const traceback = [describeError(error)];
-  if (error.position) traceback.push(...caretLines(source, error.position).map((l) => `    ${l}`));
+  if (error.position && error.kind !== 'cancelled') traceback.push(...caretLines(source, error.position).map((l) => `    ${l}`));
   return { ename: error.name, evalue: error.message, traceback };
 }

@@ -91,6 +91,7 @@ test('interrupt cancels the running statement; the pipeline stays and the next c
   const reply = await pending;
   assert.equal(reply.status, 'error');
   assert.equal(reply.status === 'error' && reply.evalue, 'cancelled');
+  assert.deepEqual(reply.status === 'error' && reply.traceback, ["PRINT at line 1, column 1: cancelled"], 'no caret: the text is not at fault');
   assert.equal(session.dataset, before);
   assert.equal((await run("PRINT 'next';").reply).status, 'ok');
 });
