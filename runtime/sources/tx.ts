@@ -29,12 +29,12 @@ export interface TxOptions {
   mediaType?: string;
 }
 
-/** JSON or XML: by media type, else by the first character. */
-export function documentKind(text: string, options: TxOptions): DocKind {
-  const kind = (options.mediaType && kindOfMediaType(options.mediaType)) || sniffKind(text);
+/** JSON or XML: by media type, else by the first character. `source` names the document in errors. */
+export function documentKind(text: string, mediaType?: string, source?: string): DocKind {
+  const kind = (mediaType && kindOfMediaType(mediaType)) || sniffKind(text);
   if (!kind) {
-    const what = options.source ? `${options.source}: the document` : 'the document';
-    throw new ScriptError(`${what} is neither JSON nor XML${options.mediaType ? ` (${options.mediaType})` : ''}; APPLY TX with CSV options reads CSV`, 'runtime');
+    const what = source ? `${source}: the document` : 'the document';
+    throw new ScriptError(`${what} is neither JSON nor XML${mediaType ? ` (${mediaType})` : ''}; APPLY TX with CSV options reads CSV`, 'runtime');
   }
   return kind;
 }
@@ -55,7 +55,7 @@ function pathFor(plan: Extract<TxPlan, { kind: 'path' }>, kind: DocKind): PathPa
 /** The rows of one text. */
 export function transformText(text: string, plan: TxPlan, options: TxOptions): Dataset {
   if (plan.kind === 'csv') return parseCsv(text, plan.options, options.source);
-  const kind = documentKind(text, options);
+  const kind = documentKind(text, options.mediaType, options.source);
   return transformParsed(parseDocument(text, kind, options.source), kind, plan, options);
 }
 

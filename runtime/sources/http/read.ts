@@ -20,7 +20,7 @@ export class Page {
 
   document(): { root: unknown; kind: DocKind } {
     if (!this.parsed) {
-      const kind = documentKind(this.text(), { mediaType: this.response.mediaType, source: this.call, floatDecimal: false });
+      const kind = documentKind(this.text(), this.response.mediaType, this.call);
       this.parsed = { root: parseDocument(this.text(), kind, this.call), kind };
     }
     return this.parsed;
