@@ -28,7 +28,7 @@ registerCommand('SelectDrive', async (stmt, ctx) => {
   const parts: Dataset[] = [];
   for (const file of files) {
     if (ctx.signal.aborted) break;
-    const data = await readDriveFile(file, read);
+    const data = await readDriveFile(file, read, ctx.signal);
     if (!stmt.pipeline) {
       parts.push(data);
       continue;

@@ -36,9 +36,9 @@ export async function driveFiles(read: DriveRead): Promise<DriveFile[]> {
 }
 
 /** Reads one file into a dataset, shaped by the read's FORMAT, OPTIONS and APPLY TX. */
-export async function readDriveFile(file: DriveFile, read: DriveRead): Promise<Dataset> {
+export async function readDriveFile(file: DriveFile, read: DriveRead, signal?: AbortSignal): Promise<Dataset> {
   let format = formatOf(file.full, read.format);
-  const text = await readText(file.full, file.display);
+  const text = await readText(file.full, file.display, signal);
   const shape: FileShape = { csv: csvOptionsOf(read, file.full), path: '$', rawCol: read.rawCol, floatDecimal: read.floatDecimal };
   if (read.tx !== undefined && !isCsvOptions(read.tx)) {
     if (format === 'CSV') throw new ScriptError(`APPLY TX '${read.tx}' is a document path; CSV files take CSV options ('headers:1 delimiter:;')`, 'semantic');

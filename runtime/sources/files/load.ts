@@ -40,10 +40,11 @@ export interface FileShape {
   floatDecimal: boolean;
 }
 
-export async function readText(full: string, display: string): Promise<string> {
+export async function readText(full: string, display: string, signal?: AbortSignal): Promise<string> {
   try {
-    return await readFile(full, 'utf8');
+    return await readFile(full, { encoding: 'utf8', signal });
   } catch (e) {
+    if (signal?.aborted) throw new ScriptError('cancelled', 'cancelled');
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new ScriptError(`file not found: ${display}`, 'runtime');
     if (code === 'EISDIR') throw new ScriptError(`${display} is a folder, not a file`, 'runtime');
