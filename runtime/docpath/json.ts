@@ -11,7 +11,7 @@ import { lineColumn, where } from './location';
  */
 
 /** Prefix of a marker string standing for a number token kept as text. */
-export const EXACT = '\u0000#';
+const EXACT = '\u0000#';
 
 const LONG_DIGITS = /\d{16}/;
 

@@ -206,8 +206,3 @@ function splitSteps(text: string): { absolute: boolean; steps: { step: string; d
   steps.push({ step: current.trim(), deep });
   return { absolute, steps };
 }
-
-/** The records of selected items: elements as themselves; attributes, texts and strings as values. */
-export function isRecordElement(item: XmlItem): item is Element {
-  return typeof item !== 'string' && isElement(item);
-}

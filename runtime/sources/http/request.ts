@@ -86,7 +86,7 @@ function transportError(e: unknown, method: string, url: URL): ScriptError {
 }
 
 /** The status text of an HTTP status. */
-export function statusText(status: number): string {
+function statusText(status: number): string {
   return STATUS_CODES[status] ?? '';
 }
 
