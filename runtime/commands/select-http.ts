@@ -2,7 +2,7 @@ import { Dataset } from '../dataset/dataset';
 import { STRING } from '../dataset/types';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
-import type { HttpOptions, SelectHttp } from '../script/ast';
+import type { HttpOptions } from '../script/ast';
 import type { RuntimeState } from '../state';
 import { concatDatasets } from '../sources/concat';
 import { buildRequest } from '../sources/http/build';

@@ -2,7 +2,7 @@ import type { Document, Element, Node } from '@xmldom/xmldom';
 import * as xpath from 'xpath';
 import { ScriptError } from '../errors';
 import type { PathPart, Step } from './path';
-import { childElements, descendants, isDocument, isElement, nameMatches } from './xml';
+import { childElements, descendants, isDocument, nameMatches } from './xml';
 
 /** A selected item: a node, or the text of a non-node XPath result (`string(//next)`). */
 export type XmlItem = Node | string;
