@@ -84,6 +84,7 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
     for await (const r of session.execute(source, { signal: controller.signal })) report(r);
   } finally {
     process.off('SIGINT', onSigint);
+    await session.close();
   }
   if (controller.signal.aborted) return EXIT.interrupted;
   if (failed) return EXIT.scriptError;

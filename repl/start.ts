@@ -159,8 +159,9 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
       closed = true;
       // At the end of piped input the last statement may omit its `;`, as in a script.
       enqueue(() => (pending.trim() ? runCell(pending) : undefined), () => undefined);
-      void lines.then(() => {
+      void lines.then(async () => {
         process.off('SIGINT', interrupt);
+        await session.close();
         resolve();
       });
     });

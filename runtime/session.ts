@@ -11,6 +11,7 @@ import { ExitSignal, type CommandContext } from './commands/command';
 import { commandFor } from './commands/registry';
 import { splitMagics, runMagic } from './magics/index';
 import { AsyncQueue } from './util/async-queue';
+import { closeHttpPools } from './sources/http/pools';
 import './commands/index';
 
 export interface SessionOptions {
@@ -153,6 +154,11 @@ export class Session {
     } finally {
       this.state.dataset = previous;
     }
+  }
+
+  /** Releases what the session holds open (HTTP keep-alive pools); front ends call it on exit. */
+  async close(): Promise<void> {
+    await closeHttpPools(this.state);
   }
 
   /** Convenience for tests and the CLI: runs a cell, collects its results, throws its error. */
