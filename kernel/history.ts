@@ -36,6 +36,7 @@ export class History {
   private readonly entries: HistoryEntry[];
   /** This kernel's session number: one more than any session in the file. */
   readonly session: number;
+  private folderReady = false;
 
   constructor(private readonly file: string) {
     this.entries = existsSync(file) ? parseLines(readFileSync(file, 'utf8')) : [];
@@ -50,7 +51,9 @@ export class History {
     const entry = { session: this.session, line, input };
     this.entries.push(entry);
     try {
-      mkdirSync(dirname(this.file), { recursive: true });
+      // The kernel may record before the session created the workspace folder.
+      if (!this.folderReady) mkdirSync(dirname(this.file), { recursive: true });
+      this.folderReady = true;
       appendFileSync(this.file, JSON.stringify(entry) + '\n');
     } catch {
       // A read-only workspace keeps the history in memory only; executing must not fail for it.
