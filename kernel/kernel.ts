@@ -162,6 +162,7 @@ export class Kernel {
       };
     } else {
       const request = msg.content as unknown as ExecuteRequest;
+      if (typeof request.code !== 'string') throw new Error('execute_request without a code string');
       reply = await this.backend.executor.execute(request);
       if (reply.status === 'error' && request.stop_on_error !== false && !request.silent) await this.abortQueued();
     }

@@ -78,3 +78,9 @@ test('an oversized file is cut to its newest half when a kernel opens it', () =>
   assert.equal(rows[rows.length - 1][2], 'c10001;');
   assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 5000);
 });
+
+test('the first cell creates the workspace folder when the session has not yet', () => {
+  const path = join(dir, 'not-yet', 'kernel_history.jsonl');
+  new History(path).add(1, 'PRINT 1;');
+  assert.equal(new History(path).query({ hist_access_type: 'tail' }).length, 1);
+});
