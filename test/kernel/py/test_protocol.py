@@ -169,7 +169,7 @@ class OneKernel(unittest.TestCase):
             c = shell_reply(self.kc, self.kc.is_complete(code))["content"]
             self.assertEqual(c["status"], status, code)
 
-    def test_comms_are_answered_and_never_crash_the_kernel(self):
+    def test_comms_and_odd_requests_are_answered_and_never_crash_the_kernel(self):
         msg = self.kc.session.msg("comm_info_request", {"target_name": "jupyter.widget"})
         self.kc.shell_channel.send(msg)
         reply = shell_reply(self.kc, msg["header"]["msg_id"])
@@ -180,6 +180,12 @@ class OneKernel(unittest.TestCase):
         self.kc.shell_channel.send(msg)
         closes = [m for m in iopub_of(self.kc, msg["header"]["msg_id"]) if m["msg_type"] == "comm_close"]
         self.assertEqual(closes[0]["content"]["comm_id"], comm_id)
+
+        # malformed and unknown requests: an error reply or nothing, never a dead kernel
+        msg = self.kc.session.msg("execute_request", {})
+        self.kc.shell_channel.send(msg)
+        self.assertEqual(shell_reply(self.kc, msg["header"]["msg_id"])["content"]["status"], "error")
+        self.kc.shell_channel.send(self.kc.session.msg("no_such_request", {}))
         self.assertEqual(run(self.kc, "PRINT 'alive';")[0]["content"]["status"], "ok")
 
     def test_history_tail_range_and_search(self):
