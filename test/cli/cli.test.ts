@@ -1,33 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SQLCDC, tempDir } from '../repl/harness';
+import { tempDir } from '../repl/harness';
+import { runCli as sqlcdc } from '../helpers/cli';
 
 /** A safety net so a hung child fails the test instead of the run; no test relies on timing. */
 const LIMITS = { timeout: 60_000 };
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI in `cwd` to completion; `started` is called with the child once it runs. */
-function sqlcdc(cwd: string, args: string[], started?: (child: ReturnType<typeof spawn>) => void): Promise<Outcome> {
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
-  delete env.SQLCDC_HOME;
-  const child = spawn(process.execPath, [SQLCDC, ...args], { cwd, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  started?.(child);
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 /** A working directory with a CSV and scripts in a subfolder (paths in scripts resolve against the cwd). */
 function project(scripts: Record<string, string>): string {
