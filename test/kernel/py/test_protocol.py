@@ -320,6 +320,9 @@ class Lifecycle(unittest.TestCase):
         try:
             reply, _ = run(kc, LOAD)
             self.assertEqual(reply["content"]["status"], "ok")
+            # %connect_info tells the notebook user the command
+            info = stdout_of(run(kc, "%connect_info")[1])
+            self.assertIn(f"sqlcdc repl --existing {km.connection_file}", info)
             repl = subprocess.run(
                 [NODE, os.path.join(ROOT, "dist", "bin", "sqlcdc.js"), "repl", "--existing", km.connection_file],
                 input="PRINT 'the notebook loaded #data.count() rows';\nAPPLY FILTER 'id > 1';\n",
