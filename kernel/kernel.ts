@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { sessionFolders } from '../runtime/workspace/location';
 import type { Backend } from './backend';
 import { readConnectionFile } from './connection';
 import type { ExecuteReply, ExecuteRequest } from './executor';
-import { join } from 'node:path';
-import { sessionFolders } from '../runtime/workspace/location';
 import { History, type HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
 import { OutputContext } from './output-context';
@@ -32,6 +32,7 @@ export class Kernel {
   /** Execute requests queued when a cell failed: answered without running (stop_on_error). */
   private readonly aborted = new WeakSet<Message>();
   private stopping = false;
+  private closing?: Promise<void>;
   private finished!: () => void;
   /** Resolves once a shutdown_request has been answered and the sockets are closed. */
   readonly stopped = new Promise<void>((r) => (this.finished = r));
@@ -123,7 +124,7 @@ export class Kernel {
       const idle = framed ? this.publish('status', { execution_state: 'idle' }) : undefined;
       if (this.stopping) {
         await idle;
-        this.close();
+        await this.stop();
       } else this.scheduleWarmUp();
     });
   }
@@ -186,10 +187,14 @@ export class Kernel {
     this.stopping = true;
   }
 
-  private close(): void {
-    clearTimeout(this.warmUpTimer);
-    this.sockets.close();
-    this.finished();
+  /** Closes the sockets (the heartbeat thread included); `stopped` resolves after it. */
+  stop(): Promise<void> {
+    if (!this.closing) {
+      this.stopping = true;
+      clearTimeout(this.warmUpTimer);
+      this.closing = this.sockets.close().then(() => this.finished());
+    }
+    return this.closing;
   }
 
   private reply(channel: MessageSocket, request: Message, type: string, content: object): Promise<void> {

@@ -20,23 +20,25 @@ async function main(): Promise<void> {
   const kernel = await Kernel.start(resolve(file));
   // jupyter_client signals the process group when it interrupts by signal (or the user presses Ctrl-C).
   process.on('SIGINT', () => kernel.interrupt());
-  exitWithParent();
+  stopWithParent(kernel);
   await kernel.stopped;
   process.exit(0);
 }
 
 /** jupyter_client names the process that started us; a kernel outliving its client would be orphaned forever. */
-function exitWithParent(): void {
+function stopWithParent(kernel: Kernel): void {
   const pid = Number(process.env.JPY_PARENT_PID);
   if (!Number.isInteger(pid) || pid <= 1) return;
-  setInterval(() => {
+  const timer = setInterval(() => {
     try {
       process.kill(pid, 0);
     } catch {
       logError(`parent process ${pid} is gone; exiting`);
-      process.exit(0);
+      clearInterval(timer);
+      void kernel.stop();
     }
-  }, 2000).unref();
+  }, 2000);
+  timer.unref();
 }
 
 main().catch((e) => {

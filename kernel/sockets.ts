@@ -1,5 +1,6 @@
 import * as zmq from 'zeromq';
 import { endpoint, type Channel, type ConnectionInfo } from './connection';
+import { Heartbeat } from './heartbeat';
 import { BadSignatureError, decode, encode, Signer, type Message } from './wire';
 
 /**
@@ -64,7 +65,7 @@ function trace(direction: string, channel: Channel, msg: Message<unknown>): void
 }
 
 /**
- * The kernel's side: ROUTER shell/control/stdin, XPUB iopub, REP heartbeat, bound to the connection
+ * The kernel's side: ROUTER shell/control/stdin, XPUB iopub, REP heartbeat (in its own thread), bound to the connection
  * file's ports. IOPub is an XPUB so the kernel knows when a client has subscribed: until then
  * whatever it publishes is lost (ZeroMQ's slow joiner).
  */
@@ -73,7 +74,7 @@ export class KernelSockets {
   readonly control: MessageSocket;
   readonly stdin: MessageSocket;
   readonly iopub: MessageSocket;
-  private readonly hb = new zmq.Reply({ linger: 0 });
+  private heartbeat?: Heartbeat;
   private readonly topics = new Set<string>();
 
   private constructor(signer: Signer) {
@@ -91,9 +92,8 @@ export class KernelSockets {
       s.control.socket.bind(endpoint(info, 'control')),
       s.stdin.socket.bind(endpoint(info, 'stdin')),
       s.iopub.socket.bind(endpoint(info, 'iopub')),
-      s.hb.bind(endpoint(info, 'hb')),
     ]);
-    void s.echoHeartbeats();
+    s.heartbeat = new Heartbeat(endpoint(info, 'hb'), (e) => logError(`heartbeat stopped: ${e.message}`));
     void s.trackSubscriptions();
     return s;
   }
@@ -116,16 +116,8 @@ export class KernelSockets {
     }
   }
 
-  private async echoHeartbeats(): Promise<void> {
-    try {
-      for await (const frames of this.hb) await this.hb.send(frames);
-    } catch (e) {
-      if (!this.hb.closed) logError(`heartbeat stopped: ${(e as Error).message}`);
-    }
-  }
-
-  close(): void {
+  async close(): Promise<void> {
     for (const s of [this.shell, this.control, this.stdin, this.iopub]) s.close();
-    if (!this.hb.closed) this.hb.close();
+    await this.heartbeat?.stop();
   }
 }
