@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { parseDecimal, withScale } from './decimal-scale';
 import { ScriptError } from '../errors';
 import { formatValue } from './format-value';
 import { parseDateTime } from './parse-datetime';
@@ -194,7 +195,7 @@ function toDecimal(target: ColumnType): Converter {
     if (integerDigits !== undefined && !r.isZero() && r.e >= integerDigits) {
       fail(v, target, `more than ${precision} digits of precision`);
     }
-    return r;
+    return withScale(r, scale);
   };
   return (v) => {
     if (v === null) return null;
@@ -202,7 +203,7 @@ function toDecimal(target: ColumnType): Converter {
       case 'string': {
         const t = trimmed(v);
         if (t === null) return null;
-        return NUMBER_TEXT.test(t) ? constrain(v, new Decimal(t)) : fail(v, target);
+        return NUMBER_TEXT.test(t) ? constrain(v, parseDecimal(t)) : fail(v, target);
       }
       case 'number':
         return Number.isFinite(v) ? constrain(v, new Decimal(v)) : fail(v, target);

@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { decimalText } from './decimal-scale';
 import type { Column, ColumnType, Value } from './types';
 
 /**
@@ -90,9 +91,9 @@ export function toHex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }
 
-/** Exact digits, never an exponent; padded to the column's scale (decimal(10,2) shows 1.50). */
+/** Exact digits, never an exponent; the column's scale (decimal(10,2) shows 1.50), else the value's (12.50 stays 12.50). */
 function formatDecimal(v: Decimal, type: ColumnType): string {
-  return type.base === 'decimal' && type.scale !== undefined ? v.toFixed(type.scale) : v.toFixed();
+  return type.base === 'decimal' && type.scale !== undefined ? v.toFixed(type.scale) : decimalText(v);
 }
 
 /**

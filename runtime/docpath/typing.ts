@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import { Dataset } from '../dataset/dataset';
+import { parseDecimal } from '../dataset/decimal-scale';
 import { STRING, type Column, type ColumnType, type Value } from '../dataset/types';
 import { exactText, isExact, stringifyJson } from './json';
 
@@ -90,7 +91,7 @@ const toText: Convert = (v) =>
   typeof v === 'string' ? (isExact(v) ? exactText(v) : v) : typeof v === 'object' ? stringifyJson(v) : String(v);
 const toNumber: Convert = (v) => (typeof v === 'number' ? v : Number(numberTextOf(v)));
 const toLong: Convert = (v) => BigInt(typeof v === 'number' ? v : numberTextOf(v));
-const toDecimal: Convert = (v) => new Decimal(typeof v === 'number' ? v : numberTextOf(v));
+const toDecimal: Convert = (v) => (typeof v === 'number' ? new Decimal(v) : parseDecimal(numberTextOf(v)));
 const toBool: Convert = (v) => v as boolean;
 
 function typeOf(kinds: number, floatDecimal: boolean): [ColumnType, Convert] {

@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { parseDecimal } from '../dataset/decimal-scale';
 import type { Value } from '../dataset/types';
 import type { Kind } from './kinds';
 
@@ -16,7 +17,7 @@ const DECIMAL_LIMIT = new Decimal('79228162514264337593543950335');
 export function numberLiteral(text: string): { value: Value; kind: Kind } {
   if (/[eE]/.test(text)) return { value: Number(text), kind: 'double' };
   if (text.includes('.')) {
-    const d = new Decimal(text);
+    const d = parseDecimal(text);
     return d.abs().gt(DECIMAL_LIMIT) ? { value: d.toNumber(), kind: 'double' } : { value: d, kind: 'decimal' };
   }
   const n = Number(text);

@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import { converterTo, type Converter } from '../dataset/convert';
+import { MAX_DOTNET_SCALE, scaleOf, withScale } from '../dataset/decimal-scale';
 import type { Value } from '../dataset/types';
 import { ScriptError } from '../errors';
 import type { BinaryOp } from './ast';
@@ -29,10 +30,15 @@ export function normText(s: string): string {
   return s.toLowerCase();
 }
 
-// Decimal arithmetic: + - * are exact (no significant-digit cap); / and % round to 28 significant
-// digits like .NET's System.Decimal. Results are plain decimal.js values of the default constructor.
+// Decimal arithmetic computes exactly, then gives the result the scale System.Decimal gives it
+// (docs/expressions.md): + - % the larger scale, * the sum of the scales, / the smallest scale that
+// holds the exact quotient (at least the dividend's minus the divisor's). A result is then rounded
+// half to even to at most 28 decimals and, when it has decimals, to .NET's 96-bit coefficient.
 const Exact = Decimal.clone({ precision: 1e9 });
-const Divide = Decimal.clone({ precision: 28, rounding: Decimal.ROUND_HALF_EVEN });
+// Enough digits to tell a terminating quotient (≤ 29 significant digits at scale ≤ 28) from a
+// rounded one.
+const Quotient = Decimal.clone({ precision: 80, rounding: Decimal.ROUND_HALF_EVEN });
+const COEFFICIENT_LIMIT = new Decimal(2).pow(96);
 
 const TEXT = { base: 'string' } as const;
 
@@ -199,24 +205,45 @@ function longArithmetic(op: BinaryOp): Arithmetic {
   }
 }
 
+/**
+ * The .NET value of an exact decimal result at `scale`: at most 28 decimals, and a 96-bit coefficient.
+ * An integer part beyond .NET's range (which System.Decimal rejects as an overflow) stays exact, as
+ * our decimal(38, s) columns hold such values.
+ */
+function dotnetDecimal(exact: Decimal, scale: number): Decimal {
+  let s = Math.min(scale, MAX_DOTNET_SCALE);
+  let r = exact.decimalPlaces() > s ? exact.toDecimalPlaces(s, Decimal.ROUND_HALF_EVEN) : exact;
+  const fits = s > 0 && exact.abs().lt(COEFFICIENT_LIMIT);
+  // r.e is the exponent of the leading digit, so the coefficient at scale s has r.e + 1 + s digits.
+  while (fits && s > 0 && !r.isZero() && r.e + 1 + s >= 29 && r.abs().times(Exact.pow(10, s)).gte(COEFFICIENT_LIMIT)) {
+    s--;
+    r = exact.toDecimalPlaces(s, Decimal.ROUND_HALF_EVEN);
+  }
+  return withScale(new Decimal(r), s);
+}
+
 function decimalArithmetic(op: BinaryOp): Arithmetic {
-  const plain = (d: Decimal) => new Decimal(d);
   switch (op) {
     case '+':
-      return (a, b) => plain(Exact.add(a as Decimal, b as Decimal));
+      return (a, b) => dotnetDecimal(Exact.add(a as Decimal, b as Decimal), Math.max(scaleOf(a as Decimal), scaleOf(b as Decimal)));
     case '-':
-      return (a, b) => plain(Exact.sub(a as Decimal, b as Decimal));
+      return (a, b) => dotnetDecimal(Exact.sub(a as Decimal, b as Decimal), Math.max(scaleOf(a as Decimal), scaleOf(b as Decimal)));
     case '*':
-      return (a, b) => plain(Exact.mul(a as Decimal, b as Decimal));
+      return (a, b) => dotnetDecimal(Exact.mul(a as Decimal, b as Decimal), scaleOf(a as Decimal) + scaleOf(b as Decimal));
     case '/':
       return (a, b) => {
         if ((b as Decimal).isZero()) throw divisionByZero();
-        return plain(Divide.div(a as Decimal, b as Decimal));
+        const q = Quotient.div(a as Decimal, b as Decimal);
+        // .NET adds decimals to the quotient only while a remainder is left: an exact quotient keeps
+        // the fewest decimals that hold it, but no fewer than the dividend's scale minus the divisor's.
+        const places = q.decimalPlaces();
+        const exact = places <= MAX_DOTNET_SCALE && Exact.mul(q, b as Decimal).eq(a as Decimal);
+        return dotnetDecimal(q, exact ? Math.max(places, scaleOf(a as Decimal) - scaleOf(b as Decimal)) : MAX_DOTNET_SCALE);
       };
     default:
       return (a, b) => {
         if ((b as Decimal).isZero()) throw divisionByZero();
-        return plain(Exact.mod(a as Decimal, b as Decimal));
+        return dotnetDecimal(Exact.mod(a as Decimal, b as Decimal), Math.max(scaleOf(a as Decimal), scaleOf(b as Decimal)));
       };
   }
 }
@@ -228,6 +255,6 @@ export function negate(kind: Kind): (v: Value) => Value {
     if (r > LONG_MAX) throw overflow('long');
     return r;
   };
-  if (kind === 'decimal') return (v) => (v as Decimal).neg();
+  if (kind === 'decimal') return (v) => withScale((v as Decimal).neg(), scaleOf(v as Decimal));
   return (v) => -(v as number) + 0;
 }

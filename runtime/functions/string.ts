@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import Decimal from 'decimal.js';
+import { parseDecimal } from '../dataset/decimal-scale';
 import type { Value } from '../dataset/types';
 import { cultureOf, formatWall } from './dates';
 import { define, ENCODINGS } from './define';
@@ -104,7 +105,7 @@ function formatItem(v: Value, format: string, ctx: CallContext): string {
     if (NUMERIC_TEXT.test(v)) {
       const t = v.trim();
       // Integers stay exact (bigint), decimals keep their digits; exponent notation reads as a double.
-      const n = /^[+-]?\d+$/.test(t) ? BigInt(t) : /e/i.test(t) ? Number(t) : new Decimal(t);
+      const n = /^[+-]?\d+$/.test(t) ? BigInt(t) : /e/i.test(t) ? Number(t) : parseDecimal(t);
       return formatNumber(n, format, culture);
     }
     try {

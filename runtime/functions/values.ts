@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { parseDecimal } from '../dataset/decimal-scale';
 import type { Value } from '../dataset/types';
 import { formatValue } from '../dataset/format-value';
 import { STRING } from '../dataset/types';
@@ -119,7 +120,7 @@ export function exactNumber(v: Value, what: string): number | bigint | Decimal {
     const n = Number(v);
     return Number.isSafeInteger(n) ? n : BigInt(v.trim());
   }
-  if (typeof v === 'string' && NUMBER.test(v) && v.includes('.')) return new Decimal(v.trim());
+  if (typeof v === 'string' && NUMBER.test(v) && v.includes('.')) return parseDecimal(v.trim());
   return numeric(v, what);
 }
 

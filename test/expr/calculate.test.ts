@@ -33,7 +33,7 @@ test('every aggregate, typed as .NET types it', () => {
   assert.equal(calculate('Min(Name)', undefined, employees), 'A');
   assert.equal(calculate('Count(Total)', undefined, employees), 3);
   assert.equal(String(calculate('Sum(Rate)', undefined, employees)), '3.85');
-  assert.equal(String(calculate('Avg(Rate)', undefined, employees)), '1.283333333333333333333333333');
+  assert.equal(String(calculate('Avg(Rate)', undefined, employees)), '1.2833333333333333333333333333');
   assert.equal(calculate('Avg(Score)', undefined, employees), 4);
   assert.equal(calculate('Var(Score)', undefined, employees), 4);
   assert.equal(calculate('StDev(Score)', undefined, employees), 2);

@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { parseDecimal } from '../../runtime/dataset/decimal-scale';
 import type { Column, Value } from '../../runtime/dataset/types';
 import { compileExpression, compileFilter } from '../../runtime/expr';
 
@@ -16,7 +17,7 @@ export const columns: Column[] = [
 ];
 
 export const rows: Value[][] = [
-  [1, 'My Product A', 1500.5, new Decimal('1.10'), 3, 9007199254740993n, new Date(Date.UTC(2006, 0, 31)), true, 'x'],
+  [1, 'My Product A', 1500.5, parseDecimal('1.10'), 3, 9007199254740993n, new Date(Date.UTC(2006, 0, 31)), true, 'x'],
   [2, 'other', 20, new Decimal('2.5'), 2, 5n, new Date(Date.UTC(2020, 5, 15, 13, 45, 30)), false, 'y'],
   [3, null, null, null, null, null, null, null, null],
 ];

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Decimal from 'decimal.js';
+import { decimalText } from '../../runtime/dataset/decimal-scale';
 import type { Column, Value } from '../../runtime/dataset/types';
 import { ScriptError } from '../../runtime/errors';
 import { compileExpression } from '../../runtime/expr';
 import { columns, kept, rows, value, values } from './helpers';
 
-const text = (v: Value) => (v === null ? null : v instanceof Decimal ? v.toFixed() : String(v));
+const text = (v: Value) => (v === null ? null : v instanceof Decimal ? decimalText(v) : String(v));
 
 function runtimeFailure(source: string, data: Value[][] = rows, cols: Column[] = columns): ScriptError {
   const f = compileExpression(source, { line: 1, column: 1, offset: 0 }).bind(cols, undefined, data);
@@ -44,11 +45,14 @@ test('long arithmetic stays exact beyond 2^53', () => {
   assert.equal(value('big / 2'), 4503599627370496.5);
 });
 
-test('decimal arithmetic is exact; division rounds to 28 significant digits', () => {
-  assert.equal(text(value('price * qty')), '3.3');
+test('decimal arithmetic is exact with .NET scales; division rounds to the 96-bit coefficient', () => {
+  assert.equal(text(value('price * qty')), '3.30');
   assert.equal(text(value('price + 0.000000000000000000000001')), '1.100000000000000000000001');
   assert.equal(text(value('12345678901234567.891 * 98765432109876.54321')), '1219326311370217952336229233221.14007011');
   assert.equal(text(value('1.0 / 3')), '0.3333333333333333333333333333');
+  assert.equal(text(value('2.0 / 3')), '0.6666666666666666666666666667');
+  assert.equal(text(value('10.0 / 3')), '3.3333333333333333333333333333');
+  assert.equal(text(value('100000.0 / 3')), '33333.333333333333333333333333');
   assert.ok(value('price * 2') instanceof Decimal);
   assert.equal(typeof value('price * total'), 'number', 'decimal meets double as double');
   assert.match(runtimeFailure('price / 0').message, /division by zero/);
@@ -57,7 +61,7 @@ test('decimal arithmetic is exact; division rounds to 28 significant digits', ()
 test('+ concatenates when either side is a string', () => {
   assert.equal(value("ItemName + '!'"), 'My Product A!');
   assert.equal(value("id + 'x'"), '1x');
-  assert.equal(value("'v' + price"), 'v1.1');
+  assert.equal(value("'v' + price"), 'v1.10');
   assert.equal(value("'a' + null"), null);
 });
 

@@ -127,6 +127,11 @@ test('#format composite: alignment, braces, text arguments, missing argument', (
   assert.throws(() => ev("#format('{0', a)"), /#format: bad format .* is not closed/);
 });
 
+test('a decimal keeps its scale in #format: general formats print its trailing zeros, as .NET does', () => {
+  assert.equal(ev("#format('{0}|{0:G}|{0:g}|{0:F1}', 12.50)"), '12.50|12.50|12.50|12.5');
+  assert.equal(ev("#format('{0:G}|{0:G3}', -0.0100)"), '-0.0100|-0.01');
+});
+
 test('culture from #setjsonsettings: fr-FR numbers and dates', () => {
   const st = newState();
   ev('#setjsonsettings(culture:fr-FR)', st);

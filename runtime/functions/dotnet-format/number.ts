@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { decimalText } from '../../dataset/decimal-scale';
 import { INVARIANT, type Culture } from './culture';
 
 /**
@@ -204,9 +205,9 @@ function standard(letter: string, precision: number | undefined, integral: boole
           return e === 'E' ? formatGeneral(x, c) : formatGeneral(x, c).replace('E', 'e');
         }
         if (precision === undefined || precision === 0) {
-          // Integers and decimals print all their digits.
+          // Integers and decimals print all their digits, a decimal's trailing zeros included.
           const d = fixedDigits(x, 0);
-          const text = isDecimal(x) ? x.abs().toFixed() : d.int;
+          const text = isDecimal(x) ? unsignedDecimalText(x) : d.int;
           return (d.neg && text !== '0' ? c.negative : '') + text.replace('.', c.decimal);
         }
         return generalFromSci(sciDigits(x, precision), precision, e, c, true);
@@ -499,5 +500,12 @@ export function formatNumber(x: Numeric, format: string, culture: Culture = INVA
 function standardGeneral(x: Numeric, c: Culture): string {
   if (typeof x === 'bigint') return x < 0n ? c.negative + (-x).toString() : x.toString();
   const d = x as Decimal;
-  return d.isNegative() && !d.isZero() ? c.negative + d.abs().toFixed().replace('.', c.decimal) : d.abs().toFixed().replace('.', c.decimal);
+  const text = unsignedDecimalText(d).replace('.', c.decimal);
+  return d.isNegative() && !d.isZero() ? c.negative + text : text;
+}
+
+/** The digits of a decimal at its scale, without the sign (abs() would drop the scale). */
+function unsignedDecimalText(d: Decimal): string {
+  const text = decimalText(d);
+  return text.startsWith('-') ? text.slice(1) : text;
 }
