@@ -51,7 +51,10 @@ PRINT '#urlencode(#toiso8601(#utcnow()))';
 - The bare word \`null\` is a null argument: \`#isnull(null, fallback)\`.
 - Values keep their type through calls: \`#increment({{qty}})\` adds to a number, \`{{amount}}\` alone as a
   column default keeps the column's type; a text mixing parts is text.
-- \`{{name}}\` always names a field. Literal braces in \`#format\` come from arguments: \`#format('{0}x{1}', '{', '}')\`.
+- \`{{name}}\` names a field. In \`#format\`'s format string (its first argument) a field must follow \`{{\` directly
+  (a letter or \`_\`); any other \`{{\` is .NET's brace escape, and \`}}\` always is: \`#format('{{0}} is {0}', x)\` gives
+  \`{0} is x\`, \`#format('{{{0}}}', x)\` gives \`{x}\`. A field whose name starts with a digit is passed as an
+  argument there: \`#format('{0}', {{1st}})\`. Elsewhere every \`{{…}}\` is a field.
 
 ## Fields and binary values
 

@@ -68,6 +68,8 @@ class Parser {
   constructor(
     private readonly src: string,
     private readonly base: Position | undefined,
+    /** The text is a composite format string (FunctionDef.compositeFormat): `{{` may be a brace escape. */
+    private readonly composite = false,
   ) {}
 
   pos(i: number): Position | undefined {
@@ -109,6 +111,12 @@ class Parser {
         continue;
       }
       if (c === '{' && src[i + 1] === '{') {
+        if (this.composite && !IDENT_START.test(src[i + 2] ?? '')) {
+          // .NET's escape, left for the composite formatter to turn into one brace.
+          text += '{{';
+          i += 2;
+          continue;
+        }
         const close = src.indexOf('}}', i + 2);
         const m = close < 0 ? null : FIELD.exec(src.slice(i + 2, close));
         if (m) {
@@ -149,7 +157,7 @@ class Parser {
     if (src[j] === ')') return { part, end: j + 1 };
     for (;;) {
       j = skipSpace(src, j);
-      const arg = this.arg(j, `${sigil}${name}`, start);
+      const arg = this.arg(j, `${sigil}${name}`, start, def.compositeFormat === part.args.length);
       part.args.push(arg.arg);
       j = arg.end;
       if (src[j] === ',') {
@@ -161,7 +169,7 @@ class Parser {
     }
   }
 
-  arg(i: number, fn: string, callStart: number): { arg: Arg; end: number } {
+  arg(i: number, fn: string, callStart: number, composite: boolean): { arg: Arg; end: number } {
     const src = this.src;
     const q = src[i];
     if (q === "'" || q === '"') {
@@ -184,10 +192,10 @@ class Parser {
         throw this.error(`${fn}: expected ',' or ')' after the quoted argument`, after);
       }
       // The quoted content is itself a template: fields and calls inside quotes still count.
-      const inner = new Parser(content, this.pos(i + 1)).parts(0, 'all').parts;
+      const inner = new Parser(content, this.pos(i + 1), composite).parts(0, 'all').parts;
       return { arg: { parts: inner, quote: q, isNull: false }, end: after };
     }
-    const { parts, end } = this.parts(i, 'arg');
+    const { parts, end } = (composite === this.composite ? this : new Parser(this.src, this.base, composite)).parts(i, 'arg');
     if (end >= src.length) throw this.error(`${fn}: missing ')'`, callStart);
     trimTrailing(parts);
     const isNull = parts.length === 1 && parts[0].kind === 'text' && parts[0].text.toLowerCase() === 'null';

@@ -188,7 +188,10 @@ export const stringFunctions: FunctionDef[] = [
     const s = text(args[0]);
     return s.length >= 2 && (s[0] === '"' || s[0] === "'") && s[s.length - 1] === s[0] ? s.slice(1, -1) : s;
   }),
-  S('format', '#format(a, b, ...)', [1, Infinity], 'Composite format: {index[,alignment][:format]} items of a are replaced by the following arguments, formatted with .NET numeric or date formats; {{ and }} are braces.', "#format('{0:N2} | {1,-5}|', 1234.567, ab)", '1,234.57 | ab   |', composite),
+  {
+    ...S('format', '#format(a, b, ...)', [1, Infinity], 'Composite format: {index[,alignment][:format]} items of a are replaced by the following arguments, formatted with .NET numeric or date formats; {{ and }} are braces, except that {{ directly followed by a letter or _ is a field ({{name}}).', "#format('{{{0:N2}}} | {1,-5}|', 1234.567, ab)", '{1,234.57} | ab   |', composite),
+    compositeFormat: 0,
+  },
   S('left', '#left(a, n)', 2, 'The first n characters (all of a when shorter).', '#left(hello, 2)', 'he', (args) => str(args[0]).slice(0, nonNegative(args[1], 'n'))),
   S('right', '#right(a, n)', 2, 'The last n characters (all of a when shorter).', '#right(hello, 3)', 'llo', (args) => {
     const s = str(args[0]);

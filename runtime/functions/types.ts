@@ -39,6 +39,12 @@ export interface FunctionDef {
    * names the quote characters inside which parentheses do not count.
    */
   raw?: { quotes: string };
+  /**
+   * The index of an argument that is a .NET composite format string (#format): in it `{{` is the
+   * .NET brace escape unless a field name follows it directly (`{{name}}`), so `{{0}}` and
+   * `{{{0}}}` mean what .NET makes of them (docs/functions.md).
+   */
+  compositeFormat?: number;
 }
 
 /** Thrown by implementations; the evaluator turns it into a ScriptError naming the function and position. */

@@ -145,3 +145,20 @@ test('through a Session: PRINT evaluates functions; errors carry statement and p
   const next = await s.run("PRINT '[#statebag(k)]';");
   assert.deepEqual(next, [{ kind: 'message', text: '[]' }], 'the statebag lives for one execution');
 });
+
+test("#format's format string: {{ and }} escape braces unless {{ starts a field name", async () => {
+  const s = new Session({ workspace: tempDir(), cwd: tempDir() });
+  const printed = async (text: string) => {
+    const [r] = await s.run(`PRINT '${text.replace(/'/g, "''")}';`);
+    return r.kind === 'message' ? r.text : r.kind;
+  };
+  assert.equal(await printed("#format('{{0}} is {0}', x)"), '{0} is x');
+  assert.equal(await printed("#format('{{{0}}}', x)"), '{x}');
+  assert.equal(await printed("#format('{{ {0} }}', x)"), '{ x }');
+  assert.equal(await printed("#format('a }} b {{', x)"), 'a } b {');
+  assert.equal(await printed('#format({{{0}}}, x)'), '{x}', 'unquoted too');
+  await assert.rejects(s.run("PRINT '[{{0}}]';"), /\{\{0\}\} needs a row/, 'outside #format {{0}} is a field');
+  s.state.dataset = dataset([['name', 'string']], [['lamp']]);
+  await s.run(`ADD COLUMN 'label=@format(''{{{0}}}: {{name}}'', {{name}})';`);
+  assert.deepEqual(s.dataset.rows[0], ['lamp', '{lamp}: lamp'], '{{name}} is still a field inside the format');
+});
