@@ -1,4 +1,4 @@
-import type { Dataset } from '../dataset/dataset';
+import { Dataset } from '../dataset/dataset';
 import type { ApplyPipeline } from '../script/ast';
 import type { CommandContext } from './command';
 import { registerCommand } from './registry';
@@ -30,6 +30,26 @@ export async function runPipeline(pipeline: ApplyPipeline, input: Dataset, ctx: 
     }
   }
   return { dataset: pipeline.bypass ? input : current, stop };
+}
+
+/**
+ * Runs an inline block on each page of a paged read. A page with no records has no columns either
+ * (the `[]` that ends offset and page paging, an empty JSON file of a glob); it gets the columns of
+ * the page before it, so the block's column references still bind and it runs on zero rows.
+ */
+export class PagePipeline {
+  private previous: Dataset | undefined;
+
+  constructor(
+    private readonly pipeline: ApplyPipeline,
+    private readonly ctx: CommandContext,
+  ) {}
+
+  run(page: Dataset): Promise<PipelineOutcome> {
+    const input = page.columns.length === 0 && page.rowCount === 0 && this.previous ? new Dataset(this.previous.columns, []) : page;
+    this.previous = input;
+    return runPipeline(this.pipeline, input, this.ctx);
+  }
 }
 
 registerCommand('ApplyPipeline', async (stmt, ctx) => (await runPipeline(stmt, ctx.state.dataset, ctx)).dataset);

@@ -3,7 +3,7 @@ import type { Dataset } from '../dataset/dataset';
 import { evaluateText } from '../functions/evaluate';
 import { concatDatasets } from '../sources/concat';
 import { driveFiles, readDriveFile, type DriveRead } from '../sources/files/drive';
-import { runPipeline } from './apply-pipeline';
+import { PagePipeline } from './apply-pipeline';
 import { registerCommand } from './registry';
 
 /**
@@ -26,14 +26,15 @@ registerCommand('SelectDrive', async (stmt, ctx) => {
   const files = await driveFiles(read);
   if (files.length === 0) ctx.emit({ kind: 'warning', text: `no file matches '${read.pattern}'` });
   const parts: Dataset[] = [];
+  const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
   for (const file of files) {
     if (ctx.signal.aborted) break;
     const data = await readDriveFile(file, read, ctx.signal);
-    if (!stmt.pipeline) {
+    if (!pipeline) {
       parts.push(data);
       continue;
     }
-    const outcome = await runPipeline(stmt.pipeline, data, ctx);
+    const outcome = await pipeline.run(data);
     parts.push(outcome.dataset);
     if (outcome.stop) break;
   }

@@ -9,7 +9,7 @@ import { buildRequest } from '../sources/http/build';
 import { MAX_PAGES, Pager } from '../sources/http/paging';
 import { readPages, type Page } from '../sources/http/read';
 import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan } from '../sources/tx';
-import { runPipeline } from './apply-pipeline';
+import { PagePipeline } from './apply-pipeline';
 import { registerCommand } from './registry';
 
 /**
@@ -42,15 +42,16 @@ registerCommand('SelectHttp', async (stmt, ctx) => {
     floatDecimal: state.jsonSettings.get('floatparsehandling')?.toLowerCase() === 'decimal',
   };
   const parts: Dataset[] = [];
+  const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
   await readPages(request, pager, { session: state, workspace: state.workspace, signal: ctx.signal }, async (page) => {
     recordLastHttp(state, page);
     const data = plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false);
     const records = plan ? () => data.rowCount : () => page.bodyRecords();
-    if (!stmt.pipeline) {
+    if (!pipeline) {
       parts.push(data);
       return { records, stop: false };
     }
-    const outcome = await runPipeline(stmt.pipeline, data, ctx);
+    const outcome = await pipeline.run(data);
     parts.push(outcome.dataset);
     return { records, stop: outcome.stop };
   });

@@ -155,6 +155,13 @@ test('OPTIONS apply to CSV only; APPLY TX on a CSV file takes CSV options', asyn
   await assert.rejects(session.run("SELECT * FROM DRIVE 'b.csv' APPLY TX '$.x';"), /CSV files take CSV options/);
 });
 
+test('an empty JSON file of a glob takes the columns of the file before it for the inline block', async () => {
+  const { session } = sessionWith({ 'j/1.json': '[{"a":1},{"a":2}]', 'j/2.json': '[]' });
+  const out = await results(session, "SELECT * FROM DRIVE 'j/*.json' APPLY PIPELINE ( ADD COLUMN 'int b=@sql(a * 2)'; PRINT 'rows: #data.count()'; );");
+  assert.deepEqual(out.filter((r) => r.kind === 'message').map((r) => (r as { text: string }).text), ['rows: 2', 'rows: 0']);
+  assert.deepEqual(plain(session.dataset), [[1, 2], [2, 4]]);
+});
+
 test('an inline APPLY PIPELINE runs once per file', async () => {
   const { session } = sessionWith({ 'd/1.csv': 'a\n1\n', 'd/2.csv': 'a\n2\n3\n' });
   const out = await results(session, "SELECT * FROM DRIVE 'd/*.csv' APPLY PIPELINE ( PRINT 'rows: #data.count()'; );");

@@ -242,6 +242,18 @@ test('an inline APPLY PIPELINE runs once per page; BREAK_ON_EMPTY stops the pagi
   assert.deepEqual(plain(session.dataset), [[1], [2]]);
 });
 
+test('the empty page that ends page paging keeps the columns, so an inline block naming them runs', async () => {
+  const { server, session } = await setup((req, res) => {
+    const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? 1);
+    sendJson(res, { items: PEOPLE.slice((page - 1) * 3, page * 3) });
+  });
+  const out = await results(session, `SELECT * FROM HTTP (GET ${server.url}/p) APPLY TX 'items' WITH PAGING 'page'
+    APPLY PIPELINE ( APPLY FILTER 'id <> 2'; ADD COLUMN 'int twice=@sql(id * 2)'; PRINT 'page of #data.count() rows'; );`);
+  assert.deepEqual(messages(out), ['page of 2 rows', 'page of 3 rows', 'page of 1 rows', 'page of 0 rows']);
+  assert.deepEqual(session.dataset.columns.map((c) => c.name).slice(-1), ['twice']);
+  assert.deepEqual(session.dataset.rows.map((r) => r.at(-1)), [2, 6, 8, 10, 12, 14]);
+});
+
 test('options of APPLY HTTP are rejected on SELECT FROM HTTP', async () => {
   const { server, session } = await setup((req, res) => sendJson(res, {}));
   await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH PROCESSING 'enhance';`), /PROCESSING is an APPLY HTTP option/);
