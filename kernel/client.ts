@@ -118,6 +118,13 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
   server.on('SIGINT', interrupt);
   process.on('SIGINT', interrupt);
 
+  let exitCode = 0;
+  client.onDead = (e) => {
+    write(`sqlcdc: ${e.message}; detaching`);
+    exitCode = 1;
+    server.close();
+  };
+
   return new Promise((resolve) => {
     server.on('exit', () => {
       // At the end of piped input the last statement may omit its `;`, as in a script.
@@ -126,7 +133,7 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
         closed = true;
         process.off('SIGINT', interrupt);
         client.close();
-        resolve(0);
+        resolve(exitCode);
       });
     });
   });

@@ -5,6 +5,9 @@ import { MessageSocket } from './sockets';
 import { newHeader, Signer, type Message } from './wire';
 
 const MAX_FINISHED = 1000;
+const HEARTBEAT_EVERY_MS = 1000;
+/** The kernel's heartbeat answers from its own thread, even during a long cell: silence this long means it is gone. */
+const DEAD_AFTER_MS = 5000;
 
 interface Pending {
   resolve(reply: Message): void;
@@ -34,8 +37,10 @@ export class KernelClient {
    * (a listener it started), and still belongs to it.
    */
   private readonly finished = new Map<string, (msg: Message) => void>();
-  /** IOPub output of requests that are not ours: other front ends' cells. */
-  onOtherOutput?: (msg: Message) => void;
+  private heartbeat?: { socket: zmq.Dealer; timer: NodeJS.Timeout };
+  private dead?: Error;
+  /** Called once when the kernel stops answering heartbeats; pending and later requests fail. */
+  onDead?: (e: Error) => void;
 
   private constructor(
     private readonly shell: MessageSocket,
@@ -66,7 +71,9 @@ export class KernelClient {
     // kernel_info's busy/idle comes through.
     for (;;) {
       try {
-        return { client, info: await client.request('kernel_info_request', {}, { timeoutMs: 1000 }) };
+        const reply = await client.request('kernel_info_request', {}, { timeoutMs: 1000 });
+        client.watchHeartbeat(endpoint(info, 'hb'));
+        return { client, info: reply };
       } catch (e) {
         if (Date.now() > deadline) {
           client.close();
@@ -77,6 +84,7 @@ export class KernelClient {
   }
 
   request(type: string, content: object, options: RequestOptions = {}): Promise<Message> {
+    if (this.dead) return Promise.reject(this.dead);
     const msg: Message<object> = { identities: [], header: newHeader(type, this.session, 'sqlcdc'), parent_header: {}, metadata: {}, content, buffers: [] };
     return new Promise<Message>((resolve, reject) => {
       const p: Pending = { resolve, reject, onOutput: options.onOutput, idle: false };
@@ -93,9 +101,44 @@ export class KernelClient {
 
   close(): void {
     for (const s of [this.shell, this.control, this.iopub]) s.close();
+    if (this.heartbeat) {
+      clearInterval(this.heartbeat.timer);
+      this.heartbeat.socket.close();
+    }
+    this.failPending(new Error('client closed'));
+  }
+
+  /** Pings the heartbeat (a DEALER talking to the kernel's REP, hence the empty envelope frame). */
+  private watchHeartbeat(address: string): void {
+    const socket = new zmq.Dealer({ linger: 0 });
+    socket.connect(address);
+    let last = Date.now();
+    void (async () => {
+      try {
+        for await (const _ of socket) last = Date.now();
+      } catch {
+        // closed with the client
+      }
+    })();
+    const timer = setInterval(() => {
+      if (Date.now() - last > DEAD_AFTER_MS) {
+        clearInterval(timer);
+        this.dead = new Error(`the kernel stopped answering (no heartbeat for ${DEAD_AFTER_MS / 1000} s)`);
+        this.failPending(this.dead);
+        this.onDead?.(this.dead);
+        return;
+      }
+      // A send still pending (kernel unreachable) makes the next one fail with EBUSY: nothing to do.
+      socket.send([Buffer.alloc(0), Buffer.from('ping')]).catch(() => undefined);
+    }, HEARTBEAT_EVERY_MS);
+    timer.unref();
+    this.heartbeat = { socket, timer };
+  }
+
+  private failPending(e: Error): void {
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
-      p.reject(new Error('client closed'));
+      p.reject(e);
     }
     this.pending.clear();
   }
@@ -111,7 +154,7 @@ export class KernelClient {
     const id = parentId(msg);
     const p = this.pending.get(id);
     if (!p) {
-      if (msg.header.msg_type !== 'status') (this.finished.get(id) ?? this.onOtherOutput)?.(msg);
+      if (msg.header.msg_type !== 'status') this.finished.get(id)?.(msg);
       return;
     }
     if (msg.header.msg_type === 'status') {

@@ -65,9 +65,9 @@ function trace(direction: string, channel: Channel, msg: Message<unknown>): void
 }
 
 /**
- * The kernel's side: ROUTER shell/control/stdin, XPUB iopub, REP heartbeat (in its own thread), bound to the connection
- * file's ports. IOPub is an XPUB so the kernel knows when a client has subscribed: until then
- * whatever it publishes is lost (ZeroMQ's slow joiner).
+ * The kernel's side: ROUTER shell/control/stdin, XPUB iopub and the heartbeat (in its own thread),
+ * bound to the connection file's ports. IOPub is an XPUB so the kernel knows when a client has
+ * subscribed: until then whatever it publishes is lost (ZeroMQ's slow joiner).
  */
 export class KernelSockets {
   readonly shell: MessageSocket;

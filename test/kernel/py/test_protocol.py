@@ -339,5 +339,32 @@ class Lifecycle(unittest.TestCase):
             km.shutdown_kernel(now=True)
 
 
+    def test_repl_detaches_when_the_kernel_dies(self):
+        km, kc = start_kernel()
+        repl = subprocess.Popen(
+            [NODE, os.path.join(ROOT, "dist", "bin", "sqlcdc.js"), "repl", "--existing", km.connection_file],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            repl.stdin.write("PRINT 'attached';\n")
+            repl.stdin.flush()
+            # IOPub shows every client's cells: wait until the REPL's cell ran
+            while True:
+                msg = kc.get_iopub_msg(timeout=TIMEOUT)
+                if msg["msg_type"] == "stream" and "attached" in msg["content"]["text"]:
+                    break
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)  # killed, not asked: the REPL must notice by itself
+            # stdin stays open, so only the REPL's own liveness check can end it
+            self.assertEqual(repl.wait(timeout=TIMEOUT), 1)
+            self.assertIn("the kernel stopped answering", repl.stdout.read())
+        finally:
+            if repl.poll() is None:
+                repl.kill()
+                repl.wait()
+            for pipe in (repl.stdin, repl.stdout, repl.stderr):
+                pipe.close()
+
+
 if __name__ == "__main__":
     unittest.main()
