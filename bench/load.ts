@@ -13,7 +13,7 @@ import Papa from 'papaparse';
 const ROWS = 1_000_000;
 const RUNS = 3;
 const DATA_DIR = resolve(__dirname, '..', '..', 'bench', '.data');
-const FILE = 'load-1m.csv';
+const FILE = 'load-1m-v2.csv';
 
 type Mode = 'papaparse' | 'sqlcdc';
 
@@ -33,8 +33,15 @@ async function generate(path: string): Promise<void> {
   const out = createWriteStream(partial);
   const cities = ['Paris', 'Berlin', 'New York', 'São Paulo', 'Tokyo', 'Lagos', 'Montréal', 'Oslo'];
   const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
+  // mulberry32: a 32-bit generator in integer arithmetic. (A float LCG overflows 2^53 and cycles
+  // after a few hundred rows, which made every column nearly constant.)
   let seed = 42;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const next = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
   let chunk = 'id,qty,price,amount,order_date,updated_at,code,customer,city,comment\n';
   for (let i = 1; i <= ROWS; i++) {
     const day = 1 + Math.floor(next() * 28);
@@ -103,20 +110,26 @@ function measure(mode: Mode, path: string): Measure {
 
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
 
+/** The fastest time and, from the run that grew least, the memory: each load's best over the runs. */
+function best(runs: Measure[]): Measure {
+  const lean = runs.reduce((a, b) => (b.peakRss - b.baseRss < a.peakRss - a.baseRss ? b : a));
+  return { ...lean, ms: Math.min(...runs.map((m) => m.ms)) };
+}
+
 export async function runLoadBench(): Promise<void> {
   const path = await ensureData();
   const size = statSync(path).size;
   console.log(`load: SELECT * FROM DRIVE of ${ROWS.toLocaleString('en-US')} rows × 10 columns, ${mb(size)} CSV (best of ${RUNS}, one child process each)`);
-  const best: Record<Mode, Measure | undefined> = { papaparse: undefined, sqlcdc: undefined };
+  const runs: Record<Mode, Measure[]> = { papaparse: [], sqlcdc: [] };
   for (let i = 0; i < RUNS; i++) {
     for (const mode of ['papaparse', 'sqlcdc'] as Mode[]) {
       const m = measure(mode, path);
       if (m.rows !== ROWS) throw new Error(`${mode} loaded ${m.rows} rows, expected ${ROWS}`);
-      if (!best[mode] || m.ms < best[mode]!.ms) best[mode] = { ...m, peakRss: Math.min(m.peakRss, best[mode]?.peakRss ?? Infinity) };
+      runs[mode].push(m);
     }
   }
-  const p = best.papaparse!;
-  const s = best.sqlcdc!;
+  const p = best(runs.papaparse);
+  const s = best(runs.sqlcdc);
   const ratio = s.ms / p.ms;
   const growth = s.peakRss - s.baseRss;
   const memRatio = growth / size;
@@ -125,7 +138,8 @@ export async function runLoadBench(): Promise<void> {
   console.log(`  time ratio ${ratio.toFixed(2)}x (goal ≤ 1.5x): ${ratio <= 1.5 ? 'met' : 'MISSED'}`);
   console.log(
     `  memory: peak RSS growth ${mb(growth)} = ${memRatio.toFixed(2)}x the file size (goal ≤ 3x): ${memRatio <= 3 ? 'met' : 'MISSED'}` +
-      ` (papaparse alone: ${((p.peakRss - p.baseRss) / size).toFixed(2)}x)`,
+      ` (worst run ${(Math.max(...runs.sqlcdc.map((m) => m.peakRss - m.baseRss)) / size).toFixed(2)}x;` +
+      ` papaparse alone: ${((p.peakRss - p.baseRss) / size).toFixed(2)}x)`,
   );
 }
 

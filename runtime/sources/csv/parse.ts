@@ -4,114 +4,221 @@ import { STRING, type Column, type Value } from '../../dataset/types';
 import { lineColumn, where } from '../../docpath/location';
 import { uniqueName } from '../../docpath/typing';
 import { ScriptError } from '../../errors';
+import { CellStore } from './cells';
 import type { CsvOptions } from './options';
 
-/**
- * CSV text → a dataset of string columns (APPLY SCHEMA types them). papaparse parses to arrays
- * (twice as fast as to objects) and its row arrays become the dataset rows as they are: no copy,
- * no per-cell work unless trim/flatten ask for it.
- */
+/** CSV text → a dataset of string columns (APPLY SCHEMA types them). */
 export function parseCsv(text: string, options: CsvOptions, source?: string): Dataset {
-  let input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (options.skip > 0) input = afterLines(input, options.skip);
-  if (options.comments.length > 0) input = blankComments(input, options.comments);
-  const rows = options.fields ? splitFixed(input, options.fields) : splitDelimited(input, options, options.skip + 1, source);
-  if (rows.length === 0) return new Dataset();
-
-  const header = options.headers ? rows.shift()! : undefined;
-  let width = header ? header.length : 0;
-  if (!header) for (const r of rows) if (r.length > width) width = r.length;
-  const taken = new Set<string>();
-  const columns: Column[] = [];
-  for (let c = 0; c < width; c++) {
-    const name = header ? header[c].trim() : '';
-    columns.push({ name: uniqueName(name === '' ? `Column${c + 1}` : name, taken), type: STRING });
-  }
-  fitRows(rows, width, source);
-  if (options.trim || options.flatten) cleanCells(rows, options.trim, options.flatten);
-  return new Dataset(columns, rows as Value[][]);
+  const reader = new CsvReader(options, source);
+  reader.push(text);
+  return reader.end();
 }
 
-/** The text after the first `n` lines. */
-function afterLines(text: string, n: number): string {
-  let at = 0;
-  for (let i = 0; i < n; i++) {
-    const nl = text.indexOf('\n', at);
-    if (nl < 0) return '';
-    at = nl + 1;
-  }
-  return text.slice(at);
-}
-
-/** Comment lines become empty lines (skipped as such), so line numbers in errors stay right. */
-function blankComments(text: string, tokens: string[]): string {
-  const starts = tokens.map((t) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|');
-  return text.replace(new RegExp(`^(?:${starts})[^\\n\\r]*`, 'gm'), '');
-}
-
-function splitDelimited(input: string, options: CsvOptions, firstLine: number, source?: string): string[][] {
-  const result = Papa.parse<string[]>(input, {
-    delimiter: options.delimiter,
-    quoteChar: options.quote ?? '"',
-    // Without quoting, papaparse's fast mode splits lines and fields and ignores quote characters.
-    fastMode: options.quote === undefined ? true : undefined,
-    skipEmptyLines: true,
-  });
-  const error = result.errors.find((e) => e.type === 'Quotes');
-  if (error) {
-    const at = typeof error.index === 'number' ? ` at ${lineColumn(input, error.index, firstLine)}` : ` in row ${(error.row ?? 0) + 1}`;
-    throw new ScriptError(`${where(source)}invalid CSV${at}: ${error.message.toLowerCase()}`, 'runtime');
-  }
-  return result.data;
-}
-
-/** Fixed-width lines: each column takes its width; text past the last width is ignored. */
-function splitFixed(input: string, widths: number[]): string[][] {
-  const rows: string[][] = [];
-  for (const line of input.split(/\r?\n/)) {
-    if (line === '') continue;
-    const row: string[] = new Array(widths.length);
-    let at = 0;
-    for (let c = 0; c < widths.length; c++) {
-      row[c] = line.slice(at, at + widths[c]);
-      at += widths[c];
-    }
-    rows.push(row);
-  }
-  return rows;
-}
-
-/**
- * Every row to the header's width: short rows get nulls; extra fields are an error unless they are
- * empty (a trailing delimiter), in which case they are dropped.
- */
-function fitRows(rows: unknown[][], width: number, source?: string): void {
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
-    if (row.length === width) continue;
-    if (row.length < width) {
-      for (let c = row.length; c < width; c++) row.push(null);
-      continue;
-    }
-    for (let c = width; c < row.length; c++) {
-      if (row[c] !== '') {
-        throw new ScriptError(`${where(source)}invalid CSV: data row ${r + 1} has ${row.length} fields; the header has ${width}`, 'runtime');
-      }
-    }
-    row.length = width;
-  }
-}
-
+/** Text is parsed once this much of it is pending (and at least as much as the carried partial row). */
+const BATCH = 1 << 16;
 const LINE_FEEDS = /[\r\n]+/g;
 
-function cleanCells(rows: unknown[][], trim: boolean, flatten: boolean): void {
-  for (const row of rows) {
-    for (let c = 0; c < row.length; c++) {
-      if (typeof row[c] !== 'string') continue;
-      let v = row[c] as string;
-      if (flatten && (v.includes('\n') || v.includes('\r'))) v = v.replace(LINE_FEEDS, '');
-      if (trim) v = v.trim();
-      row[c] = v;
+/**
+ * Reads CSV text pushed in pieces of any size (a file read in chunks), so the whole text never sits
+ * in memory beside the rows. Pieces are parsed in batches of whole lines by papaparse (to arrays,
+ * twice as fast as to objects); a row whose quoted field runs past the batch is carried into the
+ * next one. Each row becomes an array of exactly the header's width, its cells kept by a CellStore.
+ */
+export class CsvReader {
+  private readonly options: CsvOptions;
+  private readonly source: string | undefined;
+  private readonly comments: RegExp | undefined;
+  private readonly cells = new CellStore();
+  private parser: Papa.Parser | undefined;
+  private started = false;
+  private skipLeft: number;
+  /** Text pushed but not parsed yet. */
+  private pending: string[] = [];
+  private pendingLength = 0;
+  /** The start of a row the last batch ended inside (a quoted field spanning lines). */
+  private partial = '';
+  /** The file line `partial` (or the next batch) starts on, for error positions. */
+  private line: number;
+  private columns: Column[] | undefined;
+  private width = 0;
+  /**
+   * Rows by batch, joined once at the end: one exact-size array of all rows instead of one grown by
+   * push, whose every growth leaves the old array behind as garbage (megabytes at a million rows).
+   */
+  private readonly batches: Value[][][] = [];
+  private batch: Value[][] = [];
+  private rowCount = 0;
+
+  constructor(options: CsvOptions, source?: string) {
+    this.options = options;
+    this.source = source;
+    this.skipLeft = options.skip;
+    this.line = options.skip + 1;
+    if (options.comments.length > 0) {
+      const starts = options.comments.map((t) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|');
+      this.comments = new RegExp(`^(?:${starts})[^\\n\\r]*`, 'gm');
     }
   }
+
+  push(piece: string): void {
+    if (!this.started && piece.length > 0) {
+      this.started = true;
+      if (piece.charCodeAt(0) === 0xfeff) piece = piece.slice(1);
+    }
+    while (this.skipLeft > 0 && piece.length > 0) {
+      const nl = piece.indexOf('\n');
+      piece = nl < 0 ? '' : piece.slice(nl + 1);
+      if (nl >= 0) this.skipLeft--;
+    }
+    if (piece.length === 0) return;
+    this.pending.push(piece);
+    this.pendingLength += piece.length;
+    if (this.pendingLength >= BATCH && this.pendingLength >= this.partial.length) this.parsePending(false);
+  }
+
+  end(): Dataset {
+    this.parsePending(true);
+    const rows = this.batches.length === 1 ? this.batches[0] : ([] as Value[][]).concat(...this.batches);
+    if (!this.columns) {
+      if (rows.length === 0) return new Dataset();
+      this.columns = fitHeaderless(rows);
+    }
+    return new Dataset(this.columns, rows);
+  }
+
+  /** Parses the pending whole lines (all the text when `last`). */
+  private parsePending(last: boolean): void {
+    let text = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
+    this.pending = [];
+    this.pendingLength = 0;
+    if (!last) {
+      // Comment and fixed-width lines are matched line by line: a batch ends at a line end.
+      const cut = text.lastIndexOf('\n') + 1;
+      if (cut === 0) {
+        this.pending.push(text);
+        this.pendingLength = text.length;
+        return;
+      }
+      if (cut < text.length) {
+        this.pending.push(text.slice(cut));
+        this.pendingLength = text.length - cut;
+      }
+      text = text.slice(0, cut);
+    }
+    // Comment lines become empty lines (skipped as such), so line numbers in errors stay right.
+    if (this.comments) text = text.replace(this.comments, '');
+    if (this.options.fields) this.splitFixed(text, this.options.fields);
+    else this.splitDelimited(this.partial + text, last);
+    if (this.batch.length > 0) {
+      this.batches.push(this.batch);
+      this.batch = [];
+    }
+  }
+
+  private splitDelimited(input: string, last: boolean): void {
+    const quote = this.options.quote;
+    this.parser ??= new Papa.Parser({
+      delimiter: this.options.delimiter,
+      newline: guessLineEnding(input, quote ?? '"'),
+      quoteChar: quote ?? '"',
+      // Without quoting, papaparse's fast mode splits lines and fields and ignores quote characters.
+      fastMode: quote === undefined ? true : undefined,
+    });
+    const result = this.parser.parse(input, 0, !last) as Papa.ParseResult<string[]>;
+    const consumed = last ? input.length : result.meta.cursor;
+    const error = result.errors.find((e) => e.type === 'Quotes' && (last || (e.index ?? 0) < consumed));
+    if (error) {
+      const at = lineColumn(input, error.index ?? consumed, this.line);
+      throw new ScriptError(`${where(this.source)}invalid CSV at ${at}: ${error.message.toLowerCase()}`, 'runtime');
+    }
+    const data = result.data;
+    for (let r = 0; r < data.length; r++) {
+      const row = data[r];
+      if (row.length !== 1 || row[0] !== '') this.addRow(row);
+    }
+    for (let i = input.indexOf('\n'); i >= 0 && i < consumed; i = input.indexOf('\n', i + 1)) this.line++;
+    this.partial = input.slice(consumed);
+  }
+
+  /** Fixed-width lines: each column takes its width; text past the last width is ignored. */
+  private splitFixed(text: string, widths: number[]): void {
+    for (const line of text.split(/\r?\n/)) {
+      if (line === '') continue;
+      const row: string[] = new Array(widths.length);
+      let at = 0;
+      for (let c = 0; c < widths.length; c++) {
+        row[c] = line.slice(at, at + widths[c]);
+        at += widths[c];
+      }
+      this.addRow(row);
+    }
+  }
+
+  /**
+   * A parsed row: the header, or a data row fitted to the header's width. Short rows get nulls; extra
+   * fields are an error unless they are empty (a trailing delimiter), in which case they are dropped.
+   */
+  private addRow(fields: string[]): void {
+    if (!this.columns && this.options.headers) {
+      this.setHeader(fields);
+      return;
+    }
+    const width = this.columns ? this.width : fields.length;
+    const n = fields.length < width ? fields.length : width;
+    for (let c = width; c < fields.length; c++) {
+      if (fields[c] !== '') {
+        throw new ScriptError(
+          `${where(this.source)}invalid CSV: data row ${this.rowCount + 1} has ${fields.length} fields; the header has ${width}`,
+          'runtime',
+        );
+      }
+    }
+    // Exactly `width` slots: papaparse's own row arrays grow by push and hold 17 slots for 10 fields.
+    const row: Value[] = new Array(width);
+    const { trim, flatten } = this.options;
+    for (let c = 0; c < n; c++) {
+      let v = fields[c];
+      if (flatten && (v.includes('\n') || v.includes('\r'))) v = v.replace(LINE_FEEDS, '');
+      if (trim) v = v.trim();
+      row[c] = this.cells.keep(c, v);
+    }
+    for (let c = n; c < width; c++) row[c] = null;
+    this.batch.push(row);
+    this.rowCount++;
+  }
+
+  private setHeader(names: string[]): void {
+    const taken = new Set<string>();
+    this.columns = names.map((raw, c) => {
+      const name = raw.trim();
+      return { name: uniqueName(name === '' ? `Column${c + 1}` : name, taken), type: STRING };
+    });
+    this.width = names.length;
+  }
+
+}
+
+/** Without a header line, the widest row decides the columns (Column1…) and shorter rows get nulls. */
+function fitHeaderless(rows: Value[][]): Column[] {
+  let width = 0;
+  for (const row of rows) if (row.length > width) width = row.length;
+  for (const row of rows) for (let c = row.length; c < width; c++) row.push(null);
+  const columns: Column[] = [];
+  for (let c = 0; c < width; c++) columns.push({ name: `Column${c + 1}`, type: STRING });
+  return columns;
+}
+
+/**
+ * The line ending papaparse would guess for the whole text: \n unless \r comes first (outside quoted
+ * fields, within the first MB), then \r\n when most \r are followed by \n, else \r.
+ */
+function guessLineEnding(text: string, quote: string): '\n' | '\r\n' | '\r' {
+  const escaped = quote.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const sample = text.substring(0, 1 << 20).replace(new RegExp(`${escaped}[^]*?${escaped}`, 'g'), '');
+  const r = sample.split('\r');
+  const n = sample.split('\n');
+  if (r.length === 1 || (n.length > 1 && n[0].length < r[0].length)) return '\n';
+  let withN = 0;
+  for (let i = 0; i < r.length; i++) if (r[i][0] === '\n') withN++;
+  return withN >= r.length / 2 ? '\r\n' : '\r';
 }

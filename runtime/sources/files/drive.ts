@@ -4,7 +4,7 @@ import { ScriptError } from '../../errors';
 import type { DriveFormat } from '../../script/ast';
 import { isCsvOptions, parseCsvOptions, DEFAULT_CSV, type CsvOptions } from '../csv/options';
 import { displayPath, expandGlob, isGlob } from './glob';
-import { formatOf, readText, shapeText, sniffFormat, type FileShape } from './load';
+import { formatOf, readCsvFile, readText, shapeText, sniffFormat, type FileShape } from './load';
 
 /** A SELECT FROM DRIVE with its texts evaluated. */
 export interface DriveRead {
@@ -38,16 +38,14 @@ export async function driveFiles(read: DriveRead): Promise<DriveFile[]> {
 /** Reads one file into a dataset, shaped by the read's FORMAT, OPTIONS and APPLY TX. */
 export async function readDriveFile(file: DriveFile, read: DriveRead, signal?: AbortSignal): Promise<Dataset> {
   let format = formatOf(file.full, read.format);
+  const docPath = read.tx !== undefined && !isCsvOptions(read.tx) ? read.tx : undefined;
+  if (docPath !== undefined && format === 'CSV') throw new ScriptError(`APPLY TX '${docPath}' is a document path; CSV files take CSV options ('headers:1 delimiter:;')`, 'semantic');
+  if (read.tx !== undefined && docPath === undefined) format = 'CSV';
+  if (format === 'CSV') return readCsvFile(file.full, file.display, csvOptionsOf(read, file.full), signal);
   const text = await readText(file.full, file.display, signal);
-  const shape: FileShape = { csv: csvOptionsOf(read, file.full), path: '$', rawCol: read.rawCol, floatDecimal: read.floatDecimal };
-  if (read.tx !== undefined && !isCsvOptions(read.tx)) {
-    if (format === 'CSV') throw new ScriptError(`APPLY TX '${read.tx}' is a document path; CSV files take CSV options ('headers:1 delimiter:;')`, 'semantic');
-    if (format === 'RAW') format = sniffFormat(text, file.display);
-    shape.path = read.tx;
-  } else if (read.tx !== undefined) {
-    format = 'CSV';
-  }
-  if (read.options !== undefined && format !== 'CSV') throw new ScriptError(`OPTIONS are CSV reading options; ${file.display} is read as ${format}`, 'semantic');
+  if (docPath !== undefined && format === 'RAW') format = sniffFormat(text, file.display);
+  if (read.options !== undefined) throw new ScriptError(`OPTIONS are CSV reading options; ${file.display} is read as ${format}`, 'semantic');
+  const shape: FileShape = { csv: DEFAULT_CSV, path: docPath ?? '$', rawCol: read.rawCol, floatDecimal: read.floatDecimal };
   return shapeText(text, format, shape, file.display);
 }
 

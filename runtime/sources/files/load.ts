@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Dataset } from '../../dataset/dataset';
@@ -7,7 +8,7 @@ import { parseJson } from '../../docpath/json';
 import { parseXml } from '../../docpath/xml';
 import { ScriptError } from '../../errors';
 import type { DriveFormat } from '../../script/ast';
-import { parseCsv } from '../csv/parse';
+import { CsvReader, parseCsv } from '../csv/parse';
 import type { CsvOptions } from '../csv/options';
 
 export type FileFormat = 'CSV' | 'JSON' | 'NDJSON' | 'XML' | 'RAW';
@@ -44,13 +45,33 @@ export async function readText(full: string, display: string, signal?: AbortSign
   try {
     return await readFile(full, { encoding: 'utf8', signal });
   } catch (e) {
-    if (signal?.aborted) throw new ScriptError('cancelled', 'cancelled');
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ScriptError(`file not found: ${display}`, 'runtime');
-    if (code === 'EISDIR') throw new ScriptError(`${display} is a folder, not a file`, 'runtime');
-    if (code === 'EACCES' || code === 'EPERM') throw new ScriptError(`cannot read ${display}: permission denied`, 'runtime');
-    throw new ScriptError(`cannot read ${display}: ${(e as Error).message}`, 'runtime');
+    throw readError(e, display, signal);
   }
+}
+
+/**
+ * A CSV file read in chunks into a CsvReader: its text never sits whole in memory beside its rows
+ * (docs/sources.md, "Performance").
+ */
+export async function readCsvFile(full: string, display: string, options: CsvOptions, signal?: AbortSignal): Promise<Dataset> {
+  const reader = new CsvReader(options, display);
+  try {
+    for await (const chunk of createReadStream(full, { encoding: 'utf8', highWaterMark: CHUNK, signal })) reader.push(chunk as string);
+  } catch (e) {
+    throw e instanceof ScriptError ? e : readError(e, display, signal);
+  }
+  return reader.end();
+}
+
+const CHUNK = 1 << 16;
+
+function readError(e: unknown, display: string, signal: AbortSignal | undefined): ScriptError {
+  if (signal?.aborted) return new ScriptError('cancelled', 'cancelled');
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return new ScriptError(`file not found: ${display}`, 'runtime');
+  if (code === 'EISDIR') return new ScriptError(`${display} is a folder, not a file`, 'runtime');
+  if (code === 'EACCES' || code === 'EPERM') return new ScriptError(`cannot read ${display}: permission denied`, 'runtime');
+  return new ScriptError(`cannot read ${display}: ${(e as Error).message}`, 'runtime');
 }
 
 /** The rows of one file's text. `display` names the file in errors. */
