@@ -95,3 +95,20 @@ test('jupyter_client finds the installed kernelspec through JUPYTER_PATH', { ski
     assert.equal(argv[1], join(ROOT, 'dist', 'kernel', 'main.js'));
   });
 });
+
+const KERNELSPEC_CMD = '/usr/bin/jupyter-kernelspec';
+
+test('`jupyter kernelspec list` shows the installed kernel', {
+  skip: !existsSync(KERNELSPEC_CMD) && !process.env.CI ? `needs ${KERNELSPEC_CMD}; install it with: apt-get install -y jupyter-client` : false,
+}, async () => {
+  assert.ok(existsSync(KERNELSPEC_CMD), `${KERNELSPEC_CMD} is missing: apt-get install -y jupyter-client`);
+  await withTempDir('sqlcdc-install-', async (prefix) => {
+    assert.equal(install(['--prefix', prefix]).status, 0);
+    const r = spawnSync('/usr/bin/jupyter', ['kernelspec', 'list'], {
+      encoding: 'utf8',
+      env: { ...process.env, JUPYTER_PATH: join(prefix, 'share', 'jupyter') },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^\\s*sqlcdc\\s+${join(prefix, 'share', 'jupyter', 'kernels', 'sqlcdc')}$`, 'm'));
+  });
+});

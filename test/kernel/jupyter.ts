@@ -14,7 +14,7 @@ export const PYTHON = '/usr/bin/python3';
 export const ROOT = resolve(__dirname, '..', '..', '..');
 export const PY_DIR = join(ROOT, 'test', 'kernel', 'py');
 export const INSTALL_HINT =
-  'apt-get install -y python3-jupyter-client jupyter-console python3-nbclient jupyter-nbconvert python3-jupyter-kernel-test python3-ipykernel';
+  'apt-get install -y python3-jupyter-client jupyter-client jupyter-console python3-nbclient jupyter-nbconvert python3-jupyter-kernel-test python3-ipykernel';
 
 function missing(modules: string[]): string | undefined {
   const r = spawnSync(PYTHON, ['-c', `import ${modules.join(', ')}`], { encoding: 'utf8' });
