@@ -36,7 +36,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   const terminal = input.isTTY === true && output.isTTY === true;
   const session = new Session({ workspace: options.workspace, cwd: options.cwd });
   const history = new ReplHistory(join(session.state.workspace, 'repl_history'));
-  const style = (): TerminalStyle => ({ color: useColor(output), width: output.isTTY ? output.columns : undefined });
+  const style = (): TerminalStyle => ({ color: useColor(output), width: output.isTTY && output.columns > 0 ? output.columns : undefined });
   const write = (text: string) => output.write(text.endsWith('\n') ? text : `${text}\n`);
 
   /** The lines of a statement still being typed (until its `;`). */
