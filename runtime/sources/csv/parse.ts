@@ -10,11 +10,15 @@ import type { CsvOptions } from './options';
 /** CSV text → a dataset of string columns (APPLY SCHEMA types them). */
 export function parseCsv(text: string, options: CsvOptions, source?: string): Dataset {
   const reader = new CsvReader(options, source);
-  reader.push(text);
+  // In pieces, so papaparse's own row arrays for one piece are garbage before the next is parsed.
+  for (let at = 0; at < text.length; at += BATCH) reader.push(text.slice(at, at + BATCH));
   return reader.end();
 }
 
-/** Text is parsed once this much of it is pending (and at least as much as the carried partial row). */
+/**
+ * Text is parsed in batches of about this much: under V8's 128 KB large-object size, so a batch's
+ * text and papaparse's arrays for it live and die in the young generation.
+ */
 const BATCH = 1 << 16;
 const LINE_FEEDS = /[\r\n]+/g;
 
@@ -35,6 +39,11 @@ export class CsvReader {
   /** Text pushed but not parsed yet. */
   private pending: string[] = [];
   private pendingLength = 0;
+  /**
+   * Pending length that triggers the next parse. It grows past a carried partial row and past text
+   * without a line end, so a long quoted field or a file without \n is not re-scanned at every piece.
+   */
+  private parseAt = BATCH;
   /** The start of a row the last batch ended inside (a quoted field spanning lines). */
   private partial = '';
   /** The file line `partial` (or the next batch) starts on, for error positions. */
@@ -73,7 +82,7 @@ export class CsvReader {
     if (piece.length === 0) return;
     this.pending.push(piece);
     this.pendingLength += piece.length;
-    if (this.pendingLength >= BATCH && this.pendingLength >= this.partial.length) this.parsePending(false);
+    if (this.pendingLength >= this.parseAt) this.parsePending(false);
   }
 
   end(): Dataset {
@@ -97,6 +106,7 @@ export class CsvReader {
       if (cut === 0) {
         this.pending.push(text);
         this.pendingLength = text.length;
+        this.parseAt = 2 * text.length;
         return;
       }
       if (cut < text.length) {
@@ -113,6 +123,7 @@ export class CsvReader {
       this.batches.push(this.batch);
       this.batch = [];
     }
+    this.parseAt = Math.max(BATCH, this.partial.length);
   }
 
   private splitDelimited(input: string, last: boolean): void {
