@@ -130,9 +130,13 @@ function toBool(target: ColumnType): Converter {
   };
 }
 
-/** Half away from zero, the rule for every fractional value going to an integer or a scale. */
-function roundHalfAway(n: number): number {
-  return n < 0 ? -Math.round(-n) : Math.round(n);
+/**
+ * Half to even, as .NET's Convert.ToInt32/ToInt64 round a fractional double or decimal (CONVERT in
+ * expressions and column conversions alike): 2.5 → 2, 3.5 → 4, -2.5 → -2.
+ */
+function roundHalfEven(n: number): number {
+  const r = Math.round(n);
+  return Math.abs(n % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
 function toInteger(target: ColumnType, [min, max]: readonly [number, number]): Converter {
@@ -149,13 +153,13 @@ function toInteger(target: ColumnType, [min, max]: readonly [number, number]): C
         return m ? inRange(v, Number(m[1])) : fail(v, target);
       }
       case 'number':
-        return Number.isFinite(v) ? inRange(v, roundHalfAway(v)) : fail(v, target);
+        return Number.isFinite(v) ? inRange(v, roundHalfEven(v)) : fail(v, target);
       case 'bigint':
         return v < BigInt(min) || v > BigInt(max) ? fail(v, target, range) : Number(v);
       case 'boolean':
         return v ? 1 : 0;
     }
-    if (isDecimal(v) && v.isFinite()) return inRange(v, v.toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber());
+    if (isDecimal(v) && v.isFinite()) return inRange(v, v.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).toNumber());
     return fail(v, target);
   };
 }
@@ -173,13 +177,13 @@ function toLong(target: ColumnType): Converter {
         return m ? inRange(v, BigInt(m[1])) : fail(v, target);
       }
       case 'number':
-        return Number.isFinite(v) ? inRange(v, BigInt(roundHalfAway(v))) : fail(v, target);
+        return Number.isFinite(v) ? inRange(v, BigInt(roundHalfEven(v))) : fail(v, target);
       case 'bigint':
         return inRange(v, v);
       case 'boolean':
         return v ? 1n : 0n;
     }
-    if (isDecimal(v) && v.isFinite()) return inRange(v, BigInt(v.toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toFixed()));
+    if (isDecimal(v) && v.isFinite()) return inRange(v, BigInt(v.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).toFixed()));
     return fail(v, target);
   };
 }

@@ -50,12 +50,18 @@ test('blank text is null for every type but string and char', () => {
   assert.equal(to('char', ''), '');
 });
 
-test('numbers to integers round half away from zero; bool is 1/0', () => {
-  assert.equal(to('int', 2.5), 3);
-  assert.equal(to('int', -2.5), -3);
+test('numbers to integers round half to even as .NET Convert does; bool is 1/0', () => {
+  assert.equal(to('int', 2.5), 2);
+  assert.equal(to('int', 3.5), 4);
+  assert.equal(to('int', -2.5), -2);
+  assert.equal(to('int', -3.5), -4);
+  assert.equal(to('int', 2.6), 3);
   assert.equal(to('int', 2.4), 2);
   assert.ok(Object.is(to('int', -0.4), 0), 'no negative zero');
   assert.equal(to('int', new Decimal('7.5')), 8);
+  assert.equal(to('int', new Decimal('12.50')), 12);
+  assert.equal(to('long', 6.5), 6n);
+  assert.equal(to('long', new Decimal('-6.5')), -6n);
   assert.equal(to('int', 12n), 12);
   assert.equal(to('short', true), 1);
   assertFails('int', 3e9, /cannot convert 3000000000 to int: out of range/);
