@@ -8,6 +8,7 @@ import { parseFormatOptions, rowWriter, selectFields } from '../format';
 import { compileValue } from '../functions/evaluate';
 import type { AddColumn, FormatSpec } from '../script/ast';
 import type { RuntimeState } from '../state';
+import { atArgument } from './at-argument';
 import { registerCommand } from './registry';
 
 /**
@@ -71,12 +72,12 @@ export function addColumn(stmt: AddColumn, state: RuntimeState, warn: (text: str
 
 /** The declared type; OR ALTER without a type keeps the column's type, ADD without one is a string. */
 function columnType(stmt: AddColumn, input: Dataset, existing: number): ColumnType {
-  let type: ColumnType;
-  try {
-    type = stmt.typeName ? parseTypeName(stmt.typeName) : existing >= 0 && !stmt.format ? input.columns[existing].type : { base: 'string' };
-  } catch (e) {
-    throw toScriptError(e, stmt.pos);
-  }
+  const { typeName } = stmt;
+  const type: ColumnType = typeName
+    ? atArgument({ pos: stmt.typePos ?? stmt.pos }, () => parseTypeName(typeName))
+    : existing >= 0 && !stmt.format
+      ? input.columns[existing].type
+      : { base: 'string' };
   if (stmt.format && type.base !== 'string' && type.base !== 'char') {
     throw new ScriptError(`FORMAT ${stmt.format.format} builds text: the column type must be a string type, not ${stmt.typeName}`, 'semantic', stmt.format.pos);
   }
@@ -86,12 +87,7 @@ function columnType(stmt: AddColumn, input: Dataset, existing: number): ColumnTy
 /** The default, converted to the column type. A default that is the same for all rows is converted once. */
 function defaultValue(stmt: AddColumn, state: RuntimeState, convert: Converter): ValueOf {
   const compiled = compileValue(stmt.default);
-  let evaluate: ValueOf;
-  try {
-    evaluate = compiled.bind(state, state.dataset);
-  } catch (e) {
-    throw toScriptError(e, stmt.default.pos);
-  }
+  const evaluate: ValueOf = atArgument(stmt.default, () => compiled.bind(state, state.dataset));
   if (compiled.perRow) return (row, i) => convert(evaluate(row, i));
   let value: Value;
   try {
@@ -115,12 +111,8 @@ function converted(input: Dataset, ordinal: number, type: ColumnType): ValueOf {
 function formatted(stmt: AddColumn, format: FormatSpec, state: RuntimeState, existing: number): ValueOf {
   const input = state.dataset;
   const options = parseFormatOptions(format.options?.value, format.format, format.options?.pos);
-  let write: (row: readonly Value[]) => string;
-  try {
-    write = rowWriter(format.format, input.columns, selectFields(input.columns, format.include, format.includeNot, format.exclude), options);
-  } catch (e) {
-    throw toScriptError(e, format.pos);
-  }
+  const fields = selectFields(input.columns, format.include, format.includeNot, format.exclude);
+  const write = atArgument(format, () => rowWriter(format.format, input.columns, fields, options));
   const when = format.when ? compileFilter(format.when.value, format.when.pos).bind(input.columns, state) : undefined;
   const otherwise: ValueOf =
     stmt.default.value.trim() !== '' ? defaultValue(stmt, state, converterTo({ base: 'string' })) : existing >= 0 ? (row) => row[existing] : () => null;

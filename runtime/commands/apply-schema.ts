@@ -6,6 +6,7 @@ import { ScriptError, toScriptError } from '../errors';
 import { compileValue } from '../functions/evaluate';
 import type { ApplySchema, SchemaColumnSpec } from '../script/ast';
 import type { RuntimeState } from '../state';
+import { atArgument } from './at-argument';
 import { registerCommand } from './registry';
 
 /**
@@ -56,12 +57,7 @@ function plan(stmt: ApplySchema, input: Dataset): PlannedColumn[] {
     const key = spec.name.toLowerCase();
     if (seen.has(key)) throw new ScriptError(`column '${spec.name}' is listed twice`, 'semantic', spec.pos);
     seen.add(key);
-    let type: ColumnType;
-    try {
-      type = parseTypeName(spec.typeName ?? 'string');
-    } catch (e) {
-      throw toScriptError(e, spec.pos);
-    }
+    const type = atArgument(spec, () => parseTypeName(spec.typeName ?? 'string'));
     const source = input.indexOf(spec.name);
     const from = source >= 0 ? input.columns[source].type : undefined;
     return { spec, type, source, convert: from && sameType(from, type) ? undefined : converterTo(type, from) };
@@ -117,12 +113,7 @@ function fillDefault(
   const spec = p.spec;
   const convert = converterTo(p.type);
   const compiled = compileValue(text);
-  let evaluate: (row: Value[], rowIndex: number) => Value;
-  try {
-    evaluate = compiled.bind(state, out, { fxByRow: stmt.fxByRow });
-  } catch (e) {
-    throw toScriptError(e, spec.pos);
-  }
+  const evaluate = atArgument(spec, () => compiled.bind(state, out, { fxByRow: stmt.fxByRow }));
   const rows = out.rows;
   if (!compiled.perRow && !stmt.fxByRow) {
     // One value for every row: a default that does not convert is a mistake in the script, not the data.

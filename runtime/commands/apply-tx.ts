@@ -1,6 +1,7 @@
 import type { Dataset } from '../dataset/dataset';
 import { ScriptError } from '../errors';
 import { compileTx, transformColumn } from '../sources/tx';
+import { atArgument } from './at-argument';
 import { registerCommand } from './registry';
 
 /**
@@ -13,11 +14,8 @@ registerCommand('ApplyTx', async (stmt, ctx) => {
   const on = stmt.tx.on;
   const plan = compileTx(stmt.tx.path.value, stmt.tx.path.pos);
   const floatDecimal = ctx.state.jsonSettings.get('floatparsehandling')?.toLowerCase() === 'decimal';
-  try {
-    return transformColumn(input, on ? on.value : documentColumn(input), plan, { floatDecimal }, on !== undefined);
-  } catch (e) {
-    throw e instanceof ScriptError && on && /unknown column/.test(e.message) ? e.locate(on.pos) : e;
-  }
+  // With ON, what goes wrong is about that column: it is missing, or its documents do not parse.
+  return atArgument(on, () => transformColumn(input, on ? on.value : documentColumn(input), plan, { floatDecimal }, on !== undefined));
 });
 
 function documentColumn(input: Dataset): string {

@@ -2,8 +2,10 @@ import { resolve } from 'node:path';
 import type { Dataset } from '../dataset/dataset';
 import { evaluateText } from '../functions/evaluate';
 import { concatDatasets } from '../sources/concat';
+import { isCsvOptions, parseCsvOptions } from '../sources/csv/options';
 import { driveFiles, readDriveFile, type DriveRead } from '../sources/files/drive';
 import { PagePipeline } from './apply-pipeline';
+import { atArgument } from './at-argument';
 import { registerCommand } from './registry';
 
 /**
@@ -13,23 +15,28 @@ import { registerCommand } from './registry';
  */
 registerCommand('SelectDrive', async (stmt, ctx) => {
   const { state } = ctx;
-  const base = stmt.connection ? resolve(state.cwd, ctx.connections.getOf(stmt.connection.name, 'drive').root) : state.cwd;
+  const { connection, path } = stmt;
+  const base = connection ? resolve(state.cwd, atArgument(connection, () => ctx.connections.getOf(connection.name, 'drive')).root) : state.cwd;
+  // CSV options are checked once here, where their text's position is known; the reader parses them per file.
+  if (stmt.formatOptions) parseCsvOptions(stmt.formatOptions.value, stmt.formatOptions.pos);
+  if (stmt.tx && isCsvOptions(stmt.tx.path.value)) parseCsvOptions(stmt.tx.path.value, stmt.tx.path.pos);
   const read: DriveRead = {
     base,
-    pattern: evaluateText(stmt.path, state),
+    pattern: evaluateText(path, state),
     format: stmt.format,
     options: stmt.formatOptions?.value,
     tx: stmt.tx?.path.value,
     rawCol: stmt.rawCol?.value,
     floatDecimal: state.jsonSettings.get('floatparsehandling')?.toLowerCase() === 'decimal',
   };
-  const files = await driveFiles(read);
+  // What the reader reports without a position (file not found, not valid JSON…) is about the path.
+  const files = await atArgument(path, () => driveFiles(read));
   if (files.length === 0) ctx.emit({ kind: 'warning', text: `no file matches '${read.pattern}'` });
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
   for (const file of files) {
     if (ctx.signal.aborted) break;
-    const data = await readDriveFile(file, read, ctx.signal);
+    const data = await atArgument(path, () => readDriveFile(file, read, ctx.signal));
     if (!pipeline) {
       parts.push(data);
       continue;

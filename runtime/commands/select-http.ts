@@ -10,6 +10,7 @@ import { MAX_PAGES, Pager } from '../sources/http/paging';
 import { readPages, type Page } from '../sources/http/read';
 import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan } from '../sources/tx';
 import { PagePipeline } from './apply-pipeline';
+import { atArgument } from './at-argument';
 import { registerCommand } from './registry';
 
 /**
@@ -21,11 +22,12 @@ registerCommand('SelectHttp', async (stmt, ctx) => {
   const { state } = ctx;
   rejectOtherOptions(stmt.options);
   const o = stmt.options;
+  const { connection, command } = stmt;
   const request = buildRequest({
-    connection: stmt.connection ? ctx.connections.getOf(stmt.connection.name, 'http') : undefined,
-    method: stmt.command.verb,
-    target: evaluateText(stmt.command.target, state),
-    targetPos: stmt.command.target.pos,
+    connection: connection && atArgument(connection, () => ctx.connections.getOf(connection.name, 'http')),
+    method: command.verb,
+    target: evaluateText(command.target, state),
+    targetPos: command.target.pos,
     headers: o.headers && evaluateText(o.headers, state),
     headersPos: o.headers?.pos,
     payload: o.payload && evaluateText(o.payload, state),
@@ -43,7 +45,10 @@ registerCommand('SelectHttp', async (stmt, ctx) => {
   };
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
-  await readPages(request, pager, { session: state, workspace: state.workspace, signal: ctx.signal }, async (page) => {
+  // A failed call (refused, timed out, an HTTP error status) is about the target. Errors of the inline
+  // pipeline already carry their statement's position and keep it.
+  const reading = { session: state, workspace: state.workspace, signal: ctx.signal };
+  await atArgument(command.target, () => readPages(request, pager, reading, async (page) => {
     recordLastHttp(state, page);
     const data = plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false);
     const records = plan ? () => data.rowCount : () => page.bodyRecords();
@@ -54,7 +59,7 @@ registerCommand('SelectHttp', async (stmt, ctx) => {
     const outcome = await pipeline.run(data);
     parts.push(outcome.dataset);
     return { records, stop: outcome.stop };
-  });
+  }));
   if (pager.truncated) ctx.emit({ kind: 'warning', text: `paging stopped after ${MAX_PAGES} pages, the maximum` });
   return concatDatasets(parts);
 });

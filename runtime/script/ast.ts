@@ -202,6 +202,8 @@ export interface AddColumn extends StatementBase {
   shape: 'typed' | 'paren' | 'expression';
   name: string;
   typeName?: string;
+  /** Where typeName starts (errors about the type point there). */
+  typePos?: Position;
   /** Raw default text (constant, #f(), @f(), {{field}}, @sql(expr)); '' when none given. */
   default: Text;
   format?: FormatSpec;

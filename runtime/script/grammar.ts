@@ -386,6 +386,8 @@ export class Grammar extends EmbeddedActionsParser {
         const form = head.tokenType === StringLit ? 'quoted' : 'block';
         Object.assign(node, { shape: form === 'quoted' ? 'typed' : 'paren', ...columnSpec(raw, offset, form, at, this.fail) });
       }
+      // The type is the first word of the head (typeAndName trims it).
+      if (node.typeName !== undefined) node.typePos = at(offset + /^\s*/.exec(raw)![0].length);
     });
     return node;
   });
