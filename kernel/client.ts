@@ -1,7 +1,6 @@
-import * as repl from 'node:repl';
 import { styleText } from 'node:util';
+import { CellRepl } from '../repl/cell-repl';
 import { useColor } from '../repl/format';
-import { CONTINUATION_PROMPT, PROMPT } from '../repl/start';
 import { cellCompleteness } from './cell';
 import { readConnectionFile } from './connection';
 import { KernelClient } from './kernel-client';
@@ -36,107 +35,45 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
     if (text !== undefined) write(text);
   };
 
-  /** The lines of a statement still being typed (until its `;`). */
-  let pending = '';
-  /** Each line is handled after the one before it: piped or pasted lines arrive while a cell runs. */
-  let lines: Promise<void> = Promise.resolve();
-  let running = false;
-  let closed = false;
-
-  async function runCell(code: string): Promise<void> {
-    running = true;
-    try {
-      const content = { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: false };
-      await client.request('execute_request', content, { onOutput: show });
-    } catch (e) {
-      if (!closed) write(`error: ${(e as Error).message}`);
-    } finally {
-      running = false;
-    }
-  }
-
-  function setPending(text: string): void {
-    pending = text;
-    server.setPrompt(text ? CONTINUATION_PROMPT : PROMPT);
-  }
-
-  async function accept(line: string): Promise<void> {
-    const text = pending + line;
-    if (!text.trim()) return setPending('');
-    if (cellCompleteness(text).status === 'incomplete') return setPending(text + '\n');
-    setPending('');
-    await runCell(text);
-  }
-
   if (terminal) write(`Attached to a running SQL CDC kernel (${connectionFile}).\n${banner}\nCtrl-D detaches; the kernel keeps running.`);
 
-  const server = repl.start({
-    prompt: PROMPT,
+  const cells = new CellRepl({
     input,
     output,
     terminal,
-    eval: (cmd, _context, _file, done) => {
-      lines = lines.then(() => accept(cmd.replace(/\n$/, ''))).then(() => {
-        if (!closed) done(null, undefined);
-      });
+    incomplete: (text) => cellCompleteness(text).status === 'incomplete',
+    run: async (text) => {
+      const code = text.replace(/\n$/, '');
+      const content = { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: false };
+      await client.request('execute_request', content, { onOutput: show });
     },
-    completer: (line: string, callback: (err: Error | null, result: [string[], string]) => void) => {
-      const code = pending + line;
-      client.request('complete_request', { code, cursor_pos: [...code].length }, { timeoutMs: 5000 }).then(
-        (reply) => {
-          const matches = (reply.content.matches as string[]) ?? [];
-          const start = [...code].slice(0, Number(reply.content.cursor_start)).join('').length;
-          // readline replaces a part of the current line only.
-          callback(null, start < pending.length ? [[], line] : [matches, code.slice(start)]);
-        },
-        () => callback(null, [[], line]),
-      );
+    cancel: () => void client.request('interrupt_request', {}, { channel: 'control', timeoutMs: 5000 }).catch(() => undefined),
+    complete: async (code) => {
+      const reply = await client.request('complete_request', { code, cursor_pos: [...code].length }, { timeoutMs: 5000 });
+      const matches = (reply.content.matches as string[]) ?? [];
+      // The kernel counts code points, a JavaScript string UTF-16 units.
+      const start = [...code].slice(0, Number(reply.content.cursor_start)).join('').length;
+      return { matches, start };
     },
-    ignoreUndefined: true,
-    preview: false,
+    onError: (e) => write(`error: ${(e as Error).message}`),
   });
 
   if (terminal) {
     const hist = await client.request('history_request', { hist_access_type: 'tail', n: 1000, output: false, raw: true }).catch(() => undefined);
     const rows = (hist?.content.history as [number, number, string][] | undefined) ?? [];
-    (server as unknown as { history: string[] }).history.push(...rows.map((r) => r[2].replace(/\n/g, ' ')).reverse());
+    cells.loadHistory(rows.map((r) => r[2].replace(/\n/g, ' ')).reverse());
   }
-
-  // Ctrl-C while a cell runs interrupts the kernel; during a multi-line statement it drops what was
-  // typed; otherwise node's own handling.
-  const nodeInterrupt = server.listeners('SIGINT') as ((this: repl.REPLServer) => void)[];
-  server.removeAllListeners('SIGINT');
-  const interrupt = () => {
-    if (running) void client.request('interrupt_request', {}, { channel: 'control', timeoutMs: 5000 }).catch(() => undefined);
-    else if (closed) return;
-    else if (pending) {
-      (server as unknown as { clearLine(): void }).clearLine();
-      setPending('');
-      server.displayPrompt();
-    } else for (const listener of nodeInterrupt) listener.call(server);
-  };
-  server.on('SIGINT', interrupt);
-  process.on('SIGINT', interrupt);
 
   let exitCode = 0;
   client.onDead = (e) => {
     write(`sqlcdc: ${e.message}; detaching`);
     exitCode = 1;
-    server.close();
+    cells.server.close();
   };
 
-  return new Promise((resolve) => {
-    server.on('exit', () => {
-      // At the end of piped input the last statement may omit its `;`, as in a script.
-      lines = lines.then(() => (pending.trim() ? runCell(pending) : undefined));
-      void lines.then(() => {
-        closed = true;
-        process.off('SIGINT', interrupt);
-        client.close();
-        resolve(exitCode);
-      });
-    });
-  });
+  await cells.finished;
+  client.close();
+  return exitCode;
 }
 
 /** What the terminal shows for one IOPub message: the text/plain of results, streams, errors. */

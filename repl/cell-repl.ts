@@ -1,0 +1,150 @@
+import * as repl from 'node:repl';
+
+export const PROMPT = 'sqlcdc> ';
+/** Shown while a statement continues over lines; as wide as PROMPT so the text lines up. */
+export const CONTINUATION_PROMPT = '   ...> ';
+
+/** Completions for `code` (everything typed so far): `matches` replace `code` from UTF-16 index `start`. */
+export interface Completion {
+  matches: string[];
+  start: number;
+}
+
+export interface CellReplOptions {
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+  terminal: boolean;
+  /** Whether `text` (what has been typed since the last cell ran) must wait for more lines. */
+  incomplete(text: string): boolean;
+  /** Runs one cell; the next line waits for it. */
+  run(cell: string): Promise<void>;
+  /** Ctrl-C (or SIGINT) while a cell runs. */
+  cancel(): void;
+  complete(code: string): Completion | Promise<Completion>;
+  /** A queued task failed: the queue goes on. */
+  onError(e: unknown): void;
+}
+
+/**
+ * node:repl reading SQL CDC cells, shared by the local REPL and the REPL attached to a kernel.
+ * A statement may span lines until its `;`; the statement being typed is buffered here rather than
+ * with node's `Recoverable`, because node's buffer assumes each eval finishes before the next line
+ * arrives, while a pasted or piped block arrives as many lines at once while a cell is still running.
+ * So lines are handled strictly one after the other, each one's `eval` finishing only when the cell
+ * before it has run.
+ */
+export class CellRepl {
+  readonly server: repl.REPLServer;
+  /** Resolves when the REPL has exited and the last cell has finished. */
+  readonly finished: Promise<void>;
+  /** The lines of a statement still being typed (until its `;`). */
+  private pending = '';
+  /** The line queue: each line is handled after the one before it, cells included. */
+  private lines: Promise<void> = Promise.resolve();
+  private busy = false;
+  private exited = false;
+
+  constructor(private readonly options: CellReplOptions) {
+    this.server = repl.start({
+      prompt: PROMPT,
+      input: options.input,
+      output: options.output,
+      terminal: options.terminal,
+      eval: (cmd, _context, _file, done) => this.enqueue(() => this.accept(cmd), () => done(null, undefined)),
+      completer: (line: string, callback: (err: Error | null, result: [string[], string]) => void) => {
+        const code = this.pending + line;
+        const typedBefore = this.pending.length;
+        Promise.resolve()
+          .then(() => options.complete(code))
+          .then(
+            // readline replaces a part of the current line only.
+            (c) => callback(null, c.start < typedBefore ? [[], line] : [c.matches, code.slice(c.start)]),
+            () => callback(null, [[], line]),
+          );
+      },
+      ignoreUndefined: true,
+      preview: false,
+    });
+
+    // Ctrl-C while a cell runs cancels it; during a multi-line statement it drops what was typed;
+    // otherwise node's own handling (clear the line, or "press Ctrl+C again to exit"). A SIGINT
+    // signal (piped stdin, kill -INT) is treated the same.
+    const nodeInterrupt = this.server.listeners('SIGINT') as ((this: repl.REPLServer) => void)[];
+    this.server.removeAllListeners('SIGINT');
+    const interrupt = () => {
+      if (this.busy) options.cancel();
+      else if (this.exited) return;
+      else if (this.pending) {
+        (this.server as unknown as { clearLine(): void }).clearLine();
+        this.setPending('');
+        this.server.displayPrompt();
+      } else for (const listener of nodeInterrupt) listener.call(this.server);
+    };
+    this.server.on('SIGINT', interrupt);
+    process.on('SIGINT', interrupt);
+
+    this.finished = new Promise((resolve) => {
+      this.server.on('exit', () => {
+        this.exited = true;
+        // At the end of piped input the last statement may omit its `;`, as in a script.
+        this.enqueue(() => (this.pending.trim() ? this.runCell(this.pending) : undefined), () => undefined);
+        void this.lines.then(() => {
+          process.off('SIGINT', interrupt);
+          resolve();
+        });
+      });
+    });
+  }
+
+  /** Whether a cell is running now. */
+  get running(): boolean {
+    return this.busy;
+  }
+
+  /** Whether the REPL has exited (cells still queued may be finishing). */
+  get closed(): boolean {
+    return this.exited;
+  }
+
+  /** Drops the statement being typed. */
+  clearPending(): void {
+    this.setPending('');
+  }
+
+  /** Puts earlier input into the terminal's history (up-arrow), most recent first. */
+  loadHistory(entries: string[]): void {
+    (this.server as unknown as { history: string[] }).history.push(...entries);
+  }
+
+  /** Queues `task` after every line before it; `then` (the prompt) follows unless the REPL has exited. */
+  enqueue(task: () => unknown, then: () => void): void {
+    this.lines = this.lines
+      .then(task)
+      .catch((e: unknown) => this.options.onError(e))
+      .then(() => {
+        if (!this.exited) then();
+      });
+  }
+
+  private setPending(text: string): void {
+    this.pending = text;
+    this.server.setPrompt(text ? CONTINUATION_PROMPT : PROMPT);
+  }
+
+  private async accept(line: string): Promise<void> {
+    const text = this.pending + line;
+    if (!text.trim()) return this.setPending('');
+    if (this.options.incomplete(text)) return this.setPending(text);
+    this.setPending('');
+    await this.runCell(text);
+  }
+
+  private async runCell(cell: string): Promise<void> {
+    this.busy = true;
+    try {
+      await this.options.run(cell);
+    } finally {
+      this.busy = false;
+    }
+  }
+}
