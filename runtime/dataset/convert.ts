@@ -38,6 +38,40 @@ const INTEGER_RANGES = {
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
 
+/** An integer type's representation: its range, and how an integral value of each source kind becomes one. */
+interface Whole<T extends number | bigint> {
+  min: T;
+  max: T;
+  fromDigits(digits: string): T;
+  fromNumber(n: number): T;
+  fromBigint(n: bigint): T;
+  fromDecimal(d: Decimal): T;
+  fromBool(b: boolean): T;
+}
+
+function smallWhole([min, max]: readonly [number, number]): Whole<number> {
+  // `+ 0` turns the -0 that "-0" or rounding -0.4 gives into 0.
+  return {
+    min,
+    max,
+    fromDigits: (digits) => Number(digits) + 0,
+    fromNumber: (n) => n + 0,
+    fromBigint: Number,
+    fromDecimal: (d) => d.toNumber() + 0,
+    fromBool: (b) => (b ? 1 : 0),
+  };
+}
+
+const LONG: Whole<bigint> = {
+  min: LONG_MIN,
+  max: LONG_MAX,
+  fromDigits: BigInt,
+  fromNumber: BigInt,
+  fromBigint: (n) => n,
+  fromDecimal: (d) => BigInt(d.toFixed()),
+  fromBool: (b) => (b ? 1n : 0n),
+};
+
 /** The converter of a column to `target`. `source` (the column's current type) refines to-text forms. */
 export function converterTo(target: ColumnType, source?: ColumnType): Converter {
   switch (target.base) {
@@ -49,9 +83,9 @@ export function converterTo(target: ColumnType, source?: ColumnType): Converter 
     case 'tinyint':
     case 'short':
     case 'int':
-      return toInteger(target, INTEGER_RANGES[target.base]);
+      return toWhole(target, smallWhole(INTEGER_RANGES[target.base]));
     case 'long':
-      return toLong(target);
+      return toWhole(target, LONG);
     case 'decimal':
       return toDecimal(target);
     case 'double':
@@ -139,10 +173,9 @@ function roundHalfEven(n: number): number {
   return Math.abs(n % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
-function toInteger(target: ColumnType, [min, max]: readonly [number, number]): Converter {
-  const range = `out of range ${min}..${max}`;
-  // `+ 0` turns the -0 that rounding -0.4 gives into 0.
-  const inRange = (v: Value, n: number): number => (n < min || n > max ? fail(v, target, range) : n + 0);
+function toWhole<T extends number | bigint>(target: ColumnType, whole: Whole<T>): Converter {
+  const range = `out of range ${whole.min}..${whole.max}`;
+  const inRange = (v: Value, n: T): T => (n < whole.min || n > whole.max ? fail(v, target, range) : n);
   return (v) => {
     if (v === null) return null;
     switch (typeof v) {
@@ -150,40 +183,16 @@ function toInteger(target: ColumnType, [min, max]: readonly [number, number]): C
         const t = trimmed(v);
         if (t === null) return null;
         const m = INTEGER_TEXT.exec(t);
-        return m ? inRange(v, Number(m[1])) : fail(v, target);
+        return m ? inRange(v, whole.fromDigits(m[1])) : fail(v, target);
       }
       case 'number':
-        return Number.isFinite(v) ? inRange(v, roundHalfEven(v)) : fail(v, target);
+        return Number.isFinite(v) ? inRange(v, whole.fromNumber(roundHalfEven(v))) : fail(v, target);
       case 'bigint':
-        return v < BigInt(min) || v > BigInt(max) ? fail(v, target, range) : Number(v);
+        return inRange(v, whole.fromBigint(v));
       case 'boolean':
-        return v ? 1 : 0;
+        return whole.fromBool(v);
     }
-    if (isDecimal(v) && v.isFinite()) return inRange(v, v.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).toNumber());
-    return fail(v, target);
-  };
-}
-
-function toLong(target: ColumnType): Converter {
-  const range = `out of range ${LONG_MIN}..${LONG_MAX}`;
-  const inRange = (v: Value, n: bigint): bigint => (n < LONG_MIN || n > LONG_MAX ? fail(v, target, range) : n);
-  return (v) => {
-    if (v === null) return null;
-    switch (typeof v) {
-      case 'string': {
-        const t = trimmed(v);
-        if (t === null) return null;
-        const m = INTEGER_TEXT.exec(t);
-        return m ? inRange(v, BigInt(m[1])) : fail(v, target);
-      }
-      case 'number':
-        return Number.isFinite(v) ? inRange(v, BigInt(roundHalfEven(v))) : fail(v, target);
-      case 'bigint':
-        return inRange(v, v);
-      case 'boolean':
-        return v ? 1n : 0n;
-    }
-    if (isDecimal(v) && v.isFinite()) return inRange(v, BigInt(v.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).toFixed()));
+    if (isDecimal(v) && v.isFinite()) return inRange(v, whole.fromDecimal(v.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN)));
     return fail(v, target);
   };
 }
