@@ -1,3 +1,4 @@
+import { FormatCache } from './format-cache';
 import { FormatError } from './number';
 
 /**
@@ -6,12 +7,14 @@ import { FormatError } from './number';
  */
 export type CompositePart = string | { index: number; align: number; format: string };
 
-const cache = new Map<string, CompositePart[]>();
+const cache = new FormatCache<CompositePart[]>();
 
 export function compileComposite(text: string): CompositePart[] {
-  let parts = cache.get(text);
-  if (parts) return parts;
-  parts = [];
+  return cache.get(text) ?? cache.remember(text, parseComposite(text));
+}
+
+function parseComposite(text: string): CompositePart[] {
+  const parts: CompositePart[] = [];
   let lit = '';
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
@@ -40,8 +43,6 @@ export function compileComposite(text: string): CompositePart[] {
     i = close;
   }
   if (lit) parts.push(lit);
-  if (cache.size > 1000) cache.clear();
-  cache.set(text, parts);
   return parts;
 }
 

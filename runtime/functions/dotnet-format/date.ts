@@ -1,4 +1,5 @@
 import { INVARIANT, type Culture } from './culture';
+import { FormatCache } from './format-cache';
 import { FormatError } from './number';
 
 /**
@@ -122,6 +123,11 @@ function run(s: string, i: number): number {
   return n;
 }
 
+/** A one-letter numeric field as is, a two-letter one padded to two digits (d dd, h hh, m mm…). */
+function numeric(n: number, value: (p: DateParts) => number): Piece {
+  return n === 1 ? (p) => String(value(p)) : (p) => pad(value(p), 2);
+}
+
 /** A custom pattern → pieces. */
 function compileCustom(fmt: string): Piece[] {
   const out: Piece[] = [];
@@ -130,14 +136,13 @@ function compileCustom(fmt: string): Piece[] {
   for (let i = 0; i < fmt.length; ) {
     const ch = fmt[i];
     const n = run(fmt, i);
+    // A letter's case takes its whole run (dddd, HH…); the others say how far they reach.
     switch (ch) {
       case 'd':
-        if (n === 1) out.push((p) => String(p.day));
-        else if (n === 2) out.push((p) => pad(p.day, 2));
+        if (n <= 2) out.push(numeric(n, (p) => p.day));
         else if (n === 3) out.push((p, c) => c.abbreviatedDayNames[p.dow]);
         else out.push((p, c) => c.dayNames[p.dow]);
-        i += n;
-        continue;
+        break;
       case 'f':
       case 'F': {
         if (n > 7) throw new FormatError(`'${fmt}': at most 7 ${ch} fraction digits`);
@@ -150,55 +155,42 @@ function compileCustom(fmt: string): Piece[] {
             return digits && dot ? `.${digits}` : digits;
           });
         }
-        i += n;
-        continue;
+        break;
       }
       case 'g':
         out.push(() => 'A.D.');
-        i += n;
-        continue;
+        break;
       case 'h':
-        out.push(n === 1 ? (p) => String(p.hour % 12 || 12) : (p) => pad(p.hour % 12 || 12, 2));
-        i += n;
-        continue;
+        out.push(numeric(n, (p) => p.hour % 12 || 12));
+        break;
       case 'H':
-        out.push(n === 1 ? (p) => String(p.hour) : (p) => pad(p.hour, 2));
-        i += n;
-        continue;
+        out.push(numeric(n, (p) => p.hour));
+        break;
       case 'K':
         out.push((p) => (p.offset === undefined ? '' : p.utc ? 'Z' : offsetText(p.offset, 'zzz')));
         i += 1;
         continue;
       case 'm':
-        out.push(n === 1 ? (p) => String(p.minute) : (p) => pad(p.minute, 2));
-        i += n;
-        continue;
+        out.push(numeric(n, (p) => p.minute));
+        break;
       case 'M':
-        if (n === 1) out.push((p) => String(p.month));
-        else if (n === 2) out.push((p) => pad(p.month, 2));
+        if (n <= 2) out.push(numeric(n, (p) => p.month));
         else if (n === 3) out.push((p, c) => c.abbreviatedMonthNames[p.month - 1]);
         else out.push(genitive ? (p, c) => c.monthGenitiveNames[p.month - 1] : (p, c) => c.monthNames[p.month - 1]);
-        i += n;
-        continue;
+        break;
       case 's':
-        out.push(n === 1 ? (p) => String(p.second) : (p) => pad(p.second, 2));
-        i += n;
-        continue;
+        out.push(numeric(n, (p) => p.second));
+        break;
       case 't':
         out.push(n === 1 ? (p, c) => (p.hour < 12 ? c.am : c.pm).slice(0, 1) : (p, c) => (p.hour < 12 ? c.am : c.pm));
-        i += n;
-        continue;
+        break;
       case 'y':
-        if (n === 1) out.push((p) => String(p.year % 100));
-        else if (n === 2) out.push((p) => pad(p.year % 100, 2));
-        else out.push((p) => pad(p.year, n));
-        i += n;
-        continue;
+        out.push(n <= 2 ? numeric(n, (p) => p.year % 100) : (p) => pad(p.year, n));
+        break;
       case 'z': {
         const style = n === 1 ? 'z' : n === 2 ? 'zz' : 'zzz';
         out.push((p) => offsetText(p.offset ?? 0, style));
-        i += n;
-        continue;
+        break;
       }
       case ':':
         out.push((_, c) => c.timeSeparator);
@@ -227,7 +219,9 @@ function compileCustom(fmt: string): Piece[] {
       default:
         lit(ch);
         i += 1;
+        continue;
     }
+    i += n;
   }
   return out;
 }
@@ -238,22 +232,13 @@ interface CompiledDate {
   toUtc: boolean;
 }
 
-const cache = new Map<string, CompiledDate>();
+const dateFormats = new FormatCache<CompiledDate>();
 
 function compileDate(format: string, c: Culture): CompiledDate {
-  const key = `${c.name}\u0000${format}`;
-  let compiled = cache.get(key);
-  if (compiled) return compiled;
-  if (format.length === 1) {
-    const std = expandStandard(format, c);
-    if (!std) throw new FormatError(`'${format}' is not a standard date format (d D f F g G M o R s t T u U Y) nor a custom pattern`);
-    compiled = { pieces: compileCustom(std.pattern), invariant: std.invariant, toUtc: std.toUtc };
-  } else {
-    compiled = { pieces: compileCustom(format), invariant: false, toUtc: false };
-  }
-  if (cache.size > 1000) cache.clear();
-  cache.set(key, compiled);
-  return compiled;
+  if (format.length > 1) return { pieces: compileCustom(format), invariant: false, toUtc: false };
+  const std = expandStandard(format, c);
+  if (!std) throw new FormatError(`'${format}' is not a standard date format (d D f F g G M o R s t T u U Y) nor a custom pattern`);
+  return { pieces: compileCustom(std.pattern), invariant: std.invariant, toUtc: std.toUtc };
 }
 
 /**
@@ -262,7 +247,9 @@ function compileDate(format: string, c: Culture): CompiledDate {
  */
 export function formatDate(wall: Date, format: string, kind: DateKind, culture: Culture = INVARIANT): string {
   if (Number.isNaN(wall.getTime())) throw new FormatError('invalid date');
-  const compiled = compileDate(format === '' ? 's' : format, culture);
+  const f = format === '' ? 's' : format;
+  const key = `${culture.name}\u0000${f}`;
+  const compiled = dateFormats.get(key) ?? dateFormats.remember(key, compileDate(f, culture));
   const c = compiled.invariant ? INVARIANT : culture;
   const p = compiled.toUtc && kind === 'local' ? partsOf(localInstant(wall), 'utc') : partsOf(wall, compiled.toUtc ? 'utc' : kind);
   let s = '';
@@ -350,7 +337,7 @@ interface CompiledParser {
   setters: Setter[];
 }
 
-const parsers = new Map<string, CompiledParser>();
+const parsers = new FormatCache<CompiledParser>();
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -380,31 +367,33 @@ function compileParser(format: string, c: Culture): CompiledParser {
   for (let i = 0; i < pattern.length; ) {
     const ch = pattern[i];
     const n = run(pattern, i);
+    // A numeric field: one letter reads one or two digits, two letters exactly two.
+    const digits = n === 1 ? '\\d{1,2}' : '\\d{2}';
     switch (ch) {
       case 'd':
-        if (n <= 2) group(n === 1 ? '\\d{1,2}' : '\\d{2}', (p, s) => (p.day = +s));
+        if (n <= 2) group(digits, (p, s) => (p.day = +s));
         else re += `(?:${names(n === 3 ? c.abbreviatedDayNames : c.dayNames)})`;
         break;
       case 'M':
-        if (n <= 2) group(n === 1 ? '\\d{1,2}' : '\\d{2}', (p, s) => (p.month = +s));
+        if (n <= 2) group(digits, (p, s) => (p.month = +s));
         else if (n === 3) group(names(c.abbreviatedMonthNames), (p, s, cc) => (p.month = nameIndex(cc.abbreviatedMonthNames, s) + 1));
         else group(names([...c.monthNames, ...c.monthGenitiveNames]), (p, s, cc) => (p.month = (nameIndex([...cc.monthNames, ...cc.monthGenitiveNames], s) % 12) + 1));
         break;
       case 'y':
-        if (n <= 2) group(n === 1 ? '\\d{1,2}' : '\\d{2}', (p, s) => (p.year = 2000 + +s - (+s > 49 ? 100 : 0)));
+        if (n <= 2) group(digits, (p, s) => (p.year = 2000 + +s - (+s > 49 ? 100 : 0)));
         else group(`\\d{${n === 3 ? '3,4' : n}}`, (p, s) => (p.year = +s));
         break;
       case 'H':
-        group(n === 1 ? '\\d{1,2}' : '\\d{2}', (p, s) => (p.hour = +s));
+        group(digits, (p, s) => (p.hour = +s));
         break;
       case 'h':
-        group(n === 1 ? '\\d{1,2}' : '\\d{2}', (p, s) => (p.hour = +s % 12));
+        group(digits, (p, s) => (p.hour = +s % 12));
         break;
       case 'm':
-        group(n === 1 ? '\\d{1,2}' : '\\d{2}', (p, s) => (p.minute = +s));
+        group(digits, (p, s) => (p.minute = +s));
         break;
       case 's':
-        group(n === 1 ? '\\d{1,2}' : '\\d{2}', (p, s) => (p.second = +s));
+        group(digits, (p, s) => (p.second = +s));
         break;
       case 'f':
         group(`\\d{${n}}`, (p, s) => (p.ms = fraction(s)));
@@ -471,12 +460,7 @@ function compileParser(format: string, c: Culture): CompiledParser {
 /** #parsedate: the text must match the .NET format exactly (culture names, literals, widths). */
 export function parseDateExact(text: string, format: string, culture: Culture = INVARIANT): ParsedDate {
   const key = `${culture.name}\u0000${format}`;
-  let parser = parsers.get(key);
-  if (!parser) {
-    parser = compileParser(format, culture);
-    if (parsers.size > 1000) parsers.clear();
-    parsers.set(key, parser);
-  }
+  const parser = parsers.get(key) ?? parsers.remember(key, compileParser(format, culture));
   const m = parser.re.exec(text);
   if (!m) throw new DateParseError(`'${text}' does not match the format '${format}'`);
   const p: Parsed = { year: 1, month: 1, day: 1, hour: 0, minute: 0, second: 0, ms: 0 };

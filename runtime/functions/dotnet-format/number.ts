@@ -1,6 +1,7 @@
 import Decimal from 'decimal.js';
 import { decimalText } from '../../dataset/decimal-scale';
 import { INVARIANT, type Culture } from './culture';
+import { FormatCache } from './format-cache';
 
 /**
  * .NET numeric formatting (reference.md B.2): standard formats C D E F G N P X R with precision, and
@@ -467,7 +468,7 @@ function custom(fmt: string): (x: Numeric, c: Culture) => string {
 // ------------------------------------------------------------------------- entry point
 
 type Compiled = (x: Numeric, c: Culture) => string;
-const compiled = new Map<string, Compiled>();
+const compiled = new FormatCache<Compiled>();
 const STANDARD = /^([CcDdEeFfGgNnPpRrXx])(\d{0,3})$/;
 
 function compile(format: string): Compiled {
@@ -488,12 +489,7 @@ function compile(format: string): Compiled {
 /** Formats a number with a .NET numeric format string ('' = general). */
 export function formatNumber(x: Numeric, format: string, culture: Culture = INVARIANT): string {
   if (format === '') return typeof x === 'number' ? formatGeneral(x, culture) : standardGeneral(x, culture);
-  let f = compiled.get(format);
-  if (!f) {
-    f = compile(format);
-    if (compiled.size > 1000) compiled.clear();
-    compiled.set(format, f);
-  }
+  const f = compiled.get(format) ?? compiled.remember(format, compile(format));
   return f(x, culture);
 }
 
