@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import { parseDecimal } from '../dataset/decimal-scale';
 import type { Value } from '../dataset/types';
 import { formatValue } from '../dataset/format-value';
+import { encodeBytes } from '../format/values';
 import { STRING } from '../dataset/types';
 import type { BinaryPrefix } from './parse';
 import { FunctionError } from './types';
@@ -25,39 +26,14 @@ export function displayValue(v: Value, sql = false): string {
 /** `{{prefix:field}}` (spec 4.3): a binary value decoded or encoded as asked; other values as text. */
 export function fieldText(v: Value, prefix: BinaryPrefix): string {
   if (v === null) return '';
-  const bytes = v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : undefined;
-  if (!bytes) {
-    const s = displayValue(v);
-    if (prefix === 'base64') return Buffer.from(s, 'utf8').toString('base64');
-    if (prefix === 'hex') return Buffer.from(s, 'utf8').toString('hex');
-    return s;
-  }
-  return decodeBytes(bytes, prefix);
+  if (v instanceof Uint8Array) return encodeBytes(v, prefix);
+  const s = displayValue(v);
+  if (prefix === 'base64') return Buffer.from(s, 'utf8').toString('base64');
+  if (prefix === 'hex') return Buffer.from(s, 'utf8').toString('hex');
+  return s;
 }
 
 export type TextEncoding = 'utf8' | 'ascii' | 'unicode';
-
-export function decodeBytes(bytes: Buffer, as: BinaryPrefix): string {
-  switch (as) {
-    case 'hex':
-      return bytes.toString('hex');
-    case 'base64':
-      return bytes.toString('base64');
-    case 'utf8':
-      return bytes.toString('utf8');
-    case 'unicode':
-      return bytes.toString('utf16le');
-    case 'ascii':
-      return asciiDecode(bytes);
-  }
-}
-
-/** .NET Encoding.ASCII: bytes above 0x7F become '?'. */
-function asciiDecode(bytes: Buffer): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i++) s += bytes[i] < 0x80 ? String.fromCharCode(bytes[i]) : '?';
-  return s;
-}
 
 /** Text to bytes the .NET way: UTF-8, ASCII (non-ASCII characters become '?') or Unicode (UTF-16LE). */
 export function encodeText(text: string, encoding: TextEncoding): Buffer {
@@ -71,8 +47,9 @@ export function encodeText(text: string, encoding: TextEncoding): Buffer {
   return out;
 }
 
+/** Bytes to text the .NET way, the inverse of encodeText. */
 export function decodeText(bytes: Buffer, encoding: TextEncoding): string {
-  return decodeBytes(bytes, encoding);
+  return encodeBytes(bytes, encoding);
 }
 
 /** A value's bytes: binary as is, anything else as the text's bytes in the given encoding. */
