@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../repl/harness';
 import { runCli as sqlcdc } from '../helpers/cli';
+import { startHttpServer } from '../helpers/http-server';
 
 /** A safety net so a hung child fails the test instead of the run; no test relies on timing. */
 const LIMITS = { timeout: 60_000 };
@@ -129,21 +128,11 @@ test('--workspace chooses the workspace folder', LIMITS, async () => {
 });
 
 test('SIGINT cancels the running statement and exits 130', LIMITS, async (t) => {
-  const pending: IncomingMessage[] = [];
-  let arrived!: () => void;
-  const requestArrived = new Promise<void>((r) => (arrived = r));
-  const server = createServer((req) => {
-    pending.push(req);
-    arrived();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => {
-    for (const req of pending) req.socket.destroy();
-    server.close();
-  });
-  const { port } = server.address() as AddressInfo;
-  const dir = project({ 'slow.sql': `SELECT * FROM HTTP (GET http://127.0.0.1:${port}/never);\nPRINT 'not reached';\n` });
-  const r = await sqlcdc(dir, ['run', 'scripts/slow.sql'], (child) => void requestArrived.then(() => child.kill('SIGINT')));
+  // Never answers: only cancelling can end the statement.
+  const server = await startHttpServer(() => undefined);
+  t.after(() => server.close());
+  const dir = project({ 'slow.sql': `SELECT * FROM HTTP (GET ${server.url}/never);\nPRINT 'not reached';\n` });
+  const r = await sqlcdc(dir, ['run', 'scripts/slow.sql'], (child) => void server.received(1).then(() => child.kill('SIGINT')));
   assert.equal(r.code, 130);
   assert.match(r.stderr, /^scripts\/slow\.sql:1:1: SELECT FROM HTTP: cancelled/);
   assert.ok(!r.stderr.includes('not reached'));

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startHttpServer } from '../helpers/http-server';
 import { body, CONTINUATION, PROMPT, ReplProcess, tempDir } from './harness';
 
 /** A safety net so a hung child fails the test instead of the run; no test relies on timing. */
@@ -75,33 +74,20 @@ test('an error in the second line of a multi-line statement points into that lin
 });
 
 test('Ctrl-C cancels a running statement; the REPL stays alive and keeps its dataset', LIMITS, async (t) => {
-  let requests = 0;
-  let arrived!: () => void;
-  const requestArrived = new Promise<void>((r) => (arrived = r));
-  const pending: IncomingMessage[] = [];
   // Never answers: only cancelling can end the statement.
-  const server = createServer((req) => {
-    requests++;
-    pending.push(req);
-    arrived();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => {
-    for (const req of pending) req.socket.destroy();
-    server.close();
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = await startHttpServer(() => undefined);
+  t.after(() => server.close());
 
   const { repl } = startRepl(t);
   await repl.response();
   await repl.send("SELECT * FROM DRIVE 'items.csv';");
 
-  repl.child.stdin.write(`SELECT * FROM HTTP (GET http://127.0.0.1:${port}/never);\n`);
-  await requestArrived;
+  repl.child.stdin.write(`SELECT * FROM HTTP (GET ${server.url}/never);\n`);
+  await server.received(1);
   repl.child.kill('SIGINT');
   const cancelled = body(await repl.response());
   assert.match(cancelled, /^error: SELECT FROM HTTP at line 1, column 1: cancelled\n$/);
-  assert.equal(requests, 1);
+  assert.equal(server.requests.length, 1);
   assert.ok(repl.alive);
 
   assert.equal(body(await repl.send("PRINT 'still #data.count() rows';")), 'still 3 rows\n');
