@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Decimal from 'decimal.js';
@@ -15,7 +15,7 @@ import { ScriptError, type Position } from '../../runtime/errors';
 import type { ApplySchema, SchemaColumnSpec } from '../../runtime/script/ast';
 import type { RuntimeState } from '../../runtime/state';
 import { ConnectionStore } from '../../runtime/workspace/connections';
-import { Session } from '../../runtime/session';
+import { tempSession } from '../helpers/session';
 
 const T = parseTypeName;
 const at = (line: number, column = 1): Position => ({ line, column, offset: 0 });
@@ -247,7 +247,7 @@ test('descriptions are kept on the columns', async () => {
 });
 
 test('through the session: parsed schema lines, and errors placed at their line', async () => {
-  const session = new Session({ workspace: mkdtempSync(join(tmpdir(), 'sqlcdc-schema-session-')) });
+  const { session } = tempSession({}, 'schema');
   const results = await session.run("APPLY SCHEMA (\n  bigint id = '9007199254740993'\n  int qty |units ordered |0\n  SYSNAME owner\n) STRICT_COLUMNS;");
   assert.equal(results.at(-1)?.kind, 'table');
   assert.deepEqual(session.dataset.columns, [
@@ -268,9 +268,7 @@ test('through the session: parsed schema lines, and errors placed at their line'
 });
 
 test('end to end: a CSV file typed by APPLY SCHEMA, with defaults, a computed column and exact JSON', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-schema-csv-'));
-  writeFileSync(join(dir, 'orders.csv'), 'id,qty,price,note\n9007199254740993,3,2.505,a\n2,,1.25,b\n3,x,1,c\n');
-  const session = new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  const { session } = tempSession({ 'orders.csv': 'id,qty,price,note\n9007199254740993,3,2.505,a\n2,,1.25,b\n3,x,1,c\n' }, 'schema');
   const results = await session.run(
     "SELECT * FROM DRIVE 'orders.csv';\n" +
       "APPLY SCHEMA (\n  bigint id\n  int qty |units |0\n  decimal(10,2) price\n  decimal(12,2) total = '@sql(qty * price)'\n) CONTINUE_ON_ERROR;",

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { deflateSync, crc32 } from 'node:zlib';
 import { PDFDocument } from 'pdf-lib';
-import { Session } from '../../runtime/session';
+import { tempSession } from '../helpers/session';
 import { dataset, ev, newState, tempDir } from './helpers';
 
 const openssl = (args: string[], input?: Buffer | string) => execFileSync('openssl', args, { input });
@@ -118,8 +118,8 @@ test('date functions: spans, epochs, formats, errors', () => {
 });
 
 test('statebag, variables (encrypted at rest) and %var', async () => {
-  const ws = tempDir();
-  const s = new Session({ workspace: ws });
+  const { session: s } = tempSession({}, 'fn');
+  const ws = s.state.workspace;
   await assert.rejects(s.run("PRINT '#setvar(token, abc)';"), /#setvar: variable 'token' does not exist/);
   const set = await s.run('%var set --encrypted token s3cr3t-value\n%var set plain hello');
   assert.deepEqual(set.map((r) => (r.kind === 'message' ? r.text : '')), ['variable token set (encrypted)', 'variable plain set']);

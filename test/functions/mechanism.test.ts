@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import Decimal from 'decimal.js';
 import { compileTemplate, compileValue, evaluateText } from '../../runtime/functions/evaluate';
 import { ScriptError } from '../../runtime/errors';
-import { Session } from '../../runtime/session';
-import { dataset, ev, newState, tempDir } from './helpers';
+import { tempSession } from '../helpers/session';
+import { dataset, ev, newState } from './helpers';
 
 const people = () =>
   dataset(
@@ -136,7 +136,7 @@ test('@pipelinedata() is left for EXEC ON DB', () => {
 });
 
 test('through a Session: PRINT evaluates functions; errors carry statement and position', async () => {
-  const s = new Session({ workspace: tempDir() });
+  const { session: s } = tempSession({}, 'fn');
   const out = await s.run("PRINT '#toupper(abc) #iif(0, yes, ''no, never'')';");
   assert.deepEqual(out, [{ kind: 'message', text: 'ABC no, never' }]);
   await assert.rejects(s.run("PRINT 'x #toupr(a)';"), (e: ScriptError) => e.statement === 'PRINT' && e.position?.column === 10 && /did you mean #toupper/.test(e.message));
@@ -147,7 +147,7 @@ test('through a Session: PRINT evaluates functions; errors carry statement and p
 });
 
 test("#format's format string: {{ and }} escape braces unless {{ starts a field name", async () => {
-  const s = new Session({ workspace: tempDir(), cwd: tempDir() });
+  const { session: s } = tempSession({}, 'fn');
   const printed = async (text: string) => {
     const [r] = await s.run(`PRINT '${text.replace(/'/g, "''")}';`);
     return r.kind === 'message' ? r.text : r.kind;

@@ -1,6 +1,4 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The built CLI, as `npm start` runs it. */
@@ -9,9 +7,7 @@ export const SQLCDC = join(__dirname, '..', '..', 'bin', 'sqlcdc.js');
 export const PROMPT = 'sqlcdc> ';
 export const CONTINUATION = '   ...> ';
 
-export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `sqlcdc-${prefix}-`));
-}
+export { tempDir } from '../helpers/session';
 
 /**
  * The REPL as a child process over piped stdio, as a user's terminal would drive it (node's REPL

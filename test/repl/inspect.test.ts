@@ -1,17 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { Session } from '../../runtime/session';
+import type { Session } from '../../runtime/session';
 import { Dataset } from '../../runtime/dataset/dataset';
 import { STRING } from '../../runtime/dataset/types';
 import { inspect } from '../../runtime/services/inspect';
 import { statementDocs } from '../../runtime/script/parser';
 import { functionDocs } from '../../runtime/functions/registry';
-import { tempDir } from './harness';
+import { tempSession } from '../helpers/session';
 
 function session(): Session {
-  const dir = tempDir('inspect');
-  const s = new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  const { session: s } = tempSession({}, 'inspect');
   s.state.dataset = new Dataset(
     [
       { name: 'id', type: { base: 'long' } },

@@ -1,14 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Session } from '../../runtime/session';
+import { tempSession } from '../helpers/session';
 import type { Result } from '../../runtime/results';
 
 function newSession(): Session {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-magic-'));
-  return new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  return tempSession({}, 'magic').session;
 }
 
 async function collect(session: Session, text: string): Promise<Result[]> {

@@ -1,9 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Session } from '../../runtime/session';
+import type { Session } from '../../runtime/session';
+import { tempSession } from '../helpers/session';
 import { ScriptError } from '../../runtime/errors';
 import { startHttpServer } from '../helpers/http-server';
 
@@ -13,10 +11,7 @@ import { startHttpServer } from '../helpers/http-server';
  */
 
 function newSession(): Session {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-positions-'));
-  writeFileSync(join(dir, 'items.csv'), 'id,name\n1,lamp\n2,fridge\n');
-  writeFileSync(join(dir, 'broken.json'), '{"id": ');
-  const s = new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  const { session: s, dir } = tempSession({ 'items.csv': 'id,name\n1,lamp\n2,fridge\n', 'broken.json': '{"id": ' }, 'positions');
   s.connections.add({ name: 'files', kind: 'drive', root: dir });
   s.connections.add({ name: 'api', kind: 'http', baseUrl: 'http://127.0.0.1:1' });
   return s;

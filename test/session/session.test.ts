@@ -1,15 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Session } from '../../runtime/session';
+import type { Session } from '../../runtime/session';
+import { tempSession } from '../helpers/session';
 import type { Result } from '../../runtime/results';
 
 function newSession(): Session {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-session-'));
-  writeFileSync(join(dir, 'items.csv'), 'id,name\n1,lamp\n2,fridge\n3,door\n');
-  return new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  return tempSession({ 'items.csv': 'id,name\n1,lamp\n2,fridge\n3,door\n' }).session;
 }
 
 async function collect(session: Session, text: string, signal?: AbortSignal): Promise<Result[]> {

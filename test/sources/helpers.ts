@@ -1,20 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import type { Dataset } from '../../runtime/dataset/dataset';
 import type { Value } from '../../runtime/dataset/types';
 import type { Result } from '../../runtime/results';
-import { Session } from '../../runtime/session';
+import type { Session } from '../../runtime/session';
 
-/** A session whose working directory is a new temp folder holding `files` (path → content). */
-export function sessionWith(files: Record<string, string | Buffer> = {}): { session: Session; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-sources-'));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return { session: new Session({ cwd: dir, workspace: join(dir, '.ws') }), dir };
-}
+export { tempSession as sessionWith } from '../helpers/session';
 
 /** Runs a cell and returns the pipeline dataset after it. */
 export async function load(session: Session, text: string): Promise<Dataset> {

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { Session } from '../../runtime/session';
-import { column, run, tempDir } from './helpers';
+import type { Session } from '../../runtime/session';
+import { tempSession } from '../helpers/session';
+import { column, run } from './helpers';
 
 /** The transformations on data read from real files, as a script would run them. */
 function sessionOnFiles(): Session {
-  const dir = tempDir();
-  writeFileSync(join(dir, 'orders.csv'), 'id,name,price,region\n1,Widget,2.50,east\n2,"Gadget, large",10,West\n3,Gizmo,7.25,Europe\n4,Doohickey,,east\n');
-  writeFileSync(join(dir, 'items.json'), '{"items":[{"sku":"a","qty":2,"tags":{"hot":true}},{"sku":"b","qty":5},{"sku":"c","qty":1,"tags":{"hot":false}}]}');
-  return new Session({ workspace: join(dir, '.sqlcdc'), cwd: dir });
+  const files = {
+    'orders.csv': 'id,name,price,region\n1,Widget,2.50,east\n2,"Gadget, large",10,West\n3,Gizmo,7.25,Europe\n4,Doohickey,,east\n',
+    'items.json': '{"items":[{"sku":"a","qty":2,"tags":{"hot":true}},{"sku":"b","qty":5},{"sku":"c","qty":1,"tags":{"hot":false}}]}',
+  };
+  return tempSession(files, 'transform').session;
 }
 
 test('a CSV file: type, filter, compute, format and zip', async () => {

@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Dataset } from '../../runtime/dataset/dataset';
 import type { Column, Value } from '../../runtime/dataset/types';
 import { ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
-import { Session } from '../../runtime/session';
-
-export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'sqlcdc-transform-'));
-}
+import type { Session } from '../../runtime/session';
+import { tempSession } from '../helpers/session';
 
 /** A session in a temp folder whose pipeline starts as the given table. */
 export function sessionWith(columns: Column[], rows: Value[][]): Session {
-  const dir = tempDir();
-  const session = new Session({ workspace: join(dir, '.sqlcdc'), cwd: dir });
+  const { session } = tempSession({}, 'transform');
   session.state.dataset = new Dataset(columns, rows);
   return session;
 }
