@@ -73,6 +73,11 @@ const NAMES: ReadonlyMap<string, NameRule> = new Map<string, NameRule>([
 ]);
 
 /** The largest precision of decimal(p, s), as in SQL Server and .NET's 28–29 significant digits. */
+/** Every type name parseTypeName accepts (lowercase, sizes left out), for completion. */
+export function typeNames(): string[] {
+  return [...NAMES.keys()];
+}
+
 export const MAX_DECIMAL_PRECISION = 38;
 
 /** `name`, then an optional `[…]` or `(…)` argument list. `byte[]` is its own name. */

@@ -38,7 +38,7 @@ class Occurrences {
   }
 }
 
-const FILTER_MODES: readonly FilterMode[] = ['SQL', 'REGEX', 'XPATH', 'TX'];
+export const FILTER_MODES: readonly FilterMode[] = ['SQL', 'REGEX', 'XPATH', 'TX'];
 
 /** LOAD's stream words; INSERTS reads the upsert stream like UPSERTS (singular forms tolerated). */
 const LOAD_STREAMS: [TokenType, 'upserts' | 'updates' | 'deletes'][] = [

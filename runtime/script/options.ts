@@ -62,6 +62,8 @@ export interface OptionDef<N> {
   value: ValueKind;
   /** How the value is written, for the docs. */
   arg: string;
+  /** The closed list of values, as written ('page' quoted, CSV bare), when there is one (completion offers them). */
+  values?: readonly string[];
   doc: string;
   set(node: N, value: never, ctx: SetContext): void;
 }
@@ -95,12 +97,24 @@ function words(spelling: string): TokenType[] {
   });
 }
 
+/** A value from a closed list: the docs show the list as the argument, completion offers it. */
+interface Choices {
+  values: readonly string[];
+}
+
+function choices(values: readonly string[], quoted = false): Choices {
+  return { values: quoted ? values.map((v) => `'${v}'`) : values };
+}
+
 function builder<N>() {
   const make =
     <K extends ValueKind>(value: K) =>
-    (spelling: string, doc: string, set: (node: N, value: ValueTypes[K], ctx: SetContext) => void, arg?: string): OptionDef<N> => {
+    (spelling: string, doc: string, set: (node: N, value: ValueTypes[K], ctx: SetContext) => void, arg?: string | Choices): OptionDef<N> => {
       const spellings = spelling.split('|');
-      return { name: spellings[0], spellings: spellings.map(words), value, arg: arg ?? DEFAULT_ARG[value], doc, set: set as OptionDef<N>['set'] };
+      const def: OptionDef<N> = { name: spellings[0], spellings: spellings.map(words), value, arg: DEFAULT_ARG[value], doc, set: set as OptionDef<N>['set'] };
+      if (typeof arg === 'string') def.arg = arg;
+      else if (arg) [def.arg, def.values] = [arg.values.join(' | '), arg.values];
+      return def;
     };
   return {
     flag: make('flag'), text: make('text'), int: make('int'), seconds: make('seconds'), word: make('word'),
@@ -146,7 +160,7 @@ function paging(n: { options: HttpOptions }, ctx: SetContext) {
 const HTTP_OPTIONS = [
   http.text('PAGING', 'paging mode: none, offset, page, link or token', (n, v, c) => {
     n.options.paging = { mode: oneOf(v.value, PAGING_MODES, 'paging mode', c, v.pos), pos: c.at };
-  }, "'none' | 'offset' | 'page' | 'link' | 'token'"),
+  }, choices(PAGING_MODES, true)),
   http.text('PAGING_PARAM', 'the query parameter that carries the offset, page number or token', (n, v, c) => {
     paging(n, c).param = v;
   }),
@@ -158,7 +172,7 @@ const HTTP_OPTIONS = [
   http.flag('RETURN_BYTES', 'keep the response as bytes', (n) => { n.options.returnBytes = true; }),
   http.text('PROCESSING', 'continue: call once, keep the dataset; replace: the response becomes the dataset; enhance: add response columns; inner/left join: call once per row', (n, v, c) => {
     n.options.processing = oneOf(v.value, PROCESSING, 'PROCESSING mode', c, v.pos);
-  }, "'continue' | 'replace' | 'inner join' | 'left join' | 'enhance'"),
+  }, choices(PROCESSING, true)),
   http.text('WHEN', 'filter: only matching rows are sent', (n, v) => { n.options.when = v; }, "'<filter>'"),
   http.int('SHIFT_ROWS', 'rows skipped before calling', (n, v) => { n.options.shiftRows = v; }),
   http.flag('CONTINUE_ON_ERRORS', 'keep going when a call fails', (n) => { n.options.continueOnErrors = true; }),
@@ -273,7 +287,7 @@ const HTTP_TARGET_OPTIONS = [
 
 const drive = builder<{ drive: DriveWriteOptions; format: DriveFormat }>();
 const DRIVE_OPTIONS = [
-  drive.word('FORMAT', 'file format', (n, v, c) => { n.format = format(v, DRIVE_FORMATS, c); }, 'PARQUET | CSV | JSON | NDJSON | XML | RAW'),
+  drive.word('FORMAT', 'file format', (n, v, c) => { n.format = format(v, DRIVE_FORMATS, c); }, choices(DRIVE_FORMATS)),
   drive.text('FILE', 'file name (may hold functions)', (n, v) => { n.drive.file = v; }, "'<name>'"),
   drive.text('CONTAINER', 'container or folder', (n, v) => { n.drive.container = v; }),
   drive.text('DATE_FIELD', 'date field used to organise files', (n, v) => { n.drive.dateField = v; }),
@@ -307,7 +321,7 @@ export const SELECT_DRIVE: OptionSet<Body<SelectDrive>> = {
   options: [
     selectDrive.word('FORMAT', 'file format (default: from the extension)', (n, v, c) => {
       n.format = format(v, DRIVE_FORMATS, c);
-    }, 'CSV | JSON | NDJSON | XML | RAW | PARQUET'),
+    }, choices(DRIVE_FORMATS)),
     selectDrive.text('OPTIONS', "CSV reading options as key:value pairs ('headers:1 delimiter:;')", (n, v) => {
       n.formatOptions = v;
     }, "'<key:value …>'"),
@@ -377,7 +391,7 @@ export const ADD_COLUMN: OptionSet<Body<AddColumn> & { expression?: Text }> = {
     }, "'<default>'"),
     add.word('FORMAT', 'build a JSON, XML or CSV fragment per row', (n, v, c) => {
       n.format = { pos: c.at, format: format(v, DOC_FORMATS, c), includeNot: false, collapse: false };
-    }, 'JSON | XML | CSV'),
+    }, choices(DOC_FORMATS)),
     add.text('INCLUDE', 'FORMAT only these fields', (n, v, c) => {
       const f = formatOf(n, c);
       exclusive(c, f.include && 'INCLUDE');
@@ -403,7 +417,7 @@ export const ADD_COLUMN: OptionSet<Body<AddColumn> & { expression?: Text }> = {
 const zip = builder<Body<ZipColumn>>();
 export const ZIP_COLUMN: OptionSet<Body<ZipColumn>> = {
   options: [
-    zip.word('FORMAT', 'document format of the batches', (n, v, c) => { n.format = format(v, DOC_FORMATS, c); }, 'CSV | JSON | XML'),
+    zip.word('FORMAT', 'document format of the batches', (n, v, c) => { n.format = format(v, DOC_FORMATS, c); }, choices(DOC_FORMATS)),
     zip.int('BATCH', 'rows per document (default: all rows in one)', (n, v) => { n.batch = v; }),
   ],
   finish(n, c) {

@@ -1,7 +1,9 @@
 import type { Session } from '../session';
+import { typeNames } from '../dataset/type-names';
 import { allMagics, findMagic } from '../magics/index';
-import { cursorContext, wordBefore, wordEnd, type CursorContext } from './context';
-import { functionNames, languageKeywords } from './vocabulary';
+import { cursorContext, magicBlockEnd, wordBefore, wordEnd, type CursorContext } from './context';
+import { expectedAt } from './expected';
+import { functionNames } from './vocabulary';
 
 export interface Completion {
   /** Candidates that replace code[start, end). */
@@ -69,11 +71,31 @@ function completeMagic(code: string, cursor: number, ctx: CursorContext): Comple
   return { matches: filter(words, m[3]), start: cursor - m[3].length, end: wordEnd(code, cursor) };
 }
 
+/** Columns in a filter expression; a name with other characters is written [name] (reference B.1). */
+function expressionColumns(session: Session, code: string, word: { start: number; text: string }, end: number): Completion {
+  const bracketed = code[word.start - 1] === '[';
+  const names = filter(columnNames(session), word.text).map((n) => (bracketed || !PLAIN_NAME.test(n) ? `[${n.replace(/[\]\\]/g, '\\$&')}]` : n));
+  return { matches: names, start: bracketed ? word.start - 1 : word.start, end: bracketed && code[end] === ']' ? end + 1 : end };
+}
+
+/** Inside quotes after an option with a closed list of values (PAGING 'pa…, PROCESSING 'left…): those values. */
+function quotedValues(code: string, cursor: number, ctx: CursorContext): Completion | undefined {
+  const expected = expectedAt(code, magicBlockEnd(code), ctx.regionStart - 1);
+  if (expected.kind !== 'words' || expected.values.length === 0) return undefined;
+  const values = expected.values.map((v) => v.replace(/^'(.*)'$/, '$1'));
+  const close = code.indexOf("'", cursor);
+  const end = close >= 0 && !code.slice(cursor, close).includes('\n') ? close : cursor;
+  return { matches: filter(values, code.slice(ctx.regionStart, cursor)), start: ctx.regionStart, end };
+}
+
 /**
- * Completion candidates at `cursor` in `code` (a REPL entry or notebook cell): keywords in the
- * user's case, `#`/`@` functions, the live dataset's columns (in `{{…}}`, in column-list strings such
- * as ON KEYS '…', in filter expressions, and as plain identifiers), connection names after `[`, and
- * magics and their words on `%` lines. The REPL and the Jupyter kernel both call this.
+ * Completion candidates at `cursor` in `code` (a REPL entry or notebook cell), following the grammar:
+ * statement heads at a statement's start, the words that continue a head (APPLY → TX, SCHEMA…),
+ * then the statement's options and the values of an option with a closed list (FORMAT CSV, PAGING
+ * 'page'), keywords in the user's case. Also `#`/`@` functions, the live dataset's columns (in `{{…}}`,
+ * in column-list strings such as ON KEYS '…', in filter expressions, in APPLY SCHEMA blocks with the
+ * type names), connection names after `[`, and magics and their words on `%` lines. The REPL and the
+ * Jupyter kernel both call this.
  */
 export function complete(session: Session, code: string, cursor: number): Completion {
   const ctx = cursorContext(code, cursor);
@@ -110,7 +132,7 @@ export function complete(session: Session, code: string, cursor: number): Comple
 
   if (ctx.region === 'string') {
     const holds = stringHoldsColumns(ctx);
-    if (!holds) return none;
+    if (!holds) return quotedValues(code, cursor, ctx) ?? none;
     if (holds === 'list') {
       // 'a, b, c': the column being typed starts after the last comma.
       const comma = code.lastIndexOf(',', cursor - 1);
@@ -118,12 +140,21 @@ export function complete(session: Session, code: string, cursor: number): Comple
       while (start < cursor && code[start] === ' ') start++;
       return { matches: filter(columnNames(session), code.slice(start, cursor)), start, end };
     }
-    // In an expression a name with other characters is written [name] (reference B.1).
-    const bracketed = code[word.start - 1] === '[';
-    const names = filter(columnNames(session), word.text).map((n) => (bracketed || !PLAIN_NAME.test(n) ? `[${n.replace(/[\]\\]/g, '\\$&')}]` : n));
-    return { matches: names, start: bracketed ? word.start - 1 : word.start, end: bracketed && code[end] === ']' ? end + 1 : end };
+    return expressionColumns(session, code, word, end);
   }
 
-  const keywords = languageKeywords().map((k) => inUserCase(k, word.text));
-  return { matches: filter([...keywords, ...columnNames(session)], word.text), start: word.start, end };
+  const expected = expectedAt(code, magicBlockEnd(code), word.start);
+  switch (expected.kind) {
+    case 'none':
+      return none;
+    case 'schema':
+      return { matches: filter([...typeNames(), ...columnNames(session)], word.text), start: word.start, end };
+    case 'expression':
+      return expressionColumns(session, code, word, end);
+    case 'words': {
+      const bare = [...expected.keywords, ...expected.values.filter((v) => !v.startsWith("'"))].map((k) => inUserCase(k, word.text));
+      const quoted = expected.values.filter((v) => v.startsWith("'"));
+      return { matches: filter([...bare, ...quoted], word.text), start: word.start, end };
+    }
+  }
 }

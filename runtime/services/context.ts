@@ -31,7 +31,7 @@ const SIGILS = '#@%';
  * between them allowed (as Session.execute splits them). Returns where the last of them ends (0 when
  * there are none): statement text, comments included, is scanned from there.
  */
-function magicBlockEnd(code: string): number {
+export function magicBlockEnd(code: string): number {
   let offset = 0;
   let last = 0;
   while (offset < code.length) {

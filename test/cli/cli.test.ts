@@ -74,9 +74,10 @@ test('a script error exits 1 with file:line:col, the statement and the reason on
   assert.equal(r.stdout, '');
   const lines = r.stderr.split('\n');
   assert.equal(lines[0], 'before');
-  assert.match(lines[1], /^scripts\/bad\.sql:2:3: SELECT FROM DRIVE: .*missing\.csv/);
+  // The caret is under the path the error is about.
+  assert.match(lines[1], /^scripts\/bad\.sql:2:24: SELECT FROM DRIVE: .*missing\.csv/);
   assert.equal(lines[2], "    SELECT * FROM DRIVE 'missing.csv';");
-  assert.equal(lines[3], '    ^');
+  assert.equal(lines[3], `  ${' '.repeat(23)}^`);
   assert.ok(!r.stderr.includes('after'));
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 

@@ -5,6 +5,7 @@ import { Session } from '../../runtime/session';
 import { Dataset } from '../../runtime/dataset/dataset';
 import { STRING } from '../../runtime/dataset/types';
 import { complete } from '../../runtime/services/complete';
+import { commands } from '../../runtime/script/parser';
 import { tempDir } from './harness';
 
 function session(): Session {
@@ -102,4 +103,88 @@ test('magics and their words on % lines at the top of a cell', () => {
   assert.deepEqual(at(s, '%connection ').matches, ['add', 'list', 'remove']);
   assert.deepEqual(at(s, '%help\n\n%con').matches, ['%connection']);
   assert.ok(!at(s, "PRINT 'x';\n%li").matches.includes('%limit'), 'only leading lines are magics');
+});
+
+test('statement heads at a statement start, then the words that continue a head', () => {
+  const s = session();
+  const heads = ['SELECT', 'LOAD', 'APPLY', 'ADD', 'ZIP', 'EXEC', 'CAPTURE', 'PUSH', 'SINK', 'MERGE', 'PRINT', 'EXIT'];
+  assert.deepEqual(at(s, '').matches.sort(), [...heads].sort());
+  assert.deepEqual(at(s, "PRINT 'a';\n").matches.sort(), [...heads].sort(), 'after a ;');
+  assert.deepEqual(at(s, 'APPLY FIL'), { matches: ['FILTER'], start: 6, end: 9 }, 'not FILE or FILE_PER_ROW');
+  assert.deepEqual(at(s, 'APPLY ').matches.sort(), ['FILTER', 'HTTP', 'PIPELINE', 'SCHEMA', 'TX']);
+  assert.deepEqual(at(s, 'SELECT ').matches, ['*', 'FROM']);
+  assert.deepEqual(at(s, 'SELECT * FROM ').matches.sort(), ['DB', 'DRIVE', 'HTTP']);
+  assert.deepEqual(at(s, 'select * from d').matches.sort(), ['db', 'drive']);
+  assert.deepEqual(at(s, 'PUSH ').matches.sort(), ['DB', 'DRIVE', 'HTTP', 'INTO']);
+  assert.deepEqual(at(s, 'ADD ').matches.sort(), ['COLUMN', 'OR']);
+  assert.deepEqual(at(s, 'MERGE ').matches, ['INTO']);
+  assert.deepEqual(at(s, '%limit 5\nAPPLY F').matches, ['FILTER'], 'after magic lines');
+});
+
+test("inside a statement: that statement's options, multi-word options word by word", () => {
+  const s = session();
+  const filterOptions = ['CASE_INSENSITIVE', 'KEEP_EMPTY', 'KEEP_INVALID', 'LIMIT', 'ON', 'ORDER', 'SINGLE_LINE', 'WITH'];
+  assert.deepEqual(at(s, "APPLY FILTER 'amount > 5' ").matches.sort(), filterOptions);
+  assert.deepEqual(at(s, "APPLY FILTER 'amount > 5' LIMIT 3 KEEP_").matches.sort(), ['KEEP_EMPTY', 'KEEP_INVALID']);
+  assert.deepEqual(at(s, "APPLY FILTER 'amount > 5' ORDER ").matches, ['BY']);
+  assert.deepEqual(at(s, 'APPLY FILTER ').matches.sort(), ['REGEX', 'SQL', 'TX', 'XPATH'], 'the filter modes');
+  assert.deepEqual(at(s, "CAPTURE 'log' ON ").matches, ['KEYS']);
+  assert.deepEqual(at(s, 'EXIT ').matches.sort(), ['KEEP', 'WITH']);
+  // A string, connection or number is expected: no keyword fits there.
+  assert.deepEqual(at(s, 'SELECT * FROM DRIVE ').matches, []);
+  assert.deepEqual(at(s, "APPLY FILTER 'amount > 5' LIMIT ").matches, []);
+  // Options of nested parts: a TRACE clause, an ON_UPSERT section, after an inline pipeline.
+  const trace = at(s, "SELECT * FROM HTTP (GET /x) TRACE [db] TABLE 't' ").matches;
+  assert.ok(trace.includes('WITH_PAYLOAD') && trace.includes('PAGING'), trace.join());
+  const section = at(s, 'PUSH INTO HTTP ON_UPSERT (PUT /x) ').matches;
+  assert.ok(section.includes('THROW_ON_REGEX') && section.includes('ON_DELETE') && section.includes('DLQ_ON_ERROR'), section.join());
+  assert.deepEqual(at(s, "APPLY PIPELINE (PRINT 'a') ").matches.sort(), ['BREAK_ON_EMPTY', 'BYPASS', 'WITH']);
+});
+
+test('every option of the tables is offered in its statement', () => {
+  const s = session();
+  const prefixes: Record<string, string> = {
+    'APPLY FILTER': "APPLY FILTER 'x' ",
+    'SELECT FROM DRIVE': "SELECT * FROM DRIVE 'a.csv' ",
+    'SELECT FROM HTTP': 'SELECT * FROM HTTP (GET /x) ',
+    'ADD COLUMN': "ADD COLUMN 'x=1' ",
+    CAPTURE: "CAPTURE 'log' ",
+    MERGE: 'MERGE INTO [warehouse] ',
+    'SINK INTO DB': 'SINK INTO DB [warehouse] ',
+  };
+  const checked = commands().filter((c) => prefixes[c.keyword] !== undefined);
+  assert.equal(checked.length, Object.keys(prefixes).length);
+  for (const command of checked) {
+    const offered = at(s, prefixes[command.keyword]).matches;
+    for (const option of command.options.options) {
+      for (const spelling of option.spellings) assert.ok(offered.includes(spelling[0].name), `${command.keyword}: ${spelling[0].name}`);
+    }
+  }
+});
+
+test('values an option knows: FORMAT, PAGING, PROCESSING, in code and inside quotes', () => {
+  const s = session();
+  assert.deepEqual(at(s, "SELECT * FROM DRIVE 'a' FORMAT ").matches, ['CSV', 'JSON', 'NDJSON', 'XML', 'RAW', 'PARQUET']);
+  assert.deepEqual(at(s, "select * from drive 'a' format j").matches, ['json']);
+  assert.deepEqual(at(s, "ZIP COLUMN 'doc' FORMAT ").matches, ['JSON', 'XML', 'CSV'], 'document formats only');
+  assert.deepEqual(at(s, "SELECT * FROM DRIVE 'a' FORMAT '").matches.length, 6);
+  assert.deepEqual(at(s, 'SELECT * FROM HTTP (GET /x) WITH PAGING ').matches, ["'none'", "'offset'", "'page'", "'link'", "'token'"]);
+  const paging = "SELECT * FROM HTTP (GET /x) WITH PAGING 'pa";
+  assert.deepEqual(at(s, paging), { matches: ['page'], start: paging.length - 2, end: paging.length });
+  const inside = at(s, "APPLY HTTP (GET /x) WITH PROCESSING 'le|ft'");
+  assert.deepEqual(inside.matches, ['left join']);
+  assert.equal(inside.end, "APPLY HTTP (GET /x) WITH PROCESSING 'left".length, 'the whole value is replaced');
+});
+
+test('inside blocks: pipelines hold statements, APPLY SCHEMA types and columns, APPLY FILTER (…) an expression, SQL nothing', () => {
+  const s = session();
+  assert.ok(at(s, 'APPLY PIPELINE (\n  ').matches.includes('ADD'));
+  assert.deepEqual(at(s, "APPLY PIPELINE (\n  ADD COLUMN 'x=1';\n  APPLY FIL").matches, ['FILTER']);
+  assert.deepEqual(at(s, "SELECT * FROM HTTP (GET /x)\n  APPLY PIPELINE (\n    ADD COLUMN 'a=1' FORMAT ").matches, ['JSON', 'XML', 'CSV']);
+  const schema = at(s, 'APPLY SCHEMA (\n  ').matches;
+  assert.ok(schema.includes('decimal') && schema.includes('OrderId'), schema.join());
+  assert.deepEqual(at(s, 'APPLY SCHEMA (\n  lo').matches, ['long']);
+  assert.deepEqual(at(s, 'APPLY FILTER (cust').matches, ['[customer name]']);
+  assert.deepEqual(at(s, 'SELECT * FROM DB [warehouse] ( sel').matches, []);
+  assert.deepEqual(at(s, 'SELECT * FROM HTTP (GET /ord').matches, []);
 });

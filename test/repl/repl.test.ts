@@ -49,9 +49,10 @@ test('an error shows the statement, line, column and a caret, and the session st
   const err = body(await repl.send("PRINT 'ok';  SELECT * FROM DRIVE 'nowhere.csv';"));
   const lines = err.split('\n');
   assert.equal(lines[0], 'ok');
-  assert.match(lines[1], /^error: SELECT FROM DRIVE at line 1, column 14: .*nowhere\.csv/);
+  // The caret is under the path the error is about.
+  assert.match(lines[1], /^error: SELECT FROM DRIVE at line 1, column 35: .*nowhere\.csv/);
   assert.equal(lines[2], "  PRINT 'ok';  SELECT * FROM DRIVE 'nowhere.csv';");
-  assert.equal(lines[3], `  ${' '.repeat(13)}^`);
+  assert.equal(lines[3], `  ${' '.repeat(34)}^`);
   assert.doesNotMatch(err, /\n\s+at /, 'no stack trace');
 
   const syntax = body(await repl.send('APPLY FILTR x;'));
@@ -67,7 +68,7 @@ test('an error in the second line of a multi-line statement points into that lin
   await repl.response();
   assert.equal(await repl.send('SELECT * FROM DRIVE'), CONTINUATION);
   const err = body(await repl.send("    'missing.csv';"));
-  assert.match(err, /^error: SELECT FROM DRIVE at line 1, column 1: /);
+  assert.match(err, /^error: SELECT FROM DRIVE at line 2, column 6: /);
   const syntax = body(await repl.send('PRINT') + (await repl.send('  42 43;')));
   assert.match(syntax, /line 2, column \d+/);
   assert.match(syntax, /\n {2} {2}42 43;\n/);

@@ -183,7 +183,9 @@ test('APPLY FILTER: every mode and option; the expression in parentheses', () =>
 });
 
 test("ADD COLUMN: typed shape '[type] name=default'", () => {
-  const s = one("ADD COLUMN 'datetime loaded=#utcnow()'", 'AddColumn');
+  const text = "ADD COLUMN 'datetime loaded=#utcnow()'";
+  const { typePos, ...s } = one(text, 'AddColumn');
+  assert.ok(textAt(text, typePos).startsWith('datetime loaded'), 'typePos: where the type starts');
   assert.deepEqual(plain(s), {
     kind: 'AddColumn', orAlter: false, shape: 'typed', typeName: 'datetime', name: 'loaded', default: q('#utcnow()'),
     ignoreIfExists: false, continueOnError: false, keyword: 'ADD COLUMN', source: "ADD COLUMN 'datetime loaded=#utcnow()'",
