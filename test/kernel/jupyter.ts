@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { writeItems } from './items';
 
 /**
  * What the Jupyter tests share: Debian's Python with the Jupyter packages, the kernelspec installed
@@ -92,5 +93,31 @@ export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promis
     return await fn(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs a unittest module of test/kernel/py against our kernelspec, in a fresh folder holding
+ * items.csv with the workspace inside it; the kernelspec and the folder are removed afterwards.
+ */
+export async function runKernelSuite(module: string): Promise<RunResult> {
+  const spec = installKernelspec();
+  try {
+    return await withTempDir(`sqlcdc-${module}-`, (dir) => {
+      writeItems(dir);
+      return runPython(['-m', 'unittest', '-v', module], {
+        cwd: dir,
+        env: {
+          JUPYTER_PATH: spec.jupyterPath,
+          JUPYTER_RUNTIME_DIR: dir,
+          SQLCDC_HOME: join(dir, 'workspace'),
+          PYTHONPATH: PY_DIR,
+          SQLCDC_ROOT: ROOT,
+          SQLCDC_NODE: process.execPath,
+        },
+      });
+    });
+  } finally {
+    spec.cleanup();
   }
 }

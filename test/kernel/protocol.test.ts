@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { writeItems } from './items';
-import { assertJupyter, installKernelspec, PY_DIR, ROOT, runPython, skipWithoutJupyter, withTempDir } from './jupyter';
+import { assertJupyter, runKernelSuite, skipWithoutJupyter } from './jupyter';
 
 const MODULES = ['jupyter_client', 'zmq'];
 
@@ -13,25 +11,7 @@ const MODULES = ['jupyter_client', 'zmq'];
  */
 test('protocol behaviour through jupyter_client', { skip: skipWithoutJupyter(MODULES) }, async () => {
   assertJupyter(MODULES);
-  const spec = installKernelspec();
-  try {
-    await withTempDir('sqlcdc-protocol-', async (dir) => {
-      writeItems(dir);
-      const r = await runPython(['-m', 'unittest', '-v', 'test_protocol'], {
-        cwd: dir,
-        env: {
-          JUPYTER_PATH: spec.jupyterPath,
-          JUPYTER_RUNTIME_DIR: dir,
-          SQLCDC_HOME: join(dir, 'workspace'),
-          PYTHONPATH: PY_DIR,
-          SQLCDC_ROOT: ROOT,
-          SQLCDC_NODE: process.execPath,
-        },
-      });
-      assert.equal(r.code, 0, r.stderr);
-      assert.doesNotMatch(r.stderr, /skipped/);
-    });
-  } finally {
-    spec.cleanup();
-  }
+  const r = await runKernelSuite('test_protocol');
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /skipped/);
 });
