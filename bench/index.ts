@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- <name>`: runs bench/<name>.ts. To add a benchmark, write the module (exporting an
+ * `npm run bench -- <name> …`: runs bench/<name>.ts; `npm run bench` alone runs them all. To add a benchmark, write the module (exporting an
  * async run function) and add one line below.
  */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -10,8 +10,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
 };
 
 async function main(): Promise<void> {
-  const names = process.argv.slice(2);
-  if (names.length === 0 || names.some((n) => !BENCHES[n])) {
+  const args = process.argv.slice(2);
+  const names = args.length ? args : Object.keys(BENCHES);
+  if (names.some((n) => !BENCHES[n])) {
     const unknown = names.filter((n) => !BENCHES[n]);
     if (unknown.length) console.error(`unknown benchmark: ${unknown.join(', ')}`);
     console.error(`usage: npm run bench -- <${Object.keys(BENCHES).join('|')}> …`);
