@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../runtime/workspace/files';
+import { globSource, type GlobSyntax } from '../runtime/sources/files/glob';
 
 /** One executed cell: Jupyter numbers history by (session, line), line being the execution count. */
 export interface HistoryEntry {
@@ -108,22 +109,10 @@ function parseLines(text: string): HistoryEntry[] {
   return out;
 }
 
-/** The glob of history searches (IPython uses SQLite GLOB): `*`, `?`, `[…]`, matched against the whole input. */
+/** SQLite GLOB, which IPython's history search uses: wildcards match newlines too, `[^…]` negates. */
+const HISTORY_GLOB: GlobSyntax = { anyChar: '[\\s\\S]', negate: '^' };
+
+/** The glob of history searches: `*`, `?`, `[…]`, matched against the whole input. */
 export function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === '*') re += '[\\s\\S]*';
-    else if (c === '?') re += '[\\s\\S]';
-    else if (c === '[') {
-      const close = glob.indexOf(']', i + 2);
-      if (close < 0) re += '\\[';
-      else {
-        const body = glob.slice(i + 1, close);
-        re += '[' + (body.startsWith('^') ? '^' + body.slice(1) : body).replace(/\\/g, '\\\\') + ']';
-        i = close;
-      }
-    } else re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
+  return new RegExp(`^${globSource(glob, HISTORY_GLOB)}$`);
 }

@@ -22,7 +22,7 @@ export async function expandGlob(base: string, pattern: string): Promise<string[
   rest.forEach((segment, k) => {
     const last = k === rest.length - 1;
     if (segment === '**') source += last ? '.*' : '(?:[^/]+/)*';
-    else source += segmentSource(segment) + (last ? '' : '/');
+    else source += globSource(segment, PATH_GLOB) + (last ? '' : '/');
   });
   const matcher = new RegExp(`^${source}$`);
   let entries: string[];
@@ -43,23 +43,35 @@ export async function expandGlob(base: string, pattern: string): Promise<string[
   return matches.sort();
 }
 
-/** The regular expression source of one path segment. */
-function segmentSource(segment: string): string {
+/** How a glob dialect reads its wildcards. */
+export interface GlobSyntax {
+  /** The regular expression of one character that `?` stands for (and `*` for any run of). */
+  anyChar: string;
+  /** The character that, first in `[…]`, makes the class match every character but those listed. */
+  negate: '!' | '^';
+}
+
+/** File paths: wildcards stay within one folder level. */
+const PATH_GLOB: GlobSyntax = { anyChar: '[^/]', negate: '!' };
+
+/** The regular expression source of a glob: `*`, `?` and `[…]` classes, every other character literal. */
+export function globSource(glob: string, syntax: GlobSyntax): string {
   let out = '';
-  for (let i = 0; i < segment.length; i++) {
-    const c = segment[i];
-    if (c === '*') out += '[^/]*';
-    else if (c === '?') out += '[^/]';
-    else if (c === '[') {
-      const close = segment.indexOf(']', i + 1);
-      if (close < 0) {
-        out += '\\[';
-        continue;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*') out += `${syntax.anyChar}*`;
+    else if (c === '?') out += syntax.anyChar;
+    else {
+      const negated = c === '[' && glob[i + 1] === syntax.negate;
+      const first = i + (negated ? 2 : 1);
+      // A `]` first in a class is one of its characters, as in POSIX and SQLite GLOB.
+      const close = c === '[' ? glob.indexOf(']', first + 1) : -1;
+      if (close < 0) out += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      else {
+        out += `[${negated ? '^' : ''}${glob.slice(first, close).replace(/[\]\\]/g, '\\$&')}]`;
+        i = close;
       }
-      const body = segment.slice(i + 1, close).replace(/^!/, '^').replace(/\\/g, '\\\\');
-      out += `[${body}]`;
-      i = close;
-    } else out += c.replace(/[.+^${}()|\\]/g, '\\$&');
+    }
   }
   return out;
 }
