@@ -26,11 +26,13 @@ export function findMagic(name: string): Magic | undefined {
 /**
  * Splits a cell into its leading magic lines (`%name args`, blank lines and `--` comments between
  * them allowed) and the SQL CDC body after them. `bodyOffset` is where the body starts in the cell,
- * so statement positions still refer to the whole cell.
+ * so statement positions still refer to the whole cell; `magicsEnd` is where the last magic line ends
+ * (0 when there is none), before the blank lines and comments that follow it.
  */
-export function splitMagics(text: string): { magics: MagicLine[]; body: string; bodyOffset: number } {
+export function splitMagics(text: string): { magics: MagicLine[]; body: string; bodyOffset: number; magicsEnd: number } {
   const out: MagicLine[] = [];
   let offset = 0;
+  let magicsEnd = 0;
   let line = 1;
   while (offset < text.length) {
     const nl = text.indexOf('\n', offset);
@@ -39,13 +41,14 @@ export function splitMagics(text: string): { magics: MagicLine[]; body: string; 
     if (raw.startsWith('%')) {
       const m = /^%(\S+)\s*(.*)$/s.exec(raw)!;
       out.push({ name: m[1], args: m[2].trim(), line });
+      magicsEnd = end;
     } else if (raw !== '' && !raw.startsWith('--')) {
       break;
     }
     offset = end;
     line++;
   }
-  return { magics: out, body: text.slice(offset), bodyOffset: offset };
+  return { magics: out, body: text.slice(offset), bodyOffset: offset, magicsEnd };
 }
 
 export async function* runMagic(session: Session, line: MagicLine): AsyncGenerator<Result> {

@@ -4,6 +4,8 @@
  * keyword), which the parser rightly rejects.
  */
 
+import { splitMagics } from '../magics/index';
+
 /** What encloses the cursor. */
 export type Region =
   | 'code'      // statement text outside any quote
@@ -27,22 +29,11 @@ const WORD_CHAR = /[A-Za-z0-9_.$]/;
 const SIGILS = '#@%';
 
 /**
- * The magic lines of a cell are its leading lines starting with `%`, blank lines and `--` comments
- * between them allowed (as Session.execute splits them). Returns where the last of them ends (0 when
- * there are none): statement text, comments included, is scanned from there.
+ * Where the cell's last magic line ends (0 when there is none), as Session.execute splits them:
+ * statement text, comments included, is scanned from there.
  */
 export function magicBlockEnd(code: string): number {
-  let offset = 0;
-  let last = 0;
-  while (offset < code.length) {
-    const nl = code.indexOf('\n', offset);
-    const end = nl < 0 ? code.length : nl + 1;
-    const line = code.slice(offset, end).trim();
-    if (line.startsWith('%')) last = end;
-    else if (line !== '' && !line.startsWith('--')) break;
-    offset = end;
-  }
-  return last;
+  return splitMagics(code).magicsEnd;
 }
 
 export function cursorContext(code: string, cursor: number): CursorContext {
