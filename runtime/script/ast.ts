@@ -35,8 +35,18 @@ export interface HttpCommand extends Node {
 
 export type PagingMode = 'none' | 'offset' | 'page' | 'link' | 'token';
 
+/** RETRY_* and TRACE: how an HTTP call is retried and traced, in SELECT/APPLY HTTP and PUSH INTO HTTP sections. */
+export interface RetryOptions {
+  retryOn?: Text;
+  retryOnRegex?: Text;
+  retryPath?: Text;
+  retryInterval?: number;
+  retryCount?: number;
+  trace?: TraceSpec;
+}
+
 /** Options shared by SELECT FROM HTTP and APPLY HTTP (reference.md A). */
-export interface HttpOptions {
+export interface HttpOptions extends RetryOptions {
   paging?: { mode: PagingMode; param?: Text; path?: Text; pos: Position };
   timeout?: number;
   headers?: Text;
@@ -48,12 +58,6 @@ export interface HttpOptions {
   shiftRows?: number;
   continueOnErrors?: boolean;
   continueOnHttpError?: Text;
-  retryOn?: Text;
-  retryOnRegex?: Text;
-  retryPath?: Text;
-  retryInterval?: number;
-  retryCount?: number;
-  trace?: TraceSpec;
 }
 
 export interface TraceSpec extends Node {
@@ -255,19 +259,13 @@ export interface TargetOptions {
   batch?: number;
 }
 
-export interface HttpSection extends Node {
+export interface HttpSection extends Node, RetryOptions {
   command: HttpCommand;
   headers?: Text;
   contentType?: Text;
   payload?: Text;
   continueOnHttp?: Text;
   throwOnRegex?: Text;
-  retryOn?: Text;
-  retryOnRegex?: Text;
-  retryPath?: Text;
-  retryInterval?: number;
-  retryCount?: number;
-  trace?: TraceSpec;
 }
 
 export interface PushHttp extends StatementBase {

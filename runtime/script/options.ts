@@ -3,7 +3,7 @@ import type { Position } from '../errors';
 import type {
   AddColumn, ApplyFilter, ApplyHttp, ApplyPipeline, ApplySchema, ApplyTx, Capture, ConnectionRef, DocFormat, DriveFormat,
   DriveWriteOptions, Exit, ExecOnDb, HttpOptions, HttpSection, Load, Merge, PagingMode, PushDb, PushHttp,
-  RetryPolicy, SelectDrive, SelectHttp, SinkDb, SinkDrive, TargetOptions, Text, TraceSpec, TxSpec, ZipColumn,
+  RetryOptions, RetryPolicy, SelectDrive, SelectHttp, SinkDb, SinkDrive, TargetOptions, Text, TraceSpec, TxSpec, ZipColumn,
   PushDrive,
 } from './ast';
 import { KW, type KeywordName } from './tokens';
@@ -147,6 +147,25 @@ function format<T extends string>(w: Word, allowed: readonly T[], ctx: SetContex
   return oneOf(w.name, allowed, 'format', ctx, w.pos);
 }
 
+/** RETRY_* and TRACE, for the node whose retry options `of` returns (SELECT/APPLY HTTP, PUSH INTO HTTP sections). */
+function retryOptions<N>(of: (node: N) => RetryOptions): OptionDef<N>[] {
+  const retry = builder<N>();
+  return [
+    retry.text('RETRY_ON', 'retry when this text is in the response (or the RETRY_PATH node)', (n, v, c) => {
+      exclusive(c, of(n).retryOnRegex && 'RETRY_ONREGEX');
+      of(n).retryOn = v;
+    }),
+    retry.text('RETRY_ONREGEX', 'retry when this regular expression matches the response', (n, v, c) => {
+      exclusive(c, of(n).retryOn && 'RETRY_ON');
+      of(n).retryOnRegex = v;
+    }),
+    retry.text('RETRY_PATH', 'the response node RETRY_ON/RETRY_ONREGEX look at', (n, v) => { of(n).retryPath = v; }),
+    retry.seconds('RETRY_INTERVAL', 'seconds between retries (default 1)', (n, v) => { of(n).retryInterval = v; }),
+    retry.int('RETRY_COUNT', 'maximum retries (default 1)', (n, v) => { of(n).retryCount = v; }),
+    retry.trace('TRACE', 'store each request and response in a database table', (n, v) => { of(n).trace = v; }),
+  ];
+}
+
 const http = builder<{ options: HttpOptions }>();
 const PAGING_MODES: readonly PagingMode[] = ['none', 'offset', 'page', 'link', 'token'];
 const PROCESSING = ['continue', 'replace', 'inner join', 'left join', 'enhance'] as const;
@@ -179,18 +198,7 @@ const HTTP_OPTIONS = [
   http.text('CONTINUE_ON_HTTPERROR|CONTINUE_ON_HTTP', 'HTTP status codes that do not stop processing', (n, v) => {
     n.options.continueOnHttpError = v;
   }, "'<codes>'"),
-  http.text('RETRY_ON', 'retry when this text is in the response (or the RETRY_PATH node)', (n, v, c) => {
-    exclusive(c, n.options.retryOnRegex && 'RETRY_ONREGEX');
-    n.options.retryOn = v;
-  }),
-  http.text('RETRY_ONREGEX', 'retry when this regular expression matches the response', (n, v, c) => {
-    exclusive(c, n.options.retryOn && 'RETRY_ON');
-    n.options.retryOnRegex = v;
-  }),
-  http.text('RETRY_PATH', 'the response node RETRY_ON/RETRY_ONREGEX look at', (n, v) => { n.options.retryPath = v; }),
-  http.seconds('RETRY_INTERVAL', 'seconds between retries (default 1)', (n, v) => { n.options.retryInterval = v; }),
-  http.int('RETRY_COUNT', 'maximum retries (default 1)', (n, v) => { n.options.retryCount = v; }),
-  http.trace('TRACE', 'store each request and response in a database table', (n, v) => { n.options.trace = v; }),
+  ...retryOptions<{ options: HttpOptions }>((n) => n.options),
 ];
 
 const reader = builder<{ tx?: TxSpec; rawCol?: Text; pipeline?: ApplyPipeline }>();
@@ -245,18 +253,7 @@ export const HTTP_SECTION_OPTIONS: OptionSet<HttpSection> = {
     section.text('THROW_ON_REGEX', 'fail when this regular expression matches the response body', (n, v) => {
       n.throwOnRegex = v;
     }),
-    section.text('RETRY_ON', 'retry when this text is in the response (or the RETRY_PATH node)', (n, v, c) => {
-      exclusive(c, n.retryOnRegex && 'RETRY_ONREGEX');
-      n.retryOn = v;
-    }),
-    section.text('RETRY_ONREGEX', 'retry when this regular expression matches the response', (n, v, c) => {
-      exclusive(c, n.retryOn && 'RETRY_ON');
-      n.retryOnRegex = v;
-    }),
-    section.text('RETRY_PATH', 'the response node RETRY_ON/RETRY_ONREGEX look at', (n, v) => { n.retryPath = v; }),
-    section.seconds('RETRY_INTERVAL', 'seconds between retries (default 1)', (n, v) => { n.retryInterval = v; }),
-    section.int('RETRY_COUNT', 'maximum retries (default 1)', (n, v) => { n.retryCount = v; }),
-    section.trace('TRACE', 'store each request and response in a database table', (n, v) => { n.trace = v; }),
+    ...retryOptions<HttpSection>((n) => n),
   ],
 };
 
