@@ -39,7 +39,7 @@ export function splitMagics(text: string): { magics: MagicLine[]; body: string; 
     const end = nl < 0 ? text.length : nl + 1;
     const raw = text.slice(offset, end).trim();
     if (raw.startsWith('%')) {
-      const m = /^%(\S+)\s*(.*)$/s.exec(raw)!;
+      const m = /^%(\S*)\s*(.*)$/s.exec(raw)!;
       out.push({ name: m[1], args: m[2].trim(), line });
       magicsEnd = end;
     } else if (raw !== '' && !raw.startsWith('--')) {
