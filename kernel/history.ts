@@ -75,8 +75,8 @@ export class History {
         break;
       }
       case 'search': {
-        const re = globToRegExp(q.pattern ?? '*');
-        let found = this.entries.filter((e) => re.test(e.input));
+        const re = searchPattern(q.pattern ?? '*');
+        let found = re ? this.entries.filter((e) => re.test(e.input)) : [];
         if (q.unique) {
           const seen = new Set<string>();
           found = found.reverse().filter((e) => !seen.has(e.input) && seen.add(e.input)).reverse();
@@ -115,4 +115,13 @@ const HISTORY_GLOB: GlobSyntax = { anyChar: '[\\s\\S]', negate: '^' };
 /** The glob of history searches: `*`, `?`, `[…]`, matched against the whole input. */
 export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${globSource(glob, HISTORY_GLOB)}$`);
+}
+
+/** A search's pattern; an invalid glob (a backwards range) matches nothing, as a search it is not an error. */
+function searchPattern(glob: string): RegExp | undefined {
+  try {
+    return globToRegExp(glob);
+  } catch {
+    return undefined;
+  }
 }

@@ -46,6 +46,7 @@ test('search matches the whole input against a glob; unique keeps the latest of 
   assert.deepEqual(h.query({ hist_access_type: 'search', pattern: '%*', unique: true }).map((r) => r[1]), [2, 5]);
   assert.deepEqual(h.query({ hist_access_type: 'search', pattern: '%h*', n: 2 }).map((r) => r[1]), [3, 5]);
   assert.deepEqual(h.query({ hist_access_type: 'search', pattern: 'help' }), []);
+  assert.deepEqual(h.query({ hist_access_type: 'search', pattern: '[z-a]*' }), [], 'an invalid glob finds nothing');
 });
 
 test('glob: * ? and character classes, regex characters taken literally', () => {

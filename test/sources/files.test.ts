@@ -108,6 +108,7 @@ test('globs: matching files are read in name order and stacked, columns matched 
   const deep = await load(session, "SELECT * FROM DRIVE 'in/**/2024-0[13].csv';");
   assert.deepEqual(schema(deep), ['id:string', 'name:string', 'extra:string']);
   assert.deepEqual(plain(deep), [['1', 'a', null], ['2', 'b', null], ['4', 'd', 'x']]);
+  await assert.rejects(load(session, "SELECT * FROM DRIVE 'in/[9-0]*.csv';"), /invalid glob '\[9-0\]\*\.csv': the range 9-0 in \[9-0\] runs backwards/);
 });
 
 test('globs: JSON files typed differently are widened; no match is a warning and an empty dataset', async () => {

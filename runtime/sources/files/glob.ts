@@ -68,7 +68,11 @@ export function globSource(glob: string, syntax: GlobSyntax): string {
       const close = c === '[' ? glob.indexOf(']', first + 1) : -1;
       if (close < 0) out += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       else {
-        out += `[${negated ? '^' : ''}${glob.slice(first, close).replace(/[\]\\]/g, '\\$&')}]`;
+        const body = glob.slice(first, close);
+        for (const [, from, to] of body.matchAll(/(.)-(.)/gsu)) {
+          if (from > to) throw new ScriptError(`invalid glob '${glob}': the range ${from}-${to} in [${body}] runs backwards`, 'runtime');
+        }
+        out += `[${negated ? '^' : ''}${body.replace(/[\]\\]/g, '\\$&')}]`;
         i = close;
       }
     }
