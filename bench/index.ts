@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   functions: async () => (await import('./functions')).runFunctionsBench(),
   transform: async () => (await import('./transform')).runTransformBench(),
   kernel: async () => (await import('./kernel')).runKernelBench(),
+  schema: async () => (await import('./schema')).runSchemaBench(),
 };
 
 async function main(): Promise<void> {

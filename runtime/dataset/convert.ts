@@ -117,8 +117,14 @@ function describe(v: Value): string {
 
 /** Text going to a non-text type: trimmed, and blank means missing (an empty CSV field is null). */
 function trimmed(s: string): string | null {
+  // Printable ASCII at both ends (nearly every cell) has nothing to trim: skip the call.
+  if (isPrintableAscii(s.charCodeAt(0)) && isPrintableAscii(s.charCodeAt(s.length - 1))) return s;
   const t = s.trim();
   return t === '' ? null : t;
+}
+
+function isPrintableAscii(code: number): boolean {
+  return code > 32 && code < 127;
 }
 
 function isDecimal(v: Value): v is Decimal {
@@ -148,6 +154,9 @@ function toBool(target: ColumnType): Converter {
   return (v) => {
     if (v === null || typeof v === 'boolean') return v;
     if (typeof v === 'string') {
+      // The canonical spellings skip trimming and case folding.
+      if (TRUE_TEXT.has(v)) return true;
+      if (FALSE_TEXT.has(v)) return false;
       const t = trimmed(v);
       if (t === null) return null;
       const lower = t.toLowerCase();
@@ -173,6 +182,27 @@ function roundHalfEven(n: number): number {
   return Math.abs(n % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
+/** Beyond 15 digits a double may not hold the integer exactly. */
+const EXACT_DIGITS = 15;
+
+/**
+ * The value of `[+-]digits` text of at most 15 digits, read by a scan (the common case, without the
+ * regex's captures and substrings); NaN for any other text, which the regex then decides.
+ */
+function plainInteger(s: string): number {
+  const n = s.length;
+  const first = s.charCodeAt(0);
+  let i = first === 45 || first === 43 ? 1 : 0;
+  if (i === n || n - i > EXACT_DIGITS) return NaN;
+  let value = 0;
+  for (; i < n; i++) {
+    const digit = s.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return NaN;
+    value = value * 10 + digit;
+  }
+  return first === 45 ? -value : value;
+}
+
 function toWhole<T extends number | bigint>(target: ColumnType, whole: Whole<T>): Converter {
   const range = `out of range ${whole.min}..${whole.max}`;
   const inRange = (v: Value, n: T): T => (n < whole.min || n > whole.max ? fail(v, target, range) : n);
@@ -180,6 +210,8 @@ function toWhole<T extends number | bigint>(target: ColumnType, whole: Whole<T>)
     if (v === null) return null;
     switch (typeof v) {
       case 'string': {
+        const n = plainInteger(v);
+        if (!Number.isNaN(n)) return inRange(v, whole.fromNumber(n));
         const t = trimmed(v);
         if (t === null) return null;
         const m = INTEGER_TEXT.exec(t);
@@ -216,7 +248,7 @@ function toDecimal(target: ColumnType): Converter {
       case 'string': {
         const t = trimmed(v);
         if (t === null) return null;
-        return NUMBER_TEXT.test(t) ? constrain(v, parseDecimal(t)) : fail(v, target);
+        return NUMBER_TEXT.test(t) ? constrain(v, parseDecimal(t, scale)) : fail(v, target);
       }
       case 'number':
         return Number.isFinite(v) ? constrain(v, new Decimal(v)) : fail(v, target);

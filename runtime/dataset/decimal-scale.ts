@@ -25,16 +25,113 @@ export function scaleOf(d: Decimal): number {
 
 /** `d` with at least `scale` decimals when printed (trailing zeros added, never digits removed). */
 export function withScale(d: Decimal, scale: number): Decimal {
-  return scale > d.decimalPlaces() ? new ScaledDecimal(d, scale) : d instanceof ScaledDecimal ? new Decimal(d) : d;
+  if (scale > d.decimalPlaces()) return d instanceof ScaledDecimal && d.scale === scale ? d : new ScaledDecimal(d, scale);
+  return d instanceof ScaledDecimal ? new Decimal(d) : d;
 }
 
-/** A decimal read from number text, keeping the scale written ("12.50" has scale 2, as Decimal.Parse). */
-export function parseDecimal(text: string): Decimal {
+/**
+ * A decimal read from number text, keeping the scale written ("12.50" has scale 2, as Decimal.Parse);
+ * with `scale`, the value given that scale instead, as `withScale(value, scale)`.
+ */
+export function parseDecimal(text: string, scale?: number): Decimal {
+  const fast = parsePlain(text, scale);
+  if (fast !== undefined) return fast;
   const d = new Decimal(text);
+  if (scale !== undefined) return withScale(d, scale);
   const m = /^[^.eE]*(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/.exec(text);
   if (!m) return d;
-  const scale = (m[1]?.length ?? 0) - Number(m[2] ?? 0);
-  return withScale(d, Math.min(scale, MAX_DOTNET_SCALE));
+  const written = (m[1]?.length ?? 0) - Number(m[2] ?? 0);
+  return withScale(d, Math.min(written, MAX_DOTNET_SCALE));
+}
+
+/**
+ * decimal.js's documented representation: `d` holds the digits in base 1e7 words aligned on the
+ * decimal point, with no leading or trailing zero word; `e` is the exponent of the leading digit.
+ */
+interface Parts {
+  s: number;
+  e: number;
+  d: number[];
+}
+
+const WORD_DIGITS = 7;
+const POW10 = [1, 10, 100, 1000, 10000, 100000, 1000000];
+const ZERO = new Decimal(0);
+/** Words are collected here, then copied once into an array of the right size. */
+const SCRATCH: number[] = [];
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
+
+function isDigit(code: number): boolean {
+  return code >= DIGIT_0 && code <= DIGIT_9;
+}
+
+/**
+ * `[+-]digits[.digits]`, the form numbers are nearly always written in, scanned straight into
+ * decimal.js's representation: `new Decimal(text)` slices, concatenates and parses strings per
+ * value, which dominates typing a large decimal column. Undefined for any other form.
+ */
+function parsePlain(text: string, scale: number | undefined): Decimal | undefined {
+  const n = text.length;
+  const first = text.charCodeAt(0);
+  const sign = first === 45 ? -1 : 1;
+  let i = first === 45 || first === 43 ? 1 : 0;
+  const intStart = i;
+  while (i < n && isDigit(text.charCodeAt(i))) i++;
+  const intEnd = i;
+  let fracEnd = i;
+  if (i < n && text.charCodeAt(i) === 46) {
+    i++;
+    while (i < n && isDigit(text.charCodeAt(i))) i++;
+    fracEnd = i;
+  }
+  const fracStart = intEnd + 1;
+  const written = Math.max(fracEnd - fracStart, 0);
+  if (i !== n || (intEnd === intStart && written === 0) || written > MAX_DOTNET_SCALE) return undefined;
+
+  let lead = intStart;
+  while (lead < intEnd && text.charCodeAt(lead) === DIGIT_0) lead++;
+  let end = fracEnd;
+  while (end > fracStart && text.charCodeAt(end - 1) === DIGIT_0) end--;
+  const places = Math.max(end - fracStart, 0);
+  const target = scale ?? written;
+  const x = target > places ? new ScaledDecimal(ZERO, target) : new Decimal(ZERO);
+  const parts = x as unknown as Parts;
+  parts.s = sign;
+
+  // Digits run from `from` to `end`, skipping the point; integer digits are preceded by zeros up
+  // to a whole word, so that words align on the point.
+  let from: number;
+  let count: number;
+  if (lead < intEnd) {
+    const intDigits = intEnd - lead;
+    parts.e = intDigits - 1;
+    from = lead;
+    count = (WORD_DIGITS - (intDigits % WORD_DIGITS)) % WORD_DIGITS;
+  } else {
+    let nonZero = fracStart;
+    while (nonZero < end && text.charCodeAt(nonZero) === DIGIT_0) nonZero++;
+    if (nonZero >= end) return x; // zero: ZERO's parts, with the sign written
+    parts.e = fracStart - nonZero - 1;
+    from = fracStart + WORD_DIGITS * Math.floor((nonZero - fracStart) / WORD_DIGITS);
+    count = 0;
+  }
+  let words = 0;
+  let word = 0;
+  for (let k = from; k < end; k++) {
+    if (k === intEnd) continue;
+    word = word * 10 + text.charCodeAt(k) - DIGIT_0;
+    if (++count === WORD_DIGITS) {
+      SCRATCH[words++] = word;
+      word = 0;
+      count = 0;
+    }
+  }
+  if (count > 0) SCRATCH[words++] = word * POW10[WORD_DIGITS - count];
+  while (SCRATCH[words - 1] === 0) words--;
+  // An array of exactly the words' length: the value keeps it.
+  parts.d = SCRATCH.slice(0, words);
+  return x;
 }
 
 /** The invariant text of a decimal as .NET prints it: exact digits, the value's scale, no exponent. */

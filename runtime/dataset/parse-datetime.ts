@@ -13,6 +13,8 @@ const INVARIANT = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{
 
 /** The instant `text` denotes, or undefined when it is not a valid date in an accepted form. */
 export function parseDateTime(text: string): Date | undefined {
+  const canonical = parseCanonical(text);
+  if (canonical !== undefined) return canonical ?? undefined;
   let m = ISO.exec(text);
   if (m) {
     const [, y, mo, d, h, mi, s, frac, z, sign, oh, om] = m;
@@ -33,6 +35,65 @@ export function parseDateTime(text: string): Date | undefined {
   return undefined;
 }
 
+const ZERO = 48;
+
+function isDigit(code: number): boolean {
+  return code >= ZERO && code <= ZERO + 9;
+}
+
+/** The number written by the `count` ASCII digits at `at`, or -1 when one of them is not a digit. */
+function digits(text: string, at: number, count: number): number {
+  let n = 0;
+  for (let i = at; i < at + count; i++) {
+    const code = text.charCodeAt(i);
+    // NaN past the end fails the test too.
+    if (!isDigit(code)) return -1;
+    n = n * 10 + code - ZERO;
+  }
+  return n;
+}
+
+/**
+ * The common forms read by a scan at fixed positions, without the ISO regex's captures:
+ * `yyyy-MM-dd`, `yyyy-MM-ddTHH:mm[:ss[.fff…]][Z]`. Returns undefined when `text` is not in one of
+ * them (the regexes decide), null when it is but denotes no valid instant.
+ */
+function parseCanonical(text: string): Date | null | undefined {
+  const n = text.length;
+  if (n < 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 2);
+  const day = digits(text, 8, 2);
+  if (year < 0 || month < 0 || day < 0) return undefined;
+  if (n === 10) return buildMs(year, month, day, 0, 0, 0, 0, 0) ?? null;
+  const t = text.charCodeAt(10);
+  if (n < 16 || (t !== 84 && t !== 116 && t !== 32) || text.charCodeAt(13) !== 58) return undefined;
+  const hour = digits(text, 11, 2);
+  const minute = digits(text, 14, 2);
+  if (hour < 0 || minute < 0) return undefined;
+  let second = 0;
+  let ms = 0;
+  let at = 16;
+  if (at < n && text.charCodeAt(at) === 58) {
+    second = digits(text, 17, 2);
+    if (second < 0 || n < 19) return undefined;
+    at = 19;
+    const point = text.charCodeAt(at);
+    if (at < n && (point === 46 || point === 44)) {
+      const start = ++at;
+      while (at < n && isDigit(text.charCodeAt(at))) at++;
+      if (at === start) return undefined;
+      // Milliseconds are the first three digits, sub-millisecond ones dropped.
+      for (let i = 0; i < 3; i++) ms = ms * 10 + (start + i < at ? text.charCodeAt(start + i) - ZERO : 0);
+    }
+  }
+  if (at < n) {
+    const z = text.charCodeAt(at);
+    if (at + 1 !== n || (z !== 90 && z !== 122)) return undefined;
+  }
+  return buildMs(year, month, day, hour, minute, second, ms, 0) ?? null;
+}
+
 function build(
   year: number,
   month: number,
@@ -43,9 +104,22 @@ function build(
   fraction: string | undefined,
   offsetMinutes: number,
 ): Date | undefined {
+  const ms = fraction ? Number(fraction.slice(0, 3).padEnd(3, '0')) : 0;
+  return buildMs(year, month, day, hour, minute, second, ms, offsetMinutes);
+}
+
+function buildMs(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+  offsetMinutes: number,
+): Date | undefined {
   if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   if (day > daysInMonth(year, month)) return undefined;
-  const ms = fraction ? Number(fraction.slice(0, 3).padEnd(3, '0')) : 0;
   // Date.UTC maps years 0..99 to 1900..1999; 400 Gregorian years later the calendar repeats exactly.
   const early = year < 100;
   const t = Date.UTC(early ? year + 400 : year, month - 1, day, hour, minute - offsetMinutes, second, ms);
