@@ -64,7 +64,11 @@ function plan(stmt: ApplySchema, input: Dataset): PlannedColumn[] {
   });
 }
 
-/** Pass 1: new rows in the output layout, listed columns converted. */
+/**
+ * Pass 1: new rows in the output layout, listed columns converted. Each row is built once: a copy
+ * of the input row when the layout is unchanged (a schema listing the columns in their order), else
+ * its cells picked by `sources`; then the columns that change type are converted in place.
+ */
 function convertRows(
   input: Dataset,
   planned: PlannedColumn[],
@@ -73,22 +77,25 @@ function convertRows(
   failures: Failures,
 ): Value[][] {
   const width = sources.length;
-  const listed = planned.length;
-  const converters = planned.map((p) => p.convert);
+  const sameLayout = width === input.columns.length && sources.every((s, j) => s === j);
+  const converted = planned.flatMap((p, j) => (p.convert ? [j] : []));
+  const converters = converted.map((j) => planned[j].convert as Converter);
   const rows = new Array<Value[]>(input.rowCount);
   for (let r = 0; r < rows.length; r++) {
     const from = input.rows[r];
-    const row = new Array<Value>(width);
-    for (let j = 0; j < width; j++) {
-      const s = sources[j];
-      const v = s < 0 ? null : from[s];
-      const convert = j < listed ? converters[j] : undefined;
-      if (convert === undefined || v === null) {
-        row[j] = v;
-        continue;
-      }
+    let row: Value[];
+    if (sameLayout && from.length === width) {
+      row = from.slice();
+    } else {
+      row = new Array<Value>(width);
+      for (let j = 0; j < width; j++) row[j] = sources[j] < 0 ? null : from[sources[j]];
+    }
+    for (let k = 0; k < converted.length; k++) {
+      const j = converted[k];
+      const v = row[j];
+      if (v === null) continue;
       try {
-        row[j] = convert(v);
+        row[j] = converters[k](v);
       } catch (e) {
         if (!continueOnError) throw cellError(e, planned[j].spec, r);
         failures.add(r, cellError(e, planned[j].spec, r).message);
