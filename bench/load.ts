@@ -3,6 +3,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, re
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Papa from 'papaparse';
+import { seededRandom } from './measure';
 
 /**
  * `npm run bench -- load`: SELECT * FROM DRIVE on a 1,000,000-row, 10-column CSV, beside papaparse
@@ -33,15 +34,7 @@ async function generate(path: string): Promise<void> {
   const out = createWriteStream(partial);
   const cities = ['Paris', 'Berlin', 'New York', 'São Paulo', 'Tokyo', 'Lagos', 'Montréal', 'Oslo'];
   const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
-  // mulberry32: a 32-bit generator in integer arithmetic. (A float LCG overflows 2^53 and cycles
-  // after a few hundred rows, which made every column nearly constant.)
-  let seed = 42;
-  const next = () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom();
   let chunk = 'id,qty,price,amount,order_date,updated_at,code,customer,city,comment\n';
   for (let i = 1; i <= ROWS; i++) {
     const day = 1 + Math.floor(next() * 28);

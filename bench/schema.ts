@@ -6,6 +6,7 @@ import { Dataset } from '../runtime/dataset/dataset';
 import { decimalText } from '../runtime/dataset/decimal-scale';
 import type { Column, Value } from '../runtime/dataset/types';
 import { Session } from '../runtime/session';
+import { best, seededRandom } from './measure';
 
 /**
  * `npm run bench -- schema`: APPLY SCHEMA typing 1,000,000 rows of text cells (what SELECT * FROM
@@ -25,11 +26,7 @@ const SAMPLE = 9973;
 const columns: Column[] = ['id', 'big', 'price', 'at', 'flag', 'name'].map((name) => ({ name, type: { base: 'string' } }));
 
 function generate(): Value[][] {
-  let seed = 42;
-  const random = () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed / 2147483648;
-  };
+  const random = seededRandom();
   const two = (n: number) => String(n).padStart(2, '0');
   const rows: Value[][] = new Array(ROWS);
   for (let i = 0; i < ROWS; i++) {
@@ -74,19 +71,6 @@ function handWritten(rows: Value[][], names: string[]): Value[][] {
   return out;
 }
 
-/** Best wall time of RUNS runs, in seconds; `check` sees each result so nothing is optimised away. */
-async function best<T>(run: () => T | Promise<T>, check: (result: T) => void): Promise<number> {
-  let fastest = Infinity;
-  for (let i = 0; i < RUNS; i++) {
-    const start = process.hrtime.bigint();
-    const result = await run();
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    check(result);
-    fastest = Math.min(fastest, seconds);
-  }
-  return fastest;
-}
-
 /** Cells compared as text, so an int and a Decimal or Date and its reference agree on content. */
 function same(a: Value, b: Value): boolean {
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
@@ -127,8 +111,8 @@ export async function runSchemaBench(): Promise<void> {
     ];
     for (const [label, names] of cases) {
       let reference: Value[][] = [];
-      const hand = await best(() => handWritten(rows, names), (out) => (reference = out.filter((_, r) => r % SAMPLE === 0)));
-      const schema = await best(() => applySchema(names), agrees(names, reference));
+      const hand = await best(RUNS, () => handWritten(rows, names), (out) => (reference = out.filter((_, r) => r % SAMPLE === 0)));
+      const schema = await best(RUNS, () => applySchema(names), agrees(names, reference));
       reference = [];
       const ratio = schema / hand;
       const goal = names.length > 1 ? `  (goal ≤ 2x: ${ratio <= 2 ? 'met' : 'MISSED'})` : '';

@@ -5,6 +5,7 @@ import alasql from 'alasql';
 import { Dataset } from '../runtime/dataset/dataset';
 import type { Column, Value } from '../runtime/dataset/types';
 import { Session } from '../runtime/session';
+import { best, seededRandom } from './measure';
 
 /**
  * `npm run bench -- transform`: the transformation statements on 1,000,000 generated rows, each
@@ -29,29 +30,12 @@ const columns: Column[] = [
 ];
 
 function generate(): Value[][] {
-  let seed = 42;
-  const random = () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed / 2147483648;
-  };
+  const random = seededRandom();
   const rows: Value[][] = new Array(ROWS);
   for (let i = 0; i < ROWS; i++) {
     rows[i] = [i, `customer ${i % 5000}`, Math.round(random() * 20000) / 100, REGIONS[i % REGIONS.length], Math.round(random() * 1000) / 100, 1 + (i % 9)];
   }
   return rows;
-}
-
-/** Best wall time of RUNS runs, in seconds; `check` sees each result so nothing is optimised away. */
-async function best<T>(run: () => T | Promise<T>, check: (result: T) => void): Promise<number> {
-  let fastest = Infinity;
-  for (let i = 0; i < RUNS; i++) {
-    const start = process.hrtime.bigint();
-    const result = await run();
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    check(result);
-    fastest = Math.min(fastest, seconds);
-  }
-  return fastest;
 }
 
 const ms = (s: number) => `${(s * 1000).toFixed(0).padStart(6)} ms`;
@@ -82,19 +66,22 @@ export async function runTransformBench(): Promise<void> {
       else if (n !== expected) throw new Error(`filters disagree: ${n} rows vs ${expected}`);
     };
     const hand = await best(
+      RUNS,
       () => rows.filter((r) => r[2] !== null && (r[2] as number) > 100 && r[3] !== null && (r[3] as string).toLowerCase().startsWith('e')),
       (r) => sameCount(r.length),
     );
     const ala = await best(
+      RUNS,
       () => alasql('SELECT * FROM ? WHERE amount > 100 AND LOWER(region) LIKE "e%"', [objects]) as unknown[],
       (r) => sameCount(r.length),
     );
-    const filter = await best(() => statement("APPLY FILTER 'amount > 100 AND region LIKE ''e*'''"), (d) => sameCount(d.rowCount));
+    const filter = await best(RUNS, () => statement("APPLY FILTER 'amount > 100 AND region LIKE ''e*'''"), (d) => sameCount(d.rowCount));
     console.log(`APPLY FILTER 'amount > 100 AND region LIKE ''e*''' (${expected.toLocaleString('en-US')} rows kept)`);
     line('APPLY FILTER', filter, { label: 'hand-written JS', seconds: hand }, 'goal: within 2x');
     line('alasql, same WHERE on the same rows', ala, undefined, `APPLY FILTER is ${(ala / filter).toFixed(1)}x faster; goal >= 5x`);
 
     const stringify = await best(
+      RUNS,
       () => {
         const out = new Array<string>(objects.length);
         for (let i = 0; i < objects.length; i++) out[i] = JSON.stringify(objects[i]);
@@ -104,7 +91,7 @@ export async function runTransformBench(): Promise<void> {
         if (out.length !== ROWS) throw new Error('stringify lost rows');
       },
     );
-    const format = await best(() => statement("ADD COLUMN 'doc' FORMAT JSON"), (d) => {
+    const format = await best(RUNS, () => statement("ADD COLUMN 'doc' FORMAT JSON"), (d) => {
       const doc = d.rows[7][d.columns.length - 1] as string;
       if (JSON.stringify(objects[7]) !== doc) throw new Error(`FORMAT JSON differs from JSON.stringify: ${doc}`);
     });
@@ -112,11 +99,11 @@ export async function runTransformBench(): Promise<void> {
     line("ADD COLUMN 'doc' FORMAT JSON", format, { label: 'JSON.stringify per row', seconds: stringify }, 'goal: within 1.5x');
 
     console.log('ADD COLUMN defaults');
-    const sql = await best(() => statement("ADD COLUMN 'total=@sql(price * qty)'"), (d) => {
+    const sql = await best(RUNS, () => statement("ADD COLUMN 'total=@sql(price * qty)'"), (d) => {
       if (d.rows[3][6] !== String((rows[3][4] as number) * (rows[3][5] as number))) throw new Error('@sql total is wrong');
     });
     line("ADD COLUMN 'total=@sql(price * qty)'", sql, undefined, 'goal: >= 1M rows/s');
-    const upper = await best(() => statement("ADD COLUMN 'up=@toupper({{name}})'"), (d) => {
+    const upper = await best(RUNS, () => statement("ADD COLUMN 'up=@toupper({{name}})'"), (d) => {
       if (d.rows[3][6] !== (rows[3][1] as string).toUpperCase()) throw new Error('@toupper is wrong');
     });
     line("ADD COLUMN 'up=@toupper({{name}})'", upper, undefined, 'goal: >= 1M rows/s');
