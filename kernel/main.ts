@@ -13,6 +13,9 @@ async function main(): Promise<void> {
     process.stderr.write('usage: node dist/kernel/main.js <connection file>\n');
     process.exit(2);
   }
+  // The terminal that started us may go away (a console killed with its window): writing to its
+  // closed pipe fails asynchronously, and logging that failure would fail again, for ever.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   // A defect in a listener or timer must not take the user's session down with it.
   process.on('uncaughtException', (e) => logError(`uncaught: ${e.stack ?? e}`));
   process.on('unhandledRejection', (e) => logError(`unhandled rejection: ${(e as Error)?.stack ?? e}`));
