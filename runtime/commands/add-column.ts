@@ -1,5 +1,6 @@
 import { converterTo, type Converter } from '../dataset/convert';
 import { Dataset } from '../dataset/dataset';
+import { rowMaker } from '../dataset/row-maker';
 import { parseTypeName } from '../dataset/type-names';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError, toScriptError } from '../errors';
@@ -146,14 +147,10 @@ function guarded(valueOf: ValueOf, stmt: AddColumn, failures: Failures): ValueOf
 /** New row arrays: the kept cells in order, with the computed value at `target`. */
 function buildRows(rows: readonly Value[][], keep: number[], target: number, value: ValueOf): Value[][] {
   const out = new Array<Value[]>(rows.length);
-  const width = keep.length === target ? keep.length + 1 : keep.length;
-  const n = keep.length;
+  const make = rowMaker(keep, target);
   for (let r = 0; r < rows.length; r++) {
     const from = rows[r];
-    const row = new Array<Value>(width);
-    for (let j = 0; j < n; j++) row[j] = from[keep[j]];
-    row[target] = value(from, r);
-    out[r] = row;
+    out[r] = make(from, value(from, r));
   }
   return out;
 }

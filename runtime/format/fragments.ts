@@ -2,6 +2,7 @@ import type { Column, Value } from '../dataset/types';
 import { ScriptError } from '../errors';
 import type { DocFormat } from '../script/ast';
 import type { FormatOptions } from './options';
+import { objectRowWriter } from './json-object';
 import { jsonWriter, textWriter } from './values';
 
 /**
@@ -62,7 +63,7 @@ function jsonRow(columns: readonly Column[], ordinals: number[], options: Format
   const keys = ordinals.map((o, k) => `${k === 0 ? '{' : ','}${JSON.stringify(columns[o].name)}:`);
   const cells = ordinals.map((o) => jsonCell(columns[o], options));
   const writers = ordinals.map((o) => jsonWriter(columns[o].type, options));
-  return (row) => {
+  const concatenated: RowWriter = (row) => {
     let s = '';
     for (let k = 0; k < n; k++) {
       const v = row[ordinals[k]];
@@ -73,6 +74,7 @@ function jsonRow(columns: readonly Column[], ordinals: number[], options: Format
     }
     return flat(`${s}}`);
   };
+  return objectRowWriter(columns, ordinals, options, concatenated) ?? concatenated;
 }
 
 // ----------------------------------------------------------------------------- XML

@@ -46,6 +46,38 @@ test('FORMAT JSON keeps decimals and longs exact, writes dates, bytes and guids 
   assert.equal(column(utf.dataset, 'doc3')[0], '{"raw":"hi"}');
 });
 
+test('FORMAT JSON without decimals or floats: the same text for every kind, odd names and cells kept exact', async () => {
+  const columns: Column[] = [
+    { name: 'n', type: { base: 'double' } },
+    { name: 'big', type: { base: 'long' } },
+    { name: 'ok', type: { base: 'bool' } },
+    { name: 'at', type: { base: 'datetime' } },
+    { name: 'raw', type: { base: 'bytes' } },
+    { name: '__proto__', type: { base: 'string' } },
+    { name: 'say "hi"\n', type: { base: 'int' } },
+  ];
+  const at = new Date(Date.UTC(2024, 1, 29, 23, 59, 1));
+  const rows: Value[][] = [
+    [1.5, 42n, false, at, Uint8Array.from([1, 255]), ' \u2028 "q" \ud800 ', -0],
+    // Cells JSON.stringify alone would get wrong: NaN, Infinity and a long past 2^53.
+    [Number.NaN, 9007199254740993n, true, null, null, null, Number.POSITIVE_INFINITY],
+    [null, -9007199254740991n, null, null, null, '', null],
+  ];
+  const s = sessionWith(columns, rows);
+  const docs = column((await run(s, "ADD COLUMN 'doc' FORMAT JSON")).dataset, 'doc');
+  assert.deepEqual(docs, [
+    '{"n":1.5,"big":42,"ok":false,"at":"2024-02-29T23:59:01","raw":"01ff","__proto__":" \u2028 \\"q\\" \\ud800 ","say \\"hi\\"\\n":0}',
+    '{"n":"NaN","big":9007199254740993,"ok":true,"at":null,"raw":null,"__proto__":null,"say \\"hi\\"\\n":"Infinity"}',
+    '{"n":null,"big":-9007199254740991,"ok":null,"at":null,"raw":null,"__proto__":"","say \\"hi\\"\\n":null}',
+  ]);
+  assert.equal(Object.getPrototypeOf(JSON.parse(docs[0] as string)), Object.prototype);
+  const trimmed = await run(s, "ADD COLUMN 'doc2' FORMAT JSON INCLUDE '__proto__' OPTIONS 'trim:1'");
+  assert.equal(column(trimmed.dataset, 'doc2')[0], '{"__proto__":"\\"q\\" \\ud800"}');
+  // Keys that are array indexes keep the column order (JSON.stringify of an object would not).
+  const numeric = sessionWith([{ name: 'b', type: { base: 'int' } }, { name: '2', type: { base: 'int' } }, { name: '1', type: { base: 'string' } }], [[1, 2, 'x']]);
+  assert.equal(column((await run(numeric, "ADD COLUMN 'doc' FORMAT JSON")).dataset, 'doc')[0], '{"b":1,"2":2,"1":"x"}');
+});
+
 test('INCLUDE (in its order), INCLUDE NOT, EXCLUDE, and EXCLUDE ignored when INCLUDE is given', async () => {
   const s = sessionWith(orderColumns, orders().slice(0, 1));
   const { dataset } = await run(
