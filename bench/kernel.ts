@@ -16,22 +16,31 @@ const STARTS = 5;
 const EXECUTES = 100;
 const INTERRUPTS = 5;
 
+/**
+ * The trivial cells, by name; each kernel's cell of a name does the same work, so that both send the
+ * same IOPub messages: `printed` writes one line (busy, execute_input, stream, idle), `quiet` nothing
+ * (busy, execute_input, idle). SQL CDC has no statement without output but a comment: its quiet
+ * cell is one, parsed and run through the whole execute path.
+ */
+const TRIVIAL = ['printed', 'quiet'] as const;
+type Trivial = (typeof TRIVIAL)[number];
+
 interface KernelCase {
   kernel: string;
-  trivial: string;
+  trivial: Record<Trivial, string>;
   setup: string;
   long: string;
 }
 
 const SQLCDC: KernelCase = {
   kernel: 'sqlcdc',
-  trivial: "PRINT 'x';",
+  trivial: { printed: "PRINT 'x';", quiet: '-- nothing to do' },
   setup: '%connection add hang http://127.0.0.1:{port}',
   long: 'SELECT * FROM HTTP [hang] (GET /never);',
 };
 const IPYKERNEL: KernelCase = {
   kernel: 'python3',
-  trivial: 'x = 1',
+  trivial: { printed: "print('x')", quiet: 'x = 1' },
   setup: "import urllib.request; URL = 'http://127.0.0.1:{port}/never'",
   long: 'urllib.request.urlopen(URL)',
 };
@@ -39,7 +48,7 @@ const IPYKERNEL: KernelCase = {
 interface Figures {
   ready: number[];
   first: number[];
-  execute: number[];
+  execute: Record<Trivial, number[]>;
   interrupt: number[];
 }
 
@@ -77,23 +86,26 @@ export async function runKernelBench(): Promise<void> {
       ['start → ready, p50', (f) => percentile(f.ready, 50)],
       ['start → ready, max', (f) => Math.max(...f.ready)],
       ['first cell after ready, p50', (f) => percentile(f.first, 50)],
-      [`execute → idle, p50 (${EXECUTES})`, (f) => percentile(f.execute, 50)],
-      [`execute → idle, p95 (${EXECUTES})`, (f) => percentile(f.execute, 95)],
+      ...TRIVIAL.flatMap((name): [string, (f: Figures) => number][] => [
+        [`execute → idle, ${name}, p50`, (f) => percentile(f.execute[name], 50)],
+        [`execute → idle, ${name}, p95`, (f) => percentile(f.execute[name], 95)],
+      ]),
       [`interrupt → reply, max (${INTERRUPTS})`, (f) => Math.max(...f.interrupt)],
     ];
-    console.log(`kernel latency through jupyter_client (${STARTS} starts, ${EXECUTES} trivial executes, ${INTERRUPTS} interrupts)`);
+    console.log(`kernel latency through jupyter_client (${STARTS} starts, ${EXECUTES} executes of each trivial cell, ${INTERRUPTS} interrupts)`);
+    for (const c of [SQLCDC, IPYKERNEL]) console.log(`  ${c.kernel.padEnd(9)} ${TRIVIAL.map((name) => `${name}: ${c.trivial[name]}`).join('   ')}`);
     console.log(`${'figure'.padEnd(32)}${'sqlcdc'.padStart(12)}${'ipykernel'.padStart(12)}${'ratio'.padStart(8)}`);
     for (const [name, of] of rows) {
       const a = of(ours);
       const b = of(ipy);
       console.log(`${name.padEnd(32)}${ms(a).padStart(12)}${ms(b).padStart(12)}${(a / b).toFixed(2).padStart(8)}`);
     }
-    const p50 = percentile(ours.execute, 50) / percentile(ipy.execute, 50);
+    const p50 = Math.max(...TRIVIAL.map((name) => percentile(ours.execute[name], 50) / percentile(ipy.execute[name], 50)));
     const ready = Math.max(...ours.ready);
     const interrupt = Math.max(...ours.interrupt);
     const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
     console.log(
-      `goals: execute p50 ≤ 0.5 × ipykernel: ${met(p50 <= 0.5)} (${p50.toFixed(2)}); ready within 1 s: ${met(ready <= 1)} (${ms(ready)}); ` +
+      `goals: execute p50 ≤ 0.5 × ipykernel (the larger ratio of the two cells): ${met(p50 <= 0.5)} (${p50.toFixed(2)}); ready within 1 s: ${met(ready <= 1)} (${ms(ready)}); ` +
         `interrupt under 100 ms: ${met(interrupt < 0.1)} (${ms(interrupt)})`,
     );
   } finally {

@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeFileAtomic } from '../runtime/workspace/files';
 import { globSource, type GlobSyntax } from '../runtime/sources/files/glob';
@@ -38,6 +39,7 @@ export class History {
   /** This kernel's session number: one more than any session in the file. */
   readonly session: number;
   private folderReady = false;
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(private readonly file: string) {
     this.entries = existsSync(file) ? parseLines(readFileSync(file, 'utf8')) : [];
@@ -48,17 +50,28 @@ export class History {
     this.session = this.entries.reduce((max, e) => Math.max(max, e.session), 0) + 1;
   }
 
+  /**
+   * Records a cell. The file is appended to in the background, in order (a synchronous append costs
+   * a tenth of a trivial cell's round trip, spent before its output could leave).
+   */
   add(line: number, input: string): void {
     const entry = { session: this.session, line, input };
     this.entries.push(entry);
-    try {
-      // The kernel may record before the session created the workspace folder.
-      if (!this.folderReady) mkdirSync(dirname(this.file), { recursive: true });
-      this.folderReady = true;
-      appendFileSync(this.file, JSON.stringify(entry) + '\n');
-    } catch {
+    const text = JSON.stringify(entry) + '\n';
+    this.writing = this.writing
+      .then(async () => {
+        // The kernel may record before the session created the workspace folder.
+        if (!this.folderReady) await mkdir(dirname(this.file), { recursive: true });
+        this.folderReady = true;
+        await appendFile(this.file, text);
+      })
       // A read-only workspace keeps the history in memory only; executing must not fail for it.
-    }
+      .catch(() => undefined);
+  }
+
+  /** Resolves when every recorded cell is in the file. */
+  flushed(): Promise<void> {
+    return this.writing;
   }
 
   query(q: HistoryQuery): HistoryRow[] {

@@ -192,7 +192,8 @@ export class Kernel {
     if (!this.closing) {
       this.stopping = true;
       clearTimeout(this.warmUpTimer);
-      this.closing = this.sockets.close().then(() => this.finished());
+      const written = this.historyStore?.flushed() ?? Promise.resolve();
+      this.closing = written.then(() => this.sockets.close()).then(() => this.finished());
     }
     return this.closing;
   }

@@ -4,11 +4,19 @@ import { Heartbeat } from './heartbeat';
 import { BadSignatureError, decode, encode, Signer, type Message } from './wire';
 
 /**
- * One ZeroMQ socket speaking Jupyter messages. zeromq v6 rejects a send while another is pending on
- * the same socket, so sends are chained; receiving drops (and logs) messages with a bad signature.
+ * One ZeroMQ socket speaking Jupyter messages; receiving drops (and logs) messages with a bad
+ * signature.
+ *
+ * A message is handed to ZeroMQ at once when nothing waits before it: zeromq v6 sends at once while
+ * the socket can take it, and rejects a send (EBUSY) while an earlier one waits for room. Then, and
+ * until that line has drained, messages wait in order behind the last send. Chaining every send
+ * on the previous one's promise instead would hold each message until the cell's synchronous work
+ * is done: a cell's `busy` would leave with its output.
  */
 export class MessageSocket {
-  private tail: Promise<void> = Promise.resolve();
+  /** The last send ZeroMQ took, and the line of messages waiting behind it (if any). */
+  private last: Promise<void> = Promise.resolve();
+  private line?: Promise<void>;
 
   constructor(
     readonly name: Channel,
@@ -19,9 +27,36 @@ export class MessageSocket {
   send(msg: Message<unknown>): Promise<void> {
     if (TRACE) trace('→', this.name, msg);
     const frames = encode(msg, this.signer);
-    const sent = this.tail.then(() => (this.socket.closed ? undefined : (this.socket as zmq.Writable).send(frames)));
-    this.tail = sent.catch((e) => logError(`${this.name}: send failed: ${(e as Error).message}`));
-    return this.tail;
+    if (!this.line) {
+      try {
+        return this.settle(this.hand(frames));
+      } catch (e) {
+        if ((e as { code?: string }).code !== 'EBUSY') return this.settle(Promise.reject(e));
+      }
+    }
+    const behind = this.line ?? this.last;
+    const sent = behind.then(() => this.settle(this.hand(frames)));
+    this.line = sent;
+    void sent.then(() => {
+      if (this.line === sent) this.line = undefined;
+    });
+    return sent;
+  }
+
+  /** Gives the frames to ZeroMQ (throws EBUSY while an earlier send waits for room). */
+  private hand(frames: Buffer[]): Promise<void> {
+    if (this.socket.closed) return Promise.resolve();
+    const sending = (this.socket as zmq.Writable).send(frames);
+    this.last = sending.catch(() => undefined);
+    return sending;
+  }
+
+  /** A send's outcome: failures are logged, never thrown at the request being answered. */
+  private settle(sending: Promise<unknown>): Promise<void> {
+    return sending.then(
+      () => undefined,
+      (e) => logError(`${this.name}: send failed: ${(e as Error).message}`),
+    );
   }
 
   /** Calls `handle` for every well-signed message until the socket closes. */

@@ -20,10 +20,11 @@ test('tail returns the last n cells in order, with (input, output) pairs when ou
   assert.deepEqual(h.query({ hist_access_type: 'tail', n: 1, output: true }), [[1, 3, ['c;', null]]]);
 });
 
-test('a new kernel on the same workspace continues the file in a new session', () => {
+test('a new kernel on the same workspace continues the file in a new session', async () => {
   const path = file();
   const first = new History(path);
   first.add(1, "PRINT 'one';");
+  await first.flushed();
   const second = new History(path);
   assert.equal(second.session, first.session + 1);
   second.add(1, "PRINT 'two';");
@@ -31,6 +32,15 @@ test('a new kernel on the same workspace continues the file in a new session', (
   // range of the current session (0) and of the previous one (-1)
   assert.deepEqual(second.query({ hist_access_type: 'range', session: 0, start: 1 }), [[2, 1, "PRINT 'two';"]]);
   assert.deepEqual(second.query({ hist_access_type: 'range', session: -1, start: 1, stop: 2 }), [[1, 1, "PRINT 'one';"]]);
+});
+
+test('cells are appended in order, in the background', async () => {
+  const path = file();
+  const h = new History(path);
+  for (let i = 1; i <= 50; i++) h.add(i, `c${i};`);
+  await h.flushed();
+  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { line: number }).line);
+  assert.deepEqual(lines, Array.from({ length: 50 }, (_, i) => i + 1));
 });
 
 test('range stops before stop', () => {
@@ -80,8 +90,10 @@ test('an oversized file is cut to its newest half when a kernel opens it', () =>
   assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 5000);
 });
 
-test('the first cell creates the workspace folder when the session has not yet', () => {
+test('the first cell creates the workspace folder when the session has not yet', async () => {
   const path = join(dir, 'not-yet', 'kernel_history.jsonl');
-  new History(path).add(1, 'PRINT 1;');
+  const h = new History(path);
+  h.add(1, 'PRINT 1;');
+  await h.flushed();
   assert.equal(new History(path).query({ hist_access_type: 'tail' }).length, 1);
 });
