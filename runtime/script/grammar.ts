@@ -1,4 +1,5 @@
-import { EmbeddedActionsParser, type IOrAlt, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import type { IOrAlt, IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
+import { EmbeddedActionsParser } from './chevrotain';
 import { ScriptError, type Position } from '../errors';
 import type {
   AddColumn, ApplyFilter, ApplyHttp, ApplyPipeline, ApplySchema, ApplyTx, Capture, ConnectionRef, ExecOnDb, Exit,

@@ -1,4 +1,5 @@
-import { EOF, type IRecognitionException, type IToken } from 'chevrotain';
+import type { IRecognitionException, IToken } from 'chevrotain';
+import { EOF } from './chevrotain';
 import { ScriptError } from '../errors';
 import type { Script, Statement } from './ast';
 import { COMMAND_WORDS, COMMANDS, matchHead, type CommandDef } from './commands';

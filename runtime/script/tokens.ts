@@ -1,4 +1,5 @@
-import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
+import type { IToken, TokenType } from 'chevrotain';
+import { createToken, Lexer } from './chevrotain';
 import type { SourceText } from './source';
 
 /**

@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import forge from 'node-forge';
+import type forge from 'node-forge';
 import { ScriptError } from '../errors';
 
 /**
@@ -60,7 +60,13 @@ export function findCertificate(workspace: string, thumbprint: string): StoredCe
   return found;
 }
 
+/** node-forge (42 modules, 30 ms) loads when a certificate is used, not with the interpreter. */
+function forgeLib(): typeof forge {
+  return require('node-forge') as typeof forge;
+}
+
 function privateKeyOf(c: StoredCertificate): forge.pki.rsa.PrivateKey {
+  const forge = forgeLib();
   if (!c.keyPem) throw new ScriptError(`certificate ${c.thumbprint} has no private key (put it in ${c.file} or a .key file beside it)`, 'runtime');
   // Node reads every PEM key form (PKCS#1, PKCS#8); forge gets PKCS#1.
   const pkcs1 = createPrivateKey(c.keyPem).export({ type: 'pkcs1', format: 'pem' }).toString();
@@ -71,6 +77,7 @@ const binary = (b: Uint8Array) => Buffer.from(b).toString('binary');
 
 /** CMS EnvelopedData (DER) of `data` for the certificate's public key. */
 export function cmsEncrypt(data: Uint8Array, c: StoredCertificate): Buffer {
+  const forge = forgeLib();
   const p7 = forge.pkcs7.createEnvelopedData();
   p7.addRecipient(forge.pki.certificateFromPem(c.certPem));
   p7.content = forge.util.createBuffer(binary(data));
@@ -80,6 +87,7 @@ export function cmsEncrypt(data: Uint8Array, c: StoredCertificate): Buffer {
 
 /** Decrypts CMS EnvelopedData (DER) addressed to the certificate. */
 export function cmsDecrypt(der: Uint8Array, c: StoredCertificate): Buffer {
+  const forge = forgeLib();
   let p7: forge.pkcs7.PkcsEnvelopedData;
   try {
     p7 = forge.pkcs7.messageFromAsn1(forge.asn1.fromDer(binary(der))) as forge.pkcs7.PkcsEnvelopedData;
@@ -95,6 +103,7 @@ export function cmsDecrypt(der: Uint8Array, c: StoredCertificate): Buffer {
 
 /** CMS SignedData (DER) with the content attached, SHA-256, signed by the certificate's key. */
 export function cmsSign(data: Uint8Array, c: StoredCertificate): Buffer {
+  const forge = forgeLib();
   const p7 = forge.pkcs7.createSignedData();
   p7.content = forge.util.createBuffer(binary(data));
   const cert = forge.pki.certificateFromPem(c.certPem);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import { ScriptError } from '../../errors';
 import type { HttpConnection } from '../../workspace/connections';
 
@@ -20,7 +20,9 @@ export function poolFor(session: object, origin: string, tls: HttpConnection['tl
   const key = tls ? `${origin} ${JSON.stringify(tls)}` : origin;
   let pool = pools.get(key);
   if (!pool) {
-    pool = new Pool(origin, tls ? { connect: { rejectUnauthorized: tls.rejectUnauthorized, ca: tls.ca ? certificateText(tls.ca, workspace) : undefined } } : {});
+    // undici (95 modules, 60 ms) loads with the first HTTP call, not with the interpreter.
+    const { Pool: UndiciPool } = require('undici') as typeof import('undici');
+    pool = new UndiciPool(origin, tls ? { connect: { rejectUnauthorized: tls.rejectUnauthorized, ca: tls.ca ? certificateText(tls.ca, workspace) : undefined } } : {});
     pools.set(key, pool);
   }
   return pool;
