@@ -35,7 +35,8 @@ export class MessageSocket {
       }
     }
     const behind = this.line ?? this.last;
-    const sent = behind.then(() => this.settle(this.hand(frames)));
+    // settle outside the callback, so a send that throws is logged like one that rejects
+    const sent = this.settle(behind.then(() => this.hand(frames)));
     this.line = sent;
     void sent.then(() => {
       if (this.line === sent) this.line = undefined;
