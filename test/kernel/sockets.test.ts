@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import * as zmq from 'zeromq';
 import { MessageSocket } from '../../kernel/sockets';
@@ -9,12 +12,11 @@ const message = (n: number) => childOf(undefined, 'stream', { n }, 'session') as
 
 test('messages published while the peer cannot take them wait, then leave in order', async () => {
   // A DEALER with no peer has no room: its first send waits, and zeromq rejects the next ones (EBUSY).
+  // An IPC path in a fresh folder, not a freed TCP port: another test process may take the port first.
+  const folder = mkdtempSync(join(tmpdir(), 'sqlcdc-sockets-'));
+  const address = `ipc://${join(folder, 'shell')}`;
   const dealer = new zmq.Dealer({ linger: 0 });
-  const router = new zmq.Router({ linger: 0 });
   try {
-    await router.bind('tcp://127.0.0.1:*');
-    const address = router.lastEndpoint!;
-    router.close();
     const socket = new MessageSocket('shell', dealer, signer);
     dealer.connect(address);
     const sends = [1, 2, 3, 4, 5].map((n) => socket.send(message(n)));
@@ -36,6 +38,6 @@ test('messages published while the peer cannot take them wait, then leave in ord
     }
   } finally {
     dealer.close();
-    if (!router.closed) router.close();
+    rmSync(folder, { recursive: true, force: true });
   }
 });
