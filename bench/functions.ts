@@ -48,7 +48,7 @@ function overRows(rows: Value[][], f: (row: Value[], i: number) => Value): Value
 
 export async function runFunctionsBench(): Promise<void> {
   const rows = generate();
-  const ds = new Dataset(columns, rows);
+  const ds = Dataset.fromRows(columns, rows);
   const state: RuntimeState = { workspace: '.', cwd: '.', dataset: ds, statebag: new Map(), jsonSettings: new Map(), pipelineVariables: new Map() };
   const group = /\B(?=(\d{3})+(?!\d))/g;
   const cases: [string, (row: Value[]) => Value][] = [

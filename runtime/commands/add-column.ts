@@ -1,6 +1,5 @@
 import { converterTo, type Converter } from '../dataset/convert';
 import { Dataset } from '../dataset/dataset';
-import { rowMaker } from '../dataset/row-maker';
 import { parseTypeName } from '../dataset/type-names';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError, toScriptError } from '../errors';
@@ -16,7 +15,7 @@ import { registerCommand } from './registry';
  * ADD [OR ALTER] COLUMN (spec 4.2, docs/transformations.md). The new column's values come from its
  * default (a constant, #f(), @f(), {{field}} or @sql(expr)), or from FORMAT (a JSON/XML/CSV fragment
  * of the row). OR ALTER changes an existing column: a new type converts its values, a default or
- * FORMAT replaces them. The input dataset is never touched: the result has new row arrays.
+ * FORMAT replaces them. The input dataset is never touched: the result shares its other columns.
  */
 
 /** Where each output value comes from: computed per row; a failing row leaves null under CONTINUE_ON_ERROR. */
@@ -63,12 +62,13 @@ export function addColumn(stmt: AddColumn, state: RuntimeState, warn: (text: str
     target = columns.length;
     columns.push({ name: stmt.name, type });
   }
-  const rows = buildRows(input.rows, keep, target, value);
+  const data = keep.map((i) => input.data[i]);
+  data[target] = computeColumn(input, value);
   if (failures.rows > 0) {
     const count = `${failures.rows} row${failures.rows === 1 ? '' : 's'}`;
     warn(`ADD COLUMN '${stmt.name}': ${count} failed and ${failures.rows === 1 ? 'was' : 'were'} left null (CONTINUE_ON_ERROR); first error: ${failures.first}`);
   }
-  return new Dataset(columns, rows);
+  return new Dataset(columns, data, input.rowCount);
 }
 
 /** The declared type; OR ALTER without a type keeps the column's type, ADD without one is a string. */
@@ -144,14 +144,11 @@ function guarded(valueOf: ValueOf, stmt: AddColumn, failures: Failures): ValueOf
   };
 }
 
-/** New row arrays: the kept cells in order, with the computed value at `target`. */
-function buildRows(rows: readonly Value[][], keep: number[], target: number, value: ValueOf): Value[][] {
-  const out = new Array<Value[]>(rows.length);
-  const make = rowMaker(keep, target);
-  for (let r = 0; r < rows.length; r++) {
-    const from = rows[r];
-    out[r] = make(from, value(from, r));
-  }
+/** The new column's values; the other columns are shared with the input, not copied. */
+function computeColumn(input: Dataset, value: ValueOf): Value[] {
+  const out = new Array<Value>(input.rowCount);
+  const read = input.reader();
+  for (let r = 0; r < out.length; r++) out[r] = value(read(r), r);
   return out;
 }
 

@@ -1,5 +1,4 @@
 import { Dataset } from '../dataset/dataset';
-import type { Value } from '../dataset/types';
 import { ScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { comparer } from '../expr/operations';
@@ -12,25 +11,37 @@ import { registerCommand } from './registry';
  * APPLY FILTER [SQL|REGEX|XPATH|TX] '<expression>' [ON '<col>'] [LIMIT n] [ORDER BY '…'] [KEEP_EMPTY]
  * [KEEP_INVALID] [CASE_INSENSITIVE] [SINGLE_LINE] (spec 4.2, docs/transformations.md). Rows are
  * filtered, then ordered (stable, typed), then cut to LIMIT. An empty SQL expression keeps every
- * row, so ORDER BY and LIMIT can be used alone. Rows are shared with the input, never modified.
+ * row, so ORDER BY and LIMIT can be used alone. The input is never modified.
  */
 export function applyFilter(stmt: ApplyFilter, state: RuntimeState): Dataset {
   const input = state.dataset;
   checkOptions(stmt);
-  let rows = input.rows;
+  let kept: ArrayLike<number> | undefined;
   if (stmt.mode === 'SQL') {
-    if (stmt.expression.value.trim() !== '') {
-      const keep = compileFilter(stmt.expression.value, stmt.expression.pos).bind(input.columns, state);
-      const out: Value[][] = [];
-      for (let i = 0; i < rows.length; i++) if (keep(rows[i])) out.push(rows[i]);
-      rows = out;
-    }
+    if (stmt.expression.value.trim() !== '') kept = filterRows(stmt, state);
   } else {
-    rows = filterDocuments(stmt, input);
+    kept = filterDocuments(stmt, input);
   }
-  if (stmt.orderBy) rows = sorted(rows, stmt, input);
-  if (stmt.limit !== undefined) rows = rows.slice(0, stmt.limit);
-  return new Dataset(input.columns.map((c) => ({ ...c })), rows === input.rows ? rows.slice() : rows);
+  if (stmt.orderBy) kept = sorted(kept ?? allRows(input.rowCount), stmt, input);
+  if (kept === undefined) return input.slice(0, stmt.limit ?? input.rowCount);
+  if (stmt.limit !== undefined && stmt.limit < kept.length) kept = Array.prototype.slice.call(kept, 0, stmt.limit) as number[];
+  return input.pick(kept);
+}
+
+/** The indices of the rows the SQL filter keeps; the reader copies only the cells it names. */
+function filterRows(stmt: ApplyFilter, state: RuntimeState): Uint32Array {
+  const input = state.dataset;
+  const filter = compileFilter(stmt.expression.value, stmt.expression.pos);
+  const keep = filter.bind(input.columns, state);
+  const read = input.reader(filter.columns.map((name) => input.indexOf(name)).filter((i) => i >= 0));
+  const kept = new Uint32Array(input.rowCount);
+  let n = 0;
+  for (let r = 0; r < input.rowCount; r++) if (keep(read(r))) kept[n++] = r;
+  return kept.subarray(0, n);
+}
+
+function allRows(count: number): number[] {
+  return Array.from({ length: count }, (_, r) => r);
 }
 
 function checkOptions(stmt: ApplyFilter): void {
@@ -49,7 +60,7 @@ function checkOptions(stmt: ApplyFilter): void {
   }
 }
 
-function filterDocuments(stmt: ApplyFilter, input: Dataset): Value[][] {
+function filterDocuments(stmt: ApplyFilter, input: Dataset): number[] {
   const on = stmt.on!;
   const ordinal = input.indexOf(on.value);
   if (ordinal < 0) {
@@ -62,18 +73,19 @@ function filterDocuments(stmt: ApplyFilter, input: Dataset): Value[][] {
   if (stmt.mode === 'REGEX') test = regexTest(stmt);
   else if (stmt.mode === 'XPATH') test = xpathTest(stmt);
   else ({ test, finish } = txTest(stmt));
-  const out: Value[][] = [];
-  for (const row of input.rows) {
-    const s = text(row[ordinal]);
+  const values = input.data[ordinal];
+  const out: number[] = [];
+  for (let r = 0; r < input.rowCount; r++) {
+    const s = text(values[r]);
     const verdict = s === undefined ? 'empty' : test(s);
-    if (verdict === true || (verdict === 'empty' && stmt.keepEmpty) || (verdict === 'invalid' && stmt.keepInvalid)) out.push(row);
+    if (verdict === true || (verdict === 'empty' && stmt.keepEmpty) || (verdict === 'invalid' && stmt.keepInvalid)) out.push(r);
   }
   finish();
   return out;
 }
 
 /** ORDER BY 'a, b DESC': typed comparisons (strings case-insensitive), nulls first ascending, stable. */
-function sorted(rows: Value[][], stmt: ApplyFilter, input: Dataset): Value[][] {
+function sorted(rows: ArrayLike<number>, stmt: ApplyFilter, input: Dataset): number[] {
   const text = stmt.orderBy!;
   const keys = text.value.split(',').map((part) => {
     const m = /^\s*(.*?)(?:\s+(ASC|DESC))?\s*$/i.exec(part)!;
@@ -87,12 +99,12 @@ function sorted(rows: Value[][], stmt: ApplyFilter, input: Dataset): Value[][] {
     const kind = input.columns[ordinal].type.base;
     const cmp = comparer(kind);
     if (!cmp) throw new ScriptError(`ORDER BY: ${kind} column '${name}' has no order`, 'runtime', text.pos);
-    return { ordinal, cmp, sign: m[2]?.toUpperCase() === 'DESC' ? -1 : 1 };
+    return { values: input.data[ordinal], cmp, sign: m[2]?.toUpperCase() === 'DESC' ? -1 : 1 };
   });
-  return rows.slice().sort((a, b) => {
-    for (const { ordinal, cmp, sign } of keys) {
-      const x = a[ordinal];
-      const y = b[ordinal];
+  return Array.from(rows).sort((a, b) => {
+    for (const { values, cmp, sign } of keys) {
+      const x = values[a];
+      const y = values[b];
       if (x === y) continue;
       const c = x === null ? -1 : y === null ? 1 : cmp(x, y);
       if (c !== 0) return c * sign;

@@ -46,7 +46,7 @@ export class PagePipeline {
   ) {}
 
   run(page: Dataset): Promise<PipelineOutcome> {
-    const input = page.columns.length === 0 && page.rowCount === 0 && this.previous ? new Dataset(this.previous.columns, []) : page;
+    const input = page.columns.length === 0 && page.rowCount === 0 && this.previous ? Dataset.fromRows(this.previous.columns, []) : page;
     this.previous = input;
     return runPipeline(this.pipeline, input, this.ctx);
   }

@@ -14,7 +14,7 @@ import { registerCommand } from './registry';
  * when missing; null cells take the column's default. The result lists the schema's columns in the
  * schema's order, then (unless STRICT_COLUMNS) the other columns in their previous order.
  *
- * Two passes over the rows: conversion first, then defaults, so a default's `{{field}}` and
+ * Two passes: conversion first, then defaults, so a default's `{{field}}` and
  * `#data.*()` see the converted dataset whatever the order of the schema lines.
  */
 
@@ -31,12 +31,17 @@ interface PlannedColumn {
 class Failures {
   cells = 0;
   private rows = new Set<number>();
+  /** The message of the first failing cell in row order (columns are converted one after another). */
   first?: string;
+  private firstAt = [Infinity, Infinity];
 
-  add(row: number, message: string): void {
+  add(row: number, column: number, message: string): void {
     this.cells++;
     this.rows.add(row);
-    this.first ??= message;
+    if (row < this.firstAt[0] || (row === this.firstAt[0] && column < this.firstAt[1])) {
+      this.first = message;
+      this.firstAt = [row, column];
+    }
   }
 
   warning(): string {
@@ -65,49 +70,48 @@ function plan(stmt: ApplySchema, input: Dataset): PlannedColumn[] {
 }
 
 /**
- * Pass 1: new rows in the output layout, listed columns converted. Each row is built once: a copy
- * of the input row when the layout is unchanged (a schema listing the columns in their order), else
- * its cells picked by `sources`; then the columns that change type are converted in place.
+ * Pass 1: the columns in the output layout. A column whose type does not change is the input's own
+ * array, shared; a converted one is a new array. Without CONTINUE_ON_ERROR the error reported is the
+ * first failing cell in row order, as if the rows had been converted one by one.
  */
-function convertRows(
-  input: Dataset,
-  planned: PlannedColumn[],
-  sources: number[],
-  continueOnError: boolean,
-  failures: Failures,
-): Value[][] {
-  const width = sources.length;
-  const sameLayout = width === input.columns.length && sources.every((s, j) => s === j);
-  const converted = planned.flatMap((p, j) => (p.convert ? [j] : []));
-  const converters = converted.map((j) => planned[j].convert as Converter);
-  const rows = new Array<Value[]>(input.rowCount);
-  for (let r = 0; r < rows.length; r++) {
-    const from = input.rows[r];
-    let row: Value[];
-    if (sameLayout && from.length === width) {
-      row = from.slice();
-    } else {
-      row = new Array<Value>(width);
-      for (let j = 0; j < width; j++) row[j] = sources[j] < 0 ? null : from[sources[j]];
-    }
-    for (let k = 0; k < converted.length; k++) {
-      const j = converted[k];
-      const v = row[j];
-      if (v === null) continue;
+function convertColumns(input: Dataset, planned: PlannedColumn[], sources: number[], continueOnError: boolean, failures: Failures): Value[][] {
+  let firstError: { row: number; error: ScriptError } | undefined;
+  const data = sources.map((source, j) => {
+    if (source < 0) return new Array<Value>(input.rowCount).fill(null);
+    const values = input.data[source];
+    const convert = planned[j]?.convert;
+    if (!convert) return values;
+    const out = new Array<Value>(input.rowCount);
+    const end = firstError?.row ?? input.rowCount;
+    for (let r = 0; r < end; r++) {
+      const v = values[r];
+      if (v === null) {
+        out[r] = null;
+        continue;
+      }
       try {
-        row[j] = converters[k](v);
+        out[r] = convert(v);
       } catch (e) {
-        if (!continueOnError) throw cellError(e, planned[j].spec, r);
-        failures.add(r, cellError(e, planned[j].spec, r).message);
-        row[j] = null;
+        const error = cellError(e, planned[j].spec, r);
+        if (!continueOnError) {
+          firstError = { row: r, error };
+          break;
+        }
+        failures.add(r, j, error.message);
+        out[r] = null;
       }
     }
-    rows[r] = row;
-  }
-  return rows;
+    return out;
+  });
+  if (firstError) throw firstError.error;
+  return data;
 }
 
-/** Pass 2: null cells of the column at `ordinal` take its default, converted to the column's type. */
+/**
+ * Pass 2: null cells of the column at `ordinal` take its default, converted to the column's type.
+ * The column is replaced in `out` by a filled copy (it may be the input's array), so the defaults
+ * of later columns see this one filled.
+ */
 function fillDefault(
   text: string,
   out: Dataset,
@@ -121,7 +125,9 @@ function fillDefault(
   const convert = converterTo(p.type);
   const compiled = compileValue(text);
   const evaluate = atArgument(spec, () => compiled.bind(state, out, { fxByRow: stmt.fxByRow }));
-  const rows = out.rows;
+  const values = out.data[ordinal];
+  if (!values.includes(null)) return;
+  const filled = values.slice();
   if (!compiled.perRow && !stmt.fxByRow) {
     // One value for every row: a default that does not convert is a mistake in the script, not the data.
     let value: Value;
@@ -130,19 +136,20 @@ function fillDefault(
     } catch (e) {
       throw new ScriptError(`default of column '${spec.name}': ${toScriptError(e).message}`, 'runtime', spec.pos);
     }
-    for (let r = 0; r < rows.length; r++) if (rows[r][ordinal] === null) rows[r][ordinal] = value;
-    return;
-  }
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
-    if (row[ordinal] !== null) continue;
-    try {
-      row[ordinal] = convert(evaluate(row, r));
-    } catch (e) {
-      if (!stmt.continueOnError) throw cellError(e, spec, r);
-      failures.add(r, cellError(e, spec, r).message);
+    for (let r = 0; r < filled.length; r++) if (filled[r] === null) filled[r] = value;
+  } else {
+    const read = out.reader();
+    for (let r = 0; r < filled.length; r++) {
+      if (filled[r] !== null) continue;
+      try {
+        filled[r] = convert(evaluate(read(r), r));
+      } catch (e) {
+        if (!stmt.continueOnError) throw cellError(e, spec, r);
+        failures.add(r, ordinal, cellError(e, spec, r).message);
+      }
     }
   }
+  out.data[ordinal] = filled;
 }
 
 export function applySchema(stmt: ApplySchema, state: RuntimeState, warn: (text: string) => void): Dataset {
@@ -160,7 +167,7 @@ export function applySchema(stmt: ApplySchema, state: RuntimeState, warn: (text:
   const sources = [...planned.map((p) => p.source), ...others];
 
   const failures = new Failures();
-  const out = new Dataset(columns, convertRows(input, planned, sources, stmt.continueOnError, failures));
+  const out = new Dataset(columns, convertColumns(input, planned, sources, stmt.continueOnError, failures), input.rowCount);
   planned.forEach((p, ordinal) => {
     if (p.spec.default !== undefined) fillDefault(p.spec.default, out, ordinal, p, stmt, state, failures);
   });

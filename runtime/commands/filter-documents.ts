@@ -141,7 +141,9 @@ export function txTest(stmt: ApplyFilter): { test: CellTest; finish(): void } {
     const p = predicateFor(data);
     if (!p) return false;
     matchedSchema = true;
-    return data.rows.some((r) => p(r));
+    const read = data.reader();
+    for (let r = 0; r < data.rowCount; r++) if (p(read(r))) return true;
+    return false;
   };
   return {
     test,

@@ -73,7 +73,7 @@ function pageRows(page: Page, plan: TxPlan, options: TxOptions): Dataset {
 
 function responseRow(page: Page, returnBytes: boolean): Dataset {
   const r = page.response;
-  return new Dataset(
+  return Dataset.fromRows(
     [
       { name: 'payload', type: returnBytes ? { base: 'bytes' } : STRING },
       { name: 'status', type: { base: 'int' } },

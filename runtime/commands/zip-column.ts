@@ -22,17 +22,18 @@ export function zipColumn(stmt: ZipColumn, input: Dataset): Dataset {
   }
   const column = input.columns[ordinal];
   const size = stmt.batch ?? Math.max(1, input.rowCount);
-  const rows: string[][] = [];
+  const values = input.data[ordinal];
+  const documents: string[] = [];
   for (let start = 0; start < input.rowCount; start += size) {
     const fragments: string[] = [];
     const end = Math.min(start + size, input.rowCount);
     for (let r = start; r < end; r++) {
-      const v = input.rows[r][ordinal];
+      const v = values[r];
       if (v !== null) fragments.push(typeof v === 'string' ? v : formatValue(v, column.type));
     }
-    rows.push([buildDocument(stmt.format, fragments)]);
+    documents.push(buildDocument(stmt.format, fragments));
   }
-  return new Dataset([{ name: column.name, type: { base: 'string' } }], rows);
+  return new Dataset([{ name: column.name, type: { base: 'string' } }], [documents]);
 }
 
 registerCommand('ZipColumn', async (stmt, ctx) => zipColumn(stmt, ctx.state.dataset));

@@ -1,26 +1,36 @@
 import { ScriptError } from '../errors';
-import type { Column, ColumnType, Value } from './types';
+import { rowReader, type RowReader } from './row-reader';
+import type { Column, Value } from './types';
 
 /**
- * The pipeline dataset: a typed schema and row-major rows (one array per row, cells in column
- * order). Rows are plain arrays because every loader (papaparse, JSON) produces them cheaply and
- * every per-row hot loop indexes them by a column ordinal resolved once before the loop.
+ * The pipeline dataset: a typed schema and its cells stored by column (`data[c][r]`).
+ *
+ * Columns, not rows, because a loaded file's memory is mostly its cells' containers: one array per
+ * row costs 136 bytes for ten cells, ten column arrays cost 80 bytes a row (docs/sources.md,
+ * "Performance"). Statements that change one column (ADD COLUMN, APPLY SCHEMA) build that column and
+ * share the others. Per-row closures still see a row: `reader()` fills one reused array per row.
  *
  * Column names are case-insensitive (spec 2.6 types, .NET DataTable semantics) but keep their
  * original spelling for display.
  *
- * Ownership rule: a command never mutates the dataset it is given. It returns a new Dataset (built
- * fresh, or a `clone()` it then mutates). The session keeps the previous one until the statement
- * succeeds, which is how a failing statement leaves the pipeline as it was at no copying cost.
+ * Ownership rule: a dataset and its column arrays are never modified once built. A command returns
+ * a new Dataset, sharing the column arrays it does not change. The session keeps the previous one
+ * until the statement succeeds, which is how a failing statement leaves the pipeline as it was at no
+ * copying cost.
  */
 export class Dataset {
   readonly columns: Column[];
-  rows: Value[][];
-  private index: Map<string, number>;
+  /** One array per column, each `rowCount` long. */
+  readonly data: Value[][];
+  readonly rowCount: number;
+  private readonly index: Map<string, number>;
 
-  constructor(columns: Column[] = [], rows: Value[][] = []) {
+  /** `rowCount` is only needed when there are no columns (rows of empty records). */
+  constructor(columns: Column[] = [], data: Value[][] = [], rowCount = data.length > 0 ? data[0].length : 0) {
+    if (data.length !== columns.length) throw new Error(`dataset: ${columns.length} columns but ${data.length} column arrays`);
     this.columns = columns;
-    this.rows = rows;
+    this.data = data;
+    this.rowCount = rowCount;
     this.index = new Map(columns.map((c, i) => [c.name.toLowerCase(), i]));
   }
 
@@ -28,8 +38,14 @@ export class Dataset {
     return new Dataset();
   }
 
-  get rowCount(): number {
-    return this.rows.length;
+  /** A dataset from rows of cells in column order (sources that produce records one by one). */
+  static fromRows(columns: Column[], rows: readonly (readonly Value[])[]): Dataset {
+    const data = columns.map((_, c) => {
+      const values = new Array<Value>(rows.length);
+      for (let r = 0; r < rows.length; r++) values[r] = rows[r][c] ?? null;
+      return values;
+    });
+    return new Dataset(columns, data, rows.length);
   }
 
   /** Ordinal of a column, or -1. */
@@ -51,52 +67,46 @@ export class Dataset {
     return i;
   }
 
-  /** Appends a column filled with `fill` (or per-row values); returns its ordinal. */
-  addColumn(name: string, type: ColumnType, fill: Value | ((row: Value[], i: number) => Value) = null): number {
-    if (this.has(name)) throw new ScriptError(`column '${name}' already exists`, 'runtime');
-    const ordinal = this.columns.length;
-    this.columns.push({ name, type });
-    this.index.set(name.toLowerCase(), ordinal);
-    const rows = this.rows;
-    if (typeof fill === 'function') {
-      for (let i = 0; i < rows.length; i++) rows[i].push(fill(rows[i], i));
-    } else {
-      for (let i = 0; i < rows.length; i++) rows[i].push(fill);
-    }
-    return ordinal;
+  /** A new array holding row `r`. */
+  row(r: number): Value[] {
+    const data = this.data;
+    const row = new Array<Value>(data.length);
+    for (let c = 0; c < data.length; c++) row[c] = data[c][r];
+    return row;
   }
 
-  /** Removes columns by name (unknown names ignored). */
-  dropColumns(names: Iterable<string>): void {
-    const drop = new Set<number>();
-    for (const n of names) {
-      const i = this.indexOf(n);
-      if (i >= 0) drop.add(i);
-    }
-    if (drop.size === 0) return;
-    const keep = this.columns.map((_, i) => i).filter((i) => !drop.has(i));
-    this.project(keep);
+  /** New arrays for rows `start` to `end` (exclusive): for small extracts, never a whole large dataset. */
+  rows(start = 0, end = this.rowCount): Value[][] {
+    const out: Value[][] = [];
+    for (let r = start; r < end; r++) out.push(this.row(r));
+    return out;
   }
 
-  /** Keeps the given ordinals, in that order. */
-  project(ordinals: number[]): void {
-    const cols = ordinals.map((i) => this.columns[i]);
-    this.columns.length = 0;
-    this.columns.push(...cols);
-    this.rows = this.rows.map((r) => ordinals.map((i) => r[i]));
-    this.index = new Map(this.columns.map((c, i) => [c.name.toLowerCase(), i]));
+  /** Reads rows into one reused array; only `ordinals` are filled when given (see row-reader.ts). */
+  reader(ordinals?: readonly number[]): RowReader {
+    return rowReader(this.data, ordinals);
   }
 
-  /** Changes a column's type in place (values must already be converted by the caller). */
-  setType(ordinal: number, type: ColumnType): void {
-    this.columns[ordinal] = { ...this.columns[ordinal], type };
+  /** The rows at `indices`, in that order, under copies of the same columns. */
+  pick(indices: ArrayLike<number>): Dataset {
+    const n = indices.length;
+    const data = this.data.map((values) => {
+      const out = new Array<Value>(n);
+      for (let k = 0; k < n; k++) out[k] = values[indices[k]];
+      return out;
+    });
+    return new Dataset(this.copyColumns(), data, this.columns.length === 0 ? n : undefined);
   }
 
-  /** A copy sharing no mutable structure with this one: rows are new arrays (cells are immutable). */
-  clone(): Dataset {
-    return new Dataset(
-      this.columns.map((c) => ({ ...c, type: { ...c.type } })),
-      this.rows.map((r) => r.slice()),
-    );
+  /** Rows `start` to `end` (exclusive) under copies of the same columns. */
+  slice(start: number, end: number): Dataset {
+    const from = Math.max(0, Math.min(start, this.rowCount));
+    const to = Math.max(from, Math.min(end, this.rowCount));
+    if (from === 0 && to === this.rowCount) return new Dataset(this.copyColumns(), this.data, this.rowCount);
+    return new Dataset(this.copyColumns(), this.data.map((values) => values.slice(from, to)), to - from);
+  }
+
+  private copyColumns(): Column[] {
+    return this.columns.map((c) => ({ ...c }));
   }
 }

@@ -61,7 +61,7 @@ export function renderText(ds: Dataset, options: TextOptions): string {
 
   const head = ds.columns.map((c) => `${displayCell(c.name, STRING, width)}\n${typeName(c.type)}`);
   const body: string[][] = [];
-  for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(ds.rows[r][i], c.type, width)));
+  for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(ds.data[i][r], c.type, width)));
   const aligns = ds.columns.map((c) => (NUMERIC.has(c.type.base) ? 'right' : 'left') as 'right' | 'left');
 
   const natural = drawTable(head, body, aligns);
@@ -158,7 +158,7 @@ export function renderHtml(ds: Dataset, options: HtmlOptions): string {
   );
   const rows: string[] = [];
   for (let r = 0; r < shown; r++) {
-    const row = ds.rows[r];
+    const row = ds.row(r);
     const cells = ds.columns.map((c, i) => {
       const align = numeric[i] ? ' style="text-align:right"' : '';
       const v = row[i];
@@ -176,8 +176,9 @@ export function renderHtml(ds: Dataset, options: HtmlOptions): string {
 /** Every row as a JSON array of objects, with exact longs and decimals (docs/types.md). */
 export function toJsonRows(ds: Dataset): string {
   const write = jsonRowWriter(ds.columns);
+  const read = ds.reader();
   const parts = new Array<string>(ds.rowCount);
-  for (let r = 0; r < ds.rowCount; r++) parts[r] = write(ds.rows[r]);
+  for (let r = 0; r < ds.rowCount; r++) parts[r] = write(read(r));
   return `[${parts.join(',')}]`;
 }
 
@@ -189,8 +190,9 @@ export function toCsv(ds: Dataset): string {
   const types = ds.columns.map((c) => c.type);
   const lines = new Array<string>(ds.rowCount + 1);
   lines[0] = ds.columns.map((c) => csvField(c.name)).join(',');
+  const read = ds.reader();
   for (let r = 0; r < ds.rowCount; r++) {
-    const row = ds.rows[r];
+    const row = read(r);
     let line = '';
     for (let i = 0; i < types.length; i++) {
       if (i > 0) line += ',';
@@ -242,7 +244,7 @@ export function toDataResource(ds: Dataset, limit: number, primaryKey?: string[]
   const shown = Math.min(ds.rowCount, Math.max(0, limit));
   const data: DataResource['data'] = [];
   for (let r = 0; r < shown; r++) {
-    const row = ds.rows[r];
+    const row = ds.row(r);
     const obj: Record<string, string | number | boolean | null> = {};
     for (let i = 0; i < columns.length; i++) obj[columns[i].name] = toPlainValue(row[i], columns[i].type);
     data.push(obj);

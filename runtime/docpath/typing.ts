@@ -110,11 +110,12 @@ export function recordsToDataset(records: ArrayLike<Record<string, unknown>>, op
   const names: string[] = [];
   const taken = new Set<string>();
   const kinds: number[] = [];
-  const rows: unknown[][] = new Array(records.length);
+  const n = records.length;
+  // One array per column as soon as a record has it; records without the key leave it unset (null).
+  const cells: unknown[][] = [];
   const inferText = options.inferText;
-  for (let r = 0; r < records.length; r++) {
+  for (let r = 0; r < n; r++) {
     const record = records[r];
-    const row: unknown[] = [];
     for (const key in record) {
       let ordinal = ordinals.get(key);
       if (ordinal === undefined) {
@@ -122,34 +123,30 @@ export function recordsToDataset(records: ArrayLike<Record<string, unknown>>, op
         ordinals.set(key, ordinal);
         names.push(uniqueName(key, taken));
         kinds.push(0);
+        cells.push(new Array(n));
       }
       const v = record[key];
-      row[ordinal] = v;
+      cells[ordinal][r] = v;
       kinds[ordinal] |= classify(v, inferText);
     }
-    rows[r] = row;
   }
   const columns: Column[] = [];
-  const converters: Convert[] = [];
+  const data: Value[][] = [];
   for (let c = 0; c < names.length; c++) {
     const [type, convert] = typeOf(kinds[c], options.floatDecimal ?? false);
     columns.push({ name: names[c], type });
-    converters.push(convert);
-  }
-  const width = names.length;
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
-    for (let c = 0; c < width; c++) {
-      const v = row[c];
-      row[c] = v === undefined || v === null ? null : converters[c](v);
+    const values = cells[c];
+    for (let r = 0; r < n; r++) {
+      const v = values[r];
+      values[r] = v === undefined || v === null ? null : convert(v);
     }
+    data.push(values as Value[]);
   }
   if (options.raw) {
     columns.push({ name: uniqueName(options.raw.name, taken), type: STRING });
-    const values = options.raw.values;
-    for (let r = 0; r < rows.length; r++) rows[r].push(values[r]);
+    data.push(Array.from(options.raw.values));
   }
-  return new Dataset(columns, rows as Value[][]);
+  return new Dataset(columns, data, n);
 }
 
 /** The name itself, or with `_2`, `_3`… when a column with that name (any case) exists. */

@@ -32,13 +32,14 @@ export function aggregateMismatch(name: AggregateName, kind: Kind): string | und
   return isNumeric(kind) ? undefined : `${name} needs a numeric column, not ${kind}`;
 }
 
-export function aggregate(name: AggregateName, rows: readonly Value[][], index: number, kind: Kind): Value {
+/** `name` over the first `count` cells of a column. */
+export function aggregate(name: AggregateName, column: readonly Value[], count: number, kind: Kind): Value {
   const values: Value[] = [];
-  for (let i = 0; i < rows.length; i++) {
-    const v = rows[i][index];
+  for (let i = 0; i < count; i++) {
+    const v = column[i];
     if (v !== null) values.push(v);
   }
-  if (name === 'COUNT') return rows.length === 0 ? null : values.length;
+  if (name === 'COUNT') return count === 0 ? null : values.length;
   if (values.length === 0) return null;
   switch (name) {
     case 'MIN':

@@ -1,3 +1,4 @@
+import type { Dataset } from '../dataset/dataset';
 import type { Column, Value } from '../dataset/types';
 import { ScriptError } from '../errors';
 import { exprError, type ErrorContext } from './errors';
@@ -16,11 +17,11 @@ export interface Bound {
   column?: number;
 }
 
-/** What binding needs beyond the tree: the schema, the text for errors, rows for aggregates. */
+/** What binding needs beyond the tree: the schema, the text for errors, the rows for aggregates. */
 export interface BindEnv {
   columns: Column[];
   context: ErrorContext;
-  rows(): readonly Value[][] | undefined;
+  dataset(): Dataset | undefined;
 }
 
 export function constantBound(value: Value, type: StaticType): Bound {

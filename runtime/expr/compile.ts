@@ -42,9 +42,9 @@ export function bindNode(node: ExprNode, env: BindEnv): Bound {
       const kind = env.columns[i].type.base;
       const why = aggregateMismatch(node.name, kind);
       if (why) throw mismatch(why, node.offset, env);
-      const rows = env.rows();
-      if (!rows) throw located(aggregateNeedsRows(node.name), node.offset, env);
-      return constantBound(aggregate(node.name, rows, i, kind), aggregateType(node.name, kind));
+      const data = env.dataset();
+      if (!data) throw located(aggregateNeedsRows(node.name), node.offset, env);
+      return constantBound(aggregate(node.name, data.data[i], data.rowCount, kind), aggregateType(node.name, kind));
     }
   }
 }

@@ -21,11 +21,11 @@ export interface Expression {
   readonly columns: string[];
   /**
    * Closure computing the expression for one row of `columns`. Aggregates (Sum(x)…) are computed over
-   * `rows` when given, else over `state.dataset` when it has these columns.
+   * `data` when given, else over `state.dataset` when it has these columns.
    */
-  bind(columns: Column[], state?: RuntimeState, rows?: readonly Value[][]): (row: Value[]) => Value;
+  bind(columns: Column[], state?: RuntimeState, data?: Dataset): (row: Value[]) => Value;
   /** The column type of the expression's values; string when it varies per row or is always null. */
-  resultType(columns: Column[], state?: RuntimeState, rows?: readonly Value[][]): ColumnType;
+  resultType(columns: Column[], state?: RuntimeState, data?: Dataset): ColumnType;
 }
 
 export interface Filter {
@@ -33,20 +33,20 @@ export interface Filter {
   /** The column names the filter reads, as written. */
   readonly columns: string[];
   /** Closure telling whether a row passes: true only when the expression is true (null drops it). */
-  bind(columns: Column[], state?: RuntimeState, rows?: readonly Value[][]): (row: Value[]) => boolean;
+  bind(columns: Column[], state?: RuntimeState, data?: Dataset): (row: Value[]) => boolean;
 }
 
 export function compileExpression(source: string, at?: Position): Expression {
   const context: ErrorContext = { source, at };
   const tree = parseExpression(context);
-  const bindTree = (columns: Column[], state?: RuntimeState, rows?: readonly Value[][]) =>
-    bindNode(tree, environment(context, columns, state, rows));
+  const bindTree = (columns: Column[], state?: RuntimeState, data?: Dataset) =>
+    bindNode(tree, environment(context, columns, state, data));
   return {
     source,
     columns: referencedColumns(tree),
-    bind: (columns, state, rows) => bindTree(columns, state, rows).fn,
-    resultType: (columns, state, rows) => {
-      const t = bindTree(columns, state, rows).type;
+    bind: (columns, state, data) => bindTree(columns, state, data).fn,
+    resultType: (columns, state, data) => {
+      const t = bindTree(columns, state, data).type;
       return t === 'any' || t === 'null' ? { base: 'string' } : { base: t };
     },
   };
@@ -58,8 +58,8 @@ export function compileFilter(source: string, at?: Position): Filter {
   return {
     source,
     columns: referencedColumns(tree),
-    bind: (columns, state, rows) => {
-      const env = environment(context, columns, state, rows);
+    bind: (columns, state, data) => {
+      const env = environment(context, columns, state, data);
       return predicate(bindNode(tree, env), env);
     },
   };
@@ -81,11 +81,11 @@ function predicate(bound: Bound, env: BindEnv): (row: Value[]) => boolean {
   };
 }
 
-function environment(context: ErrorContext, columns: Column[], state?: RuntimeState, rows?: readonly Value[][]): BindEnv {
+function environment(context: ErrorContext, columns: Column[], state?: RuntimeState, data?: Dataset): BindEnv {
   return {
     columns,
     context,
-    rows: () => rows ?? (state && sameColumns(state.dataset.columns, columns) ? state.dataset.rows : undefined),
+    dataset: () => data ?? (state && sameColumns(state.dataset.columns, columns) ? state.dataset : undefined),
   };
 }
 
@@ -107,12 +107,15 @@ export function calculate(aggregate: string, filter: string | undefined, dataset
       'runtime',
     );
   }
-  let rows = dataset.rows;
+  let rows = dataset;
   if (filter !== undefined && filter.trim() !== '') {
     const keep = compileFilter(filter).bind(dataset.columns);
-    rows = rows.filter(keep);
+    const read = dataset.reader();
+    const kept: number[] = [];
+    for (let r = 0; r < dataset.rowCount; r++) if (keep(read(r))) kept.push(r);
+    rows = dataset.pick(kept);
   }
-  return bindNode(tree, { columns: dataset.columns, context: expression, rows: () => rows }).fn([]);
+  return bindNode(tree, { columns: dataset.columns, context: expression, dataset: () => rows }).fn([]);
 }
 
 function referencedColumns(node: ExprNode): string[] {

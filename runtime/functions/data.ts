@@ -89,20 +89,21 @@ export const dataFunctions: FunctionDef[] = [
     const ds = ctx.state.dataset;
     if (args.length === 0 || args[0] === null || text(args[0]).trim() === '') return ds.rowCount;
     const keep = expressionEngine().compileFilter(text(args[0])).bind(ds.columns, ctx.state);
+    const read = ds.reader();
     let n = 0;
-    for (const row of ds.rows) if (keep(row)) n++;
+    for (let r = 0; r < ds.rowCount; r++) if (keep(read(r))) n++;
     return n;
   }),
   F('data.sizekb', '#data.sizekb()', 0, 'Approximate in-memory size of the pipeline in KB (2 bytes per character, 16 per number or date, 8 per cell slot), rounded up.', '#data.sizekb()', undefined, (_args, ctx) => {
     let bytes = 0;
-    for (const row of ctx.state.dataset.rows) for (const v of row) bytes += cellBytes(v);
+    for (const values of ctx.state.dataset.data) for (const v of values) bytes += cellBytes(v);
     return Math.ceil(bytes / 1024);
   }),
   F('data.value', '#data.value(row, column)', 2, 'The cell at a 0-based row index and a column name.', "#data.value(0, 'name')", undefined, (args, ctx) => {
     const ds = ctx.state.dataset;
     const r = integer(args[0], 'the row');
     if (r < 0 || r >= ds.rowCount) throw new FunctionError(`row ${r} is out of range (the pipeline has ${ds.rowCount} row${ds.rowCount === 1 ? '' : 's'})`);
-    return ds.rows[r][ds.require(text(args[1]))];
+    return ds.data[ds.require(text(args[1]))][r];
   }),
   F('decrement', '#decrement(a[, b])', [1, 2], 'a minus 1, or minus b (exact for long and decimal values).', '#decrement(10, 3)', '7', (args) => addTo(args[0], args.length > 1 ? args[1] : null, -1)),
   F('increment', '#increment(a[, b])', [1, 2], 'a plus 1, or plus b (exact for long and decimal values).', '#increment(41)', '42', (args) => addTo(args[0], args.length > 1 ? args[1] : null, 1)),

@@ -1,4 +1,4 @@
-import { converterTo, type Converter } from '../dataset/convert';
+import { converterTo } from '../dataset/convert';
 import { Dataset } from '../dataset/dataset';
 import { sameType } from '../dataset/type-names';
 import { STRING, type Column, type ColumnType, type Value } from '../dataset/types';
@@ -27,31 +27,23 @@ export function concatDatasets(parts: Dataset[]): Dataset {
       }
     }
   }
-  const rows: Value[][] = [];
-  for (const part of parts) {
-    const sameShape = part.columns.length === columns.length && part.columns.every((c, i) => c.name.toLowerCase() === columns[i].name.toLowerCase() && sameType(c.type, columns[i].type));
-    if (sameShape) {
-      for (const row of part.rows) rows.push(row);
-      continue;
-    }
-    // Per target column: the source ordinal (-1: missing) and a converter when the type changes.
-    const sources = columns.map((c) => part.indexOf(c.name));
-    const converters: (Converter | undefined)[] = columns.map((c, i) => {
-      const from = sources[i] < 0 ? undefined : part.columns[sources[i]].type;
-      return from && !sameType(from, c.type) ? converterTo(c.type, from) : undefined;
-    });
-    for (const row of part.rows) {
-      const out: Value[] = new Array(columns.length);
-      for (let i = 0; i < columns.length; i++) {
-        const s = sources[i];
-        const v = s < 0 ? null : row[s];
-        const convert = converters[i];
-        out[i] = convert && v !== null ? convert(v) : v;
+  const total = parts.reduce((n, part) => n + part.rowCount, 0);
+  const data = columns.map((c) => {
+    const out = new Array<Value>(total);
+    let at = 0;
+    for (const part of parts) {
+      const s = part.indexOf(c.name);
+      const values = s < 0 ? undefined : part.data[s];
+      const from = s < 0 ? undefined : part.columns[s].type;
+      const convert = from && !sameType(from, c.type) ? converterTo(c.type, from) : undefined;
+      for (let r = 0; r < part.rowCount; r++) {
+        const v = values === undefined ? null : values[r];
+        out[at++] = convert && v !== null ? convert(v) : v;
       }
-      rows.push(out);
     }
-  }
-  return new Dataset(columns, rows);
+    return out;
+  });
+  return new Dataset(columns, data, total);
 }
 
 const INTEGER_RANK: Partial<Record<ColumnType['base'], number>> = { tinyint: 1, short: 2, int: 3, long: 4 };

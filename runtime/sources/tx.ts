@@ -79,22 +79,24 @@ export function transformColumn(input: Dataset, column: string, plan: TxPlan, op
   const carriedColumns: Column[] = carried.map(({ c }) => ({ name: c.name, type: c.type }));
   const taken = new Set(carriedColumns.map((c) => c.name.toLowerCase()));
   const parts: Dataset[] = [];
-  input.rows.forEach((row, r) => {
-    const text = cellText(row[ordinal], type);
+  const documents = input.data[ordinal];
+  for (let r = 0; r < input.rowCount; r++) {
+    const text = cellText(documents[r], type);
     const doc =
       text === undefined
         ? new Dataset()
         : transformText(text, plan, { ...options, source: `row ${r + 1} of ${columnName}` });
     if (!carry) {
       parts.push(doc);
-      return;
+      continue;
     }
-    const values = carried.map(({ i }) => row[i]);
+    // The row's carried cells, repeated on each of its document's rows (one row when it has none).
+    const count = Math.max(1, doc.rowCount);
     const columns = carriedColumns.concat(doc.columns.map((c) => ({ name: taken.has(c.name.toLowerCase()) ? `${columnName}.${c.name}` : c.name, type: c.type })));
-    const rows = doc.rowCount === 0 ? [values] : doc.rows.map((d) => values.concat(d));
-    parts.push(new Dataset(columns, rows));
-  });
-  if (carry && parts.length === 0) return new Dataset(carriedColumns, []);
+    const data = carried.map(({ i }) => new Array<Value>(count).fill(input.data[i][r])).concat(doc.rowCount === 0 ? doc.data.map(() => [null]) : doc.data);
+    parts.push(new Dataset(columns, data, count));
+  }
+  if (carry && parts.length === 0) return Dataset.fromRows(carriedColumns, []);
   return concatDatasets(parts);
 }
 

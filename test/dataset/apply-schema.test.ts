@@ -63,7 +63,7 @@ async function run(input: Dataset, stmt: ApplySchema): Promise<{ out: Dataset; w
 
 /** What the CSV reader produces: string columns of text cells. */
 function csv(header: string[], rows: string[][]): Dataset {
-  return new Dataset(header.map((name) => ({ name, type: T('string') })), rows);
+  return Dataset.fromRows(header.map((name) => ({ name, type: T('string') })), rows);
 }
 
 const orders = () =>
@@ -77,7 +77,7 @@ const orders = () =>
 
 test('listed columns are converted; schema columns come first, then the others; the input is untouched', async () => {
   const input = orders();
-  const snapshot = JSON.stringify(input.rows);
+  const snapshot = JSON.stringify(input.rows());
   const { out, warnings } = await run(
     input,
     schema([
@@ -89,21 +89,21 @@ test('listed columns are converted; schema columns come first, then the others; 
   );
   assert.deepEqual(out.columns.map((c) => c.name), ['id', 'price', 'qty', 'placed', 'note']);
   assert.deepEqual(out.columns.map((c) => c.type), [T('long'), T('decimal'), T('int'), T('datetime'), T('string')]);
-  assert.equal(out.rows[0][0], 9007199254740993n);
-  assert.equal((out.rows[0][1] as Decimal).toFixed(), '12345678901234567890.123456789');
-  assert.equal(out.rows[0][2], 3);
-  assert.equal((out.rows[0][3] as Date).toISOString(), '2024-03-31T02:30:00.000Z');
-  assert.equal(out.rows[0][4], 'first');
-  assert.deepEqual(out.rows[1].slice(2, 4), [null, null], 'blank text becomes null');
+  assert.equal(out.rows()[0][0], 9007199254740993n);
+  assert.equal((out.rows()[0][1] as Decimal).toFixed(), '12345678901234567890.123456789');
+  assert.equal(out.rows()[0][2], 3);
+  assert.equal((out.rows()[0][3] as Date).toISOString(), '2024-03-31T02:30:00.000Z');
+  assert.equal(out.rows()[0][4], 'first');
+  assert.deepEqual(out.rows()[1].slice(2, 4), [null, null], 'blank text becomes null');
   assert.deepEqual(warnings, []);
-  assert.equal(JSON.stringify(input.rows), snapshot);
+  assert.equal(JSON.stringify(input.rows()), snapshot);
   assert.deepEqual(input.columns.map((c) => c.type.base), ['string', 'string', 'string', 'string', 'string']);
 });
 
 test('STRICT_COLUMNS keeps exactly the listed columns, in the schema order', async () => {
   const { out } = await run(orders(), schema([{ name: 'note' }, { typeName: 'short', name: 'QTY' }], { strictColumns: true }));
   assert.deepEqual(out.columns.map((c) => c.name), ['note', 'QTY']);
-  assert.deepEqual(out.rows, [['first', 3], ['second', null]]);
+  assert.deepEqual(out.rows(), [['first', 3], ['second', null]]);
 });
 
 test('a missing column is added, with its default or null; a column without type is a string', async () => {
@@ -118,7 +118,7 @@ test('a missing column is added, with its default or null; a column without type
     ]),
   );
   assert.deepEqual(out.columns.slice(0, 5).map((c) => c.type), [T('int'), T('string[10]'), T('decimal(10,2)'), T('string'), T('guid')]);
-  for (const row of out.rows) {
+  for (const row of out.rows()) {
     assert.equal(row[1], 'open');
     assert.equal((row[2] as Decimal).toFixed(), '0.13');
     assert.equal(row[3], null);
@@ -137,7 +137,7 @@ test('defaults fill null cells only, and can use converted fields and @sql() exp
       { typeName: 'datetime', name: 'placed', default: '2000-01-01' },
     ]),
   );
-  const col = (name: string) => out.rows.map((r) => r[out.require(name)]);
+  const col = (name: string) => out.rows().map((r) => r[out.require(name)]);
   assert.deepEqual(col('qty'), [3, 20], 'an existing value stays; the null one gets the default');
   assert.deepEqual(col('label'), ['first-3', 'second-20']);
   assert.deepEqual(col('note_length'), [5, 6]);
@@ -146,20 +146,20 @@ test('defaults fill null cells only, and can use converted fields and @sql() exp
 
 test('a column that already has the type keeps its values as they are', async () => {
   const d = new Decimal('1.25');
-  const input = new Dataset([{ name: 'amount', type: T('decimal(10,2)') }, { name: 'n', type: T('int') }], [[d, 1], [null, 2]]);
+  const input = Dataset.fromRows([{ name: 'amount', type: T('decimal(10,2)') }, { name: 'n', type: T('int') }], [[d, 1], [null, 2]]);
   const { out } = await run(input, schema([{ typeName: 'DECIMAL(10, 2)', name: 'amount', default: '0' }]));
-  assert.equal(out.rows[0][0], d);
-  assert.equal((out.rows[1][0] as Decimal).toFixed(2), '0.00');
-  assert.notEqual(out.rows[0], input.rows[0], 'rows are new arrays');
+  assert.equal(out.rows()[0][0], d);
+  assert.equal((out.rows()[1][0] as Decimal).toFixed(2), '0.00');
+  assert.notEqual(out.rows()[0], input.rows()[0], 'rows are new arrays');
 });
 
 test('a typed column can change type (int to string, decimal to int)', async () => {
-  const input = new Dataset(
+  const input = Dataset.fromRows(
     [{ name: 'n', type: T('int') }, { name: 'd', type: T('decimal(6,1)') }],
     [[7, new Decimal('2.5')], [-1, new Decimal('-2.5')]],
   );
   const { out } = await run(input, schema([{ typeName: 'string[2]', name: 'n' }, { typeName: 'int', name: 'd' }]));
-  assert.deepEqual(out.rows, [['7', 2], ['-1', -2]], 'decimal to int rounds half to even, as .NET');
+  assert.deepEqual(out.rows(), [['7', 2], ['-1', -2]], 'decimal to int rounds half to even, as .NET');
 });
 
 test('without CONTINUE_ON_ERROR the first bad cell fails the statement, naming column, row and value', async () => {
@@ -193,15 +193,15 @@ test('CONTINUE_ON_ERROR turns failing cells into null (or the default) and warns
       { continueOnError: true },
     ),
   );
-  assert.deepEqual(out.rows.map((r) => r[0]), [null, 5, 7]);
-  assert.deepEqual(out.rows.map((r) => r[1] === null), [true, false, true]);
+  assert.deepEqual(out.rows().map((r) => r[0]), [null, 5, 7]);
+  assert.deepEqual(out.rows().map((r) => r[1] === null), [true, false, true]);
   assert.equal(warnings.length, 1);
   assert.equal(
     warnings[0],
     "APPLY SCHEMA: 3 values in 2 rows could not be converted and became null (or the column default); first: column 'qty', row 1: cannot convert 'abc' to int",
   );
   const fallback = await run(csv(['n'], [['x'], ['2']]), schema([{ typeName: 'int', name: 'n', default: '-1' }], { continueOnError: true }));
-  assert.deepEqual(fallback.out.rows, [[-1], [2]]);
+  assert.deepEqual(fallback.out.rows(), [[-1], [2]]);
 });
 
 test('schema mistakes are errors at the column line: bad type, duplicate, unconvertible constant default', async () => {
@@ -225,12 +225,12 @@ test('schema mistakes are errors at the column line: bad type, duplicate, unconv
 test('FX_BY_ROW evaluates # functions once per row; without it once for all rows', async () => {
   const input = csv(['id'], [['1'], ['2'], ['3']]);
   const once = await run(input, schema([{ typeName: 'guid', name: 'g', default: '#rndguid()' }]));
-  assert.equal(new Set(once.out.rows.map((r) => r[0])).size, 1);
-  assert.match(String(once.out.rows[0][0]), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  assert.equal(new Set(once.out.rows().map((r) => r[0])).size, 1);
+  assert.match(String(once.out.rows()[0][0]), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   const perRow = await run(input, schema([{ typeName: 'guid', name: 'g', default: '#rndguid()' }], { fxByRow: true }));
-  assert.equal(new Set(perRow.out.rows.map((r) => r[0])).size, 3);
+  assert.equal(new Set(perRow.out.rows().map((r) => r[0])).size, 3);
   const perRowAt = await run(input, schema([{ typeName: 'guid', name: 'g', default: '@rndguid()' }]));
-  assert.equal(new Set(perRowAt.out.rows.map((r) => r[0])).size, 3);
+  assert.equal(new Set(perRowAt.out.rows().map((r) => r[0])).size, 3);
 });
 
 test('an empty dataset gets the schema columns and no rows', async () => {
@@ -242,7 +242,7 @@ test('an empty dataset gets the schema columns and no rows', async () => {
 test('descriptions are kept on the columns', async () => {
   const { out } = await run(orders(), schema([{ typeName: 'int', name: 'qty', description: 'units ordered' }], { strictColumns: true }));
   assert.deepEqual(out.columns, [{ name: 'qty', type: T('int'), description: 'units ordered' }]);
-  const values: Value[] = out.rows.map((r) => r[0]);
+  const values: Value[] = out.rows().map((r) => r[0]);
   assert.deepEqual(values, [3, null]);
 });
 

@@ -12,7 +12,7 @@ const T = parseTypeName;
 function people(rows: number): Dataset {
   const data: Value[][] = [];
   for (let i = 0; i < rows; i++) data.push([i + 1, `person ${i + 1}`, i % 3 === 0 ? null : new Decimal(i).div(4)]);
-  return new Dataset(
+  return Dataset.fromRows(
     [
       { name: 'id', type: T('int') },
       { name: 'name', type: T('string[50]') },
@@ -40,14 +40,14 @@ test('text: cut at the limit with the total, thousands separated', () => {
   const text = renderText(people(4567), { limit: 20 });
   assert.equal(text.split('\n').at(-1), '(showing 20 of 4,567 rows)');
   assert.equal(text.split('\n').filter((l) => /person/.test(l)).length, 20);
-  const big = new Dataset([{ name: 'n', type: T('int') }], Array.from({ length: 1_000_000 }, () => [1]));
+  const big = Dataset.fromRows([{ name: 'n', type: T('int') }], Array.from({ length: 1_000_000 }, () => [1]));
   const out = renderText(big, { limit: 2 });
   assert.equal(out.split('\n').at(-1), '(showing 2 of 1,000,000 rows)');
   assert.equal(out.split('\n').filter((l) => /^│\s+1 │$/.test(l)).length, 2);
 });
 
 test('text: no ANSI escapes, and control characters never break a row', () => {
-  const ds = new Dataset([{ name: 'doc', type: T('string') }], [['line one\nline two\r\n\tend']]);
+  const ds = Dataset.fromRows([{ name: 'doc', type: T('string') }], [['line one\nline two\r\n\tend']]);
   const text = renderText(ds, { limit: 5 });
   assert.doesNotMatch(text, /\u001b/);
   assert.match(text, /│ line one↵line two↵ end │/);
@@ -56,7 +56,7 @@ test('text: no ANSI escapes, and control characters never break a row', () => {
 
 test('text: fits the terminal width, cutting long cells with …', () => {
   const long = 'x'.repeat(300);
-  const ds = new Dataset(
+  const ds = Dataset.fromRows(
     [
       { name: 'id', type: T('int') },
       { name: 'payload', type: T('string') },
@@ -70,7 +70,7 @@ test('text: fits the terminal width, cutting long cells with …', () => {
     assert.match(text, /x…/);
     assert.match(text, /│\s+1 │/, 'the narrow id column is never cut');
   }
-  const narrow = renderText(new Dataset([{ name: 'payload', type: T('string') }], [[long]]), { limit: 1, width: 10 });
+  const narrow = renderText(Dataset.fromRows([{ name: 'payload', type: T('string') }], [[long]]), { limit: 1, width: 10 });
   for (const w of widths(narrow)) assert.ok(w <= 10, narrow);
   assert.match(narrow, /│ xxxxx… │/);
   const roomy = renderText(people(2), { limit: 10, width: 200 });
@@ -79,17 +79,17 @@ test('text: fits the terminal width, cutting long cells with …', () => {
 
 test('text and html: huge non-ASCII cells are cut before drawing, never inside a surrogate pair', () => {
   const huge = `${'é'.repeat(59)}😀${'ü'.repeat(1_000_000)}`;
-  const ds = new Dataset([{ name: 'doc', type: T('string') }], [[huge]]);
+  const ds = Dataset.fromRows([{ name: 'doc', type: T('string') }], [[huge]]);
   const text = renderText(ds, { limit: 1, width: 64 });
   for (const w of widths(text)) assert.ok(w <= 64, text);
   assert.doesNotMatch(text, /[\ud800-\udbff](?![\udc00-\udfff])/, 'no lone high surrogate');
-  const html = renderHtml(new Dataset([{ name: 'doc', type: T('string') }], [[`${'a'.repeat(999)}😀tail`]]), { limit: 1 });
+  const html = renderHtml(Dataset.fromRows([{ name: 'doc', type: T('string') }], [[`${'a'.repeat(999)}😀tail`]]), { limit: 1 });
   assert.match(html, /<td>a{999}…<\/td>/);
 });
 
 test('text: columns that cannot fit at all are named in a footer', () => {
   const columns = Array.from({ length: 30 }, (_, i) => ({ name: `column_${i}`, type: T('string') }));
-  const ds = new Dataset(columns, [columns.map((_, i) => `value ${i}`)]);
+  const ds = Dataset.fromRows(columns, [columns.map((_, i) => `value ${i}`)]);
   const text = renderText(ds, { limit: 10, width: 80 });
   for (const w of widths(text)) assert.ok(w <= 80, text);
   const footer = text.split('\n').at(-1) ?? '';
@@ -98,7 +98,7 @@ test('text: columns that cannot fit at all are named in a footer', () => {
 });
 
 test('text: an empty dataset shows its columns and (0 rows); no columns at all says so', () => {
-  const ds = new Dataset([{ name: 'id', type: T('long') }, { name: 'at', type: T('datetime') }], []);
+  const ds = Dataset.fromRows([{ name: 'id', type: T('long') }, { name: 'at', type: T('datetime') }], []);
   const text = renderText(ds, { limit: 20 });
   assert.match(text, /│\s+id │ at\s+│/);
   assert.match(text, /│ long │ datetime │/);
@@ -107,7 +107,7 @@ test('text: an empty dataset shows its columns and (0 rows); no columns at all s
 });
 
 test('html: escaped names and cells, types in the header, NULL, the row count, cut at the limit', () => {
-  const ds = new Dataset(
+  const ds = Dataset.fromRows(
     [
       { name: 'a<b>', type: T('string'), description: 'the "a" & b' },
       { name: 'n', type: T('long') },
@@ -123,11 +123,11 @@ test('html: escaped names and cells, types in the header, NULL, the row count, c
   assert.doesNotMatch(html, /three/);
   assert.match(html, /\(showing 2 of 3 rows\)/);
   assert.doesNotMatch(html, /<b>|<z>/);
-  assert.match(renderHtml(new Dataset([{ name: 'id', type: T('int') }], []), { limit: 5 }), /<th[^>]*>id<br>[\s\S]*\(0 rows\)/);
+  assert.match(renderHtml(Dataset.fromRows([{ name: 'id', type: T('int') }], []), { limit: 5 }), /<th[^>]*>id<br>[\s\S]*\(0 rows\)/);
 });
 
 test('json rows keep exact longs and decimals and parse back', () => {
-  const ds = new Dataset(
+  const ds = Dataset.fromRows(
     [
       { name: 'id', type: T('long') },
       { name: 'price', type: T('decimal') },
@@ -151,7 +151,7 @@ test('json rows keep exact longs and decimals and parse back', () => {
 });
 
 test('csv: RFC 4180 quoting, CRLF, header line, null vs empty string', () => {
-  const ds = new Dataset(
+  const ds = Dataset.fromRows(
     [
       { name: 'name, full', type: T('string') },
       { name: 'note', type: T('string') },
@@ -169,7 +169,7 @@ test('csv: RFC 4180 quoting, CRLF, header line, null vs empty string', () => {
 });
 
 test('data resource: Table Schema field types and JSON-safe values', () => {
-  const ds = new Dataset(
+  const ds = Dataset.fromRows(
     [
       { name: 'id', type: T('long') },
       { name: 'price', type: T('decimal(10,2)') },

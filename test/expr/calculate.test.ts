@@ -4,7 +4,7 @@ import Decimal from 'decimal.js';
 import { Dataset } from '../../runtime/dataset/dataset';
 import { calculate } from '../../runtime/expr';
 
-const employees = new Dataset(
+const employees = Dataset.fromRows(
   [
     { name: 'EmpID', type: { base: 'int' } },
     { name: 'Total', type: { base: 'int' } },
@@ -49,7 +49,7 @@ test('an empty set gives null', () => {
   for (const agg of ['Sum(Total)', 'Avg(Total)', 'Min(Name)', 'Max(Rate)', 'Count(Total)', 'Var(Score)']) {
     assert.equal(calculate(agg, 'EmpID = 99', employees), null, agg);
   }
-  assert.equal(calculate('Sum(Total)', undefined, new Dataset(employees.columns, [])), null);
+  assert.equal(calculate('Sum(Total)', undefined, Dataset.fromRows(employees.columns, [])), null);
 });
 
 test('errors: a column outside an aggregate, a bad filter, an unknown column', () => {

@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { Dataset } from '../../runtime/dataset/dataset';
 import { parseDecimal } from '../../runtime/dataset/decimal-scale';
 import type { Column, Value } from '../../runtime/dataset/types';
 import { compileExpression, compileFilter } from '../../runtime/expr';
@@ -24,7 +25,7 @@ export const rows: Value[][] = [
 
 /** The expression's value on each row of `rows`. */
 export function values(source: string, data: Value[][] = rows, cols: Column[] = columns): Value[] {
-  const f = compileExpression(source).bind(cols, undefined, data);
+  const f = compileExpression(source).bind(cols, undefined, Dataset.fromRows(cols, data));
   return data.map((r) => f(r));
 }
 
@@ -35,6 +36,6 @@ export function value(source: string): Value {
 
 /** The ids of the rows the filter keeps. */
 export function kept(filter: string, data: Value[][] = rows, cols: Column[] = columns): Value[] {
-  const keep = compileFilter(filter).bind(cols, undefined, data);
+  const keep = compileFilter(filter).bind(cols, undefined, Dataset.fromRows(cols, data));
   return data.filter(keep).map((r) => r[0]);
 }

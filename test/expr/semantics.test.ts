@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Decimal from 'decimal.js';
 import { decimalText } from '../../runtime/dataset/decimal-scale';
+import { Dataset } from '../../runtime/dataset/dataset';
 import type { Column, Value } from '../../runtime/dataset/types';
 import { ScriptError } from '../../runtime/errors';
 import { compileExpression } from '../../runtime/expr';
@@ -10,7 +11,7 @@ import { columns, kept, rows, value, values } from './helpers';
 const text = (v: Value) => (v === null ? null : v instanceof Decimal ? decimalText(v) : String(v));
 
 function runtimeFailure(source: string, data: Value[][] = rows, cols: Column[] = columns): ScriptError {
-  const f = compileExpression(source, { line: 1, column: 1, offset: 0 }).bind(cols, undefined, data);
+  const f = compileExpression(source, { line: 1, column: 1, offset: 0 }).bind(cols, undefined, Dataset.fromRows(cols, data));
   try {
     data.forEach((r) => f(r));
   } catch (e) {

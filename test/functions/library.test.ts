@@ -133,7 +133,7 @@ test('statebag, variables (encrypted at rest) and %var', async () => {
   const list = await s.run('%var list');
   const table = list[0];
   assert.ok(table.kind === 'table');
-  assert.deepEqual(table.dataset.rows, [['plain', 'no', 'hello'], ['token', 'yes', '****']]);
+  assert.deepEqual(table.dataset.rows(), [['plain', 'no', 'hello'], ['token', 'yes', '****']]);
   await s.run('%var remove plain');
   assert.equal((await s.run("PRINT '[#trygetvar(plain)]';"))[0].kind === 'message' && 'ok', 'ok');
   await assert.rejects(s.run('%var remove plain'), /no variable 'plain'/);
@@ -239,7 +239,7 @@ test('#image2pdf from bytes, a local file and an http URL', async () => {
   const ds = dataset([['img', 'bytes']], [[new Uint8Array(png(5, 7))]]);
   const { compileTemplate } = await import('../../runtime/functions/evaluate');
   const f = compileTemplate('@image2pdfbase64({{img}})').bind(newState(ds), ds);
-  assert.deepEqual(await pageSize(Buffer.from(f(ds.rows[0], 0), 'base64')), [5, 7]);
+  assert.deepEqual(await pageSize(Buffer.from(f(ds.rows()[0], 0), 'base64')), [5, 7]);
   const server = createServer((req, res) => {
     if (req.url === '/logo.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png(11, 13));
     else res.writeHead(404).end('no');

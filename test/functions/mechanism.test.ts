@@ -60,14 +60,14 @@ test('compileTemplate: fields, @ per row, # once, unknown column', () => {
   assert.equal(t.perRow, true);
   assert.deepEqual(t.fields, ['name', 'name']);
   const f = t.bind(newState(ds), ds);
-  const [a, b] = ds.rows.map(f);
+  const [a, b] = ds.rows().map(f);
   assert.match(a, /^ann: ANN [0-9a-f-]{36}$/);
   assert.match(b, /^Bob, Jr: BOB, JR [0-9a-f-]{36}$/);
   assert.equal(a.slice(-36), b.slice(-36), '#rndguid() is evaluated once');
   const perRow = compileTemplate('@rndguid()').bind(newState(ds), ds);
-  assert.notEqual(perRow(ds.rows[0], 0), perRow(ds.rows[1], 1), '@rndguid() is evaluated per row');
+  assert.notEqual(perRow(ds.rows()[0], 0), perRow(ds.rows()[1], 1), '@rndguid() is evaluated per row');
   const byRow = compileTemplate('#rndguid()').bind(newState(ds), ds, { fxByRow: true });
-  assert.notEqual(byRow(ds.rows[0], 0), byRow(ds.rows[1], 1), 'fxByRow re-evaluates #f()');
+  assert.notEqual(byRow(ds.rows()[0], 0), byRow(ds.rows()[1], 1), 'fxByRow re-evaluates #f()');
   assert.equal(compileTemplate('#toupper(x)').perRow, false);
   assert.throws(() => compileTemplate('{{nope}}').bind(newState(ds), ds), /unknown column 'nope' in \{\{nope\}\} \(columns: name, amount, qty, blob, big, price\)/);
 });
@@ -75,34 +75,34 @@ test('compileTemplate: fields, @ per row, # once, unknown column', () => {
 test('compileTemplate: a #f() with a field argument is evaluated per row; field names are case-insensitive', () => {
   const ds = people();
   const f = compileTemplate('#toupper({{NAME}})').bind(newState(ds), ds);
-  assert.deepEqual(ds.rows.map(f), ['ANN', 'BOB, JR']);
+  assert.deepEqual(ds.rows().map(f), ['ANN', 'BOB, JR']);
 });
 
 test('binary prefixes and value display', () => {
   const ds = people();
   const f = compileTemplate('{{blob}}|{{hex:blob}}|{{base64:blob}}|{{utf8:blob}}|{{ascii:blob}}|{{unicode:blob}}|{{base64:name}}|{{big}}|{{price}}|{{amount}}').bind(newState(ds), ds);
-  assert.equal(f(ds.rows[0], 0), `6869|6869|aGk=|hi|hi|${Buffer.from([0x68, 0x69]).toString('utf16le')}|YW5u|9007199254740993|1.1|1234.5`);
-  assert.equal(f(ds.rows[1], 1), '||||||Qm9iLCBKcg==|1||2');
+  assert.equal(f(ds.rows()[0], 0), `6869|6869|aGk=|hi|hi|${Buffer.from([0x68, 0x69]).toString('utf16le')}|YW5u|9007199254740993|1.1|1234.5`);
+  assert.equal(f(ds.rows()[1], 1), '||||||Qm9iLCBKcg==|1||2');
 });
 
 test('compileValue keeps the type of a whole-text call or field; mixed text is a string', () => {
   const ds = people();
   const st = newState(ds);
-  assert.equal(compileValue('{{qty}}').bind(st, ds)(ds.rows[0], 0), 2);
-  assert.equal(compileValue(' {{big}} ').bind(st, ds)(ds.rows[0], 0), 9007199254740993n);
-  assert.equal(compileValue('@increment({{qty}})').bind(st, ds)(ds.rows[1], 1), 4);
-  assert.equal(compileValue('@increment({{big}})').bind(st, ds)(ds.rows[0], 0), 9007199254740994n);
-  assert.equal(compileValue('n={{qty}}').bind(st, ds)(ds.rows[0], 0), 'n=2');
-  assert.equal(compileValue('constant').bind(st, ds)(ds.rows[0], 0), 'constant');
+  assert.equal(compileValue('{{qty}}').bind(st, ds)(ds.rows()[0], 0), 2);
+  assert.equal(compileValue(' {{big}} ').bind(st, ds)(ds.rows()[0], 0), 9007199254740993n);
+  assert.equal(compileValue('@increment({{qty}})').bind(st, ds)(ds.rows()[1], 1), 4);
+  assert.equal(compileValue('@increment({{big}})').bind(st, ds)(ds.rows()[0], 0), 9007199254740994n);
+  assert.equal(compileValue('n={{qty}}').bind(st, ds)(ds.rows()[0], 0), 'n=2');
+  assert.equal(compileValue('constant').bind(st, ds)(ds.rows()[0], 0), 'constant');
   assert.equal(compileValue('constant').perRow, false);
-  assert.equal(compileValue('@isnull({{blob}}, null)').bind(st, ds)(ds.rows[1], 1), null);
-  assert.equal(compileValue("@format('{0:N2}', {{amount}})").bind(st, ds)(ds.rows[0], 0), '1,234.50');
+  assert.equal(compileValue('@isnull({{blob}}, null)').bind(st, ds)(ds.rows()[1], 1), null);
+  assert.equal(compileValue("@format('{0:N2}', {{amount}})").bind(st, ds)(ds.rows()[0], 0), '1,234.50');
 });
 
 test('@sql(expression) is a computed value in the expression language', () => {
   const ds = people();
   const f = compileValue('@sql(qty * 2 + 1)').bind(newState(ds), ds);
-  assert.deepEqual(ds.rows.map((r, i) => f(r, i)), [5, 7]);
+  assert.deepEqual(ds.rows().map((r, i) => f(r, i)), [5, 7]);
   assert.throws(() => ev('@sql(1 + 1)'), /needs a row/);
 });
 
@@ -111,14 +111,14 @@ test('bindBatch: operators expand per row, # inside them per row, errors outside
   const st = newState(ds);
   const json = compileTemplate('{"n": {{qty}}, "items": [@concatjson({"name": "@toupper({{name}})", "g": "#rndguid()"})]}');
   assert.equal(json.batch, true);
-  const out = JSON.parse(json.bindBatch(st, ds)(ds.rows, 0));
+  const out = JSON.parse(json.bindBatch(st, ds)(ds.rows(), 0));
   assert.equal(out.n, 2);
   assert.deepEqual(out.items.map((i: { name: string }) => i.name), ['ANN', 'BOB, JR']);
   assert.notEqual(out.items[0].g, out.items[1].g);
   const xml = compileTemplate('<r>@concatxml(<i q="{{qty}}">it\'s</i>)</r>').bindBatch(st, ds);
-  assert.equal(xml(ds.rows, 0), '<r><i q="2">it\'s</i><i q="3">it\'s</i></r>');
+  assert.equal(xml(ds.rows(), 0), '<r><i q="2">it\'s</i><i q="3">it\'s</i></r>');
   const sql = compileTemplate("@sql(INSERT INTO t VALUES ('{{name}}', ')'))").bindBatch(st, ds);
-  assert.equal(sql(ds.rows, 0), "INSERT INTO t VALUES ('ann', ')');\nINSERT INTO t VALUES ('Bob, Jr', ')');");
+  assert.equal(sql(ds.rows(), 0), "INSERT INTO t VALUES ('ann', ')');\nINSERT INTO t VALUES ('Bob, Jr', ')');");
   assert.throws(() => compileTemplate('[@concatjson({"a": 1})]').bind(st, ds), /@concatjson joins the rows of a batch/);
 });
 
@@ -160,5 +160,5 @@ test("#format's format string: {{ and }} escape braces unless {{ starts a field 
   await assert.rejects(s.run("PRINT '[{{0}}]';"), /\{\{0\}\} needs a row/, 'outside #format {{0}} is a field');
   s.state.dataset = dataset([['name', 'string']], [['lamp']]);
   await s.run(`ADD COLUMN 'label=@format(''{{{0}}}: {{name}}'', {{name}})';`);
-  assert.deepEqual(s.dataset.rows[0], ['lamp', '{lamp}: lamp'], '{{name}} is still a field inside the format');
+  assert.deepEqual(s.dataset.rows()[0], ['lamp', '{lamp}: lamp'], '{{name}} is still a field inside the format');
 });

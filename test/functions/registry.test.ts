@@ -45,7 +45,7 @@ test('operator examples give their documented output over a two-row batch', () =
   const ds = dataset([['id', 'int'], ['name', 'string']], [[1, 'a'], [2, 'b']]);
   for (const def of allFunctions().filter((d) => d.family === 'operator')) {
     const f = compileTemplate(def.example).bindBatch(newState(ds), ds);
-    assert.equal(f(ds.rows, 0), def.expected, def.names[0]);
+    assert.equal(f(ds.rows(), 0), def.expected, def.names[0]);
   }
 });
 

@@ -11,7 +11,7 @@ import { tempDir } from './harness';
 function session(): Session {
   const dir = tempDir('complete');
   const s = new Session({ workspace: join(dir, 'ws'), cwd: dir });
-  s.state.dataset = new Dataset(
+  s.state.dataset = Dataset.fromRows(
     [
       { name: 'OrderId', type: { base: 'long' } },
       { name: 'customer name', type: STRING },

@@ -10,7 +10,7 @@ import { tempSession } from '../helpers/session';
 
 function session(): Session {
   const { session: s } = tempSession({}, 'inspect');
-  s.state.dataset = new Dataset(
+  s.state.dataset = Dataset.fromRows(
     [
       { name: 'id', type: { base: 'long' } },
       { name: 'amount', type: { base: 'decimal', precision: 10, scale: 2 } },

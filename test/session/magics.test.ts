@@ -18,7 +18,7 @@ async function collect(session: Session, text: string): Promise<Result[]> {
 
 function cells(result: Result): string[][] {
   assert.equal(result.kind, 'table');
-  return result.dataset.rows.map((r) => r.map(String));
+  return result.dataset.rows().map((r) => r.map(String));
 }
 
 test('%connection add, list and remove keep connections in the workspace without showing secrets', async () => {

@@ -37,7 +37,7 @@ test('CSV files of many pieces: quoted fields across pieces, CRLF, non-ASCII and
   const { session: crSession } = sessionWith({ 'cr.csv': cr.text });
   assert.deepEqual(plain(await load(crSession, "SELECT * FROM DRIVE 'cr.csv';")), cr.expected);
   // The same text parsed whole (APPLY TX on a text) gives the same rows.
-  assert.deepEqual(parseCsv(lf.text, parseCsvOptions('headers:1')).rows, lf.expected);
+  assert.deepEqual(parseCsv(lf.text, parseCsvOptions('headers:1')).rows(), lf.expected);
 });
 
 test('CSV files of many pieces: errors name the line in the whole file and the data row', async () => {
@@ -67,9 +67,9 @@ test('CSV files of many pieces: skip, comments, headers:0 and fixed-width fields
   assert.deepEqual(plain(fixed), expected);
   const short = await load(session, "SELECT * FROM DRIVE 'short.csv' OPTIONS 'headers:0';");
   assert.equal(short.rowCount, 70_002);
-  assert.deepEqual(short.rows[0], ['a', 'b', 'c']);
-  assert.deepEqual(short.rows[1], ['1', null, null]);
-  assert.deepEqual(short.rows[70_001], ['1', '2', '3']);
+  assert.deepEqual(short.rows()[0], ['a', 'b', 'c']);
+  assert.deepEqual(short.rows()[1], ['1', null, null]);
+  assert.deepEqual(short.rows()[70_001], ['1', '2', '3']);
 });
 
 test('a CSV file read with an aborted signal is cancelled', async () => {

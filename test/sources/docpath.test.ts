@@ -16,7 +16,7 @@ test('$ on a JSON object: its direct children are the columns of one row', () =>
   const ds = documentToDataset(shop, 'json', '$');
   assert.deepEqual(schema(ds), ['shop:string', 'orders:string', 'archive:string']);
   assert.equal(ds.rowCount, 1);
-  assert.equal(ds.rows[0][0], 'north');
+  assert.equal(ds.rows()[0][0], 'north');
 });
 
 test('$ on a JSON array gives one row per element; scalars are a value column', () => {
@@ -82,7 +82,7 @@ const orders = `<shop name="north">
 test('XML: $ is the root; children that repeat are records, otherwise the root is one record', () => {
   const root = documentToDataset(orders, 'xml', '$');
   assert.deepEqual(schema(root), ['name:string', 'orders:string']);
-  assert.match(String(root.rows[0][1]), /^<orders>/);
+  assert.match(String(root.rows()[0][1]), /^<orders>/);
   const list = documentToDataset('<list><item>1</item><item>2</item><count>2</count></list>', 'XML', '$');
   assert.deepEqual(schema(list), ['item:int']);
   assert.deepEqual(plain(list), [[1], [2]]);

@@ -26,8 +26,8 @@ test('JSON: an object is one row; long integers and long decimals keep every dig
   const ds = await load(session, "SELECT * FROM DRIVE 'one.json';");
   assert.deepEqual(schema(ds), ['id:long', 'amount:decimal', 'huge:decimal', 'small:double']);
   assert.deepEqual(plain(ds), [['9007199254740993n', '12345678901234.567891m', '1.2345678901234567890123456789e+29m', 0.1]]);
-  assert.equal(String(ds.rows[0][2]), '1.2345678901234567890123456789e+29');
-  assert.equal((ds.rows[0][2] as { toFixed(): string }).toFixed(), '123456789012345678901234567890');
+  assert.equal(String(ds.rows()[0][2]), '1.2345678901234567890123456789e+29');
+  assert.equal((ds.rows()[0][2] as { toFixed(): string }).toFixed(), '123456789012345678901234567890');
 });
 
 test('JSON: #setjsonsettings floatparsehandling:decimal makes fractions decimal', async () => {

@@ -18,7 +18,7 @@ export async function results(session: Session, text: string, signal?: AbortSign
 
 /** Cells as plain comparable values: bigint and Decimal as their text. */
 export function plain(ds: Dataset): unknown[][] {
-  return ds.rows.map((r) => r.map(plainValue));
+  return ds.rows().map((r) => r.map(plainValue));
 }
 
 function plainValue(v: Value): unknown {

@@ -31,10 +31,10 @@ test('GET without APPLY TX: one row with payload, status, headers and elapsed_ms
   const { server, session } = await setup((req, res) => sendJson(res, { hello: 'world' }, 200, { 'x-trace': 'abc' }));
   const ds = await load(session, `SELECT * FROM HTTP (GET ${server.url}/greet?x=1);`);
   assert.deepEqual(schema(ds), ['payload:string', 'status:int', 'headers:string', 'elapsed_ms:int']);
-  assert.equal(ds.rows[0][0], '{"hello":"world"}');
-  assert.equal(ds.rows[0][1], 200);
-  assert.equal(JSON.parse(ds.rows[0][2] as string)['x-trace'], 'abc');
-  assert.equal(typeof ds.rows[0][3], 'number');
+  assert.equal(ds.rows()[0][0], '{"hello":"world"}');
+  assert.equal(ds.rows()[0][1], 200);
+  assert.equal(JSON.parse(ds.rows()[0][2] as string)['x-trace'], 'abc');
+  assert.equal(typeof ds.rows()[0][3], 'number');
   assert.equal(server.requests[0].method, 'GET');
   assert.equal(server.requests[0].url, '/greet?x=1');
   assert.deepEqual(session.state.lastHttp && { ...session.state.lastHttp, headers: undefined }, {
@@ -62,7 +62,7 @@ test('POST with a payload, HEADERS in both shapes and CONTENT_TYPE; texts hold f
   assert.equal(req.headers['x-api-key'], 'k1');
   assert.equal(req.headers['x-tenant'], 'acme');
   assert.equal(req.headers['content-type'], 'application/json');
-  assert.equal(session.dataset.rows[0][1], 201);
+  assert.equal(session.dataset.rows()[0][1], 201);
   await session.run(`SELECT * FROM HTTP (PUT ${server.url}/x) WITH PAYLOAD ('a=1') CONTENT_TYPE 'application/x-www-form-urlencoded';`);
   assert.equal(server.requests[1].method, 'PUT');
   assert.equal(server.requests[1].headers['content-type'], 'application/x-www-form-urlencoded');
@@ -164,7 +164,7 @@ test('RETURN_BYTES keeps the payload as bytes', async () => {
   });
   const ds = await load(session, `SELECT * FROM HTTP (GET ${server.url}/bin) WITH RETURN_BYTES;`);
   assert.deepEqual(schema(ds).slice(0, 1), ['payload:bytes']);
-  assert.deepEqual([...(ds.rows[0][0] as Uint8Array)], [0, 1, 254, 255]);
+  assert.deepEqual([...(ds.rows()[0][0] as Uint8Array)], [0, 1, 254, 255]);
 });
 
 const PEOPLE = Array.from({ length: 7 }, (_, i) => ({ id: i + 1 }));
@@ -251,7 +251,7 @@ test('the empty page that ends page paging keeps the columns, so an inline block
     APPLY PIPELINE ( APPLY FILTER 'id <> 2'; ADD COLUMN 'int twice=@sql(id * 2)'; PRINT 'page of #data.count() rows'; );`);
   assert.deepEqual(messages(out), ['page of 2 rows', 'page of 3 rows', 'page of 1 rows', 'page of 0 rows']);
   assert.deepEqual(session.dataset.columns.map((c) => c.name).slice(-1), ['twice']);
-  assert.deepEqual(session.dataset.rows.map((r) => r.at(-1)), [2, 6, 8, 10, 12, 14]);
+  assert.deepEqual(session.dataset.rows().map((r) => r.at(-1)), [2, 6, 8, 10, 12, 14]);
 });
 
 test('options of APPLY HTTP are rejected on SELECT FROM HTTP', async () => {

@@ -36,6 +36,6 @@ test('HTTPS: an unknown CA is a TLS error; the connection\'s ca or rejectUnautho
   await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${url}/x);`), /TLS: .*self[- ]signed.*give the connection its CA/i);
   session.connections.add({ name: 'pinned', kind: 'http', baseUrl: url, tls: { ca: cert } });
   session.connections.add({ name: 'lax', kind: 'http', baseUrl: url, tls: { rejectUnauthorized: false } });
-  assert.equal((await load(session, "SELECT * FROM HTTP [pinned] (GET /x) APPLY TX '$';")).rows[0][0], true);
-  assert.equal((await load(session, "SELECT * FROM HTTP [lax] (GET /x) APPLY TX '$';")).rows[0][0], true);
+  assert.equal((await load(session, "SELECT * FROM HTTP [pinned] (GET /x) APPLY TX '$';")).rows()[0][0], true);
+  assert.equal((await load(session, "SELECT * FROM HTTP [lax] (GET /x) APPLY TX '$';")).rows()[0][0], true);
 });

@@ -125,9 +125,9 @@ test('bad types and bad @sql expressions are clear errors', async () => {
 test('the input dataset is not modified', async () => {
   const s = sessionWith(orderColumns, orders());
   const before = s.dataset;
-  const snapshot = before.rows.map((r) => r.slice());
+  const snapshot = before.rows().map((r) => r.slice());
   await run(s, "ADD COLUMN 'x=1'; ADD OR ALTER COLUMN 'string price'");
-  assert.deepEqual(before.rows, snapshot);
+  assert.deepEqual(before.rows(), snapshot);
   assert.equal(before.columns.length, orderColumns.length);
   assert.deepEqual(before.columns[2].type, { base: 'double' });
 });

@@ -143,6 +143,6 @@ test('filtering shares rows with, but never modifies, the input', async () => {
   const s = sessionWith(orderColumns, orders());
   const before = s.dataset;
   await run(s, "APPLY FILTER 'id < 3' ORDER BY 'id DESC'");
-  assert.deepEqual(before.rows.map((r) => r[0]), [1, 2, 3, 4]);
+  assert.deepEqual(before.rows().map((r) => r[0]), [1, 2, 3, 4]);
   assert.deepEqual(column(s.dataset, 'id'), [2, 1]);
 });

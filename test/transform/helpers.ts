@@ -9,7 +9,7 @@ import { tempSession } from '../helpers/session';
 /** A session in a temp folder whose pipeline starts as the given table. */
 export function sessionWith(columns: Column[], rows: Value[][]): Session {
   const { session } = tempSession({}, 'transform');
-  session.state.dataset = new Dataset(columns, rows);
+  session.state.dataset = Dataset.fromRows(columns, rows);
   return session;
 }
 
@@ -45,7 +45,7 @@ export async function failure(session: Session, script: string): Promise<ScriptE
 /** One column of the pipeline as an array. */
 export function column(dataset: Dataset, name: string): Value[] {
   const i = dataset.require(name);
-  return dataset.rows.map((r) => r[i]);
+  return dataset.rows().map((r) => r[i]);
 }
 
 /** A small order table used by the transformation tests. */

@@ -1,6 +1,7 @@
 import Papa from 'papaparse';
+import { ColumnBuilder } from '../../dataset/column-builder';
 import { Dataset } from '../../dataset/dataset';
-import { STRING, type Column, type Value } from '../../dataset/types';
+import { STRING, type Column } from '../../dataset/types';
 import { lineColumn, where } from '../../docpath/location';
 import { uniqueName } from '../../docpath/typing';
 import { ScriptError } from '../../errors';
@@ -9,7 +10,7 @@ import type { CsvOptions } from './options';
 
 /** CSV text → a dataset of string columns (APPLY SCHEMA types them). */
 export function parseCsv(text: string, options: CsvOptions, source?: string): Dataset {
-  const reader = new CsvReader(options, source);
+  const reader = new CsvReader(options, source, text.length);
   // In pieces, so papaparse's own row arrays for one piece are garbage before the next is parsed.
   for (let at = 0; at < text.length; at += BATCH) reader.push(text.slice(at, at + BATCH));
   return reader.end();
@@ -26,7 +27,7 @@ const LINE_FEEDS = /[\r\n]+/g;
  * Reads CSV text pushed in pieces of any size (a file read in chunks), so the whole text never sits
  * in memory beside the rows. Pieces are parsed in batches of whole lines by papaparse (to arrays,
  * twice as fast as to objects); a row whose quoted field runs past the batch is carried into the
- * next one. Each row becomes an array of exactly the header's width, its cells kept by a CellStore.
+ * next one. Cells go straight into column arrays (sized from `expectedLength`), kept by a CellStore.
  */
 export class CsvReader {
   private readonly options: CsvOptions;
@@ -50,17 +51,17 @@ export class CsvReader {
   private line: number;
   private columns: Column[] | undefined;
   private width = 0;
-  /**
-   * Rows by batch, joined once at the end: one exact-size array of all rows instead of one grown by
-   * push, whose every growth leaves the old array behind as garbage (megabytes at a million rows).
-   */
-  private readonly batches: Value[][][] = [];
-  private batch: Value[][] = [];
-  private rowCount = 0;
+  /** The cells read so far, by column; created with the first row (or the header). */
+  private store: ColumnBuilder | undefined;
+  /** The text length the whole input is expected to have (a file's size), to size the columns. */
+  private readonly expectedLength: number;
+  private parsedLength = 0;
+  private expectedRows = 0;
 
-  constructor(options: CsvOptions, source?: string) {
+  constructor(options: CsvOptions, source?: string, expectedLength = 0) {
     this.options = options;
     this.source = source;
+    this.expectedLength = expectedLength;
     this.skipLeft = options.skip;
     this.line = options.skip + 1;
     if (options.comments.length > 0) {
@@ -87,12 +88,9 @@ export class CsvReader {
 
   end(): Dataset {
     this.parsePending(true);
-    const rows = this.batches.length === 1 ? this.batches[0] : ([] as Value[][]).concat(...this.batches);
-    if (!this.columns) {
-      if (rows.length === 0) return new Dataset();
-      this.columns = fitHeaderless(rows);
-    }
-    return new Dataset(this.columns, rows);
+    const store = this.store ?? new ColumnBuilder(this.columns?.length ?? 0);
+    const columns = this.columns ?? headerless(store.width);
+    return new Dataset(columns, store.finish(), store.count);
   }
 
   /** Parses the pending whole lines (all the text when `last`). */
@@ -117,12 +115,9 @@ export class CsvReader {
     }
     // Comment lines become empty lines (skipped as such), so line numbers in errors stay right.
     if (this.comments) text = text.replace(this.comments, '');
+    this.parsedLength += text.length;
     if (this.options.fields) this.splitFixed(text, this.options.fields);
     else this.splitDelimited(this.partial + text, last);
-    if (this.batch.length > 0) {
-      this.batches.push(this.batch);
-      this.batch = [];
-    }
     this.parseAt = Math.max(BATCH, this.partial.length);
   }
 
@@ -143,6 +138,7 @@ export class CsvReader {
       throw new ScriptError(`${where(this.source)}invalid CSV at ${at}: ${error.message.toLowerCase()}`, 'runtime');
     }
     const data = result.data;
+    this.estimateRows(data.length);
     for (let r = 0; r < data.length; r++) {
       const row = data[r];
       if (row.length !== 1 || row[0] !== '') this.addRow(row);
@@ -153,7 +149,9 @@ export class CsvReader {
 
   /** Fixed-width lines: each column takes its width; text past the last width is ignored. */
   private splitFixed(text: string, widths: number[]): void {
-    for (const line of text.split(/\r?\n/)) {
+    const lines = text.split(/\r?\n/);
+    this.estimateRows(lines.length);
+    for (const line of lines) {
       if (line === '') continue;
       const row: string[] = new Array(widths.length);
       let at = 0;
@@ -179,23 +177,36 @@ export class CsvReader {
     for (let c = width; c < fields.length; c++) {
       if (fields[c] !== '') {
         throw new ScriptError(
-          `${where(this.source)}invalid CSV: data row ${this.rowCount + 1} has ${fields.length} fields; the header has ${width}`,
+          `${where(this.source)}invalid CSV: data row ${(this.store?.count ?? 0) + 1} has ${fields.length} fields; the header has ${width}`,
           'runtime',
         );
       }
     }
-    // Exactly `width` slots: papaparse's own row arrays grow by push and hold 17 slots for 10 fields.
-    const row: Value[] = new Array(width);
+    // Without a header the widest row decides the columns (Column1…): shorter rows get nulls.
+    const store = (this.store ??= new ColumnBuilder(width));
+    if (width > store.width) store.widen(width);
+    store.reserve(1, this.expectedRows);
+    const data = store.data;
+    const r = store.count;
     const { trim, flatten } = this.options;
     for (let c = 0; c < n; c++) {
       let v = fields[c];
       if (flatten && (v.includes('\n') || v.includes('\r'))) v = v.replace(LINE_FEEDS, '');
       if (trim) v = v.trim();
-      row[c] = this.cells.keep(c, v);
+      data[c][r] = this.cells.keep(c, v);
     }
-    for (let c = n; c < width; c++) row[c] = null;
-    this.batch.push(row);
-    this.rowCount++;
+    for (let c = n; c < store.width; c++) data[c][r] = null;
+    store.count++;
+  }
+
+  /**
+   * The final row count as estimated from the text parsed so far, with `rows` more rows just parsed,
+   * and a twentieth of margin; 0 when the input's length is unknown.
+   */
+  private estimateRows(rows: number): void {
+    const read = (this.store?.count ?? 0) + rows;
+    if (this.expectedLength === 0 || read === 0 || this.parsedLength === 0) return;
+    this.expectedRows = Math.ceil((this.expectedLength / this.parsedLength) * read * 1.05);
   }
 
   private setHeader(names: string[]): void {
@@ -209,11 +220,7 @@ export class CsvReader {
 
 }
 
-/** Without a header line, the widest row decides the columns (Column1…) and shorter rows get nulls. */
-function fitHeaderless(rows: Value[][]): Column[] {
-  let width = 0;
-  for (const row of rows) if (row.length > width) width = row.length;
-  for (const row of rows) for (let c = row.length; c < width; c++) row.push(null);
+function headerless(width: number): Column[] {
   const columns: Column[] = [];
   for (let c = 0; c < width; c++) columns.push({ name: `Column${c + 1}`, type: STRING });
   return columns;

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Dataset } from '../../dataset/dataset';
 import { STRING } from '../../dataset/types';
@@ -54,8 +54,10 @@ export async function readText(full: string, display: string, signal?: AbortSign
  * (docs/sources.md, "Performance").
  */
 export async function readCsvFile(full: string, display: string, options: CsvOptions, signal?: AbortSignal): Promise<Dataset> {
-  const reader = new CsvReader(options, display);
+  let reader: CsvReader;
   try {
+    // The file's size in bytes stands for its length in characters: it sizes the column arrays.
+    reader = new CsvReader(options, display, (await stat(full)).size);
     for await (const chunk of createReadStream(full, { encoding: 'utf8', highWaterMark: CHUNK, signal })) reader.push(chunk as string);
   } catch (e) {
     throw e instanceof ScriptError ? e : readError(e, display, signal);
@@ -80,7 +82,7 @@ export function shapeText(text: string, format: FileFormat, shape: FileShape, di
     case 'CSV':
       return parseCsv(text, shape.csv, display);
     case 'RAW':
-      return new Dataset([{ name: 'file', type: STRING }, { name: 'content', type: STRING }], [[display, text]]);
+      return new Dataset([{ name: 'file', type: STRING }, { name: 'content', type: STRING }], [[display], [text]]);
     case 'XML':
       return selectDataset(parseXml(text, display), 'xml', compilePath(shape.path, 'xml'), shape);
     case 'JSON':
