@@ -62,7 +62,7 @@ export function addColumn(stmt: AddColumn, state: RuntimeState, warn: (text: str
     target = columns.length;
     columns.push({ name: stmt.name, type });
   }
-  const data = keep.map((i) => input.data[i]);
+  const data = keep.map((i) => input.column(i));
   data[target] = computeColumn(input, value);
   if (failures.rows > 0) {
     const count = `${failures.rows} row${failures.rows === 1 ? '' : 's'}`;

@@ -73,7 +73,7 @@ function filterDocuments(stmt: ApplyFilter, input: Dataset): number[] {
   if (stmt.mode === 'REGEX') test = regexTest(stmt);
   else if (stmt.mode === 'XPATH') test = xpathTest(stmt);
   else ({ test, finish } = txTest(stmt));
-  const values = input.data[ordinal];
+  const values = input.column(ordinal);
   const out: number[] = [];
   for (let r = 0; r < input.rowCount; r++) {
     const s = text(values[r]);
@@ -99,7 +99,7 @@ function sorted(rows: ArrayLike<number>, stmt: ApplyFilter, input: Dataset): num
     const kind = input.columns[ordinal].type.base;
     const cmp = comparer(kind);
     if (!cmp) throw new ScriptError(`ORDER BY: ${kind} column '${name}' has no order`, 'runtime', text.pos);
-    return { values: input.data[ordinal], cmp, sign: m[2]?.toUpperCase() === 'DESC' ? -1 : 1 };
+    return { values: input.column(ordinal), cmp, sign: m[2]?.toUpperCase() === 'DESC' ? -1 : 1 };
   });
   return Array.from(rows).sort((a, b) => {
     for (const { values, cmp, sign } of keys) {

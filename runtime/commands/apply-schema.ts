@@ -78,7 +78,7 @@ function convertColumns(input: Dataset, planned: PlannedColumn[], sources: numbe
   let firstError: { row: number; error: ScriptError } | undefined;
   const data = sources.map((source, j) => {
     if (source < 0) return new Array<Value>(input.rowCount).fill(null);
-    const values = input.data[source];
+    const values = input.column(source);
     const convert = planned[j]?.convert;
     if (!convert) return values;
     const out = new Array<Value>(input.rowCount);

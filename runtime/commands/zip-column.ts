@@ -22,7 +22,7 @@ export function zipColumn(stmt: ZipColumn, input: Dataset): Dataset {
   }
   const column = input.columns[ordinal];
   const size = stmt.batch ?? Math.max(1, input.rowCount);
-  const values = input.data[ordinal];
+  const values = input.column(ordinal);
   const documents: string[] = [];
   for (let start = 0; start < input.rowCount; start += size) {
     const fragments: string[] = [];

@@ -3,33 +3,43 @@ import { rowReader, type RowReader } from './row-reader';
 import type { Column, Value } from './types';
 
 /**
- * The pipeline dataset: a typed schema and its cells stored by column (`data[c][r]`).
+ * The pipeline dataset: a typed schema and its cells stored by column.
  *
  * Columns, not rows, because a loaded file's memory is mostly its cells' containers: one array per
  * row costs 136 bytes for ten cells, ten column arrays cost 80 bytes a row (docs/sources.md,
  * "Performance"). Statements that change one column (ADD COLUMN, APPLY SCHEMA) build that column and
  * share the others. Per-row closures still see a row: `reader()` fills one reused array per row.
  *
+ * A filtered dataset is a selection of its input's rows (`pick`): each column is copied out the
+ * first time a statement reads it, so a filter costs its predicate, and a table shown after it
+ * copies nothing. Until then it keeps its input's columns alive.
+ *
  * Column names are case-insensitive (spec 2.6 types, .NET DataTable semantics) but keep their
  * original spelling for display.
  *
- * Ownership rule: a dataset and its column arrays are never modified once built. A command returns
- * a new Dataset, sharing the column arrays it does not change. The session keeps the previous one
- * until the statement succeeds, which is how a failing statement leaves the pipeline as it was at no
- * copying cost.
+ * Ownership rule: a dataset's column arrays are never modified once it is published. A command
+ * returns a new Dataset, sharing the column arrays it does not change. The session keeps the
+ * previous one until the statement succeeds, which is how a failing statement leaves the pipeline as
+ * it was at no copying cost.
  */
 export class Dataset {
   readonly columns: Column[];
-  /** One array per column, each `rowCount` long. */
-  readonly data: Value[][];
   readonly rowCount: number;
   private readonly index: Map<string, number>;
+  /** One array per column, each `rowCount` long; a column of a selection is undefined until read. */
+  private readonly cells: (Value[] | undefined)[];
+  /**
+   * Set when this dataset is rows of another (`pick`, what APPLY FILTER returns): a column is gathered
+   * from the source the first time it is read, and the source is let go once all have been. Display
+   * reads cells through it without gathering anything.
+   */
+  private selection: { source: Dataset; rows: ArrayLike<number> } | undefined;
 
   /** `rowCount` is only needed when there are no columns (rows of empty records). */
   constructor(columns: Column[] = [], data: Value[][] = [], rowCount = data.length > 0 ? data[0].length : 0) {
     if (data.length !== columns.length) throw new Error(`dataset: ${columns.length} columns but ${data.length} column arrays`);
     this.columns = columns;
-    this.data = data;
+    this.cells = data;
     this.rowCount = rowCount;
     this.index = new Map(columns.map((c, i) => [c.name.toLowerCase(), i]));
   }
@@ -67,11 +77,29 @@ export class Dataset {
     return i;
   }
 
+  /** The values of column `c`, in row order. */
+  column(c: number): Value[] {
+    return this.cells[c] ?? this.gather(c);
+  }
+
+  /** Every column's values (`data[c][r]`). */
+  get data(): Value[][] {
+    for (let c = 0; c < this.cells.length; c++) this.column(c);
+    return this.cells as Value[][];
+  }
+
+  /** The cell at row `r`, column `c`, without gathering a selection's column. */
+  cell(r: number, c: number): Value {
+    const values = this.cells[c];
+    if (values) return values[r];
+    const { source, rows } = this.selection!;
+    return source.cell(rows[r], c);
+  }
+
   /** A new array holding row `r`. */
   row(r: number): Value[] {
-    const data = this.data;
-    const row = new Array<Value>(data.length);
-    for (let c = 0; c < data.length; c++) row[c] = data[c][r];
+    const row = new Array<Value>(this.columns.length);
+    for (let c = 0; c < row.length; c++) row[c] = this.cell(r, c);
     return row;
   }
 
@@ -84,26 +112,37 @@ export class Dataset {
 
   /** Reads rows into one reused array; only `ordinals` are filled when given (see row-reader.ts). */
   reader(ordinals?: readonly number[]): RowReader {
-    return rowReader(this.data, ordinals);
+    if (!ordinals) return rowReader(this.data);
+    const data: Value[][] = this.columns.map(() => []);
+    for (const c of ordinals) data[c] = this.column(c);
+    return rowReader(data, ordinals);
   }
 
-  /** The rows at `indices`, in that order, under copies of the same columns. */
+  /** The rows at `indices`, in that order, under copies of the same columns; gathered when read. */
   pick(indices: ArrayLike<number>): Dataset {
-    const n = indices.length;
-    const data = this.data.map((values) => {
-      const out = new Array<Value>(n);
-      for (let k = 0; k < n; k++) out[k] = values[indices[k]];
-      return out;
-    });
-    return new Dataset(this.copyColumns(), data, this.columns.length === 0 ? n : undefined);
+    const out = new Dataset(this.copyColumns(), this.columns.map(() => []), indices.length);
+    out.cells.fill(undefined);
+    out.selection = { source: this, rows: indices };
+    return out;
   }
 
   /** Rows `start` to `end` (exclusive) under copies of the same columns. */
   slice(start: number, end: number): Dataset {
     const from = Math.max(0, Math.min(start, this.rowCount));
     const to = Math.max(from, Math.min(end, this.rowCount));
-    if (from === 0 && to === this.rowCount) return new Dataset(this.copyColumns(), this.data, this.rowCount);
-    return new Dataset(this.copyColumns(), this.data.map((values) => values.slice(from, to)), to - from);
+    const data = this.data;
+    if (from === 0 && to === this.rowCount) return new Dataset(this.copyColumns(), data, this.rowCount);
+    return new Dataset(this.copyColumns(), data.map((values) => values.slice(from, to)), to - from);
+  }
+
+  private gather(c: number): Value[] {
+    const { source, rows } = this.selection!;
+    const from = source.column(c);
+    const values = new Array<Value>(rows.length);
+    for (let k = 0; k < rows.length; k++) values[k] = from[rows[k]];
+    this.cells[c] = values;
+    if (!this.cells.includes(undefined)) this.selection = undefined;
+    return values;
   }
 
   private copyColumns(): Column[] {

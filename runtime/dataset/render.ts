@@ -61,7 +61,7 @@ export function renderText(ds: Dataset, options: TextOptions): string {
 
   const head = ds.columns.map((c) => `${displayCell(c.name, STRING, width)}\n${typeName(c.type)}`);
   const body: string[][] = [];
-  for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(ds.data[i][r], c.type, width)));
+  for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(ds.cell(r, i), c.type, width)));
   const aligns = ds.columns.map((c) => (NUMERIC.has(c.type.base) ? 'right' : 'left') as 'right' | 'left');
 
   const natural = drawTable(head, body, aligns);

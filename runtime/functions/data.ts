@@ -103,7 +103,7 @@ export const dataFunctions: FunctionDef[] = [
     const ds = ctx.state.dataset;
     const r = integer(args[0], 'the row');
     if (r < 0 || r >= ds.rowCount) throw new FunctionError(`row ${r} is out of range (the pipeline has ${ds.rowCount} row${ds.rowCount === 1 ? '' : 's'})`);
-    return ds.data[ds.require(text(args[1]))][r];
+    return ds.cell(r, ds.require(text(args[1])));
   }),
   F('decrement', '#decrement(a[, b])', [1, 2], 'a minus 1, or minus b (exact for long and decimal values).', '#decrement(10, 3)', '7', (args) => addTo(args[0], args.length > 1 ? args[1] : null, -1)),
   F('increment', '#increment(a[, b])', [1, 2], 'a plus 1, or plus b (exact for long and decimal values).', '#increment(41)', '42', (args) => addTo(args[0], args.length > 1 ? args[1] : null, 1)),

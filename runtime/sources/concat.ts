@@ -33,7 +33,7 @@ export function concatDatasets(parts: Dataset[]): Dataset {
     let at = 0;
     for (const part of parts) {
       const s = part.indexOf(c.name);
-      const values = s < 0 ? undefined : part.data[s];
+      const values = s < 0 ? undefined : part.column(s);
       const from = s < 0 ? undefined : part.columns[s].type;
       const convert = from && !sameType(from, c.type) ? converterTo(c.type, from) : undefined;
       for (let r = 0; r < part.rowCount; r++) {

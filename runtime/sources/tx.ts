@@ -79,7 +79,7 @@ export function transformColumn(input: Dataset, column: string, plan: TxPlan, op
   const carriedColumns: Column[] = carried.map(({ c }) => ({ name: c.name, type: c.type }));
   const taken = new Set(carriedColumns.map((c) => c.name.toLowerCase()));
   const parts: Dataset[] = [];
-  const documents = input.data[ordinal];
+  const documents = input.column(ordinal);
   for (let r = 0; r < input.rowCount; r++) {
     const text = cellText(documents[r], type);
     const doc =
@@ -93,7 +93,7 @@ export function transformColumn(input: Dataset, column: string, plan: TxPlan, op
     // The row's carried cells, repeated on each of its document's rows (one row when it has none).
     const count = Math.max(1, doc.rowCount);
     const columns = carriedColumns.concat(doc.columns.map((c) => ({ name: taken.has(c.name.toLowerCase()) ? `${columnName}.${c.name}` : c.name, type: c.type })));
-    const data = carried.map(({ i }) => new Array<Value>(count).fill(input.data[i][r])).concat(doc.rowCount === 0 ? doc.data.map(() => [null]) : doc.data);
+    const data = carried.map(({ i }) => new Array<Value>(count).fill(input.cell(r, i))).concat(doc.rowCount === 0 ? doc.data.map(() => [null]) : doc.data);
     parts.push(new Dataset(columns, data, count));
   }
   if (carry && parts.length === 0) return Dataset.fromRows(carriedColumns, []);
