@@ -56,7 +56,7 @@ test('picked rows are read through the source until a column is read, then copie
   assert.notEqual(picked.columns[0], source.columns[0]);
 });
 
-test('a slice shares nothing it could change and keeps the source whole', () => {
+test('a slice gives the rows in its range, of a dataset or of a selection', () => {
   const source = Dataset.fromRows(columns('a'), [['1'], ['2'], ['3']]);
   assert.deepEqual(source.slice(1, 2).rows(), [['2']]);
   assert.deepEqual(source.slice(0, 99).rows(), [['1'], ['2'], ['3']]);
