@@ -79,7 +79,7 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
         break;
     }
   };
-  session.onLateResult = report;
+  session.output.subscribe(({ result }) => report(result));
   try {
     for await (const r of session.execute(source, { signal: controller.signal })) report(r);
   } finally {

@@ -2,7 +2,7 @@ import { complete } from '../runtime/services/complete';
 import { inspect } from '../runtime/services/inspect';
 import { Session } from '../runtime/session';
 import { cellCompleteness } from './cell';
-import { registerConnectInfo } from './connect-info';
+import { connectInfoMagic } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
 import { Executor, type Publish } from './executor';
 import type { History } from './history';
@@ -13,11 +13,11 @@ import type { History } from './history';
  * waits for kernel_info.
  */
 export class Backend {
-  readonly session = new Session();
+  readonly session: Session;
   readonly executor: Executor;
 
   constructor(publish: Publish, history: History, connectionFile: string) {
-    registerConnectInfo(connectionFile);
+    this.session = new Session({ magics: [connectInfoMagic(connectionFile)] });
     this.executor = new Executor(this.session, history, publish);
   }
 

@@ -1,5 +1,4 @@
 import { toScriptError } from '../runtime/errors';
-import { evaluateText } from '../runtime/functions/evaluate';
 import type { Result } from '../runtime/results';
 import type { Session } from '../runtime/session';
 import { errorContent, tableBundle, type ErrorContent, type MimeBundle } from './display';
@@ -39,7 +38,9 @@ export class Executor {
     private readonly history: History,
     private readonly publish: Publish,
   ) {
-    session.onLateResult = (r) => this.show(r);
+    // Output after its cell ended (a timer or listener a statement started) still runs in that cell's
+    // async context, so publish sends it under that cell (OutputContext).
+    session.output.subscribe((item) => this.show(item.result));
   }
 
   get executionCount(): number {
@@ -111,7 +112,7 @@ export class Executor {
     const out: Record<string, UserExpressionResult> = {};
     for (const [name, text] of Object.entries(expressions)) {
       try {
-        out[name] = { status: 'ok', data: { 'text/plain': evaluateText(text, this.session.state) }, metadata: {} };
+        out[name] = { status: 'ok', data: { 'text/plain': this.session.evaluate(text) }, metadata: {} };
       } catch (e) {
         out[name] = { status: 'error', ...errorContent(toScriptError(e), text) };
       }

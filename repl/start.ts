@@ -25,12 +25,12 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   const output = options.output ?? process.stdout;
   const terminal = input.isTTY === true && output.isTTY === true;
   const session = new Session({ workspace: options.workspace, cwd: options.cwd });
-  const history = new ReplHistory(join(session.state.workspace, 'repl_history'));
+  const history = new ReplHistory(join(session.workspace, 'repl_history'));
   const style = (): TerminalStyle => ({ color: useColor(output), width: output.isTTY && output.columns > 0 ? output.columns : undefined });
   const write = (text: string) => output.write(text.endsWith('\n') ? text : `${text}\n`);
   let running: AbortController | undefined;
 
-  if (terminal) write(`SQL CDC REPL — workspace ${session.state.workspace}\nType .help for help, Ctrl-D to exit.`);
+  if (terminal) write(`SQL CDC REPL — workspace ${session.workspace}\nType .help for help, Ctrl-D to exit.`);
 
   const cells = new CellRepl({
     input,
@@ -53,10 +53,10 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   const server = cells.server;
 
   // Output of something a statement started (a listener, a timer) after its cell finished.
-  session.onLateResult = (r) => {
-    write(formatResult(r, style()));
+  session.output.subscribe(({ result }) => {
+    write(formatResult(result, style()));
     if (!cells.running && !cells.closed) server.displayPrompt(true);
-  };
+  });
 
   if (terminal) cells.loadHistory(history.load());
   else history.load();
@@ -70,7 +70,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   });
   server.defineCommand('help', {
     help: 'Show this help',
-    action: command(() => write(helpText(server.commands as Record<string, { help?: string }>))),
+    action: command(() => write(helpText(session, server.commands as Record<string, { help?: string }>))),
   });
   server.defineCommand('doc', {
     help: 'Show the documentation of a statement keyword, #function, column, %magic or [connection]',

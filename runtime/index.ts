@@ -1,5 +1,9 @@
 // The public API of the interpreter, for front ends and embedders.
-export { Session, DEFAULT_DISPLAY_LIMIT, type SessionOptions } from './session';
+export { Session, DEFAULT_DISPLAY_LIMIT, type SessionOptions, type RunRequest } from './session';
+export { Run, type CurrentChangeLog } from './run';
+export type { OutputItem, OutputListener } from './output';
+export type { Command, CommandContext } from './commands/command';
+export type { CommandTable } from './commands/table';
 export type { Result, ExecuteOptions } from './results';
 export { ScriptError, caretLines, describeError, type Position, type ErrorKind } from './errors';
 export { Dataset } from './dataset/dataset';

@@ -18,4 +18,9 @@ export type Result =
 export interface ExecuteOptions {
   /** Aborting it cancels the running statement (HTTP calls and waits included). */
   signal?: AbortSignal;
+  /**
+   * Labels output this cell's statements emit after the cell ended (on Session.output), so the front end
+   * can show it where it belongs: the kernel passes the execute_request's msg_id.
+   */
+  origin?: string;
 }

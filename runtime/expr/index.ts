@@ -1,7 +1,7 @@
 import type { Dataset } from '../dataset/dataset';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError, type Position } from '../errors';
-import type { RuntimeState } from '../state';
+import type { Scope } from '../scope';
 import type { ExprNode } from './ast';
 import { mismatch, type BindEnv, type Bound } from './bound';
 import { bindNode } from './compile';
@@ -21,11 +21,11 @@ export interface Expression {
   readonly columns: string[];
   /**
    * Closure computing the expression for one row of `columns`. Aggregates (Sum(x)…) are computed over
-   * `data` when given, else over `state.dataset` when it has these columns.
+   * `data` when given, else over `scope.dataset` when it has these columns.
    */
-  bind(columns: Column[], state?: RuntimeState, data?: Dataset): (row: Value[]) => Value;
+  bind(columns: Column[], scope?: Scope, data?: Dataset): (row: Value[]) => Value;
   /** The column type of the expression's values; string when it varies per row or is always null. */
-  resultType(columns: Column[], state?: RuntimeState, data?: Dataset): ColumnType;
+  resultType(columns: Column[], scope?: Scope, data?: Dataset): ColumnType;
 }
 
 export interface Filter {
@@ -33,20 +33,20 @@ export interface Filter {
   /** The column names the filter reads, as written. */
   readonly columns: string[];
   /** Closure telling whether a row passes: true only when the expression is true (null drops it). */
-  bind(columns: Column[], state?: RuntimeState, data?: Dataset): (row: Value[]) => boolean;
+  bind(columns: Column[], scope?: Scope, data?: Dataset): (row: Value[]) => boolean;
 }
 
 export function compileExpression(source: string, at?: Position): Expression {
   const context: ErrorContext = { source, at };
   const tree = parseExpression(context);
-  const bindTree = (columns: Column[], state?: RuntimeState, data?: Dataset) =>
-    bindNode(tree, environment(context, columns, state, data));
+  const bindTree = (columns: Column[], scope?: Scope, data?: Dataset) =>
+    bindNode(tree, environment(context, columns, scope, data));
   return {
     source,
     columns: referencedColumns(tree),
-    bind: (columns, state, data) => bindTree(columns, state, data).fn,
-    resultType: (columns, state, data) => {
-      const t = bindTree(columns, state, data).type;
+    bind: (columns, scope, data) => bindTree(columns, scope, data).fn,
+    resultType: (columns, scope, data) => {
+      const t = bindTree(columns, scope, data).type;
       return t === 'any' || t === 'null' ? { base: 'string' } : { base: t };
     },
   };
@@ -58,8 +58,8 @@ export function compileFilter(source: string, at?: Position): Filter {
   return {
     source,
     columns: referencedColumns(tree),
-    bind: (columns, state, data) => {
-      const env = environment(context, columns, state, data);
+    bind: (columns, scope, data) => {
+      const env = environment(context, columns, scope, data);
       return predicate(bindNode(tree, env), env);
     },
   };
@@ -81,11 +81,11 @@ function predicate(bound: Bound, env: BindEnv): (row: Value[]) => boolean {
   };
 }
 
-function environment(context: ErrorContext, columns: Column[], state?: RuntimeState, data?: Dataset): BindEnv {
+function environment(context: ErrorContext, columns: Column[], scope?: Scope, data?: Dataset): BindEnv {
   return {
     columns,
     context,
-    dataset: () => data ?? (state && sameColumns(state.dataset.columns, columns) ? state.dataset : undefined),
+    dataset: () => data ?? (scope && sameColumns(scope.dataset.columns, columns) ? scope.dataset : undefined),
   };
 }
 

@@ -1,15 +1,6 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import type { Magic } from './magic';
-import { allMagics } from './index';
-import { listing } from './listing';
-
-export const helpMagic: Magic = {
-  name: 'help',
-  usage: '%help',
-  description: 'lists the magics; SQL CDC statements and functions are documented in docs/',
-  run: (): Result[] => [listing(['magic', 'description'], allMagics().map((m) => [m.usage, m.description]), 'Magics')],
-};
 
 export const limitMagic: Magic = {
   name: 'limit',
@@ -39,5 +30,5 @@ export const workspaceMagic: Magic = {
   name: 'workspace',
   usage: '%workspace',
   description: 'shows the workspace folder (connections, variables, certificates, change logs)',
-  run: (session): Result[] => [{ kind: 'message', text: `workspace: ${session.state.workspace}\nworking directory: ${session.state.cwd}` }],
+  run: (session): Result[] => [{ kind: 'message', text: `workspace: ${session.workspace}\nworking directory: ${session.cwd}` }],
 };

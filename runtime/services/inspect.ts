@@ -1,6 +1,5 @@
 import type { Session } from '../session';
 import { typeName } from '../dataset/type-names';
-import { findMagic } from '../magics/index';
 import { ConnectionStore } from '../workspace/connections';
 import { cursorContext, statementWords, wordAround } from './context';
 import { functionDoc, languageKeywords, statementDocList, type FunctionDoc, type StatementDoc } from './vocabulary';
@@ -123,7 +122,7 @@ export function inspect(session: Session, code: string, cursor: number): Inspect
     return d ? functionInspection(d) : NOT_FOUND;
   }
   if (word.sigil === '%') {
-    const m = ctx.region === 'magic' ? findMagic(word.text) : undefined;
+    const m = ctx.region === 'magic' ? session.magics.find(word.text) : undefined;
     return m ? doc(`%${m.name}`, m.usage, m.description + (m.words ? ` (${m.words.join(', ')})` : '')) : NOT_FOUND;
   }
 

@@ -158,7 +158,7 @@ test("#format's format string: {{ and }} escape braces unless {{ starts a field 
   assert.equal(await printed("#format('a }} b {{', x)"), 'a } b {');
   assert.equal(await printed('#format({{{0}}}, x)'), '{x}', 'unquoted too');
   await assert.rejects(s.run("PRINT '[{{0}}]';"), /\{\{0\}\} needs a row/, 'outside #format {{0}} is a field');
-  s.state.dataset = dataset([['name', 'string']], [['lamp']]);
+  s.setDataset(dataset([['name', 'string']], [['lamp']]));
   await s.run(`ADD COLUMN 'label=@format(''{{{0}}}: {{name}}'', {{name}})';`);
   assert.deepEqual(s.dataset.rows()[0], ['lamp', '{lamp}: lamp'], '{{name}} is still a field inside the format');
 });

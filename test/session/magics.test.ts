@@ -35,12 +35,12 @@ test('%connection add, list and remove keep connections in the workspace without
   assert.doesNotMatch(shop[2], /s3cret/);
   assert.match(shop[2], /X-Tenant/);
 
-  const stored = readFileSync(join(s.state.workspace, 'connections.json'), 'utf8');
+  const stored = readFileSync(join(s.workspace, 'connections.json'), 'utf8');
   assert.match(stored, /s3cret-token/, 'the workspace keeps the secret to use it');
-  assert.equal(statSync(join(s.state.workspace, 'connections.json')).mode & 0o077, 0, 'connections file is private');
+  assert.equal(statSync(join(s.workspace, 'connections.json')).mode & 0o077, 0, 'connections file is private');
 
   // a new session on the same workspace sees the connection
-  const again = new Session({ workspace: s.state.workspace, cwd: s.state.cwd });
+  const again = new Session({ workspace: s.workspace, cwd: s.cwd });
   assert.equal(again.connections.get('SHOP').kind, 'http');
 
   await s.run('%connection remove shop');
@@ -63,7 +63,7 @@ test('%limit, %workspace, %help and an unknown magic', async () => {
   await assert.rejects(s.run('%limit zero'), /%limit takes a whole number/);
   const [ws] = await s.run('%workspace');
   assert.equal(ws.kind, 'message');
-  assert.ok(ws.kind === 'message' && ws.text.includes(s.state.workspace));
+  assert.ok(ws.kind === 'message' && ws.text.includes(s.workspace));
   const [help] = await s.run('%help');
   const names = cells(help).map((r) => r[0]);
   for (const m of ['%connection', '%limit', '%reset', '%workspace', '%help']) assert.ok(names.some((n) => n.startsWith(m)), m);

@@ -1,6 +1,5 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeHttpPools } from '../../runtime/sources/http/pools';
 import { sendJson, startHttpServer } from '../helpers/http-server';
 import { load, plain, schema, sessionWith } from './helpers';
 
@@ -8,7 +7,7 @@ test('APPLY TX after SELECT FROM HTTP turns the payload into rows (the response 
   const server = await startHttpServer((req, res) => sendJson(res, { docs: [{ id: 1 }, { id: 2 }] }));
   const { session } = sessionWith();
   after(async () => {
-    await closeHttpPools(session.state);
+    await session.close();
     await server.close();
   });
   const ds = await load(session, `SELECT * FROM HTTP (GET ${server.url}/d); APPLY TX (..docs);`);

@@ -1,6 +1,6 @@
-import { ScriptError, type Position } from '../../errors';
-import type { HttpVerb } from '../../script/ast';
-import type { HttpConnection } from '../../workspace/connections';
+import { ScriptError, type Position } from '../errors';
+import type { HttpVerb } from '../script/ast';
+import type { HttpConnection } from '../workspace/connections';
 import { authHeader, getHeader, parseHeaders, setHeader } from './headers';
 import type { HttpRequest } from './request';
 

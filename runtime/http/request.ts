@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import { ScriptError } from '../../errors';
-import type { HttpVerb } from '../../script/ast';
-import type { HttpConnection } from '../../workspace/connections';
+import { ScriptError } from '../errors';
+import type { HttpVerb } from '../script/ast';
+import type { HttpConnection } from '../workspace/connections';
+import type { Resources } from '../resources';
 import { poolFor } from './pools';
 
 export interface HttpRequest {
@@ -24,9 +25,9 @@ export interface HttpResponse {
   elapsedMs: number;
 }
 
-/** What a call needs from the session: the pools' owner, the workspace (CA files) and cancellation. */
+/** What a call needs from the session: its resources (the pools), the workspace (CA files) and cancellation. */
 export interface CallContext {
-  session: object;
+  resources: Resources;
   workspace: string;
   signal: AbortSignal;
 }
@@ -41,7 +42,7 @@ export async function sendHttp(request: HttpRequest, call: CallContext): Promise
   // TIMEOUT 0: no time limit (the statement can still be cancelled).
   const timeout = request.timeoutSeconds > 0 ? AbortSignal.timeout(request.timeoutSeconds * 1000) : undefined;
   const signal = timeout ? AbortSignal.any([call.signal, timeout]) : call.signal;
-  const pool = poolFor(call.session, url.origin, request.tls, call.workspace);
+  const pool = poolFor(call.resources, url.origin, request.tls, call.workspace);
   const started = performance.now();
   try {
     const res = await pool.request({

@@ -1,5 +1,5 @@
-import { ScriptError, type Position } from '../../errors';
-import type { HttpAuth } from '../../workspace/connections';
+import { ScriptError, type Position } from '../errors';
+import type { HttpAuth } from '../workspace/connections';
 
 /**
  * HEADERS text → header pairs. Accepted: a JSON array of one-pair objects
