@@ -1,12 +1,11 @@
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { COMMANDS } from './commands';
 import { DB_SECTION_OPTIONS, HTTP_SECTION_OPTIONS, TRACE_OPTIONS, type OptionDef, type OptionSet } from './options';
 
 /**
  * The statement reference, built from the command and option tables the parser uses. The kernel's
- * inspect and %help read `statementDocs`; docs/language.md is `languageReference()` (a test checks the
- * file is current; regenerate with `node dist/runtime/script/docs.js`).
+ * inspect and %help read `statementDocs`; docs/language.md is `languageReference()` given the statements
+ * the interpreter cannot run yet (runtime/services/language-docs.ts writes it; a test checks the file is
+ * current).
  */
 
 export interface OptionDoc {
@@ -42,7 +41,7 @@ export const statementDocs: StatementDoc[] = COMMANDS.map((c) => ({
 const INTRODUCTION = `# SQL CDC language reference
 
 This file is generated from the parser's command and option tables (\`runtime/script/commands.ts\`,
-\`runtime/script/options.ts\`); do not edit it by hand — run \`node dist/runtime/script/docs.js\`.
+\`runtime/script/options.ts\`); do not edit it by hand — run \`node dist/runtime/services/language-docs.js\`.
 Functions (\`#f()\`, \`@f()\`) and the filter expression language have their own references.
 
 ## Lexical rules
@@ -96,10 +95,17 @@ function section(title: string, set: OptionSet<never>): string {
   return `### ${title}\n\n${table(optionDocs(set))}\n`;
 }
 
-export function languageReference(): string {
+/** What a statement the interpreter parses but cannot run yet says in its docs and its inspect text. */
+export function notAvailableNote(keyword: string): string {
+  return `Not available yet: ${keyword} parses, but running it fails with "not supported yet: ${keyword}".`;
+}
+
+/** `unavailable`: the keywords of statements that parse but do not run yet. */
+export function languageReference(unavailable: ReadonlySet<string>): string {
   const parts = [INTRODUCTION, '## Statements\n'];
   for (const doc of statementDocs) {
-    parts.push(`### ${doc.keyword}\n\n${doc.description}\n\n\`\`\`\n${doc.syntax}\n\`\`\`\n`);
+    const note = unavailable.has(doc.keyword) ? `**${notAvailableNote(doc.keyword)}**\n\n` : '';
+    parts.push(`### ${doc.keyword}\n\n${note}${doc.description}\n\n\`\`\`\n${doc.syntax}\n\`\`\`\n`);
     if (doc.options.length) parts.push(`${table(doc.options)}\n`);
     parts.push(`Example:\n\n\`\`\`sql\n${doc.example}\n\`\`\`\n`);
   }
@@ -108,10 +114,4 @@ export function languageReference(): string {
   parts.push(section('ON_UPSERT / ON_DELETE sections of PUSH INTO DB', DB_SECTION_OPTIONS));
   parts.push(section('TRACE INTO (APPLY HTTP, SELECT FROM HTTP, PUSH INTO HTTP sections)', TRACE_OPTIONS));
   return parts.join('\n');
-}
-
-if (require.main === module) {
-  const target = resolve(__dirname, '../../../docs/language.md');
-  writeFileSync(target, languageReference());
-  process.stdout.write(`wrote ${target}\n`);
 }

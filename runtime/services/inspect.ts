@@ -3,6 +3,8 @@ import { typeName } from '../dataset/type-names';
 import { ConnectionStore } from '../workspace/connections';
 import { cursorContext, statementWords, wordAround } from './context';
 import { functionDoc, languageKeywords, statementDocList, type FunctionDoc, type StatementDoc } from './vocabulary';
+import { notAvailableNote } from '../script/docs';
+import { unavailableStatements } from './language-docs';
 
 export interface Inspection {
   found: boolean;
@@ -34,8 +36,9 @@ function functionInspection(d: FunctionDoc): Inspection {
   return doc(d.signature, d.signature, d.description + aliases, d.expected === undefined ? d.example : `${d.example} → ${d.expected}`);
 }
 
-function statementInspection(d: StatementDoc): Inspection {
-  return doc(d.keyword, d.syntax, d.description, d.example);
+function statementInspection(session: Session, d: StatementDoc): Inspection {
+  const description = unavailableStatements(session.commands).has(d.keyword) ? `${notAvailableNote(d.keyword)}\n\n${d.description}` : d.description;
+  return doc(d.keyword, d.syntax, description, d.example);
 }
 
 /**
@@ -129,11 +132,11 @@ export function inspect(session: Session, code: string, cursor: number): Inspect
   const isKeyword = ctx.region === 'code' && languageKeywords().includes(word.text.toUpperCase());
   if (!isKeyword) return columnInspection(session, word.text);
   const d = statementDocFor(statementWords(code, ctx.statementStart));
-  if (d) return optionInspection(d, word.text.toUpperCase()) ?? statementInspection(d);
+  if (d) return optionInspection(d, word.text.toUpperCase()) ?? statementInspection(session, d);
   // No statement around the word (`.doc KEEP_EMPTY`): the first statement whose head or options have it.
   const upper = word.text.toUpperCase();
   const head = statementDocList().find((s) => s.keyword.split(' ').includes(upper));
-  if (head) return statementInspection(head);
+  if (head) return statementInspection(session, head);
   for (const s of statementDocList()) {
     const option = optionInspection(s, upper);
     if (option) return option;
