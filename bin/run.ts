@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Session } from '../runtime/session';
+import { pipelineNameOf } from '../runtime/pipeline-name';
 import { caretLines, type ScriptError } from '../runtime/errors';
 import type { Dataset } from '../runtime/dataset/dataset';
 import type { Result } from '../runtime/results';
@@ -50,7 +51,7 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
     return EXIT.usage;
   }
 
-  const session = new Session({ workspace: options.workspace });
+  const session = new Session({ workspace: options.workspace, pipeline: pipelineNameOf(file) });
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);

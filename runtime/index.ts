@@ -9,3 +9,4 @@ export { ScriptError, caretLines, describeError, type Position, type ErrorKind }
 export { Dataset } from './dataset/dataset';
 export type { Column, ColumnType, BaseType, Value } from './dataset/types';
 export { parseScript, isCompleteScript } from './script/parser';
+export { pipelineNameOf } from './pipeline-name';

@@ -6,6 +6,7 @@ import type { Result } from './results';
 import type { LastHttp, RunState, SessionEnv } from './scope';
 import type { Statement } from './script/ast';
 import { ExitSignal, type CommandContext } from './commands/command';
+import { checkScript } from './commands/checks';
 import { commandFor, type CommandTable } from './commands/table';
 
 /** The change log a run is working on (from CAPTURE or LOAD): what PUSH and SINK write. */
@@ -63,9 +64,11 @@ export class Run implements RunState {
 
   /**
    * Runs the statements in order. The first failure throws its ScriptError, and `dataset` is then as it
-   * was before the failing statement. EXIT ends the run early, successfully.
+   * was before the failing statement. EXIT ends the run early, successfully. Rules about the script as
+   * a whole are checked before its first statement runs.
    */
   async execute(statements: readonly Statement[]): Promise<void> {
+    checkScript(statements);
     try {
       for (const stmt of statements) {
         const before = this.dataset;

@@ -18,6 +18,8 @@ export interface MagicHost {
   readonly dataset: Dataset;
   /** The magics this session knows (the language's own and its front end's). */
   readonly magics: MagicTable;
+  /** The pipeline name of the session's cells: keys CDC state and names change logs. */
+  pipeline: string;
   displayLimit: number;
   reset(): void;
 }

@@ -1,4 +1,5 @@
 import { ScriptError } from '../errors';
+import { PIPELINE_NAME } from '../pipeline-name';
 import type { Result } from '../results';
 import type { Magic } from './magic';
 
@@ -23,6 +24,21 @@ export const resetMagic: Magic = {
   run(session): Result[] {
     session.reset();
     return [{ kind: 'message', text: 'pipeline reset: empty dataset' }];
+  },
+};
+
+export const pipelineMagic: Magic = {
+  name: 'pipeline',
+  usage: '%pipeline [NAME]',
+  description: 'shows or sets the pipeline name (CDC state and change log names are kept per pipeline)',
+  run(session, args): Result[] {
+    if (args) {
+      if (!PIPELINE_NAME.test(args)) {
+        throw new ScriptError(`a pipeline name is letters, digits, '_', '.' and '-' (it names files), not '${args}'`, 'semantic');
+      }
+      session.pipeline = args;
+    }
+    return [{ kind: 'message', text: `pipeline: ${session.pipeline}` }];
   },
 };
 

@@ -72,3 +72,13 @@ test('%limit, %workspace, %help and an unknown magic', async () => {
   assert.equal(results[0].kind, 'error');
   assert.match(results[0].kind === 'error' ? results[0].error.message : '', /unknown magic %nosuch/);
 });
+
+test('%pipeline shows and sets the pipeline name; a name that cannot name a file is refused', async () => {
+  const { session: s } = tempSession({}, 'magics');
+  const shown = await s.run('%pipeline');
+  assert.deepEqual(shown, [{ kind: 'message', text: 'pipeline: repl' }], 'the REPL default');
+  assert.deepEqual(await s.run('%pipeline orders_sync'), [{ kind: 'message', text: 'pipeline: orders_sync' }]);
+  assert.equal(s.pipeline, 'orders_sync');
+  await assert.rejects(s.run('%pipeline ../escape'), /a pipeline name is letters, digits/);
+  assert.equal(s.pipeline, 'orders_sync');
+});

@@ -128,3 +128,21 @@ test('closing the session closes its HTTP connections', async () => {
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(await server.connections(), 0, 'closing the session closed it');
 });
+
+test('a second CAPTURE, or a LOAD that is not first and only, fails before any statement runs', async () => {
+  const { session } = tempSession({}, 'runs');
+  const cases: [string, RegExp, number][] = [
+    ["PRINT 'side effect';\nCAPTURE 'a' ON KEYS 'id';\nAPPLY PIPELINE (\n  CAPTURE 'b' ON KEYS 'id';\n);", /only one CAPTURE is allowed per pipeline; the first is at line 2/, 4],
+    ["PRINT 'side effect';\nLOAD UPSERTS FROM 'orders';", /LOAD must be the first statement of the pipeline/, 2],
+    ["LOAD UPSERTS FROM 'a';\nLOAD UPSERTS FROM 'b';", /only one LOAD is allowed per pipeline; the first is at line 1/, 2],
+  ];
+  for (const [script, message, line] of cases) {
+    const results: Result[] = [];
+    for await (const r of session.execute(script)) results.push(r);
+    assert.deepEqual(texts(results), [], `nothing ran: ${script}`);
+    const error = results.find((r) => r.kind === 'error');
+    assert.ok(error?.kind === 'error');
+    assert.match(error.error.message, message);
+    assert.equal(error.error.position?.line, line, script);
+  }
+});
