@@ -1,6 +1,6 @@
 import type { Session } from '../session';
 import { typeName } from '../dataset/type-names';
-import { ConnectionStore } from '../workspace/connections';
+import { redactConnection } from '../workspace/connections';
 import { cursorContext, statementWords, wordAround } from './context';
 import { functionDoc, languageKeywords, statementDocList, type FunctionDoc, type StatementDoc } from './vocabulary';
 import { notAvailableNote } from '../script/docs';
@@ -108,7 +108,7 @@ export function inspect(session: Session, code: string, cursor: number): Inspect
     const name = code.slice(ctx.regionStart, close < 0 ? code.length : close);
     const c = session.connections.find(name);
     if (!c) return NOT_FOUND;
-    const settings = JSON.stringify(ConnectionStore.redact(c), null, 2);
+    const settings = JSON.stringify(redactConnection(c), null, 2);
     return { found: true, text: `[${c.name}] ${c.kind} connection\n${settings}`, markdown: `**[${c.name}]** ${c.kind} connection\n\n\`\`\`json\n${settings}\n\`\`\`` };
   }
 

@@ -20,7 +20,7 @@ function session(): Session {
     [],
   ));
   s.connections.add({ name: 'Billing API', kind: 'http', baseUrl: 'http://127.0.0.1:1' });
-  s.connections.add({ name: 'warehouse', kind: 'sqlite', target: 'w.db' });
+  s.connections.add({ name: 'warehouse', kind: 'sqlite', file: 'w.db' });
   return s;
 }
 

@@ -36,12 +36,15 @@ test('%connection add, list and remove keep connections in the workspace without
   assert.match(shop[2], /X-Tenant/);
 
   const stored = readFileSync(join(s.workspace, 'connections.json'), 'utf8');
-  assert.match(stored, /s3cret-token/, 'the workspace keeps the secret to use it');
+  assert.doesNotMatch(stored, /s3cret-token|acme/, 'secrets and header values are sealed at rest');
   assert.equal(statSync(join(s.workspace, 'connections.json')).mode & 0o077, 0, 'connections file is private');
 
   // a new session on the same workspace sees the connection
   const again = new Session({ workspace: s.workspace, cwd: s.cwd });
-  assert.equal(again.connections.get('SHOP').kind, 'http');
+  const shopAgain = again.connections.get('SHOP');
+  assert.ok(shopAgain.kind === 'http' && shopAgain.auth?.type === 'bearer');
+  assert.equal(shopAgain.auth.token, 's3cret-token', 'the workspace keeps the secret to use it');
+  assert.equal(shopAgain.headers?.['X-Tenant'], 'acme');
 
   await s.run('%connection remove shop');
   assert.equal(s.connections.find('shop'), undefined);
@@ -50,7 +53,9 @@ test('%connection add, list and remove keep connections in the workspace without
 
 test('%connection rejects bad input with a clear message', async () => {
   const s = newSession();
-  await assert.rejects(s.run('%connection add api not-a-url'), /'not-a-url' is not a valid URL/);
+  await assert.rejects(s.run('%connection add api not-a-url'), /'not-a-url' is not a connection URL scheme/);
+  await assert.rejects(s.run('%connection add api gopher://x'), /'gopher:' is not a connection URL scheme \(known: http: https: sqlite: postgres: postgresql: ftp: ftps:\)/);
+  await assert.rejects(s.run('%connection add api http://u:pw@[bad'), /'http:\/\/\*\*\*\*@\[bad' is not a valid URL/);
   await assert.rejects(s.run('%connection add api http://x --bogus 1'), /unknown option --bogus/);
   await assert.rejects(s.run('%connection add api http://x --basic nocolon'), /--basic must look like a:b/);
   await assert.rejects(s.run('%connection frobnicate'), /unknown subcommand 'frobnicate'/);
