@@ -59,7 +59,8 @@ function parseConnection(words: string[]): Connection {
   } catch {
     throw new ScriptError(`'${maskUserinfo(target)}' is not a valid URL`, 'semantic');
   }
-  if (kind === 'postgres' || kind === 'ftp') return { name, kind, ...splitPassword(parsed.toString()) };
+  if (kind === 'postgres') return { name, kind, ...splitPassword(parsed.toString()) };
+  if (kind === 'ftp') return { name, kind, ...splitPassword(parsed.toString()), ...(flags.has('insecure') ? { tls: { rejectUnauthorized: false } } : {}) };
   return httpConnection(name, parsed, flags);
 }
 

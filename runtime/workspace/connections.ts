@@ -43,6 +43,8 @@ export interface PostgresConnection extends UrlConnection {
 
 export interface FtpConnection extends UrlConnection {
   kind: 'ftp';
+  /** ftps: `--insecure` accepts any certificate (a test server's self-signed one). */
+  tls?: { rejectUnauthorized?: boolean };
 }
 
 export interface DriveConnection {
