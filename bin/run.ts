@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Session } from '../runtime/session';
 import { caretLines, type ScriptError } from '../runtime/errors';
 import type { Dataset } from '../runtime/dataset/dataset';
-import type { Result } from '../runtime/results';
+import { displayFallback, type Result } from '../runtime/results';
 import { EXIT, type OutputFormat } from './constants';
 import { renderText, toCsv, toJsonRows } from '../runtime/dataset/render';
 
@@ -72,6 +72,9 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
         break;
       case 'warning':
         process.stderr.write(`warning: ${r.text}\n`);
+        break;
+      case 'display':
+        process.stderr.write(`${displayFallback(r)}\n`);
         break;
       case 'error':
         failed = r.error;

@@ -7,15 +7,23 @@ import type { Dataset } from './dataset/dataset';
  *   `limit` is the display limit in force (rows beyond it are cut, the total is shown).
  * - message: plain text for the user (PRINT output, "12 rows loaded", magic output).
  * - warning: something the user should notice that did not stop the cell.
+ * - display: a rich output only a notebook can show (a chart): `data` maps MIME types to their
+ *   content, `text` says in words what it shows; terminals print `needs Jupyter: <text>`.
  * - error: the statement that failed; the cell stops after it.
  */
 export type Result =
   | { kind: 'table'; dataset: Dataset; limit: number; title?: string }
   | { kind: 'message'; text: string }
   | { kind: 'warning'; text: string }
+  | { kind: 'display'; data: Record<string, unknown>; text: string }
   | { kind: 'error'; error: ScriptError; source: string };
 
 export interface ExecuteOptions {
   /** Aborting it cancels the running statement (HTTP calls and waits included). */
   signal?: AbortSignal;
+}
+
+/** What a front end without rich output (REPL, CLI) prints for a display result. */
+export function displayFallback(r: Extract<Result, { kind: 'display' }>): string {
+  return `needs Jupyter: ${r.text}`;
 }

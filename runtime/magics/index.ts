@@ -4,6 +4,8 @@ import type { Session } from '../session';
 import type { Magic, MagicLine } from './magic';
 import { helpMagic, limitMagic, resetMagic, workspaceMagic } from './session-magics';
 import { connectionMagic } from './connection';
+import { describeMagic } from './describe';
+import { plotMagic } from './plot';
 import { varMagic } from './var';
 
 const magics = new Map<string, Magic>();
@@ -13,7 +15,7 @@ export function registerMagic(magic: Magic): void {
   magics.set(magic.name.toLowerCase(), magic);
 }
 
-for (const m of [helpMagic, connectionMagic, limitMagic, resetMagic, workspaceMagic, varMagic]) registerMagic(m);
+for (const m of [helpMagic, connectionMagic, describeMagic, limitMagic, plotMagic, resetMagic, workspaceMagic, varMagic]) registerMagic(m);
 
 export function allMagics(): Magic[] {
   return [...magics.values()].sort((a, b) => a.name.localeCompare(b.name));
