@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Session } from '../../runtime/session';
 import { tempSession } from '../helpers/session';
 import type { Result } from '../../runtime/results';
+import { allMagics } from '../../runtime/magics/index';
 
 function newSession(): Session {
   return tempSession({}, 'magic').session;
@@ -71,4 +72,10 @@ test('%limit, %workspace, %help and an unknown magic', async () => {
   assert.equal(results.length, 1);
   assert.equal(results[0].kind, 'error');
   assert.match(results[0].kind === 'error' ? results[0].error.message : '', /unknown magic %nosuch/);
+});
+
+test('docs/session.md lists every magic %help lists', () => {
+  const doc = readFileSync(resolve(__dirname, '../../../docs/session.md'), 'utf8');
+  const table = doc.slice(doc.indexOf('## Magics'));
+  for (const m of allMagics()) assert.match(table, new RegExp(`^\\| \`%${m.name}[ \`]`, 'm'), `%${m.name} is not in docs/session.md's table of magics`);
 });
