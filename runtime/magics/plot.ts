@@ -34,7 +34,7 @@ export const plotMagic: Magic = {
   name: 'plot',
   usage: USAGE,
   description: `charts the pipeline dataset in Jupyter (Vega-Lite), kind ${CHART_KINDS.join('|')}; without y it counts rows per x; over ${MAX_CHART_ROWS.toLocaleString('en-US')} rows, an even sample`,
-  words: [...CHART_KINDS, 'x=', 'y=', 'color='],
+  words: [...CHART_KINDS],
   run(session, args): Result[] {
     const request = parsePlot(args);
     if (session.dataset.columns.length === 0) throw new ScriptError('the pipeline dataset has no columns yet: load data before %plot', 'runtime');
