@@ -3,7 +3,7 @@ import { Session } from '../runtime/session';
 import { pipelineNameOf } from '../runtime/pipeline-name';
 import { caretLines, type ScriptError } from '../runtime/errors';
 import type { Dataset } from '../runtime/dataset/dataset';
-import type { Result } from '../runtime/results';
+import { displayFallback, type Result } from '../runtime/results';
 import { EXIT, type OutputFormat } from './constants';
 import { renderText, toCsv, toJsonRows } from '../runtime/dataset/render';
 
@@ -73,6 +73,9 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
         break;
       case 'warning':
         process.stderr.write(`warning: ${r.text}\n`);
+        break;
+      case 'display':
+        process.stderr.write(`${displayFallback(r)}\n`);
         break;
       case 'error':
         failed = r.error;

@@ -1,7 +1,7 @@
 import { toScriptError } from '../runtime/errors';
 import type { Result } from '../runtime/results';
 import type { Session } from '../runtime/session';
-import { errorContent, tableBundle, type ErrorContent, type MimeBundle } from './display';
+import { displayBundle, errorContent, tableBundle, type ErrorContent, type MimeBundle } from './display';
 import type { History } from './history';
 
 export interface ExecuteRequest {
@@ -26,7 +26,7 @@ export type Publish = (msgType: string, content: object) => void;
 
 /**
  * Runs execute_requests on the session and turns its results into IOPub output, in order:
- * execute_input, then each message, warning, table and error as it comes, the last table of the
+ * execute_input, then each message, warning, table, display and error as it comes, the last table of the
  * cell as its execute_result. One request runs at a time (the shell queue guarantees it).
  */
 export class Executor {
@@ -94,6 +94,9 @@ export class Executor {
     switch (r.kind) {
       case 'table':
         this.publish('display_data', { data: tableBundle(r.dataset, r.limit, r.title), metadata: {}, transient: {} });
+        break;
+      case 'display':
+        this.publish('display_data', { data: displayBundle(r.data, r.text), metadata: {}, transient: {} });
         break;
       case 'message':
         this.publish('stream', { name: 'stdout', text: r.text + '\n' });

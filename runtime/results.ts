@@ -7,12 +7,15 @@ import type { Dataset } from './dataset/dataset';
  *   `limit` is the display limit in force (rows beyond it are cut, the total is shown).
  * - message: plain text for the user (PRINT output, "12 rows loaded", magic output).
  * - warning: something the user should notice that did not stop the cell.
+ * - display: a rich output only a notebook can show (a chart): `data` maps MIME types to their
+ *   content, `text` says in words what it shows; terminals print `needs Jupyter: <text>`.
  * - error: the statement that failed; the cell stops after it.
  */
 export type Result =
   | { kind: 'table'; dataset: Dataset; limit: number; title?: string }
   | { kind: 'message'; text: string }
   | { kind: 'warning'; text: string }
+  | { kind: 'display'; data: Record<string, unknown>; text: string }
   | { kind: 'error'; error: ScriptError; source: string };
 
 export interface ExecuteOptions {
@@ -23,4 +26,9 @@ export interface ExecuteOptions {
    * can show it where it belongs: the kernel passes the execute_request's msg_id.
    */
   origin?: string;
+}
+
+/** What a front end without rich output (REPL, CLI) prints for a display result. */
+export function displayFallback(r: Extract<Result, { kind: 'display' }>): string {
+  return `needs Jupyter: ${r.text}`;
 }

@@ -4,6 +4,8 @@ import { MagicTable, type Magic, type MagicHost, type MagicLine } from './magic'
 import { limitMagic, pipelineMagic, resetMagic, workspaceMagic } from './session-magics';
 import { connectionMagic } from './connection';
 import { listing } from './listing';
+import { describeMagic } from './describe';
+import { plotMagic } from './plot';
 import { varMagic } from './var';
 
 /** %help lists this table, so it lives beside it. */
@@ -14,7 +16,7 @@ const helpMagic: Magic = {
   run: (session): Result[] => [listing(['magic', 'description'], session.magics.all().map((m) => [m.usage, m.description]), 'Magics')],
 };
 
-const MAGICS: readonly Magic[] = [helpMagic, connectionMagic, limitMagic, pipelineMagic, resetMagic, workspaceMagic, varMagic];
+const MAGICS: readonly Magic[] = [helpMagic, connectionMagic, describeMagic, limitMagic, pipelineMagic, plotMagic, resetMagic, workspaceMagic, varMagic];
 
 /** The language's magics and a front end's own (the kernel's %connect_info). */
 export function magicTable(extra: readonly Magic[] = []): MagicTable {

@@ -41,6 +41,17 @@ test('a magic runs at once and changes the session', LIMITS, async (t) => {
   assert.doesNotMatch(table, /door/);
 });
 
+test('%describe prints the profile as a table; %plot says what it would draw and that it needs Jupyter', LIMITS, async (t) => {
+  const { repl } = startRepl(t);
+  await repl.response();
+  await repl.send("SELECT * FROM DRIVE 'items.csv';");
+  const profile = body(await repl.send('%describe'));
+  assert.match(profile, /^Profile of the pipeline dataset \(3 rows, 3 columns\)\n/);
+  assert.match(profile, /│ name +│ string +│ +0 │ +3 │ door +│ lamp +│ NULL +│/);
+  assert.equal(body(await repl.send('%plot bar x=name y=amount')), 'needs Jupyter: bar chart of amount by name, 3 rows\n');
+  assert.match(body(await repl.send('%plot pie x=name')), /^error: %plot: unknown chart kind 'pie'/);
+});
+
 test('an error shows the statement, line, column and a caret, and the session stays usable with its dataset', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();

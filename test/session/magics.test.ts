@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Session } from '../../runtime/session';
 import { tempSession } from '../helpers/session';
 import type { Result } from '../../runtime/results';
@@ -86,4 +86,10 @@ test('%pipeline shows and sets the pipeline name; a name that cannot name a file
   assert.equal(s.pipeline, 'orders_sync');
   await assert.rejects(s.run('%pipeline ../escape'), /a pipeline name is letters, digits/);
   assert.equal(s.pipeline, 'orders_sync');
+});
+
+test('docs/session.md lists every magic %help lists', () => {
+  const doc = readFileSync(resolve(__dirname, '../../../docs/session.md'), 'utf8');
+  const table = doc.slice(doc.indexOf('## Magics'));
+  for (const m of newSession().magics.all()) assert.match(table, new RegExp(`^\\| \`%${m.name}[ \`]`, 'm'), `%${m.name} is not in docs/session.md's table of magics`);
 });
