@@ -49,6 +49,7 @@ export class Run implements RunState {
   readonly signal: AbortSignal;
   readonly emit: (result: Result) => void;
   private readonly commands: CommandTable;
+  private readonly onSuccess: (() => Promise<void> | void)[] = [];
 
   constructor(
     readonly session: SessionEnv,
@@ -82,6 +83,15 @@ export class Run implements RunState {
         this.changed = true;
       }
     }
+    for (const action of this.onSuccess.splice(0)) await action();
+  }
+
+  /**
+   * Something to do once every statement of the run has succeeded, and only then: LOAD's high watermark
+   * advances this way, so a failing push loads the same change log again next time.
+   */
+  afterSuccess(action: () => Promise<void> | void): void {
+    this.onSuccess.push(action);
   }
 
   /** Runs one statement on `input` and returns the resulting dataset (input itself when unchanged). */
