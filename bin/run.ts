@@ -6,6 +6,7 @@ import type { Dataset } from '../runtime/dataset/dataset';
 import { displayFallback, type Result } from '../runtime/results';
 import { EXIT, type OutputFormat } from './constants';
 import { renderText, toCsv, toJsonRows } from '../runtime/dataset/render';
+import { ProgressLine } from '../repl/progress-line';
 
 export interface RunOptions {
   workspace?: string;
@@ -61,7 +62,9 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
 
   let failed: ScriptError | undefined;
   /** Everything but the final dataset goes to stderr. */
+  const progress = new ProgressLine();
   const report = (r: Result) => {
+    if (r.kind !== 'progress') progress.end();
     switch (r.kind) {
       case 'table':
         // The pipeline's final table is printed below in the chosen format; other tables are
@@ -77,6 +80,9 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
       case 'display':
         process.stderr.write(`${displayFallback(r)}\n`);
         break;
+      case 'progress':
+        progress.show(r);
+        return;
       case 'error':
         failed = r.error;
         process.stderr.write(withNewline(formatScriptError(file, r.error, r.source)));

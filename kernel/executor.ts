@@ -31,6 +31,7 @@ export type Publish = (msgType: string, content: object) => void;
  */
 export class Executor {
   private count = 0;
+  private readonly progressShown = new Set<string>();
   private running?: AbortController;
 
   constructor(
@@ -98,6 +99,14 @@ export class Executor {
       case 'display':
         this.publish('display_data', { data: displayBundle(r.data, r.text), metadata: {}, transient: {} });
         break;
+      case 'progress': {
+        // One display per progress id, updated in place (update_display_data), as tqdm does in notebooks.
+        const type = this.progressShown.has(r.id) ? 'update_display_data' : 'display_data';
+        if (r.done) this.progressShown.delete(r.id);
+        else this.progressShown.add(r.id);
+        this.publish(type, { data: { 'text/plain': r.text }, metadata: {}, transient: { display_id: r.id } });
+        break;
+      }
       case 'message':
         this.publish('stream', { name: 'stdout', text: r.text + '\n' });
         break;

@@ -51,6 +51,8 @@ export function formatResult(r: Result, style: TerminalStyle): string {
       return paint(style, 'yellow', `warning: ${r.text}`);
     case 'display':
       return displayFallback(r);
+    case 'progress':
+      return r.text;
     case 'error':
       return formatError(r.error, r.source, style);
   }

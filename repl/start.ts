@@ -5,6 +5,7 @@ import { complete } from '../runtime/services/complete';
 import { inspect } from '../runtime/services/inspect';
 import { CellRepl } from './cell-repl';
 import { formatInternalError, formatResult, useColor, type TerminalStyle } from './format';
+import { ProgressLine } from './progress-line';
 import { helpText } from './help';
 import { ReplHistory } from './history';
 
@@ -29,6 +30,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   const style = (): TerminalStyle => ({ color: useColor(output), width: output.isTTY && output.columns > 0 ? output.columns : undefined });
   const write = (text: string) => output.write(text.endsWith('\n') ? text : `${text}\n`);
   let running: AbortController | undefined;
+  const progress = new ProgressLine();
 
   if (terminal) write(`SQL CDC REPL — workspace ${session.workspace}\nType .help for help, Ctrl-D to exit.`);
 
@@ -41,7 +43,14 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
     run: async (text) => {
       running = new AbortController();
       try {
-        for await (const r of session.execute(text, { signal: running.signal })) write(formatResult(r, style()));
+        for await (const r of session.execute(text, { signal: running.signal })) {
+          if (r.kind === 'progress') progress.show(r);
+          else {
+            progress.end();
+            write(formatResult(r, style()));
+          }
+        }
+        progress.end();
       } finally {
         running = undefined;
       }

@@ -1,6 +1,7 @@
 // The public API of the interpreter, for front ends and embedders.
 export { Session, DEFAULT_DISPLAY_LIMIT, type SessionOptions, type RunRequest } from './session';
-export { Run, type CurrentChangeLog } from './run';
+export { Run } from './run';
+export type { ChangeLogFile, CurrentChangeLog, Scope } from './scope';
 export type { OutputItem, OutputListener } from './output';
 export type { Command, CommandContext } from './commands/command';
 export type { CommandTable } from './commands/table';

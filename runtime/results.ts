@@ -9,6 +9,8 @@ import type { Dataset } from './dataset/dataset';
  * - warning: something the user should notice that did not stop the cell.
  * - display: a rich output only a notebook can show (a chart): `data` maps MIME types to their
  *   content, `text` says in words what it shows; terminals print `needs Jupyter: <text>`.
+ * - progress: how far a long statement (a push) got; the same `id` comes again with newer text, and a
+ *   last time with `done`. Notebooks update one display in place; terminals redraw one line.
  * - error: the statement that failed; the cell stops after it.
  */
 export type Result =
@@ -16,6 +18,7 @@ export type Result =
   | { kind: 'message'; text: string }
   | { kind: 'warning'; text: string }
   | { kind: 'display'; data: Record<string, unknown>; text: string }
+  | { kind: 'progress'; id: string; text: string; done: boolean }
   | { kind: 'error'; error: ScriptError; source: string };
 
 export interface ExecuteOptions {

@@ -3,19 +3,11 @@ import type { Value } from './dataset/types';
 import { ScriptError, toScriptError } from './errors';
 import { nextExecutionId } from './execution-id';
 import type { Result } from './results';
-import type { LastHttp, RunState, SessionEnv } from './scope';
+import type { CurrentChangeLog, LastHttp, RunState, SessionEnv } from './scope';
 import type { Statement } from './script/ast';
 import { ExitSignal, type CommandContext } from './commands/command';
 import { checkScript } from './commands/checks';
 import { commandFor, type CommandTable } from './commands/table';
-
-/** The change log a run is working on (from CAPTURE or LOAD): what PUSH and SINK write. */
-export interface CurrentChangeLog {
-  upserts: Dataset;
-  deletes: Dataset;
-  /** The file it was written to or read from, when there is one. */
-  file?: string;
-}
 
 export interface RunOptions {
   /** The dataset the run starts with: the session's pipeline for a cell, a payload for a webhook call. */

@@ -1,5 +1,6 @@
 import type { Dataset } from './dataset/dataset';
 import type { Value } from './dataset/types';
+import type { Drive } from './drives/drive';
 import type { Resources } from './resources';
 import type { ConnectionStore } from './workspace/connections';
 
@@ -42,6 +43,26 @@ export interface RunState {
   /** Reserved pipeline variables (@executionId, @highwatermark…) → values. */
   readonly pipelineVariables: Map<string, Value>;
   lastHttp?: LastHttp;
+  /** The change log the run works on, from CAPTURE or LOAD. */
+  changeLog?: CurrentChangeLog;
+}
+
+/** Where a change log file is: the drive (a local folder or an FTP site) and its path there. */
+export interface ChangeLogFile {
+  drive: Drive;
+  path: string;
+}
+
+/** The change log a run is working on (from CAPTURE or LOAD): what PUSH and SINK write. */
+export interface CurrentChangeLog {
+  upserts: Dataset;
+  deletes: Dataset;
+  /** The key columns the log was captured on (PUSH INTO DB merges by them). */
+  keys: string[];
+  /** The execution that captured it: names the log, keys idempotency of pushes. */
+  executionId: string;
+  /** The file it was written to or read from, when there is one. */
+  file?: ChangeLogFile;
 }
 
 /** What a statement, a template or a function evaluates against. */

@@ -8,6 +8,7 @@ import { applySchema } from './apply-schema';
 import { applyTx } from './apply-tx';
 import { exit } from './exit';
 import { print } from './print';
+import { pushHttp } from './push-http';
 import { selectDrive } from './select-drive';
 import { selectHttp } from './select-http';
 import { zipColumn } from './zip-column';
@@ -28,6 +29,7 @@ export const COMMANDS: CommandTable = {
   ApplyTx: applyTx,
   Exit: exit,
   Print: print,
+  PushHttp: pushHttp,
   SelectDrive: selectDrive,
   SelectHttp: selectHttp,
   ZipColumn: zipColumn,

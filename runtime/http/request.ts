@@ -93,10 +93,19 @@ function statusText(status: number): string {
 
 /** Status 400 and above is a ScriptError with the start of the body. */
 export function checkStatus(response: HttpResponse, method: string, url: URL): void {
-  if (response.status < 400) return;
+  if (response.status >= 400) throw statusError(response, method, url);
+}
+
+/** "HTTP 503 Service Unavailable from POST http://h/x: <start of the body>". */
+export function statusError(response: HttpResponse, method: string, url: URL): ScriptError {
+  return new ScriptError(`HTTP ${response.status} ${statusText(response.status)} from ${describeCall(method, url)}${bodyStart(response)}`, 'runtime');
+}
+
+/** ": " and the first 200 characters of the body on one line, or nothing for an empty body. */
+export function bodyStart(response: HttpResponse): string {
   const text = decodeBody(response).replace(/\s+/g, ' ').trim();
-  const start = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  throw new ScriptError(`HTTP ${response.status} ${statusText(response.status)} from ${describeCall(method, url)}${start ? `: ${start}` : ''}`, 'runtime');
+  if (!text) return '';
+  return `: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
 }
 
 export function decodeBody(response: HttpResponse): string {
