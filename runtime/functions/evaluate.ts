@@ -1,5 +1,6 @@
 import { Dataset } from '../dataset/dataset';
-import type { Column, Value } from '../dataset/types';
+import type { Column, ColumnType, Value } from '../dataset/types';
+import { insideStrings, OPERATOR_STYLE, styledField, type FieldStyle } from './field-style';
 import { ScriptError, type Position } from '../errors';
 import type { Text } from '../script/ast';
 import type { Scope } from '../scope';
@@ -29,6 +30,8 @@ export type BatchTextFn = (rows: readonly Value[][], firstIndex: number) => stri
 export interface CompileOptions {
   /** The text is a SQL command: `#statebag('k')` of a missing key renders NULL (spec 4.4). */
   sql?: boolean;
+  /** The row template of a batch operator: fields are written as its document language needs. */
+  fieldStyle?: FieldStyle;
 }
 
 export interface CompiledTemplate {
@@ -66,6 +69,8 @@ interface Env {
   noRow: boolean;
   /** bindBatch: operators may expand. */
   batch?: { rows: readonly Value[][]; firstIndex: number };
+  /** Inside a batch operator: how each field part is written (field-style.ts). */
+  fieldStyles?: Map<Part, (type: ColumnType) => (v: Value) => string>;
 }
 
 function constant(v: Value): Bound {
@@ -80,6 +85,11 @@ function bindField(part: FieldPart, env: Env): Bound {
   if (ordinal < 0) {
     const known = env.columns.map((c) => c.name).join(', ') || '(none)';
     throw new ScriptError(`unknown column '${part.name}' in {{${part.name}}} (columns: ${known})`, 'runtime', part.pos);
+  }
+  const styled = env.fieldStyles?.get(part);
+  if (styled && !part.prefix) {
+    const write = styled(env.columns[ordinal].type);
+    return { c: false, f: (row) => write(row[ordinal]) };
   }
   if (!part.prefix) {
     const type = env.columns[ordinal].type;
@@ -233,7 +243,7 @@ function bindOperator(part: CallPart, env: Env): Bound {
     if (name === 'sql') return bindSqlExpression(part, env);
     throw new ScriptError(`@${part.name} joins the rows of a batch: use it in a PUSH payload with BATCH N greater than 1`, 'runtime', part.pos);
   }
-  const template = compileTemplate({ value: part.raw!, pos: part.rawPos!, form: 'block' }, { sql: name.startsWith('sql') });
+  const template = compileTemplate({ value: part.raw!, pos: part.rawPos!, form: 'block' }, { sql: name.startsWith('sql'), fieldStyle: OPERATOR_STYLE[name] });
   const rowFn = template.bind(env.scope, env.dataset, { fxByRow: true });
   const { separator, terminator } = OPERATOR_JOIN[name];
   const batch = env.batch;
@@ -306,16 +316,27 @@ function toRowText(b: Bound, sql: boolean): RowTextFn {
   return (row, i) => displayValue(f(row, i), sql);
 }
 
+/** The writer of each top-level field of a batch operator's row template. */
+function fieldStyles(parts: Part[], style: FieldStyle): Map<Part, (type: ColumnType) => (v: Value) => string> {
+  const inside = insideStrings(parts, style);
+  const out = new Map<Part, (type: ColumnType) => (v: Value) => string>();
+  parts.forEach((p, i) => {
+    if (p.kind === 'field') out.set(p, (type) => styledField(style, inside[i], type));
+  });
+  return out;
+}
+
 export function compileTemplate(text: Text | string, options: CompileOptions = {}): CompiledTemplate {
   const { value, pos } = textOf(text);
   const parts = parseTemplate(value, pos);
   const sql = options.sql ?? false;
+  const styles = options.fieldStyle && fieldStyles(parts, options.fieldStyle);
   return {
     perRow: usesRow(parts),
     batch: hasBatchOperator(parts),
     fields: fieldsOf(parts, []),
     bind(scope, dataset, bindOptions) {
-      return toRowText(bindParts(parts, makeEnv(scope, dataset, bindOptions, sql)), sql);
+      return toRowText(bindParts(parts, { ...makeEnv(scope, dataset, bindOptions, sql), fieldStyles: styles }), sql);
     },
     bindBatch(scope, dataset, bindOptions) {
       const env = makeEnv(scope, dataset, bindOptions, sql);

@@ -158,3 +158,56 @@ test('a long push reports progress as it goes, and a last time when done', async
   );
   assert.match(progress[progress.length - 1].text, /12 \/ 12 rows, 12 calls, 0 retries/);
 });
+
+test('fields inside batch operators keep the batch valid: JSON values, escaped XML, SQL literals, Unicode and quotes', async () => {
+  const { server, session } = await setup(ok, 0);
+  session.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'name', type: { base: 'string' } },
+        { name: 'price', type: { base: 'decimal', precision: 10, scale: 2 } },
+      ],
+      [
+        [1, 'say "hi"\\ <b>&\'quoted\'</b>\nnew line', null],
+        [2, 'Ünïcødé — 日本 🚀', null],
+        [3, null, null],
+      ],
+    ),
+  );
+  await session.run(`APPLY SCHEMA ( int id
+    string name
+    decimal(10,2) price = '12.50' );`);
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /json) PAYLOAD ([@concatjson({"id": {{id}}, "name": {{name}}, "label": "#{{id}}: {{name}}", "price": {{price}}})]) WITH BATCH 10;`);
+  const json = JSON.parse(server.requests[0].body) as Record<string, unknown>[];
+  assert.deepEqual(json, [
+    { id: 1, name: 'say "hi"\\ <b>&\'quoted\'</b>\nnew line', label: '#1: say "hi"\\ <b>&\'quoted\'</b>\nnew line', price: 12.5 },
+    { id: 2, name: 'Ünïcødé — 日本 🚀', label: '#2: Ünïcødé — 日本 🚀', price: 12.5 },
+    { id: 3, name: null, label: '#3: ', price: 12.5 },
+  ]);
+  assert.match(server.requests[0].body, /"price": 12\.50/, 'a decimal keeps its scale, bare');
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /xml) PAYLOAD (<rows>@concatxml(<row id="{{id}}">{{name}}</row>)</rows>) WITH BATCH 10;`);
+  assert.equal(
+    server.requests[1].body,
+    '<rows><row id="1">say &quot;hi&quot;\\ &lt;b&gt;&amp;&apos;quoted&apos;&lt;/b&gt;\nnew line</row><row id="2">Ünïcødé — 日本 🚀</row><row id="3"></row></rows>',
+  );
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /sql) PAYLOAD (@sql(INSERT INTO t VALUES ({{id}}, {{name}}, 'n: {{name}}'))) WITH BATCH 10;`);
+  assert.equal(
+    server.requests[2].body,
+    "INSERT INTO t VALUES (1, 'say \"hi\"\\ <b>&''quoted''</b>\nnew line', 'n: say \"hi\"\\ <b>&''quoted''</b>\nnew line');\n" +
+      "INSERT INTO t VALUES (2, 'Ünïcødé — 日本 🚀', 'n: Ünïcødé — 日本 🚀');\n" +
+      "INSERT INTO t VALUES (3, NULL, 'n: ');",
+  );
+});
+
+test('10,000 rows at several batch sizes: every row sent once, in order', async () => {
+  const { server, session } = await setup(ok, 10_000);
+  for (const size of [1, 7, 100, 2500]) {
+    const before = server.requests.length;
+    const payload = size === 1 ? '{{id}}' : '[@concatjsonarr([{{id}}])]';
+    await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /b) PAYLOAD (${payload}) WITH BATCH ${size};`);
+    const got = server.requests.slice(before).flatMap((r) => (size === 1 ? [Number(r.body)] : (JSON.parse(r.body) as number[][]).map((a) => a[0])));
+    assert.equal(server.requests.length - before, Math.ceil(10_000 / size), `calls at BATCH ${size}`);
+    assert.deepEqual(got, Array.from({ length: 10_000 }, (_, i) => i + 1), `rows at BATCH ${size}`);
+  }
+});
