@@ -65,14 +65,14 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
   return concatDatasets(parts);
 };
 
-function pageRows(page: Page, plan: TxPlan, options: TxOptions): Dataset {
+export function pageRows(page: Page, plan: TxPlan, options: TxOptions): Dataset {
   const source = { ...options, source: page.call, mediaType: page.response.mediaType };
   if (plan.kind === 'csv') return transformText(page.text(), plan, source);
   const { root, kind } = page.document();
   return transformParsed(root, kind, plan, source);
 }
 
-function responseRow(page: Page, returnBytes: boolean): Dataset {
+export function responseRow(page: Page, returnBytes: boolean): Dataset {
   const r = page.response;
   return Dataset.fromRows(
     [

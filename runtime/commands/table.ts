@@ -3,6 +3,7 @@ import type { Statement, StatementKind } from '../script/ast';
 import type { Command } from './command';
 import { addColumn } from './add-column';
 import { applyFilter } from './apply-filter';
+import { applyHttp } from './apply-http';
 import { applyPipeline } from './apply-pipeline';
 import { applySchema } from './apply-schema';
 import { applyTx } from './apply-tx';
@@ -24,6 +25,7 @@ export type CommandTable = { readonly [K in StatementKind]?: Command<Extract<Sta
 export const COMMANDS: CommandTable = {
   AddColumn: addColumn,
   ApplyFilter: applyFilter,
+  ApplyHttp: applyHttp,
   ApplyPipeline: applyPipeline,
   ApplySchema: applySchema,
   ApplyTx: applyTx,
