@@ -1,6 +1,7 @@
 import { complete } from '../runtime/services/complete';
 import { inspect } from '../runtime/services/inspect';
 import { Session } from '../runtime/session';
+import type { SessionFolders } from '../runtime/workspace/location';
 import { cellCompleteness } from './cell';
 import { registerConnectInfo } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
@@ -13,11 +14,12 @@ import type { History } from './history';
  * waits for kernel_info.
  */
 export class Backend {
-  readonly session = new Session();
+  readonly session: Session;
   readonly executor: Executor;
 
-  constructor(publish: Publish, history: History, connectionFile: string) {
+  constructor(publish: Publish, history: History, connectionFile: string, folders: SessionFolders) {
     registerConnectInfo(connectionFile);
+    this.session = new Session({ workspace: folders.workspace, cwd: folders.cwd });
     this.executor = new Executor(this.session, history, publish);
   }
 

@@ -15,7 +15,7 @@ import { closeHttpPools } from './sources/http/pools';
 import './commands/index';
 
 export interface SessionOptions {
-  /** Workspace folder; default $SQLCDC_HOME or ./.sqlcdc under cwd. */
+  /** Workspace folder; default $SQLCDC_HOME, else the nearest .sqlcdc in cwd or a parent, else ./.sqlcdc. */
   workspace?: string;
   /** Folder relative file paths resolve against; default process.cwd(). */
   cwd?: string;
