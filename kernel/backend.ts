@@ -2,6 +2,7 @@ import { complete } from '../runtime/services/complete';
 import { inspect } from '../runtime/services/inspect';
 import { Session } from '../runtime/session';
 import { pipelineNameOf } from '../runtime/pipeline-name';
+import type { SessionFolders } from '../runtime/workspace/location';
 import { cellCompleteness } from './cell';
 import { connectInfoMagic } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
@@ -17,10 +18,15 @@ export class Backend {
   readonly session: Session;
   readonly executor: Executor;
 
-  constructor(publish: Publish, history: History, connectionFile: string) {
+  constructor(publish: Publish, history: History, connectionFile: string, folders: SessionFolders) {
     // jupyter_server names the notebook in JPY_SESSION_NAME; nbclient/nbconvert do not (then %pipeline).
     const notebook = process.env.JPY_SESSION_NAME;
-    this.session = new Session({ magics: [connectInfoMagic(connectionFile)], pipeline: notebook ? pipelineNameOf(notebook) : 'notebook' });
+    this.session = new Session({
+      workspace: folders.workspace,
+      cwd: folders.cwd,
+      magics: [connectInfoMagic(connectionFile)],
+      pipeline: notebook ? pipelineNameOf(notebook) : 'notebook',
+    });
     this.executor = new Executor(this.session, history, publish);
   }
 

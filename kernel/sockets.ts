@@ -56,7 +56,7 @@ export class MessageSocket {
   private settle(sending: Promise<unknown>): Promise<void> {
     return sending.then(
       () => undefined,
-      (e) => logError(`${this.name}: send failed: ${(e as Error).message}`),
+      (e) => log(`${this.name}: send failed: ${(e as Error).message}`),
     );
   }
 
@@ -70,7 +70,7 @@ export class MessageSocket {
           msg = decode(frames, this.signer);
         } catch (e) {
           if (e instanceof BadSignatureError) {
-            logError(`${this.name}: ${e.message}`);
+            log(`${this.name}: ${e.message}`);
             continue;
           }
           throw e;
@@ -88,7 +88,8 @@ export class MessageSocket {
   }
 }
 
-export function logError(text: string): void {
+/** The kernel's log: its stderr, which Jupyter front ends show in their own log or terminal. */
+export function log(text: string): void {
   process.stderr.write(`[sqlcdc kernel] ${text}\n`);
 }
 
@@ -97,7 +98,7 @@ const TRACE = Boolean(process.env.SQLCDC_KERNEL_TRACE);
 
 function trace(direction: string, channel: Channel, msg: Message<unknown>): void {
   const parent = (msg.parent_header as { msg_id?: string }).msg_id;
-  logError(`${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`);
+  log(`${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`);
 }
 
 /**
@@ -129,7 +130,7 @@ export class KernelSockets {
       s.stdin.socket.bind(endpoint(info, 'stdin')),
       s.iopub.socket.bind(endpoint(info, 'iopub')),
     ]);
-    s.heartbeat = new Heartbeat(endpoint(info, 'hb'), (e) => logError(`heartbeat stopped: ${e.message}`));
+    s.heartbeat = new Heartbeat(endpoint(info, 'hb'), (e) => log(`heartbeat stopped: ${e.message}`));
     void s.trackSubscriptions();
     return s;
   }
@@ -148,7 +149,7 @@ export class KernelSockets {
         else this.topics.delete(frame.subarray(1).toString());
       }
     } catch (e) {
-      if (!xpub.closed) logError(`iopub subscriptions: ${(e as Error).message}`);
+      if (!xpub.closed) log(`iopub subscriptions: ${(e as Error).message}`);
     }
   }
 

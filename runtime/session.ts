@@ -17,7 +17,7 @@ import { sessionFolders } from './workspace/location';
 import { COMMANDS, type CommandTable } from './commands/table';
 
 export interface SessionOptions {
-  /** Workspace folder; default $SQLCDC_HOME or ./.sqlcdc under cwd. */
+  /** Workspace folder; default $SQLCDC_HOME, else the nearest .sqlcdc in cwd or a parent, else ./.sqlcdc. */
   workspace?: string;
   /** Folder relative file paths resolve against; default process.cwd(). */
   cwd?: string;

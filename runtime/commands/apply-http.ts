@@ -57,7 +57,7 @@ class Caller {
   private readonly txOptions: TxOptions;
   private readonly retry: RetryRules;
   private readonly continueOn: Set<number>;
-  private readonly call: CallContext;
+  private readonly transport: CallContext;
   failures = 0;
   firstFailure?: string;
 
@@ -82,7 +82,7 @@ class Caller {
         ? { body: { text: retryText, regex: retryRegex, path: o.retryPath?.value, count: o.retryCount ?? 1, intervalSeconds: o.retryInterval ?? 1 } }
         : {};
     this.continueOn = new Set((o.continueOnHttpError?.value ?? '').split(',').map((c) => Number(c.trim())).filter((n) => n > 0));
-    this.call = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+    this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
   }
 
   private get connection() {
@@ -106,7 +106,7 @@ class Caller {
         contentType: this.contentType,
         timeout: o.timeout,
       });
-      const { response } = await sendWithRetries(request, this.call, this.retry);
+      const { response } = await sendWithRetries(request, this.transport, this.retry);
       if (response.status >= 400 && !this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
       if (response.status >= 400) return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
       const page = new Page(request.url, response, describeCall(request.method, request.url));

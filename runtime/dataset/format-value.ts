@@ -49,8 +49,10 @@ export function toJsonValue(v: Value, type: ColumnType): string {
 }
 
 /**
- * A plain JS value for JSON.stringify-based consumers (Jupyter's data resource): numbers stay
- * numbers while exact, otherwise their digits become a string so nothing is silently rounded.
+ * A plain JS value for JSON.stringify-based consumers (Jupyter's data resource). Integers stay
+ * numbers while exact, otherwise their digits become a string so nothing is silently rounded. A
+ * decimal is always its text with the column's scale (`230.00`): a JSON number cannot keep the scale,
+ * and Table Schema readers parse a number field's string as an exact decimal (docs/jupyter.md).
  */
 export function toPlainValue(v: Value, type: ColumnType): string | number | boolean | null {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
@@ -61,10 +63,7 @@ export function toPlainValue(v: Value, type: ColumnType): string | number | bool
   if (typeof v === 'bigint') {
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   }
-  const text = formatValue(v, type);
-  if (v instanceof Date || v instanceof Uint8Array) return text;
-  const n = Number(text);
-  return new Decimal(n).equals(v as Decimal) ? n : text;
+  return formatValue(v, type);
 }
 
 /** Compiles the JSON object writer for rows of these columns (keys escaped once, not per row). */

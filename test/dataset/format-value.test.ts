@@ -57,10 +57,11 @@ test('jsonRowWriter builds valid JSON objects whose numbers keep every digit', (
   assert.equal(jsonRowWriter([])([]), '{}');
 });
 
-test('toPlainValue: numbers while exact, digit strings when a JS number would round', () => {
+test('toPlainValue: numbers while exact, digit strings when a JS number would round, decimals as text with their scale', () => {
   assert.equal(toPlainValue(42n, T('long')), 42);
   assert.equal(toPlainValue(9007199254740993n, T('long')), '9007199254740993');
-  assert.equal(toPlainValue(new Decimal('1.25'), T('decimal(10,2)')), 1.25);
+  assert.equal(toPlainValue(new Decimal('1.25'), T('decimal(10,2)')), '1.25');
+  assert.equal(toPlainValue(new Decimal('230'), T('decimal(10,2)')), '230.00');
   assert.equal(toPlainValue(new Decimal('12345678901234567890.123456789'), T('decimal')), '12345678901234567890.123456789');
   assert.equal(toPlainValue(new Date(Date.UTC(2024, 0, 1)), T('datetime')), '2024-01-01T00:00:00');
   assert.equal(toPlainValue(NaN, T('double')), 'NaN');

@@ -61,3 +61,20 @@ test('APPLY TX on an empty dataset says to read a document first', async () => {
   const { session } = sessionWith();
   await assert.rejects(session.run("APPLY TX '$';"), /the dataset is empty: read a document first/);
 });
+
+test("APPLY TX '$.data.customers[*]' gives one row per customer, as '$.data.customers' does", async () => {
+  const doc = { data: { customers: [{ name: 'Ann', city: 'Oslo' }, { name: 'Bob', city: 'Rome' }, { name: 'Cy', city: 'Lima' }] } };
+  const server = await startHttpServer((req, res) => sendJson(res, doc));
+  const { session } = sessionWith();
+  after(async () => {
+    await session.close();
+    await server.close();
+  });
+  const byPath = async (path: string) => load(session, `SELECT * FROM HTTP (GET ${server.url}/customers); APPLY TX '${path}';`);
+  const all = await byPath('$.data.customers[*]');
+  assert.deepEqual(schema(all), ['name:string', 'city:string']);
+  assert.deepEqual(plain(all), [['Ann', 'Oslo'], ['Bob', 'Rome'], ['Cy', 'Lima']]);
+  assert.deepEqual(plain(await byPath('$.data.customers')), plain(all));
+  assert.deepEqual(plain(await byPath('$.data.customers.*')), plain(all));
+  assert.deepEqual(plain(await byPath('$.data.customers[*].city')), [['Oslo'], ['Rome'], ['Lima']]);
+});
