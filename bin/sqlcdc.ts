@@ -1,18 +1,25 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT, OUTPUT_FORMATS, type OutputFormat } from './constants';
+import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+
+/** Command groups, each in its own module, loaded when called. */
+const GROUPS: Record<string, () => Promise<CommandGroup>> = {
+  workspace: async () => (await import('./workspace')).workspaceCommands,
+};
 
 const USAGE = `Usage:
   sqlcdc [repl] [--workspace DIR] [-i]
   sqlcdc repl --existing CONNECTION_FILE [-i]
   sqlcdc run <script.sql> [--workspace DIR] [--output table|json|csv]
+  sqlcdc workspace rotate-key [--workspace DIR]
   sqlcdc --help | --version
 
 Commands:
   repl      the interactive SQL CDC REPL (the default)
   run       runs a script and prints the final dataset on stdout
+  workspace rotate-key: seals every secret of the workspace again under a new key
 
 Options:
   --workspace DIR         workspace folder (default: $SQLCDC_HOME, else the nearest .sqlcdc
@@ -25,8 +32,6 @@ Options:
 
 Exit codes of run: 0 success, 1 script error (file:line:col on stderr), 2 bad usage, 130 interrupted.
 `;
-
-class UsageError extends Error {}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
@@ -43,29 +48,14 @@ interface Invocation {
 }
 
 function parseInvocation(argv: string[]): Invocation {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        workspace: { type: 'string' },
-        output: { type: 'string' },
-        existing: { type: 'string' },
-        interactive: { type: 'boolean', short: 'i' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
-  } catch (e) {
-    // parseArgs' messages explain its own API; say what the user did wrong instead.
-    const { code, message } = e as NodeJS.ErrnoException;
-    const option = /'(-[^' ]+)/.exec(message)?.[1];
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) throw new UsageError(`unknown option ${option}`);
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) throw new UsageError(`${option} needs a value`);
-    throw new UsageError(message);
-  }
+  const parsed = parseCommandLine(argv, {
+    workspace: { type: 'string' },
+    output: { type: 'string' },
+    existing: { type: 'string' },
+    interactive: { type: 'boolean', short: 'i' },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+  });
   const { values, positionals } = parsed;
   if (values.help) return { command: 'help', output: 'table', interactive: false };
   if (values.version) return { command: 'version', output: 'table', interactive: false };
@@ -98,6 +88,8 @@ async function runExisting(connectionFile: string, interactive: boolean): Promis
 async function main(argv: string[]): Promise<number> {
   let inv: Invocation;
   try {
+    const group = GROUPS[argv[0]];
+    if (group) return await (await group()).run(argv.slice(1));
     inv = parseInvocation(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;

@@ -8,6 +8,7 @@ import { Session } from '../../runtime/session';
 import { rotateWorkspaceKey } from '../../runtime/workspace/rotate-key';
 import { sendJson, startHttpServer, type TestServer } from '../helpers/http-server';
 import { tempSession } from '../helpers/session';
+import { runCli } from '../helpers/cli';
 
 const SECRETS = ['BEARERTOK1', 'BASICPW2', 'APIKEY3', 'HDRVAL4', 'PGPASS5', 'FTPPASS6', 'INLINEPW7'];
 
@@ -137,4 +138,20 @@ test('rotating the workspace key reseals variables and connections; the old key 
   writeFileSync(join(ws, 'secret.key'), oldKey);
   const withOld = new Session({ workspace: ws, cwd: dir });
   assert.throws(() => withOld.connections.get('api'), /cannot be decrypted with this workspace key/);
+});
+
+test('sqlcdc workspace rotate-key reseals through the CLI; with SQLCDC_SECRET it needs SQLCDC_NEW_SECRET', async () => {
+  const { session, dir } = tempSession({}, 'secrets');
+  await session.run('%connection add api http://127.0.0.1:9/ --bearer BEARERTOK1');
+  const ws = join(dir, 'ws');
+  const rotated = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws]);
+  assert.equal(rotated.code, 0, rotated.stderr);
+  assert.match(rotated.stdout, /0 encrypted variables and 1 connections resealed/);
+  assertNoSecret(rotated.stdout + rotated.stderr, 'rotate-key output');
+  const refused = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws], { env: { SQLCDC_SECRET: 'old-secret' } });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /give the new one in SQLCDC_NEW_SECRET/);
+  const usage = await runCli(dir, ['workspace', 'frob']);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /unknown workspace command 'frob'/);
 });
