@@ -20,3 +20,32 @@ export type ExprNode =
   | { type: 'isNull'; negated: boolean; operand: ExprNode; offset: number }
   | { type: 'call'; name: FunctionName; args: ExprNode[]; offset: number }
   | { type: 'aggregate'; name: AggregateName; column: string; offset: number };
+
+/**
+ * Every node of the tree, parent before children, left to right. Iterative: a chain of thousands of
+ * ORs is a left-deep tree that deep.
+ */
+export function* nodesOf(root: ExprNode): Generator<ExprNode> {
+  const stack: ExprNode[] = [root];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    yield node;
+    switch (node.type) {
+      case 'unary':
+      case 'isNull':
+        stack.push(node.operand);
+        break;
+      case 'binary':
+        stack.push(node.right, node.left);
+        break;
+      case 'like':
+        stack.push(node.pattern, node.operand);
+        break;
+      case 'in':
+        stack.push(...[...node.items].reverse(), node.operand);
+        break;
+      case 'call':
+        stack.push(...[...node.args].reverse());
+        break;
+    }
+  }
+}

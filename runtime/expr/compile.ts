@@ -24,17 +24,10 @@ export function bindNode(node: ExprNode, env: BindEnv): Bound {
     case 'unary':
       return bindUnary(node, env);
     case 'binary':
-      return bindBinary(node.op, bindNode(node.left, env), bindNode(node.right, env), node.offset, env);
-    case 'isNull': {
-      const operand = bindNode(node.operand, env);
-      const f = operand.fn;
-      const bound: Bound = { type: 'bool', fn: node.negated ? (row) => f(row) !== null : (row) => f(row) === null, constant: false };
-      return folded(bound, [operand], node.offset, env);
-    }
+    case 'isNull':
     case 'in':
-      return bindIn(node, env);
     case 'like':
-      return bindLike(node, env);
+      return bindChain(node, env);
     case 'call':
       return bindCall(node, node.args.map((a) => bindNode(a, env)), env);
     case 'aggregate': {
@@ -47,6 +40,76 @@ export function bindNode(node: ExprNode, env: BindEnv): Bound {
       return constantBound(aggregate(node.name, data.column(i), data.rowCount, kind), aggregateType(node.name, kind));
     }
   }
+}
+
+/** A node computed from its first operand (evaluated first) and what the node itself holds. */
+type Step = Extract<ExprNode, { type: 'binary' | 'isNull' | 'in' | 'like' }>;
+
+function isStep(node: ExprNode): node is Step {
+  return node.type === 'binary' || node.type === 'isNull' || node.type === 'in' || node.type === 'like';
+}
+
+function firstOperand(node: Step): ExprNode {
+  return node.type === 'binary' ? node.left : node.operand;
+}
+
+function bindStep(node: Step, first: Bound, env: BindEnv): Bound {
+  switch (node.type) {
+    case 'binary':
+      return bindBinary(node.op, first, bindNode(node.right, env), node.offset, env);
+    case 'isNull': {
+      const f = first.fn;
+      const bound: Bound = { type: 'bool', fn: node.negated ? (row) => f(row) !== null : (row) => f(row) === null, constant: false };
+      return folded(bound, [first], node.offset, env);
+    }
+    case 'in':
+      return bindIn(node, first, env);
+    case 'like':
+      return bindLike(node, first, env);
+  }
+}
+
+/**
+ * A chain — `a OR b OR c …`, `a + b - c …`, IS NULL / IN / LIKE after one another — is a left-deep
+ * tree as long as the text. It is bound with a loop over its left spine, and the row function is a
+ * loop too: the first step takes its operand directly (so `x > 5` keeps its fast path), later steps
+ * read the running value from a register the loop fills. Each step keeps its own semantics (null
+ * handling, short circuits: a step whose running value decides the result skips its right operand).
+ */
+function bindChain(node: Step, env: BindEnv): Bound {
+  const spine: Step[] = [];
+  let leaf: ExprNode = node;
+  for (; isStep(leaf); leaf = firstOperand(leaf)) spine.push(leaf);
+  const register = { value: null as Value };
+  const running: RowFn = () => register.value;
+  let acc = bindNode(leaf, env);
+  let direct = true;
+  let start: RowFn = acc.fn;
+  const steps: RowFn[] = [];
+  for (let k = spine.length - 1; k >= 0; k--) {
+    if (direct || acc.constant) {
+      // A constant running value folds into the step; the steps before it no longer matter.
+      acc = bindStep(spine[k], acc, env);
+      start = acc.fn;
+      steps.length = 0;
+      direct = false;
+    } else {
+      acc = bindStep(spine[k], { type: acc.type, fn: running, constant: false }, env);
+      steps.push(acc.fn);
+    }
+  }
+  if (acc.constant || steps.length === 0) return acc;
+  const n = steps.length;
+  const first = start;
+  const fn: RowFn = (row) => {
+    let v = first(row);
+    for (let k = 0; k < n; k++) {
+      register.value = v;
+      v = steps[k](row);
+    }
+    return v;
+  };
+  return { type: acc.type, fn, constant: false };
 }
 
 export function resolveColumn(name: string, offset: number, env: BindEnv): number {
@@ -336,8 +399,7 @@ function dynamicBinary(op: BinaryOp, l: Bound, r: Bound, offset: number, env: Bi
  * `x IN (a, b, …)`: each item is converted to x's type and compared with it (.NET compares with the
  * left operand's type). Constant lists become a Set of normalised keys, looked up once per row.
  */
-function bindIn(node: Extract<ExprNode, { type: 'in' }>, env: BindEnv): Bound {
-  const operand = bindNode(node.operand, env);
+function bindIn(node: Extract<ExprNode, { type: 'in' }>, operand: Bound, env: BindEnv): Bound {
   const items = node.items.map((n) => bindNode(n, env));
   const negated = node.negated;
   const of = operand.fn;
@@ -392,8 +454,7 @@ function bindIn(node: Extract<ExprNode, { type: 'in' }>, env: BindEnv): Bound {
   return folded(bound, [operand, ...items], node.offset, env);
 }
 
-function bindLike(node: Extract<ExprNode, { type: 'like' }>, env: BindEnv): Bound {
-  const operand = bindNode(node.operand, env);
+function bindLike(node: Extract<ExprNode, { type: 'like' }>, operand: Bound, env: BindEnv): Bound {
   const pattern = bindNode(node.pattern, env);
   if (operand.type === 'null' || pattern.type === 'null') return constantBound(null, 'bool');
   const toText = operand.type === 'any' ? converterTo({ base: 'string' }) : coercion(operand.type, 'string');

@@ -4,6 +4,7 @@ import { ScriptError } from '../errors';
 import type { Script, Statement } from './ast';
 import { COMMAND_WORDS, COMMANDS, matchHead, type CommandDef } from './commands';
 import { grammar } from './grammar';
+import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from './limits';
 import { list } from './options';
 import { SourceText } from './source';
 import {
@@ -21,11 +22,12 @@ export { statementDocs, type StatementDoc } from './docs';
  */
 export function parseScript(text: string, startOffset = 0): Script {
   const source = new SourceText(text);
-  return { statements: parseRange(source, startOffset, text.length) };
+  return { statements: parseRange(source, startOffset, text.length, 0) };
 }
 
-function parseRange(source: SourceText, start: number, end: number): Statement[] {
-  return splitStatements(lexRange(source, start, end)).map((tokens) => parseStatement(source, tokens));
+/** `level`: how many pipelines enclose the range (bounded: pipelines parse and run recursively). */
+function parseRange(source: SourceText, start: number, end: number, level: number): Statement[] {
+  return splitStatements(lexRange(source, start, end)).map((tokens) => parseStatement(source, tokens, level));
 }
 
 /** Top-level `;` tokens end statements (a `;` inside a string or block is part of that token). */
@@ -43,7 +45,7 @@ function splitStatements(tokens: IToken[]): IToken[][] {
   return statements;
 }
 
-function parseStatement(source: SourceText, tokens: IToken[]): Statement {
+function parseStatement(source: SourceText, tokens: IToken[], level: number): Statement {
   const head = matchHead(tokens);
   const keyword = head.kind === 'match' ? head.command.keyword : undefined;
   for (const t of tokens) {
@@ -68,7 +70,11 @@ function parseStatement(source: SourceText, tokens: IToken[]): Statement {
   } as Statement;
   // Pipelines are parsed after their enclosing statement: the grammar instance is not re-entrant.
   const pipeline = statement.kind === 'ApplyPipeline' ? statement : 'pipeline' in statement ? statement.pipeline : undefined;
-  if (pipeline) pipeline.statements = parseRange(source, pipeline.body.pos.offset, pipeline.body.pos.offset + pipeline.body.value.length);
+  if (pipeline) {
+    if (level >= NESTING_LIMIT) throw new ScriptError(NESTED_TOO_DEEPLY, 'syntax', pipeline.pos, 'APPLY PIPELINE');
+    const { offset } = pipeline.body.pos;
+    pipeline.statements = parseRange(source, offset, offset + pipeline.body.value.length, level + 1);
+  }
   return statement;
 }
 
