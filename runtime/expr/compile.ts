@@ -69,38 +69,81 @@ function bindStep(node: Step, first: Bound, env: BindEnv): Bound {
   }
 }
 
+/** Precedence level of a step (.NET's: OR, AND, comparisons, + -, * / %): a chain stays on one level. */
+function levelOf(node: Step): number {
+  if (node.type !== 'binary') return 2;
+  switch (node.op) {
+    case 'OR':
+      return 0;
+    case 'AND':
+      return 1;
+    case '+':
+    case '-':
+      return 3;
+    case '*':
+    case '/':
+    case '%':
+      return 4;
+    default:
+      return 2;
+  }
+}
+
+/** Where the loop of a chain puts the running value for the next step to read. */
+interface Register {
+  value: Value;
+  read: RowFn;
+}
+
+function newRegister(): Register {
+  const register: Register = { value: null, read: () => register.value };
+  return register;
+}
+
 /**
  * A chain — `a OR b OR c …`, `a + b - c …`, IS NULL / IN / LIKE after one another — is a left-deep
- * tree as long as the text. It is bound with a loop over its left spine, and the row function is a
- * loop too: the first step takes its operand directly (so `x > 5` keeps its fast path), later steps
- * read the running value from a register the loop fills. Each step keeps its own semantics (null
- * handling, short circuits: a step whose running value decides the result skips its right operand).
+ * tree as long as the text. It is bound with a loop over the tree's left spine, and its row function is
+ * a loop too: the first step of each precedence level takes its operand directly (so `x > 5 AND y`
+ * keeps the fast paths and nests one closure per level), the later steps of that level read the
+ * running value from a register the loop fills. Each step keeps its semantics: null handling, and the
+ * short circuit of a step whose running value decides it (it skips its right operand).
  */
 function bindChain(node: Step, env: BindEnv): Bound {
   const spine: Step[] = [];
   let leaf: ExprNode = node;
   for (; isStep(leaf); leaf = firstOperand(leaf)) spine.push(leaf);
-  const register = { value: null as Value };
-  const running: RowFn = () => register.value;
-  let acc = bindNode(leaf, env);
-  let direct = true;
-  let start: RowFn = acc.fn;
-  const steps: RowFn[] = [];
+  let start = bindNode(leaf, env);
+  let steps: RowFn[] = [];
+  let register = newRegister();
+  let type = start.type;
+  const close = (): Bound => (steps.length ? loopBound(start.fn, steps, register, type) : start);
+  let level = -1;
   for (let k = spine.length - 1; k >= 0; k--) {
-    if (direct || acc.constant) {
-      // A constant running value folds into the step; the steps before it no longer matter.
-      acc = bindStep(spine[k], acc, env);
-      start = acc.fn;
-      steps.length = 0;
-      direct = false;
+    const step = spine[k];
+    const stepLevel = levelOf(step);
+    let bound: Bound;
+    if (stepLevel !== level || (steps.length === 0 && start.constant)) {
+      bound = bindStep(step, close(), env);
     } else {
-      acc = bindStep(spine[k], { type: acc.type, fn: running, constant: false }, env);
-      steps.push(acc.fn);
+      bound = bindStep(step, { type, fn: register.read, constant: false }, env);
+      if (!bound.constant) {
+        steps.push(bound.fn);
+        type = bound.type;
+        continue;
+      }
     }
+    // A step taking the whole chain so far (or a constant that no longer depends on it) starts anew.
+    start = bound;
+    steps = [];
+    register = newRegister();
+    type = bound.type;
+    level = stepLevel;
   }
-  if (acc.constant || steps.length === 0) return acc;
+  return close();
+}
+
+function loopBound(first: RowFn, steps: RowFn[], register: Register, type: StaticType): Bound {
   const n = steps.length;
-  const first = start;
   const fn: RowFn = (row) => {
     let v = first(row);
     for (let k = 0; k < n; k++) {
@@ -109,7 +152,7 @@ function bindChain(node: Step, env: BindEnv): Bound {
     }
     return v;
   };
-  return { type: acc.type, fn, constant: false };
+  return { type, fn, constant: false };
 }
 
 export function resolveColumn(name: string, offset: number, env: BindEnv): number {
