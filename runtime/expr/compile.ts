@@ -100,46 +100,58 @@ function newRegister(): Register {
   return register;
 }
 
+/** Steps of one level nested directly into one another before a chain's loop takes over. */
+const CHUNK = 16;
+
 /**
  * A chain — `a OR b OR c …`, `a + b - c …`, IS NULL / IN / LIKE after one another — is a left-deep
- * tree as long as the text. It is bound with a loop over the tree's left spine, and its row function is
- * a loop too: the first step of each precedence level takes its operand directly (so `x > 5 AND y`
- * keeps the fast paths and nests one closure per level), the later steps of that level read the
- * running value from a register the loop fills. Each step keeps its semantics: null handling, and the
- * short circuit of a step whose running value decides it (it skips its right operand).
+ * tree as long as the text. It is bound with a loop over the tree's left spine. Up to CHUNK steps of a
+ * precedence level nest their closures directly, as a tree would (short chains run as fast as nested
+ * calls, and `x > 5` keeps its fast paths); past that the row function is a loop over chunks of CHUNK
+ * steps, each reading the running value from a register the loop fills, so no row recurses per term.
+ * Each step keeps its semantics: null handling, and the short circuit of a step whose running value
+ * decides it (it skips its right operand).
  */
 function bindChain(node: Step, env: BindEnv): Bound {
   const spine: Step[] = [];
   let leaf: ExprNode = node;
   for (; isStep(leaf); leaf = firstOperand(leaf)) spine.push(leaf);
+  // The chain so far: `start`, then the `chunks` the loop runs, then `current`, the chunk being
+  // built (current === start while the loop has no chunk).
   let start = bindNode(leaf, env);
-  let steps: RowFn[] = [];
+  let chunks: RowFn[] = [];
   let register = newRegister();
-  let type = start.type;
-  const close = (): Bound => (steps.length ? loopBound(start.fn, steps, register, type) : start);
+  let current = start;
+  let nested = 0;
   let level = -1;
+  const whole = (): Bound => (current === start ? start : loopBound(start.fn, [...chunks, current.fn], register, current.type));
   for (let k = spine.length - 1; k >= 0; k--) {
     const step = spine[k];
     const stepLevel = levelOf(step);
-    let bound: Bound;
-    if (stepLevel !== level || (steps.length === 0 && start.constant)) {
-      bound = bindStep(step, close(), env);
+    if (stepLevel !== level) {
+      current = start = bindStep(step, whole(), env);
+      chunks = [];
+      register = newRegister();
+      nested = 1;
+      level = stepLevel;
+    } else if (nested < CHUNK || current.constant) {
+      const bound = bindStep(step, current, env);
+      if (current === start) start = bound;
+      current = bound;
+      nested++;
     } else {
-      bound = bindStep(step, { type, fn: register.read, constant: false }, env);
-      if (!bound.constant) {
-        steps.push(bound.fn);
-        type = bound.type;
-        continue;
-      }
+      if (current !== start) chunks.push(current.fn);
+      current = bindStep(step, { type: current.type, fn: register.read, constant: false }, env);
+      nested = 1;
     }
-    // A step taking the whole chain so far (or a constant that no longer depends on it) starts anew.
-    start = bound;
-    steps = [];
-    register = newRegister();
-    type = bound.type;
-    level = stepLevel;
+    if (current.constant) {
+      // A constant no longer depends on the steps before it.
+      start = current;
+      chunks = [];
+      register = newRegister();
+    }
   }
-  return close();
+  return whole();
 }
 
 function loopBound(first: RowFn, steps: RowFn[], register: Register, type: StaticType): Bound {

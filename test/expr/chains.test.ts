@@ -38,6 +38,26 @@ test('AND / OR chains give the two-operand rules folded from the left, for every
   }
 });
 
+test('long chains (past the nested first steps, through the loop) keep the same rules', () => {
+  const names = ['a', 'b', 'c', 'd'];
+  for (const [op, rule] of [['AND', and], ['OR', or]] as const) {
+    for (const wrap of [(n: string) => n, (n: string) => `IIF(true, ${n}, 0)`]) {
+      const terms = Array.from({ length: 60 }, (_, i) => i);
+      const source = terms.map((i) => wrap(names[(i * 7) % 4])).join(` ${op} `);
+      const expected = combinations.map((r) => terms.slice(1).reduce((acc: Value, i) => rule(acc, r[(i * 7) % 4]), r[0]));
+      assert.deepEqual(values(source, combinations, flags), expected, source.slice(0, 40));
+    }
+  }
+  // AND inside OR inside AND, each level long.
+  const inner = (i: number) => Array.from({ length: 20 }, (_, k) => names[(i + k) % 4]).join(' AND ');
+  const source = Array.from({ length: 20 }, (_, i) => inner(i)).join(' OR ');
+  const expected = combinations.map((r) =>
+    Array.from({ length: 20 }, (_, i) => Array.from({ length: 20 }, (_, k) => r[(i + k) % 4]).reduce((x, y) => and(x, y)))
+      .reduce((x, y) => or(x, y)),
+  );
+  assert.deepEqual(values(source, combinations, flags), expected);
+});
+
 function not(v: Value): Value {
   return v === null ? null : !v;
 }

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { test } from 'node:test';
 import type { StatementKind } from '../../runtime/script/ast';
 import { languageReference } from '../../runtime/script/docs';
+import { NESTING_LIMIT } from '../../runtime/script/limits';
 import { commands, keywords, parseScript, statementDocs } from '../../runtime/script/parser';
 
 const ALL_KINDS: StatementKind[] = [
@@ -41,4 +42,9 @@ test('every option of every command is documented and is a keyword for completio
 test('docs/language.md is generated from the tables (run: node dist/runtime/script/docs.js)', () => {
   const file = readFileSync(resolve(__dirname, '../../../docs/language.md'), 'utf8');
   assert.equal(file, languageReference());
+});
+
+test('the hand-written expression reference names the nesting limit the code has', () => {
+  const file = readFileSync(resolve(__dirname, '../../../docs/expressions.md'), 'utf8');
+  assert.ok(file.includes(`nesting limit** of ${NESTING_LIMIT}`) && file.includes(`nested too deeply (limit ${NESTING_LIMIT})`));
 });
