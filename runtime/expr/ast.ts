@@ -41,10 +41,12 @@ export function* nodesOf(root: ExprNode): Generator<ExprNode> {
         stack.push(node.pattern, node.operand);
         break;
       case 'in':
-        stack.push(...[...node.items].reverse(), node.operand);
+        // A loop, not push(...items): an IN list may hold more values than a call takes arguments.
+        for (let i = node.items.length - 1; i >= 0; i--) stack.push(node.items[i]);
+        stack.push(node.operand);
         break;
       case 'call':
-        stack.push(...[...node.args].reverse());
+        for (let i = node.args.length - 1; i >= 0; i--) stack.push(node.args[i]);
         break;
     }
   }

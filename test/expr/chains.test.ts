@@ -156,3 +156,9 @@ test('a long expression is quoted in messages only around the character in quest
   const start = `)${' + id'.repeat(40)}`;
   assert.throws(() => values(start), { message: `expected a value, a column or '(' but found ')' (at character 1 of expression '${start.slice(0, 80)}…')` });
 });
+
+test('an IN list of 200,000 values', () => {
+  const list = Array.from({ length: 200000 }, (_, i) => i + 2).join(', ');
+  assert.deepEqual(kept(`id IN (${list})`), [2, 3]);
+  assert.deepEqual(compileExpression(`id IN (${list})`).columns, ['id']);
+});
