@@ -2,7 +2,7 @@ import type { Dataset } from '../dataset/dataset';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError, type Position } from '../errors';
 import type { Scope } from '../scope';
-import type { ExprNode } from './ast';
+import { nodesOf, type ExprNode } from './ast';
 import { mismatch, type BindEnv, type Bound } from './bound';
 import { bindNode } from './compile';
 import type { ErrorContext } from './errors';
@@ -118,52 +118,16 @@ export function calculate(aggregate: string, filter: string | undefined, dataset
   return bindNode(tree, { columns: dataset.columns, context: expression, dataset: () => rows }).fn([]);
 }
 
-function referencedColumns(node: ExprNode): string[] {
+function referencedColumns(tree: ExprNode): string[] {
   const names = new Set<string>();
-  const visit = (n: ExprNode): void => {
-    switch (n.type) {
-      case 'column':
-        names.add(n.name);
-        return;
-      case 'aggregate':
-        names.add(n.column);
-        return;
-      case 'unary':
-      case 'isNull':
-        return visit(n.operand);
-      case 'binary':
-        visit(n.left);
-        return visit(n.right);
-      case 'like':
-        visit(n.operand);
-        return visit(n.pattern);
-      case 'in':
-        visit(n.operand);
-        return n.items.forEach(visit);
-      case 'call':
-        return n.args.forEach(visit);
-    }
-  };
-  visit(node);
+  for (const node of nodesOf(tree)) {
+    if (node.type === 'column') names.add(node.name);
+    else if (node.type === 'aggregate') names.add(node.column);
+  }
   return [...names];
 }
 
-function columnOutsideAggregate(node: ExprNode): Extract<ExprNode, { type: 'column' }> | undefined {
-  switch (node.type) {
-    case 'column':
-      return node;
-    case 'unary':
-    case 'isNull':
-      return columnOutsideAggregate(node.operand);
-    case 'binary':
-      return columnOutsideAggregate(node.left) ?? columnOutsideAggregate(node.right);
-    case 'like':
-      return columnOutsideAggregate(node.operand) ?? columnOutsideAggregate(node.pattern);
-    case 'in':
-      return columnOutsideAggregate(node.operand) ?? node.items.map(columnOutsideAggregate).find(Boolean);
-    case 'call':
-      return node.args.map(columnOutsideAggregate).find(Boolean);
-    default:
-      return undefined;
-  }
+function columnOutsideAggregate(tree: ExprNode): Extract<ExprNode, { type: 'column' }> | undefined {
+  for (const node of nodesOf(tree)) if (node.type === 'column') return node;
+  return undefined;
 }

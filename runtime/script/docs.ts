@@ -1,4 +1,5 @@
 import { COMMANDS } from './commands';
+import { NESTING_LIMIT } from './limits';
 import { DB_SECTION_OPTIONS, HTTP_SECTION_OPTIONS, TRACE_OPTIONS, type OptionDef, type OptionSet } from './options';
 
 /**
@@ -76,6 +77,31 @@ the line and column (in the whole cell, magic lines included) and what was expec
 \`APPLY FILTER at line 3, column 22: expected ';' or an option of APPLY FILTER (ON, LIMIT, …) but found 'FOO'\`.
 Unknown options, repeated options, bad numbers, unknown modes and formats and missing required options
 are reported the same way.
+
+**A missing \`;\`.** When a statement runs into the start of the next one — a command word that cannot
+continue it (\`PRINT\` after \`PRINT 'a'\`), a command head none of its clauses starts with (\`APPLY FILTER\`
+after a SELECT, whose clauses are \`APPLY TX\` and \`APPLY PIPELINE\`), a clause it already has, or a
+statement on its own line that reads on further than the clause it could also begin — the error is
+\`expected ';' after SELECT FROM DRIVE (line 1)\`, with the caret right after the last token of the
+statement that lacks the \`;\` and the line where that statement starts:
+
+\`\`\`
+SELECT * FROM DRIVE 'd.csv'
+APPLY FILTER 'id > 1';
+\`\`\`
+
+gives \`SELECT FROM DRIVE at line 1, column 28: expected ';' after SELECT FROM DRIVE (line 1)\`. A word that
+can continue the statement keeps the message about that clause: \`SELECT * FROM DRIVE 'd.csv' APPLY FOO\`
+gives \`expected TX or PIPELINE after APPLY but found 'FOO'\`.
+
+**Nesting limit: ${NESTING_LIMIT} levels.** Three things nest, each counted on its own: \`APPLY PIPELINE\`
+inside \`APPLY PIPELINE\` (a SELECT's inline pipeline is a level too); function calls inside function
+calls in a text (\`#f(#g(…))\`, calls in quoted arguments included); and, in a filter or \`@sql()\`
+expression, parentheses, function calls, \`IN\` lists, \`NOT\` and signs. One level more is the error
+\`nested too deeply (limit ${NESTING_LIMIT})\` at the level that goes past it (for a pipeline when the cell is parsed,
+for a text or an expression when its statement starts). The limit keeps every layer nested that deep
+at once well inside the interpreter's stack. Chains of operators are not nesting and have no limit:
+a filter of ten thousand \`… OR …\` terms or a sum of ten thousand terms runs.
 
 ## Multi-line input (REPL, Jupyter console)
 

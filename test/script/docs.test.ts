@@ -6,6 +6,7 @@ import type { StatementKind } from '../../runtime/script/ast';
 import { languageDocs, unavailableStatements } from '../../runtime/services/language-docs';
 import { inspect } from '../../runtime/services/inspect';
 import { tempSession } from '../helpers/session';
+import { NESTING_LIMIT } from '../../runtime/script/limits';
 import { commands, keywords, parseScript, statementDocs } from '../../runtime/script/parser';
 
 const ALL_KINDS: StatementKind[] = [
@@ -63,4 +64,9 @@ test('a statement that does not run yet says so in docs/language.md and in inspe
   assert.ok(found.found && /Not available yet/.test(found.text), `inspect of ${first}`);
   const print = inspect(session, "PRINT 'x';", 1);
   assert.ok(print.found && !/Not available yet/.test(print.text));
+});
+
+test('the hand-written expression reference names the nesting limit the code has', () => {
+  const file = readFileSync(resolve(__dirname, '../../../docs/expressions.md'), 'utf8');
+  assert.ok(file.includes(`nesting limit** of ${NESTING_LIMIT}`) && file.includes(`nested too deeply (limit ${NESTING_LIMIT})`));
 });
