@@ -10,7 +10,8 @@ import type { RowWriter } from './row-writer';
  * ending in CRLF, RFC 4180) after an optional header line. ZIP COLUMN builds them from fragments
  * already written; rendering, SINK and payloads from a dataset's rows (dataset-text.ts).
  */
-export const XML_ROOT = 'root';
+
+const XML_ROOT = 'root';
 
 /** What goes around the records: `open`, records each followed by `terminator` and separated by `separator`, `close`. */
 export interface Framing {
