@@ -4,6 +4,7 @@ import { Dataset } from '../runtime/dataset/dataset';
 import { formatValue } from '../runtime/dataset/format-value';
 import type { Column, Value } from '../runtime/dataset/types';
 import { toCsv, toJsonRows } from '../runtime/dataset/render';
+import { documentChunks, documentWriter, writerOptions } from '../runtime/writers';
 import { best, seededRandom } from './measure';
 
 /**
@@ -12,6 +13,7 @@ import { best, seededRandom } from './measure';
  * best of 5, each beside a reference given the same rows as plain JS values (dates, longs and
  * decimals already turned into strings or numbers, outside the timing):
  * - CSV of every row (what `--output csv` and SINK … FORMAT CSV write) vs Papa.unparse;
+ * - the same CSV streamed in 64K pieces (what a SINK holds at a time) vs the one-shot text;
  * - JSON rows vs JSON.stringify of the rows as objects.
  */
 
@@ -70,6 +72,24 @@ export async function runWritersBench(): Promise<void> {
   const papa = await best(RUNS, () => Papa.unparse({ fields: names, data: plain }, { newline: '\r\n' }), lines);
   const csv = await best(RUNS, () => toCsv(input), lines);
   line('CSV of every row', csv, { label: 'Papa.unparse', seconds: papa });
+  const writer = documentWriter('CSV', columns, columns.map((_, i) => i), writerOptions({ header: true, quoteEmpty: true }));
+  const streamed = await best(
+    RUNS,
+    () => {
+      let first = '';
+      let size = 0;
+      for (const piece of documentChunks(input, writer)) {
+        first ||= piece;
+        size += piece.length;
+      }
+      return { first, size };
+    },
+    ({ first, size }) => {
+      lines(first);
+      if (size < ROWS * 40) throw new Error(`streamed CSV too short: ${size} characters`);
+    },
+  );
+  line('CSV streamed in 64K pieces', streamed, { label: 'CSV of every row', seconds: csv });
 
   const array = (text: string) => {
     if (!text.startsWith('[{"id":0,') || !text.endsWith('}]')) throw new Error(`unexpected JSON: ${text.slice(0, 80)}`);
