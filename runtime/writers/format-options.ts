@@ -62,7 +62,7 @@ export function parseFormatOptions(text: string | undefined, format: DocFormat, 
         if (v === '0') options.quoting = 'never';
         else if (v === '1' || [...v].length === 1) {
           options.quoting = 'always';
-          if (v !== '1') options.quote = v;
+          options.quote = v === '1' ? '"' : v;
         } else throw fail(`quoted must be one character, 1 or 0, not '${v}'`);
         break;
       case 'fields':
