@@ -4,10 +4,10 @@ import { parseTypeName } from '../dataset/type-names';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError, toScriptError } from '../errors';
 import { compileFilter } from '../expr';
-import { parseFormatOptions, rowWriter, selectFields } from '../format';
 import { compileValue } from '../functions/evaluate';
 import type { AddColumn, FormatSpec } from '../script/ast';
 import type { Scope } from '../scope';
+import { parseFormatOptions, rowWriter, selectFields } from '../writers';
 import { atArgument } from './at-argument';
 import type { Command } from './command';
 

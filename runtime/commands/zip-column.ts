@@ -1,8 +1,8 @@
 import { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import { ScriptError } from '../errors';
-import { buildDocument } from '../format';
 import type { ZipColumn } from '../script/ast';
+import { buildDocument } from '../writers';
 import type { Command } from './command';
 
 /**

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import { decimalText } from './decimal-scale';
-import type { Column, ColumnType, Value } from './types';
+import type { ColumnType, Value } from './types';
 
 /**
  * Invariant-culture text and JSON forms of cell values (docs/types.md). Dispatch is on the value's JS
@@ -64,19 +64,6 @@ export function toPlainValue(v: Value, type: ColumnType): string | number | bool
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   }
   return formatValue(v, type);
-}
-
-/** Compiles the JSON object writer for rows of these columns (keys escaped once, not per row). */
-export function jsonRowWriter(columns: readonly Column[]): (row: readonly Value[]) => string {
-  const prefixes = columns.map((c, i) => `${i === 0 ? '{' : ','}${JSON.stringify(c.name)}:`);
-  const types = columns.map((c) => c.type);
-  const n = columns.length;
-  return (row) => {
-    if (n === 0) return '{}';
-    let out = '';
-    for (let i = 0; i < n; i++) out += prefixes[i] + toJsonValue(row[i], types[i]);
-    return out + '}';
-  };
 }
 
 /** `yyyy-MM-ddTHH:mm:ss`, with `.fff` when there are milliseconds (the `s` format, UTC wall clock). */

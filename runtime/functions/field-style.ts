@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import { formatValue } from '../dataset/format-value';
 import type { ColumnType, Value } from '../dataset/types';
-import { xmlEscape } from '../format';
+import { xmlEscape } from '../writers';
 import type { Part } from './parse';
 
 /**

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Decimal from 'decimal.js';
-import { formatValue, jsonRowWriter, toJsonValue, toPlainValue } from '../../runtime/dataset/format-value';
+import { formatValue, toJsonValue, toPlainValue } from '../../runtime/dataset/format-value';
 import { parseTypeName } from '../../runtime/dataset/type-names';
 
 const T = parseTypeName;
@@ -43,18 +43,6 @@ test('toJsonValue: typed JSON text with exact longs and decimals', () => {
   assert.equal(toJsonValue(Infinity, T('double')), '"Infinity"');
   assert.equal(toJsonValue(new Date(Date.UTC(2024, 0, 31)), T('datetime')), '"2024-01-31T00:00:00"');
   assert.equal(toJsonValue(new Uint8Array([0xca, 0xfe]), T('byte[]')), '"cafe"');
-});
-
-test('jsonRowWriter builds valid JSON objects whose numbers keep every digit', () => {
-  const write = jsonRowWriter([
-    { name: 'id', type: T('long') },
-    { name: 'amount', type: T('decimal') },
-    { name: 'name "n"', type: T('string') },
-  ]);
-  const text = write([9007199254740993n, new Decimal('0.1000000000000000055511151231257827'), 'ü']);
-  assert.equal(text, '{"id":9007199254740993,"amount":0.1000000000000000055511151231257827,"name \\"n\\"":"ü"}');
-  assert.deepEqual(Object.keys(JSON.parse(text)), ['id', 'amount', 'name "n"']);
-  assert.equal(jsonRowWriter([])([]), '{}');
 });
 
 test('toPlainValue: numbers while exact, digit strings when a JS number would round, decimals as text with their scale', () => {

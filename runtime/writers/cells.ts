@@ -1,13 +1,13 @@
 import { formatDateTime, formatValue, toJsonValue } from '../dataset/format-value';
 import type { ColumnType, Value } from '../dataset/types';
 import { formatDate } from '../functions/dotnet-format/date';
-import type { BytesEncoding, FormatOptions } from './options';
+import type { BytesEncoding, CellOptions } from './options';
 
 /**
- * Per-column writers of non-null cells, chosen once from the column type and the FORMAT options:
- * `text` for CSV and XML content, `json` for JSON values (numbers, booleans, longs and decimals
- * unquoted with exact digits; dates, bytes and guids as strings). A cell whose JS value does not
- * match its column type falls back to the generic form, so output stays well-formed.
+ * Per-column writers of non-null cells, chosen once from the column type and the options: `text`
+ * for CSV and XML content, `json` for JSON values (numbers, booleans, longs and decimals unquoted
+ * with exact digits; dates, bytes and guids as strings). A cell whose JS value does not match its
+ * column type falls back to the generic form, so output stays well-formed.
  */
 export type CellWriter = (v: Exclude<Value, null>) => string;
 
@@ -37,7 +37,7 @@ export function encodeBytes(bytes: Uint8Array, encoding: BytesEncoding): string 
 }
 
 /** What the text options do to string content (trim, flatten). */
-function stringShaper(options: FormatOptions): ((s: string) => string) | undefined {
+function stringShaper(options: CellOptions): ((s: string) => string) | undefined {
   const { trim, flatten } = options;
   if (!trim && !flatten) return undefined;
   return (s) => {
@@ -47,7 +47,12 @@ function stringShaper(options: FormatOptions): ((s: string) => string) | undefin
   };
 }
 
-export function textWriter(type: ColumnType, options: FormatOptions): CellWriter {
+/** True when the text writer gives a string cell unchanged (no trim, no flatten). */
+export function keepsStrings(options: CellOptions): boolean {
+  return !options.trim && !options.flatten;
+}
+
+export function textWriter(type: ColumnType, options: CellOptions): CellWriter {
   const shape = stringShaper(options);
   const date = options.date;
   const bytes = options.bytes;
@@ -59,7 +64,7 @@ export function textWriter(type: ColumnType, options: FormatOptions): CellWriter
   };
 }
 
-export function jsonWriter(type: ColumnType, options: FormatOptions): CellWriter {
+export function jsonWriter(type: ColumnType, options: CellOptions): CellWriter {
   const text = textWriter(type, options);
   switch (type.base) {
     case 'tinyint':

@@ -1,20 +1,7 @@
-import type { Column, Value } from '../dataset/types';
-import type { FormatOptions } from './options';
-import { textWriter, type CellWriter } from './values';
-
-/**
- * FORMAT JSON through V8's own serializer. For each row, a function generated once per schema builds
- * an object literal of the selected fields (so every object shares one hidden class) and hands it
- * to JSON.stringify, which writes it in one native pass: about 1.5x faster than concatenating the
- * fragment cell by cell, and the same text, since that writer escapes strings with JSON.stringify too.
- *
- * It applies when each field's JSON is what JSON.stringify writes for a plain JS value: numbers,
- * booleans, strings, longs within 2^53 (as numbers: the same digits) and the types written as
- * strings (datetime, bytes, shaped text). Decimals and floats keep their own digits, so a schema
- * selecting them gets `undefined` and the cell-by-cell writer. A row holding a cell the object cannot
- * carry exactly (a non-finite double, a long past 2^53, a value of another JS type) goes to `slow`.
- */
-export type ObjectRowWriter = (row: readonly Value[]) => string;
+import type { Column } from '../dataset/types';
+import { keepsStrings, textWriter, type CellWriter } from './cells';
+import type { CellOptions } from './options';
+import type { RowWriter } from './row-writer';
 
 /** Code for one field, given the variable holding its cell and the field's index. */
 interface Field {
@@ -38,8 +25,8 @@ const DATE = textOf((v) => `${v} instanceof Date`);
 const BYTES = textOf((v) => `${v} instanceof Uint8Array`);
 const SHAPED = textOf(STRING.guard);
 
-function field(column: Column, options: FormatOptions): Field | undefined {
-  const shaped = options.trim || options.flatten;
+function field(column: Column, options: CellOptions): Field | undefined {
+  const shaped = !keepsStrings(options);
   switch (column.type.base) {
     case 'tinyint':
     case 'short':
@@ -67,12 +54,24 @@ function field(column: Column, options: FormatOptions): Field | undefined {
 /** A canonical array index: JSON.stringify writes such keys first, whatever the literal's order. */
 const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
 
+/**
+ * JSON objects through V8's own serializer. For each row, a function generated once per schema builds
+ * an object literal of the selected fields (so every object shares one hidden class) and hands it
+ * to JSON.stringify, which writes it in one native pass: about 1.5x faster than concatenating the
+ * fragment cell by cell, and the same text, since that writer escapes strings with JSON.stringify too.
+ *
+ * It applies when each field's JSON is what JSON.stringify writes for a plain JS value: numbers,
+ * booleans, strings, longs within 2^53 (as numbers: the same digits) and the types written as
+ * strings (datetime, bytes, shaped text). Decimals and floats keep their own digits, so a schema
+ * selecting them gets `undefined` and the cell-by-cell writer. A row holding a cell the object cannot
+ * carry exactly (a non-finite double, a long past 2^53, a value of another JS type) goes to `slow`.
+ */
 export function objectRowWriter(
   columns: readonly Column[],
   ordinals: readonly number[],
-  options: FormatOptions,
-  slow: (row: readonly Value[]) => string,
-): ObjectRowWriter | undefined {
+  options: CellOptions,
+  slow: RowWriter,
+): RowWriter | undefined {
   const fields: Field[] = [];
   for (const o of ordinals) {
     const f = field(columns[o], options);
@@ -92,5 +91,5 @@ export function objectRowWriter(
   return stringify({ ${object} });
 };`;
   // Generated from column ordinals and JSON-escaped names only: no user text reaches it unquoted.
-  return new Function('slow', 'text', 'stringify', source)(slow, text, JSON.stringify) as ObjectRowWriter;
+  return new Function('slow', 'text', 'stringify', source)(slow, text, JSON.stringify) as RowWriter;
 }

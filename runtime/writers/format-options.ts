@@ -1,6 +1,7 @@
 import { ScriptError, type Position } from '../errors';
 import { formatDate } from '../functions/dotnet-format/date';
 import type { DocFormat } from '../script/ast';
+import { writerOptions, type BytesEncoding, type WriterOptions } from './options';
 
 /**
  * FORMAT … OPTIONS 'key:value key:value' (spec 4.2, FORMAT option keys). Pairs are separated by
@@ -8,30 +9,9 @@ import type { DocFormat } from '../script/ast';
  * pattern may contain spaces (`date:yyyy-MM-dd HH:mm`). `delimiter:` with nothing after it is a
  * blank, and `\t` is a tab.
  */
-export type BytesEncoding = 'ascii' | 'utf8' | 'utf32' | 'unicode' | 'base64' | 'hex';
-
-export interface FormatOptions {
-  /** CSV: a header line precedes each fragment. */
-  headers: boolean;
+export interface FormatOptions extends WriterOptions {
   /** The first N rows (of those WHEN selects) are not formatted. */
   skip: number;
-  /** CSV field delimiter. */
-  delimiter: string;
-  /** CSV quoting: undefined = RFC 4180 (quote only when needed, with "); '' = never; a character = always. */
-  quote: string | undefined;
-  trim: boolean;
-  /** CSV fixed widths: each field padded or cut to its width, no delimiter. */
-  widths?: number[];
-  /** Line feeds inside values become a blank. */
-  flatten: boolean;
-  /** CSV: a line that would start with one of these is quoted so readers do not skip it as a comment. */
-  comments: string[];
-  /** .NET date format for datetime fields; undefined = `s` with milliseconds when present. */
-  date?: string;
-  /** How byte[] fields are written (default hex, as {{field}} does, spec 2.1). */
-  bytes: BytesEncoding;
-  /** XML: each fragment is wrapped in this element. */
-  element?: string;
 }
 
 const KEYS = ['headers', 'skip', 'delimiter', 'quoted', 'trim', 'fields', 'flatten', 'comments', 'date', 'bytes', 'element'] as const;
@@ -39,14 +19,10 @@ type Key = (typeof KEYS)[number];
 const CSV_ONLY = new Set<Key>(['headers', 'delimiter', 'quoted', 'fields', 'comments']);
 const BYTES = new Set<BytesEncoding>(['ascii', 'utf8', 'utf32', 'unicode', 'base64', 'hex']);
 /** An XML Name restricted to what element names sensibly use (no colon: no namespaces here). */
-export const XML_NAME = /^[\p{L}_][\p{L}\p{N}_.-]*$/u;
-
-export function defaultOptions(): FormatOptions {
-  return { headers: false, skip: 0, delimiter: ',', quote: undefined, trim: false, flatten: false, comments: [], bytes: 'hex' };
-}
+const XML_NAME = /^[\p{L}_][\p{L}\p{N}_.-]*$/u;
 
 export function parseFormatOptions(text: string | undefined, format: DocFormat, pos?: Position): FormatOptions {
-  const options = defaultOptions();
+  const options: FormatOptions = { ...writerOptions(), skip: 0 };
   if (!text || !text.trim()) return options;
   const fail = (reason: string) => new ScriptError(`OPTIONS '${text}': ${reason}`, 'semantic', pos);
   const pairs: [Key, string][] = [];
@@ -67,7 +43,7 @@ export function parseFormatOptions(text: string | undefined, format: DocFormat, 
     const v = raw.replace(/\\t/g, '\t');
     switch (key) {
       case 'headers':
-        options.headers = flag(key, v);
+        options.header = flag(key, v);
         break;
       case 'trim':
         options.trim = flag(key, v);
@@ -83,10 +59,11 @@ export function parseFormatOptions(text: string | undefined, format: DocFormat, 
         options.delimiter = v === '' ? ' ' : v;
         break;
       case 'quoted':
-        if (v === '1') options.quote = '"';
-        else if (v === '0') options.quote = '';
-        else if ([...v].length === 1) options.quote = v;
-        else throw fail(`quoted must be one character, 1 or 0, not '${v}'`);
+        if (v === '0') options.quoting = 'never';
+        else if (v === '1' || [...v].length === 1) {
+          options.quoting = 'always';
+          options.quote = v === '1' ? '"' : v;
+        } else throw fail(`quoted must be one character, 1 or 0, not '${v}'`);
         break;
       case 'fields':
         if (!/^\d+(,\d+)*$/.test(v) || v.split(',').some((w) => Number(w) === 0)) {
