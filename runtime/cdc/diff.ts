@@ -115,7 +115,7 @@ export function captureDiff(input: Dataset, options: CaptureOptions, previous: C
   const matched = n - inserted - dropped;
   const deleted = stateCount - matched;
   const matches = { seenBy, dropUnseen: options.deletes, added, addedRows: addedRows.subarray(0, inserted), h1, h2 };
-  const next = nextState(previous, matches, plan);
+  const next = nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
   const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
   if (!previous && options.initOnFirstRun) {
     return { mode: 'initialized', upserts: upserts(input, new Int32Array(0), kinds, options.marker), deletes: noDeletes, counts: tally, next };
