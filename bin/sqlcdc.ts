@@ -2,21 +2,26 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ChangeLogCommand } from './changelog';
 import { EXIT, OUTPUT_FORMATS, type OutputFormat } from './constants';
 
 const USAGE = `Usage:
   sqlcdc [repl] [--workspace DIR] [--existing CONNECTION_FILE]
   sqlcdc run <script.sql> [--workspace DIR] [--output table|json|csv]
+  sqlcdc changelog show <file.eds> [--output table|json] [--workspace DIR] [--check-signature]
+  sqlcdc changelog list [FOLDER] [--output table|json]
   sqlcdc --help | --version
 
 Commands:
   repl      the interactive SQL CDC REPL (the default)
   run       runs a script and prints the final dataset on stdout
+  changelog shows a change log (header and rows) or lists the change logs of a folder
 
 Options:
   --workspace DIR         workspace folder (default: $SQLCDC_HOME, else ./.sqlcdc)
   --output FORMAT         run: table (default), json or csv; PRINT output and messages go to stderr
   --existing FILE         repl: attach to a running Jupyter kernel by its connection file
+  --check-signature       changelog show: fail unless the log is signed by a workspace certificate and unchanged
   -h, --help              this help
   -v, --version           the version
 
@@ -31,8 +36,9 @@ function version(): string {
 }
 
 interface Invocation {
-  command: 'help' | 'version' | 'repl' | 'run';
+  command: 'help' | 'version' | 'repl' | 'run' | 'changelog';
   script?: string;
+  changelog?: ChangeLogCommand;
   workspace?: string;
   output: OutputFormat;
   existing?: string;
@@ -49,6 +55,7 @@ function parseInvocation(argv: string[]): Invocation {
         workspace: { type: 'string' },
         output: { type: 'string' },
         existing: { type: 'string' },
+        'check-signature': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -66,6 +73,8 @@ function parseInvocation(argv: string[]): Invocation {
   if (values.version) return { command: 'version', output: 'table' };
 
   const [command = 'repl', ...rest] = positionals;
+  if (command === 'changelog') return { command, output: 'table', changelog: parseChangeLog(rest, values) };
+  if (values['check-signature']) throw new UsageError('--check-signature is an option of changelog show');
   if (command !== 'repl' && command !== 'run') throw new UsageError(`unknown command '${command}'`);
   const output = (values.output ?? 'table') as OutputFormat;
   if (!OUTPUT_FORMATS.includes(output)) throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not '${values.output}'`);
@@ -78,6 +87,18 @@ function parseInvocation(argv: string[]): Invocation {
   if (rest.length > 0) throw new UsageError(`repl takes no arguments, got '${rest[0]}'`);
   if (values.output !== undefined) throw new UsageError('--output is an option of run, not repl');
   return { command, workspace: values.workspace, output, existing: values.existing };
+}
+
+function parseChangeLog(rest: string[], values: { workspace?: string; output?: string; existing?: string; 'check-signature'?: boolean }): ChangeLogCommand {
+  const [action, target, ...extra] = rest;
+  if (action !== 'show' && action !== 'list') throw new UsageError(action === undefined ? 'changelog needs show or list' : `unknown changelog action '${action}' (show or list)`);
+  if (action === 'show' && target === undefined) throw new UsageError('changelog show needs a change log file');
+  if (extra.length > 0) throw new UsageError(`changelog ${action} takes one ${action === 'show' ? 'file' : 'folder'}, got '${extra[0]}' too`);
+  if (values.existing !== undefined) throw new UsageError('--existing is an option of repl, not changelog');
+  if (action === 'list' && values['check-signature']) throw new UsageError('--check-signature is an option of changelog show');
+  const output = values.output ?? 'table';
+  if (output !== 'table' && output !== 'json') throw new UsageError(`--output of changelog must be table or json, not '${output}'`);
+  return { action, target, workspace: values.workspace, output, checkSignature: values['check-signature'] === true };
 }
 
 /** `--existing`: the REPL as a client of a running Jupyter kernel. Loaded lazily: it pulls in ZeroMQ. */
@@ -106,6 +127,10 @@ async function main(argv: string[]): Promise<number> {
     case 'run': {
       const { runScript } = await import('./run');
       return runScript(inv.script!, { workspace: inv.workspace, output: inv.output });
+    }
+    case 'changelog': {
+      const { runChangeLogCommand } = await import('./changelog');
+      return runChangeLogCommand(inv.changelog!);
     }
     case 'repl': {
       if (inv.existing !== undefined) return runExisting(inv.existing);

@@ -14,6 +14,8 @@ export interface TextOptions {
   limit: number;
   /** Terminal columns the table must fit in; default 120. */
   width?: number;
+  /** Rows of the whole when `ds` is its first part (a change log's first page): the footer counts those. */
+  total?: number;
 }
 
 const DEFAULT_WIDTH = 120;
@@ -56,7 +58,7 @@ function displayCell(v: Value, type: ColumnType, width: number): string {
 export function renderText(ds: Dataset, options: TextOptions): string {
   const width = options.width ?? DEFAULT_WIDTH;
   const shown = Math.min(ds.rowCount, Math.max(0, options.limit));
-  const footer = rowCountLine(ds.rowCount, shown);
+  const footer = rowCountLine(options.total ?? ds.rowCount, shown);
   if (ds.columns.length === 0) return `(no columns)\n${footer}`;
 
   const head = ds.columns.map((c) => `${displayCell(c.name, STRING, width)}\n${typeName(c.type)}`);
