@@ -10,7 +10,7 @@ import { readSync } from 'node:fs';
 /** Thrown when a source ends before the bytes asked for: the data was cut short. */
 export class EndOfData extends Error {
   constructor(wanted: number, had: number) {
-    super(`the data ends ${had === 0 ? '' : `${had} byte${had === 1 ? '' : 's'} `}before the ${wanted} byte${wanted === 1 ? '' : 's'} expected`);
+    super(`the data ends after ${had} of the ${wanted} byte${wanted === 1 ? '' : 's'} expected next`);
   }
 }
 
