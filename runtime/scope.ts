@@ -45,6 +45,8 @@ export interface RunState {
   lastHttp?: LastHttp;
   /** The change log the run works on, from CAPTURE or LOAD. */
   changeLog?: CurrentChangeLog;
+  /** Something to do once every statement of the run has succeeded (LOAD's watermark). */
+  afterSuccess(action: () => Promise<void> | void): void;
 }
 
 /** Where a change log file is: the drive (a local folder or an FTP site) and its path there. */

@@ -41,7 +41,12 @@ export function stateSize(state: CdcState): number {
  * file name, and leading dots, are %-escaped so a name never leaves its folder.
  */
 export function stateFile(workspace: string, pipeline: string, changeLog: string): string {
-  return join(workspace, 'cdc', fileName(pipeline), `${fileName(changeLog)}.state`);
+  return pipelineFile(workspace, pipeline, changeLog, '.state');
+}
+
+/** A file the workspace keeps per pipeline and change log name (CDC state, LOAD's watermark). */
+export function pipelineFile(workspace: string, pipeline: string, changeLog: string, extension: string): string {
+  return join(workspace, 'cdc', fileName(pipeline), `${fileName(changeLog)}${extension}`);
 }
 
 function fileName(name: string): string {

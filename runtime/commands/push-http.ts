@@ -12,6 +12,7 @@ import { applyOutcome, checkDlqFolder, type OutcomeOptions } from '../targets/ou
 import { clearProgress, readProgress, writeProgress, type PushProgress } from '../targets/resume';
 import type { HttpConnection } from '../workspace/connections';
 import { atArgument } from './at-argument';
+import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
 
 type Stream = 'upsert' | 'delete';
@@ -203,6 +204,5 @@ function report(ctx: CommandContext, id: string, t: Tally, done: boolean): void 
 }
 
 function summary(t: Tally): string {
-  const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
-  return `PUSH INTO HTTP: ${count(t.calls, 'call', 'calls')} made, ${count(t.rows, 'row', 'rows')} sent, ${count(t.retries, 'retry', 'retries')}, ${count(t.failures, 'failure', 'failures')} let through by CONTINUE_ON_HTTP`;
+  return `PUSH INTO HTTP: ${counted(t.calls, 'call')} made, ${counted(t.rows, 'row')} sent, ${counted(t.retries, 'retry', 'retries')}, ${counted(t.failures, 'failure')} let through by CONTINUE_ON_HTTP`;
 }

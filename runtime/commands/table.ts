@@ -7,7 +7,9 @@ import { applyHttp } from './apply-http';
 import { applyPipeline } from './apply-pipeline';
 import { applySchema } from './apply-schema';
 import { applyTx } from './apply-tx';
+import { capture } from './capture';
 import { exit } from './exit';
+import { load } from './load';
 import { print } from './print';
 import { pushHttp } from './push-http';
 import { selectDrive } from './select-drive';
@@ -29,7 +31,9 @@ export const COMMANDS: CommandTable = {
   ApplyPipeline: applyPipeline,
   ApplySchema: applySchema,
   ApplyTx: applyTx,
+  Capture: capture,
   Exit: exit,
+  Load: load,
   Print: print,
   PushHttp: pushHttp,
   SelectDrive: selectDrive,

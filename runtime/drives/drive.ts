@@ -25,4 +25,6 @@ export interface Drive {
   remove(path: string): Promise<void>;
   /** Renames within the drive, creating the target's folder. */
   move(from: string, to: string): Promise<void>;
+  /** The local file of `path` when the drive is the local file system: writers then write in place. */
+  local?(path: string): string;
 }

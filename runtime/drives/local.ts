@@ -50,6 +50,10 @@ export class LocalDrive implements Drive {
     return { file: this.at(path), done: () => undefined };
   }
 
+  local(path: string): string {
+    return this.at(path);
+  }
+
   async exists(path: string): Promise<boolean> {
     return existsSync(this.at(path));
   }

@@ -1,0 +1,107 @@
+import { posix } from 'node:path';
+import { writeChangeLog, type ChangeLogMeta } from '../changelog/write';
+import { changeLogTarget, parseIdFileName } from '../changelog/naming';
+import { captureChanges, commitState, type CaptureDiff } from '../cdc/diff';
+import { captureOptions, type CaptureOptions } from '../cdc/options';
+import { stateFile } from '../cdc/state';
+import { Dataset } from '../dataset/dataset';
+import type { Value } from '../dataset/types';
+import { changeLogFolder, type FolderOnDrive } from '../drives/location';
+import { evaluateText } from '../functions/evaluate';
+import type { Capture } from '../script/ast';
+import { findCertificate } from '../workspace/certificates';
+import { counted } from '../util/words';
+import type { Command, CommandContext } from './command';
+
+/**
+ * CAPTURE { '<name>' } { INSERTS } { UPDATES } { DELETES } { ON KEYS '…' { OBSERVE '…' } } { WITH … }
+ * (spec §2.2, §4.2; reference C.1, C.3, C.4; docs/changelog.md). Compares the dataset with what the
+ * last run of this pipeline captured under the same name, writes the changes as a change log, and only
+ * once that log is durable commits the new CDC state: a run stopped at any point loses no change (the
+ * next run finds the log, or detects the same changes again). The dataset becomes the upsert stream;
+ * the delete stream travels with it as the run's current change log, for PUSH and SINK.
+ */
+export const capture: Command<Capture> = async (stmt, input, ctx) => {
+  const options = captureOptions(stmt);
+  const name = stmt.name && evaluateText(stmt.name, ctx).trim();
+  const { pipeline } = ctx.run;
+  const state = stateFile(ctx.session.workspace, pipeline, name || pipeline);
+  const diff = await captureChanges(input, options, state);
+  if (diff.mode === 'initialized') {
+    await commitState(state, diff);
+    ctx.emit({ kind: 'message', text: `CDC state initialized with ${counted(diff.counts.unchanged + diff.counts.inserted, 'record')}; no change log written` });
+    return diff.upserts;
+  }
+  if (diff.upserts.rowCount === 0 && diff.deletes.rowCount === 0) {
+    await commitState(state, diff);
+    ctx.emit({ kind: 'message', text: 'no change since the last capture: no change log written' });
+    return diff.upserts;
+  }
+  if (options.marker !== undefined) diff.deletes = markDeletes(diff.deletes, diff.upserts, options.marker);
+  const location = changeLogFolder(stmt.path, ctx);
+  const written = await writeLog(stmt, diff, options, name || undefined, location, ctx);
+  await commitState(state, diff);
+  ctx.run.changeLog = { upserts: diff.upserts, deletes: diff.deletes, keys: options.keys, executionId: written.executionId, file: { drive: location.drive, path: written.path } };
+  ctx.run.pipelineVariables.set('executionid', written.executionId);
+  const { inserts, updates } = streamCounts(diff, options);
+  ctx.emit({
+    kind: 'message',
+    text: `change log ${written.shown}: ${counted(inserts, 'insert')}, ${counted(updates, 'update')}, ${counted(diff.deletes.rowCount, 'delete')}`,
+  });
+  return diff.upserts;
+};
+
+/**
+ * With CDCMARKER the delete stream carries the marker column too, holding D: both streams then have
+ * one schema (the change log's), and a row tells what happened to it wherever it goes.
+ */
+function markDeletes(deletes: Dataset, upserts: Dataset, marker: string): Dataset {
+  const column = upserts.columns[upserts.indexOf(marker)];
+  return new Dataset([...deletes.columns.map((c) => ({ ...c })), { ...column }], [...deletes.data, new Array<Value>(deletes.rowCount).fill('D')], deletes.rowCount);
+}
+
+/** How the upsert stream splits into inserts and updates (what was detected, as far as it is reported). */
+function streamCounts(diff: CaptureDiff, options: CaptureOptions): { inserts: number; updates: number } {
+  if (diff.mode === 'all') return { inserts: diff.upserts.rowCount, updates: 0 };
+  return { inserts: options.inserts ? diff.counts.inserted : 0, updates: options.updates ? diff.counts.updated : 0 };
+}
+
+/**
+ * Writes the log under its C.3 name. On the local file system the writer writes in place (a temp file,
+ * fsync, rename); on an FTP site it writes a local file that is then uploaded under a temp name and
+ * renamed. The execution id is the run's, or one above the last log of that name in the folder.
+ */
+async function writeLog(
+  stmt: Capture,
+  diff: CaptureDiff,
+  options: CaptureOptions,
+  name: string | undefined,
+  location: FolderOnDrive,
+  ctx: CommandContext,
+): Promise<{ path: string; executionId: string; shown: string }> {
+  const { drive, folder } = location;
+  const last = (await drive.list(folder)).reduce((max, e) => {
+    const id = parseIdFileName(e.name)?.executionId;
+    return id !== undefined && BigInt(id) > max ? BigInt(id) : max;
+  }, 0n);
+  const target = changeLogTarget(drive.local ? drive.local(folder) : folder, name, ctx.run.pipeline, { now: Number(ctx.run.executionId), after: last.toString() });
+  const path = posix.join(folder, target.fileName);
+  const meta: ChangeLogMeta = { executionId: target.executionId, pipeline: ctx.run.pipeline, name: target.name, keys: options.keys, marker: options.marker, ...streamCounts(diff, options) };
+  const workspace = ctx.session.workspace;
+  const writeOptions = {
+    overwrite: target.fixed,
+    signal: ctx.signal,
+    encryptFor: stmt.encryptCert && findCertificate(workspace, evaluateText(stmt.encryptCert, ctx)),
+    signWith: stmt.signCert && findCertificate(workspace, evaluateText(stmt.signCert, ctx)),
+  };
+  if (drive.local) {
+    await writeChangeLog(drive.local(path), diff.upserts, diff.deletes, meta, writeOptions);
+  } else {
+    const staged = drive.stage(path);
+    await writeChangeLog(staged, diff.upserts, diff.deletes, meta, writeOptions);
+    await drive.publish(staged, path);
+  }
+  const shown = stmt.path ? (stmt.path.connection ? `[${stmt.path.connection.name}] ${path}` : path) : posix.join(location.label, target.fileName);
+  return { path, executionId: target.executionId, shown };
+}
+
