@@ -1,5 +1,6 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { syncFile, syncFolder } from '../workspace/files';
 import type { Drive, DriveEntry } from './drive';
 
 let staged = 0;
@@ -43,7 +44,7 @@ export class LocalDrive implements Drive {
     mkdirSync(dirname(target), { recursive: true });
     syncFile(stagedFile);
     renameSync(stagedFile, target);
-    syncFile(dirname(target));
+    syncFolder(dirname(target));
   }
 
   async fetch(path: string): Promise<{ file: string; done(): void }> {
@@ -66,16 +67,6 @@ export class LocalDrive implements Drive {
     const target = this.at(to);
     mkdirSync(dirname(target), { recursive: true });
     renameSync(this.at(from), target);
-    syncFile(dirname(target));
-  }
-}
-
-/** fsync of a file or a folder (a folder's entry for a renamed file is durable only after it). */
-export function syncFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    syncFolder(dirname(target));
   }
 }

@@ -61,9 +61,14 @@ export class AtomicFile implements ByteSink {
 }
 
 /** Makes a rename or link in `folder` durable. Windows cannot open a folder for syncing, and its renames are journaled. */
-function syncFolder(folder: string): void {
+export function syncFolder(folder: string): void {
   if (process.platform === 'win32') return;
-  const fd = openSync(folder, 'r');
+  syncFile(folder);
+}
+
+/** Flushes a finished file (or a folder's entries) to disk. */
+export function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
   try {
     fsyncSync(fd);
   } finally {
