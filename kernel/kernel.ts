@@ -7,7 +7,8 @@ import type { ExecuteReply, ExecuteRequest } from './executor';
 import { History, type HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
 import { OutputContext } from './output-context';
-import { KernelSockets, logError, type MessageSocket } from './sockets';
+import { logError } from './log';
+import { KernelSockets, type MessageSocket } from './sockets';
 import { childOf, type Message } from './wire';
 
 type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
@@ -143,7 +144,7 @@ export class Kernel {
 
   private warmUp(): void {
     if (this.loaded || this.stopping || this.draining) return;
-    if (!this.sockets.subscribed) return this.scheduleWarmUp();
+    if (!this.sockets.iopub.subscribed) return this.scheduleWarmUp();
     try {
       void this.backend;
     } catch (e) {
@@ -204,7 +205,6 @@ export class Kernel {
 
   /** Sends on IOPub under the request in whose async context this runs (see OutputContext). */
   private publish(type: string, content: object): Promise<void> {
-    const topic = Buffer.from(`kernel.${this.sessionId}.${type}`);
-    return this.sockets.iopub.send(childOf(this.context.current(), type, content, this.sessionId, [topic]));
+    return this.sockets.iopub.publish(childOf(this.context.current(), type, content, this.sessionId, []));
   }
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Kernel } from './kernel';
-import { logError } from './sockets';
+import { logError } from './log';
 
 /**
  * Entry point named by the kernelspec: `node dist/kernel/main.js <connection file>`. The working

@@ -82,6 +82,20 @@ class OneKernel(unittest.TestCase):
             self.assertEqual(out[2], {"name": "stdout", "text": f"cell {i}\n"})
             self.assertEqual(idle[2], {"execution_state": "idle"})
 
+    def test_a_burst_of_output_arrives_whole_and_before_idle(self):
+        # The client reads IOPub only once the cell has replied: the output waits for it meanwhile.
+        n = 20000
+        reply, outputs = run(self.kc, "".join(f"PRINT 'line {i}';\n" for i in range(n)))
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertEqual(stdout_of(outputs).splitlines(), [f"line {i}" for i in range(n)])
+        # several such cells sent at once: each gets all its lines, then its idle
+        ids = [self.kc.execute("".join(f"PRINT '{c}.{i}';\n" for i in range(2000))) for c in range(3)]
+        for c, msg_id in enumerate(ids):
+            self.assertEqual(shell_reply(self.kc, msg_id)["content"]["status"], "ok")
+        for c, msg_id in enumerate(ids):
+            lines = stdout_of(iopub_of(self.kc, msg_id)).splitlines()
+            self.assertEqual(lines, [f"{c}.{i}" for i in range(2000)])
+
     def test_dataset_is_one_bundle_with_text_html_and_data_resource(self):
         reply, outputs = run(self.kc, LOAD)
         self.assertEqual(reply["content"]["status"], "ok", reply["content"])
