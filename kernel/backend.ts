@@ -6,6 +6,7 @@ import { registerConnectInfo } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
 import { Executor, type Publish } from './executor';
 import type { History } from './history';
+import type { CodeRequest, CursorRequest } from './requests';
 
 /**
  * Everything the kernel asks the interpreter. Kept apart from kernel.ts, which loads it on first
@@ -21,8 +22,8 @@ export class Backend {
     this.executor = new Executor(this.session, history, publish);
   }
 
-  complete(req: { code: string; cursor_pos?: number }) {
-    const cursor = req.cursor_pos === undefined ? req.code.length : toUtf16Offset(req.code, req.cursor_pos);
+  complete(req: CursorRequest) {
+    const cursor = toUtf16Offset(req.code, req.cursor_pos);
     const c = complete(this.session, req.code, cursor);
     return {
       status: 'ok',
@@ -33,8 +34,8 @@ export class Backend {
     };
   }
 
-  inspect(req: { code: string; cursor_pos?: number }) {
-    const cursor = req.cursor_pos === undefined ? req.code.length : toUtf16Offset(req.code, req.cursor_pos);
+  inspect(req: CursorRequest) {
+    const cursor = toUtf16Offset(req.code, req.cursor_pos);
     const found = inspect(this.session, req.code, cursor);
     const data: Record<string, string> = {};
     if (found.found) {
@@ -44,7 +45,7 @@ export class Backend {
     return { status: 'ok', found: found.found, data, metadata: {} };
   }
 
-  isComplete(req: { code: string }) {
+  isComplete(req: CodeRequest) {
     return cellCompleteness(req.code);
   }
 }

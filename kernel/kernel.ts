@@ -7,6 +7,7 @@ import type { ExecuteReply, ExecuteRequest } from './executor';
 import { History, type HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
 import { OutputContext } from './output-context';
+import { BadRequest, codeRequest, cursorRequest } from './requests';
 import { logError } from './log';
 import { KernelSockets, type MessageSocket } from './sockets';
 import { childOf, type Message } from './wire';
@@ -38,24 +39,28 @@ export class Kernel {
   /** Resolves once a shutdown_request has been answered and the sockets are closed. */
   readonly stopped = new Promise<void>((r) => (this.finished = r));
 
-  private readonly handlers: Record<string, Handler> = {
-    kernel_info_request: (m, ch) => this.reply(ch, m, 'kernel_info_reply', kernelInfo()),
-    execute_request: (m, ch) => this.execute(m, ch),
-    complete_request: (m, ch) => this.reply(ch, m, 'complete_reply', this.backend.complete(m.content as { code: string })),
-    inspect_request: (m, ch) => this.reply(ch, m, 'inspect_reply', this.backend.inspect(m.content as { code: string })),
-    is_complete_request: (m, ch) => this.reply(ch, m, 'is_complete_reply', this.backend.isComplete(m.content as { code: string })),
-    history_request: (m, ch) => this.reply(ch, m, 'history_reply', { status: 'ok', history: this.history.query(m.content as unknown as HistoryQuery) }),
+  /** A Map, not an object literal: a msg_type such as 'constructor' must not find Object's. */
+  private readonly handlers = new Map<string, Handler>([
+    ['kernel_info_request', (m, ch) => this.reply(ch, m, 'kernel_info_reply', kernelInfo())],
+    ['execute_request', (m, ch) => this.execute(m, ch)],
+    ['complete_request', (m, ch) => this.reply(ch, m, 'complete_reply', this.backend.complete(cursorRequest('complete_request', m.content)))],
+    ['inspect_request', (m, ch) => this.reply(ch, m, 'inspect_reply', this.backend.inspect(cursorRequest('inspect_request', m.content)))],
+    ['is_complete_request', (m, ch) => this.reply(ch, m, 'is_complete_reply', this.backend.isComplete(codeRequest('is_complete_request', m.content)))],
+    ['history_request', (m, ch) => this.reply(ch, m, 'history_reply', { status: 'ok', history: this.history.query(m.content as unknown as HistoryQuery) })],
     // No comm targets exist: say so, and close any comm a front end opens so it does not wait on it.
-    comm_info_request: (m, ch) => this.reply(ch, m, 'comm_info_reply', { status: 'ok', comms: {} }),
-    comm_open: (m) => this.publish('comm_close', { comm_id: m.content.comm_id, data: {} }),
-    comm_msg: () => undefined,
-    comm_close: () => undefined,
-    interrupt_request: (m, ch) => {
-      this.interrupt();
-      return this.reply(ch, m, 'interrupt_reply', { status: 'ok' });
-    },
-    shutdown_request: (m, ch) => this.shutdown(m, ch),
-  };
+    ['comm_info_request', (m, ch) => this.reply(ch, m, 'comm_info_reply', { status: 'ok', comms: {} })],
+    ['comm_open', (m) => this.publish('comm_close', { comm_id: m.content.comm_id, data: {} })],
+    ['comm_msg', () => undefined],
+    ['comm_close', () => undefined],
+    [
+      'interrupt_request',
+      (m, ch) => {
+        this.interrupt();
+        return this.reply(ch, m, 'interrupt_reply', { status: 'ok' });
+      },
+    ],
+    ['shutdown_request', (m, ch) => this.shutdown(m, ch)],
+  ]);
 
   private constructor(
     private readonly sockets: KernelSockets,
@@ -111,15 +116,16 @@ export class Kernel {
       if (framed) void this.publish('status', { execution_state: 'busy' });
       const type = msg.header.msg_type;
       try {
-        const handler = this.handlers[type];
+        const handler = this.handlers.get(type);
         if (handler) await handler(msg, channel);
         else logError(`ignored unknown message type '${type}' on ${channel.name}`);
       } catch (e) {
-        // A defect in a service must not leave the client waiting for a reply that never comes.
+        // Neither a malformed request nor a defect in a service may leave the client waiting for a reply.
         const text = e instanceof Error ? e.message : String(e);
-        logError(`${type} failed: ${e instanceof Error ? e.stack : text}`);
+        const ename = e instanceof BadRequest ? e.ename : 'KernelError';
+        logError(e instanceof BadRequest ? text : `${type} failed: ${e instanceof Error ? e.stack : text}`);
         if (type.endsWith('_request')) {
-          await this.reply(channel, msg, type.replace(/_request$/, '_reply'), { status: 'error', ename: 'KernelError', evalue: text, traceback: [text] });
+          await this.reply(channel, msg, type.replace(/_request$/, '_reply'), { status: 'error', ename, evalue: text, traceback: [text] });
         }
       }
       const idle = framed ? this.publish('status', { execution_state: 'idle' }) : undefined;
@@ -163,8 +169,8 @@ export class Kernel {
         traceback: [],
       };
     } else {
+      codeRequest('execute_request', msg.content);
       const request = msg.content as unknown as ExecuteRequest;
-      if (typeof request.code !== 'string') throw new Error('execute_request without a code string');
       reply = await this.backend.executor.execute(request);
       if (reply.status === 'error' && request.stop_on_error !== false && !request.silent) await this.abortQueued();
     }

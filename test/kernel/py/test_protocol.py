@@ -202,6 +202,36 @@ class OneKernel(unittest.TestCase):
         self.kc.shell_channel.send(self.kc.session.msg("no_such_request", {}))
         self.assertEqual(run(self.kc, "PRINT 'alive';")[0]["content"]["status"], "ok")
 
+    def test_malformed_requests_get_an_error_reply_naming_the_field(self):
+        cases = [
+            ("complete_request", {"code": 5, "cursor_pos": 0}, "'code' must be a string, not number"),
+            ("complete_request", {"code": "PRINT", "cursor_pos": -1}, "'cursor_pos' must be a whole number from 0 to 5"),
+            ("complete_request", {"code": "PRINT", "cursor_pos": 6}, "not 6"),
+            ("complete_request", {"code": "PRINT", "cursor_pos": "3"}, "not string"),
+            ("inspect_request", {"code": None, "cursor_pos": 0, "detail_level": 0}, "'code' must be a string, not null"),
+            ("inspect_request", {"code": "PRINT", "cursor_pos": 1.5, "detail_level": 0}, "not 1.5"),
+            ("is_complete_request", {"code": ["PRINT"]}, "'code' must be a string, not an array"),
+            ("is_complete_request", {}, "'code' must be a string, not undefined"),
+            ("execute_request", {"code": 1, "silent": False}, "'code' must be a string, not number"),
+        ]
+        for msg_type, content, why in cases:
+            msg = self.kc.session.msg(msg_type, content)
+            self.kc.shell_channel.send(msg)
+            reply = shell_reply(self.kc, msg["header"]["msg_id"])
+            self.assertEqual(reply["msg_type"], msg_type.replace("_request", "_reply"))
+            c = reply["content"]
+            self.assertEqual((c["status"], c["ename"]), ("error", "BadRequest"), (msg_type, content, c))
+            self.assertIn(f"{msg_type}: ", c["evalue"])
+            self.assertIn(why, c["evalue"])
+        # a request without cursor_pos is answered at the end of the code
+        msg = self.kc.session.msg("complete_request", {"code": "PRINT '😀'; APPLY FIL"})
+        self.kc.shell_channel.send(msg)
+        c = shell_reply(self.kc, msg["header"]["msg_id"])["content"]
+        self.assertEqual(c["status"], "ok", c)
+        self.assertIn("FILTER", c["matches"])
+        self.assertEqual(c["cursor_end"], len("PRINT '😀'; APPLY FIL"))
+        self.assertEqual(run(self.kc, "PRINT 'alive';")[0]["content"]["status"], "ok")
+
     def test_history_tail_range_and_search(self):
         run(self.kc, "PRINT 'history probe';")
         tail = shell_reply(self.kc, self.kc.history(hist_access_type="tail", n=1, output=False, raw=True))["content"]["history"]
@@ -297,6 +327,32 @@ class Lifecycle(unittest.TestCase):
             self.assertEqual(stdout_of(outputs), "after\n")
             with open(log) as f:
                 self.assertIn("bad HMAC signature", f.read())
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            stderr.close()
+
+    def test_unknown_message_types_are_logged_and_never_match_built_ins(self):
+        log = os.path.abspath("unknown-stderr.log")
+        stderr = open(log, "w")
+        km, kc = start_kernel(stderr=stderr)
+        try:
+            names = ["constructor", "toString", "__proto__", "hasOwnProperty", "no_such_request"]
+            sent = []
+            for name in names:
+                msg = kc.session.msg(name, {})
+                kc.shell_channel.send(msg)
+                sent.append(msg["header"]["msg_id"])
+            # each is framed by busy/idle like any shell request, and answered by nothing
+            for msg_id in sent:
+                self.assertEqual([m["content"]["execution_state"] for m in iopub_of(kc, msg_id)], ["busy", "idle"])
+            reply, outputs = run(kc, "PRINT 'alive';")
+            self.assertEqual(stdout_of(outputs), "alive\n")
+            self.assertFalse(run_sync(kc.shell_channel.msg_ready)(), "an unknown request was answered")
+            with open(log) as f:
+                text = f.read()
+            for name in names:
+                self.assertIn(f"ignored unknown message type '{name}' on shell", text)
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)
