@@ -14,7 +14,7 @@ import { childOf, type Message } from './wire';
 
 type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
 
-/** Quiet time before the interpreter is loaded in the background (see scheduleWarmUp). */
+/** Quiet time before the interpreter is loaded while no client is known to be ready (see scheduleWarmUp). */
 const WARM_UP_AFTER_MS = 300;
 
 /**
@@ -29,6 +29,10 @@ export class Kernel {
   private loaded?: Backend;
   private historyStore?: History;
   private warmUpTimer?: NodeJS.Timeout;
+  /** A kernel_info was answered while a client listened on IOPub: that client is ready, cells come next. */
+  private clientReady = false;
+  /** The warm-up cell; requests wait for it, as for any cell before them. */
+  private warming?: Promise<void>;
   private readonly shellQueue: Message[] = [];
   private draining = false;
   /** Execute requests queued when a cell failed: answered without running (stop_on_error). */
@@ -103,6 +107,7 @@ export class Kernel {
 
   private async drain(): Promise<void> {
     this.draining = true;
+    await this.warming;
     let msg: Message | undefined;
     while ((msg = this.shellQueue.shift())) await this.handle(this.sockets.shell, msg);
     this.draining = false;
@@ -132,27 +137,33 @@ export class Kernel {
       if (this.stopping) {
         await idle;
         await this.stop();
-      } else this.scheduleWarmUp();
+        return;
+      }
+      if (type === 'kernel_info_request' && this.sockets.iopub.subscribed) this.clientReady = true;
+      // Once the idle has left: ZeroMQ's own thread sends it while the load blocks this one.
+      void (idle ?? Promise.resolve()).then(() => this.scheduleWarmUp());
     });
   }
 
   /**
-   * Loading the interpreter blocks for a while. It is done once the kernel has been quiet for a
-   * moment after answering a client that listens on IOPub: that client is ready by then, the
-   * requests clients send right after connecting (history, a second kernel_info) are answered
-   * without waiting for the load, and the first cell usually finds it done.
+   * Loading the interpreter blocks for a while (0.1–0.3 s, chevrotain analysing the grammar). It is
+   * loaded as soon as the shell queue is empty after a client became ready, so that a client's
+   * first cell finds it loaded: jupyter_client, once ready, listens to IOPub for 0.2 s before it
+   * returns. Before that (no kernel_info answered yet), only after a quiet moment, so that the
+   * requests clients send right after connecting (kernel_info again, history) are not held up.
+   * The heartbeat answers from its own thread meanwhile.
    */
   private scheduleWarmUp(): void {
-    if (this.loaded) return;
+    if (this.loaded || this.stopping) return;
     clearTimeout(this.warmUpTimer);
-    this.warmUpTimer = setTimeout(() => this.warmUp(), WARM_UP_AFTER_MS);
+    this.warmUpTimer = setTimeout(() => this.warmUp(), this.clientReady ? 0 : WARM_UP_AFTER_MS);
   }
 
   private warmUp(): void {
     if (this.loaded || this.stopping || this.draining) return;
     if (!this.sockets.iopub.subscribed) return this.scheduleWarmUp();
     try {
-      void this.backend;
+      this.warming = this.backend.warmUp().catch((e: Error) => logError(`warm-up cell failed: ${e.stack}`));
     } catch (e) {
       logError(`cannot load the interpreter: ${(e as Error).stack}`);
     }

@@ -358,6 +358,23 @@ class Lifecycle(unittest.TestCase):
             km.shutdown_kernel(now=True)
             stderr.close()
 
+    def test_the_interpreter_loads_as_soon_as_a_client_is_ready_even_while_it_keeps_asking(self):
+        # The session makes its workspace folder when the interpreter loads, before any cell runs.
+        workspace = os.path.abspath(f"workspace-{uuid.uuid4().hex}")
+        km, kc = start_kernel(env={**os.environ, "SQLCDC_HOME": workspace})
+        try:
+            # requests that need no interpreter, sent without a quiet moment between them
+            for _ in range(200):
+                if os.path.isdir(workspace):
+                    break
+                reply = shell_reply(kc, kc.history(hist_access_type="tail", n=1, output=False, raw=True))
+                self.assertEqual(reply["content"]["history"], [])
+                time.sleep(0.05)
+            self.assertTrue(os.path.isdir(workspace), "the interpreter was not loaded while the client kept asking")
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+
     def test_shutdown_replies_then_exits_and_restart_gives_a_fresh_session(self):
         km, kc = start_kernel()
         try:
