@@ -57,7 +57,7 @@ const parentId = (parent: Message['parent_header']): string | undefined => (pare
  */
 export class IopubPublisher {
   private readonly queue = new Fifo<Outgoing>();
-  /** Bytes of the queued messages. */
+  /** Bytes of the queued messages (a stream's text counted in characters until it is encoded). */
   private bytes = 0;
   /** The message at the head of the queue is being handed to ZeroMQ. */
   private handing = false;

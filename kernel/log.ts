@@ -1,3 +1,4 @@
+import type { Channel } from './connection';
 import type { Message } from './wire';
 
 /** The kernel's log: its standard error, where jupyter_client and consoles leave it. */
@@ -8,7 +9,7 @@ export function logError(text: string): void {
 /** SQLCDC_KERNEL_TRACE=1 logs every message on stderr: what a client sent and got, for debugging clients. */
 export const TRACE = Boolean(process.env.SQLCDC_KERNEL_TRACE);
 
-export function trace(direction: string, channel: string, msg: Message<unknown>): void {
+export function trace(direction: string, channel: Channel, msg: Message<unknown>): void {
   const parent = (msg.parent_header as { msg_id?: string }).msg_id;
   logError(`${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`);
 }

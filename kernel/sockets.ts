@@ -22,7 +22,7 @@ export class MessageSocket {
 
   constructor(
     readonly name: Channel,
-    readonly socket: zmq.Router | zmq.Dealer | zmq.XPublisher | zmq.Subscriber,
+    readonly socket: zmq.Router | zmq.Dealer | zmq.Subscriber,
     private readonly signer: Signer,
   ) {}
 
