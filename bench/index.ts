@@ -8,6 +8,9 @@ const BENCHES: Record<string, () => Promise<void>> = {
   transform: async () => (await import('./transform')).runTransformBench(),
   kernel: async () => (await import('./kernel')).runKernelBench(),
   schema: async () => (await import('./schema')).runSchemaBench(),
+  describe: async () => (await import('./describe')).runDescribeBench(),
+  writers: async () => (await import('./writers')).runWritersBench(),
+  cdc: async () => (await import('./cdc')).runCdcBench(),
 };
 
 async function main(): Promise<void> {

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Session } from '../runtime/session';
+import { pipelineNameOf } from '../runtime/pipeline-name';
 import { caretLines, type ScriptError } from '../runtime/errors';
 import type { Dataset } from '../runtime/dataset/dataset';
-import type { Result } from '../runtime/results';
+import { displayFallback, type Result } from '../runtime/results';
 import { EXIT, type OutputFormat } from './constants';
 import { renderText, toCsv, toJsonRows } from '../runtime/dataset/render';
+import { ProgressLine } from '../repl/progress-line';
 
 export interface RunOptions {
   workspace?: string;
@@ -50,7 +52,7 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
     return EXIT.usage;
   }
 
-  const session = new Session({ workspace: options.workspace });
+  const session = new Session({ workspace: options.workspace, pipeline: pipelineNameOf(file) });
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);
@@ -60,7 +62,9 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
 
   let failed: ScriptError | undefined;
   /** Everything but the final dataset goes to stderr. */
+  const progress = new ProgressLine();
   const report = (r: Result) => {
+    if (r.kind !== 'progress') progress.end();
     switch (r.kind) {
       case 'table':
         // The pipeline's final table is printed below in the chosen format; other tables are
@@ -73,13 +77,19 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
       case 'warning':
         process.stderr.write(`warning: ${r.text}\n`);
         break;
+      case 'display':
+        process.stderr.write(`${displayFallback(r)}\n`);
+        break;
+      case 'progress':
+        progress.show(r);
+        return;
       case 'error':
         failed = r.error;
         process.stderr.write(withNewline(formatScriptError(file, r.error, r.source)));
         break;
     }
   };
-  session.onLateResult = report;
+  session.output.subscribe(({ result }) => report(result));
   try {
     for await (const r of session.execute(source, { signal: controller.signal })) report(r);
   } finally {

@@ -1,8 +1,10 @@
 import { complete } from '../runtime/services/complete';
 import { inspect } from '../runtime/services/inspect';
 import { Session } from '../runtime/session';
+import { pipelineNameOf } from '../runtime/pipeline-name';
+import type { SessionFolders } from '../runtime/workspace/location';
 import { cellCompleteness } from './cell';
-import { registerConnectInfo } from './connect-info';
+import { connectInfoMagic } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
 import { Executor, type Publish } from './executor';
 import type { History } from './history';
@@ -14,11 +16,18 @@ import type { CodeRequest, CursorRequest } from './requests';
  * waits for kernel_info.
  */
 export class Backend {
-  readonly session = new Session();
+  readonly session: Session;
   readonly executor: Executor;
 
-  constructor(publish: Publish, history: History, connectionFile: string) {
-    registerConnectInfo(connectionFile);
+  constructor(publish: Publish, history: History, connectionFile: string, folders: SessionFolders) {
+    // jupyter_server names the notebook in JPY_SESSION_NAME; nbclient/nbconvert do not (then %pipeline).
+    const notebook = process.env.JPY_SESSION_NAME;
+    this.session = new Session({
+      workspace: folders.workspace,
+      cwd: folders.cwd,
+      magics: [connectInfoMagic(connectionFile)],
+      pipeline: notebook ? pipelineNameOf(notebook) : 'notebook',
+    });
     this.executor = new Executor(this.session, history, publish);
   }
 

@@ -1,8 +1,7 @@
 import { toScriptError } from '../runtime/errors';
-import { evaluateText } from '../runtime/functions/evaluate';
 import type { Result } from '../runtime/results';
 import type { Session } from '../runtime/session';
-import { errorContent, tableBundle, type ErrorContent, type MimeBundle } from './display';
+import { displayBundle, errorContent, tableBundle, type ErrorContent, type MimeBundle } from './display';
 import type { History } from './history';
 
 export interface ExecuteRequest {
@@ -27,11 +26,12 @@ export type Publish = (msgType: string, content: object) => void;
 
 /**
  * Runs execute_requests on the session and turns its results into IOPub output, in order:
- * execute_input, then each message, warning, table and error as it comes, the last table of the
+ * execute_input, then each message, warning, table, display and error as it comes, the last table of the
  * cell as its execute_result. One request runs at a time (the shell queue guarantees it).
  */
 export class Executor {
   private count = 0;
+  private readonly progressShown = new Set<string>();
   private running?: AbortController;
 
   constructor(
@@ -39,7 +39,9 @@ export class Executor {
     private readonly history: History,
     private readonly publish: Publish,
   ) {
-    session.onLateResult = (r) => this.show(r);
+    // Output after its cell ended (a timer or listener a statement started) still runs in that cell's
+    // async context, so publish sends it under that cell (OutputContext).
+    session.output.subscribe((item) => this.show(item.result));
   }
 
   get executionCount(): number {
@@ -94,6 +96,17 @@ export class Executor {
       case 'table':
         this.publish('display_data', { data: tableBundle(r.dataset, r.limit, r.title), metadata: {}, transient: {} });
         break;
+      case 'display':
+        this.publish('display_data', { data: displayBundle(r.data, r.text), metadata: {}, transient: {} });
+        break;
+      case 'progress': {
+        // One display per progress id, updated in place (update_display_data), as tqdm does in notebooks.
+        const type = this.progressShown.has(r.id) ? 'update_display_data' : 'display_data';
+        if (r.done) this.progressShown.delete(r.id);
+        else this.progressShown.add(r.id);
+        this.publish(type, { data: { 'text/plain': r.text }, metadata: {}, transient: { display_id: r.id } });
+        break;
+      }
       case 'message':
         this.publish('stream', { name: 'stdout', text: r.text + '\n' });
         break;
@@ -111,7 +124,7 @@ export class Executor {
     const out: Record<string, UserExpressionResult> = {};
     for (const [name, text] of Object.entries(expressions)) {
       try {
-        out[name] = { status: 'ok', data: { 'text/plain': evaluateText(text, this.session.state) }, metadata: {} };
+        out[name] = { status: 'ok', data: { 'text/plain': this.session.evaluate(text) }, metadata: {} };
       } catch (e) {
         out[name] = { status: 'error', ...errorContent(toScriptError(e), text) };
       }

@@ -1,6 +1,6 @@
 import type * as zmq from 'zeromq';
 import { Fifo } from '../runtime/util/fifo';
-import { logError, trace, TRACE } from './log';
+import { log, trace, TRACE } from './log';
 import { encode, newHeader, type Message, type Signer } from './wire';
 
 export interface IopubLimits {
@@ -18,6 +18,12 @@ export const IOPUB_LIMITS: IopubLimits = { flushMs: 50, streamChars: 64 * 1024, 
 
 /** What a client can do without when it cannot keep up. Status, execute_input, results and errors are always sent. */
 const DROPPABLE = new Set(['stream', 'display_data', 'update_display_data']);
+
+/** A display's id, when it is one the kernel updates in place (progress): only its latest state matters. */
+const displayId = (msg: Message<unknown>): string | undefined => {
+  const id = (msg.content as { transient?: { display_id?: unknown } }).transient?.display_id;
+  return typeof id === 'string' ? id : undefined;
+};
 
 interface StreamContent {
   name: string;
@@ -48,7 +54,9 @@ const parentId = (parent: Message['parent_header']): string | undefined => (pare
  * - Nothing is dropped silently. The socket is set not to drop (ZMQ_XPUB_NODROP): while a
  *   subscriber's queue is full, ZeroMQ refuses the message and the outbox retries it, keeping
  *   everything behind it waiting. Past `backlogBytes` waiting, output is dropped and a stderr line
- *   says how much, where it was; status and the other messages are never dropped here.
+ *   says how much, where it was; status and the other messages are never dropped here. A display
+ *   updated in place (progress, by display_id) loses only intermediate states: its latest one is
+ *   queued, uncounted, with the next message that is.
  * - A subscriber that reads nothing for `stallMs` (a client stopped in a debugger, a script that
  *   reads only replies) must not hold every other client's output: IOPub then turns lossy, as a
  *   plain PUB socket (ipykernel's) always is: what a subscriber has no room for is dropped for it.
@@ -69,6 +77,8 @@ export class IopubPublisher {
   private lossy = false;
   /** Output dropped since the last message that went into the queue, all under one parent. */
   private dropped?: { parent: Message['parent_header']; session: string; outputs: number };
+  /** The latest dropped message of each display updated in place, queued with the next message that is. */
+  private readonly droppedDisplays = new Map<string, Message<unknown>>();
   /** Subscriptions of all clients (each client's counted: the socket reports every one). */
   private subscriptions = 0;
   private closed = false;
@@ -145,25 +155,45 @@ export class IopubPublisher {
   }
 
   private drop(msg: Message<unknown>): void {
+    const id = displayId(msg);
+    if (id !== undefined) return this.dropDisplay(id, msg);
     if (this.dropped && parentId(this.dropped.parent) !== parentId(msg.parent_header)) this.markDropped();
     this.dropped ??= { parent: msg.parent_header, session: msg.header.session, outputs: 0 };
     this.dropped.outputs++;
   }
 
-  /** Queues the line telling the client where output was dropped, under the request that lost it. */
+  /**
+   * A display updated in place (progress) is a state, not a piece of output: its intermediate states
+   * may be skipped, its last one must arrive, and updates are lost on a client that never got the
+   * display itself. So the latest message of each is kept, as a display_data when the display_data
+   * itself was dropped.
+   */
+  private dropDisplay(id: string, msg: Message<unknown>): void {
+    const kept = this.droppedDisplays.get(id);
+    if (kept?.header.msg_type === 'display_data' && msg.header.msg_type === 'update_display_data') kept.content = msg.content;
+    else this.droppedDisplays.set(id, msg);
+  }
+
+  /**
+   * Queues what stands for the output dropped since the last queued message: the line telling the
+   * client where output was lost, under the request that lost it, then each display's latest state.
+   */
   private markDropped(): void {
     const d = this.dropped;
-    if (!d) return;
     this.dropped = undefined;
-    const text = `[sqlcdc: ${d.outputs} output${d.outputs === 1 ? '' : 's'} dropped here: the client did not read the kernel's output fast enough]\n`;
-    this.enqueue({
-      identities: [Buffer.from(`kernel.${d.session}.stream`)],
-      header: newHeader('stream', d.session),
-      parent_header: d.parent,
-      metadata: {},
-      content: { name: 'stderr', text },
-      buffers: [],
-    });
+    if (d) {
+      const text = `[sqlcdc: ${d.outputs} output${d.outputs === 1 ? '' : 's'} dropped here: the client did not read the kernel's output fast enough]\n`;
+      this.enqueue({
+        identities: [Buffer.from(`kernel.${d.session}.stream`)],
+        header: newHeader('stream', d.session),
+        parent_header: d.parent,
+        metadata: {},
+        content: { name: 'stderr', text },
+        buffers: [],
+      });
+    }
+    for (const msg of this.droppedDisplays.values()) this.enqueue(msg);
+    this.droppedDisplays.clear();
   }
 
   /** Hands the head of the queue to ZeroMQ, one message at a time so that a refused one keeps its place. */
@@ -211,13 +241,13 @@ export class IopubPublisher {
     this.handing = false;
     if (this.closed) return;
     if (e.code !== 'EAGAIN') {
-      logError(`iopub: send failed: ${e.message}`);
+      log(`iopub: send failed: ${e.message}`);
       return this.taken(out);
     }
     const now = Date.now();
     this.refusedSince ??= now;
     if (now - this.refusedSince >= this.limits.stallMs) {
-      logError(`iopub: a client has read nothing for ${this.limits.stallMs / 1000} s: until a client comes or goes, what a client has no room for is dropped for it`);
+      log(`iopub: a client has read nothing for ${this.limits.stallMs / 1000} s: until a client comes or goes, what a client has no room for is dropped for it`);
       this.setLossy(true);
       return this.pump();
     }
@@ -242,7 +272,7 @@ export class IopubPublisher {
         if (this.lossy) this.setLossy(false);
       }
     } catch (e) {
-      if (!this.socket.closed) logError(`iopub subscriptions: ${(e as Error).message}`);
+      if (!this.socket.closed) log(`iopub subscriptions: ${(e as Error).message}`);
     }
   }
 }

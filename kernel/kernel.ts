@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { sessionFolders } from '../runtime/workspace/location';
+import type { SessionFolders } from '../runtime/workspace/location';
 import type { Backend } from './backend';
 import { readConnectionFile } from './connection';
 import type { ExecuteReply, ExecuteRequest } from './executor';
 import { History, type HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
+import { log } from './log';
 import { OutputContext } from './output-context';
 import { BadRequest, codeRequest, cursorRequest } from './requests';
-import { logError } from './log';
 import { KernelSockets, type MessageSocket } from './sockets';
 import { childOf, type Message } from './wire';
 
@@ -69,10 +69,11 @@ export class Kernel {
   private constructor(
     private readonly sockets: KernelSockets,
     private readonly connectionFile: string,
+    private readonly folders: SessionFolders,
   ) {}
 
-  static async start(connectionFile: string): Promise<Kernel> {
-    const kernel = new Kernel(await KernelSockets.bind(readConnectionFile(connectionFile)), connectionFile);
+  static async start(connectionFile: string, folders: SessionFolders): Promise<Kernel> {
+    const kernel = new Kernel(await KernelSockets.bind(readConnectionFile(connectionFile)), connectionFile, folders);
     const { shell, control } = kernel.sockets;
     void shell.receive((m) => kernel.enqueue(m));
     void control.receive((m) => void kernel.handle(control, m));
@@ -89,14 +90,14 @@ export class Kernel {
     if (!this.loaded) {
       clearTimeout(this.warmUpTimer);
       const { Backend: Impl } = require('./backend') as typeof import('./backend');
-      this.loaded = new Impl((type, content) => void this.publish(type, content), this.history, this.connectionFile);
+      this.loaded = new Impl((type, content) => void this.publish(type, content), this.history, this.connectionFile, this.folders);
     }
     return this.loaded;
   }
 
   /** Kept apart from the interpreter: consoles ask for history at start and wait only a second. */
   private get history(): History {
-    this.historyStore ??= new History(join(sessionFolders().workspace, 'kernel_history.jsonl'));
+    this.historyStore ??= new History(join(this.folders.workspace, 'kernel_history.jsonl'));
     return this.historyStore;
   }
 
@@ -123,12 +124,12 @@ export class Kernel {
       try {
         const handler = this.handlers.get(type);
         if (handler) await handler(msg, channel);
-        else logError(`ignored unknown message type '${type}' on ${channel.name}`);
+        else log(`ignored unknown message type '${type}' on ${channel.name}`);
       } catch (e) {
         // Neither a malformed request nor a defect in a service may leave the client waiting for a reply.
         const text = e instanceof Error ? e.message : String(e);
         const ename = e instanceof BadRequest ? e.ename : 'KernelError';
-        logError(e instanceof BadRequest ? text : `${type} failed: ${e instanceof Error ? e.stack : text}`);
+        log(e instanceof BadRequest ? text : `${type} failed: ${e instanceof Error ? e.stack : text}`);
         if (type.endsWith('_request')) {
           await this.reply(channel, msg, type.replace(/_request$/, '_reply'), { status: 'error', ename, evalue: text, traceback: [text] });
         }
@@ -163,9 +164,9 @@ export class Kernel {
     if (this.loaded || this.stopping || this.draining) return;
     if (!this.sockets.iopub.subscribed) return this.scheduleWarmUp();
     try {
-      this.warming = this.backend.warmUp().catch((e: Error) => logError(`warm-up cell failed: ${e.stack}`));
+      this.warming = this.backend.warmUp().catch((e: Error) => log(`warm-up cell failed: ${e.stack}`));
     } catch (e) {
-      logError(`cannot load the interpreter: ${(e as Error).stack}`);
+      log(`cannot load the interpreter: ${(e as Error).stack}`);
     }
   }
 

@@ -2,7 +2,7 @@ import type { Channel } from './connection';
 import type { Message } from './wire';
 
 /** The kernel's log: its standard error, where jupyter_client and consoles leave it. */
-export function logError(text: string): void {
+export function log(text: string): void {
   process.stderr.write(`[sqlcdc kernel] ${text}\n`);
 }
 
@@ -11,5 +11,5 @@ export const TRACE = Boolean(process.env.SQLCDC_KERNEL_TRACE);
 
 export function trace(direction: string, channel: Channel, msg: Message<unknown>): void {
   const parent = (msg.parent_header as { msg_id?: string }).msg_id;
-  logError(`${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`);
+  log(`${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`);
 }

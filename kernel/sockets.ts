@@ -2,7 +2,7 @@ import * as zmq from 'zeromq';
 import { endpoint, type Channel, type ConnectionInfo } from './connection';
 import { Heartbeat } from './heartbeat';
 import { IopubPublisher } from './iopub';
-import { logError, trace, TRACE } from './log';
+import { log, trace, TRACE } from './log';
 import { BadSignatureError, decode, encode, Signer, type Message } from './wire';
 
 /**
@@ -58,7 +58,7 @@ export class MessageSocket {
   private settle(sending: Promise<unknown>): Promise<void> {
     return sending.then(
       () => undefined,
-      (e) => logError(`${this.name}: send failed: ${(e as Error).message}`),
+      (e) => log(`${this.name}: send failed: ${(e as Error).message}`),
     );
   }
 
@@ -72,7 +72,7 @@ export class MessageSocket {
           msg = decode(frames, this.signer);
         } catch (e) {
           if (e instanceof BadSignatureError) {
-            logError(`${this.name}: ${e.message}`);
+            log(`${this.name}: ${e.message}`);
             continue;
           }
           throw e;
@@ -117,7 +117,7 @@ export class KernelSockets {
       s.stdin.socket.bind(endpoint(info, 'stdin')),
       s.iopub.socket.bind(endpoint(info, 'iopub')),
     ]);
-    s.heartbeat = new Heartbeat(endpoint(info, 'hb'), (e) => logError(`heartbeat stopped: ${e.message}`));
+    s.heartbeat = new Heartbeat(endpoint(info, 'hb'), (e) => log(`heartbeat stopped: ${e.message}`));
     return s;
   }
 

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import { caretLines, describeError, type ScriptError } from '../runtime/errors';
-import type { Result } from '../runtime/results';
+import { displayFallback, type Result } from '../runtime/results';
 import { renderText } from '../runtime/dataset/render';
 
 export interface TerminalStyle {
@@ -49,6 +49,10 @@ export function formatResult(r: Result, style: TerminalStyle): string {
       return r.text;
     case 'warning':
       return paint(style, 'yellow', `warning: ${r.text}`);
+    case 'display':
+      return displayFallback(r);
+    case 'progress':
+      return r.text;
     case 'error':
       return formatError(r.error, r.source, style);
   }

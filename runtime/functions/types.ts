@@ -1,12 +1,13 @@
 import type { Position } from '../errors';
 import type { Value } from '../dataset/types';
-import type { RuntimeState } from '../state';
+import type { Scope } from '../scope';
 
 export type Family = 'data' | 'string' | 'date' | 'other' | 'operator';
 
 /** What a function implementation sees besides its arguments. One object per call site, reused per row. */
 export interface CallContext {
-  state: RuntimeState;
+  /** What the call evaluates in: session settings, the run's statebag, the statement's dataset. */
+  scope: Scope;
   /** The name as the user wrote it, with its sigil (`#toupper`): errors name it. */
   fn: string;
   pos?: Position;

@@ -13,6 +13,8 @@ const RECEIVE_LIMIT_MS = 20_000;
 
 const cell = (id: string) => ({ header: { msg_id: id, msg_type: 'execute_request', session: 'client', username: 'u', date: '', version: '5.3' }, identities: [] });
 const stream = (parent: string, name: string, text: string) => childOf(cell(parent), 'stream', { name, text }, 'kernel', []) as Message<unknown>;
+const display = (parent: string, type: string, id: string, text: string) =>
+  childOf(cell(parent), type, { data: { 'text/plain': text }, metadata: {}, transient: { display_id: id } }, 'kernel', []) as Message<unknown>;
 const status = (parent: string, state: string) => childOf(cell(parent), 'status', { execution_state: state }, 'kernel', []) as Message<unknown>;
 
 interface Rig {
@@ -137,29 +139,85 @@ test('a subscriber reading nothing: waiting output stays bounded, the excess is 
     void publisher.publish(status('a', 'idle'));
     const messages = await untilIdle(sub, 'a');
     assert.equal(messages.at(-1)?.header.msg_type, 'status');
-    // Each gap in the lines is told by markers right where it is, and the counts add up.
-    let expected = 0;
-    let told = 0;
-    let markers = 0;
-    for (const m of messages.slice(0, -1)) {
-      assert.equal(parentOf(m), 'a');
-      if (m.content.name === 'stderr') {
-        const count = /^\[sqlcdc: (\d+) outputs? dropped here: /.exec(m.content.text as string);
-        assert.ok(count, m.content.text as string);
-        told += Number(count[1]);
-        markers++;
-        continue;
-      }
-      for (const line of (m.content.text as string).split('\n').slice(0, -1)) {
-        const n = Number(line.slice(0, 6));
-        assert.equal(line, LINE(n).slice(0, -1));
-        assert.equal(n - expected, told, `lines ${expected} to ${n - 1} missing, markers tell of ${told}`);
-        expected = n + 1;
-        told = 0;
-      }
+    assert.ok(assertGapsTold(messages.slice(0, -1), writes) > 0, 'nothing was dropped: the test did not fill the buffers');
+  });
+});
+
+/**
+ * Checks that the stream lines (LINE(0) to LINE(writes - 1)) arrived in order, each gap told by
+ * markers right where it is with counts that add up; returns the number of markers.
+ */
+function assertGapsTold(messages: Message[], writes: number): number {
+  let expected = 0;
+  let told = 0;
+  let markers = 0;
+  for (const m of messages) {
+    assert.equal(parentOf(m), 'a');
+    if (m.content.name === 'stderr') {
+      const count = /^\[sqlcdc: (\d+) outputs? dropped here: /.exec(m.content.text as string);
+      assert.ok(count, m.content.text as string);
+      told += Number(count[1]);
+      markers++;
+      continue;
     }
-    assert.equal(writes - expected, told);
-    assert.ok(markers > 0, 'nothing was dropped: the test did not fill the buffers');
+    for (const line of (m.content.text as string).split('\n').slice(0, -1)) {
+      const n = Number(line.slice(0, 6));
+      assert.equal(line, LINE(n).slice(0, -1));
+      assert.equal(n - expected, told, `lines ${expected} to ${n - 1} missing, markers tell of ${told}`);
+      expected = n + 1;
+      told = 0;
+    }
+  }
+  assert.equal(writes - expected, told);
+  return markers;
+}
+
+test('past the bound, a display updated in place skips states but arrives in its latest one, a display_data first, before what follows', async () => {
+  const limits = { ...IOPUB_LIMITS, streamChars: 1024, backlogBytes: 32 * 1024, stallMs: 600_000 };
+  await withPublisher(limits, { sendHighWaterMark: 4 }, async ({ publisher, subscribe }) => {
+    const sub = await subscribe({ receiveHighWaterMark: 4 });
+    const batches = 100;
+    const burst = 40; // 40 KB published at once: past the bound before any of it can leave
+    void publisher.publish(display('a', 'display_data', 'p', 'p 0'));
+    let writes = 0;
+    for (let b = 1; b <= batches; b++) {
+      for (let k = 0; k < burst; k++) void publisher.publish(stream('a', 'stdout', LINE(writes++)));
+      void publisher.publish(display('a', 'update_display_data', 'p', `p ${b}`));
+      // published past the bound: the client would never get the display its updates are for
+      if (b === 10) void publisher.publish(display('a', 'display_data', 'q', `q ${b}`));
+      if (b > 10) void publisher.publish(display('a', 'update_display_data', 'q', `q ${b}`));
+      await yieldToLoop();
+    }
+    void publisher.publish(display('a', 'update_display_data', 'p', `p ${batches + 1}`));
+    void publisher.publish(status('a', 'idle'));
+    const messages = await untilIdle(sub, 'a');
+    const shown = new Map<string, Message[]>();
+    for (const m of messages) {
+      const id = (m.content.transient as { display_id?: string } | undefined)?.display_id;
+      if (id) shown.set(id, [...(shown.get(id) ?? []), m]);
+    }
+    for (const [id, last] of [
+      ['p', batches + 1],
+      ['q', batches],
+    ] as const) {
+      const states = shown.get(id) ?? [];
+      assert.deepEqual(
+        states.map((m) => m.header.msg_type),
+        ['display_data', ...Array<string>(states.length - 1).fill('update_display_data')],
+        `display ${id}`,
+      );
+      const numbers = states.map((m) => Number(((m.content.data as Record<string, string>)['text/plain']).split(' ')[1]));
+      assert.deepEqual(
+        numbers,
+        [...numbers].sort((x, y) => x - y),
+        `display ${id}: states out of order`,
+      );
+      assert.equal(numbers.at(-1), last, `display ${id}: its last state is missing`);
+    }
+    assert.ok((shown.get('p')?.length ?? 0) < batches + 2, 'no update was dropped: the test did not pass the bound');
+    // Displays do not count as dropped output: the markers tell of stream lines only.
+    const streams = messages.filter((m) => m.header.msg_type === 'stream');
+    assert.ok(assertGapsTold(streams, writes) > 0);
   });
 });
 

@@ -14,7 +14,7 @@ import zmq
 from jupyter_client.session import Session
 from jupyter_client.utils import run_sync
 
-from kernel_env import NODE, ROOT, TIMEOUT, HangingServer, drain_iopub, iopub_of, run, shell_reply, start_kernel, stdout_of
+from kernel_env import NODE, ROOT, TIMEOUT, AnsweringServer, HangingServer, drain_iopub, iopub_of, run, shell_reply, start_kernel, stdout_of
 
 LOAD = "SELECT * FROM DRIVE 'items.csv';"
 
@@ -112,6 +112,43 @@ class OneKernel(unittest.TestCase):
         resource = data["application/vnd.dataresource+json"]
         self.assertEqual([f["name"] for f in resource["schema"]["fields"]], ["id", "name", "amount"])
         self.assertEqual(len(resource["data"]), 3)
+
+    def test_plot_is_a_vega_lite_display_and_describe_a_table(self):
+        run(self.kc, LOAD)
+        reply, outputs = run(self.kc, "%plot bar x=name y=amount")
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+        self.assertEqual([m["msg_type"] for m in outputs], ["display_data"])
+        data = outputs[0]["content"]["data"]
+        self.assertEqual(set(data), {"application/vnd.vegalite.v5+json", "text/plain"})
+        self.assertEqual(data["text/plain"], "bar chart of amount by name, 3 rows")
+        spec = data["application/vnd.vegalite.v5+json"]
+        self.assertEqual(spec["$schema"], "https://vega.github.io/schema/vega-lite/v5.json")
+        self.assertEqual([v["x"] for v in spec["data"]["values"]], ["lamp", "fridge", "door"])
+
+        reply, outputs = run(self.kc, "%describe")
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+        self.assertEqual([m["msg_type"] for m in outputs], ["execute_result"])
+        data = outputs[0]["content"]["data"]
+        self.assertTrue(data["text/plain"].startswith("Profile of the pipeline dataset (3 rows, 3 columns)\n"))
+        profile = data["application/vnd.dataresource+json"]["data"]
+        self.assertEqual([(r["column"], r["nulls"], r["distinct"]) for r in profile], [("id", 0, 3), ("name", 0, 3), ("amount", 0, 3)])
+
+    def test_push_progress_is_one_display_updated_in_place_before_the_summary(self):
+        server = AnsweringServer()
+        try:
+            reply, outputs = run(self.kc, f"%connection add progress {server.url}\n{LOAD}\nPUSH INTO HTTP [progress] ON_UPSERT (POST /items/{{{{id}}}}) PAYLOAD ({{{{name}}}});")
+        finally:
+            server.close()
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+        kinds = [m["msg_type"] for m in outputs]
+        shown = [m for m in outputs if m["msg_type"] in ("display_data", "update_display_data")]
+        # the first tick shows the display, the last report updates it
+        self.assertGreaterEqual(len(shown), 2, kinds)
+        self.assertEqual([m["msg_type"] for m in shown], ["display_data"] + ["update_display_data"] * (len(shown) - 1))
+        self.assertEqual(len({m["content"]["transient"]["display_id"] for m in shown}), 1, "one display, updated in place")
+        self.assertRegex(shown[-1]["content"]["data"]["text/plain"], r"^PUSH INTO HTTP: 3 / 3 rows, 3 calls, 0 retries")
+        summary = next(i for i, m in enumerate(outputs) if m["msg_type"] == "stream" and "3 calls made" in m["content"]["text"])
+        self.assertLess(outputs.index(shown[-1]), summary, kinds)
 
     def test_display_limit_cuts_every_representation(self):
         run(self.kc, LOAD)
