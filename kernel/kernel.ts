@@ -6,13 +6,15 @@ import { readConnectionFile } from './connection';
 import type { ExecuteReply, ExecuteRequest } from './executor';
 import { History, type HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
+import { log } from './log';
 import { OutputContext } from './output-context';
-import { KernelSockets, log, type MessageSocket } from './sockets';
+import { BadRequest, codeRequest, cursorRequest } from './requests';
+import { KernelSockets, type MessageSocket } from './sockets';
 import { childOf, type Message } from './wire';
 
 type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
 
-/** Quiet time before the interpreter is loaded in the background (see scheduleWarmUp). */
+/** Quiet time before the interpreter is loaded while no client is known to be ready (see scheduleWarmUp). */
 const WARM_UP_AFTER_MS = 300;
 
 /**
@@ -27,6 +29,10 @@ export class Kernel {
   private loaded?: Backend;
   private historyStore?: History;
   private warmUpTimer?: NodeJS.Timeout;
+  /** A kernel_info was answered while a client listened on IOPub: that client is ready, cells come next. */
+  private clientReady = false;
+  /** The warm-up cell; requests wait for it, as for any cell before them. */
+  private warming?: Promise<void>;
   private readonly shellQueue: Message[] = [];
   private draining = false;
   /** Execute requests queued when a cell failed: answered without running (stop_on_error). */
@@ -37,24 +43,28 @@ export class Kernel {
   /** Resolves once a shutdown_request has been answered and the sockets are closed. */
   readonly stopped = new Promise<void>((r) => (this.finished = r));
 
-  private readonly handlers: Record<string, Handler> = {
-    kernel_info_request: (m, ch) => this.reply(ch, m, 'kernel_info_reply', kernelInfo()),
-    execute_request: (m, ch) => this.execute(m, ch),
-    complete_request: (m, ch) => this.reply(ch, m, 'complete_reply', this.backend.complete(m.content as { code: string })),
-    inspect_request: (m, ch) => this.reply(ch, m, 'inspect_reply', this.backend.inspect(m.content as { code: string })),
-    is_complete_request: (m, ch) => this.reply(ch, m, 'is_complete_reply', this.backend.isComplete(m.content as { code: string })),
-    history_request: (m, ch) => this.reply(ch, m, 'history_reply', { status: 'ok', history: this.history.query(m.content as unknown as HistoryQuery) }),
+  /** A Map, not an object literal: a msg_type such as 'constructor' must not find Object's. */
+  private readonly handlers = new Map<string, Handler>([
+    ['kernel_info_request', (m, ch) => this.reply(ch, m, 'kernel_info_reply', kernelInfo())],
+    ['execute_request', (m, ch) => this.execute(m, ch)],
+    ['complete_request', (m, ch) => this.reply(ch, m, 'complete_reply', this.backend.complete(cursorRequest('complete_request', m.content)))],
+    ['inspect_request', (m, ch) => this.reply(ch, m, 'inspect_reply', this.backend.inspect(cursorRequest('inspect_request', m.content)))],
+    ['is_complete_request', (m, ch) => this.reply(ch, m, 'is_complete_reply', this.backend.isComplete(codeRequest('is_complete_request', m.content)))],
+    ['history_request', (m, ch) => this.reply(ch, m, 'history_reply', { status: 'ok', history: this.history.query(m.content as unknown as HistoryQuery) })],
     // No comm targets exist: say so, and close any comm a front end opens so it does not wait on it.
-    comm_info_request: (m, ch) => this.reply(ch, m, 'comm_info_reply', { status: 'ok', comms: {} }),
-    comm_open: (m) => this.publish('comm_close', { comm_id: m.content.comm_id, data: {} }),
-    comm_msg: () => undefined,
-    comm_close: () => undefined,
-    interrupt_request: (m, ch) => {
-      this.interrupt();
-      return this.reply(ch, m, 'interrupt_reply', { status: 'ok' });
-    },
-    shutdown_request: (m, ch) => this.shutdown(m, ch),
-  };
+    ['comm_info_request', (m, ch) => this.reply(ch, m, 'comm_info_reply', { status: 'ok', comms: {} })],
+    ['comm_open', (m) => this.publish('comm_close', { comm_id: m.content.comm_id, data: {} })],
+    ['comm_msg', () => undefined],
+    ['comm_close', () => undefined],
+    [
+      'interrupt_request',
+      (m, ch) => {
+        this.interrupt();
+        return this.reply(ch, m, 'interrupt_reply', { status: 'ok' });
+      },
+    ],
+    ['shutdown_request', (m, ch) => this.shutdown(m, ch)],
+  ]);
 
   private constructor(
     private readonly sockets: KernelSockets,
@@ -98,6 +108,7 @@ export class Kernel {
 
   private async drain(): Promise<void> {
     this.draining = true;
+    await this.warming;
     let msg: Message | undefined;
     while ((msg = this.shellQueue.shift())) await this.handle(this.sockets.shell, msg);
     this.draining = false;
@@ -111,42 +122,49 @@ export class Kernel {
       if (framed) void this.publish('status', { execution_state: 'busy' });
       const type = msg.header.msg_type;
       try {
-        const handler = this.handlers[type];
+        const handler = this.handlers.get(type);
         if (handler) await handler(msg, channel);
         else log(`ignored unknown message type '${type}' on ${channel.name}`);
       } catch (e) {
-        // A defect in a service must not leave the client waiting for a reply that never comes.
+        // Neither a malformed request nor a defect in a service may leave the client waiting for a reply.
         const text = e instanceof Error ? e.message : String(e);
-        log(`${type} failed: ${e instanceof Error ? e.stack : text}`);
+        const ename = e instanceof BadRequest ? e.ename : 'KernelError';
+        log(e instanceof BadRequest ? text : `${type} failed: ${e instanceof Error ? e.stack : text}`);
         if (type.endsWith('_request')) {
-          await this.reply(channel, msg, type.replace(/_request$/, '_reply'), { status: 'error', ename: 'KernelError', evalue: text, traceback: [text] });
+          await this.reply(channel, msg, type.replace(/_request$/, '_reply'), { status: 'error', ename, evalue: text, traceback: [text] });
         }
       }
       const idle = framed ? this.publish('status', { execution_state: 'idle' }) : undefined;
       if (this.stopping) {
         await idle;
         await this.stop();
-      } else this.scheduleWarmUp();
+        return;
+      }
+      if (type === 'kernel_info_request' && this.sockets.iopub.subscribed) this.clientReady = true;
+      // Once the idle has left: ZeroMQ's own thread sends it while the load blocks this one.
+      void (idle ?? Promise.resolve()).then(() => this.scheduleWarmUp());
     });
   }
 
   /**
-   * Loading the interpreter blocks for a while. It is done once the kernel has been quiet for a
-   * moment after answering a client that listens on IOPub: that client is ready by then, the
-   * requests clients send right after connecting (history, a second kernel_info) are answered
-   * without waiting for the load, and the first cell usually finds it done.
+   * Loading the interpreter blocks for a while (0.1–0.3 s, chevrotain analysing the grammar). It is
+   * loaded as soon as the shell queue is empty after a client became ready, so that a client's
+   * first cell finds it loaded: jupyter_client, once ready, listens to IOPub for 0.2 s before it
+   * returns. Before that (no kernel_info answered yet), only after a quiet moment, so that the
+   * requests clients send right after connecting (kernel_info again, history) are not held up.
+   * The heartbeat answers from its own thread meanwhile.
    */
   private scheduleWarmUp(): void {
-    if (this.loaded) return;
+    if (this.loaded || this.stopping) return;
     clearTimeout(this.warmUpTimer);
-    this.warmUpTimer = setTimeout(() => this.warmUp(), WARM_UP_AFTER_MS);
+    this.warmUpTimer = setTimeout(() => this.warmUp(), this.clientReady ? 0 : WARM_UP_AFTER_MS);
   }
 
   private warmUp(): void {
     if (this.loaded || this.stopping || this.draining) return;
-    if (!this.sockets.subscribed) return this.scheduleWarmUp();
+    if (!this.sockets.iopub.subscribed) return this.scheduleWarmUp();
     try {
-      void this.backend;
+      this.warming = this.backend.warmUp().catch((e: Error) => log(`warm-up cell failed: ${e.stack}`));
     } catch (e) {
       log(`cannot load the interpreter: ${(e as Error).stack}`);
     }
@@ -163,8 +181,8 @@ export class Kernel {
         traceback: [],
       };
     } else {
+      codeRequest('execute_request', msg.content);
       const request = msg.content as unknown as ExecuteRequest;
-      if (typeof request.code !== 'string') throw new Error('execute_request without a code string');
       reply = await this.backend.executor.execute(request);
       if (reply.status === 'error' && request.stop_on_error !== false && !request.silent) await this.abortQueued();
     }
@@ -205,7 +223,6 @@ export class Kernel {
 
   /** Sends on IOPub under the request in whose async context this runs (see OutputContext). */
   private publish(type: string, content: object): Promise<void> {
-    const topic = Buffer.from(`kernel.${this.sessionId}.${type}`);
-    return this.sockets.iopub.send(childOf(this.context.current(), type, content, this.sessionId, [topic]));
+    return this.sockets.iopub.publish(childOf(this.context.current(), type, content, this.sessionId, []));
   }
 }

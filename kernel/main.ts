@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeWorkspace, sessionFolders } from '../runtime/workspace/location';
 import { Kernel } from './kernel';
-import { log } from './sockets';
+import { log } from './log';
 
 const USAGE = 'usage: node dist/kernel/main.js <connection file> [--workspace DIR]';
 

@@ -1,6 +1,8 @@
 import * as zmq from 'zeromq';
 import { endpoint, type Channel, type ConnectionInfo } from './connection';
 import { Heartbeat } from './heartbeat';
+import { IopubPublisher } from './iopub';
+import { log, trace, TRACE } from './log';
 import { BadSignatureError, decode, encode, Signer, type Message } from './wire';
 
 /**
@@ -20,7 +22,7 @@ export class MessageSocket {
 
   constructor(
     readonly name: Channel,
-    readonly socket: zmq.Router | zmq.Dealer | zmq.XPublisher | zmq.Subscriber,
+    readonly socket: zmq.Router | zmq.Dealer | zmq.Subscriber,
     private readonly signer: Signer,
   ) {}
 
@@ -88,38 +90,23 @@ export class MessageSocket {
   }
 }
 
-/** The kernel's log: its stderr, which Jupyter front ends show in their own log or terminal. */
-export function log(text: string): void {
-  process.stderr.write(`[sqlcdc kernel] ${text}\n`);
-}
-
-/** SQLCDC_KERNEL_TRACE=1 logs every message on stderr: what a client sent and got, for debugging clients. */
-const TRACE = Boolean(process.env.SQLCDC_KERNEL_TRACE);
-
-function trace(direction: string, channel: Channel, msg: Message<unknown>): void {
-  const parent = (msg.parent_header as { msg_id?: string }).msg_id;
-  log(`${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`);
-}
-
 /**
- * The kernel's side: ROUTER shell/control/stdin, XPUB iopub and the heartbeat (in its own thread),
- * bound to the connection file's ports. IOPub is an XPUB so the kernel knows when a client has
- * subscribed: until then whatever it publishes is lost (ZeroMQ's slow joiner).
+ * The kernel's side: ROUTER shell/control/stdin, the IOPub publisher and the heartbeat (in its own
+ * thread), bound to the connection file's ports.
  */
 export class KernelSockets {
   readonly shell: MessageSocket;
   readonly control: MessageSocket;
   readonly stdin: MessageSocket;
-  readonly iopub: MessageSocket;
+  readonly iopub: IopubPublisher;
   private heartbeat?: Heartbeat;
-  private readonly topics = new Set<string>();
 
   private constructor(signer: Signer) {
     // linger: the shutdown reply and the last status must leave before the process exits
     this.shell = new MessageSocket('shell', new zmq.Router({ linger: 1000 }), signer);
     this.control = new MessageSocket('control', new zmq.Router({ linger: 1000 }), signer);
     this.stdin = new MessageSocket('stdin', new zmq.Router({ linger: 1000 }), signer);
-    this.iopub = new MessageSocket('iopub', new zmq.XPublisher({ linger: 1000 }), signer);
+    this.iopub = new IopubPublisher(new zmq.XPublisher({ linger: 1000 }), signer);
   }
 
   static async bind(info: ConnectionInfo): Promise<KernelSockets> {
@@ -131,26 +118,7 @@ export class KernelSockets {
       s.iopub.socket.bind(endpoint(info, 'iopub')),
     ]);
     s.heartbeat = new Heartbeat(endpoint(info, 'hb'), (e) => log(`heartbeat stopped: ${e.message}`));
-    void s.trackSubscriptions();
     return s;
-  }
-
-  /** Whether some client is subscribed to IOPub now. */
-  get subscribed(): boolean {
-    return this.topics.size > 0;
-  }
-
-  private async trackSubscriptions(): Promise<void> {
-    const xpub = this.iopub.socket as zmq.XPublisher;
-    try {
-      // Each message is one byte (1 subscribe, 0 unsubscribe) then the topic prefix.
-      for await (const [frame] of xpub) {
-        if (frame[0] === 1) this.topics.add(frame.subarray(1).toString());
-        else this.topics.delete(frame.subarray(1).toString());
-      }
-    } catch (e) {
-      if (!xpub.closed) log(`iopub subscriptions: ${(e as Error).message}`);
-    }
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,12 @@
+import { Fifo } from './fifo';
+
 /**
  * A push-to-pull bridge: commands push results while they run, the session's async generator pulls
  * them, so front ends see output as it happens rather than when the cell ends.
  */
 export class AsyncQueue<T extends { kind: string }> implements AsyncIterable<T> {
-  private items: T[] = [];
+  /** A cell of many statements pushes faster than its consumer pulls: taking must stay O(1). */
+  private readonly items = new Fifo<T>();
   private waiting?: () => void;
   private closed = false;
   /** True once an item of kind 'error' went through: nothing should follow it but the end. */
@@ -29,7 +32,7 @@ export class AsyncQueue<T extends { kind: string }> implements AsyncIterable<T> 
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     for (;;) {
-      if (this.items.length) {
+      if (this.items.size) {
         yield this.items.shift() as T;
         continue;
       }

@@ -1,4 +1,5 @@
 """Helpers of the protocol tests: start the sqlcdc kernel with jupyter_client and run cells on it."""
+import http.server
 import os
 import socket
 import threading
@@ -53,6 +54,32 @@ def drain_iopub(kc):
             kc.get_iopub_msg(timeout=0.2)
         except Empty:
             return
+
+
+class AnsweringServer:
+    """An HTTP server on 127.0.0.1 that answers every request 200 with a small JSON body."""
+
+    def __init__(self):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                body = b'{"ok": true}'
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
 
 
 class HangingServer:

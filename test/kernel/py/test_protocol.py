@@ -14,7 +14,7 @@ import zmq
 from jupyter_client.session import Session
 from jupyter_client.utils import run_sync
 
-from kernel_env import NODE, ROOT, TIMEOUT, HangingServer, drain_iopub, iopub_of, run, shell_reply, start_kernel, stdout_of
+from kernel_env import NODE, ROOT, TIMEOUT, AnsweringServer, HangingServer, drain_iopub, iopub_of, run, shell_reply, start_kernel, stdout_of
 
 LOAD = "SELECT * FROM DRIVE 'items.csv';"
 
@@ -82,6 +82,20 @@ class OneKernel(unittest.TestCase):
             self.assertEqual(out[2], {"name": "stdout", "text": f"cell {i}\n"})
             self.assertEqual(idle[2], {"execution_state": "idle"})
 
+    def test_a_burst_of_output_arrives_whole_and_before_idle(self):
+        # The client reads IOPub only once the cell has replied: the output waits for it meanwhile.
+        n = 20000
+        reply, outputs = run(self.kc, "".join(f"PRINT 'line {i}';\n" for i in range(n)))
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertEqual(stdout_of(outputs).splitlines(), [f"line {i}" for i in range(n)])
+        # several such cells sent at once: each gets all its lines, then its idle
+        ids = [self.kc.execute("".join(f"PRINT '{c}.{i}';\n" for i in range(2000))) for c in range(3)]
+        for c, msg_id in enumerate(ids):
+            self.assertEqual(shell_reply(self.kc, msg_id)["content"]["status"], "ok")
+        for c, msg_id in enumerate(ids):
+            lines = stdout_of(iopub_of(self.kc, msg_id)).splitlines()
+            self.assertEqual(lines, [f"{c}.{i}" for i in range(2000)])
+
     def test_dataset_is_one_bundle_with_text_html_and_data_resource(self):
         reply, outputs = run(self.kc, LOAD)
         self.assertEqual(reply["content"]["status"], "ok", reply["content"])
@@ -118,6 +132,23 @@ class OneKernel(unittest.TestCase):
         self.assertTrue(data["text/plain"].startswith("Profile of the pipeline dataset (3 rows, 3 columns)\n"))
         profile = data["application/vnd.dataresource+json"]["data"]
         self.assertEqual([(r["column"], r["nulls"], r["distinct"]) for r in profile], [("id", 0, 3), ("name", 0, 3), ("amount", 0, 3)])
+
+    def test_push_progress_is_one_display_updated_in_place_before_the_summary(self):
+        server = AnsweringServer()
+        try:
+            reply, outputs = run(self.kc, f"%connection add progress {server.url}\n{LOAD}\nPUSH INTO HTTP [progress] ON_UPSERT (POST /items/{{{{id}}}}) PAYLOAD ({{{{name}}}});")
+        finally:
+            server.close()
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+        kinds = [m["msg_type"] for m in outputs]
+        shown = [m for m in outputs if m["msg_type"] in ("display_data", "update_display_data")]
+        # the first tick shows the display, the last report updates it
+        self.assertGreaterEqual(len(shown), 2, kinds)
+        self.assertEqual([m["msg_type"] for m in shown], ["display_data"] + ["update_display_data"] * (len(shown) - 1))
+        self.assertEqual(len({m["content"]["transient"]["display_id"] for m in shown}), 1, "one display, updated in place")
+        self.assertRegex(shown[-1]["content"]["data"]["text/plain"], r"^PUSH INTO HTTP: 3 / 3 rows, 3 calls, 0 retries")
+        summary = next(i for i, m in enumerate(outputs) if m["msg_type"] == "stream" and "3 calls made" in m["content"]["text"])
+        self.assertLess(outputs.index(shown[-1]), summary, kinds)
 
     def test_display_limit_cuts_every_representation(self):
         run(self.kc, LOAD)
@@ -206,6 +237,36 @@ class OneKernel(unittest.TestCase):
         self.kc.shell_channel.send(msg)
         self.assertEqual(shell_reply(self.kc, msg["header"]["msg_id"])["content"]["status"], "error")
         self.kc.shell_channel.send(self.kc.session.msg("no_such_request", {}))
+        self.assertEqual(run(self.kc, "PRINT 'alive';")[0]["content"]["status"], "ok")
+
+    def test_malformed_requests_get_an_error_reply_naming_the_field(self):
+        cases = [
+            ("complete_request", {"code": 5, "cursor_pos": 0}, "'code' must be a string, not number"),
+            ("complete_request", {"code": "PRINT", "cursor_pos": -1}, "'cursor_pos' must be a whole number from 0 to 5"),
+            ("complete_request", {"code": "PRINT", "cursor_pos": 6}, "not 6"),
+            ("complete_request", {"code": "PRINT", "cursor_pos": "3"}, "not string"),
+            ("inspect_request", {"code": None, "cursor_pos": 0, "detail_level": 0}, "'code' must be a string, not null"),
+            ("inspect_request", {"code": "PRINT", "cursor_pos": 1.5, "detail_level": 0}, "not 1.5"),
+            ("is_complete_request", {"code": ["PRINT"]}, "'code' must be a string, not an array"),
+            ("is_complete_request", {}, "'code' must be a string, not undefined"),
+            ("execute_request", {"code": 1, "silent": False}, "'code' must be a string, not number"),
+        ]
+        for msg_type, content, why in cases:
+            msg = self.kc.session.msg(msg_type, content)
+            self.kc.shell_channel.send(msg)
+            reply = shell_reply(self.kc, msg["header"]["msg_id"])
+            self.assertEqual(reply["msg_type"], msg_type.replace("_request", "_reply"))
+            c = reply["content"]
+            self.assertEqual((c["status"], c["ename"]), ("error", "BadRequest"), (msg_type, content, c))
+            self.assertIn(f"{msg_type}: ", c["evalue"])
+            self.assertIn(why, c["evalue"])
+        # a request without cursor_pos is answered at the end of the code
+        msg = self.kc.session.msg("complete_request", {"code": "PRINT '😀'; APPLY FIL"})
+        self.kc.shell_channel.send(msg)
+        c = shell_reply(self.kc, msg["header"]["msg_id"])["content"]
+        self.assertEqual(c["status"], "ok", c)
+        self.assertIn("FILTER", c["matches"])
+        self.assertEqual(c["cursor_end"], len("PRINT '😀'; APPLY FIL"))
         self.assertEqual(run(self.kc, "PRINT 'alive';")[0]["content"]["status"], "ok")
 
     def test_history_tail_range_and_search(self):
@@ -307,6 +368,49 @@ class Lifecycle(unittest.TestCase):
             kc.stop_channels()
             km.shutdown_kernel(now=True)
             stderr.close()
+
+    def test_unknown_message_types_are_logged_and_never_match_built_ins(self):
+        log = os.path.abspath("unknown-stderr.log")
+        stderr = open(log, "w")
+        km, kc = start_kernel(stderr=stderr)
+        try:
+            names = ["constructor", "toString", "__proto__", "hasOwnProperty", "no_such_request"]
+            sent = []
+            for name in names:
+                msg = kc.session.msg(name, {})
+                kc.shell_channel.send(msg)
+                sent.append(msg["header"]["msg_id"])
+            # each is framed by busy/idle like any shell request, and answered by nothing
+            for msg_id in sent:
+                self.assertEqual([m["content"]["execution_state"] for m in iopub_of(kc, msg_id)], ["busy", "idle"])
+            reply, outputs = run(kc, "PRINT 'alive';")
+            self.assertEqual(stdout_of(outputs), "alive\n")
+            self.assertFalse(run_sync(kc.shell_channel.msg_ready)(), "an unknown request was answered")
+            with open(log) as f:
+                text = f.read()
+            for name in names:
+                self.assertIn(f"ignored unknown message type '{name}' on shell", text)
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            stderr.close()
+
+    def test_the_interpreter_loads_as_soon_as_a_client_is_ready_even_while_it_keeps_asking(self):
+        # The session makes its workspace folder when the interpreter loads, before any cell runs.
+        workspace = os.path.abspath(f"workspace-{uuid.uuid4().hex}")
+        km, kc = start_kernel(env={**os.environ, "SQLCDC_HOME": workspace})
+        try:
+            # requests that need no interpreter, sent without a quiet moment between them
+            for _ in range(200):
+                if os.path.isdir(workspace):
+                    break
+                reply = shell_reply(kc, kc.history(hist_access_type="tail", n=1, output=False, raw=True))
+                self.assertEqual(reply["content"]["history"], [])
+                time.sleep(0.05)
+            self.assertTrue(os.path.isdir(workspace), "the interpreter was not loaded while the client kept asking")
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
 
     def test_shutdown_replies_then_exits_and_restart_gives_a_fresh_session(self):
         km, kc = start_kernel()
