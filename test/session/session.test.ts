@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Session } from '../../runtime/session';
+import { Session } from '../../runtime/session';
 import { tempSession } from '../helpers/session';
 import type { Result } from '../../runtime/results';
 
@@ -48,8 +48,9 @@ test('EXIT stops the script: later statements do not run', async () => {
   assert.equal(s.dataset.rowCount, 2);
 });
 
-test('statements of later issues parse and fail with "not supported yet"', async () => {
-  const s = newSession();
+test('a statement without a command in the session\'s table parses and fails with "not supported yet"', async () => {
+  const { dir } = tempSession({}, 'session');
+  const s = new Session({ workspace: `${dir}/ws`, cwd: dir, commands: { Capture: undefined } });
   const results = await collect(s, "CAPTURE 'orders' ON KEYS 'id';");
   assert.equal(results.length, 1);
   assert.equal(results[0].kind, 'error');
