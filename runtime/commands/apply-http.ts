@@ -12,6 +12,7 @@ import { Page } from '../sources/http/read';
 import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
 import { atArgument } from './at-argument';
 import type { Command, CommandContext } from './command';
+import { bodyRetry, statusCodes } from './http-options';
 import { pageRows, responseRow } from './select-http';
 import { floatsAsDecimal } from './settings';
 
@@ -75,13 +76,8 @@ class Caller {
     this.contentType = o.contentType && evaluateText(o.contentType, ctx);
     this.plan = stmt.tx ? compileTx(stmt.tx.path.value, stmt.tx.path.pos) : undefined;
     this.txOptions = { floatDecimal: floatsAsDecimal(ctx.session) };
-    const retryText = o.retryOn && evaluateText(o.retryOn, ctx);
-    const retryRegex = o.retryOnRegex && new RegExp(o.retryOnRegex.value);
-    this.retry =
-      retryText !== undefined || retryRegex !== undefined
-        ? { body: { text: retryText, regex: retryRegex, path: o.retryPath?.value, count: o.retryCount ?? 1, intervalSeconds: o.retryInterval ?? 1 } }
-        : {};
-    this.continueOn = new Set((o.continueOnHttpError?.value ?? '').split(',').map((c) => Number(c.trim())).filter((n) => n > 0));
+    this.retry = { body: bodyRetry(o, ctx) };
+    this.continueOn = statusCodes(o.continueOnHttpError);
     this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
   }
 

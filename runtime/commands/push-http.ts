@@ -6,7 +6,7 @@ import { buildRequest } from '../http/build';
 import { getHeader, setHeader } from '../http/headers';
 import { bodyStart, decodeBody, describeCall, statusError, type CallContext } from '../http/request';
 import { sendWithRetries, type RetryRules } from '../http/retry';
-import type { HttpSection, PushHttp, Text } from '../script/ast';
+import type { HttpSection, PushHttp } from '../script/ast';
 import { batchCount, batchSize } from '../targets/batches';
 import { applyOutcome, checkDlqFolder, type OutcomeOptions } from '../targets/outcome';
 import { clearProgress, readProgress, writeProgress, type PushProgress } from '../targets/resume';
@@ -14,6 +14,7 @@ import type { HttpConnection } from '../workspace/connections';
 import { atArgument } from './at-argument';
 import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
+import { bodyRetry, statusCodes, userRegex } from './http-options';
 
 type Stream = 'upsert' | 'delete';
 
@@ -104,16 +105,8 @@ class SectionPush {
     this.headers = section.headers && atArgument(section.headers, () => bind(compileTemplate(section.headers!)));
     this.contentType = section.contentType && evaluateText(section.contentType, ctx);
     this.continueOn = statusCodes(section.continueOnHttp);
-    this.throwOn = section.throwOnRegex && regex(section.throwOnRegex);
-    const retryText = section.retryOn && evaluateText(section.retryOn, ctx);
-    const retryRegex = section.retryOnRegex && regex(section.retryOnRegex);
-    this.retry = {
-      policy: stmt.options.retry,
-      body:
-        retryText !== undefined || retryRegex !== undefined
-          ? { text: retryText, regex: retryRegex, path: section.retryPath?.value, count: section.retryCount ?? 1, intervalSeconds: section.retryInterval ?? 1 }
-          : undefined,
-    };
+    this.throwOn = section.throwOnRegex && userRegex(section.throwOnRegex);
+    this.retry = { policy: stmt.options.retry, body: bodyRetry(section, ctx) };
     this.id = `${connection?.name ?? ''} ${section.command.verb} ${section.command.target.value}`;
   }
 
@@ -174,24 +167,7 @@ class SectionPush {
   }
 }
 
-function statusCodes(text: Text | undefined): Set<number> {
-  const codes = new Set<number>();
-  if (!text) return codes;
-  for (const part of text.value.split(',')) {
-    const code = Number(part.trim());
-    if (!Number.isInteger(code) || code < 100 || code > 599) throw new ScriptError(`'${part.trim()}' is not an HTTP status code (CONTINUE_ON_HTTP '409,422')`, 'semantic', text.pos);
-    codes.add(code);
-  }
-  return codes;
-}
 
-function regex(text: Text): RegExp {
-  try {
-    return new RegExp(text.value);
-  } catch (e) {
-    throw new ScriptError(`not a regular expression: ${(e as Error).message}`, 'semantic', text.pos);
-  }
-}
 
 function report(ctx: CommandContext, id: string, t: Tally, done: boolean): void {
   const now = performance.now();

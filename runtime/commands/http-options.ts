@@ -1,0 +1,34 @@
+import { ScriptError } from '../errors';
+import { evaluateText } from '../functions/evaluate';
+import type { RetryRules } from '../http/retry';
+import type { Scope } from '../scope';
+import type { RetryOptions, Text } from '../script/ast';
+
+/** RETRY_ON / RETRY_ONREGEX with RETRY_PATH, RETRY_COUNT (default 1) and RETRY_INTERVAL (default 1 s), as retry.ts takes them. */
+export function bodyRetry(o: RetryOptions, scope: Scope): RetryRules['body'] {
+  const text = o.retryOn && evaluateText(o.retryOn, scope);
+  const regex = o.retryOnRegex && userRegex(o.retryOnRegex);
+  if (text === undefined && regex === undefined) return undefined;
+  return { text, regex, path: o.retryPath?.value, count: o.retryCount ?? 1, intervalSeconds: o.retryInterval ?? 1 };
+}
+
+/** A regular expression the user wrote (THROW_ON_REGEX, RETRY_ONREGEX); a bad one is an error at its text. */
+export function userRegex(text: Text): RegExp {
+  try {
+    return new RegExp(text.value);
+  } catch (e) {
+    throw new ScriptError(`not a regular expression: ${(e as Error).message}`, 'semantic', text.pos);
+  }
+}
+
+/** A list of HTTP status codes (CONTINUE_ON_HTTP '409,422', CONTINUE_ON_HTTPERROR). */
+export function statusCodes(text: Text | undefined): Set<number> {
+  const codes = new Set<number>();
+  if (!text) return codes;
+  for (const part of text.value.split(',')) {
+    const code = Number(part.trim());
+    if (!Number.isInteger(code) || code < 100 || code > 599) throw new ScriptError(`'${part.trim()}' is not an HTTP status code (e.g. '409,422')`, 'semantic', text.pos);
+    codes.add(code);
+  }
+  return codes;
+}
