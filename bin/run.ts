@@ -1,10 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Session } from '../runtime/session';
-import { caretLines, type ScriptError } from '../runtime/errors';
-import type { Dataset } from '../runtime/dataset/dataset';
-import type { Result } from '../runtime/results';
+import { caretLines, renderText, Session, toCsv, toJsonRows, type Dataset, type Result, type ScriptError } from '../runtime/index';
 import { EXIT, type OutputFormat } from './constants';
-import { renderText, toCsv, toJsonRows } from '../runtime/dataset/render';
 
 export interface RunOptions {
   workspace?: string;

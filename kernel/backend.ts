@@ -1,7 +1,4 @@
-import { complete } from '../runtime/services/complete';
-import { inspect } from '../runtime/services/inspect';
-import { Session } from '../runtime/session';
-import { cellCompleteness } from './cell';
+import { cellStatus, complete, inspect, Session } from '../runtime/index';
 import { registerConnectInfo } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
 import { Executor, type Publish } from './executor';
@@ -45,6 +42,6 @@ export class Backend {
   }
 
   isComplete(req: { code: string }) {
-    return cellCompleteness(req.code);
+    return cellStatus(req.code);
   }
 }

@@ -1,5 +1,4 @@
-import { registerMagic } from '../runtime/magics/index';
-import type { Result } from '../runtime/results';
+import { registerMagic, type Result } from '../runtime/index';
 
 /**
  * `%connect_info`, a magic of the kernel only: where its connection file is, and how to attach the

@@ -1,7 +1,4 @@
-import { toScriptError } from '../runtime/errors';
-import { evaluateText } from '../runtime/functions/evaluate';
-import type { Result } from '../runtime/results';
-import type { Session } from '../runtime/session';
+import { evaluateText, toScriptError, type Result, type Session } from '../runtime/index';
 import { errorContent, tableBundle, type ErrorContent, type MimeBundle } from './display';
 import type { History } from './history';
 

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { sessionFolders } from '../runtime/workspace/location';
+import { readConnectionFile } from '../jupyter/connection';
+import { logError } from '../jupyter/log';
+import type { MessageSocket } from '../jupyter/socket';
+import { childOf, type Message } from '../jupyter/wire';
+import { sessionFolders } from '../runtime/support';
 import type { Backend } from './backend';
-import { readConnectionFile } from './connection';
 import type { ExecuteReply, ExecuteRequest } from './executor';
 import { History, type HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
 import { OutputContext } from './output-context';
-import { KernelSockets, logError, type MessageSocket } from './sockets';
-import { childOf, type Message } from './wire';
+import { KernelSockets } from './sockets';
 
 type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
+import { logError } from '../jupyter/log';
 import { Kernel } from './kernel';
-import { logError } from './sockets';
 
 /**
  * Entry point named by the kernelspec: `node dist/kernel/main.js <connection file>`. The working

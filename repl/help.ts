@@ -1,4 +1,4 @@
-import { allMagics } from '../runtime/magics/index';
+import { allMagics } from '../runtime/index';
 
 /** What `.help` prints: the REPL's own commands, the magics (from their registry) and where docs are. */
 export function helpText(commands: Record<string, { help?: string }>): string {

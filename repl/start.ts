@@ -1,8 +1,5 @@
 import { join } from 'node:path';
-import { Session } from '../runtime/session';
-import { isCompleteScript } from '../runtime/script/parser';
-import { complete } from '../runtime/services/complete';
-import { inspect } from '../runtime/services/inspect';
+import { cellStatus, complete, inspect, Session } from '../runtime/index';
 import { CellRepl } from './cell-repl';
 import { formatInternalError, formatResult, useColor, type TerminalStyle } from './format';
 import { helpText } from './help';
@@ -36,8 +33,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
     input,
     output,
     terminal,
-    // A statement still being typed never starts with `%`: such a line ran at once.
-    incomplete: (text) => !text.trimStart().startsWith('%') && isCompleteScript(text).status === 'incomplete',
+    incomplete: (text) => cellStatus(text).status === 'incomplete',
     run: async (text) => {
       running = new AbortController();
       try {

@@ -9,7 +9,8 @@ import { ConnectionStore } from './workspace/connections';
 import { sessionFolders } from './workspace/location';
 import { ExitSignal, type CommandContext } from './commands/command';
 import { commandFor } from './commands/registry';
-import { splitMagics, runMagic } from './magics/index';
+import { runMagic } from './magics/index';
+import { splitCell } from './script/cell';
 import { AsyncQueue } from './util/async-queue';
 import { closeHttpPools } from './sources/http/pools';
 import './commands/index';
@@ -70,7 +71,7 @@ export class Session {
    */
   async *execute(text: string, options: ExecuteOptions = {}): AsyncGenerator<Result> {
     const signal = options.signal ?? new AbortController().signal;
-    const { magics, body, bodyOffset } = splitMagics(text);
+    const { magics, body, bodyOffset } = splitCell(text);
     for (const magic of magics) {
       try {
         yield* runMagic(this, magic);

@@ -4,8 +4,7 @@ import type { Value } from '../dataset/types';
 import { formatValue } from '../dataset/format-value';
 import { encodeBytes } from '../format/values';
 import { STRING } from '../dataset/types';
-import type { BinaryPrefix } from './parse';
-import { FunctionError } from './types';
+import { FunctionError, type BinaryPrefix } from './types';
 
 /**
  * Conversions between cell values and the text functions work on. Every function receives typed

@@ -1,10 +1,20 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import type { Session } from '../session';
-import type { Magic, MagicLine } from './magic';
-import { helpMagic, limitMagic, resetMagic, workspaceMagic } from './session-magics';
+import type { MagicLine } from '../script/cell';
+import type { Magic } from './magic';
 import { connectionMagic } from './connection';
+import { listing } from './listing';
+import { limitMagic, resetMagic, workspaceMagic } from './session-magics';
 import { varMagic } from './var';
+
+/** %help lists this registry, so it is defined beside it. */
+const helpMagic: Magic = {
+  name: 'help',
+  usage: '%help',
+  description: 'lists the magics; SQL CDC statements and functions are documented in docs/',
+  run: (): Result[] => [listing(['magic', 'description'], allMagics().map((m) => [m.usage, m.description]), 'Magics')],
+};
 
 const magics = new Map<string, Magic>();
 
@@ -21,34 +31,6 @@ export function allMagics(): Magic[] {
 
 export function findMagic(name: string): Magic | undefined {
   return magics.get(name.toLowerCase());
-}
-
-/**
- * Splits a cell into its leading magic lines (`%name args`, blank lines and `--` comments between
- * them allowed) and the SQL CDC body after them. `bodyOffset` is where the body starts in the cell,
- * so statement positions still refer to the whole cell; `magicsEnd` is where the last magic line ends
- * (0 when there is none), before the blank lines and comments that follow it.
- */
-export function splitMagics(text: string): { magics: MagicLine[]; body: string; bodyOffset: number; magicsEnd: number } {
-  const out: MagicLine[] = [];
-  let offset = 0;
-  let magicsEnd = 0;
-  let line = 1;
-  while (offset < text.length) {
-    const nl = text.indexOf('\n', offset);
-    const end = nl < 0 ? text.length : nl + 1;
-    const raw = text.slice(offset, end).trim();
-    if (raw.startsWith('%')) {
-      const m = /^%(\S*)\s*(.*)$/s.exec(raw)!;
-      out.push({ name: m[1], args: m[2].trim(), line });
-      magicsEnd = end;
-    } else if (raw !== '' && !raw.startsWith('--')) {
-      break;
-    }
-    offset = end;
-    line++;
-  }
-  return { magics: out, body: text.slice(offset), bodyOffset: offset, magicsEnd };
 }
 
 export async function* runMagic(session: Session, line: MagicLine): AsyncGenerator<Result> {

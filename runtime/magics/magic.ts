@@ -1,14 +1,6 @@
 import type { Result } from '../results';
 import type { Session } from '../session';
 
-/** A `%name args` line at the start of a cell. */
-export interface MagicLine {
-  name: string;
-  args: string;
-  /** 1-based line of the magic in the cell. */
-  line: number;
-}
-
 /**
  * A magic: a front-end-independent command of the session (not SQL CDC). Both the REPL and the
  * kernel run magics through Session.execute, so each exists once.

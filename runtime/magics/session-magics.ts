@@ -1,15 +1,6 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import type { Magic } from './magic';
-import { allMagics } from './index';
-import { listing } from './listing';
-
-export const helpMagic: Magic = {
-  name: 'help',
-  usage: '%help',
-  description: 'lists the magics; SQL CDC statements and functions are documented in docs/',
-  run: (): Result[] => [listing(['magic', 'description'], allMagics().map((m) => [m.usage, m.description]), 'Magics')],
-};
 
 export const limitMagic: Magic = {
   name: 'limit',

@@ -7,7 +7,7 @@ import { grammar } from './grammar';
 import { list } from './options';
 import { SourceText } from './source';
 import {
-  describeToken, endOf, Identifier, isKeyword, keywordNames, lexRange, problemOf, Semicolon, UnclosedBlock, VALUE_WORDS,
+  describeToken, endOf, Identifier, isKeyword, keywordNames, lexRange, problemOf, Semicolon, VALUE_WORDS,
 } from './tokens';
 
 export { statementDocs, type StatementDoc } from './docs';
@@ -112,48 +112,6 @@ function grammarError(source: SourceText, tokens: IToken[], command: CommandDef,
 
 function isKeywordToken(t: IToken): boolean {
   return t.tokenType !== Identifier && isKeyword(t.image);
-}
-
-export interface Completeness {
-  status: 'complete' | 'incomplete' | 'invalid';
-  /** For 'incomplete': the indentation suggested for the next line. */
-  indent?: string;
-}
-
-/**
- * For the REPL and the kernel's is_complete_request:
- * - complete: empty or only comments, or the text ends with a top-level `;` and parses;
- * - incomplete: a string, `( … )` block or `{{` is still open, or the last statement has no `;` yet;
- * - invalid: it cannot parse however it continues — a stray `)`, a `[` not closed on its line, a
- *   statement before the last `;` that fails, or a last statement that does not start like a command.
- * The front end runs complete and invalid text (an invalid cell shows its error) and asks for more lines
- * when incomplete.
- */
-export function isCompleteScript(text: string): Completeness {
-  const source = new SourceText(text);
-  const tokens = lexRange(source, 0, text.length);
-  for (const t of tokens) {
-    const problem = problemOf(t, source);
-    if (!problem) continue;
-    if (problem.kind === 'invalid') return { status: 'invalid' };
-    return { status: 'incomplete', indent: t.tokenType === UnclosedBlock ? `${source.indentAt(t.startOffset)}    ` : '' };
-  }
-  if (!tokens.length) return { status: 'complete' };
-  const lastSemicolon = tokens.map((t) => t.tokenType).lastIndexOf(Semicolon);
-  const parses = (upTo: number) => {
-    try {
-      parseScript(text.slice(0, upTo));
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (lastSemicolon === tokens.length - 1) return { status: parses(text.length) ? 'complete' : 'invalid' };
-  if (lastSemicolon >= 0 && !parses(endOf(tokens[lastSemicolon]))) return { status: 'invalid' };
-  const rest = tokens.slice(lastSemicolon + 1);
-  const head = matchHead(rest);
-  if (head.kind === 'mismatch' && head.index < rest.length) return { status: 'invalid' };
-  return { status: 'incomplete', indent: `${source.indentAt(rest[0].startOffset)}    ` };
 }
 
 /** Every keyword and value word of the language, for completion. */

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { Executor } from '../../kernel/executor';
 import { History } from '../../kernel/history';
 import { OutputContext } from '../../kernel/output-context';
-import { newHeader, type Message } from '../../kernel/wire';
+import { newHeader, type Message } from '../../jupyter/wire';
 import { registerCommand } from '../../runtime/commands/registry';
 import { Session } from '../../runtime/session';
 

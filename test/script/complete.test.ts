@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isCompleteScript } from '../../runtime/script/parser';
+import { cellStatus } from '../../runtime/script/cell';
 
-const status = (text: string) => isCompleteScript(text).status;
+const status = (text: string) => cellStatus(text).status;
 
 test('complete: empty, only comments, or ending with ; outside strings and blocks', () => {
   for (const text of ['', '   \n', '-- just a note', "PRINT 'a';", "PRINT 'a';  -- done\n", "PRINT 'a'; PRINT 'b';", 'APPLY PIPELINE (PRINT 1; PRINT 2);'.replace(/PRINT (\d)/g, "PRINT '$1'")]) {
@@ -11,12 +11,12 @@ test('complete: empty, only comments, or ending with ; outside strings and block
 });
 
 test('incomplete: an open string, block or {{, or no ; yet', () => {
-  assert.deepEqual(isCompleteScript("PRINT 'it''s"), { status: 'incomplete', indent: '' });
-  assert.deepEqual(isCompleteScript("PRINT 'a;"), { status: 'incomplete', indent: '' });
-  assert.deepEqual(isCompleteScript('  SELECT * FROM DB [d] (\n    select 1;'), { status: 'incomplete', indent: '      ' });
-  assert.deepEqual(isCompleteScript('APPLY PIPELINE (\n  PRINT \'a\';'), { status: 'incomplete', indent: '    ' });
-  assert.deepEqual(isCompleteScript('PRINT {{name'), { status: 'incomplete', indent: '' });
-  assert.deepEqual(isCompleteScript("SELECT * FROM HTTP (GET /a)\n  APPLY TX '$'"), { status: 'incomplete', indent: '    ' });
+  assert.deepEqual(cellStatus("PRINT 'it''s"), { status: 'incomplete', indent: '' });
+  assert.deepEqual(cellStatus("PRINT 'a;"), { status: 'incomplete', indent: '' });
+  assert.deepEqual(cellStatus('  SELECT * FROM DB [d] (\n    select 1;'), { status: 'incomplete', indent: '      ' });
+  assert.deepEqual(cellStatus('APPLY PIPELINE (\n  PRINT \'a\';'), { status: 'incomplete', indent: '    ' });
+  assert.deepEqual(cellStatus('PRINT {{name'), { status: 'incomplete', indent: '' });
+  assert.deepEqual(cellStatus("SELECT * FROM HTTP (GET /a)\n  APPLY TX '$'"), { status: 'incomplete', indent: '    ' });
   assert.equal(status("PRINT 'a'"), 'incomplete');
   assert.equal(status("PRINT 'a'; APPLY"), 'incomplete');
   assert.equal(status('SELECT * FROM'), 'incomplete');

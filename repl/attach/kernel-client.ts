@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as zmq from 'zeromq';
-import { endpoint, type ConnectionInfo } from './connection';
-import { MessageSocket } from './sockets';
-import { newHeader, Signer, type Message } from './wire';
+import { endpoint, type ConnectionInfo } from '../../jupyter/connection';
+import { MessageSocket } from '../../jupyter/socket';
+import { newHeader, Signer, type Message } from '../../jupyter/wire';
 
 const MAX_FINISHED = 1000;
 const HEARTBEAT_EVERY_MS = 1000;

@@ -1,10 +1,10 @@
 import { styleText } from 'node:util';
-import { CellRepl } from '../repl/cell-repl';
-import { useColor } from '../repl/format';
-import { cellCompleteness } from './cell';
-import { readConnectionFile } from './connection';
+import { readConnectionFile } from '../../jupyter/connection';
+import type { Message } from '../../jupyter/wire';
+import { cellStatus } from '../../runtime/index';
+import { CellRepl } from '../cell-repl';
+import { useColor } from '../format';
 import { KernelClient } from './kernel-client';
-import type { Message } from './wire';
 
 /**
  * `sqlcdc repl --existing <connection file>`: the terminal REPL as a Jupyter client of a running
@@ -41,7 +41,7 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
     input,
     output,
     terminal,
-    incomplete: (text) => cellCompleteness(text).status === 'incomplete',
+    incomplete: (text) => cellStatus(text).status === 'incomplete',
     run: async (text) => {
       const code = text.replace(/\n$/, '');
       const content = { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: false };

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as zmq from 'zeromq';
-import { MessageSocket } from '../../kernel/sockets';
-import { childOf, decode, Signer, type Message } from '../../kernel/wire';
+import { MessageSocket } from '../../jupyter/socket';
+import { childOf, decode, Signer, type Message } from '../../jupyter/wire';
 
 const signer = new Signer('key');
 const message = (n: number) => childOf(undefined, 'stream', { n }, 'session') as Message<unknown>;
