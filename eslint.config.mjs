@@ -48,6 +48,20 @@ export default tseslint.config(
     rules: {
       'sqlcdc/no-cycle': 'error',
       'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones }],
+      // An async function without `await` is how a promise-returning interface (a command, a test
+      // helper's callback) is implemented when the implementation happens to be synchronous.
+      '@typescript-eslint/require-await': 'off',
+      // `_` names a value that must be bound but is not used (a loop variable, a skipped element).
+      '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^_$', argsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      // Re-rejecting a caught error passes on whatever was thrown.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
+      // EXIT unwinds the cell with a signal that is not an error.
+      '@typescript-eslint/only-throw-error': [
+        'error',
+        { allow: [{ from: 'file', name: 'ExitSignal', path: 'runtime/commands/command.ts' }] },
+      ],
+      // These load on first use, not with the interpreter (startup time: see the comment at each require).
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['^undici$', '^node-forge$', '^\\./backend$'] }],
       // node:test's test() and describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',

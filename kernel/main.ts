@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   // A defect in a listener or timer must not take the user's session down with it.
   process.on('uncaughtException', (e) => logError(`uncaught: ${e.stack ?? e}`));
-  process.on('unhandledRejection', (e) => logError(`unhandled rejection: ${(e as Error)?.stack ?? e}`));
+  process.on('unhandledRejection', (e) => logError(`unhandled rejection: ${(e as Error)?.stack ?? String(e)}`));
 
   const kernel = await Kernel.start(resolve(file));
   // jupyter_client signals the process group when it interrupts by signal (or the user presses Ctrl-C).

@@ -77,7 +77,7 @@ export class KernelClient {
       } catch (e) {
         if (Date.now() > deadline) {
           client.close();
-          throw new Error(`the kernel did not answer within ${timeoutMs / 1000} s (${(e as Error).message})`);
+          throw new Error(`the kernel did not answer within ${timeoutMs / 1000} s (${(e as Error).message})`, { cause: e });
         }
       }
     }

@@ -19,7 +19,7 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
   try {
     const connected = await KernelClient.connect(readConnectionFile(connectionFile));
     client = connected.client;
-    banner = String(connected.info.content.banner ?? '');
+    banner = (connected.info.content.banner as string | undefined) ?? '';
   } catch (e) {
     process.stderr.write(`sqlcdc: cannot attach to the kernel: ${(e as Error).message}\n`);
     return 1;
@@ -78,13 +78,13 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
 
 /** What the terminal shows for one IOPub message: the text/plain of results, streams, errors. */
 function outputText(msg: Message, color: boolean): string | undefined {
-  const c = msg.content as Record<string, unknown>;
+  const c = msg.content;
   switch (msg.header.msg_type) {
     case 'stream':
       return c.name === 'stderr' && color ? styleText('yellow', String(c.text)) : String(c.text);
     case 'execute_result':
     case 'display_data':
-      return String((c.data as Record<string, unknown>)['text/plain'] ?? '');
+      return (c.data as Record<string, string | undefined>)['text/plain'] ?? '';
     case 'error': {
       const [first = String(c.evalue), ...rest] = (c.traceback as string[]) ?? [];
       const head = `error: ${first}`;

@@ -64,7 +64,7 @@ export function toPlainValue(v: Value, type: ColumnType): string | number | bool
   const text = formatValue(v, type);
   if (v instanceof Date || v instanceof Uint8Array) return text;
   const n = Number(text);
-  return new Decimal(n).equals(v as Decimal) ? n : text;
+  return new Decimal(n).equals(v) ? n : text;
 }
 
 /** Compiles the JSON object writer for rows of these columns (keys escaped once, not per row). */

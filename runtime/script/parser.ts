@@ -65,7 +65,7 @@ function parseStatement(source: SourceText, tokens: IToken[]): Statement {
     keyword: command.keyword,
     pos,
     source: source.text.slice(first.startOffset, endOf(last)),
-  } as Statement;
+  };
   // Pipelines are parsed after their enclosing statement: the grammar instance is not re-entrant.
   const pipeline = statement.kind === 'ApplyPipeline' ? statement : 'pipeline' in statement ? statement.pipeline : undefined;
   if (pipeline) pipeline.statements = parseRange(source, pipeline.body.pos.offset, pipeline.body.pos.offset + pipeline.body.value.length);

@@ -70,7 +70,7 @@ function privateKeyOf(c: StoredCertificate): forge.pki.rsa.PrivateKey {
   if (!c.keyPem) throw new ScriptError(`certificate ${c.thumbprint} has no private key (put it in ${c.file} or a .key file beside it)`, 'runtime');
   // Node reads every PEM key form (PKCS#1, PKCS#8); forge gets PKCS#1.
   const pkcs1 = createPrivateKey(c.keyPem).export({ type: 'pkcs1', format: 'pem' }).toString();
-  return forge.pki.privateKeyFromPem(pkcs1) as forge.pki.rsa.PrivateKey;
+  return forge.pki.privateKeyFromPem(pkcs1);
 }
 
 const binary = (b: Uint8Array) => Buffer.from(b).toString('binary');

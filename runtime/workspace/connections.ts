@@ -109,6 +109,6 @@ export class ConnectionStore {
 
   /** A description safe to show: secrets replaced by ****. */
   static redact(c: Connection): Record<string, unknown> {
-    return JSON.parse(JSON.stringify(c), (k, v) => (SECRET_FIELDS.includes(k) && typeof v === 'string' ? '****' : v));
+    return JSON.parse(JSON.stringify(c), (k: string, v: unknown) => (SECRET_FIELDS.includes(k) && typeof v === 'string' ? '****' : v)) as Record<string, unknown>;
   }
 }
