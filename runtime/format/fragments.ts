@@ -80,8 +80,9 @@ function jsonRow(columns: readonly Column[], ordinals: number[], options: Format
 // ----------------------------------------------------------------------------- XML
 
 /** Characters XML 1.0 does not allow at all (even as references), and the ones that must be escaped. */
-// eslint-disable-next-line no-control-regex -- the control characters XML forbids are what this finds
-const XML_INVALID = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const XML_INVALID =
+  // eslint-disable-next-line no-control-regex -- the control characters XML forbids are what this finds
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const XML_SPECIAL = /[&<>\r]/;
 
 /** Escapes element content; characters XML cannot carry become U+FFFD (documented). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cellStatus } from '../../runtime/script/cell';
+import { cellStatus, splitCell } from '../../runtime/script/cell';
 
 const status = (text: string) => cellStatus(text).status;
 
@@ -30,4 +30,27 @@ test('invalid: no continuation can make it parse', () => {
   assert.equal(status('APPLY FOO'), 'invalid');
   assert.equal(status("APPLY FILTER 'a' FOO;"), 'invalid');
   assert.equal(status("FOO; PRINT 'a'"), 'invalid');
+});
+
+test('leading magic lines are complete; the statements after them decide', () => {
+  assert.equal(status('%limit 5'), 'complete');
+  assert.equal(status('%limit 5\n-- a note\n%help\n'), 'complete');
+  assert.equal(status("%limit 5\nPRINT 'a';"), 'complete');
+  assert.deepEqual(cellStatus('%limit 5\nSELECT * FROM DB [d] (\n  select 1;'), { status: 'incomplete', indent: '    ' });
+  assert.equal(status("%limit 5\nPRINT 'a'; )"), 'invalid');
+  // a % line after a statement is not a magic line
+  assert.equal(status("PRINT 'a';\n%limit 5"), 'invalid');
+});
+
+test('splitCell: magic lines, and the body in the cell coordinates', () => {
+  const cell = "%limit 5\n\n%connection list\n-- note\nPRINT 'a';";
+  const { magics, body, bodyOffset, magicsEnd } = splitCell(cell);
+  assert.deepEqual(magics, [
+    { name: 'limit', args: '5', line: 1 },
+    { name: 'connection', args: 'list', line: 3 },
+  ]);
+  assert.equal(body, "PRINT 'a';");
+  assert.equal(cell.slice(bodyOffset), body);
+  assert.equal(cell.slice(0, magicsEnd), '%limit 5\n\n%connection list\n');
+  assert.deepEqual(splitCell("PRINT 'a';"), { magics: [], body: "PRINT 'a';", bodyOffset: 0, magicsEnd: 0 });
 });
