@@ -1,4 +1,5 @@
 // @ts-check
+import { defineConfig } from 'eslint/config';
 import { builtinRules } from 'eslint/use-at-your-own-risk';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
@@ -19,8 +20,23 @@ const eslintRecommended = Object.fromEntries(
  */
 const FRONT_ENDS = ['./kernel', './repl', './bin'];
 const zones = [
-  { target: './runtime', from: [...FRONT_ENDS, './jupyter', './test', './bench'], message: 'the runtime knows no front end' },
+  {
+    target: './runtime',
+    from: [...FRONT_ENDS, './jupyter', './test', './bench'],
+    message: 'the runtime knows no front end',
+  },
   { target: './runtime/script', from: './runtime/commands', message: 'the statement parser knows no command' },
+  {
+    target: './runtime/support.ts',
+    from: [
+      './runtime/index.ts',
+      './runtime/session.ts',
+      './runtime/script',
+      './runtime/commands',
+      './runtime/functions',
+    ],
+    message: 'runtime/support.ts loads without the interpreter',
+  },
   ...FRONT_ENDS.map((target) => ({
     target,
     from: './runtime',
@@ -29,18 +45,25 @@ const zones = [
   })),
   { target: './kernel', from: ['./repl', './bin'], message: 'the kernel imports no other front end' },
   { target: './repl', from: ['./kernel', './bin'], message: 'the REPL imports no other front end' },
-  { target: './jupyter', from: ['./runtime', ...FRONT_ENDS], message: 'the Jupyter protocol knows neither the runtime nor a front end' },
+  {
+    target: './jupyter',
+    from: ['./runtime', ...FRONT_ENDS],
+    message: 'the Jupyter protocol knows neither the runtime nor a front end',
+  },
 ];
 
 /** The Node.js globals the plain JavaScript files use. */
 const nodeGlobals = Object.fromEntries(
-  ['require', 'module', 'exports', '__dirname', '__filename', 'process', 'console', 'Buffer'].map((g) => [g, 'readonly']),
+  ['require', 'module', 'exports', '__dirname', '__filename', 'process', 'console', 'Buffer'].map((g) => [
+    g,
+    'readonly',
+  ]),
 );
 
-export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'notebooks/**', 'bench/.data/**', 'docs/**'] },
+export default defineConfig(
+  { ignores: ['dist/**', 'node_modules/**', 'notebooks/**', 'bench/.data/**'] },
   { rules: eslintRecommended },
-  ...tseslint.configs.recommendedTypeChecked,
+  tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { 'import-x': importX, sqlcdc: { rules: { 'no-cycle': noCycle } } },
@@ -52,7 +75,10 @@ export default tseslint.config(
       // helper's callback) is implemented when the implementation happens to be synchronous.
       '@typescript-eslint/require-await': 'off',
       // `_` names a value that must be bound but is not used (a loop variable, a skipped element).
-      '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^_$', argsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { varsIgnorePattern: '^_$', argsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       // Re-rejecting a caught error passes on whatever was thrown.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
       // EXIT unwinds the cell with a signal that is not an error.
@@ -65,7 +91,11 @@ export default tseslint.config(
       // node:test's test() and describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] },
+          ],
+        },
       ],
     },
   },

@@ -74,7 +74,10 @@ function statementsStatus(text: string): CellStatus {
     const problem = problemOf(t, source);
     if (!problem) continue;
     if (problem.kind === 'invalid') return { status: 'invalid' };
-    return { status: 'incomplete', indent: t.tokenType === UnclosedBlock ? `${source.indentAt(t.startOffset)}    ` : '' };
+    return {
+      status: 'incomplete',
+      indent: t.tokenType === UnclosedBlock ? `${source.indentAt(t.startOffset)}    ` : '',
+    };
   }
   if (!tokens.length) return { status: 'complete' };
   const lastSemicolon = tokens.map((t) => t.tokenType).lastIndexOf(Semicolon);
