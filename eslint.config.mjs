@@ -15,8 +15,9 @@ const eslintRecommended = Object.fromEntries(
 
 /**
  * The layers (DEVELOPERS.md): the runtime knows no front end; the statement parser knows no command;
- * the front ends reach the runtime through its public API only and not each other; the Jupyter
- * protocol knows neither the runtime nor a front end. Tests and benchmarks may import anything.
+ * the HTTP transport, drives, targets and writers know no command; the front ends reach the runtime
+ * through its public API only and not each other; the Jupyter protocol knows neither the runtime nor
+ * a front end. Tests and benchmarks may import anything.
  */
 const FRONT_ENDS = ['./kernel', './repl', './bin'];
 const zones = [
@@ -27,6 +28,11 @@ const zones = [
   },
   { target: './runtime/script', from: './runtime/commands', message: 'the statement parser knows no command' },
   {
+    target: ['./runtime/http', './runtime/drives', './runtime/targets', './runtime/writers'],
+    from: ['./runtime/commands', './runtime/magics', './runtime/session.ts'],
+    message: 'transports, drives, targets and writers serve the commands and know none of them',
+  },
+  {
     target: './runtime/support.ts',
     from: [
       './runtime/index.ts',
@@ -34,6 +40,9 @@ const zones = [
       './runtime/script',
       './runtime/commands',
       './runtime/functions',
+      './runtime/http',
+      './runtime/drives',
+      './runtime/targets',
     ],
     message: 'runtime/support.ts loads without the interpreter',
   },
@@ -87,7 +96,10 @@ export default defineConfig(
         { allow: [{ from: 'file', name: 'ExitSignal', path: 'runtime/commands/command.ts' }] },
       ],
       // These load on first use, not with the interpreter (startup time: see the comment at each require).
-      '@typescript-eslint/no-require-imports': ['error', { allow: ['^undici$', '^node-forge$', '^\\./backend$'] }],
+      '@typescript-eslint/no-require-imports': [
+        'error',
+        { allow: ['^undici$', '^node-forge$', '^basic-ftp$', '^\\./backend$'] },
+      ],
       // node:test's test() and describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',

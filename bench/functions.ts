@@ -1,7 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Dataset } from '../runtime/dataset/dataset';
 import type { Column, Value } from '../runtime/dataset/types';
 import { compileValue } from '../runtime/functions/evaluate';
-import type { RuntimeState } from '../runtime/state';
+import { Session } from '../runtime/session';
 
 /**
  * `npm run bench -- functions`: column defaults evaluated over 1,000,000 rows through
@@ -49,7 +52,7 @@ function overRows(rows: Value[][], f: (row: Value[], i: number) => Value): Value
 export async function runFunctionsBench(): Promise<void> {
   const rows = generate();
   const ds = Dataset.fromRows(columns, rows);
-  const state: RuntimeState = { workspace: '.', cwd: '.', dataset: ds, statebag: new Map(), jsonSettings: new Map(), pipelineVariables: new Map() };
+  const state = new Session({ workspace: mkdtempSync(join(tmpdir(), 'sqlcdc-bench-functions-')) }).scope(ds);
   const group = /\B(?=(\d{3})+(?!\d))/g;
   const cases: [string, (row: Value[]) => Value][] = [
     ['@toupper({{name}})', (row) => (row[1] as string).toUpperCase()],

@@ -8,6 +8,8 @@ const BENCHES: Record<string, () => Promise<void>> = {
   transform: async () => (await import('./transform')).runTransformBench(),
   kernel: async () => (await import('./kernel')).runKernelBench(),
   schema: async () => (await import('./schema')).runSchemaBench(),
+  describe: async () => (await import('./describe')).runDescribeBench(),
+  writers: async () => (await import('./writers')).runWritersBench(),
 };
 
 async function main(): Promise<void> {

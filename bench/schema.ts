@@ -86,11 +86,11 @@ export async function runSchemaBench(): Promise<void> {
   // Datasets are never modified, so every run can start from the same one.
   const input = Dataset.fromRows(columns, rows);
   const applySchema = async (names: string[]) => {
-    session.state.dataset = input;
+    session.setDataset(input);
     await session.run(`APPLY SCHEMA (\n${names.map((n) => `  ${SCHEMA[n]}`).join('\n')}\n);`);
     const out = session.dataset;
     // Neither side keeps its result alive while the next run is measured: the live heap is the same for both.
-    session.state.dataset = Dataset.empty();
+    session.setDataset(Dataset.empty());
     return out;
   };
   // Every SAMPLE-th row of APPLY SCHEMA's output against the reference's.

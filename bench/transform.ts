@@ -59,7 +59,7 @@ export async function runTransformBench(): Promise<void> {
   // Datasets are never modified, so every run can start from the same one.
   const input = Dataset.fromRows(columns, rows);
   const statement = async (script: string) => {
-    session.state.dataset = input;
+    session.setDataset(input);
     await session.run(script);
     return session.dataset;
   };

@@ -1,5 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { caretLines, renderText, Session, toCsv, toJsonRows, type Dataset, type Result, type ScriptError } from '../runtime/index';
+import {
+  caretLines,
+  displayFallback,
+  pipelineNameOf,
+  renderText,
+  Session,
+  toCsv,
+  toJsonRows,
+  type Dataset,
+  type Result,
+  type ScriptError,
+} from '../runtime/index';
+import { ProgressLine } from '../repl/progress-line';
 import { EXIT, type OutputFormat } from './constants';
 
 export interface RunOptions {
@@ -46,7 +58,7 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
     return EXIT.usage;
   }
 
-  const session = new Session({ workspace: options.workspace });
+  const session = new Session({ workspace: options.workspace, pipeline: pipelineNameOf(file) });
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);
@@ -56,7 +68,9 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
 
   let failed: ScriptError | undefined;
   /** Everything but the final dataset goes to stderr. */
+  const progress = new ProgressLine();
   const report = (r: Result) => {
+    if (r.kind !== 'progress') progress.end();
     switch (r.kind) {
       case 'table':
         // The pipeline's final table is printed below in the chosen format; other tables are
@@ -69,13 +83,19 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
       case 'warning':
         process.stderr.write(`warning: ${r.text}\n`);
         break;
+      case 'display':
+        process.stderr.write(`${displayFallback(r)}\n`);
+        break;
+      case 'progress':
+        progress.show(r);
+        return;
       case 'error':
         failed = r.error;
         process.stderr.write(withNewline(formatScriptError(file, r.error, r.source)));
         break;
     }
   };
-  session.onLateResult = report;
+  session.output.subscribe(({ result }) => report(result));
   try {
     for await (const r of session.execute(source, { signal: controller.signal })) report(r);
   } finally {

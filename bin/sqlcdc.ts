@@ -1,29 +1,37 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT, OUTPUT_FORMATS, type OutputFormat } from './constants';
+import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+
+/** Command groups, each in its own module, loaded when called. */
+const GROUPS: Record<string, () => Promise<CommandGroup>> = {
+  workspace: async () => (await import('./workspace')).workspaceCommands,
+};
 
 const USAGE = `Usage:
-  sqlcdc [repl] [--workspace DIR] [--existing CONNECTION_FILE]
+  sqlcdc [repl] [--workspace DIR] [-i]
+  sqlcdc repl --existing CONNECTION_FILE [-i]
   sqlcdc run <script.sql> [--workspace DIR] [--output table|json|csv]
+  sqlcdc workspace rotate-key [--workspace DIR]
   sqlcdc --help | --version
 
 Commands:
   repl      the interactive SQL CDC REPL (the default)
   run       runs a script and prints the final dataset on stdout
+  workspace rotate-key: seals every secret of the workspace again under a new key
 
 Options:
-  --workspace DIR         workspace folder (default: $SQLCDC_HOME, else ./.sqlcdc)
+  --workspace DIR         workspace folder (default: $SQLCDC_HOME, else the nearest .sqlcdc
+                          folder here or in a parent folder, else a new ./.sqlcdc)
   --output FORMAT         run: table (default), json or csv; PRINT output and messages go to stderr
   --existing FILE         repl: attach to a running Jupyter kernel by its connection file
+  -i, --interactive       repl: banner and prompts even when stdin is not a terminal
   -h, --help              this help
   -v, --version           the version
 
 Exit codes of run: 0 success, 1 script error (file:line:col on stderr), 2 bad usage, 130 interrupted.
 `;
-
-class UsageError extends Error {}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
@@ -36,34 +44,22 @@ interface Invocation {
   workspace?: string;
   output: OutputFormat;
   existing?: string;
+  interactive: boolean;
 }
 
 function parseInvocation(argv: string[]): Invocation {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        workspace: { type: 'string' },
-        output: { type: 'string' },
-        existing: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
-  } catch (e) {
-    // parseArgs' messages explain its own API; say what the user did wrong instead.
-    const { code, message } = e as NodeJS.ErrnoException;
-    const option = /'(-[^' ]+)/.exec(message)?.[1];
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) throw new UsageError(`unknown option ${option}`);
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) throw new UsageError(`${option} needs a value`);
-    throw new UsageError(message);
-  }
+  const parsed = parseCommandLine(argv, {
+    workspace: { type: 'string' },
+    output: { type: 'string' },
+    existing: { type: 'string' },
+    interactive: { type: 'boolean', short: 'i' },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+  });
   const { values, positionals } = parsed;
-  if (values.help) return { command: 'help', output: 'table' };
-  if (values.version) return { command: 'version', output: 'table' };
+  if (values.help) return { command: 'help', output: 'table', interactive: false };
+  if (values.version) return { command: 'version', output: 'table', interactive: false };
+  if (values.workspace === '') throw new UsageError('--workspace needs a folder');
 
   const [command = 'repl', ...rest] = positionals;
   if (command !== 'repl' && command !== 'run') throw new UsageError(`unknown command '${command}'`);
@@ -73,22 +69,27 @@ function parseInvocation(argv: string[]): Invocation {
   if (command === 'run') {
     if (rest.length !== 1) throw new UsageError(rest.length === 0 ? 'run needs a script file' : `run takes one script file, got ${rest.length}`);
     if (values.existing !== undefined) throw new UsageError('--existing is an option of repl, not run');
-    return { command, script: rest[0], workspace: values.workspace, output };
+    if (values.interactive) throw new UsageError('--interactive is an option of repl, not run');
+    return { command, script: rest[0], workspace: values.workspace, output, interactive: false };
   }
   if (rest.length > 0) throw new UsageError(`repl takes no arguments, got '${rest[0]}'`);
   if (values.output !== undefined) throw new UsageError('--output is an option of run, not repl');
-  return { command, workspace: values.workspace, output, existing: values.existing };
+  // The kernel owns its session: its workspace is the one it was started with.
+  if (values.existing !== undefined && values.workspace !== undefined) throw new UsageError('--workspace cannot be combined with --existing: the kernel uses its own workspace');
+  return { command, workspace: values.workspace, output, existing: values.existing, interactive: values.interactive === true };
 }
 
 /** `--existing`: the REPL as a client of a running Jupyter kernel. Loaded lazily: it pulls in ZeroMQ. */
-async function runExisting(connectionFile: string): Promise<number> {
+async function runExisting(connectionFile: string, interactive: boolean): Promise<number> {
   const { runExistingRepl } = await import('../repl/attach/start');
-  return runExistingRepl(connectionFile);
+  return runExistingRepl(connectionFile, { interactive });
 }
 
 async function main(argv: string[]): Promise<number> {
   let inv: Invocation;
   try {
+    const group = GROUPS[argv[0]];
+    if (group) return await (await group()).run(argv.slice(1));
     inv = parseInvocation(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -108,9 +109,9 @@ async function main(argv: string[]): Promise<number> {
       return runScript(inv.script!, { workspace: inv.workspace, output: inv.output });
     }
     case 'repl': {
-      if (inv.existing !== undefined) return runExisting(inv.existing);
+      if (inv.existing !== undefined) return runExisting(inv.existing, inv.interactive);
       const { startRepl } = await import('../repl/start');
-      await startRepl({ workspace: inv.workspace });
+      await startRepl({ workspace: inv.workspace, interactive: inv.interactive });
       return EXIT.ok;
     }
   }

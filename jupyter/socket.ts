@@ -1,6 +1,6 @@
 import * as zmq from 'zeromq';
 import type { Channel } from './connection';
-import { logError } from './log';
+import type { Log } from './log';
 import { BadSignatureError, decode, encode, type Message, type Signer } from './wire';
 
 /**
@@ -22,10 +22,11 @@ export class MessageSocket {
     readonly name: Channel,
     readonly socket: zmq.Router | zmq.Dealer | zmq.XPublisher | zmq.Subscriber,
     private readonly signer: Signer,
+    private readonly log: Log,
   ) {}
 
   send(msg: Message<unknown>): Promise<void> {
-    if (TRACE) trace('→', this.name, msg);
+    if (TRACE) this.trace('→', msg);
     const frames = encode(msg, this.signer);
     if (!this.line) {
       try {
@@ -56,7 +57,7 @@ export class MessageSocket {
   private settle(sending: Promise<unknown>): Promise<void> {
     return sending.then(
       () => undefined,
-      (e) => logError(`${this.name}: send failed: ${(e as Error).message}`),
+      (e) => this.log(`${this.name}: send failed: ${(e as Error).message}`),
     );
   }
 
@@ -70,12 +71,12 @@ export class MessageSocket {
           msg = decode(frames, this.signer);
         } catch (e) {
           if (e instanceof BadSignatureError) {
-            logError(`${this.name}: ${e.message}`);
+            this.log(`${this.name}: ${e.message}`);
             continue;
           }
           throw e;
         }
-        if (TRACE) trace('←', this.name, msg);
+        if (TRACE) this.trace('←', msg);
         handle(msg);
       }
     } catch (e) {
@@ -86,12 +87,14 @@ export class MessageSocket {
   close(): void {
     if (!this.socket.closed) this.socket.close();
   }
+
+  private trace(direction: string, msg: Message<unknown>): void {
+    const parent = (msg.parent_header as { msg_id?: string }).msg_id;
+    this.log(
+      `${direction} ${this.name} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`,
+    );
+  }
 }
 
 /** SQLCDC_KERNEL_TRACE=1 logs every message on stderr (the kernel's, or the attached REPL's): what a client sent and got, for debugging clients. */
 const TRACE = Boolean(process.env.SQLCDC_KERNEL_TRACE);
-
-function trace(direction: string, channel: Channel, msg: Message<unknown>): void {
-  const parent = (msg.parent_header as { msg_id?: string }).msg_id;
-  logError(`${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`);
-}

@@ -1,5 +1,5 @@
-import { cellStatus, complete, inspect, Session } from '../runtime/index';
-import { registerConnectInfo } from './connect-info';
+import { cellStatus, complete, inspect, pipelineNameOf, Session, type SessionFolders } from '../runtime/index';
+import { connectInfoMagic } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
 import { Executor, type Publish } from './executor';
 import type { History } from './history';
@@ -10,11 +10,18 @@ import type { History } from './history';
  * waits for kernel_info.
  */
 export class Backend {
-  readonly session = new Session();
+  readonly session: Session;
   readonly executor: Executor;
 
-  constructor(publish: Publish, history: History, connectionFile: string) {
-    registerConnectInfo(connectionFile);
+  constructor(publish: Publish, history: History, connectionFile: string, folders: SessionFolders) {
+    // jupyter_server names the notebook in JPY_SESSION_NAME; nbclient/nbconvert do not (then %pipeline).
+    const notebook = process.env.JPY_SESSION_NAME;
+    this.session = new Session({
+      workspace: folders.workspace,
+      cwd: folders.cwd,
+      magics: [connectInfoMagic(connectionFile)],
+      pipeline: notebook ? pipelineNameOf(notebook) : 'notebook',
+    });
     this.executor = new Executor(this.session, history, publish);
   }
 

@@ -17,6 +17,11 @@ export function tableBundle(dataset: Dataset, limit: number, title?: string): Mi
   };
 }
 
+/** A display result's bundle: its rich forms, and its description as the text/plain every client can show. */
+export function displayBundle(data: MimeBundle, text: string): MimeBundle {
+  return { ...data, 'text/plain': text };
+}
+
 export interface ErrorContent {
   ename: string;
   evalue: string;

@@ -1,5 +1,5 @@
-import { evaluateText, toScriptError, type Result, type Session } from '../runtime/index';
-import { errorContent, tableBundle, type ErrorContent, type MimeBundle } from './display';
+import { toScriptError, type Result, type Session } from '../runtime/index';
+import { displayBundle, errorContent, tableBundle, type ErrorContent, type MimeBundle } from './display';
 import type { History } from './history';
 
 export interface ExecuteRequest {
@@ -24,11 +24,12 @@ export type Publish = (msgType: string, content: object) => void;
 
 /**
  * Runs execute_requests on the session and turns its results into IOPub output, in order:
- * execute_input, then each message, warning, table and error as it comes, the last table of the
+ * execute_input, then each message, warning, table, display and error as it comes, the last table of the
  * cell as its execute_result. One request runs at a time (the shell queue guarantees it).
  */
 export class Executor {
   private count = 0;
+  private readonly progressShown = new Set<string>();
   private running?: AbortController;
 
   constructor(
@@ -36,7 +37,9 @@ export class Executor {
     private readonly history: History,
     private readonly publish: Publish,
   ) {
-    session.onLateResult = (r) => this.show(r);
+    // Output after its cell ended (a timer or listener a statement started) still runs in that cell's
+    // async context, so publish sends it under that cell (OutputContext).
+    session.output.subscribe((item) => this.show(item.result));
   }
 
   get executionCount(): number {
@@ -91,6 +94,17 @@ export class Executor {
       case 'table':
         this.publish('display_data', { data: tableBundle(r.dataset, r.limit, r.title), metadata: {}, transient: {} });
         break;
+      case 'display':
+        this.publish('display_data', { data: displayBundle(r.data, r.text), metadata: {}, transient: {} });
+        break;
+      case 'progress': {
+        // One display per progress id, updated in place (update_display_data), as tqdm does in notebooks.
+        const type = this.progressShown.has(r.id) ? 'update_display_data' : 'display_data';
+        if (r.done) this.progressShown.delete(r.id);
+        else this.progressShown.add(r.id);
+        this.publish(type, { data: { 'text/plain': r.text }, metadata: {}, transient: { display_id: r.id } });
+        break;
+      }
       case 'message':
         this.publish('stream', { name: 'stdout', text: r.text + '\n' });
         break;
@@ -108,7 +122,7 @@ export class Executor {
     const out: Record<string, UserExpressionResult> = {};
     for (const [name, text] of Object.entries(expressions)) {
       try {
-        out[name] = { status: 'ok', data: { 'text/plain': evaluateText(text, this.session.state) }, metadata: {} };
+        out[name] = { status: 'ok', data: { 'text/plain': this.session.evaluate(text) }, metadata: {} };
       } catch (e) {
         out[name] = { status: 'error', ...errorContent(toScriptError(e), text) };
       }

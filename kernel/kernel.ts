@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { readConnectionFile } from '../jupyter/connection';
-import { logError } from '../jupyter/log';
 import type { MessageSocket } from '../jupyter/socket';
 import { childOf, type Message } from '../jupyter/wire';
-import { sessionFolders } from '../runtime/support';
+import type { SessionFolders } from '../runtime/support';
 import type { Backend } from './backend';
 import type { ExecuteReply, ExecuteRequest } from './executor';
 import { History, type HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
 import { OutputContext } from './output-context';
-import { KernelSockets } from './sockets';
+import { KernelSockets, log } from './sockets';
 
 type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
 
@@ -61,10 +60,11 @@ export class Kernel {
   private constructor(
     private readonly sockets: KernelSockets,
     private readonly connectionFile: string,
+    private readonly folders: SessionFolders,
   ) {}
 
-  static async start(connectionFile: string): Promise<Kernel> {
-    const kernel = new Kernel(await KernelSockets.bind(readConnectionFile(connectionFile)), connectionFile);
+  static async start(connectionFile: string, folders: SessionFolders): Promise<Kernel> {
+    const kernel = new Kernel(await KernelSockets.bind(readConnectionFile(connectionFile)), connectionFile, folders);
     const { shell, control } = kernel.sockets;
     void shell.receive((m) => kernel.enqueue(m));
     void control.receive((m) => void kernel.handle(control, m));
@@ -81,14 +81,14 @@ export class Kernel {
     if (!this.loaded) {
       clearTimeout(this.warmUpTimer);
       const { Backend: Impl } = require('./backend') as typeof import('./backend');
-      this.loaded = new Impl((type, content) => void this.publish(type, content), this.history, this.connectionFile);
+      this.loaded = new Impl((type, content) => void this.publish(type, content), this.history, this.connectionFile, this.folders);
     }
     return this.loaded;
   }
 
   /** Kept apart from the interpreter: consoles ask for history at start and wait only a second. */
   private get history(): History {
-    this.historyStore ??= new History(join(sessionFolders().workspace, 'kernel_history.jsonl'));
+    this.historyStore ??= new History(join(this.folders.workspace, 'kernel_history.jsonl'));
     return this.historyStore;
   }
 
@@ -114,11 +114,11 @@ export class Kernel {
       try {
         const handler = this.handlers[type];
         if (handler) await handler(msg, channel);
-        else logError(`ignored unknown message type '${type}' on ${channel.name}`);
+        else log(`ignored unknown message type '${type}' on ${channel.name}`);
       } catch (e) {
         // A defect in a service must not leave the client waiting for a reply that never comes.
         const text = e instanceof Error ? e.message : String(e);
-        logError(`${type} failed: ${e instanceof Error ? e.stack : text}`);
+        log(`${type} failed: ${e instanceof Error ? e.stack : text}`);
         if (type.endsWith('_request')) {
           await this.reply(channel, msg, type.replace(/_request$/, '_reply'), { status: 'error', ename: 'KernelError', evalue: text, traceback: [text] });
         }
@@ -149,7 +149,7 @@ export class Kernel {
     try {
       void this.backend;
     } catch (e) {
-      logError(`cannot load the interpreter: ${(e as Error).stack}`);
+      log(`cannot load the interpreter: ${(e as Error).stack}`);
     }
   }
 

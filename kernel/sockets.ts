@@ -1,9 +1,12 @@
 import * as zmq from 'zeromq';
 import { endpoint, type ConnectionInfo } from '../jupyter/connection';
-import { logError } from '../jupyter/log';
+import { stderrLog } from '../jupyter/log';
 import { MessageSocket } from '../jupyter/socket';
 import { Signer } from '../jupyter/wire';
 import { Heartbeat } from './heartbeat';
+
+/** The kernel's log: its stderr, which Jupyter front ends show in their own log or terminal. */
+export const log = stderrLog('sqlcdc kernel');
 
 /**
  * The kernel's side: ROUTER shell/control/stdin, XPUB iopub and the heartbeat (in its own thread),
@@ -20,10 +23,10 @@ export class KernelSockets {
 
   private constructor(signer: Signer) {
     // linger: the shutdown reply and the last status must leave before the process exits
-    this.shell = new MessageSocket('shell', new zmq.Router({ linger: 1000 }), signer);
-    this.control = new MessageSocket('control', new zmq.Router({ linger: 1000 }), signer);
-    this.stdin = new MessageSocket('stdin', new zmq.Router({ linger: 1000 }), signer);
-    this.iopub = new MessageSocket('iopub', new zmq.XPublisher({ linger: 1000 }), signer);
+    this.shell = new MessageSocket('shell', new zmq.Router({ linger: 1000 }), signer, log);
+    this.control = new MessageSocket('control', new zmq.Router({ linger: 1000 }), signer, log);
+    this.stdin = new MessageSocket('stdin', new zmq.Router({ linger: 1000 }), signer, log);
+    this.iopub = new MessageSocket('iopub', new zmq.XPublisher({ linger: 1000 }), signer, log);
   }
 
   static async bind(info: ConnectionInfo): Promise<KernelSockets> {
@@ -34,7 +37,7 @@ export class KernelSockets {
       s.stdin.socket.bind(endpoint(info, 'stdin')),
       s.iopub.socket.bind(endpoint(info, 'iopub')),
     ]);
-    s.heartbeat = new Heartbeat(endpoint(info, 'hb'), (e) => logError(`heartbeat stopped: ${e.message}`));
+    s.heartbeat = new Heartbeat(endpoint(info, 'hb'), (e) => log(`heartbeat stopped: ${e.message}`));
     void s.trackSubscriptions();
     return s;
   }
@@ -53,7 +56,7 @@ export class KernelSockets {
         else this.topics.delete(frame.subarray(1).toString());
       }
     } catch (e) {
-      if (!xpub.closed) logError(`iopub subscriptions: ${(e as Error).message}`);
+      if (!xpub.closed) log(`iopub subscriptions: ${(e as Error).message}`);
     }
   }
 

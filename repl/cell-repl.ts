@@ -1,4 +1,6 @@
 import * as repl from 'node:repl';
+import { splitCell } from '../runtime/index';
+import { defineScriptCommands } from './commands';
 
 export const PROMPT = 'sqlcdc> ';
 /** Shown while a statement continues over lines; as wide as PROMPT so the text lines up. */
@@ -14,10 +16,17 @@ export interface CellReplOptions {
   input: NodeJS.ReadStream;
   output: NodeJS.WriteStream;
   terminal: boolean;
+  /**
+   * Whether to show prompts: when a person types (stdin is a terminal) or asks for them (-i). Piped
+   * input gets none, so that `echo "PRINT 'hi';" | sqlcdc` prints only what the statements print.
+   */
+  prompts: boolean;
+  /** Folder that the file names of .load and .save are relative to. */
+  cwd: string;
   /** Whether `text` (what has been typed since the last cell ran) must wait for more lines. */
   incomplete(text: string): boolean;
-  /** Runs one cell; the next line waits for it. */
-  run(cell: string): Promise<void>;
+  /** Runs one cell; the next line waits for it. Resolves whether it ran without an error. */
+  run(cell: string): Promise<boolean>;
   /** Ctrl-C (or SIGINT) while a cell runs. */
   cancel(): void;
   complete(code: string): Completion | Promise<Completion>;
@@ -43,10 +52,16 @@ export class CellRepl {
   private lines: Promise<void> = Promise.resolve();
   private busy = false;
   private exited = false;
+  /**
+   * The statements of the cells that ran without an error, in order, for .save. Magic lines are
+   * left out: they may carry secrets (%connection add … --bearer), and a saved file is run as one
+   * cell, where magics are only allowed at the top.
+   */
+  readonly transcript: string[] = [];
 
   constructor(private readonly options: CellReplOptions) {
     this.server = repl.start({
-      prompt: PROMPT,
+      prompt: options.prompts ? PROMPT : '',
       input: options.input,
       output: options.output,
       terminal: options.terminal,
@@ -82,6 +97,7 @@ export class CellRepl {
     };
     this.server.on('SIGINT', interrupt);
     process.on('SIGINT', interrupt);
+    defineScriptCommands(this, options.cwd);
 
     this.finished = new Promise((resolve) => {
       this.server.on('exit', () => {
@@ -106,6 +122,11 @@ export class CellRepl {
     return this.exited;
   }
 
+  /** Prints a line of the REPL's own (not a cell's output). */
+  say(text: string): void {
+    this.options.output.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
   /** Drops the statement being typed. */
   clearPending(): void {
     this.setPending('');
@@ -114,6 +135,14 @@ export class CellRepl {
   /** Puts earlier input into the terminal's history (up-arrow), most recent first. */
   loadHistory(entries: string[]): void {
     (this.server as unknown as { history: string[] }).history.push(...entries);
+  }
+
+  /**
+   * A REPL command (`.name arg`) that runs in turn with the lines before it (which may still be
+   * running), then shows the prompt. node's own commands run at once, ahead of the queued lines.
+   */
+  defineCommand(name: string, help: string, action: (arg: string) => unknown): void {
+    this.server.defineCommand(name, { help, action: (arg) => this.enqueue(() => action(arg), () => this.server.displayPrompt()) });
   }
 
   /** Queues `task` after every line before it; `then` (the prompt) follows unless the REPL has exited. */
@@ -128,7 +157,7 @@ export class CellRepl {
 
   private setPending(text: string): void {
     this.pending = text;
-    this.server.setPrompt(text ? CONTINUATION_PROMPT : PROMPT);
+    if (this.options.prompts) this.server.setPrompt(text ? CONTINUATION_PROMPT : PROMPT);
   }
 
   private async accept(line: string): Promise<void> {
@@ -139,10 +168,13 @@ export class CellRepl {
     await this.runCell(text);
   }
 
-  private async runCell(cell: string): Promise<void> {
+  /** Runs a cell as if typed: `.load` runs a file's text through here. */
+  async runCell(cell: string): Promise<void> {
     this.busy = true;
     try {
-      await this.options.run(cell);
+      if (!(await this.options.run(cell))) return;
+      const { body } = splitCell(cell);
+      if (body.trim()) this.transcript.push(body.trim());
     } finally {
       this.busy = false;
     }

@@ -1,5 +1,5 @@
 import { styleText } from 'node:util';
-import { caretLines, describeError, renderText, type Result, type ScriptError } from '../runtime/index';
+import { caretLines, describeError, displayFallback, renderText, type Result, type ScriptError } from '../runtime/index';
 
 export interface TerminalStyle {
   /** ANSI colours: only on a TTY with NO_COLOR unset (see `useColor`). */
@@ -47,6 +47,10 @@ export function formatResult(r: Result, style: TerminalStyle): string {
       return r.text;
     case 'warning':
       return paint(style, 'yellow', `warning: ${r.text}`);
+    case 'display':
+      return displayFallback(r);
+    case 'progress':
+      return r.text;
     case 'error':
       return formatError(r.error, r.source, style);
   }

@@ -1,11 +1,11 @@
-import { allMagics } from '../runtime/index';
+import type { Session } from '../runtime/index';
 
 /** What `.help` prints: the REPL's own commands, the magics (from their registry) and where docs are. */
-export function helpText(commands: Record<string, { help?: string }>): string {
+export function helpText(session: Session, commands: Record<string, { help?: string }>): string {
   const dotCommands = Object.keys(commands)
     .sort()
     .map((name) => `  .${name.padEnd(10)} ${commands[name].help ?? ''}`);
-  const magics = allMagics().map((m) => `  ${m.usage.padEnd(28)} ${m.description}`);
+  const magics = session.magics.all().map((m) => `  ${m.usage.padEnd(28)} ${m.description}`);
   return [
     'Type SQL CDC statements; a statement may span lines and runs when it ends with ";".',
     'Lines starting with % are magics and run at once. The pipeline dataset stays from statement to statement.',

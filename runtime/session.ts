@@ -1,73 +1,99 @@
 import { mkdirSync } from 'node:fs';
 import { Dataset } from './dataset/dataset';
-import { ScriptError, toScriptError } from './errors';
+import { toScriptError } from './errors';
+import { evaluateText } from './functions/evaluate';
+import type { Magic, MagicHost, MagicTable } from './magics/magic';
+import { magicTable, runMagic } from './magics/index';
+import { OutputChannel } from './output';
+import { Resources } from './resources';
 import type { ExecuteOptions, Result } from './results';
+import { Run } from './run';
+import type { LastHttp, Scope, SessionEnv } from './scope';
 import type { Statement } from './script/ast';
+import { splitCell } from './script/cell';
 import { parseScript } from './script/parser';
-import type { RuntimeState } from './state';
+import { AsyncQueue } from './util/async-queue';
 import { ConnectionStore } from './workspace/connections';
 import { sessionFolders } from './workspace/location';
-import { ExitSignal, type CommandContext } from './commands/command';
-import { commandFor } from './commands/registry';
-import { runMagic } from './magics/index';
-import { splitCell } from './script/cell';
-import { AsyncQueue } from './util/async-queue';
-import { closeHttpPools } from './sources/http/pools';
-import './commands/index';
+import { COMMANDS, type CommandTable } from './commands/table';
 
 export interface SessionOptions {
-  /** Workspace folder; default $SQLCDC_HOME or ./.sqlcdc under cwd. */
+  /** Workspace folder; default $SQLCDC_HOME, else the nearest .sqlcdc in cwd or a parent, else ./.sqlcdc. */
   workspace?: string;
   /** Folder relative file paths resolve against; default process.cwd(). */
   cwd?: string;
+  /** The pipeline name of the session's cells (CDC state, change log names); default 'repl'. */
+  pipeline?: string;
+  /** Commands to use instead of (or beside) the language's own, by statement kind: for tests and embedders. */
+  commands?: CommandTable;
+  /** Magics of the front end, beside the language's (the kernel's %connect_info). */
+  magics?: readonly Magic[];
+}
+
+export interface RunRequest {
+  /** The dataset the run starts with (a webhook payload); default empty. */
+  dataset?: Dataset;
+  /** Default: the session's pipeline name. */
+  pipeline?: string;
+  signal?: AbortSignal;
+  /** Labels the run's output on the session's output channel. */
+  origin?: string;
 }
 
 export const DEFAULT_DISPLAY_LIMIT = 20;
 
 /**
- * One interpreter session: the pipeline dataset and everything a script can reach. Both front ends
- * (REPL, Jupyter kernel) and the CLI drive this API and nothing else; it never prints.
+ * One interpreter session: what lives as long as a front end (workspace, connections, settings, open
+ * resources, the interactive pipeline) and the runs executed on it. The REPL, the Jupyter kernel and
+ * the CLI drive this API and nothing else; it never prints.
  */
-export class Session {
-  readonly state: RuntimeState;
+export class Session implements SessionEnv, MagicHost {
+  readonly workspace: string;
+  readonly cwd: string;
   readonly connections: ConnectionStore;
+  readonly resources = new Resources();
+  readonly jsonSettings = new Map<string, string>();
+  /** Output arriving outside a running cell (late results, job runs, webhook calls), for front ends. */
+  readonly output = new OutputChannel();
+  readonly commands: CommandTable;
+  readonly magics: MagicTable;
+  pipeline: string;
   /** Rows shown when a dataset is displayed (%limit). */
   displayLimit = DEFAULT_DISPLAY_LIMIT;
-  /**
-   * Where results emitted after their cell finished go (a listener or timer a statement started):
-   * front ends show them under the cell that started them. Unset, they are dropped.
-   */
-  onLateResult?: (result: Result) => void;
+  /** What one cell hands the next: the pipeline dataset and the last HTTP response. */
+  private interactive: { dataset: Dataset; lastHttp?: LastHttp } = { dataset: Dataset.empty() };
 
   constructor(options: SessionOptions = {}) {
     const { cwd, workspace } = sessionFolders(options);
     mkdirSync(workspace, { recursive: true });
+    this.workspace = workspace;
+    this.cwd = cwd;
     this.connections = new ConnectionStore(workspace);
-    this.state = {
-      workspace,
-      cwd,
-      dataset: Dataset.empty(),
-      statebag: new Map(),
-      jsonSettings: new Map(),
-      pipelineVariables: new Map(),
-    };
+    this.pipeline = options.pipeline ?? 'repl';
+    this.commands = options.commands ? { ...COMMANDS, ...options.commands } : COMMANDS;
+    this.magics = magicTable(options.magics);
   }
 
+  /** The interactive pipeline dataset: what the last cell left. */
   get dataset(): Dataset {
-    return this.state.dataset;
+    return this.interactive.dataset;
+  }
+
+  /** Makes `dataset` the interactive pipeline (an embedder's data, a webhook payload taken into the session). */
+  setDataset(dataset: Dataset): void {
+    this.interactive = { ...this.interactive, dataset };
   }
 
   /** %reset: a new empty pipeline; workspace, connections and variables stay. */
   reset(): void {
-    this.state.dataset = Dataset.empty();
-    this.state.statebag.clear();
-    this.state.lastHttp = undefined;
+    this.interactive = { dataset: Dataset.empty() };
   }
 
   /**
-   * Runs a cell: leading `%magic` lines, then SQL CDC statements in order. Yields results as they
-   * come. The first failing statement yields one error and stops the cell; the pipeline is then as it
-   * was before that statement. When any statement produced a dataset, the cell ends with it as a table.
+   * Runs a cell: leading `%magic` lines, then SQL CDC statements in order, as one Run on the interactive
+   * pipeline. Yields results as they come. The first failing statement yields one error and stops the
+   * cell; the pipeline is then as it was before that statement. When any statement produced a dataset,
+   * the cell ends with it as a table. Results emitted after the cell ended go to `output`.
    */
   async *execute(text: string, options: ExecuteOptions = {}): AsyncGenerator<Result> {
     const signal = options.signal ?? new AbortController().signal;
@@ -90,76 +116,61 @@ export class Session {
       return;
     }
 
-    this.state.statebag.clear();
     const queue = new AsyncQueue<Result>();
-    let changed = false;
     let open = true;
-    const emit = (r: Result) => (open ? queue.push(r) : this.onLateResult?.(r));
-    const run = (async () => {
+    const origin = options.origin;
+    const run = new Run(this, {
+      dataset: this.interactive.dataset,
+      lastHttp: this.interactive.lastHttp,
+      pipeline: this.pipeline,
+      signal,
+      commands: this.commands,
+      emit: (result) => (open ? queue.push(result) : this.output.publish({ origin, result })),
+    });
+    const done = (async () => {
       try {
-        for (const stmt of statements) {
-          const before = this.state.dataset;
-          const after = await this.runStatement(stmt, before, signal, emit);
-          if (after !== before) {
-            this.state.dataset = after;
-            changed = true;
-          }
-        }
+        await run.execute(statements);
       } catch (e) {
-        if (!(e instanceof ExitSignal)) {
-          queue.push({ kind: 'error', error: toScriptError(e), source: text });
-          return;
-        }
-        if (e.dataset) {
-          this.state.dataset = e.dataset;
-          changed = true;
-        }
+        queue.push({ kind: 'error', error: toScriptError(e), source: text });
       } finally {
-        if (changed && !queue.failed) queue.push({ kind: 'table', dataset: this.state.dataset, limit: this.displayLimit });
+        this.interactive = { dataset: run.dataset, lastHttp: run.lastHttp };
+        if (run.changed && !queue.failed) queue.push({ kind: 'table', dataset: run.dataset, limit: this.displayLimit });
         open = false;
         queue.close();
       }
     })();
     yield* queue;
-    await run;
+    await done;
   }
 
-  /** Runs one statement on `input` and returns the resulting dataset (input itself when unchanged). */
-  private async runStatement(
-    stmt: Statement,
-    input: Dataset,
-    signal: AbortSignal,
-    emit: (r: Result) => void,
-  ): Promise<Dataset> {
-    if (signal.aborted) throw new ScriptError('cancelled', 'cancelled', stmt.pos, stmt.keyword);
-    const previous = this.state.dataset;
-    this.state.dataset = input;
-    const ctx: CommandContext = {
-      state: this.state,
-      connections: this.connections,
-      signal,
-      emit,
-      runStatements: async (list, dataset) => {
-        let current = dataset;
-        for (const s of list) current = await this.runStatement(s, current, signal, emit);
-        return current;
-      },
-    };
-    try {
-      const out = await commandFor(stmt)(stmt, ctx);
-      if (signal.aborted) throw new ScriptError('cancelled', 'cancelled', stmt.pos, stmt.keyword);
-      return out ?? input;
-    } catch (e) {
-      if (e instanceof ExitSignal) throw e;
-      throw toScriptError(e, stmt.pos, stmt.keyword);
-    } finally {
-      this.state.dataset = previous;
-    }
+  /**
+   * A run apart from the interactive pipeline (a job run, a webhook call): its own dataset and statebag,
+   * its output on the session's output channel under `origin`. The caller runs statements on it.
+   */
+  newRun(request: RunRequest = {}): Run {
+    const origin = request.origin;
+    return new Run(this, {
+      dataset: request.dataset ?? Dataset.empty(),
+      pipeline: request.pipeline ?? this.pipeline,
+      signal: request.signal ?? new AbortController().signal,
+      commands: this.commands,
+      emit: (result) => this.output.publish({ origin, result }),
+    });
   }
 
-  /** Releases what the session holds open (HTTP keep-alive pools); front ends call it on exit. */
+  /** A scope over the interactive pipeline, outside any cell: user_expressions, completion previews. */
+  scope(dataset: Dataset = this.interactive.dataset): Scope {
+    return { session: this, run: this.newRun({ dataset }), dataset };
+  }
+
+  /** Evaluates a text with functions once (as PRINT does) against the interactive pipeline. */
+  evaluate(text: string): string {
+    return evaluateText(text, this.scope());
+  }
+
+  /** Releases everything the session holds open (HTTP pools, listeners…); front ends call it on exit. */
   async close(): Promise<void> {
-    await closeHttpPools(this.state);
+    await this.resources.close();
   }
 
   /** Convenience for tests and the CLI: runs a cell, collects its results, throws its error. */

@@ -13,7 +13,7 @@ import { KernelClient } from './kernel-client';
  * kernel, and its text/plain output is printed. Resolves with the exit code when the user leaves;
  * the kernel keeps running.
  */
-export async function runExistingRepl(connectionFile: string): Promise<number> {
+export async function runExistingRepl(connectionFile: string, options: { interactive?: boolean } = {}): Promise<number> {
   let client: KernelClient;
   let banner: string;
   try {
@@ -28,6 +28,7 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
   const input = process.stdin;
   const output = process.stdout;
   const terminal = input.isTTY === true && output.isTTY === true;
+  const prompts = input.isTTY === true || options.interactive === true;
   const color = useColor(output);
   const write = (text: string) => output.write(text.endsWith('\n') ? text : `${text}\n`);
   const show = (msg: Message) => {
@@ -35,17 +36,20 @@ export async function runExistingRepl(connectionFile: string): Promise<number> {
     if (text !== undefined) write(text);
   };
 
-  if (terminal) write(`Attached to a running SQL CDC kernel (${connectionFile}).\n${banner}\nCtrl-D detaches; the kernel keeps running.`);
+  if (prompts) write(`Attached to a running SQL CDC kernel (${connectionFile}).\n${banner}\nCtrl-D detaches; the kernel keeps running.`);
 
   const cells = new CellRepl({
     input,
     output,
     terminal,
+    prompts,
+    cwd: process.cwd(),
     incomplete: (text) => cellStatus(text).status === 'incomplete',
     run: async (text) => {
       const code = text.replace(/\n$/, '');
       const content = { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: false };
-      await client.request('execute_request', content, { onOutput: show });
+      const reply = await client.request('execute_request', content, { onOutput: show });
+      return reply.content.status === 'ok';
     },
     cancel: () => void client.request('interrupt_request', {}, { channel: 'control', timeoutMs: 5000 }).catch(() => undefined),
     complete: async (code) => {

@@ -4,12 +4,12 @@ import { parseTypeName } from '../dataset/type-names';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError, toScriptError } from '../errors';
 import { compileFilter } from '../expr';
-import { parseFormatOptions, rowWriter, selectFields } from '../format';
 import { compileValue } from '../functions/evaluate';
 import type { AddColumn, FormatSpec } from '../script/ast';
-import type { RuntimeState } from '../state';
+import type { Scope } from '../scope';
+import { parseFormatOptions, rowWriter, selectFields } from '../writers';
 import { atArgument } from './at-argument';
-import { registerCommand } from './registry';
+import type { Command } from './command';
 
 /**
  * ADD [OR ALTER] COLUMN (spec 4.2, docs/transformations.md). The new column's values come from its
@@ -31,8 +31,7 @@ class Failures {
   }
 }
 
-export function addColumn(stmt: AddColumn, state: RuntimeState, warn: (text: string) => void): Dataset | undefined {
-  const input = state.dataset;
+export function addColumnTo(stmt: AddColumn, input: Dataset, scope: Scope, warn: (text: string) => void): Dataset | undefined {
   const existing = input.indexOf(stmt.name);
   if (existing >= 0 && !stmt.orAlter) {
     if (stmt.ignoreIfExists) return undefined;
@@ -45,9 +44,9 @@ export function addColumn(stmt: AddColumn, state: RuntimeState, warn: (text: str
   const type = columnType(stmt, input, existing);
   const convert = converterTo(type);
   const valueOf = stmt.format
-    ? formatted(stmt, stmt.format, state, existing)
+    ? formatted(stmt, stmt.format, input, scope, existing)
     : stmt.default.value.trim() !== ''
-      ? defaultValue(stmt, state, convert)
+      ? defaultValue(stmt, input, scope, convert)
       : existing >= 0
         ? converted(input, existing, type)
         : undefined;
@@ -86,9 +85,9 @@ function columnType(stmt: AddColumn, input: Dataset, existing: number): ColumnTy
 }
 
 /** The default, converted to the column type. A default that is the same for all rows is converted once. */
-function defaultValue(stmt: AddColumn, state: RuntimeState, convert: Converter): ValueOf {
+function defaultValue(stmt: AddColumn, input: Dataset, scope: Scope, convert: Converter): ValueOf {
   const compiled = compileValue(stmt.default);
-  const evaluate: ValueOf = atArgument(stmt.default, () => compiled.bind(state, state.dataset));
+  const evaluate: ValueOf = atArgument(stmt.default, () => compiled.bind(scope, input));
   if (compiled.perRow) return (row, i) => convert(evaluate(row, i));
   let value: Value;
   try {
@@ -109,14 +108,13 @@ function converted(input: Dataset, ordinal: number, type: ColumnType): ValueOf {
  * FORMAT: the fragment of each row WHEN selects (after the first `skip:` of them); other rows get the
  * default when one is given, else keep their value (OR ALTER) or are null.
  */
-function formatted(stmt: AddColumn, format: FormatSpec, state: RuntimeState, existing: number): ValueOf {
-  const input = state.dataset;
+function formatted(stmt: AddColumn, format: FormatSpec, input: Dataset, scope: Scope, existing: number): ValueOf {
   const options = parseFormatOptions(format.options?.value, format.format, format.options?.pos);
   const fields = selectFields(input.columns, format.include, format.includeNot, format.exclude);
   const write = atArgument(format, () => rowWriter(format.format, input.columns, fields, options));
-  const when = format.when ? compileFilter(format.when.value, format.when.pos).bind(input.columns, state) : undefined;
+  const when = format.when ? compileFilter(format.when.value, format.when.pos).bind(input.columns, scope, input) : undefined;
   const otherwise: ValueOf =
-    stmt.default.value.trim() !== '' ? defaultValue(stmt, state, converterTo({ base: 'string' })) : existing >= 0 ? (row) => row[existing] : () => null;
+    stmt.default.value.trim() !== '' ? defaultValue(stmt, input, scope, converterTo({ base: 'string' })) : existing >= 0 ? (row) => row[existing] : () => null;
   let toSkip = options.skip;
   if (!when && toSkip === 0) return (row) => write(row);
   return (row, i) => {
@@ -152,4 +150,4 @@ function computeColumn(input: Dataset, value: ValueOf): Value[] {
   return out;
 }
 
-registerCommand('AddColumn', async (stmt, ctx) => addColumn(stmt, ctx.state, (text) => ctx.emit({ kind: 'warning', text })));
+export const addColumn: Command<AddColumn> = async (stmt, input, ctx) => addColumnTo(stmt, input, ctx, (text) => ctx.emit({ kind: 'warning', text }));

@@ -3,9 +3,9 @@ import { ScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { comparer } from '../expr/operations';
 import type { ApplyFilter } from '../script/ast';
-import type { RuntimeState } from '../state';
+import type { Scope } from '../scope';
 import { cellText, regexTest, txTest, xpathTest, type CellTest } from './filter-documents';
-import { registerCommand } from './registry';
+import type { Command } from './command';
 
 /**
  * APPLY FILTER [SQL|REGEX|XPATH|TX] '<expression>' [ON '<col>'] [LIMIT n] [ORDER BY '…'] [KEEP_EMPTY]
@@ -13,12 +13,11 @@ import { registerCommand } from './registry';
  * filtered, then ordered (stable, typed), then cut to LIMIT. An empty SQL expression keeps every
  * row, so ORDER BY and LIMIT can be used alone. The input is never modified.
  */
-export function applyFilter(stmt: ApplyFilter, state: RuntimeState): Dataset {
-  const input = state.dataset;
+export function filterDataset(stmt: ApplyFilter, input: Dataset, scope: Scope): Dataset {
   checkOptions(stmt);
   let kept: ArrayLike<number> | undefined;
   if (stmt.mode === 'SQL') {
-    if (stmt.expression.value.trim() !== '') kept = filterRows(stmt, state);
+    if (stmt.expression.value.trim() !== '') kept = filterRows(stmt, input, scope);
   } else {
     kept = filterDocuments(stmt, input);
   }
@@ -29,10 +28,9 @@ export function applyFilter(stmt: ApplyFilter, state: RuntimeState): Dataset {
 }
 
 /** The indices of the rows the SQL filter keeps; the reader copies only the cells it names. */
-function filterRows(stmt: ApplyFilter, state: RuntimeState): Uint32Array {
-  const input = state.dataset;
+function filterRows(stmt: ApplyFilter, input: Dataset, scope: Scope): Uint32Array {
   const filter = compileFilter(stmt.expression.value, stmt.expression.pos);
-  const keep = filter.bind(input.columns, state);
+  const keep = filter.bind(input.columns, scope, input);
   const read = input.reader(filter.columns.map((name) => input.indexOf(name)).filter((i) => i >= 0));
   const kept = new Uint32Array(input.rowCount);
   let n = 0;
@@ -113,4 +111,4 @@ function sorted(rows: ArrayLike<number>, stmt: ApplyFilter, input: Dataset): num
   });
 }
 
-registerCommand('ApplyFilter', async (stmt, ctx) => applyFilter(stmt, ctx.state));
+export const applyFilter: Command<ApplyFilter> = async (stmt, input, ctx) => filterDataset(stmt, input, ctx);

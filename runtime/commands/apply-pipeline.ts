@@ -1,7 +1,6 @@
 import { Dataset } from '../dataset/dataset';
 import type { ApplyPipeline } from '../script/ast';
-import type { CommandContext } from './command';
-import { registerCommand } from './registry';
+import type { Command, CommandContext } from './command';
 
 /**
  * APPLY PIPELINE ( <statements> ) { BREAK_ON_EMPTY } { BYPASS } (reference A, docs/transformations.md).
@@ -52,4 +51,4 @@ export class PagePipeline {
   }
 }
 
-registerCommand('ApplyPipeline', async (stmt, ctx) => (await runPipeline(stmt, ctx.state.dataset, ctx)).dataset);
+export const applyPipeline: Command<ApplyPipeline> = async (stmt, input, ctx) => (await runPipeline(stmt, input, ctx)).dataset;

@@ -5,9 +5,9 @@ import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError, toScriptError } from '../errors';
 import { compileValue } from '../functions/evaluate';
 import type { ApplySchema, SchemaColumnSpec } from '../script/ast';
-import type { RuntimeState } from '../state';
+import type { Scope } from '../scope';
 import { atArgument } from './at-argument';
-import { registerCommand } from './registry';
+import type { Command } from './command';
 
 /**
  * APPLY SCHEMA (reference A, docs/types.md): each listed column is converted to its type, or added
@@ -118,13 +118,13 @@ function fillDefault(
   ordinal: number,
   p: PlannedColumn,
   stmt: ApplySchema,
-  state: RuntimeState,
+  scope: Scope,
   failures: Failures,
 ): void {
   const spec = p.spec;
   const convert = converterTo(p.type);
   const compiled = compileValue(text);
-  const evaluate = atArgument(spec, () => compiled.bind(state, out, { fxByRow: stmt.fxByRow }));
+  const evaluate = atArgument(spec, () => compiled.bind(scope, out, { fxByRow: stmt.fxByRow }));
   const values = out.data[ordinal];
   if (!values.includes(null)) return;
   const filled = values.slice();
@@ -152,8 +152,7 @@ function fillDefault(
   out.data[ordinal] = filled;
 }
 
-export function applySchema(stmt: ApplySchema, state: RuntimeState, warn: (text: string) => void): Dataset {
-  const input = state.dataset;
+export function applySchemaTo(stmt: ApplySchema, input: Dataset, scope: Scope, warn: (text: string) => void): Dataset {
   const planned = plan(stmt, input);
   const listedSources = new Set(planned.map((p) => p.source));
   const others = stmt.strictColumns ? [] : input.columns.map((_, i) => i).filter((i) => !listedSources.has(i));
@@ -169,10 +168,10 @@ export function applySchema(stmt: ApplySchema, state: RuntimeState, warn: (text:
   const failures = new Failures();
   const out = new Dataset(columns, convertColumns(input, planned, sources, stmt.continueOnError, failures), input.rowCount);
   planned.forEach((p, ordinal) => {
-    if (p.spec.default !== undefined) fillDefault(p.spec.default, out, ordinal, p, stmt, state, failures);
+    if (p.spec.default !== undefined) fillDefault(p.spec.default, out, ordinal, p, stmt, scope, failures);
   });
   if (failures.cells > 0) warn(failures.warning());
   return out;
 }
 
-registerCommand('ApplySchema', async (stmt, ctx) => applySchema(stmt, ctx.state, (text) => ctx.emit({ kind: 'warning', text })));
+export const applySchema: Command<ApplySchema> = async (stmt, input, ctx) => applySchemaTo(stmt, input, ctx, (text) => ctx.emit({ kind: 'warning', text }));

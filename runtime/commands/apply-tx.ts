@@ -2,21 +2,22 @@ import type { Dataset } from '../dataset/dataset';
 import { ScriptError } from '../errors';
 import { compileTx, transformColumn } from '../sources/tx';
 import { atArgument } from './at-argument';
-import { registerCommand } from './registry';
+import type { ApplyTx } from '../script/ast';
+import type { Command } from './command';
+import { floatsAsDecimal } from './settings';
 
 /**
  * APPLY TX <'path' | (path) | 'csv options'> { ON '<column>' } (docs/sources.md). Without ON the
  * documents of the `payload` column (SELECT FROM HTTP's response, or a one-column dataset's only
  * column) become the dataset; with ON each row's other columns are repeated on its document's rows.
  */
-registerCommand('ApplyTx', async (stmt, ctx) => {
-  const input = ctx.state.dataset;
+export const applyTx: Command<ApplyTx> = async (stmt, input, ctx) => {
   const on = stmt.tx.on;
   const plan = compileTx(stmt.tx.path.value, stmt.tx.path.pos);
-  const floatDecimal = ctx.state.jsonSettings.get('floatparsehandling')?.toLowerCase() === 'decimal';
+  const floatDecimal = floatsAsDecimal(ctx.session);
   // With ON, what goes wrong is about that column: it is missing, or its documents do not parse.
   return atArgument(on, () => transformColumn(input, on ? on.value : documentColumn(input), plan, { floatDecimal }, on !== undefined));
-});
+};
 
 function documentColumn(input: Dataset): string {
   if (input.has('payload')) return 'payload';

@@ -1,7 +1,6 @@
-import { registerCommand } from './registry';
-import { ExitSignal } from './command';
+import type { Exit } from '../script/ast';
+import { ExitSignal, type Command } from './command';
 
-registerCommand('Exit', async (stmt, ctx) => {
-  if (stmt.keep === undefined) throw new ExitSignal(undefined);
-  throw new ExitSignal(ctx.state.dataset.slice(0, stmt.keep));
-});
+export const exit: Command<Exit> = async (stmt, input) => {
+  throw new ExitSignal(stmt.keep === undefined ? undefined : input.slice(0, stmt.keep));
+};

@@ -1,6 +1,7 @@
-import { registerCommand } from './registry';
 import { evaluateText } from '../functions/evaluate';
+import type { Print } from '../script/ast';
+import type { Command } from './command';
 
-registerCommand('Print', async (stmt, ctx) => {
-  ctx.emit({ kind: 'message', text: evaluateText(stmt.text, ctx.state) });
-});
+export const print: Command<Print> = async (stmt, _input, ctx) => {
+  ctx.emit({ kind: 'message', text: evaluateText(stmt.text, ctx) });
+};

@@ -6,28 +6,30 @@ import { isCsvOptions, parseCsvOptions } from '../sources/csv/options';
 import { driveFiles, readDriveFile, type DriveRead } from '../sources/files/drive';
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from './at-argument';
-import { registerCommand } from './registry';
+import type { SelectDrive } from '../script/ast';
+import type { Command } from './command';
+import { floatsAsDecimal } from './settings';
 
 /**
  * SELECT * FROM DRIVE { [CONN] } '<file or glob>' { FORMAT … } { OPTIONS '…' } { APPLY TX … }
  * { WITH RAWCOL '…' } { APPLY PIPELINE (…) } (docs/sources.md). The files of a glob are read in name
  * order and stacked; an inline APPLY PIPELINE runs once per file.
  */
-registerCommand('SelectDrive', async (stmt, ctx) => {
-  const { state } = ctx;
+export const selectDrive: Command<SelectDrive> = async (stmt, _input, ctx) => {
+  const { session } = ctx;
   const { connection, path } = stmt;
-  const base = connection ? resolve(state.cwd, atArgument(connection, () => ctx.connections.getOf(connection.name, 'drive')).root) : state.cwd;
+  const base = connection ? resolve(session.cwd, atArgument(connection, () => session.connections.getOf(connection.name, 'drive')).root) : session.cwd;
   // CSV options are checked once here, where their text's position is known; the reader parses them per file.
   if (stmt.formatOptions) parseCsvOptions(stmt.formatOptions.value, stmt.formatOptions.pos);
   if (stmt.tx && isCsvOptions(stmt.tx.path.value)) parseCsvOptions(stmt.tx.path.value, stmt.tx.path.pos);
   const read: DriveRead = {
     base,
-    pattern: evaluateText(path, state),
+    pattern: evaluateText(path, ctx),
     format: stmt.format,
     options: stmt.formatOptions?.value,
     tx: stmt.tx?.path.value,
     rawCol: stmt.rawCol?.value,
-    floatDecimal: state.jsonSettings.get('floatparsehandling')?.toLowerCase() === 'decimal',
+    floatDecimal: floatsAsDecimal(session),
   };
   // What the reader reports without a position (file not found, not valid JSON…) is about the path.
   const files = await atArgument(path, () => driveFiles(read));
@@ -46,4 +48,4 @@ registerCommand('SelectDrive', async (stmt, ctx) => {
     if (outcome.stop) break;
   }
   return concatDatasets(parts);
-});
+};

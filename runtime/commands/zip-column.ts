@@ -1,9 +1,9 @@
 import { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import { ScriptError } from '../errors';
-import { buildDocument } from '../format';
 import type { ZipColumn } from '../script/ast';
-import { registerCommand } from './registry';
+import { buildDocument } from '../writers';
+import type { Command } from './command';
 
 /**
  * ZIP COLUMN '<col>' FORMAT CSV|JSON|XML [BATCH N] (spec 4.2): the column's fragments (usually
@@ -11,7 +11,7 @@ import { registerCommand } from './registry';
  * BATCH). The result has that one column and one row per document, ready for PUSH … BATCH 1. Null
  * fragments (rows WHEN skipped) are left out; an empty pipeline gives no document.
  */
-export function zipColumn(stmt: ZipColumn, input: Dataset): Dataset {
+export function zipColumnOf(stmt: ZipColumn, input: Dataset): Dataset {
   const ordinal = input.indexOf(stmt.column.value);
   if (ordinal < 0) {
     const known = input.columns.map((c) => c.name).join(', ') || '(none)';
@@ -36,4 +36,4 @@ export function zipColumn(stmt: ZipColumn, input: Dataset): Dataset {
   return new Dataset([{ name: column.name, type: { base: 'string' } }], [documents]);
 }
 
-registerCommand('ZipColumn', async (stmt, ctx) => zipColumn(stmt, ctx.state.dataset));
+export const zipColumn: Command<ZipColumn> = async (stmt, input) => zipColumnOf(stmt, input);

@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import { decimalText } from './decimal-scale';
-import type { Column, ColumnType, Value } from './types';
+import type { ColumnType, Value } from './types';
 
 /**
  * Invariant-culture text and JSON forms of cell values (docs/types.md). Dispatch is on the value's JS
@@ -49,8 +49,10 @@ export function toJsonValue(v: Value, type: ColumnType): string {
 }
 
 /**
- * A plain JS value for JSON.stringify-based consumers (Jupyter's data resource): numbers stay
- * numbers while exact, otherwise their digits become a string so nothing is silently rounded.
+ * A plain JS value for JSON.stringify-based consumers (Jupyter's data resource). Integers stay
+ * numbers while exact, otherwise their digits become a string so nothing is silently rounded. A
+ * decimal is always its text with the column's scale (`230.00`): a JSON number cannot keep the scale,
+ * and Table Schema readers parse a number field's string as an exact decimal (docs/jupyter.md).
  */
 export function toPlainValue(v: Value, type: ColumnType): string | number | boolean | null {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
@@ -61,23 +63,7 @@ export function toPlainValue(v: Value, type: ColumnType): string | number | bool
   if (typeof v === 'bigint') {
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   }
-  const text = formatValue(v, type);
-  if (v instanceof Date || v instanceof Uint8Array) return text;
-  const n = Number(text);
-  return new Decimal(n).equals(v) ? n : text;
-}
-
-/** Compiles the JSON object writer for rows of these columns (keys escaped once, not per row). */
-export function jsonRowWriter(columns: readonly Column[]): (row: readonly Value[]) => string {
-  const prefixes = columns.map((c, i) => `${i === 0 ? '{' : ','}${JSON.stringify(c.name)}:`);
-  const types = columns.map((c) => c.type);
-  const n = columns.length;
-  return (row) => {
-    if (n === 0) return '{}';
-    let out = '';
-    for (let i = 0; i < n; i++) out += prefixes[i] + toJsonValue(row[i], types[i]);
-    return out + '}';
-  };
+  return formatValue(v, type);
 }
 
 /** `yyyy-MM-ddTHH:mm:ss`, with `.fff` when there are milliseconds (the `s` format, UTC wall clock). */

@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
+import { datasetText, writerOptions } from '../writers';
 import type { Dataset } from './dataset';
-import { formatValue, jsonRowWriter, NULL_DISPLAY, toPlainValue } from './format-value';
+import { formatValue, NULL_DISPLAY, toPlainValue } from './format-value';
 import { typeName } from './type-names';
 import { STRING, type BaseType, type Column, type ColumnType, type Value } from './types';
 
@@ -25,6 +26,8 @@ const NUMERIC: ReadonlySet<BaseType> = new Set(['tinyint', 'short', 'int', 'long
 const COUNT = new Intl.NumberFormat('en-US');
 // eslint-disable-next-line no-control-regex -- control characters are what a text cell replaces
 const CONTROL = /[\u0000-\u001f\u007f]/g;
+const JSON_EXPORT = writerOptions();
+const CSV_EXPORT = writerOptions({ header: true, quoteEmpty: true });
 
 /** `(3 rows)`, `(1 row)`, or `(showing 20 of 1,000,000 rows)` when cut. */
 export function rowCountLine(total: number, shown: number): string {
@@ -176,11 +179,7 @@ export function renderHtml(ds: Dataset, options: HtmlOptions): string {
 
 /** Every row as a JSON array of objects, with exact longs and decimals (docs/types.md). */
 export function toJsonRows(ds: Dataset): string {
-  const write = jsonRowWriter(ds.columns);
-  const read = ds.reader();
-  const parts = new Array<string>(ds.rowCount);
-  for (let r = 0; r < ds.rowCount; r++) parts[r] = write(read(r));
-  return `[${parts.join(',')}]`;
+  return datasetText(ds, 'JSON', JSON_EXPORT);
 }
 
 /**
@@ -188,28 +187,7 @@ export function toJsonRows(ds: Dataset): string {
  * CR or LF. An empty string is written `""` and null as nothing, so the two stay distinguishable.
  */
 export function toCsv(ds: Dataset): string {
-  const types = ds.columns.map((c) => c.type);
-  const lines = new Array<string>(ds.rowCount + 1);
-  lines[0] = ds.columns.map((c) => csvField(c.name)).join(',');
-  const read = ds.reader();
-  for (let r = 0; r < ds.rowCount; r++) {
-    const row = read(r);
-    let line = '';
-    for (let i = 0; i < types.length; i++) {
-      if (i > 0) line += ',';
-      const v = row[i];
-      if (v !== null) line += csvField(formatValue(v, types[i]));
-    }
-    lines[r + 1] = line;
-  }
-  return `${lines.join('\r\n')}\r\n`;
-}
-
-const CSV_NEEDS_QUOTES = /[",\r\n]/;
-
-function csvField(s: string): string {
-  if (s === '') return '""';
-  return CSV_NEEDS_QUOTES.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return datasetText(ds, 'CSV', CSV_EXPORT);
 }
 
 /** Table Schema field types (frictionless), the vocabulary of application/vnd.dataresource+json. */

@@ -38,8 +38,11 @@ function applyStep(node: unknown, step: Step, out: unknown[]): void {
     return;
   }
   if (Array.isArray(node)) {
+    // `[*]` and `.*` select an array's elements, as in JSONPath; stepping into each element's
+    // members instead would turn `customers[*]` into one row per leaf value.
+    if (step.kind === 'all') for (const e of node) out.push(e);
     // Implicit stepping through arrays: `orders.id` is the id of every order.
-    for (const e of node) applyStep(e, step, out);
+    else for (const e of node) applyStep(e, step, out);
     return;
   }
   if (node === null || typeof node !== 'object') return;

@@ -24,17 +24,10 @@ export function bindNode(node: ExprNode, env: BindEnv): Bound {
     case 'unary':
       return bindUnary(node, env);
     case 'binary':
-      return bindBinary(node.op, bindNode(node.left, env), bindNode(node.right, env), node.offset, env);
-    case 'isNull': {
-      const operand = bindNode(node.operand, env);
-      const f = operand.fn;
-      const bound: Bound = { type: 'bool', fn: node.negated ? (row) => f(row) !== null : (row) => f(row) === null, constant: false };
-      return folded(bound, [operand], node.offset, env);
-    }
+    case 'isNull':
     case 'in':
-      return bindIn(node, env);
     case 'like':
-      return bindLike(node, env);
+      return bindChain(node, env);
     case 'call':
       return bindCall(node, node.args.map((a) => bindNode(a, env)), env);
     case 'aggregate': {
@@ -47,6 +40,131 @@ export function bindNode(node: ExprNode, env: BindEnv): Bound {
       return constantBound(aggregate(node.name, data.column(i), data.rowCount, kind), aggregateType(node.name, kind));
     }
   }
+}
+
+/** A node computed from its first operand (evaluated first) and what the node itself holds. */
+type Step = Extract<ExprNode, { type: 'binary' | 'isNull' | 'in' | 'like' }>;
+
+function isStep(node: ExprNode): node is Step {
+  return node.type === 'binary' || node.type === 'isNull' || node.type === 'in' || node.type === 'like';
+}
+
+function firstOperand(node: Step): ExprNode {
+  return node.type === 'binary' ? node.left : node.operand;
+}
+
+function bindStep(node: Step, first: Bound, env: BindEnv): Bound {
+  switch (node.type) {
+    case 'binary':
+      return bindBinary(node.op, first, bindNode(node.right, env), node.offset, env);
+    case 'isNull': {
+      const f = first.fn;
+      const bound: Bound = { type: 'bool', fn: node.negated ? (row) => f(row) !== null : (row) => f(row) === null, constant: false };
+      return folded(bound, [first], node.offset, env);
+    }
+    case 'in':
+      return bindIn(node, first, env);
+    case 'like':
+      return bindLike(node, first, env);
+  }
+}
+
+/** Precedence level of a step (.NET's: OR, AND, comparisons, + -, * / %): a chain stays on one level. */
+function levelOf(node: Step): number {
+  if (node.type !== 'binary') return 2;
+  switch (node.op) {
+    case 'OR':
+      return 0;
+    case 'AND':
+      return 1;
+    case '+':
+    case '-':
+      return 3;
+    case '*':
+    case '/':
+    case '%':
+      return 4;
+    default:
+      return 2;
+  }
+}
+
+/** Where the loop of a chain puts the running value for the next step to read. */
+interface Register {
+  value: Value;
+  read: RowFn;
+}
+
+function newRegister(): Register {
+  const register: Register = { value: null, read: () => register.value };
+  return register;
+}
+
+/** Steps of one level nested directly into one another before a chain's loop takes over. */
+const CHUNK = 16;
+
+/**
+ * A chain — `a OR b OR c …`, `a + b - c …`, IS NULL / IN / LIKE after one another — is a left-deep
+ * tree as long as the text. It is bound with a loop over the tree's left spine. Up to CHUNK steps of a
+ * precedence level nest their closures directly, as a tree would (short chains run as fast as nested
+ * calls, and `x > 5` keeps its fast paths); past that the row function is a loop over chunks of CHUNK
+ * steps, each reading the running value from a register the loop fills, so no row recurses per term.
+ * Each step keeps its semantics: null handling, and the short circuit of a step whose running value
+ * decides it (it skips its right operand).
+ */
+function bindChain(node: Step, env: BindEnv): Bound {
+  const spine: Step[] = [];
+  let leaf: ExprNode = node;
+  for (; isStep(leaf); leaf = firstOperand(leaf)) spine.push(leaf);
+  // The chain so far: `start`, then the `chunks` the loop runs, then `current`, the chunk being
+  // built (current === start while the loop has no chunk).
+  let start = bindNode(leaf, env);
+  let chunks: RowFn[] = [];
+  let register = newRegister();
+  let current = start;
+  let nested = 0;
+  let level = -1;
+  const whole = (): Bound => (current === start ? start : loopBound(start.fn, [...chunks, current.fn], register, current.type));
+  for (let k = spine.length - 1; k >= 0; k--) {
+    const step = spine[k];
+    const stepLevel = levelOf(step);
+    if (stepLevel !== level) {
+      current = start = bindStep(step, whole(), env);
+      chunks = [];
+      register = newRegister();
+      nested = 1;
+      level = stepLevel;
+    } else if (nested < CHUNK || current.constant) {
+      const bound = bindStep(step, current, env);
+      if (current === start) start = bound;
+      current = bound;
+      nested++;
+    } else {
+      if (current !== start) chunks.push(current.fn);
+      current = bindStep(step, { type: current.type, fn: register.read, constant: false }, env);
+      nested = 1;
+    }
+    if (current.constant) {
+      // A constant no longer depends on the steps before it.
+      start = current;
+      chunks = [];
+      register = newRegister();
+    }
+  }
+  return whole();
+}
+
+function loopBound(first: RowFn, steps: RowFn[], register: Register, type: StaticType): Bound {
+  const n = steps.length;
+  const fn: RowFn = (row) => {
+    let v = first(row);
+    for (let k = 0; k < n; k++) {
+      register.value = v;
+      v = steps[k](row);
+    }
+    return v;
+  };
+  return { type, fn, constant: false };
 }
 
 export function resolveColumn(name: string, offset: number, env: BindEnv): number {
@@ -336,8 +454,7 @@ function dynamicBinary(op: BinaryOp, l: Bound, r: Bound, offset: number, env: Bi
  * `x IN (a, b, …)`: each item is converted to x's type and compared with it (.NET compares with the
  * left operand's type). Constant lists become a Set of normalised keys, looked up once per row.
  */
-function bindIn(node: Extract<ExprNode, { type: 'in' }>, env: BindEnv): Bound {
-  const operand = bindNode(node.operand, env);
+function bindIn(node: Extract<ExprNode, { type: 'in' }>, operand: Bound, env: BindEnv): Bound {
   const items = node.items.map((n) => bindNode(n, env));
   const negated = node.negated;
   const of = operand.fn;
@@ -392,8 +509,7 @@ function bindIn(node: Extract<ExprNode, { type: 'in' }>, env: BindEnv): Bound {
   return folded(bound, [operand, ...items], node.offset, env);
 }
 
-function bindLike(node: Extract<ExprNode, { type: 'like' }>, env: BindEnv): Bound {
-  const operand = bindNode(node.operand, env);
+function bindLike(node: Extract<ExprNode, { type: 'like' }>, operand: Bound, env: BindEnv): Bound {
   const pattern = bindNode(node.pattern, env);
   if (operand.type === 'null' || pattern.type === 'null') return constantBound(null, 'bool');
   const toText = operand.type === 'any' ? converterTo({ base: 'string' }) : coercion(operand.type, 'string');

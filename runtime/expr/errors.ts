@@ -18,11 +18,21 @@ export function positionIn(context: ErrorContext, offset: number): Position | un
   return { line: at.line + lines, column: offset - lastNewline, offset: at.offset + offset };
 }
 
+const QUOTED = 80;
+
+/** The expression as quoted in messages: a long one only around `offset`, with … for the rest. */
+function excerpt(source: string, offset: number): string {
+  if (source.length <= QUOTED) return source;
+  const start = Math.max(0, Math.min(offset - QUOTED / 2, source.length - QUOTED));
+  const end = start + QUOTED;
+  return `${start > 0 ? '…' : ''}${source.slice(start, end)}${end < source.length ? '…' : ''}`;
+}
+
 /**
  * A ScriptError for a problem at `offset` in an expression. The message quotes the expression and the
  * character so it reads well even where the caller has no cell position (settings, #data.calc).
  */
 export function exprError(reason: string, offset: number, context: ErrorContext, kind: ErrorKind = 'syntax'): ScriptError {
-  const where = `at character ${offset + 1} of expression '${context.source}'`;
+  const where = `at character ${offset + 1} of expression '${excerpt(context.source, offset)}'`;
   return new ScriptError(`${reason} (${where})`, kind, positionIn(context, offset));
 }

@@ -1,8 +1,8 @@
 import type { Dataset } from '../dataset/dataset';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError, type Position } from '../errors';
-import type { RuntimeState } from '../state';
-import type { ExprNode } from './ast';
+import type { Scope } from '../scope';
+import { nodesOf, type ExprNode } from './ast';
 import { mismatch, type BindEnv, type Bound } from './bound';
 import { bindNode } from './compile';
 import type { ErrorContext } from './errors';
@@ -21,11 +21,11 @@ export interface Expression {
   readonly columns: string[];
   /**
    * Closure computing the expression for one row of `columns`. Aggregates (Sum(x)…) are computed over
-   * `data` when given, else over `state.dataset` when it has these columns.
+   * `data` when given, else over `scope.dataset` when it has these columns.
    */
-  bind(columns: Column[], state?: RuntimeState, data?: Dataset): (row: Value[]) => Value;
+  bind(columns: Column[], scope?: Scope, data?: Dataset): (row: Value[]) => Value;
   /** The column type of the expression's values; string when it varies per row or is always null. */
-  resultType(columns: Column[], state?: RuntimeState, data?: Dataset): ColumnType;
+  resultType(columns: Column[], scope?: Scope, data?: Dataset): ColumnType;
 }
 
 export interface Filter {
@@ -33,20 +33,20 @@ export interface Filter {
   /** The column names the filter reads, as written. */
   readonly columns: string[];
   /** Closure telling whether a row passes: true only when the expression is true (null drops it). */
-  bind(columns: Column[], state?: RuntimeState, data?: Dataset): (row: Value[]) => boolean;
+  bind(columns: Column[], scope?: Scope, data?: Dataset): (row: Value[]) => boolean;
 }
 
 export function compileExpression(source: string, at?: Position): Expression {
   const context: ErrorContext = { source, at };
   const tree = parseExpression(context);
-  const bindTree = (columns: Column[], state?: RuntimeState, data?: Dataset) =>
-    bindNode(tree, environment(context, columns, state, data));
+  const bindTree = (columns: Column[], scope?: Scope, data?: Dataset) =>
+    bindNode(tree, environment(context, columns, scope, data));
   return {
     source,
     columns: referencedColumns(tree),
-    bind: (columns, state, data) => bindTree(columns, state, data).fn,
-    resultType: (columns, state, data) => {
-      const t = bindTree(columns, state, data).type;
+    bind: (columns, scope, data) => bindTree(columns, scope, data).fn,
+    resultType: (columns, scope, data) => {
+      const t = bindTree(columns, scope, data).type;
       return t === 'any' || t === 'null' ? { base: 'string' } : { base: t };
     },
   };
@@ -58,8 +58,8 @@ export function compileFilter(source: string, at?: Position): Filter {
   return {
     source,
     columns: referencedColumns(tree),
-    bind: (columns, state, data) => {
-      const env = environment(context, columns, state, data);
+    bind: (columns, scope, data) => {
+      const env = environment(context, columns, scope, data);
       return predicate(bindNode(tree, env), env);
     },
   };
@@ -81,11 +81,11 @@ function predicate(bound: Bound, env: BindEnv): (row: Value[]) => boolean {
   };
 }
 
-function environment(context: ErrorContext, columns: Column[], state?: RuntimeState, data?: Dataset): BindEnv {
+function environment(context: ErrorContext, columns: Column[], scope?: Scope, data?: Dataset): BindEnv {
   return {
     columns,
     context,
-    dataset: () => data ?? (state && sameColumns(state.dataset.columns, columns) ? state.dataset : undefined),
+    dataset: () => data ?? (scope && sameColumns(scope.dataset.columns, columns) ? scope.dataset : undefined),
   };
 }
 
@@ -118,52 +118,16 @@ export function calculate(aggregate: string, filter: string | undefined, dataset
   return bindNode(tree, { columns: dataset.columns, context: expression, dataset: () => rows }).fn([]);
 }
 
-function referencedColumns(node: ExprNode): string[] {
+function referencedColumns(tree: ExprNode): string[] {
   const names = new Set<string>();
-  const visit = (n: ExprNode): void => {
-    switch (n.type) {
-      case 'column':
-        names.add(n.name);
-        return;
-      case 'aggregate':
-        names.add(n.column);
-        return;
-      case 'unary':
-      case 'isNull':
-        return visit(n.operand);
-      case 'binary':
-        visit(n.left);
-        return visit(n.right);
-      case 'like':
-        visit(n.operand);
-        return visit(n.pattern);
-      case 'in':
-        visit(n.operand);
-        return n.items.forEach(visit);
-      case 'call':
-        return n.args.forEach(visit);
-    }
-  };
-  visit(node);
+  for (const node of nodesOf(tree)) {
+    if (node.type === 'column') names.add(node.name);
+    else if (node.type === 'aggregate') names.add(node.column);
+  }
   return [...names];
 }
 
-function columnOutsideAggregate(node: ExprNode): Extract<ExprNode, { type: 'column' }> | undefined {
-  switch (node.type) {
-    case 'column':
-      return node;
-    case 'unary':
-    case 'isNull':
-      return columnOutsideAggregate(node.operand);
-    case 'binary':
-      return columnOutsideAggregate(node.left) ?? columnOutsideAggregate(node.right);
-    case 'like':
-      return columnOutsideAggregate(node.operand) ?? columnOutsideAggregate(node.pattern);
-    case 'in':
-      return columnOutsideAggregate(node.operand) ?? node.items.map(columnOutsideAggregate).find(Boolean);
-    case 'call':
-      return node.args.map(columnOutsideAggregate).find(Boolean);
-    default:
-      return undefined;
-  }
+function columnOutsideAggregate(tree: ExprNode): Extract<ExprNode, { type: 'column' }> | undefined {
+  for (const node of nodesOf(tree)) if (node.type === 'column') return node;
+  return undefined;
 }

@@ -2,11 +2,14 @@ import type { AggregateName, BinaryOp, ExprNode, FunctionName } from './ast';
 import { exprError, type ErrorContext } from './errors';
 import { tokenize, type Token } from './lexer';
 import { numberLiteral } from './literals';
+import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from '../script/limits';
 
 /**
  * Recursive-descent parser of the DataColumn.Expression grammar. Precedence, loosest first (as in
  * .NET's ExpressionParser): OR, AND, NOT, comparisons (= <> < > <= >= IN LIKE IS), + -, * / %,
  * unary - +. Date literals stay text here; they are converted when the expression is bound.
+ * Operators of one level are read with a loop into a left-deep tree (binding walks it with a loop
+ * too); what recurses — parentheses, calls, IN lists, NOT and signs — counts against NESTING_LIMIT.
  */
 
 const RESERVED = new Set(['and', 'between', 'child', 'false', 'in', 'is', 'like', 'not', 'null', 'or', 'parent', 'true']);
@@ -29,6 +32,7 @@ export function parseExpression(context: ErrorContext): ExprNode {
 
 class Parser {
   private i = 0;
+  private depth = 0;
   constructor(
     private readonly tokens: Token[],
     private readonly context: ErrorContext,
@@ -67,6 +71,15 @@ class Parser {
     return exprError(reason, t.offset, this.context);
   }
 
+  /** Parses what `opener` (a '(', a call, NOT, a sign) encloses, one nesting level deeper. */
+  private nested<T>(opener: Token, parse: () => T): T {
+    if (this.depth >= NESTING_LIMIT) throw this.error(NESTED_TOO_DEEPLY, opener);
+    this.depth++;
+    const result = parse();
+    this.depth--;
+    return result;
+  }
+
   private or(): ExprNode {
     let left = this.and();
     for (let t = this.acceptWord('or'); t; t = this.acceptWord('or')) {
@@ -85,7 +98,7 @@ class Parser {
 
   private not(): ExprNode {
     const t = this.acceptWord('not');
-    if (t) return { type: 'unary', op: 'NOT', operand: this.not(), offset: t.offset };
+    if (t) return { type: 'unary', op: 'NOT', operand: this.nested(t, () => this.not()), offset: t.offset };
     return this.comparison();
   }
 
@@ -111,7 +124,7 @@ class Parser {
       const op = negated ? this.peek(1) : t;
       if (this.isWord(op, 'in')) {
         this.i += negated ? 2 : 1;
-        left = { type: 'in', negated, operand: left, items: this.inList(), offset: t.offset };
+        left = { type: 'in', negated, operand: left, items: this.nested(t, () => this.inList()), offset: t.offset };
         continue;
       }
       if (this.isWord(op, 'like')) {
@@ -159,7 +172,7 @@ class Parser {
     const t = this.peek();
     if (t.type === 'op' && (t.value === '-' || t.value === '+')) {
       this.next();
-      return { type: 'unary', op: t.value, operand: this.unary(), offset: t.offset };
+      return { type: 'unary', op: t.value, operand: this.nested(t, () => this.unary()), offset: t.offset };
     }
     return this.primary();
   }
@@ -177,11 +190,12 @@ class Parser {
         return { type: 'literal', value: t.value, kind: 'datetime', offset: t.offset };
       case 'column':
         return { type: 'column', name: t.value, offset: t.offset };
-      case '(': {
-        const inner = this.or();
-        this.expect(')', "')'");
-        return inner;
-      }
+      case '(':
+        return this.nested(t, () => {
+          const inner = this.or();
+          this.expect(')', "')'");
+          return inner;
+        });
       case 'name':
         return this.word(t);
       default:
@@ -193,7 +207,7 @@ class Parser {
     const lower = t.value.toLowerCase();
     if (lower === 'true' || lower === 'false') return { type: 'literal', value: lower === 'true', kind: 'bool', offset: t.offset };
     if (lower === 'null') return { type: 'literal', value: null, kind: 'null', offset: t.offset };
-    if (this.peek().type === '(') return this.call(t);
+    if (this.peek().type === '(') return this.nested(t, () => this.call(t));
     if (RESERVED.has(lower)) {
       throw this.error(`'${t.value}' is a reserved word; write [${t.value}] for a column of that name`, t);
     }

@@ -64,7 +64,7 @@ function cellBytes(v: Value): number {
 function statebag(args: Value[], ctx: CallContext): Value {
   const key = text(args[0]);
   if (key === '') throw new FunctionError('the key is empty');
-  const bag = ctx.state.statebag;
+  const bag = ctx.scope.run.statebag;
   if (args.length > 1) {
     bag.set(key.toLowerCase(), args[1]);
     return args[1];
@@ -75,20 +75,20 @@ function statebag(args: Value[], ctx: CallContext): Value {
 }
 
 function variables(ctx: CallContext) {
-  return variablesOf(ctx.state.workspace);
+  return variablesOf(ctx.scope.session.workspace);
 }
 
 export const dataFunctions: FunctionDef[] = [
   F('data.calc', '#data.calc(a[, b])', [1, 2], 'An aggregate over the pipeline (Sum Avg Min Max Count StDev Var of the expression language), over the rows matching filter b when given; null for no rows.', "#data.calc('Sum(qty)', 'qty > 1')", undefined, (args, ctx) =>
-    expressionEngine().calculate(text(args[0]), args.length > 1 && args[1] !== null ? text(args[1]) : undefined, ctx.state.dataset),
+    expressionEngine().calculate(text(args[0]), args.length > 1 && args[1] !== null ? text(args[1]) : undefined, ctx.scope.dataset),
   ),
   F('data.calc_hwm', '#data.calc_hwm(a, b)', 2, 'The larger of a and b for the next high watermark: compared as numbers, else as dates, else as text; null or empty loses.', '#data.calc_hwm(17, 5)', '17', (args) => hwm(args[0], args[1], byKind)),
   F('data.calc_hwmdate', '#data.calc_hwmdate(a, b)', 2, 'The later of two dates (null or empty loses).', '#data.calc_hwmdate(2024-01-02, 2023-12-31T23:00:00)', '2024-01-02', (args) => hwm(args[0], args[1], byDate)),
   F('data.calc_hwmnumber', '#data.calc_hwmnumber(a, b)', 2, 'The larger of two numbers (null or empty loses).', '#data.calc_hwmnumber(9, 10)', '10', (args) => hwm(args[0], args[1], byNumber)),
   F('data.count', '#data.count([filter])', [0, 1], 'The number of rows in the pipeline, or of those matching the filter expression.', "#data.count('qty > 1')", undefined, (args, ctx) => {
-    const ds = ctx.state.dataset;
+    const ds = ctx.scope.dataset;
     if (args.length === 0 || args[0] === null || text(args[0]).trim() === '') return ds.rowCount;
-    const keep = expressionEngine().compileFilter(text(args[0])).bind(ds.columns, ctx.state);
+    const keep = expressionEngine().compileFilter(text(args[0])).bind(ds.columns, ctx.scope);
     const read = ds.reader();
     let n = 0;
     for (let r = 0; r < ds.rowCount; r++) if (keep(read(r))) n++;
@@ -96,11 +96,11 @@ export const dataFunctions: FunctionDef[] = [
   }),
   F('data.sizekb', '#data.sizekb()', 0, 'Approximate in-memory size of the pipeline in KB (2 bytes per character, 16 per number or date, 8 per cell slot), rounded up.', '#data.sizekb()', undefined, (_args, ctx) => {
     let bytes = 0;
-    for (const values of ctx.state.dataset.data) for (const v of values) bytes += cellBytes(v);
+    for (const values of ctx.scope.dataset.data) for (const v of values) bytes += cellBytes(v);
     return Math.ceil(bytes / 1024);
   }),
   F('data.value', '#data.value(row, column)', 2, 'The cell at a 0-based row index and a column name.', "#data.value(0, 'name')", undefined, (args, ctx) => {
-    const ds = ctx.state.dataset;
+    const ds = ctx.scope.dataset;
     const r = integer(args[0], 'the row');
     if (r < 0 || r >= ds.rowCount) throw new FunctionError(`row ${r} is out of range (the pipeline has ${ds.rowCount} row${ds.rowCount === 1 ? '' : 's'})`);
     return ds.cell(r, ds.require(text(args[1])));

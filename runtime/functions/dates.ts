@@ -1,5 +1,5 @@
 import type { Value } from '../dataset/types';
-import type { RuntimeState } from '../state';
+import type { SessionEnv } from '../scope';
 import { cultureFor, type Culture } from './dotnet-format/culture';
 import { DateParseError, formatDate, localWall, parseDateLoose, type DateKind } from './dotnet-format/date';
 import { FormatError } from './dotnet-format/number';
@@ -14,9 +14,9 @@ import { text } from './values';
  */
 
 /** The culture of #setjsonsettings (invariant unless set). */
-export function cultureOf(state: RuntimeState): Culture {
+export function cultureOf(env: SessionEnv): Culture {
   try {
-    return cultureFor(state.jsonSettings.get('culture'));
+    return cultureFor(env.jsonSettings.get('culture'));
   } catch (e) {
     throw new FunctionError((e as Error).message);
   }
@@ -41,10 +41,10 @@ export function wallOf(v: Value, zone: 'local' | 'utc', what = 'the date'): Date
 }
 
 /** Formats a wall clock; a bad format is an error naming it. */
-export function formatWall(state: RuntimeState, wall: Date, format: Value, kind: DateKind): string {
+export function formatWall(env: SessionEnv, wall: Date, format: Value, kind: DateKind): string {
   const f = format === null ? '' : text(format);
   try {
-    return formatDate(wall, f, kind, cultureOf(state));
+    return formatDate(wall, f, kind, cultureOf(env));
   } catch (e) {
     if (e instanceof FormatError) throw new FunctionError(`bad date format ${e.message.startsWith("'") ? e.message : `'${f}': ${e.message}`}`);
     throw e;

@@ -1,12 +1,12 @@
 import type { Dataset } from '../dataset/dataset';
 import type { Column, Value } from '../dataset/types';
 import type { Position } from '../errors';
-import type { RuntimeState } from '../state';
+import type { Scope } from '../scope';
 
 /** The part of runtime/expr (the DataColumn.Expression engine) that @sql() and #data.* use. */
 export interface ExpressionEngine {
-  compileExpression(source: string, at?: Position): { bind(columns: Column[], state?: RuntimeState): (row: Value[]) => Value };
-  compileFilter(source: string, at?: Position): { bind(columns: Column[], state?: RuntimeState): (row: Value[]) => boolean };
+  compileExpression(source: string, at?: Position): { bind(columns: Column[], scope?: Scope): (row: Value[]) => Value };
+  compileFilter(source: string, at?: Position): { bind(columns: Column[], scope?: Scope): (row: Value[]) => boolean };
   calculate(aggregate: string, filter: string | undefined, dataset: Dataset): Value;
 }
 

@@ -1,8 +1,9 @@
 import { Dataset } from '../dataset/dataset';
-import type { Column, Value } from '../dataset/types';
+import type { Column, ColumnType, Value } from '../dataset/types';
+import { insideStrings, OPERATOR_STYLE, styledField, type FieldStyle } from './field-style';
 import { ScriptError, type Position } from '../errors';
 import type { Text } from '../script/ast';
-import type { RuntimeState } from '../state';
+import type { Scope } from '../scope';
 import { expressionEngine } from './engines';
 import { parseTemplate, positionIn, type Arg, type CallPart, type FieldPart, type Part } from './parse';
 import { FunctionError, type CallContext } from './types';
@@ -29,6 +30,8 @@ export type BatchTextFn = (rows: readonly Value[][], firstIndex: number) => stri
 export interface CompileOptions {
   /** The text is a SQL command: `#statebag('k')` of a missing key renders NULL (spec 4.4). */
   sql?: boolean;
+  /** The row template of a batch operator: fields are written as its document language needs. */
+  fieldStyle?: FieldStyle;
 }
 
 export interface CompiledTemplate {
@@ -38,13 +41,13 @@ export interface CompiledTemplate {
   readonly batch: boolean;
   /** The names of the `{{fields}}` used, for callers that check a schema up front. */
   readonly fields: string[];
-  bind(state: RuntimeState, dataset: Dataset, options?: BindOptions): RowTextFn;
-  bindBatch(state: RuntimeState, dataset: Dataset, options?: BindOptions): BatchTextFn;
+  bind(scope: Scope, dataset: Dataset, options?: BindOptions): RowTextFn;
+  bindBatch(scope: Scope, dataset: Dataset, options?: BindOptions): BatchTextFn;
 }
 
 export interface CompiledValue {
   readonly perRow: boolean;
-  bind(state: RuntimeState, dataset: Dataset, options?: BindOptions): RowValueFn;
+  bind(scope: Scope, dataset: Dataset, options?: BindOptions): RowValueFn;
 }
 
 // ----------------------------------------------------------------------------- binding
@@ -57,7 +60,7 @@ export interface CompiledValue {
 type Bound = { c: true; v: Value } | { c: false; f: RowValueFn; show?: (v: Value) => string };
 
 interface Env {
-  state: RuntimeState;
+  scope: Scope;
   columns: Column[];
   dataset: Dataset;
   fxByRow: boolean;
@@ -66,6 +69,8 @@ interface Env {
   noRow: boolean;
   /** bindBatch: operators may expand. */
   batch?: { rows: readonly Value[][]; firstIndex: number };
+  /** Inside a batch operator: how each field part is written (field-style.ts). */
+  fieldStyles?: Map<Part, (type: ColumnType) => (v: Value) => string>;
 }
 
 function constant(v: Value): Bound {
@@ -80,6 +85,11 @@ function bindField(part: FieldPart, env: Env): Bound {
   if (ordinal < 0) {
     const known = env.columns.map((c) => c.name).join(', ') || '(none)';
     throw new ScriptError(`unknown column '${part.name}' in {{${part.name}}} (columns: ${known})`, 'runtime', part.pos);
+  }
+  const styled = env.fieldStyles?.get(part);
+  if (styled && !part.prefix) {
+    const write = styled(env.columns[ordinal].type);
+    return { c: false, f: (row) => write(row[ordinal]) };
   }
   if (!part.prefix) {
     const type = env.columns[ordinal].type;
@@ -178,7 +188,7 @@ function bindCall(part: CallPart, env: Env): Bound {
     const want = def.arity[0] === def.arity[1] ? `${def.arity[0]}` : def.arity[1] === Infinity ? `at least ${def.arity[0]}` : `${def.arity[0]} to ${def.arity[1]}`;
     throw new ScriptError(`${fn} takes ${want} argument${want === '1' ? '' : 's'}, got ${n}: ${def.signature}`, 'runtime', part.pos);
   }
-  const ctx: CallContext = { state: env.state, fn, pos: part.pos, quotes: part.args.map((a) => a.quote), sql: env.sql };
+  const ctx: CallContext = { scope: env.scope, fn, pos: part.pos, quotes: part.args.map((a) => a.quote), sql: env.sql };
   const args = part.args.map((a) => bindArg(a, env));
   const once = part.sigil === '#' && !env.fxByRow;
   if (args.every((a) => a.c)) {
@@ -233,8 +243,8 @@ function bindOperator(part: CallPart, env: Env): Bound {
     if (name === 'sql') return bindSqlExpression(part, env);
     throw new ScriptError(`@${part.name} joins the rows of a batch: use it in a PUSH payload with BATCH N greater than 1`, 'runtime', part.pos);
   }
-  const template = compileTemplate({ value: part.raw!, pos: part.rawPos!, form: 'block' }, { sql: name.startsWith('sql') });
-  const rowFn = template.bind(env.state, env.dataset, { fxByRow: true });
+  const template = compileTemplate({ value: part.raw!, pos: part.rawPos!, form: 'block' }, { sql: name.startsWith('sql'), fieldStyle: OPERATOR_STYLE[name] });
+  const rowFn = template.bind(env.scope, env.dataset, { fxByRow: true });
   const { separator, terminator } = OPERATOR_JOIN[name];
   const batch = env.batch;
   return {
@@ -264,7 +274,7 @@ export const OPERATOR_JOIN: Record<string, { separator: string; terminator: stri
 
 function bindSqlExpression(part: CallPart, env: Env): Bound {
   if (env.noRow) throw new ScriptError('@sql(expression) computes a column: it needs a row', 'runtime', part.pos);
-  const bound = expressionEngine().compileExpression(part.raw!, part.rawPos).bind(env.columns, env.state);
+  const bound = expressionEngine().compileExpression(part.raw!, part.rawPos).bind(env.columns, env.scope);
   return { c: false, f: (row) => bound(row) };
 }
 
@@ -292,8 +302,8 @@ function hasBatchOperator(parts: Part[]): boolean {
   return parts.some((p) => p.kind === 'call' && (p.def.raw !== undefined || p.args.some((a) => hasBatchOperator(a.parts))));
 }
 
-function makeEnv(state: RuntimeState, dataset: Dataset, options: BindOptions | undefined, sql: boolean): Env {
-  return { state, dataset, columns: dataset.columns, fxByRow: options?.fxByRow ?? false, sql, noRow: false };
+function makeEnv(scope: Scope, dataset: Dataset, options: BindOptions | undefined, sql: boolean): Env {
+  return { scope, dataset, columns: dataset.columns, fxByRow: options?.fxByRow ?? false, sql, noRow: false };
 }
 
 function toRowText(b: Bound, sql: boolean): RowTextFn {
@@ -306,19 +316,30 @@ function toRowText(b: Bound, sql: boolean): RowTextFn {
   return (row, i) => displayValue(f(row, i), sql);
 }
 
+/** The writer of each top-level field of a batch operator's row template. */
+function fieldStyles(parts: Part[], style: FieldStyle): Map<Part, (type: ColumnType) => (v: Value) => string> {
+  const inside = insideStrings(parts, style);
+  const out = new Map<Part, (type: ColumnType) => (v: Value) => string>();
+  parts.forEach((p, i) => {
+    if (p.kind === 'field') out.set(p, (type) => styledField(style, inside[i], type));
+  });
+  return out;
+}
+
 export function compileTemplate(text: Text | string, options: CompileOptions = {}): CompiledTemplate {
   const { value, pos } = textOf(text);
   const parts = parseTemplate(value, pos);
   const sql = options.sql ?? false;
+  const styles = options.fieldStyle && fieldStyles(parts, options.fieldStyle);
   return {
     perRow: usesRow(parts),
     batch: hasBatchOperator(parts),
     fields: fieldsOf(parts, []),
-    bind(state, dataset, bindOptions) {
-      return toRowText(bindParts(parts, makeEnv(state, dataset, bindOptions, sql)), sql);
+    bind(scope, dataset, bindOptions) {
+      return toRowText(bindParts(parts, { ...makeEnv(scope, dataset, bindOptions, sql), fieldStyles: styles }), sql);
     },
-    bindBatch(state, dataset, bindOptions) {
-      const env = makeEnv(state, dataset, bindOptions, sql);
+    bindBatch(scope, dataset, bindOptions) {
+      const env = makeEnv(scope, dataset, bindOptions, sql);
       // The operators read the batch through this holder, set before each call; outside the
       // operators, fields read the batch's first row.
       const holder = { rows: [] as readonly Value[][], firstIndex: 0 };
@@ -343,8 +364,8 @@ export function compileValue(text: Text | string, options: CompileOptions = {}):
   const sql = options.sql ?? false;
   return {
     perRow: usesRow(whole),
-    bind(state, dataset, bindOptions) {
-      const b = bindParts(whole, makeEnv(state, dataset, bindOptions, sql));
+    bind(scope, dataset, bindOptions) {
+      const b = bindParts(whole, makeEnv(scope, dataset, bindOptions, sql));
       if (b.c) {
         const v = b.v;
         return () => v;
@@ -362,7 +383,7 @@ const CACHE_LIMIT = 500;
  * A text evaluated once, outside any row (PRINT, URLs, settings): `#f()` and `@f()` both run once.
  * Parsed texts are cached by content, as APPLY PIPELINE runs the same statements once per page.
  */
-export function evaluateText(text: Text | string, state: RuntimeState, options: CompileOptions = {}): string {
+export function evaluateText(text: Text | string, scope: Scope, options: CompileOptions = {}): string {
   const { value, pos } = textOf(text);
   const key = `${options.sql ? 1 : 0}${pos ? `${pos.offset}:${pos.line}:${pos.column}` : ''}|${value}`;
   let parts = cache.get(key);
@@ -372,7 +393,7 @@ export function evaluateText(text: Text | string, state: RuntimeState, options: 
     cache.set(key, parts);
   }
   const sql = options.sql ?? false;
-  const env: Env = { state, dataset: EMPTY, columns: [], fxByRow: false, sql, noRow: true };
+  const env: Env = { scope, dataset: EMPTY, columns: [], fxByRow: false, sql, noRow: true };
   return toRowText(bindParts(parts, env), sql)([], 0);
 }
 

@@ -1,4 +1,4 @@
-import type { RuntimeState } from '../state';
+import type { SessionEnv } from '../scope';
 import { cultureOf } from './dates';
 import { formatDate, localInstant, localWall, parseDateLoose, type DateKind } from './dotnet-format/date';
 import { FunctionError } from './types';
@@ -21,7 +21,7 @@ export const JSON_SETTINGS: Record<string, string[] | 'any'> = {
 };
 
 /** Records `key:value` pairs (several per argument, comma-separated) after checking them. */
-export function setJsonSettings(pairs: string[], state: RuntimeState): void {
+export function setJsonSettings(pairs: string[], env: SessionEnv): void {
   const parsed: [string, string][] = [];
   for (const pair of pairs.flatMap((p) => p.split(','))) {
     if (pair.trim() === '') continue;
@@ -34,8 +34,8 @@ export function setJsonSettings(pairs: string[], state: RuntimeState): void {
     if (allowed !== 'any' && !allowed.includes(value.toLowerCase())) throw new FunctionError(`${key} must be one of ${allowed.join(', ')}, got '${value}'`);
     parsed.push([key, allowed === 'any' ? value : value.toLowerCase()]);
   }
-  for (const [k, v] of parsed) state.jsonSettings.set(k, v);
-  if (parsed.some(([k]) => k === 'culture')) cultureOf(state);
+  for (const [k, v] of parsed) env.jsonSettings.set(k, v);
+  if (parsed.some(([k]) => k === 'culture')) cultureOf(env);
 }
 
 // ------------------------------------------------------------------------------ reading
@@ -148,8 +148,8 @@ interface Settings {
   decimal: boolean;
 }
 
-function settingsOf(state: RuntimeState): Settings {
-  const s = state.jsonSettings;
+function settingsOf(env: SessionEnv): Settings {
+  const s = env.jsonSettings;
   const parse = s.get('dateparsehandling') ?? 'datetime';
   return {
     ignoreNulls: s.get('nullvaluehandling') === 'ignore',
@@ -190,7 +190,7 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d
  * A date string re-written as Json.NET would: Z is UTC, another offset becomes local time (or is kept
  * with datetimeoffset), no offset is unspecified; DateTimeZoneHandling then re-labels or converts.
  */
-function writeDate(s: string, settings: Settings, state: RuntimeState): string | undefined {
+function writeDate(s: string, settings: Settings, env: SessionEnv): string | undefined {
   if (!ISO_DATE.test(s)) return undefined;
   let parsed;
   try {
@@ -217,7 +217,7 @@ function writeDate(s: string, settings: Settings, state: RuntimeState): string |
     return `"\\/Date(${ms}${kind === 'utc' ? '' : offsetText(offset).replace(':', '')})\\/"`;
   }
   const format = settings.dateFormat ?? "yyyy'-'MM'-'dd'T'HH':'mm':'ss.FFFFFFFK";
-  const culture = cultureOf(state);
+  const culture = cultureOf(env);
   if (kind === 'offset') return quote(formatDate(wall, format.replace(/K/g, `'${offsetText(offset)}'`), 'unspecified', culture), settings);
   return quote(formatDate(wall, format, kind, culture), settings);
 }
@@ -235,26 +235,26 @@ function numberText(n: JsonNumber, settings: Settings): string {
   return Number.isInteger(v) && !/e/i.test(s) ? `${s}.0` : s;
 }
 
-function write(v: Json, settings: Settings, state: RuntimeState, depth: number): string {
+function write(v: Json, settings: Settings, env: SessionEnv, depth: number): string {
   if (v === null) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (v instanceof JsonNumber) return numberText(v, settings);
-  if (typeof v === 'string') return (settings.parseDates && writeDate(v, settings, state)) || quote(v, settings);
+  if (typeof v === 'string') return (settings.parseDates && writeDate(v, settings, env)) || quote(v, settings);
   const ind = settings.indent;
   const nl = ind ? '\n' : '';
   const inner = ind.repeat(depth + 1);
   const outer = ind.repeat(depth);
   if (Array.isArray(v)) {
     if (v.length === 0) return '[]';
-    return `[${nl}${v.map((x) => inner + write(x, settings, state, depth + 1)).join(`,${nl}`)}${nl}${outer}]`;
+    return `[${nl}${v.map((x) => inner + write(x, settings, env, depth + 1)).join(`,${nl}`)}${nl}${outer}]`;
   }
   const entries = Object.entries(v).filter(([, x]) => !(settings.ignoreNulls && x === null));
   if (entries.length === 0) return '{}';
   const sep = ind ? ': ' : ':';
-  return `{${nl}${entries.map(([k, x]) => inner + quote(k, settings) + sep + write(x, settings, state, depth + 1)).join(`,${nl}`)}${nl}${outer}}`;
+  return `{${nl}${entries.map(([k, x]) => inner + quote(k, settings) + sep + write(x, settings, env, depth + 1)).join(`,${nl}`)}${nl}${outer}}`;
 }
 
 /** #jsonformat: parses a JSON text and writes it with the session's #setjsonsettings. */
-export function jsonFormat(text: string, state: RuntimeState): string {
-  return write(readJson(text), settingsOf(state), state, 0);
+export function jsonFormat(text: string, env: SessionEnv): string {
+  return write(readJson(text), settingsOf(env), env, 0);
 }

@@ -9,7 +9,7 @@ import { bytesOf, text, truthy } from './values';
 const O = define.bind(null, 'other');
 
 function lastHttp(ctx: CallContext) {
-  const last = ctx.state.lastHttp;
+  const last = ctx.scope.run.lastHttp;
   if (!last) throw new FunctionError('no SELECT FROM HTTP has run in this session yet');
   return last;
 }
@@ -17,19 +17,19 @@ function lastHttp(ctx: CallContext) {
 function decryptBase64(args: Value[], ctx: CallContext): string {
   const b64 = text(args[1]).trim();
   if (!/^[A-Za-z0-9+/\s]*={0,2}$/.test(b64) || b64 === '') throw new FunctionError('the content is not Base64');
-  return cmsDecrypt(Buffer.from(b64, 'base64'), findCertificate(ctx.state.workspace, text(args[0]))).toString('utf8');
+  return cmsDecrypt(Buffer.from(b64, 'base64'), findCertificate(ctx.scope.session.workspace, text(args[0]))).toString('utf8');
 }
 
 const doc = (v: Value) => (v === null ? '' : text(v));
 
 export const otherFunctions: FunctionDef[] = [
   O('encrypt', '#encrypt(thumbprint, content)', 2, 'Encrypts the UTF-8 content for the workspace certificate with that SHA-1 thumbprint (<workspace>/certs); CMS EnvelopedData (AES-256) in Base64, readable by openssl cms -decrypt.', "#encrypt('3f2a…', secret text)", undefined, (args, ctx) =>
-    cmsEncrypt(bytesOf(args[1], 'utf8'), findCertificate(ctx.state.workspace, text(args[0]))).toString('base64'),
+    cmsEncrypt(bytesOf(args[1], 'utf8'), findCertificate(ctx.scope.session.workspace, text(args[0]))).toString('base64'),
   ),
   O('decrypt', '#decrypt(thumbprint, content)', 2, 'Decrypts Base64 CMS EnvelopedData with the certificate and its private key; returns UTF-8 text.', "#decrypt('3f2a…', #encrypt('3f2a…', secret text))", undefined, decryptBase64),
-  O('jsonformat', '#jsonformat(a)', 1, 'Parses the JSON text a and writes it again with the #setjsonsettings of the session.', '#jsonformat(\'{"a": 1, "b": null}\')', '{"a":1,"b":null}', (args, ctx) => jsonFormat(doc(args[0]), ctx.state)),
+  O('jsonformat', '#jsonformat(a)', 1, 'Parses the JSON text a and writes it again with the #setjsonsettings of the session.', '#jsonformat(\'{"a": 1, "b": null}\')', '{"a":1,"b":null}', (args, ctx) => jsonFormat(doc(args[0]), ctx.scope.session)),
   O('setjsonsettings', '#setjsonsettings(key:value, ...)', [1, Infinity], 'Sets JSON settings for #jsonformat and the culture of formats, for the rest of the session: nullvaluehandling, culture, dateformatstring, dateformathandling, dateparsehandling, datetimezonehandling, floatparsehandling, formatting, stringescapehandling. Returns "".', '#setjsonsettings(formatting:indented, nullvaluehandling:ignore)', '', (args, ctx) => {
-    setJsonSettings(args.map(doc), ctx.state);
+    setJsonSettings(args.map(doc), ctx.scope.session);
     return '';
   }),
   O('parse', '#parse(a, b[, c])', [2, 3], 'Parses a as XML, JSON or CSV (by its first character), selects node b (XPath, JSONPath, or CSV row; null = root) and returns its attribute c by name or index, or its text.', "#parse('<r><i id=\"7\"/></r>', //i, id)", '7', (args) => parseAnyValue(doc(args[0]), args[1], args[2])),

@@ -1,4 +1,5 @@
 import { ScriptError, type Position } from '../errors';
+import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from '../script/limits';
 import { findFunction, suggestFunction } from './registry';
 import type { BinaryPrefix, FunctionDef } from './types';
 
@@ -78,8 +79,11 @@ class Parser {
     return new ScriptError(message, 'syntax', this.pos(i));
   }
 
-  /** Parses from `i` to the end (mode 'all') or to a `,`/`)` at depth 0 (mode 'arg'). */
-  parts(i: number, mode: 'all' | 'arg'): { parts: Part[]; end: number } {
+  /**
+   * Parses from `i` to the end (mode 'all') or to a `,`/`)` at depth 0 (mode 'arg'). `level` is how
+   * many calls enclose the text (bounded by NESTING_LIMIT: parsing and binding recurse per call).
+   */
+  parts(i: number, mode: 'all' | 'arg', level: number): { parts: Part[]; end: number } {
     const src = this.src;
     const parts: Part[] = [];
     let text = '';
@@ -98,7 +102,8 @@ class Parser {
           const name = src.slice(i + 1, j);
           if (!(c === '@' && PASSTHROUGH.has(name.toLowerCase()))) {
             flush();
-            const call = this.call(c, name, i, j + 1);
+            if (level >= NESTING_LIMIT) throw this.error(NESTED_TOO_DEEPLY, i);
+            const call = this.call(c, name, i, j + 1, level + 1);
             parts.push(call.part);
             i = call.end;
             continue;
@@ -136,8 +141,8 @@ class Parser {
     return { parts, end: i };
   }
 
-  /** `start` is at the sigil, `i` just after `(`. */
-  call(sigil: '#' | '@', name: string, start: number, i: number): { part: CallPart; end: number } {
+  /** `start` is at the sigil, `i` just after `(`; `level` counts this call. */
+  call(sigil: '#' | '@', name: string, start: number, i: number, level: number): { part: CallPart; end: number } {
     const def = findFunction(name);
     if (!def) {
       const hint = suggestFunction(name);
@@ -155,7 +160,7 @@ class Parser {
     if (src[j] === ')') return { part, end: j + 1 };
     for (;;) {
       j = skipSpace(src, j);
-      const arg = this.arg(j, `${sigil}${name}`, start, def.compositeFormat === part.args.length);
+      const arg = this.arg(j, `${sigil}${name}`, start, def.compositeFormat === part.args.length, level);
       part.args.push(arg.arg);
       j = arg.end;
       if (src[j] === ',') {
@@ -167,7 +172,7 @@ class Parser {
     }
   }
 
-  arg(i: number, fn: string, callStart: number, composite: boolean): { arg: Arg; end: number } {
+  arg(i: number, fn: string, callStart: number, composite: boolean, level: number): { arg: Arg; end: number } {
     const src = this.src;
     const q = src[i];
     if (q === "'" || q === '"') {
@@ -190,10 +195,10 @@ class Parser {
         throw this.error(`${fn}: expected ',' or ')' after the quoted argument`, after);
       }
       // The quoted content is itself a template: fields and calls inside quotes still count.
-      const inner = new Parser(content, this.pos(i + 1), composite).parts(0, 'all').parts;
+      const inner = new Parser(content, this.pos(i + 1), composite).parts(0, 'all', level).parts;
       return { arg: { parts: inner, quote: q, isNull: false }, end: after };
     }
-    const { parts, end } = (composite === this.composite ? this : new Parser(this.src, this.base, composite)).parts(i, 'arg');
+    const { parts, end } = (composite === this.composite ? this : new Parser(this.src, this.base, composite)).parts(i, 'arg', level);
     if (end >= src.length) throw this.error(`${fn}: missing ')'`, callStart);
     trimTrailing(parts);
     const isNull = parts.length === 1 && parts[0].kind === 'text' && parts[0].text.toLowerCase() === 'null';
@@ -234,5 +239,5 @@ function trimTrailing(parts: Part[]): void {
 
 /** Parses a template text; `base` is where it starts in the cell, for error positions. */
 export function parseTemplate(text: string, base?: Position): Part[] {
-  return new Parser(text, base).parts(0, 'all').parts;
+  return new Parser(text, base).parts(0, 'all', 0).parts;
 }

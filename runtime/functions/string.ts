@@ -98,9 +98,9 @@ const NUMERIC_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 function formatItem(v: Value, format: string, ctx: CallContext): string {
   if (v === null) return '';
   if (format === '') return displayValue(v);
-  const culture = cultureOf(ctx.state);
+  const culture = cultureOf(ctx.scope.session);
   if (typeof v === 'number' || typeof v === 'bigint' || Decimal.isDecimal(v)) return formatNumber(v, format, culture);
-  if (v instanceof Date) return formatWall(ctx.state, v, format, 'unspecified');
+  if (v instanceof Date) return formatWall(ctx.scope.session, v, format, 'unspecified');
   if (typeof v === 'string') {
     if (NUMERIC_TEXT.test(v)) {
       const t = v.trim();
@@ -110,7 +110,7 @@ function formatItem(v: Value, format: string, ctx: CallContext): string {
     }
     try {
       const parsed = parseDateLoose(v);
-      return formatWall(ctx.state, parsed.wall, format, 'unspecified');
+      return formatWall(ctx.scope.session, parsed.wall, format, 'unspecified');
     } catch {
       return v;
     }

@@ -1,6 +1,6 @@
 import type { Position } from '../errors';
 import type { Value } from '../dataset/types';
-import type { RuntimeState } from '../state';
+import type { Scope } from '../scope';
 
 /** The encoding prefix of a `{{prefix:field}}` template field. */
 export type BinaryPrefix = 'ascii' | 'base64' | 'hex' | 'utf8' | 'unicode';
@@ -9,7 +9,8 @@ export type Family = 'data' | 'string' | 'date' | 'other' | 'operator';
 
 /** What a function implementation sees besides its arguments. One object per call site, reused per row. */
 export interface CallContext {
-  state: RuntimeState;
+  /** What the call evaluates in: session settings, the run's statebag, the statement's dataset. */
+  scope: Scope;
   /** The name as the user wrote it, with its sigil (`#toupper`): errors name it. */
   fn: string;
   pos?: Position;

@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { parseDecimal } from '../dataset/decimal-scale';
 import type { Value } from '../dataset/types';
 import { formatValue } from '../dataset/format-value';
-import { encodeBytes } from '../format/values';
+import { encodeBytes } from '../writers/cells';
 import { STRING } from '../dataset/types';
 import { FunctionError, type BinaryPrefix } from './types';
 

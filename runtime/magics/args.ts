@@ -2,16 +2,19 @@ import { ScriptError } from '../errors';
 
 /**
  * Splits magic arguments like a shell: spaces separate, '…' and "…" group, and so does [ … ] as
- * connection names are written in scripts; no expansion.
+ * connection names are written in scripts; no expansion. A group may follow `name=`
+ * (`x="order date"` is the one word `x=order date`).
  */
 export function splitArgs(text: string): string[] {
   const out: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|\[([^\]]*)\]|(\S+)/g;
+  const re = /([A-Za-z_]\w*=)?(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|\[([^\]]*)\]|(\S+))/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) {
-    if (m[1] !== undefined) out.push(m[1].replace(/\\(.)/g, '$1'));
-    else if (m[2] !== undefined) out.push(m[2].replace(/''/g, "'"));
-    else out.push((m[3] ?? m[4]).trim());
+    const key = m[1] ?? '';
+    if (m[2] !== undefined) out.push(key + m[2].replace(/\\(.)/g, '$1'));
+    else if (m[3] !== undefined) out.push(key + m[3].replace(/''/g, "'"));
+    else if (m[4] !== undefined) out.push(key + m[4].trim());
+    else out.push(key + m[5]);
   }
   return out;
 }

@@ -1,14 +1,26 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
-import { ConnectionStore, type Connection, type HttpAuth } from '../workspace/connections';
+import { redactConnection, splitPassword, type Connection, type HttpAuth } from '../workspace/connections';
 import type { Magic } from './magic';
 import { parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 
 const USAGE =
-  '%connection add <name> <base url> [--header "K: V"]… [--basic user:password | --bearer token | --apikey "Header: key"] ' +
-  '[--insecure] [--ca file.pem] [--timeout seconds]  |  %connection add <name> --drive <folder> | --sqlite <file> | --postgres <url>  |  ' +
+  '%connection add <name> <http(s) url> [--header "K: V"]… [--basic user:password | --bearer token | --apikey "Header: key"] ' +
+  '[--insecure] [--ca file.pem] [--timeout seconds]  |  %connection add <name> sqlite:<file> | sqlite::memory: | ' +
+  'postgres://user:pass@host:port/db | ftp(s)://user:pass@host:port/  |  %connection add <name> --drive <folder>  |  ' +
   '%connection list  |  %connection remove <name>';
+
+/** The connection kind each URL scheme makes. */
+const SCHEMES: Record<string, Connection['kind']> = {
+  'http:': 'http',
+  'https:': 'http',
+  'sqlite:': 'sqlite',
+  'postgres:': 'postgres',
+  'postgresql:': 'postgres',
+  'ftp:': 'ftp',
+  'ftps:': 'ftp',
+};
 
 const FLAGS = {
   header: 'list', basic: 'value', bearer: 'value', apikey: 'value', insecure: 'switch', ca: 'value', timeout: 'value',
@@ -27,22 +39,50 @@ function parseConnection(words: string[]): Connection {
   if (!name) throw new ScriptError(`a connection needs a name; usage: ${USAGE}`, 'semantic');
   const one = (k: string) => flags.get(k)?.[0];
   const drive = one('drive');
-  const sqlite = one('sqlite');
-  const postgres = one('postgres');
   if (drive) return { name, kind: 'drive', root: drive };
-  if (sqlite) return { name, kind: 'sqlite', target: sqlite };
-  if (postgres) return { name, kind: 'postgres', target: postgres };
-  if (!url) throw new ScriptError(`connection '${name}' needs a base URL (or --drive/--sqlite/--postgres); usage: ${USAGE}`, 'semantic');
-  try {
-    new URL(url);
-  } catch {
-    throw new ScriptError(`'${url}' is not a valid URL`, 'semantic');
+  // --sqlite and --postgres are the older spellings of the URL forms.
+  const target = url ?? (one('sqlite') !== undefined ? `sqlite:${one('sqlite')}` : one('postgres'));
+  if (!target) throw new ScriptError(`connection '${name}' needs a URL (or --drive <folder>); usage: ${USAGE}`, 'semantic');
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(target)?.[0].toLowerCase();
+  const kind = scheme && SCHEMES[scheme];
+  if (!kind) {
+    throw new ScriptError(`'${scheme ?? target}' is not a connection URL scheme (known: ${Object.keys(SCHEMES).join(' ')}); a folder is --drive <folder>`, 'semantic');
   }
+  if (kind === 'sqlite') {
+    const file = target.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (!file) throw new ScriptError('sqlite: needs a database file (sqlite:shop.db) or sqlite::memory:', 'semantic');
+    return { name, kind, file };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(target);
+  } catch {
+    throw new ScriptError(`'${maskUserinfo(target)}' is not a valid URL`, 'semantic');
+  }
+  if (kind === 'postgres') return { name, kind, ...splitPassword(parsed.toString()) };
+  if (kind === 'ftp') return { name, kind, ...splitPassword(parsed.toString()), ...(flags.has('insecure') ? { tls: { rejectUnauthorized: false } } : {}) };
+  return httpConnection(name, parsed, flags);
+}
+
+/** A URL as text with its userinfo cut, for an error about a URL that does not parse. */
+function maskUserinfo(text: string): string {
+  return text.replace(/\/\/[^/@]*@/, '//****@');
+}
+
+function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>): Connection {
+  const one = (k: string) => flags.get(k)?.[0];
   let auth: HttpAuth | undefined;
   const basic = one('basic');
   const bearer = one('bearer');
   const apikey = one('apikey');
   if ([basic, bearer, apikey].filter(Boolean).length > 1) throw new ScriptError('choose one of --basic, --bearer, --apikey', 'semantic');
+  // A password in the URL is the same as --basic: kept apart from the URL, sealed like it.
+  if (parsed.password && (bearer || apikey || basic)) throw new ScriptError('give the password in the URL or with --basic, not both', 'semantic');
+  if (parsed.username || parsed.password) {
+    auth = { type: 'basic', user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
+    parsed.username = '';
+    parsed.password = '';
+  }
   if (basic) {
     const [user, password] = splitPair(basic, ':', '--basic');
     auth = { type: 'basic', user, password };
@@ -60,7 +100,7 @@ function parseConnection(words: string[]): Connection {
   return {
     name,
     kind: 'http',
-    baseUrl: url,
+    baseUrl: parsed.toString(),
     ...(Object.keys(headers).length ? { headers } : {}),
     ...(auth ? { auth } : {}),
     ...(insecure || ca ? { tls: { ...(insecure ? { rejectUnauthorized: false } : {}), ...(ca ? { ca } : {}) } } : {}),
@@ -69,7 +109,7 @@ function parseConnection(words: string[]): Connection {
 }
 
 function describe(c: Connection): string {
-  const r = ConnectionStore.redact(c);
+  const r = redactConnection(c);
   delete r.name;
   delete r.kind;
   return JSON.stringify(r);

@@ -1,5 +1,20 @@
+import type { Dataset } from '../dataset/dataset';
 import type { Result } from '../results';
-import type { Session } from '../session';
+import type { ConnectionStore } from '../workspace/connections';
+
+/** What magics may reach of the session (the Session implements it; magics never import it). */
+export interface MagicHost {
+  readonly workspace: string;
+  readonly cwd: string;
+  readonly connections: ConnectionStore;
+  readonly dataset: Dataset;
+  /** The magics this session knows (the language's own and its front end's). */
+  readonly magics: MagicTable;
+  /** The pipeline name of the session's cells: keys CDC state and names change logs. */
+  pipeline: string;
+  displayLimit: number;
+  reset(): void;
+}
 
 /**
  * A magic: a front-end-independent command of the session (not SQL CDC). Both the REPL and the
@@ -12,5 +27,22 @@ export interface Magic {
   description: string;
   /** Subcommands/words offered by completion after `%name `. */
   words?: string[];
-  run(session: Session, args: string): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
+  run(session: MagicHost, args: string): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
+}
+
+/** A session's magics by name: the single source for running them, %help and completion. */
+export class MagicTable {
+  private readonly byName: Map<string, Magic>;
+
+  constructor(magics: readonly Magic[]) {
+    this.byName = new Map(magics.map((m) => [m.name.toLowerCase(), m]));
+  }
+
+  all(): Magic[] {
+    return [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  find(name: string): Magic | undefined {
+    return this.byName.get(name.toLowerCase());
+  }
 }

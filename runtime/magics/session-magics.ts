@@ -1,4 +1,5 @@
 import { ScriptError } from '../errors';
+import { PIPELINE_NAME } from '../pipeline-name';
 import type { Result } from '../results';
 import type { Magic } from './magic';
 
@@ -26,9 +27,24 @@ export const resetMagic: Magic = {
   },
 };
 
+export const pipelineMagic: Magic = {
+  name: 'pipeline',
+  usage: '%pipeline [NAME]',
+  description: 'shows or sets the pipeline name (CDC state and change log names are kept per pipeline)',
+  run(session, args): Result[] {
+    if (args) {
+      if (!PIPELINE_NAME.test(args)) {
+        throw new ScriptError(`a pipeline name is letters, digits, '_', '.' and '-' (it names files), not '${args}'`, 'semantic');
+      }
+      session.pipeline = args;
+    }
+    return [{ kind: 'message', text: `pipeline: ${session.pipeline}` }];
+  },
+};
+
 export const workspaceMagic: Magic = {
   name: 'workspace',
   usage: '%workspace',
   description: 'shows the workspace folder (connections, variables, certificates, change logs)',
-  run: (session): Result[] => [{ kind: 'message', text: `workspace: ${session.state.workspace}\nworking directory: ${session.state.cwd}` }],
+  run: (session): Result[] => [{ kind: 'message', text: `workspace: ${session.workspace}\nworking directory: ${session.cwd}` }],
 };

@@ -1,6 +1,6 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
-import type { Session } from '../session';
+import type { MagicHost } from './magic';
 import { variablesOf } from '../workspace/variables';
 import { parseFlags, splitArgs } from './args';
 import { listing } from './listing';
@@ -14,10 +14,10 @@ export const varMagic: Magic = {
   usage: USAGE,
   description: 'lists, sets (optionally encrypted) and removes workspace variables',
   words: ['list', 'set', 'remove', '--encrypted'],
-  run(session: Session, args: string): Result[] {
+  run(session: MagicHost, args: string): Result[] {
     const words = splitArgs(args);
     const sub = (words.shift() ?? 'list').toLowerCase();
-    const store = variablesOf(session.state.workspace);
+    const store = variablesOf(session.workspace);
     switch (sub) {
       case 'list': {
         if (words.length) throw new ScriptError(`%var list takes no arguments; usage: ${USAGE}`, 'semantic');

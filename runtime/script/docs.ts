@@ -1,12 +1,12 @@
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { COMMANDS } from './commands';
+import { NESTING_LIMIT } from './limits';
 import { DB_SECTION_OPTIONS, HTTP_SECTION_OPTIONS, TRACE_OPTIONS, type OptionDef, type OptionSet } from './options';
 
 /**
  * The statement reference, built from the command and option tables the parser uses. The kernel's
- * inspect and %help read `statementDocs`; docs/language.md is `languageReference()` (a test checks the
- * file is current; regenerate with `node dist/runtime/script/docs.js`).
+ * inspect and %help read `statementDocs`; docs/language.md is `languageReference()` given the statements
+ * the interpreter cannot run yet (runtime/services/language-docs.ts writes it; a test checks the file is
+ * current).
  */
 
 export interface OptionDoc {
@@ -42,7 +42,7 @@ export const statementDocs: StatementDoc[] = COMMANDS.map((c) => ({
 const INTRODUCTION = `# SQL CDC language reference
 
 This file is generated from the parser's command and option tables (\`runtime/script/commands.ts\`,
-\`runtime/script/options.ts\`); do not edit it by hand — run \`node dist/runtime/script/docs.js\`.
+\`runtime/script/options.ts\`); do not edit it by hand — run \`node dist/runtime/services/language-docs.js\`.
 Functions (\`#f()\`, \`@f()\`) and the filter expression language have their own references.
 
 ## Lexical rules
@@ -78,6 +78,31 @@ the line and column (in the whole cell, magic lines included) and what was expec
 Unknown options, repeated options, bad numbers, unknown modes and formats and missing required options
 are reported the same way.
 
+**A missing \`;\`.** When a statement runs into the start of the next one — a command word that cannot
+continue it (\`PRINT\` after \`PRINT 'a'\`), a command head none of its clauses starts with (\`APPLY FILTER\`
+after a SELECT, whose clauses are \`APPLY TX\` and \`APPLY PIPELINE\`), a clause it already has, or a
+statement on its own line that reads on further than the clause it could also begin — the error is
+\`expected ';' after SELECT FROM DRIVE (line 1)\`, with the caret right after the last token of the
+statement that lacks the \`;\` and the line where that statement starts:
+
+\`\`\`
+SELECT * FROM DRIVE 'd.csv'
+APPLY FILTER 'id > 1';
+\`\`\`
+
+gives \`SELECT FROM DRIVE at line 1, column 28: expected ';' after SELECT FROM DRIVE (line 1)\`. A word that
+can continue the statement keeps the message about that clause: \`SELECT * FROM DRIVE 'd.csv' APPLY FOO\`
+gives \`expected TX or PIPELINE after APPLY but found 'FOO'\`.
+
+**Nesting limit: ${NESTING_LIMIT} levels.** Three things nest, each counted on its own: \`APPLY PIPELINE\`
+inside \`APPLY PIPELINE\` (a SELECT's inline pipeline is a level too); function calls inside function
+calls in a text (\`#f(#g(…))\`, calls in quoted arguments included); and, in a filter or \`@sql()\`
+expression, parentheses, function calls, \`IN\` lists, \`NOT\` and signs. One level more is the error
+\`nested too deeply (limit ${NESTING_LIMIT})\` at the level that goes past it (for a pipeline when the cell is parsed,
+for a text or an expression when its statement starts). The limit keeps every layer nested that deep
+at once well inside the interpreter's stack. Chains of operators are not nesting and have no limit:
+a filter of ten thousand \`… OR …\` terms or a sum of ten thousand terms runs.
+
 ## Multi-line input (REPL, Jupyter console)
 
 A cell is *complete* when it is empty or ends with a \`;\` outside strings, blocks and comments;
@@ -96,10 +121,17 @@ function section(title: string, set: OptionSet<never>): string {
   return `### ${title}\n\n${table(optionDocs(set))}\n`;
 }
 
-export function languageReference(): string {
+/** What a statement the interpreter parses but cannot run yet says in its docs and its inspect text. */
+export function notAvailableNote(keyword: string): string {
+  return `Not available yet: ${keyword} parses, but running it fails with "not supported yet: ${keyword}".`;
+}
+
+/** `unavailable`: the keywords of statements that parse but do not run yet. */
+export function languageReference(unavailable: ReadonlySet<string>): string {
   const parts = [INTRODUCTION, '## Statements\n'];
   for (const doc of statementDocs) {
-    parts.push(`### ${doc.keyword}\n\n${doc.description}\n\n\`\`\`\n${doc.syntax}\n\`\`\`\n`);
+    const note = unavailable.has(doc.keyword) ? `**${notAvailableNote(doc.keyword)}**\n\n` : '';
+    parts.push(`### ${doc.keyword}\n\n${note}${doc.description}\n\n\`\`\`\n${doc.syntax}\n\`\`\`\n`);
     if (doc.options.length) parts.push(`${table(doc.options)}\n`);
     parts.push(`Example:\n\n\`\`\`sql\n${doc.example}\n\`\`\`\n`);
   }
@@ -108,10 +140,4 @@ export function languageReference(): string {
   parts.push(section('ON_UPSERT / ON_DELETE sections of PUSH INTO DB', DB_SECTION_OPTIONS));
   parts.push(section('TRACE INTO (APPLY HTTP, SELECT FROM HTTP, PUSH INTO HTTP sections)', TRACE_OPTIONS));
   return parts.join('\n');
-}
-
-if (require.main === module) {
-  const target = resolve(__dirname, '../../../docs/language.md');
-  writeFileSync(target, languageReference());
-  process.stdout.write(`wrote ${target}\n`);
 }

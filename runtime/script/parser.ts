@@ -1,13 +1,13 @@
-import type { IRecognitionException, IToken } from 'chevrotain';
-import { EOF } from './chevrotain';
+import type { IToken } from 'chevrotain';
 import { ScriptError } from '../errors';
 import type { Script, Statement } from './ast';
 import { COMMAND_WORDS, COMMANDS, matchHead, type CommandDef } from './commands';
-import { grammar } from './grammar';
+import { bodyError, isKeywordToken, parseBody } from './failures';
+import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from './limits';
 import { list } from './options';
 import { SourceText } from './source';
 import {
-  describeToken, endOf, Identifier, isKeyword, keywordNames, lexRange, problemOf, Semicolon, VALUE_WORDS,
+  describeToken, endOf, Identifier, keywordNames, lexRange, problemOf, Semicolon, VALUE_WORDS,
 } from './tokens';
 
 export { statementDocs, type StatementDoc } from './docs';
@@ -21,11 +21,12 @@ export { statementDocs, type StatementDoc } from './docs';
  */
 export function parseScript(text: string, startOffset = 0): Script {
   const source = new SourceText(text);
-  return { statements: parseRange(source, startOffset, text.length) };
+  return { statements: parseRange(source, startOffset, text.length, 0) };
 }
 
-function parseRange(source: SourceText, start: number, end: number): Statement[] {
-  return splitStatements(lexRange(source, start, end)).map((tokens) => parseStatement(source, tokens));
+/** `level`: how many pipelines enclose the range (bounded: pipelines parse and run recursively). */
+function parseRange(source: SourceText, start: number, end: number, level: number): Statement[] {
+  return splitStatements(lexRange(source, start, end)).map((tokens) => parseStatement(source, tokens, level));
 }
 
 /** Top-level `;` tokens end statements (a `;` inside a string or block is part of that token). */
@@ -43,7 +44,7 @@ function splitStatements(tokens: IToken[]): IToken[][] {
   return statements;
 }
 
-function parseStatement(source: SourceText, tokens: IToken[]): Statement {
+function parseStatement(source: SourceText, tokens: IToken[], level: number): Statement {
   const head = matchHead(tokens);
   const keyword = head.kind === 'match' ? head.command.keyword : undefined;
   for (const t of tokens) {
@@ -56,8 +57,9 @@ function parseStatement(source: SourceText, tokens: IToken[]): Statement {
   const first = tokens[0];
   const last = tokens[tokens.length - 1];
   const pos = source.position(first.startOffset);
-  const body = grammar.parseBody(command.rule, tokens.slice(head.length), source, command.keyword, pos);
-  if (!body || grammar.errors.length) throw grammarError(source, tokens, command, grammar.errors[0]);
+  const result = parseBody(source, tokens, command, head.length);
+  if (!('body' in result)) throw bodyError(source, tokens, command, head.length, result);
+  const { body } = result;
   command.fromHead?.(body, tokens.slice(0, head.length));
 
   const statement = {
@@ -68,7 +70,11 @@ function parseStatement(source: SourceText, tokens: IToken[]): Statement {
   };
   // Pipelines are parsed after their enclosing statement: the grammar instance is not re-entrant.
   const pipeline = statement.kind === 'ApplyPipeline' ? statement : 'pipeline' in statement ? statement.pipeline : undefined;
-  if (pipeline) pipeline.statements = parseRange(source, pipeline.body.pos.offset, pipeline.body.pos.offset + pipeline.body.value.length);
+  if (pipeline) {
+    if (level >= NESTING_LIMIT) throw new ScriptError(NESTED_TOO_DEEPLY, 'syntax', pipeline.pos, 'APPLY PIPELINE');
+    const { offset } = pipeline.body.pos;
+    pipeline.statements = parseRange(source, offset, offset + pipeline.body.value.length, level + 1);
+  }
   return statement;
 }
 
@@ -91,27 +97,6 @@ function headError(source: SourceText, tokens: IToken[], index: number, expected
 
 function readable(name: string): string {
   return name === 'Star' ? "'*'" : name;
-}
-
-function grammarError(source: SourceText, tokens: IToken[], command: CommandDef, e: IRecognitionException): ScriptError {
-  const atEnd = e.token.tokenType === EOF;
-  const index = atEnd ? tokens.length : tokens.indexOf(e.token);
-  const previous = tokens[index - 1];
-  const offset = atEnd ? endOf(previous) : e.token.startOffset;
-  const found = describeToken(atEnd ? undefined : e.token);
-  if (e.name === 'NotAllInputParsedException') {
-    const names = command.options.options.map((o) => o.name);
-    const expected = names.length ? `';' or an option of ${command.keyword} (${names.join(', ')})` : "';'";
-    // A word where an option may stand is most likely a misspelt or misplaced option.
-    const word = e.token.tokenType === Identifier || (isKeywordToken(e.token) && !COMMAND_WORDS.includes(e.token.image.toUpperCase()));
-    return source.error(`expected ${expected} but found ${found}`, offset, word ? 'semantic' : 'syntax', command.keyword);
-  }
-  const after = previous && isKeywordToken(previous) ? ` after ${previous.image.toUpperCase()}` : '';
-  return source.error(`${e.message}${after} but found ${found}`, offset, 'syntax', command.keyword);
-}
-
-function isKeywordToken(t: IToken): boolean {
-  return t.tokenType !== Identifier && isKeyword(t.image);
 }
 
 /** Every keyword and value word of the language, for completion. */

@@ -1,6 +1,6 @@
 import type { Session } from '../session';
 import { typeNames } from '../dataset/type-names';
-import { allMagics, findMagic } from '../magics/index';
+import type { MagicTable } from '../magics/magic';
 import { cursorContext, magicBlockEnd, wordBefore, wordEnd, type CursorContext } from './context';
 import { expectedAt } from './expected';
 import { functionNames } from './vocabulary';
@@ -59,15 +59,15 @@ function stringHoldsColumns(ctx: CursorContext): 'list' | 'expression' | undefin
   return COLUMN_LIST_WORDS.has(last) ? 'list' : undefined;
 }
 
-function completeMagic(code: string, cursor: number, ctx: CursorContext): Completion {
+function completeMagic(magics: MagicTable, code: string, cursor: number, ctx: CursorContext): Completion {
   const line = code.slice(ctx.regionStart, cursor);
   const m = /^%(\S*)(\s+)?(\S*)$/.exec(line);
   if (!m) return { matches: [], start: cursor, end: cursor };
   if (m[2] === undefined) {
-    const names = allMagics().map((g) => `%${g.name}`);
+    const names = magics.all().map((g) => `%${g.name}`);
     return { matches: filter(names, `%${m[1]}`), start: ctx.regionStart, end: wordEnd(code, cursor) };
   }
-  const words = findMagic(m[1])?.words ?? [];
+  const words = magics.find(m[1])?.words ?? [];
   return { matches: filter(words, m[3]), start: cursor - m[3].length, end: wordEnd(code, cursor) };
 }
 
@@ -105,7 +105,7 @@ export function complete(session: Session, code: string, cursor: number): Comple
     case 'comment':
       return none;
     case 'magic':
-      return completeMagic(code, cursor, ctx);
+      return completeMagic(session.magics, code, cursor, ctx);
     case 'bracket': {
       const prefix = code.slice(ctx.regionStart, cursor);
       const close = code.indexOf(']', cursor);

@@ -1,9 +1,10 @@
 import type { Session } from '../session';
 import { typeName } from '../dataset/type-names';
-import { findMagic } from '../magics/index';
-import { ConnectionStore } from '../workspace/connections';
+import { redactConnection } from '../workspace/connections';
 import { cursorContext, statementWords, wordAround } from './context';
 import { functionDoc, languageKeywords, statementDocList, type FunctionDoc, type StatementDoc } from './vocabulary';
+import { notAvailableNote } from '../script/docs';
+import { unavailableStatements } from './language-docs';
 
 export interface Inspection {
   found: boolean;
@@ -35,8 +36,9 @@ function functionInspection(d: FunctionDoc): Inspection {
   return doc(d.signature, d.signature, d.description + aliases, d.expected === undefined ? d.example : `${d.example} → ${d.expected}`);
 }
 
-function statementInspection(d: StatementDoc): Inspection {
-  return doc(d.keyword, d.syntax, d.description, d.example);
+function statementInspection(session: Session, d: StatementDoc): Inspection {
+  const description = unavailableStatements(session.commands).has(d.keyword) ? `${notAvailableNote(d.keyword)}\n\n${d.description}` : d.description;
+  return doc(d.keyword, d.syntax, description, d.example);
 }
 
 /**
@@ -106,7 +108,7 @@ export function inspect(session: Session, code: string, cursor: number): Inspect
     const name = code.slice(ctx.regionStart, close < 0 ? code.length : close);
     const c = session.connections.find(name);
     if (!c) return NOT_FOUND;
-    const settings = JSON.stringify(ConnectionStore.redact(c), null, 2);
+    const settings = JSON.stringify(redactConnection(c), null, 2);
     return { found: true, text: `[${c.name}] ${c.kind} connection\n${settings}`, markdown: `**[${c.name}]** ${c.kind} connection\n\n\`\`\`json\n${settings}\n\`\`\`` };
   }
 
@@ -123,18 +125,18 @@ export function inspect(session: Session, code: string, cursor: number): Inspect
     return d ? functionInspection(d) : NOT_FOUND;
   }
   if (word.sigil === '%') {
-    const m = ctx.region === 'magic' ? findMagic(word.text) : undefined;
+    const m = ctx.region === 'magic' ? session.magics.find(word.text) : undefined;
     return m ? doc(`%${m.name}`, m.usage, m.description + (m.words ? ` (${m.words.join(', ')})` : '')) : NOT_FOUND;
   }
 
   const isKeyword = ctx.region === 'code' && languageKeywords().includes(word.text.toUpperCase());
   if (!isKeyword) return columnInspection(session, word.text);
   const d = statementDocFor(statementWords(code, ctx.statementStart));
-  if (d) return optionInspection(d, word.text.toUpperCase()) ?? statementInspection(d);
+  if (d) return optionInspection(d, word.text.toUpperCase()) ?? statementInspection(session, d);
   // No statement around the word (`.doc KEEP_EMPTY`): the first statement whose head or options have it.
   const upper = word.text.toUpperCase();
   const head = statementDocList().find((s) => s.keyword.split(' ').includes(upper));
-  if (head) return statementInspection(head);
+  if (head) return statementInspection(session, head);
   for (const s of statementDocList()) {
     const option = optionInspection(s, upper);
     if (option) return option;

@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
 import { writeFileAtomic } from './files';
+import { MASK } from './redact';
+import { WorkspaceKey } from './workspace-key';
 
 export type HttpAuth =
   | { type: 'basic'; user: string; password: string }
@@ -11,7 +13,7 @@ export type HttpAuth =
 export interface HttpConnection {
   name: string;
   kind: 'http';
-  /** Relative paths in (GET /path) are resolved against it. */
+  /** Relative paths in (GET /path) are resolved against it. Never holds a password (that is auth). */
   baseUrl: string;
   headers?: Record<string, string>;
   auth?: HttpAuth;
@@ -20,11 +22,29 @@ export interface HttpConnection {
   timeout?: number;
 }
 
-export interface DbConnection {
+export interface SqliteConnection {
   name: string;
-  kind: 'sqlite' | 'postgres';
-  /** sqlite: file path; postgres: a connection string. */
-  target: string;
+  kind: 'sqlite';
+  /** The database file (relative to the working directory), or `:memory:`. */
+  file: string;
+}
+
+/** A connection given by a URL with a password: the URL is kept without it, the password apart. */
+interface UrlConnection {
+  name: string;
+  /** postgres://user@host:port/db?sslmode=…, ftp://user@host:port/ — never with the password. */
+  url: string;
+  password?: string;
+}
+
+export interface PostgresConnection extends UrlConnection {
+  kind: 'postgres';
+}
+
+export interface FtpConnection extends UrlConnection {
+  kind: 'ftp';
+  /** ftps: `--insecure` accepts any certificate (a test server's self-signed one). */
+  tls?: { rejectUnauthorized?: boolean };
 }
 
 export interface DriveConnection {
@@ -34,36 +54,111 @@ export interface DriveConnection {
   root: string;
 }
 
-export type Connection = HttpConnection | DbConnection | DriveConnection;
+export type DbConnection = SqliteConnection | PostgresConnection;
+export type Connection = HttpConnection | DbConnection | FtpConnection | DriveConnection;
 
-/** Keys whose values are secrets: stored, used, never printed back. */
-const SECRET_FIELDS = ['password', 'token', 'key'];
+/** A secret value inside a connection: its path of keys, and the value. */
+type SecretLeaf = [path: string[], value: string];
+
+/** Where a connection keeps its secrets: passwords, tokens, API keys and every header value. */
+function secretsOf(c: Connection): SecretLeaf[] {
+  const out: SecretLeaf[] = [];
+  if (c.kind === 'http') {
+    if (c.auth?.type === 'basic') out.push([['auth', 'password'], c.auth.password]);
+    if (c.auth?.type === 'bearer') out.push([['auth', 'token'], c.auth.token]);
+    if (c.auth?.type === 'apikey') out.push([['auth', 'key'], c.auth.key]);
+    for (const [k, v] of Object.entries(c.headers ?? {})) out.push([['headers', k], v]);
+  }
+  if ((c.kind === 'postgres' || c.kind === 'ftp') && c.password !== undefined) out.push([['password'], c.password]);
+  return out;
+}
+
+/** A deep copy of `c` with each secret leaf set to `value(leaf)`. */
+function withLeaves(c: Connection, leaves: SecretLeaf[]): Connection {
+  const copy = structuredClone(c) as unknown as Record<string, unknown>;
+  for (const [path, value] of leaves) {
+    let node = copy;
+    for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+    node[path[path.length - 1]] = value;
+  }
+  return copy as unknown as Connection;
+}
+
+/** A connection safe to show: every secret is ****, URLs show `user:****@`. */
+export function redactConnection(c: Connection): Record<string, unknown> {
+  const masked = withLeaves(c, secretsOf(c).map(([path]) => [path, MASK])) as unknown as Record<string, unknown>;
+  if ((c.kind === 'postgres' || c.kind === 'ftp') && c.password !== undefined) {
+    const url = new URL(c.url);
+    url.password = 'x';
+    masked.url = url.toString().replace(':x@', `:${MASK}@`);
+    delete masked.password;
+  }
+  return masked;
+}
+
+/** A connection as connections.json keeps it: secrets sealed under the workspace key, never in clear. */
+type StoredConnection = Connection & { sealed?: string };
 
 /**
- * Named connections, kept in <workspace>/connections.json (written atomically). Names are
- * case-insensitive, as connection names in brackets are written by hand in scripts.
+ * Named connections, kept in <workspace>/connections.json (mode 0600, written atomically). Their secrets
+ * are sealed with the workspace key (workspace-key.ts), the connection's name authenticated with them;
+ * a file written before that (secrets in clear) is rewritten sealed the first time it is read. Names
+ * are case-insensitive, as connection names in brackets are written by hand in scripts.
  */
 export class ConnectionStore {
   private readonly file: string;
   private cache?: Map<string, Connection>;
 
-  constructor(workspace: string) {
+  constructor(
+    workspace: string,
+    private readonly key = new WorkspaceKey(workspace),
+  ) {
     this.file = join(workspace, 'connections.json');
   }
 
   private load(): Map<string, Connection> {
     if (!this.cache) {
       this.cache = new Map();
+      let clearSecrets = false;
       if (existsSync(this.file)) {
-        const list = JSON.parse(readFileSync(this.file, 'utf8')) as Connection[];
-        for (const c of list) this.cache.set(c.name.toLowerCase(), c);
+        const list = JSON.parse(readFileSync(this.file, 'utf8')) as StoredConnection[];
+        for (const stored of list) {
+          const c = this.unseal(stored);
+          if (!stored.sealed && secretsOf(c).length > 0) clearSecrets = true;
+          this.cache.set(c.name.toLowerCase(), c);
+        }
       }
+      if (clearSecrets) this.save();
     }
     return this.cache;
   }
 
-  private save(): void {
-    writeFileAtomic(this.file, JSON.stringify([...this.load().values()], null, 2) + '\n', 0o600);
+  private unseal(stored: StoredConnection): Connection {
+    const { sealed, ...rest } = stored;
+    const c = upgrade(rest);
+    if (!sealed) return c;
+    const leaves = JSON.parse(this.key.open(c.name, sealed, `connection [${c.name}]`)) as SecretLeaf[];
+    return withLeaves(c, leaves);
+  }
+
+  private sealedForm(c: Connection, key: WorkspaceKey): StoredConnection {
+    const leaves = secretsOf(c);
+    if (leaves.length === 0) return c;
+    const masked = withLeaves(c, leaves.map(([path]) => [path, MASK]));
+    if (masked.kind === 'postgres' || masked.kind === 'ftp') delete masked.password;
+    return { ...masked, sealed: key.seal(c.name, JSON.stringify(leaves)) };
+  }
+
+  private save(key: WorkspaceKey = this.key): void {
+    const stored = [...this.load().values()].map((c) => this.sealedForm(c, key));
+    writeFileAtomic(this.file, JSON.stringify(stored, null, 2) + '\n', 0o600);
+  }
+
+  /** Seals every connection again with `next` (workspace key rotation); returns how many hold secrets. */
+  resealWith(next: WorkspaceKey): number {
+    const n = this.list().filter((c) => secretsOf(c).length > 0).length;
+    this.save(next);
+    return n;
   }
 
   list(): Connection[] {
@@ -106,9 +201,21 @@ export class ConnectionStore {
     if (removed) this.save();
     return removed;
   }
+}
 
-  /** A description safe to show: secrets replaced by ****. */
-  static redact(c: Connection): Record<string, unknown> {
-    return JSON.parse(JSON.stringify(c), (k: string, v: unknown) => (SECRET_FIELDS.includes(k) && typeof v === 'string' ? '****' : v)) as Record<string, unknown>;
-  }
+/** Database connections written before connection URLs (`target`) read as today's shape. */
+function upgrade(c: Connection): Connection {
+  const legacy = c as unknown as { kind: string; target?: string; name: string };
+  if (legacy.target === undefined) return c;
+  if (legacy.kind === 'sqlite') return { name: c.name, kind: 'sqlite', file: legacy.target };
+  return { name: c.name, kind: 'postgres', ...splitPassword(legacy.target) };
+}
+
+/** A URL's password taken out of it: the URL to keep, and the password to seal. */
+export function splitPassword(text: string): { url: string; password?: string } {
+  const url = new URL(text);
+  if (!url.password) return { url: url.toString() };
+  const password = decodeURIComponent(url.password);
+  url.password = '';
+  return { url: url.toString(), password };
 }

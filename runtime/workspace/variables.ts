@@ -1,15 +1,13 @@
-import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
 import { writeFileAtomic } from './files';
+import { WorkspaceKey } from './workspace-key';
 
 /**
  * Workspace variables (spec 2.5): named values in <workspace>/variables.json, read by #trygetvar,
- * written by #setvar/#trysetvar and the %var magic. A variable declared encrypted is stored with
- * AES-256-GCM under the workspace key — the SQLCDC_SECRET environment variable when set, else the
- * 32 random bytes of <workspace>/secret.key (created with mode 0600) — and is never written or shown
- * in clear. Writes are atomic (temp file + rename).
+ * written by #setvar/#trysetvar and the %var magic. A variable declared encrypted is sealed with the
+ * workspace key (workspace-key.ts) and is never written or shown in clear. Writes are atomic.
  */
 interface StoredVariable {
   name: string;
@@ -26,16 +24,16 @@ export interface VariableInfo {
 }
 
 export const MASK = '****';
-const PREFIX = 'v1:';
 
 export class VariableStore {
   private readonly file: string;
-  private readonly keyFile: string;
   private cache?: { stamp: string; vars: Map<string, StoredVariable> };
 
-  constructor(readonly workspace: string) {
+  constructor(
+    readonly workspace: string,
+    private readonly key = new WorkspaceKey(workspace),
+  ) {
     this.file = join(workspace, 'variables.json');
-    this.keyFile = join(workspace, 'secret.key');
   }
 
   /** Re-reads the file when another process (kernel, CLI) changed it. */
@@ -62,42 +60,26 @@ export class VariableStore {
     this.cache = undefined;
   }
 
-  private key(create: boolean): Buffer {
-    const secret = process.env.SQLCDC_SECRET;
-    if (secret) return scryptSync(secret, 'sqlcdc/variables', 32);
-    if (existsSync(this.keyFile)) {
-      const key = Buffer.from(readFileSync(this.keyFile, 'utf8').trim(), 'base64');
-      if (key.length !== 32) throw new ScriptError(`${this.keyFile} does not hold a 32-byte key`, 'runtime');
-      return key;
-    }
-    if (!create) throw new ScriptError(`the workspace key ${this.keyFile} is missing (or set SQLCDC_SECRET): encrypted variables cannot be read`, 'runtime');
-    const key = randomBytes(32);
-    writeFileAtomic(this.keyFile, key.toString('base64') + '\n', 0o600);
-    return key;
-  }
-
   private seal(name: string, clear: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key(true), iv);
     // The name is authenticated too, so a value cannot be moved to another variable.
-    cipher.setAAD(Buffer.from(name.toLowerCase()));
-    const body = Buffer.concat([cipher.update(clear, 'utf8'), cipher.final()]);
-    return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+    return this.key.seal(name, clear);
   }
 
   private open(v: StoredVariable): string {
-    if (!v.encrypted) return v.value;
-    if (!v.value.startsWith(PREFIX)) throw new ScriptError(`variable ${v.name}: unknown encrypted format`, 'runtime');
-    const raw = Buffer.from(v.value.slice(PREFIX.length), 'base64');
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key(false), raw.subarray(0, 12));
-      decipher.setAAD(Buffer.from(v.name.toLowerCase()));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-    } catch (e) {
-      if (e instanceof ScriptError) throw e;
-      throw new ScriptError(`variable ${v.name} cannot be decrypted with this workspace key (SQLCDC_SECRET or secret.key changed?)`, 'runtime');
+    return v.encrypted ? this.key.open(v.name, v.value, `variable ${v.name}`) : v.value;
+  }
+
+  /** Seals every encrypted variable again with `next` (workspace key rotation); returns how many. */
+  resealWith(next: WorkspaceKey): number {
+    const vars = new Map(this.load());
+    let n = 0;
+    for (const [k, v] of vars) {
+      if (!v.encrypted) continue;
+      vars.set(k, { ...v, value: next.seal(v.name, this.open(v)) });
+      n++;
     }
+    this.save(vars);
+    return n;
   }
 
   has(name: string): boolean {

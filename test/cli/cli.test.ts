@@ -96,6 +96,9 @@ test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
     ['run', 'scripts/ok.sql', 'extra.sql'],
     ['frobnicate'],
     ['repl', '--output', 'json'],
+    ['repl', '--existing', 'kernel.json', '--workspace', 'ws'],
+    ['run', 'scripts/ok.sql', '--interactive'],
+    ['run', 'scripts/ok.sql', '--workspace='],
   ]) {
     const r = await sqlcdc(dir, args);
     assert.equal(r.code, 2, args.join(' '));
@@ -128,12 +131,28 @@ test('--workspace chooses the workspace folder', LIMITS, async () => {
   assert.ok(existsSync(join(dir, 'elsewhere')));
 });
 
+test('run in a subfolder uses the .sqlcdc of a parent folder; SQLCDC_HOME wins over it, --workspace over both', LIMITS, async () => {
+  const dir = project({ 'ws.sql': '%workspace\n' });
+  mkdirSync(join(dir, '.sqlcdc'));
+  const sub = join(dir, 'scripts');
+  const workspaceOf = async (options: Parameters<typeof sqlcdc>[2], ...args: string[]) => {
+    const r = await sqlcdc(sub, ['run', 'ws.sql', ...args], options);
+    assert.equal(r.code, 0, r.stderr);
+    return /^workspace: (.*)$/m.exec(r.stderr)?.[1];
+  };
+  assert.equal(await workspaceOf({}), join(dir, '.sqlcdc'));
+  assert.ok(!existsSync(join(sub, '.sqlcdc')), 'no new workspace in the subfolder');
+  const home = join(tempDir('cli-home'), 'home');
+  assert.equal(await workspaceOf({ env: { SQLCDC_HOME: home } }), home);
+  assert.equal(await workspaceOf({ env: { SQLCDC_HOME: home } }, '--workspace', 'mine'), join(sub, 'mine'));
+});
+
 test('SIGINT cancels the running statement and exits 130', LIMITS, async (t) => {
   // Never answers: only cancelling can end the statement.
   const server = await startHttpServer(() => undefined);
   t.after(() => server.close());
   const dir = project({ 'slow.sql': `SELECT * FROM HTTP (GET ${server.url}/never);\nPRINT 'not reached';\n` });
-  const r = await sqlcdc(dir, ['run', 'scripts/slow.sql'], (child) => void server.received(1).then(() => child.kill('SIGINT')));
+  const r = await sqlcdc(dir, ['run', 'scripts/slow.sql'], { started: (child) => void server.received(1).then(() => child.kill('SIGINT')) });
   assert.equal(r.code, 130);
   assert.match(r.stderr, /^scripts\/slow\.sql:1:1: SELECT FROM HTTP: cancelled/);
   assert.ok(!r.stderr.includes('not reached'));

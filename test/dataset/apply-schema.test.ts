@@ -4,17 +4,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Decimal from 'decimal.js';
-import '../../runtime/commands/apply-schema';
+import { applySchema } from '../../runtime/commands/apply-schema';
 import type { CommandContext } from '../../runtime/commands/command';
-import { commandFor } from '../../runtime/commands/registry';
 import { Dataset } from '../../runtime/dataset/dataset';
 import { toJsonRows } from '../../runtime/dataset/render';
 import { parseTypeName } from '../../runtime/dataset/type-names';
 import type { Value } from '../../runtime/dataset/types';
 import { ScriptError, type Position } from '../../runtime/errors';
 import type { ApplySchema, SchemaColumnSpec } from '../../runtime/script/ast';
-import type { RuntimeState } from '../../runtime/state';
-import { ConnectionStore } from '../../runtime/workspace/connections';
+import { Session } from '../../runtime/session';
 import { tempSession } from '../helpers/session';
 
 const T = parseTypeName;
@@ -35,28 +33,20 @@ function schema(specs: Spec[], options: Partial<Pick<ApplySchema, 'continueOnErr
   };
 }
 
-/** Runs the registered APPLY SCHEMA command on `input` the way the session does. */
+/** Runs the APPLY SCHEMA command on `input` the way a run does. */
 async function run(input: Dataset, stmt: ApplySchema): Promise<{ out: Dataset; warnings: string[] }> {
   const workspace = mkdtempSync(join(tmpdir(), 'sqlcdc-schema-'));
-  const state: RuntimeState = {
-    workspace,
-    cwd: workspace,
-    dataset: input,
-    statebag: new Map(),
-    jsonSettings: new Map(),
-    pipelineVariables: new Map(),
-  };
+  const scope = new Session({ workspace, cwd: workspace }).scope(input);
   const warnings: string[] = [];
   const ctx: CommandContext = {
-    state,
-    connections: new ConnectionStore(workspace),
+    ...scope,
     signal: new AbortController().signal,
     emit: (r) => {
       if (r.kind === 'warning') warnings.push(r.text);
     },
     runStatements: async () => input,
   };
-  const out = await commandFor(stmt)(stmt, ctx);
+  const out = await applySchema(stmt, input, ctx);
   assert.ok(out instanceof Dataset, 'APPLY SCHEMA returns a new dataset');
   return { out, warnings };
 }

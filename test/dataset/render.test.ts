@@ -198,9 +198,34 @@ test('data resource: Table Schema field types and JSON-safe values', () => {
     primaryKey: ['id'],
   });
   assert.deepEqual(resource.data, [
-    { id: '9007199254740993', price: 1.5, ok: false, at: '2024-01-01T00:00:00', g: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', b: 'ff', x: 0.1 },
+    { id: '9007199254740993', price: '1.50', ok: false, at: '2024-01-01T00:00:00', g: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', b: 'ff', x: 0.1 },
   ]);
   assert.doesNotThrow(() => JSON.stringify(resource));
   assert.equal(toDataResource(ds, 10).data.length, 2);
   assert.equal(toDataResource(ds, 10).schema.primaryKey, undefined);
+});
+
+test('data resource: a decimal keeps its scale and its digits, as the text of a Table Schema number', () => {
+  const ds = Dataset.fromRows(
+    [
+      { name: 'amount', type: T('decimal(10,2)') },
+      { name: 'rate', type: T('decimal(38,20)') },
+      { name: 'n', type: T('int') },
+    ],
+    [
+      [new Decimal('230'), new Decimal('0.12345678901234567890'), 230],
+      [new Decimal('-0.5'), new Decimal('1'), 0],
+    ],
+  );
+  const resource = toDataResource(ds, 10);
+  assert.deepEqual(resource.schema.fields, [
+    { name: 'amount', type: 'number' },
+    { name: 'rate', type: 'number' },
+    { name: 'n', type: 'integer' },
+  ]);
+  // What a Jupyter client receives is the JSON text of the bundle.
+  assert.deepEqual((JSON.parse(JSON.stringify(resource)) as typeof resource).data, [
+    { amount: '230.00', rate: '0.12345678901234567890', n: 230 },
+    { amount: '-0.50', rate: '1.00000000000000000000', n: 0 },
+  ]);
 });

@@ -156,10 +156,10 @@ test('parseDateExact: formats, names, AM/PM, offsets, errors', () => {
 
 /** Local-time functions depend on the agent's zone: run them in a child with TZ set. */
 function inZone(tz: string, text: string): string {
-  const script = `const { evaluateText } = require(${JSON.stringify(require.resolve('../../runtime/functions/evaluate'))});
-const { Dataset } = require(${JSON.stringify(require.resolve('../../runtime/dataset/dataset'))});
-const st = { workspace: '/tmp', cwd: '/tmp', dataset: Dataset.empty(), statebag: new Map(), jsonSettings: new Map(), pipelineVariables: new Map() };
-process.stdout.write(evaluateText(process.argv[1], st));`;
+  const script = `const { Session } = require(${JSON.stringify(require.resolve('../../runtime/session'))});
+const { mkdtempSync } = require('node:fs');
+const workspace = mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'sqlcdc-zone-'));
+process.stdout.write(new Session({ workspace, cwd: workspace }).evaluate(process.argv[1]));`;
   return execFileSync(process.execPath, ['-e', script, text], { env: { ...process.env, TZ: tz } }).toString();
 }
 

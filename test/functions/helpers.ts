@@ -3,15 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dataset } from '../../runtime/dataset/dataset';
 import type { Column, Value } from '../../runtime/dataset/types';
-import type { RuntimeState } from '../../runtime/state';
+import type { Scope } from '../../runtime/scope';
+import { Session } from '../../runtime/session';
 import { evaluateText } from '../../runtime/functions/evaluate';
 
 export function tempDir(prefix = 'sqlcdc-fn-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export function newState(dataset: Dataset = Dataset.empty(), workspace = tempDir()): RuntimeState {
-  return { workspace, cwd: workspace, dataset, statebag: new Map(), jsonSettings: new Map(), pipelineVariables: new Map() };
+/** A scope over `dataset` on a new session in a temp workspace, as a statement of a cell would see it. */
+export function newState(dataset: Dataset = Dataset.empty(), workspace = tempDir()): Scope {
+  return new Session({ workspace, cwd: workspace }).scope(dataset);
 }
 
 export function dataset(columns: [string, Column['type']['base']][], rows: Value[][]): Dataset {
@@ -19,6 +21,6 @@ export function dataset(columns: [string, Column['type']['base']][], rows: Value
 }
 
 /** Evaluates a text once with a fresh (or given) state. */
-export function ev(text: string, state: RuntimeState = newState()): string {
+export function ev(text: string, state: Scope = newState()): string {
   return evaluateText(text, state);
 }

@@ -119,7 +119,7 @@ test('date functions: spans, epochs, formats, errors', () => {
 
 test('statebag, variables (encrypted at rest) and %var', async () => {
   const { session: s } = tempSession({}, 'fn');
-  const ws = s.state.workspace;
+  const ws = s.workspace;
   await assert.rejects(s.run("PRINT '#setvar(token, abc)';"), /#setvar: variable 'token' does not exist/);
   const set = await s.run('%var set --encrypted token s3cr3t-value\n%var set plain hello');
   assert.deepEqual(set.map((r) => (r.kind === 'message' ? r.text : '')), ['variable token set (encrypted)', 'variable plain set']);
@@ -198,7 +198,7 @@ test('#iif truthiness and #last_http_*', () => {
   }
   assert.throws(() => ev('#last_http_status()'), /#last_http_status: no SELECT FROM HTTP has run/);
   const st = newState();
-  st.lastHttp = { status: 201, headers: { 'content-type': 'application/json' }, content: '{"ok":true}', mediaType: 'application/json', byteCount: 11 };
+  st.run.lastHttp = { status: 201, headers: { 'content-type': 'application/json' }, content: '{"ok":true}', mediaType: 'application/json', byteCount: 11 };
   assert.equal(ev('#last_http_status()|#last_http_mediatype()|#last_http_bytecount()|#last_http_content()', st), '201|application/json|11|{"ok":true}');
   assert.deepEqual(JSON.parse(ev('#last_http_headers()', st)), { 'content-type': 'application/json' });
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import Decimal from 'decimal.js';
 import { compileTemplate, compileValue, evaluateText } from '../../runtime/functions/evaluate';
 import { ScriptError } from '../../runtime/errors';
+import { NESTING_LIMIT } from '../../runtime/script/limits';
 import { tempSession } from '../helpers/session';
 import { dataset, ev, newState } from './helpers';
 
@@ -48,6 +49,27 @@ test('errors: unknown function with suggestion, arity, unclosed call, function n
     () => evaluateText({ value: 'ab #left(abc, -1)', pos: at, form: 'quoted' }, newState()),
     (e: ScriptError) => e.position?.line === 3 && e.position.column === 8 && /#left: n must be 0 or more/.test(e.message),
   );
+});
+
+test(`calls nest up to ${NESTING_LIMIT} levels, quoted arguments included; one more is an error at that call`, () => {
+  const L = NESTING_LIMIT;
+  const at = { line: 3, column: 5, offset: 40 };
+  const nested = (levels: number) => `${'#toupper('.repeat(levels)}abc${')'.repeat(levels)}`;
+  assert.equal(ev(nested(L)), 'ABC');
+  // A quoted argument is a template parsed one level down: its calls count with the call around it.
+  const quoted = `#toupper('${nested(L)}')`;
+  for (const [text, offset] of [[nested(L + 1), L * 9], [quoted, "#toupper('".length + (L - 1) * 9]] as const) {
+    assert.throws(
+      () => evaluateText({ value: text, pos: at, form: 'quoted' }, newState()),
+      (e: unknown) => {
+        assert.ok(e instanceof ScriptError, String(e));
+        assert.equal(e.message, `nested too deeply (limit ${L})`);
+        assert.equal(e.kind, 'syntax');
+        assert.deepEqual(e.position, { line: 3, column: 5 + offset, offset: 40 + offset });
+        return true;
+      },
+    );
+  }
 });
 
 test('evaluateText: a field needs a row', () => {
@@ -158,7 +180,7 @@ test("#format's format string: {{ and }} escape braces unless {{ starts a field 
   assert.equal(await printed("#format('a }} b {{', x)"), 'a } b {');
   assert.equal(await printed('#format({{{0}}}, x)'), '{x}', 'unquoted too');
   await assert.rejects(s.run("PRINT '[{{0}}]';"), /\{\{0\}\} needs a row/, 'outside #format {{0}} is a field');
-  s.state.dataset = dataset([['name', 'string']], [['lamp']]);
+  s.setDataset(dataset([['name', 'string']], [['lamp']]));
   await s.run(`ADD COLUMN 'label=@format(''{{{0}}}: {{name}}'', {{name}})';`);
   assert.deepEqual(s.dataset.rows()[0], ['lamp', '{lamp}: lamp'], '{{name}} is still a field inside the format');
 });

@@ -7,15 +7,25 @@ export interface Outcome {
   stderr: string;
 }
 
-/** Runs the built CLI in `cwd` to completion; `started` is called with the child once it runs. */
-export function runCli(cwd: string, args: string[], started?: (child: ReturnType<typeof spawn>) => void): Promise<Outcome> {
+export interface CliOptions {
+  /** Called with the child once it runs. */
+  started?: (child: ReturnType<typeof spawn>) => void;
+  /** Added to the environment (which has no SQLCDC_HOME unless given here). */
+  env?: Record<string, string>;
+  /** Written to stdin, which is then closed. */
+  input?: string;
+}
+
+/** Runs the built CLI in `cwd` to completion, its stdin a pipe. */
+export function runCli(cwd: string, args: string[], options: CliOptions = {}): Promise<Outcome> {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
   delete env.SQLCDC_HOME;
-  const child = spawn(process.execPath, [SQLCDC, ...args], { cwd, env });
+  const child = spawn(process.execPath, [SQLCDC, ...args], { cwd, env: { ...env, ...options.env } });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  started?.(child);
+  child.stdin.end(options.input);
+  options.started?.(child);
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }

@@ -21,6 +21,8 @@ export interface TestServer {
   requests: ReceivedRequest[];
   /** Resolves when the server has received its nth request (1-based). */
   received(n: number): Promise<ReceivedRequest>;
+  /** How many client connections are open now. */
+  connections(): Promise<number>;
   /** Closes the server and every open connection (also the unanswered ones). */
   close(): Promise<void>;
 }
@@ -60,6 +62,7 @@ export async function startHttpServer(handler: Handler, options: ServerOptions =
     requests,
     received: (n) =>
       requests.length >= n ? Promise.resolve(requests[n - 1]) : new Promise((resolve) => waiters.push({ n, resolve })),
+    connections: () => new Promise((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n)))),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -7,7 +7,8 @@ import { Executor } from '../../kernel/executor';
 import { History } from '../../kernel/history';
 import { OutputContext } from '../../kernel/output-context';
 import { newHeader, type Message } from '../../jupyter/wire';
-import { registerCommand } from '../../runtime/commands/registry';
+import type { Command } from '../../runtime/commands/command';
+import type { Print } from '../../runtime/script/ast';
 import { Session } from '../../runtime/session';
 
 /**
@@ -15,14 +16,14 @@ import { Session } from '../../runtime/session';
  * bring: `PRINT 'later …'` also prints once its cell has finished (as a webhook listener a cell
  * opened would), `PRINT 'wait'` waits until cancelled (as a hanging HTTP call would).
  */
-registerCommand('Print', async (stmt, ctx) => {
+const testPrint: Command<Print> = async (stmt, _input, ctx) => {
   const text = stmt.text.value;
   if (text === 'wait') {
     await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
   }
   ctx.emit({ kind: 'message', text });
   if (text.startsWith('later')) setTimeout(() => ctx.emit({ kind: 'message', text: `${text}, after the cell` }), 20);
-});
+};
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-executor-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,7 +39,7 @@ interface Published {
 function setup() {
   const context = new OutputContext();
   const published: Published[] = [];
-  const session = new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  const session = new Session({ workspace: join(dir, 'ws'), cwd: dir, commands: { Print: testPrint } });
   const history = new History(join(dir, `history-${++histories}.jsonl`));
   const executor = new Executor(session, history, (type, content) =>
     published.push({ type, content: content as Record<string, unknown>, parent: context.current() }),

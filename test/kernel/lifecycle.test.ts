@@ -2,22 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/session';
-
-const KERNEL = join(__dirname, '..', '..', 'kernel', 'main.js');
+import { ipcConnectionFile, KERNEL } from './process';
 
 // A console killed with its terminal leaves the kernel with closed stdout/stderr pipes and a dead
 // parent. The kernel must notice the parent is gone and exit, not loop on failing log writes.
 test('the kernel exits when its parent is gone, even with its output pipes closed', { timeout: 60_000 }, async () => {
   const dir = tempDir('kernel-life');
-  const file = join(dir, 'kernel.json');
-  // IPC endpoints in the test's own folder: freed TCP ports could be taken by another test process.
-  writeFileSync(file, JSON.stringify({
-    shell_port: 1, iopub_port: 2, stdin_port: 3, control_port: 4, hb_port: 5,
-    ip: join(dir, 'kernel'), key: 'k', transport: 'ipc', signature_scheme: 'hmac-sha256', kernel_name: 'sqlcdc',
-  }));
+  const file = ipcConnectionFile(dir);
   const parent = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 1500)'], { stdio: 'ignore' });
   const kernel = spawn(process.execPath, [KERNEL, file], {
     cwd: dir,

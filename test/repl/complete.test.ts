@@ -11,16 +11,16 @@ import { tempDir } from './harness';
 function session(): Session {
   const dir = tempDir('complete');
   const s = new Session({ workspace: join(dir, 'ws'), cwd: dir });
-  s.state.dataset = Dataset.fromRows(
+  s.setDataset(Dataset.fromRows(
     [
       { name: 'OrderId', type: { base: 'long' } },
       { name: 'customer name', type: STRING },
       { name: 'amount', type: { base: 'decimal', precision: 10, scale: 2 } },
     ],
     [],
-  );
+  ));
   s.connections.add({ name: 'Billing API', kind: 'http', baseUrl: 'http://127.0.0.1:1' });
-  s.connections.add({ name: 'warehouse', kind: 'sqlite', target: 'w.db' });
+  s.connections.add({ name: 'warehouse', kind: 'sqlite', file: 'w.db' });
   return s;
 }
 

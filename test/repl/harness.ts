@@ -10,8 +10,9 @@ export const CONTINUATION = '   ...> ';
 export { tempDir } from '../helpers/session';
 
 /**
- * The REPL as a child process over piped stdio, as a user's terminal would drive it (node's REPL
- * runs with terminal: false on pipes, so nothing is echoed and prompts end each response).
+ * The REPL as a child process over piped stdio, as a user's terminal would drive it: with
+ * --interactive, so that prompts end each response (node's REPL runs with terminal: false on pipes,
+ * so nothing is echoed).
  */
 export class ReplProcess {
   readonly child: ChildProcessWithoutNullStreams;
@@ -25,7 +26,7 @@ export class ReplProcess {
   constructor(cwd: string, env: Record<string, string | undefined> = {}, args: string[] = []) {
     const merged: Record<string, string | undefined> = { ...process.env, SQLCDC_HOME: join(cwd, 'ws'), NO_COLOR: '1', ...env };
     for (const k of Object.keys(merged)) if (merged[k] === undefined) delete merged[k];
-    this.child = spawn(process.execPath, [SQLCDC, ...args], { cwd, env: merged });
+    this.child = spawn(process.execPath, [SQLCDC, '--interactive', ...args], { cwd, env: merged });
     this.child.stdout.setEncoding('utf8').on('data', (d: string) => {
       this.stdout += d;
       this.wake();

@@ -10,14 +10,14 @@ import { tempSession } from '../helpers/session';
 
 function session(): Session {
   const { session: s } = tempSession({}, 'inspect');
-  s.state.dataset = Dataset.fromRows(
+  s.setDataset(Dataset.fromRows(
     [
       { name: 'id', type: { base: 'long' } },
       { name: 'amount', type: { base: 'decimal', precision: 10, scale: 2 } },
       { name: 'name', type: STRING },
     ],
     [[1n, null, 'lamp']],
-  );
+  ));
   return s;
 }
 

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCli } from '../helpers/cli';
 import { startHttpServer } from '../helpers/http-server';
 import { body, CONTINUATION, PROMPT, ReplProcess, tempDir } from './harness';
 
@@ -19,8 +20,8 @@ function startRepl(t: { after(fn: () => void): void }, env: Record<string, strin
 }
 
 test('a statement spans lines until its ";" and PRINT prints', LIMITS, async (t) => {
-  const { repl } = startRepl(t);
-  assert.equal(await repl.response(), PROMPT);
+  const { repl, dir } = startRepl(t);
+  assert.equal(await repl.response(), `SQL CDC REPL — workspace ${join(dir, 'ws')} (from SQLCDC_HOME)\nType .help for help, Ctrl-D to exit.\n${PROMPT}`);
   assert.equal(await repl.send('PRINT'), CONTINUATION);
   assert.equal(await repl.send("'hello from the REPL';"), `hello from the REPL\n${PROMPT}`);
 
@@ -39,6 +40,17 @@ test('a magic runs at once and changes the session', LIMITS, async (t) => {
   const table = body(await repl.send("SELECT * FROM DRIVE 'items.csv';"));
   assert.match(table, /showing 2 of 3 rows/);
   assert.doesNotMatch(table, /door/);
+});
+
+test('%describe prints the profile as a table; %plot says what it would draw and that it needs Jupyter', LIMITS, async (t) => {
+  const { repl } = startRepl(t);
+  await repl.response();
+  await repl.send("SELECT * FROM DRIVE 'items.csv';");
+  const profile = body(await repl.send('%describe'));
+  assert.match(profile, /^Profile of the pipeline dataset \(3 rows, 3 columns\)\n/);
+  assert.match(profile, /│ name +│ string +│ +0 │ +3 │ door +│ lamp +│ NULL +│/);
+  assert.equal(body(await repl.send('%plot bar x=name y=amount')), 'needs Jupyter: bar chart of amount by name, 3 rows\n');
+  assert.match(body(await repl.send('%plot pie x=name')), /^error: %plot: unknown chart kind 'pie'/);
 });
 
 test('an error shows the statement, line, column and a caret, and the session stays usable with its dataset', LIMITS, async (t) => {
@@ -160,5 +172,69 @@ test('the workspace defaults to ./.sqlcdc under the working directory', LIMITS, 
   const repl = new ReplProcess(dir, { SQLCDC_HOME: undefined });
   t.after(() => repl.kill());
   await repl.response();
-  assert.match(body(await repl.send('%workspace')), new RegExp(`workspace: ${join(dir, '.sqlcdc').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  assert.match(body(await repl.send('%workspace')), new RegExp(`workspace: ${escape(join(dir, '.sqlcdc'))}`));
 });
+
+test('the banner names the workspace found in a parent folder, which the session uses', LIMITS, async (t) => {
+  const dir = tempDir('repl-parent');
+  mkdirSync(join(dir, '.sqlcdc'));
+  mkdirSync(join(dir, 'sub'));
+  const repl = new ReplProcess(join(dir, 'sub'), { SQLCDC_HOME: undefined });
+  t.after(() => repl.kill());
+  assert.match(await repl.response(), new RegExp(`^SQL CDC REPL — workspace ${escape(join(dir, '.sqlcdc'))} \\(found in a parent folder\\)\n`));
+  assert.match(body(await repl.send('%workspace')), new RegExp(`^workspace: ${escape(join(dir, '.sqlcdc'))}\n`));
+  assert.ok(!existsSync(join(dir, 'sub', '.sqlcdc')));
+});
+
+test('piped input (not a terminal) prints no banner and no prompts: only what the statements print', LIMITS, async () => {
+  const dir = tempDir('repl-pipe');
+  writeFileSync(join(dir, 'items.csv'), CSV);
+  const env = { SQLCDC_HOME: join(dir, 'ws') };
+  assert.deepEqual(await runCli(dir, [], { input: "PRINT 'hi';\n", env }), { code: 0, stdout: 'hi\n', stderr: '' });
+  const r = await runCli(dir, ['repl'], { input: "SELECT *\n  FROM DRIVE 'items.csv';\n%limit 1\nPRINT 'rows: #data.count()';\n", env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stdout, /sqlcdc>|\.\.\.>|SQL CDC REPL/);
+  assert.match(r.stdout, /^┌/, 'the table comes first');
+  assert.match(r.stdout, /\(3 rows\)\ndisplay limit: 1 rows\nrows: 3\n$/);
+});
+
+test('.load runs a SQL CDC script as one cell, .save writes the statements that ran, .clear starts a new pipeline', LIMITS, async (t) => {
+  const { repl, dir } = startRepl(t);
+  writeFileSync(join(dir, 'load.sql'), "%limit 1\nSELECT * FROM DRIVE 'items.csv';\nPRINT 'loaded #data.count() rows';\n");
+  writeFileSync(join(dir, 'broken.sql'), "PRINT 'first';\nSELECT * FROM DRIVE 'nowhere.csv';\nPRINT 'not reached';\n");
+  await repl.response();
+  const loaded = body(await repl.send('.load load.sql'));
+  assert.match(loaded, /^display limit: 1 rows\nloaded 3 rows\n/);
+  assert.match(loaded, /showing 1 of 3 rows/);
+
+  const broken = body(await repl.send('.load broken.sql'));
+  assert.match(broken, /^first\nerror: SELECT FROM DRIVE at line 2, column 22: .*nowhere\.csv/);
+  assert.doesNotMatch(broken, /not reached/);
+  assert.equal(body(await repl.send('.load missing.sql')).split(':')[0], 'cannot read missing.sql');
+
+  await repl.send('%connection add api http://127.0.0.1:9 --bearer s3cret');
+  await repl.send('APPLY FILTER');
+  await repl.send("  'id > 1';");
+  assert.equal(body(await repl.send('.save saved.sql')), `saved 2 cell(s) to ${join(dir, 'saved.sql')}\n`);
+  const saved = readFileSync(join(dir, 'saved.sql'), 'utf8');
+  assert.equal(saved, "SELECT * FROM DRIVE 'items.csv';\nPRINT 'loaded #data.count() rows';\nAPPLY FILTER\n  'id > 1';\n");
+
+  assert.equal(body(await repl.send('.clear')), 'pipeline reset: empty dataset\n');
+  assert.equal(body(await repl.send("PRINT 'rows: #data.count()';")), 'rows: 0\n');
+  // What .save wrote runs again, as `sqlcdc run` would run it.
+  assert.match(body(await repl.send('.load saved.sql')), /^loaded 3 rows\n[^]*\(showing 1 of 2 rows\)\n$/);
+});
+
+test('.help describes the REPL commands for SQL CDC, not for JavaScript', LIMITS, async (t) => {
+  const { repl } = startRepl(t);
+  await repl.response();
+  const help = body(await repl.send('.help'));
+  assert.doesNotMatch(help, /\bJS\b|JavaScript|local context/);
+  assert.match(help, /\.load +Run a SQL CDC script file/);
+  assert.match(help, /\.save +Save the statements/);
+  assert.match(help, /\.clear +Drop the statement being typed and start a new empty pipeline/);
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -43,3 +43,19 @@ test('in a terminal: banner and prompt, Tab completes a keyword and a column, Ct
   assert.equal(status, 0, transcript);
   assert.match(transcript, /SQL CDC REPL/);
 });
+
+test('in a terminal: .help describes .editor for SQL CDC, and .editor runs what was typed as one cell on Ctrl-D', { timeout: 90_000 }, () => {
+  const { status, transcript } = drive([
+    ['expect', 'sqlcdc> '],
+    ['send', '.help\r'],
+    ['expect', '\\.editor +Type or paste several statements; Ctrl-D runs them as one cell'],
+    ['expect', 'sqlcdc> '],
+    ['send', '.editor\r'],
+    ['send', "SELECT * FROM DRIVE 'items.csv';\rPRINT 'in one cell: #data.count() row';\r"],
+    ['send', '\x04'],
+    ['expect', 'in one cell: 1 row.*lamp.*sqlcdc> '],
+    ['send', '\x04'],
+  ]);
+  assert.equal(status, 0, transcript);
+  assert.doesNotMatch(transcript, /JavaScript|\bJS\b/);
+});

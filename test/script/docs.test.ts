@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
 import type { StatementKind } from '../../runtime/script/ast';
-import { languageReference } from '../../runtime/script/docs';
+import { languageDocs, unavailableStatements } from '../../runtime/services/language-docs';
+import { inspect } from '../../runtime/services/inspect';
+import { tempSession } from '../helpers/session';
+import { NESTING_LIMIT } from '../../runtime/script/limits';
 import { commands, keywords, parseScript, statementDocs } from '../../runtime/script/parser';
 
 const ALL_KINDS: StatementKind[] = [
@@ -38,7 +41,32 @@ test('every option of every command is documented and is a keyword for completio
   for (const w of ['SELECT', 'FROM', 'HTTP', 'CSV', 'JSON', 'LINEAR', 'GET']) assert.ok(words.has(w), w);
 });
 
-test('docs/language.md is generated from the tables (run: node dist/runtime/script/docs.js)', () => {
+test('docs/language.md is generated from the tables (run: node dist/runtime/services/language-docs.js)', () => {
   const file = readFileSync(resolve(__dirname, '../../../docs/language.md'), 'utf8');
-  assert.equal(file, languageReference());
+  assert.equal(file, languageDocs());
+});
+
+test('a statement that does not run yet says so in docs/language.md and in inspect; one that runs does not', async () => {
+  const unavailable = unavailableStatements();
+  assert.ok(unavailable.size > 0 && !unavailable.has('PRINT') && !unavailable.has('APPLY FILTER'));
+  const docs = languageDocs();
+  const sectionOf = (keyword: string) => docs.slice(docs.indexOf(`### ${keyword}\n`), docs.indexOf('\n### ', docs.indexOf(`### ${keyword}\n`) + 4));
+  const { session } = tempSession({}, 'docs');
+  for (const keyword of unavailable) {
+    assert.match(sectionOf(keyword), /Not available yet/, keyword);
+    const parsed = parseScript(statementDocs.find((d) => d.keyword === keyword)!.example);
+    await assert.rejects(session.run(statementDocs.find((d) => d.keyword === keyword)!.example), new RegExp(`not supported yet: ${parsed.statements[0].keyword}`));
+  }
+  assert.doesNotMatch(sectionOf('PRINT'), /Not available yet/);
+  const first = [...unavailable][0];
+  const code = statementDocs.find((d) => d.keyword === first)!.example;
+  const found = inspect(session, code, 1);
+  assert.ok(found.found && /Not available yet/.test(found.text), `inspect of ${first}`);
+  const print = inspect(session, "PRINT 'x';", 1);
+  assert.ok(print.found && !/Not available yet/.test(print.text));
+});
+
+test('the hand-written expression reference names the nesting limit the code has', () => {
+  const file = readFileSync(resolve(__dirname, '../../../docs/expressions.md'), 'utf8');
+  assert.ok(file.includes(`nesting limit** of ${NESTING_LIMIT}`) && file.includes(`nested too deeply (limit ${NESTING_LIMIT})`));
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeError } from '../../runtime/errors';
-import { parseScript } from '../../runtime/script/parser';
+import { describeError, ScriptError } from '../../runtime/errors';
+import { commands, parseScript, statementDocs } from '../../runtime/script/parser';
 import { parseError, textAt } from './helpers';
 
 interface Expect {
@@ -73,9 +73,75 @@ test('unknown option names the statement and its options', () => {
   check("PUSH INTO HTTP ON_UPSERT (POST /a) LIMIT 3", { kind: 'semantic', statement: 'PUSH INTO HTTP', line: 1, column: 36, message: /an option of PUSH INTO HTTP \(ON_UPSERT, ON_DELETE, DISCARD_ON_SUCCESS/ });
 });
 
-test("a missing ';' between statements", () => {
-  check("PRINT 'a'\nPRINT 'b'", { kind: 'syntax', statement: 'PRINT', line: 2, column: 1, message: "expected ';' but found 'PRINT'" });
-  check("APPLY TX '$'\nAPPLY FILTER 'x'", { kind: 'syntax', statement: 'APPLY TX', line: 2, column: 1, message: "expected ';' or an option of APPLY TX (ON) but found 'APPLY'" });
+test("a missing ';' between statements: the caret right after the statement before, named with its line", () => {
+  const missing = (statement: string, line: number, column: number, startLine = 1) =>
+    ({ kind: 'syntax', statement, line, column, message: `expected ';' after ${statement} (line ${startLine})` }) as const;
+  check("PRINT 'a'\nPRINT 'b'", missing('PRINT', 1, 10));
+  check("PRINT 'a' PRINT 'b'", missing('PRINT', 1, 10));
+  check("APPLY TX '$'\nAPPLY FILTER 'x'", missing('APPLY TX', 1, 13));
+  check("SELECT * FROM DRIVE 'd.csv'\nAPPLY FILTER 'id > 1';", missing('SELECT FROM DRIVE', 1, 28));
+  check("EXIT\n\n  LOAD FROM 'orders'", missing('EXIT', 1, 5));
+  // A head that starts no clause of the statement, on the same line: SELECT's clauses are APPLY TX and APPLY PIPELINE.
+  check("SELECT * FROM DRIVE 'd.csv' APPLY FILTER 'id > 1'", missing('SELECT FROM DRIVE', 1, 28));
+  // A statement over several lines: the caret after its last token, the message names its first line.
+  check("PRINT 'x';\nSELECT * FROM HTTP (GET /x)\n    APPLY TX '$.items'\n    APPLY PIPELINE (PRINT 'p')\nLOAD FROM 'orders'", missing('SELECT FROM HTTP', 4, 31, 2));
+  // A clause the statement already has, or one whose options only fit the statement on its own line.
+  check("SELECT * FROM HTTP (GET /x) APPLY TX '$.a'\nAPPLY TX (..docs)", missing('SELECT FROM HTTP', 1, 43));
+  check("SELECT * FROM DRIVE 'd.csv'\n  APPLY TX (..docs) ON 'payload'", missing('SELECT FROM DRIVE', 1, 28));
+  // The next statement's head is not complete yet.
+  check("PRINT 'a'\nSELECT * FROM", missing('PRINT', 1, 10));
+  check("PRINT 'a'\nAPPLY FOO", missing('PRINT', 1, 10));
+  // Inside a pipeline block, in cell coordinates.
+  check("APPLY PIPELINE (\n  PRINT 'a'\n  PRINT 'b'\n)", missing('PRINT', 2, 12, 2));
+});
+
+test("a word that may continue the statement on its line keeps the grammar's message", () => {
+  check("SELECT * FROM DRIVE 'd.csv'\nAPPLY TX '$' FOO", {
+    kind: 'semantic', statement: 'SELECT FROM DRIVE', line: 2, column: 14, message: /^expected ';' or an option of SELECT FROM DRIVE \(FORMAT, .*\) but found 'FOO'$/,
+  });
+  check("SELECT * FROM DRIVE 'd.csv' APPLY TX (..docs) ON 'payload'", {
+    kind: 'semantic', statement: 'SELECT FROM DRIVE', line: 1, column: 47, message: /^expected ';' or an option of SELECT FROM DRIVE .* but found 'ON'$/,
+  });
+  check("SELECT * FROM DRIVE 'd.csv'\nAPPLY TX", {
+    kind: 'syntax', statement: 'SELECT FROM DRIVE', line: 2, column: 9, message: "expected a quoted string ('…') after TX but found the end of the statement",
+  });
+  check("APPLY FILTER\nPRINT 'x'", {
+    kind: 'syntax', statement: 'APPLY FILTER', line: 2, column: 1, message: "expected a quoted string ('…') after FILTER but found 'PRINT'",
+  });
+  check("SINK INTO DB [x]\nPRINT 'a'", { kind: 'semantic', statement: 'SINK INTO DB', line: 1, column: 1, message: "SINK INTO DB needs TABLE '<table>'" });
+});
+
+test('a clause the grammar chose by looking ahead fails where the words stop fitting it', () => {
+  check("SELECT * FROM DRIVE 'd.csv' APPLY FOO", {
+    kind: 'syntax', statement: 'SELECT FROM DRIVE', line: 1, column: 35, message: "expected TX or PIPELINE after APPLY but found 'FOO'",
+  });
+  check("SELECT * FROM DRIVE 'd.csv' APPLY", {
+    kind: 'syntax', statement: 'SELECT FROM DRIVE', line: 1, column: 34, message: 'expected TX or PIPELINE after APPLY but found the end of the statement',
+  });
+});
+
+test("every statement kind followed by every other without ';' between them", () => {
+  const firsts = statementDocs.map((d) => parseScript(d.example).statements[0]);
+  for (const a of firsts) {
+    const clauses = commands().find((c) => c.keyword === a.keyword)!.options.options.map((o) => o.name);
+    for (const b of firsts) {
+      const text = `${a.source}\n${b.source}`;
+      let e: ScriptError;
+      try {
+        const { statements } = parseScript(text);
+        // The only way to parse: the next statement is a clause of the first (SELECT … APPLY PIPELINE).
+        assert.equal(statements.length, 1, text);
+        assert.ok(clauses.includes(b.keyword), `${b.keyword} is a clause of ${a.keyword}`);
+        continue;
+      } catch (caught) {
+        assert.ok(caught instanceof ScriptError, String(caught));
+        e = caught;
+      }
+      assert.equal(e.message, `expected ';' after ${a.keyword} (line 1)`, text);
+      assert.equal(e.statement, a.keyword);
+      assert.equal(textAt(text, e.position), `\n${b.source}`, text);
+    }
+  }
 });
 
 test('a value of the wrong kind after an option', () => {

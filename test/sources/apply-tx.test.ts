@@ -1,6 +1,5 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeHttpPools } from '../../runtime/sources/http/pools';
 import { sendJson, startHttpServer } from '../helpers/http-server';
 import { load, plain, schema, sessionWith } from './helpers';
 
@@ -8,7 +7,7 @@ test('APPLY TX after SELECT FROM HTTP turns the payload into rows (the response 
   const server = await startHttpServer((req, res) => sendJson(res, { docs: [{ id: 1 }, { id: 2 }] }));
   const { session } = sessionWith();
   after(async () => {
-    await closeHttpPools(session.state);
+    await session.close();
     await server.close();
   });
   const ds = await load(session, `SELECT * FROM HTTP (GET ${server.url}/d); APPLY TX (..docs);`);
@@ -61,4 +60,21 @@ test('APPLY TX errors: an unknown ON column, a cell that is no document, a malfo
 test('APPLY TX on an empty dataset says to read a document first', async () => {
   const { session } = sessionWith();
   await assert.rejects(session.run("APPLY TX '$';"), /the dataset is empty: read a document first/);
+});
+
+test("APPLY TX '$.data.customers[*]' gives one row per customer, as '$.data.customers' does", async () => {
+  const doc = { data: { customers: [{ name: 'Ann', city: 'Oslo' }, { name: 'Bob', city: 'Rome' }, { name: 'Cy', city: 'Lima' }] } };
+  const server = await startHttpServer((req, res) => sendJson(res, doc));
+  const { session } = sessionWith();
+  after(async () => {
+    await session.close();
+    await server.close();
+  });
+  const byPath = async (path: string) => load(session, `SELECT * FROM HTTP (GET ${server.url}/customers); APPLY TX '${path}';`);
+  const all = await byPath('$.data.customers[*]');
+  assert.deepEqual(schema(all), ['name:string', 'city:string']);
+  assert.deepEqual(plain(all), [['Ann', 'Oslo'], ['Bob', 'Rome'], ['Cy', 'Lima']]);
+  assert.deepEqual(plain(await byPath('$.data.customers')), plain(all));
+  assert.deepEqual(plain(await byPath('$.data.customers.*')), plain(all));
+  assert.deepEqual(plain(await byPath('$.data.customers[*].city')), [['Oslo'], ['Rome'], ['Lima']]);
 });

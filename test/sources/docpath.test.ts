@@ -41,6 +41,25 @@ test('..name selects that node at any depth', () => {
   assert.deepEqual(plain(documentToDataset(shop, 'json', '$..sku')), [['a'], ['b']]);
 });
 
+test('[*] and .* select an array\'s elements, at any depth and on nested arrays; on an object its values', () => {
+  const perOrder = plain(documentToDataset(shop, 'json', '$.orders'));
+  assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders[*]')), perOrder);
+  assert.deepEqual(plain(documentToDataset(shop, 'json', 'orders.*')), perOrder);
+  // every order's items, one row per item
+  assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders[*].items[*]')), [['a', 2], ['b', 1]]);
+  assert.deepEqual(plain(documentToDataset(shop, 'json', '..items[*]')), [['a', 2], ['b', 1]]);
+  assert.deepEqual(plain(documentToDataset(shop, 'json', '..docs[*]')), [['x'], ['y'], ['z']]);
+  assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders[0].customer.*')), [['Ann'], ['Oslo']]);
+  // an array of arrays: [*] gives the inner arrays, whose elements are the rows
+  assert.deepEqual(plain(documentToDataset('{"m":[[{"v":1},{"v":2}],[{"v":3}]]}', 'json', '$.m[*]')), [[1], [2], [3]]);
+  assert.deepEqual(plain(documentToDataset('{"m":[[{"v":1},{"v":2}],[{"v":3}]]}', 'json', '$.m[1][*]')), [[3]]);
+  // as a child path of a self-join
+  assert.deepEqual(
+    plain(documentToDataset(shop, 'json', '$.orders || items[*]')).map((r) => [r[0], r[2], r[3]]),
+    [[1, 'a', 2], [1, 'b', 1], [2, null, null]],
+  );
+});
+
 test('parent || child: parent fields repeated per child; a parent without children is kept', () => {
   const ds = documentToDataset(shop, 'json', '$.orders || items');
   assert.deepEqual(schema(ds), ['id:int', 'customer:string', 'sku:string', 'qty:int']);

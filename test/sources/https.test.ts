@@ -6,7 +6,6 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closeHttpPools } from '../../runtime/sources/http/pools';
 import { load, sessionWith } from './helpers';
 
 /** A self-signed certificate for 127.0.0.1, made by openssl for this test. */
@@ -29,7 +28,7 @@ test('HTTPS: an unknown CA is a TLS error; the connection\'s ca or rejectUnautho
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { session } = sessionWith();
   after(async () => {
-    await closeHttpPools(session.state);
+    await session.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });

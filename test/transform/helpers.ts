@@ -9,7 +9,7 @@ import { tempSession } from '../helpers/session';
 /** A session in a temp folder whose pipeline starts as the given table. */
 export function sessionWith(columns: Column[], rows: Value[][]): Session {
   const { session } = tempSession({}, 'transform');
-  session.state.dataset = Dataset.fromRows(columns, rows);
+  session.setDataset(Dataset.fromRows(columns, rows));
   return session;
 }
 

@@ -1,6 +1,6 @@
 import { ScriptError, type Position } from '../../errors';
 import type { PagingMode } from '../../script/ast';
-import type { HttpResponse } from './request';
+import type { HttpResponse } from '../../http/request';
 
 /** No paged read requests more pages than this: a loop always ends, even against a faulty API. */
 export const MAX_PAGES = 10_000;

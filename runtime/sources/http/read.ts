@@ -1,7 +1,7 @@
 import { parseDocument, valueAtPath, type DocKind } from '../../docpath';
 import { documentKind } from '../tx';
 import { Pager } from './paging';
-import { checkStatus, decodeBody, describeCall, sendHttp, type CallContext, type HttpRequest, type HttpResponse } from './request';
+import { checkStatus, decodeBody, describeCall, sendHttp, type CallContext, type HttpRequest, type HttpResponse } from '../../http/request';
 
 /** One response of a paged read, with its text and document parsed once, on first use. */
 export class Page {

@@ -99,6 +99,26 @@ class OneKernel(unittest.TestCase):
         self.assertEqual([f["name"] for f in resource["schema"]["fields"]], ["id", "name", "amount"])
         self.assertEqual(len(resource["data"]), 3)
 
+    def test_plot_is_a_vega_lite_display_and_describe_a_table(self):
+        run(self.kc, LOAD)
+        reply, outputs = run(self.kc, "%plot bar x=name y=amount")
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+        self.assertEqual([m["msg_type"] for m in outputs], ["display_data"])
+        data = outputs[0]["content"]["data"]
+        self.assertEqual(set(data), {"application/vnd.vegalite.v5+json", "text/plain"})
+        self.assertEqual(data["text/plain"], "bar chart of amount by name, 3 rows")
+        spec = data["application/vnd.vegalite.v5+json"]
+        self.assertEqual(spec["$schema"], "https://vega.github.io/schema/vega-lite/v5.json")
+        self.assertEqual([v["x"] for v in spec["data"]["values"]], ["lamp", "fridge", "door"])
+
+        reply, outputs = run(self.kc, "%describe")
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+        self.assertEqual([m["msg_type"] for m in outputs], ["execute_result"])
+        data = outputs[0]["content"]["data"]
+        self.assertTrue(data["text/plain"].startswith("Profile of the pipeline dataset (3 rows, 3 columns)\n"))
+        profile = data["application/vnd.dataresource+json"]["data"]
+        self.assertEqual([(r["column"], r["nulls"], r["distinct"]) for r in profile], [("id", 0, 3), ("name", 0, 3), ("amount", 0, 3)])
+
     def test_display_limit_cuts_every_representation(self):
         run(self.kc, LOAD)
         reply, outputs = run(self.kc, "%limit 2\n" + LOAD)

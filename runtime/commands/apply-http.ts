@@ -1,0 +1,181 @@
+import { Dataset } from '../dataset/dataset';
+import type { Column, Value } from '../dataset/types';
+import { ScriptError, toScriptError } from '../errors';
+import { compileFilter } from '../expr';
+import { compileTemplate, evaluateText, type BatchTextFn } from '../functions/evaluate';
+import { buildRequest } from '../http/build';
+import { describeCall, statusError, type CallContext } from '../http/request';
+import { sendWithRetries, type RetryRules } from '../http/retry';
+import type { ApplyHttp, Text } from '../script/ast';
+import { concatDatasets } from '../sources/concat';
+import { Page } from '../sources/http/read';
+import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
+import { atArgument } from './at-argument';
+import type { Command, CommandContext } from './command';
+import { pageRows, responseRow } from './select-http';
+import { floatsAsDecimal } from './settings';
+
+type Processing = NonNullable<ApplyHttp['options']['processing']>;
+
+/**
+ * APPLY HTTP [conn] (<verb> <path>) { APPLY TX … } WITH … (reference A; docs/transformations.md). A call's
+ * response becomes rows as in SELECT FROM HTTP: the APPLY TX path's records, or without one a single row
+ * (payload, status, headers, elapsed_ms). PROCESSING says what the pipeline does with them:
+ * - 'continue' (default): one call; the dataset stays as it was.
+ * - 'replace': one call; its rows become the dataset.
+ * - 'enhance': one call; the columns of its first row are added to every row.
+ * - 'inner join' / 'left join': one call per row (the WHEN filter chooses which rows call; `#` functions
+ *   are evaluated per call, spec 4.4); each row is repeated once per row of its response, with the
+ *   response's columns added. A row whose response has no rows is dropped (inner) or kept with nulls
+ *   (left); a row WHEN did not choose is kept with nulls in both.
+ * In one-call modes `{{field}}` reads the first row. SHIFT_ROWS n skips the first n rows of each
+ * response. A failed call stops the statement, unless its status is in CONTINUE_ON_HTTPERROR or
+ * CONTINUE_ON_ERRORS is set: then the call counts as having no rows, and a warning says how many failed.
+ */
+export const applyHttp: Command<ApplyHttp> = async (stmt, input, ctx) => {
+  const o = stmt.options;
+  if (o.trace) throw new ScriptError('TRACE INTO on APPLY HTTP is not available yet', 'unsupported', o.trace.pos);
+  if (o.paging && o.paging.mode !== 'none') throw new ScriptError('PAGING is for SELECT FROM HTTP; APPLY HTTP makes one call per statement or per row', 'unsupported', o.paging.pos);
+  const processing: Processing = o.processing ?? 'continue';
+  const caller = new Caller(stmt, input, ctx);
+  if (processing === 'inner join' || processing === 'left join') return join(stmt, input, caller, processing === 'left join', ctx);
+  const rows = input.rows(0, Math.min(1, input.rowCount));
+  const response = await caller.call(rows, 0);
+  if (processing === 'continue') return undefined;
+  const got = response ?? Dataset.empty();
+  if (processing === 'replace') return got;
+  return enhance(input, got);
+};
+
+/** Makes the statement's calls: templates bound once, retries and error rules applied. */
+class Caller {
+  private readonly target: BatchTextFn;
+  private readonly payload?: BatchTextFn;
+  private readonly headers?: BatchTextFn;
+  private readonly contentType?: string;
+  private readonly plan?: TxPlan;
+  private readonly txOptions: TxOptions;
+  private readonly retry: RetryRules;
+  private readonly continueOn: Set<number>;
+  private readonly transport: CallContext;
+  failures = 0;
+  firstFailure?: string;
+
+  constructor(
+    private readonly stmt: ApplyHttp,
+    input: Dataset,
+    private readonly ctx: CommandContext,
+  ) {
+    const o = stmt.options;
+    // Bound over a batch of one row: `#` functions run at each call (spec 4.4), fields read that row.
+    const bind = (t: Text) => atArgument(t, () => compileTemplate(t).bindBatch(ctx, input, { fxByRow: true }));
+    this.target = bind(stmt.command.target);
+    this.payload = o.payload && bind(o.payload);
+    this.headers = o.headers && bind(o.headers);
+    this.contentType = o.contentType && evaluateText(o.contentType, ctx);
+    this.plan = stmt.tx ? compileTx(stmt.tx.path.value, stmt.tx.path.pos) : undefined;
+    this.txOptions = { floatDecimal: floatsAsDecimal(ctx.session) };
+    const retryText = o.retryOn && evaluateText(o.retryOn, ctx);
+    const retryRegex = o.retryOnRegex && new RegExp(o.retryOnRegex.value);
+    this.retry =
+      retryText !== undefined || retryRegex !== undefined
+        ? { body: { text: retryText, regex: retryRegex, path: o.retryPath?.value, count: o.retryCount ?? 1, intervalSeconds: o.retryInterval ?? 1 } }
+        : {};
+    this.continueOn = new Set((o.continueOnHttpError?.value ?? '').split(',').map((c) => Number(c.trim())).filter((n) => n > 0));
+    this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+  }
+
+  private get connection() {
+    const c = this.stmt.connection;
+    return c && atArgument(c, () => this.ctx.session.connections.getOf(c.name, 'http'));
+  }
+
+  /** The response's rows, or undefined when the call failed and the options say to go on. */
+  async call(rows: Value[][], index: number): Promise<Dataset | undefined> {
+    const { stmt, ctx } = this;
+    const o = stmt.options;
+    try {
+      const request = buildRequest({
+        connection: this.connection,
+        method: stmt.command.verb,
+        target: this.target(rows, index),
+        targetPos: stmt.command.target.pos,
+        headers: this.headers?.(rows, index),
+        headersPos: o.headers?.pos,
+        payload: this.payload?.(rows, index),
+        contentType: this.contentType,
+        timeout: o.timeout,
+      });
+      const { response } = await sendWithRetries(request, this.transport, this.retry);
+      if (response.status >= 400 && !this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
+      if (response.status >= 400) return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
+      const page = new Page(request.url, response, describeCall(request.method, request.url));
+      ctx.run.lastHttp = { status: response.status, headers: response.headers, content: page.text(), mediaType: response.mediaType, byteCount: response.body.length };
+      const data = this.plan ? pageRows(page, this.plan, this.txOptions) : responseRow(page, o.returnBytes ?? false);
+      return o.shiftRows ? data.slice(Math.min(o.shiftRows, data.rowCount), data.rowCount) : data;
+    } catch (e) {
+      const error = toScriptError(e);
+      if (error.kind === 'cancelled' || !o.continueOnErrors) throw error.position ? error : error.locate(stmt.command.target.pos);
+      return this.failed(error.message);
+    }
+  }
+
+  private failed(why: string): undefined {
+    this.failures++;
+    this.firstFailure ??= why;
+    return undefined;
+  }
+}
+
+async function join(stmt: ApplyHttp, input: Dataset, caller: Caller, left: boolean, ctx: CommandContext): Promise<Dataset> {
+  const when = stmt.options.when && compileFilter(stmt.options.when.value, stmt.options.when.pos).bind(input.columns, ctx, input);
+  const read = input.reader();
+  const parts: { row: number; response?: Dataset }[] = [];
+  for (let r = 0; r < input.rowCount; r++) {
+    if (ctx.signal.aborted) throw new ScriptError('cancelled', 'cancelled');
+    const row = read(r).slice();
+    if (when && !when(row)) {
+      parts.push({ row: r });
+      continue;
+    }
+    const response = await caller.call([row], r);
+    if (!left && (!response || response.rowCount === 0)) continue;
+    parts.push({ row: r, response });
+  }
+  if (caller.failures) ctx.emit({ kind: 'warning', text: `${caller.failures} of the calls failed and were let through (first: ${caller.firstFailure})` });
+  const responseColumns = concatDatasets(parts.flatMap((p) => (p.response ? [Dataset.fromRows(p.response.columns, [])] : []))).columns;
+  const columns = joinedColumns(input.columns, responseColumns);
+  const out: Value[][] = [];
+  for (const p of parts) {
+    const base = input.row(p.row);
+    const answer = p.response;
+    if (!answer || answer.rowCount === 0) {
+      out.push([...base, ...responseColumns.map(() => null)]);
+      continue;
+    }
+    const ordinals = responseColumns.map((c) => answer.indexOf(c.name));
+    for (let k = 0; k < answer.rowCount; k++) out.push([...base, ...ordinals.map((i) => (i < 0 ? null : answer.cell(k, i)))]);
+  }
+  return Dataset.fromRows(columns, out);
+}
+
+function enhance(input: Dataset, response: Dataset): Dataset {
+  const columns = joinedColumns(input.columns, response.columns);
+  const first = response.rowCount ? response.row(0) : response.columns.map(() => null);
+  return Dataset.fromRows(
+    columns,
+    input.rows().map((r) => [...r, ...first]),
+  );
+}
+
+/** The input's columns, then the response's; a response column named like an input column gets a suffix. */
+function joinedColumns(inputColumns: Column[], responseColumns: Column[]): Column[] {
+  const taken = new Set(inputColumns.map((c) => c.name.toLowerCase()));
+  const added = responseColumns.map((c) => {
+    let name = c.name;
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${c.name}_${n}`;
+    taken.add(name.toLowerCase());
+    return { ...c, name };
+  });
+  return [...inputColumns, ...added];
+}

@@ -1,0 +1,208 @@
+import { Dataset } from '../dataset/dataset';
+import type { Value } from '../dataset/types';
+import { ScriptError } from '../errors';
+import { compileTemplate, evaluateText } from '../functions/evaluate';
+import { buildRequest } from '../http/build';
+import { getHeader, setHeader } from '../http/headers';
+import { bodyStart, decodeBody, describeCall, statusError, type CallContext } from '../http/request';
+import { sendWithRetries, type RetryRules } from '../http/retry';
+import type { HttpSection, PushHttp, Text } from '../script/ast';
+import { batchCount, batchSize } from '../targets/batches';
+import { applyOutcome, checkDlqFolder, type OutcomeOptions } from '../targets/outcome';
+import { clearProgress, readProgress, writeProgress, type PushProgress } from '../targets/resume';
+import type { HttpConnection } from '../workspace/connections';
+import { atArgument } from './at-argument';
+import type { Command, CommandContext } from './command';
+
+type Stream = 'upsert' | 'delete';
+
+/** What a push did, for its progress line and final message. */
+interface Tally {
+  calls: number;
+  rows: number;
+  retries: number;
+  /** Calls answered with a status CONTINUE_ON_HTTP lets through. */
+  failures: number;
+  total: number;
+  started: number;
+  /** When progress was last shown. */
+  shown: number;
+}
+
+/** How often a long push redraws its progress. */
+const PROGRESS_EVERY_MS = 250;
+
+/**
+ * PUSH INTO HTTP [conn] ON_UPSERT (…) … ON_DELETE (…) … WITH … (spec §4.2 PUSH HTTP, §4.3, §3, §7;
+ * docs/push.md). Sends the upsert and delete streams of the run's change log (from CAPTURE or LOAD; with
+ * neither, the whole dataset as upserts), one call per row or per BATCH of rows, in order. The dataset is
+ * left as it was.
+ */
+export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
+  const log = ctx.run.changeLog;
+  // No change log: the dataset is the upsert stream, and the delete stream is empty with the same columns.
+  const streams = log ?? { upserts: input, deletes: Dataset.fromRows(input.columns, []), keys: [], executionId: ctx.run.executionId, file: undefined };
+  const connection = stmt.connection && atArgument(stmt.connection, () => ctx.session.connections.getOf(stmt.connection!.name, 'http'));
+  const outcome = outcomeOptions(stmt, ctx);
+  const sections = [
+    { section: stmt.onUpsert, stream: 'upsert' as const, rows: streams.upserts },
+    { section: stmt.onDelete, stream: 'delete' as const, rows: streams.deletes },
+  ].flatMap(({ section, stream, rows }) => (section ? [new SectionPush(stmt, section, stream, rows, connection, ctx)] : []));
+  const tally: Tally = { calls: 0, rows: 0, retries: 0, failures: 0, total: sections.reduce((n, s) => n + s.rows.rowCount, 0), started: performance.now(), shown: 0 };
+  const progressId = `push-${ctx.run.executionId}-${stmt.pos.offset}`;
+  const progress = await readProgress(log?.file);
+  try {
+    for (const s of sections) await s.run(streams.executionId, progress, tally, () => report(ctx, progressId, tally, false));
+  } catch (e) {
+    report(ctx, progressId, tally, true);
+    await writeProgress(log?.file, progress);
+    const note = await applyOutcome(log?.file, false, outcome);
+    if (note) ctx.emit({ kind: 'message', text: note });
+    throw e;
+  }
+  report(ctx, progressId, tally, true);
+  await clearProgress(log?.file);
+  ctx.emit({ kind: 'message', text: summary(tally) });
+  const note = await applyOutcome(log?.file, true, outcome);
+  if (note) ctx.emit({ kind: 'message', text: note });
+};
+
+function outcomeOptions(stmt: PushHttp, ctx: CommandContext): OutcomeOptions {
+  const o = stmt.options;
+  const dlq = o.dlqOnError && { folder: checkDlqFolder(evaluateText(o.dlqOnError, ctx), o.dlqOnError.pos), pos: o.dlqOnError.pos };
+  return { discardOnSuccess: o.discardOnSuccess, discardOnError: o.discardOnError, dlq };
+}
+
+/** One ON_UPSERT or ON_DELETE section, compiled before the first call so a mistake sends nothing. */
+class SectionPush {
+  private readonly size: number;
+  private readonly target;
+  private readonly payload;
+  private readonly headers;
+  private readonly contentType?: string;
+  private readonly continueOn: Set<number>;
+  private readonly throwOn?: RegExp;
+  private readonly retry: RetryRules;
+  /** Names this target in the resume record: the same section pushing the same log resumes. */
+  private readonly id: string;
+
+  constructor(
+    private readonly stmt: PushHttp,
+    private readonly section: HttpSection,
+    private readonly stream: Stream,
+    readonly rows: Dataset,
+    private readonly connection: HttpConnection | undefined,
+    private readonly ctx: CommandContext,
+  ) {
+    if (section.trace) throw new ScriptError('TRACE INTO on PUSH INTO HTTP is not available yet', 'unsupported', section.trace.pos);
+    const payload = section.payload && compileTemplate(section.payload);
+    this.size = batchSize(stmt.options.batch, payload?.batch ?? false, section.payload?.pos ?? stmt.pos);
+    const bind = (t: ReturnType<typeof compileTemplate>) => t.bindBatch(ctx, rows, { fxByRow: true });
+    this.target = atArgument(section.command.target, () => bind(compileTemplate(section.command.target)));
+    this.payload = payload && atArgument(section.payload, () => bind(payload));
+    this.headers = section.headers && atArgument(section.headers, () => bind(compileTemplate(section.headers!)));
+    this.contentType = section.contentType && evaluateText(section.contentType, ctx);
+    this.continueOn = statusCodes(section.continueOnHttp);
+    this.throwOn = section.throwOnRegex && regex(section.throwOnRegex);
+    const retryText = section.retryOn && evaluateText(section.retryOn, ctx);
+    const retryRegex = section.retryOnRegex && regex(section.retryOnRegex);
+    this.retry = {
+      policy: stmt.options.retry,
+      body:
+        retryText !== undefined || retryRegex !== undefined
+          ? { text: retryText, regex: retryRegex, path: section.retryPath?.value, count: section.retryCount ?? 1, intervalSeconds: section.retryInterval ?? 1 }
+          : undefined,
+    };
+    this.id = `${connection?.name ?? ''} ${section.command.verb} ${section.command.target.value}`;
+  }
+
+  async run(executionId: string, progress: PushProgress, tally: Tally, tick: () => void): Promise<void> {
+    const { rows, size, ctx } = this;
+    const calls = batchCount(rows.rowCount, size);
+    const done = (progress.done[this.id] ??= {});
+    const first = done[this.stream] ?? 0;
+    if (first > 0) {
+      ctx.emit({ kind: 'message', text: `${this.stream} stream: resuming at batch ${first + 1} of ${calls} (batches before it were sent by an earlier push of this change log)` });
+      tally.total -= Math.min(rows.rowCount, first * size);
+    }
+    const call: CallContext = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+    for (let b = first; b < calls; b++) {
+      const start = b * size;
+      const batch = rows.rows(start, Math.min(start + size, rows.rowCount));
+      await this.send(batch, start, b, executionId, call, tally);
+      done[this.stream] = b + 1;
+      tally.calls++;
+      tally.rows += batch.length;
+      tick();
+    }
+  }
+
+  private async send(rows: Value[][], start: number, b: number, executionId: string, call: CallContext, tally: Tally): Promise<void> {
+    const { section } = this;
+    const request = atArgument(section.command.target, () =>
+      buildRequest({
+        connection: this.connection,
+        method: section.command.verb,
+        target: this.target(rows, start),
+        targetPos: section.command.target.pos,
+        headers: this.headers?.(rows, start),
+        headersPos: section.headers?.pos,
+        payload: this.payload?.(rows, start),
+        contentType: this.contentType,
+        timeout: this.stmt.options.timeout,
+      }),
+    );
+    // The same batch of the same log always carries the same key, so a receiver can drop a repeat.
+    if (getHeader(request.headers, 'idempotency-key') === undefined) setHeader(request.headers, 'Idempotency-Key', `${executionId}-${this.stream}-${b + 1}`);
+    const { response } = await atArgument(section.command.target, () => sendWithRetries(request, call, this.retry, () => tally.retries++));
+    const ok = response.status >= 200 && response.status < 300;
+    if (!ok) {
+      if (this.continueOn.has(response.status)) {
+        tally.failures++;
+        return;
+      }
+      throw statusError(response, request.method, request.url).locate(section.command.target.pos);
+    }
+    if (this.throwOn?.test(decodeBody(response))) {
+      throw new ScriptError(
+        `THROW_ON_REGEX '${section.throwOnRegex!.value}' matched the response of ${describeCall(request.method, request.url)}${bodyStart(response)}`,
+        'runtime',
+        section.throwOnRegex!.pos,
+      );
+    }
+  }
+}
+
+function statusCodes(text: Text | undefined): Set<number> {
+  const codes = new Set<number>();
+  if (!text) return codes;
+  for (const part of text.value.split(',')) {
+    const code = Number(part.trim());
+    if (!Number.isInteger(code) || code < 100 || code > 599) throw new ScriptError(`'${part.trim()}' is not an HTTP status code (CONTINUE_ON_HTTP '409,422')`, 'semantic', text.pos);
+    codes.add(code);
+  }
+  return codes;
+}
+
+function regex(text: Text): RegExp {
+  try {
+    return new RegExp(text.value);
+  } catch (e) {
+    throw new ScriptError(`not a regular expression: ${(e as Error).message}`, 'semantic', text.pos);
+  }
+}
+
+function report(ctx: CommandContext, id: string, t: Tally, done: boolean): void {
+  const now = performance.now();
+  if (!done && now - t.shown < PROGRESS_EVERY_MS) return;
+  t.shown = now;
+  const seconds = (now - t.started) / 1000;
+  const rate = seconds > 0 ? Math.round(t.rows / seconds) : 0;
+  const text = `PUSH INTO HTTP: ${t.rows.toLocaleString('en-US')} / ${t.total.toLocaleString('en-US')} rows, ${t.calls.toLocaleString('en-US')} calls, ${t.retries} retries, ${rate.toLocaleString('en-US')} rows/s`;
+  ctx.emit({ kind: 'progress', id, text, done });
+}
+
+function summary(t: Tally): string {
+  const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  return `PUSH INTO HTTP: ${count(t.calls, 'call', 'calls')} made, ${count(t.rows, 'row', 'rows')} sent, ${count(t.retries, 'retry', 'retries')}, ${count(t.failures, 'failure', 'failures')} let through by CONTINUE_ON_HTTP`;
+}

@@ -1,0 +1,28 @@
+/** A file as a folder listing shows it. */
+export interface DriveEntry {
+  name: string;
+  size: number;
+  modifiedAt?: Date;
+}
+
+/**
+ * Where files go and come from: a local folder or an FTP/FTPS site. Writers write a finished file
+ * locally first (`stage`), then `publish` it under its name in one step, so nobody ever sees a file
+ * half-written; readers `fetch` a local copy. Paths are relative to the drive's root, `/`-separated.
+ */
+export interface Drive {
+  /** For messages: a folder, or ftp://user@host:port/ — never a password. */
+  readonly label: string;
+  /** The files (not folders) in `folder`; an empty list when the folder does not exist. */
+  list(folder: string): Promise<DriveEntry[]>;
+  /** A local file path to write `path`'s content to before `publish` (in the same file system for a local drive). */
+  stage(path: string): string;
+  /** Makes the staged file `path`, replacing an older one atomically; the staged file is gone after. */
+  publish(staged: string, path: string): Promise<void>;
+  /** A local file holding `path`'s content, and a function to call when done with it. */
+  fetch(path: string): Promise<{ file: string; done(): void }>;
+  exists(path: string): Promise<boolean>;
+  remove(path: string): Promise<void>;
+  /** Renames within the drive, creating the target's folder. */
+  move(from: string, to: string): Promise<void>;
+}

@@ -1,0 +1,77 @@
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Drive, DriveEntry } from './drive';
+
+let staged = 0;
+
+/**
+ * A local folder. `publish` is the durable rename: the staged file (written in the target's folder) is
+ * fsynced, renamed over the target, and the folder fsynced, so after publish returns the file survives
+ * a crash, and before it nothing under the target's name is half-written.
+ */
+export class LocalDrive implements Drive {
+  readonly label: string;
+
+  constructor(private readonly root: string) {
+    this.label = root;
+  }
+
+  private at(path: string): string {
+    return resolve(this.root, path);
+  }
+
+  async list(folder: string): Promise<DriveEntry[]> {
+    const dir = this.at(folder);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => {
+        const s = statSync(join(dir, e.name));
+        return { name: e.name, size: s.size, modifiedAt: s.mtime };
+      });
+  }
+
+  stage(path: string): string {
+    const target = this.at(path);
+    mkdirSync(dirname(target), { recursive: true });
+    // A dot name that does not end like the target: listings and globs of `*.eds` never see it.
+    return join(dirname(target), `.${basename(target)}.${process.pid}.${++staged}.tmp`);
+  }
+
+  async publish(stagedFile: string, path: string): Promise<void> {
+    const target = this.at(path);
+    mkdirSync(dirname(target), { recursive: true });
+    syncFile(stagedFile);
+    renameSync(stagedFile, target);
+    syncFile(dirname(target));
+  }
+
+  async fetch(path: string): Promise<{ file: string; done(): void }> {
+    return { file: this.at(path), done: () => undefined };
+  }
+
+  async exists(path: string): Promise<boolean> {
+    return existsSync(this.at(path));
+  }
+
+  async remove(path: string): Promise<void> {
+    rmSync(this.at(path), { force: true });
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const target = this.at(to);
+    mkdirSync(dirname(target), { recursive: true });
+    renameSync(this.at(from), target);
+    syncFile(dirname(target));
+  }
+}
+
+/** fsync of a file or a folder (a folder's entry for a renamed file is durable only after it). */
+export function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,30 @@
+import { posix } from 'node:path';
+import { evaluateText } from '../functions/evaluate';
+import type { Scope } from '../scope';
+import type { ConnectionRef, Text } from '../script/ast';
+import type { Drive } from './drive';
+import { driveFor } from './index';
+import { LocalDrive } from './local';
+
+/** A folder on a drive, as change logs are kept: where CAPTURE writes and LOAD reads. */
+export interface FolderOnDrive {
+  drive: Drive;
+  folder: string;
+  /** For messages: the folder as the user wrote it (or the workspace store), never a password. */
+  label: string;
+}
+
+/**
+ * The change log folder of a CAPTURE or LOAD: `PATH [conn] '/folder'` on an FTP or drive connection,
+ * `PATH 'folder'` on the local file system (relative to the working directory), and without PATH the
+ * workspace's own store, `<workspace>/changelogs/<pipeline>/` (reference C.4).
+ */
+export function changeLogFolder(path: { connection?: ConnectionRef; folder: Text } | undefined, scope: Scope): FolderOnDrive {
+  if (!path) {
+    const folder = posix.join('changelogs', scope.run.pipeline);
+    return { drive: new LocalDrive(scope.session.workspace), folder, label: posix.join(scope.session.workspace, folder) };
+  }
+  const folder = evaluateText(path.folder, scope);
+  const drive = driveFor(scope.session, path.connection);
+  return { drive, folder, label: path.connection ? `[${path.connection.name}] ${folder}` : folder };
+}

@@ -1,0 +1,81 @@
+import Decimal from 'decimal.js';
+import { formatValue } from '../dataset/format-value';
+import type { ColumnType, Value } from '../dataset/types';
+import { xmlEscape } from '../writers';
+import type { Part } from './parse';
+
+/**
+ * How a `{{field}}` is written inside a batch operator's row template, so the document a batch makes
+ * stays valid whatever the data holds (spec 4.3; docs/functions.md):
+ * - json (@concatjson, @concatjsonarr): a bare field is a JSON value — a string quoted and escaped, a
+ *   number bare, null as null, true/false; inside a JSON string ("…{{f}}…") only the escaped content.
+ * - xml (@concatxml): the text with & < > " ' escaped; null as nothing.
+ * - sql (@sql, @sql_union, @sql_unionall, @sql_concat): a bare field is a SQL literal — text quoted with
+ *   quotes doubled, numbers bare, NULL, booleans 1/0; inside a '…' literal the text with quotes doubled.
+ */
+export type FieldStyle = 'json' | 'xml' | 'sql';
+
+export const OPERATOR_STYLE: Record<string, FieldStyle> = {
+  concatjson: 'json',
+  concatjsonarr: 'json',
+  concatxml: 'xml',
+  sql: 'sql',
+  sql_union: 'sql',
+  sql_unionall: 'sql',
+  sql_concat: 'sql',
+};
+
+/** Per part of a row template: does it sit inside a string literal of the style's language? */
+export function insideStrings(parts: readonly Part[], style: FieldStyle): boolean[] {
+  let inside = false;
+  return parts.map((p) => {
+    const here = inside;
+    if (p.kind === 'text' && style !== 'xml') inside = toggles(p.text, style === 'json' ? '"' : "'", inside);
+    return here;
+  });
+}
+
+/** Whether the text leaves a string literal open, given whether it started inside one. */
+function toggles(text: string, quote: string, inside: boolean): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    // JSON escapes with a backslash inside strings; SQL doubles the quote, which toggles twice.
+    if (c === '\\' && quote === '"' && inside) i++;
+    else if (c === quote) inside = !inside;
+  }
+  return inside;
+}
+
+/** The writer of one field's values in `style`, inside a string literal or not. */
+export function styledField(style: FieldStyle, inString: boolean, type: ColumnType): (v: Value) => string {
+  const text = (v: Value) => (v === null ? '' : formatValue(v, type));
+  switch (style) {
+    case 'xml':
+      return (v) => xmlText(text(v));
+    case 'json':
+      if (inString) return (v) => JSON.stringify(text(v)).slice(1, -1);
+      return (v) => {
+        if (v === null) return 'null';
+        if (typeof v === 'boolean') return v ? 'true' : 'false';
+        if (isNumeric(v)) return formatValue(v, type);
+        return JSON.stringify(text(v));
+      };
+    case 'sql':
+      if (inString) return (v) => text(v).replace(/'/g, "''");
+      return (v) => {
+        if (v === null) return 'NULL';
+        if (typeof v === 'boolean') return v ? '1' : '0';
+        if (isNumeric(v)) return formatValue(v, type);
+        return `'${text(v).replace(/'/g, "''")}'`;
+      };
+  }
+}
+
+function isNumeric(v: Value): boolean {
+  return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'bigint' || Decimal.isDecimal(v);
+}
+
+/** Element content and attribute values alike: a field may sit in either. */
+function xmlText(s: string): string {
+  return xmlEscape(s).replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}

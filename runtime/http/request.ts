@@ -1,0 +1,133 @@
+import { STATUS_CODES } from 'node:http';
+import { ScriptError } from '../errors';
+import type { HttpVerb } from '../script/ast';
+import type { HttpConnection } from '../workspace/connections';
+import type { Resources } from '../resources';
+import { poolFor } from './pools';
+
+export interface HttpRequest {
+  method: HttpVerb;
+  url: URL;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutSeconds: number;
+  tls?: HttpConnection['tls'];
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** The Content-Type without parameters, lowercase ('' when absent). */
+  mediaType: string;
+  /** The charset parameter of Content-Type, default utf-8. */
+  charset: string;
+  elapsedMs: number;
+}
+
+/** What a call needs from the session: its resources (the pools), the workspace (CA files) and cancellation. */
+export interface CallContext {
+  resources: Resources;
+  workspace: string;
+  signal: AbortSignal;
+}
+
+/**
+ * Sends one request through the session's pool for its origin. The statement's signal (Ctrl-C, kernel
+ * interrupt) and the timeout both abort it at once, body included. Transport failures become
+ * ScriptErrors naming the call; HTTP error statuses are returned (see `checkStatus`).
+ */
+export async function sendHttp(request: HttpRequest, call: CallContext): Promise<HttpResponse> {
+  const { url, method } = request;
+  // TIMEOUT 0: no time limit (the statement can still be cancelled).
+  const timeout = request.timeoutSeconds > 0 ? AbortSignal.timeout(request.timeoutSeconds * 1000) : undefined;
+  const signal = timeout ? AbortSignal.any([call.signal, timeout]) : call.signal;
+  const pool = poolFor(call.resources, url.origin, request.tls, call.workspace);
+  const started = performance.now();
+  try {
+    const res = await pool.request({
+      path: url.pathname + url.search,
+      method,
+      headers: request.headers,
+      body: request.body,
+      signal,
+    });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const contentType = headers['content-type'] ?? '';
+    const [mediaType, ...params] = contentType.split(';');
+    const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";]+)"?/i.exec(p)?.[1]).find(Boolean) ?? 'utf-8';
+    return { status: res.statusCode, headers, body, mediaType: mediaType.trim().toLowerCase(), charset, elapsedMs: performance.now() - started };
+  } catch (e) {
+    if (call.signal.aborted) throw new ScriptError('cancelled', 'cancelled');
+    if (timeout?.aborted) throw new ScriptError(`timed out after ${request.timeoutSeconds} s: ${describeCall(method, url)}`, 'runtime');
+    throw transportError(e, method, url);
+  }
+}
+
+function transportError(e: unknown, method: string, url: URL): ScriptError {
+  const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = err.code ?? err.cause?.code;
+  const call = describeCall(method, url);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new ScriptError(`connection refused by ${url.host}: ${call}`, 'runtime');
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ScriptError(`host not found: ${url.hostname} (${call})`, 'runtime');
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return new ScriptError(`connection closed by ${url.host} before the response: ${call}`, 'runtime');
+  }
+  if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS/.test(code)) {
+    return new ScriptError(`TLS: ${err.message} (${call}); give the connection its CA (tls.ca) or tls.rejectUnauthorized false`, 'runtime');
+  }
+  return new ScriptError(`${err.message ?? String(e)}: ${call}`, 'runtime');
+}
+
+/** The status text of an HTTP status. */
+function statusText(status: number): string {
+  return STATUS_CODES[status] ?? '';
+}
+
+/** Status 400 and above is a ScriptError with the start of the body. */
+export function checkStatus(response: HttpResponse, method: string, url: URL): void {
+  if (response.status >= 400) throw statusError(response, method, url);
+}
+
+/** "HTTP 503 Service Unavailable from POST http://h/x: <start of the body>". */
+export function statusError(response: HttpResponse, method: string, url: URL): ScriptError {
+  return new ScriptError(`HTTP ${response.status} ${statusText(response.status)} from ${describeCall(method, url)}${bodyStart(response)}`, 'runtime');
+}
+
+/** ": " and the first 200 characters of the body on one line, or nothing for an empty body. */
+export function bodyStart(response: HttpResponse): string {
+  const text = decodeBody(response).replace(/\s+/g, ' ').trim();
+  if (!text) return '';
+  return `: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
+}
+
+export function decodeBody(response: HttpResponse): string {
+  const charset = response.charset.toLowerCase();
+  if (charset === 'utf-8' || charset === 'utf8') return response.body.toString('utf8');
+  try {
+    return new TextDecoder(charset).decode(response.body);
+  } catch {
+    return response.body.toString('utf8');
+  }
+}
+
+const SECRET_PARAM = /key|token|secret|password|passwd|pwd|sig|auth|code|credential/i;
+
+/**
+ * "GET http://host/path?q=1" for messages: no user info, and query values whose names suggest a
+ * secret (api_key, token, signature…) are masked, as errors are shown and logged.
+ */
+export function describeCall(method: string, url: URL): string {
+  const shown = new URL(url.href);
+  shown.username = '';
+  shown.password = '';
+  for (const [name] of [...shown.searchParams]) if (SECRET_PARAM.test(name)) shown.searchParams.set(name, '****');
+  return `${method} ${shown.href.replace(/%2A%2A%2A%2A/g, '****')}`;
+}

@@ -1,0 +1,115 @@
+import { ScriptError } from '../errors';
+import { parseDocument, valueAtPath } from '../docpath';
+import { documentKind } from '../sources/tx';
+import type { RetryPolicy } from '../script/ast';
+import { decodeBody, sendHttp, type CallContext, type HttpRequest, type HttpResponse } from './request';
+
+/**
+ * When a call is tried again, as PUSH INTO HTTP (and APPLY/SELECT HTTP) ask:
+ * - `policy` (WITH RETRY LINEAR|EXPONENTIAL (n, p)): a call that failed — a network error, a 5xx, a 429 —
+ *   is retried up to n times, waiting p seconds (LINEAR) or p·2^i (EXPONENTIAL), with ±20 % jitter so
+ *   many clients do not come back at once; a Retry-After header (seconds or a date) is honoured instead.
+ * - `body` (RETRY_ON / RETRY_ONREGEX, RETRY_PATH, RETRY_INTERVAL, RETRY_COUNT): a call answered with a
+ *   body that says "try again" (the text found, or the regex matching, in the body or its RETRY_PATH
+ *   node) is retried up to `count` times every `intervalSeconds`.
+ */
+export interface RetryRules {
+  policy?: Pick<RetryPolicy, 'kind' | 'count' | 'seconds'>;
+  body?: { text?: string; regex?: RegExp; path?: string; count: number; intervalSeconds: number };
+}
+
+export interface Attempted {
+  response: HttpResponse;
+  /** How many times the call was repeated (0: it succeeded or failed the first time). */
+  retries: number;
+}
+
+/** The most a Retry-After may make us wait; a server asking for more fails the call instead. */
+const MAX_RETRY_AFTER_SECONDS = 300;
+
+/** Sends `request`, repeating it per `rules`. A failure left after the retries is thrown (transport) or returned (status). */
+export async function sendWithRetries(request: HttpRequest, call: CallContext, rules: RetryRules, onRetry?: (why: string) => void): Promise<Attempted> {
+  let policyRetries = 0;
+  let bodyRetries = 0;
+  for (;;) {
+    let response: HttpResponse | undefined;
+    // sendHttp fails with ScriptErrors (transport, timeout), a defect with some other Error.
+    let failure: Error | undefined;
+    try {
+      response = await sendHttp(request, call);
+    } catch (e) {
+      if (e instanceof ScriptError && e.kind === 'cancelled') throw e;
+      failure = e as Error;
+    }
+    const retries = policyRetries + bodyRetries;
+    const transient = failure !== undefined || response!.status >= 500 || response!.status === 429;
+    if (transient) {
+      const policy = rules.policy;
+      if (!policy || policyRetries >= policy.count) {
+        if (failure !== undefined) throw failure;
+        return { response: response!, retries };
+      }
+      const wait = retryAfter(response) ?? backoff(policy, policyRetries);
+      if (wait > MAX_RETRY_AFTER_SECONDS) return { response: response!, retries };
+      policyRetries++;
+      onRetry?.(failure !== undefined ? failure.message : `HTTP ${response!.status}`);
+      await sleep(wait, call.signal);
+      continue;
+    }
+    const body = rules.body;
+    if (body && bodyRetries < body.count && asksToRetry(response!, body)) {
+      bodyRetries++;
+      onRetry?.('the response asked to retry');
+      await sleep(body.intervalSeconds, call.signal);
+      continue;
+    }
+    return { response: response!, retries };
+  }
+}
+
+function backoff(policy: NonNullable<RetryRules['policy']>, attempt: number): number {
+  const base = policy.kind === 'EXPONENTIAL' ? policy.seconds * 2 ** attempt : policy.seconds;
+  return base * (0.8 + Math.random() * 0.4);
+}
+
+/** Seconds a 429/503 asks to wait, from Retry-After (delta seconds or an HTTP date). */
+function retryAfter(response: HttpResponse | undefined): number | undefined {
+  const value = response?.headers['retry-after'];
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - Date.now()) / 1000);
+}
+
+function asksToRetry(response: HttpResponse, rule: NonNullable<RetryRules['body']>): boolean {
+  let text = decodeBody(response);
+  if (rule.path) {
+    try {
+      const kind = documentKind(text, response.mediaType);
+      text = valueAtPath(parseDocument(text, kind), kind, rule.path) ?? '';
+    } catch {
+      return false;
+    }
+  }
+  return rule.regex ? rule.regex.test(text) : rule.text !== undefined && text.includes(rule.text);
+}
+
+function sleep(seconds: number, signal: AbortSignal): Promise<void> {
+  if (seconds <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', cancel);
+    };
+    const cancel = () => {
+      done();
+      reject(new ScriptError('cancelled', 'cancelled'));
+    };
+    const timer = setTimeout(() => {
+      done();
+      resolve();
+    }, seconds * 1000);
+    if (signal.aborted) cancel();
+    else signal.addEventListener('abort', cancel, { once: true });
+  });
+}

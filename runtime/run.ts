@@ -1,0 +1,117 @@
+import type { Dataset } from './dataset/dataset';
+import type { Value } from './dataset/types';
+import { ScriptError, toScriptError } from './errors';
+import { nextExecutionId } from './execution-id';
+import type { Result } from './results';
+import type { CurrentChangeLog, LastHttp, RunState, SessionEnv } from './scope';
+import type { Statement } from './script/ast';
+import { ExitSignal, type CommandContext } from './commands/command';
+import { checkScript } from './commands/checks';
+import { commandFor, type CommandTable } from './commands/table';
+
+export interface RunOptions {
+  /** The dataset the run starts with: the session's pipeline for a cell, a payload for a webhook call. */
+  dataset: Dataset;
+  pipeline: string;
+  signal: AbortSignal;
+  /** Where the run's output goes while it runs and after (see Session.execute). */
+  emit: (result: Result) => void;
+  commands: CommandTable;
+  /** #last_http_*() of the run before this one, for cells, which continue each other. */
+  lastHttp?: LastHttp;
+}
+
+/**
+ * One execution: a cell, a job run or a webhook call. It owns its dataset and everything that lives for
+ * one execution; the session only lends it the workspace, connections and open resources. Each statement
+ * receives its input dataset explicitly and returns its output, so two runs on one session (a cell and a
+ * webhook call arriving meanwhile) never see each other's dataset or statebag.
+ */
+export class Run implements RunState {
+  readonly executionId = nextExecutionId();
+  readonly pipeline: string;
+  readonly statebag = new Map<string, Value>();
+  readonly pipelineVariables = new Map<string, Value>();
+  lastHttp?: LastHttp;
+  changeLog?: CurrentChangeLog;
+  /** The pipeline as of the last statement that completed. */
+  dataset: Dataset;
+  /** Some statement produced a new dataset (the cell then shows it). */
+  changed = false;
+  readonly signal: AbortSignal;
+  readonly emit: (result: Result) => void;
+  private readonly commands: CommandTable;
+  private readonly onSuccess: (() => Promise<void> | void)[] = [];
+
+  constructor(
+    readonly session: SessionEnv,
+    options: RunOptions,
+  ) {
+    this.dataset = options.dataset;
+    this.pipeline = options.pipeline;
+    this.signal = options.signal;
+    this.emit = options.emit;
+    this.commands = options.commands;
+    this.lastHttp = options.lastHttp;
+  }
+
+  /**
+   * Runs the statements in order. The first failure throws its ScriptError, and `dataset` is then as it
+   * was before the failing statement. EXIT ends the run early, successfully. Rules about the script as
+   * a whole are checked before its first statement runs.
+   */
+  async execute(statements: readonly Statement[]): Promise<void> {
+    checkScript(statements);
+    try {
+      for (const stmt of statements) {
+        const before = this.dataset;
+        this.dataset = await this.statement(stmt, before);
+        if (this.dataset !== before) this.changed = true;
+      }
+    } catch (e) {
+      if (!(e instanceof ExitSignal)) throw e;
+      if (e.dataset) {
+        this.dataset = e.dataset;
+        this.changed = true;
+      }
+    }
+    for (const action of this.onSuccess.splice(0)) await action();
+  }
+
+  /**
+   * Something to do once every statement of the run has succeeded, and only then: LOAD's high watermark
+   * advances this way, so a failing push loads the same change log again next time.
+   */
+  afterSuccess(action: () => Promise<void> | void): void {
+    this.onSuccess.push(action);
+  }
+
+  /** Runs one statement on `input` and returns the resulting dataset (input itself when unchanged). */
+  private async statement(stmt: Statement, input: Dataset): Promise<Dataset> {
+    this.throwIfCancelled(stmt);
+    const ctx: CommandContext = {
+      session: this.session,
+      run: this,
+      dataset: input,
+      signal: this.signal,
+      emit: this.emit,
+      runStatements: async (list, dataset) => {
+        let current = dataset;
+        for (const s of list) current = await this.statement(s, current);
+        return current;
+      },
+    };
+    try {
+      const out = await commandFor(this.commands, stmt)(stmt, input, ctx);
+      this.throwIfCancelled(stmt);
+      return out ?? input;
+    } catch (e) {
+      if (e instanceof ExitSignal) throw e;
+      throw toScriptError(e, stmt.pos, stmt.keyword);
+    }
+  }
+
+  private throwIfCancelled(stmt: Statement): void {
+    if (this.signal.aborted) throw new ScriptError('cancelled', 'cancelled', stmt.pos, stmt.keyword);
+  }
+}

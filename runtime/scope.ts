@@ -1,0 +1,74 @@
+import type { Dataset } from './dataset/dataset';
+import type { Value } from './dataset/types';
+import type { Drive } from './drives/drive';
+import type { Resources } from './resources';
+import type { ConnectionStore } from './workspace/connections';
+
+/** Facts about the last SELECT FROM HTTP of a run, read by #last_http_*(). */
+export interface LastHttp {
+  status: number;
+  headers: Record<string, string>;
+  content: string;
+  mediaType: string;
+  byteCount: number;
+}
+
+/**
+ * What lives as long as the session, shared by every run on it: a cell, a job run and a webhook call
+ * see the same workspace, connections and settings.
+ */
+export interface SessionEnv {
+  /** The workspace folder: connections, variables, certificates, change logs, CDC state, jobs. */
+  readonly workspace: string;
+  /** Relative file paths (SELECT FROM DRIVE, PATH) resolve against this. */
+  readonly cwd: string;
+  readonly connections: ConnectionStore;
+  /** What the session holds open (HTTP pools, database pools, listeners, timers); closed with it. */
+  readonly resources: Resources;
+  /** #setjsonsettings keys → values, lowercase keys; a session-wide setting, like the agent's. */
+  readonly jsonSettings: Map<string, string>;
+}
+
+/**
+ * What lives for one execution (a cell, a job run, a webhook call) and no longer: two runs on one
+ * session never share these, so a webhook call cannot touch the statebag of the cell that is running.
+ */
+export interface RunState {
+  /** Unix milliseconds, strictly increasing within the process: names change logs (decision C.3). */
+  readonly executionId: string;
+  /** The pipeline's name: the script, notebook or job it runs for; keys CDC state and change logs. */
+  readonly pipeline: string;
+  /** #statebag values. */
+  readonly statebag: Map<string, Value>;
+  /** Reserved pipeline variables (@executionId, @highwatermark…) → values. */
+  readonly pipelineVariables: Map<string, Value>;
+  lastHttp?: LastHttp;
+  /** The change log the run works on, from CAPTURE or LOAD. */
+  changeLog?: CurrentChangeLog;
+}
+
+/** Where a change log file is: the drive (a local folder or an FTP site) and its path there. */
+export interface ChangeLogFile {
+  drive: Drive;
+  path: string;
+}
+
+/** The change log a run is working on (from CAPTURE or LOAD): what PUSH and SINK write. */
+export interface CurrentChangeLog {
+  upserts: Dataset;
+  deletes: Dataset;
+  /** The key columns the log was captured on (PUSH INTO DB merges by them). */
+  keys: string[];
+  /** The execution that captured it: names the log, keys idempotency of pushes. */
+  executionId: string;
+  /** The file it was written to or read from, when there is one. */
+  file?: ChangeLogFile;
+}
+
+/** What a statement, a template or a function evaluates against. */
+export interface Scope {
+  readonly session: SessionEnv;
+  readonly run: RunState;
+  /** The dataset the statement received: what `#data.*` and expression aggregates read. */
+  readonly dataset: Dataset;
+}

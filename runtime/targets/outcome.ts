@@ -1,0 +1,45 @@
+import { posix } from 'node:path';
+import { ScriptError, type Position } from '../errors';
+import type { ChangeLogFile } from '../scope';
+
+/**
+ * What becomes of a change log after a target played it (spec §3, WITH options of PUSH HTTP, PUSH
+ * DRIVE, PUSH DB): DISCARD_ON_SUCCESS deletes it after success, DISCARD_ON_ERROR after a failure,
+ * DLQ_ON_ERROR moves it into that subfolder of the log's folder. Without an option the log stays, to be
+ * replayed. A dataset pushed without a change log (no CAPTURE or LOAD) has no file to act on.
+ */
+export interface OutcomeOptions {
+  discardOnSuccess: boolean;
+  discardOnError: boolean;
+  /** The evaluated DLQ_ON_ERROR folder, and where it was written. */
+  dlq?: { folder: string; pos?: Position };
+}
+
+/** A DLQ folder is a subfolder of the log's folder: a relative path without `..`. */
+export function checkDlqFolder(folder: string, pos?: Position): string {
+  const clean = folder.replace(/\\/g, '/').trim();
+  if (clean === '' || clean.startsWith('/') || /^[a-z]:/i.test(clean) || clean.split('/').includes('..')) {
+    throw new ScriptError(`DLQ_ON_ERROR '${folder}' must name a subfolder of the change log's folder (a relative path without '..')`, 'semantic', pos);
+  }
+  return posix.normalize(clean);
+}
+
+/** Applies the outcome; returns a sentence for the cell output, or undefined when nothing was done. */
+export async function applyOutcome(log: ChangeLogFile | undefined, succeeded: boolean, options: OutcomeOptions): Promise<string | undefined> {
+  if (!log) return undefined;
+  const name = posix.basename(log.path);
+  if (succeeded && options.discardOnSuccess) {
+    await log.drive.remove(log.path);
+    return `change log ${name} discarded after success`;
+  }
+  if (!succeeded && options.dlq) {
+    const target = posix.join(posix.dirname(log.path), options.dlq.folder, name);
+    await log.drive.move(log.path, target);
+    return `change log ${name} moved to ${posix.join(posix.dirname(log.path), options.dlq.folder)}`;
+  }
+  if (!succeeded && options.discardOnError) {
+    await log.drive.remove(log.path);
+    return `change log ${name} discarded after the failure`;
+  }
+  return undefined;
+}

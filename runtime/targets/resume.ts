@@ -1,0 +1,42 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { ChangeLogFile } from '../scope';
+
+/**
+ * How far a push of a change log got, kept beside the log (`<log>.progress.json`) after a failed push:
+ * per target and stream, how many leading batches succeeded. Pushing the same log to the same target
+ * again (a replay, a LOAD of that file) skips them and resumes at the first batch that failed; a push
+ * that succeeds removes the record. Batches carry an Idempotency-Key made of the log's execution id,
+ * the stream and the batch number, so a receiver can also drop a batch it got twice.
+ */
+export interface PushProgress {
+  /** Target id (e.g. "http POST /orders") → stream ('upsert' | 'delete') → batches done. */
+  done: Record<string, Record<string, number>>;
+}
+
+function progressPath(log: ChangeLogFile): string {
+  return `${log.path}.progress.json`;
+}
+
+export async function readProgress(log: ChangeLogFile | undefined): Promise<PushProgress> {
+  if (!log || !(await log.drive.exists(progressPath(log)))) return { done: {} };
+  const fetched = await log.drive.fetch(progressPath(log));
+  try {
+    return JSON.parse(readFileSync(fetched.file, 'utf8')) as PushProgress;
+  } catch {
+    // A record that does not read is no record: the push starts over, which idempotency keys make safe.
+    return { done: {} };
+  } finally {
+    fetched.done();
+  }
+}
+
+export async function writeProgress(log: ChangeLogFile | undefined, progress: PushProgress): Promise<void> {
+  if (!log) return;
+  const staged = log.drive.stage(progressPath(log));
+  writeFileSync(staged, JSON.stringify(progress));
+  await log.drive.publish(staged, progressPath(log));
+}
+
+export async function clearProgress(log: ChangeLogFile | undefined): Promise<void> {
+  if (log && (await log.drive.exists(progressPath(log)))) await log.drive.remove(progressPath(log));
+}

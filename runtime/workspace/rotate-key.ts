@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { renameSync } from 'node:fs';
+import { ScriptError } from '../errors';
+import { ConnectionStore } from './connections';
+import { writeFileAtomic } from './files';
+import { VariableStore } from './variables';
+import { WorkspaceKey, keyFromSecret } from './workspace-key';
+
+export interface Rotation {
+  variables: number;
+  connections: number;
+  /** Where the new key is: the key file, or the SQLCDC_NEW_SECRET the user must now put in SQLCDC_SECRET. */
+  keySource: string;
+}
+
+/**
+ * `sqlcdc workspace rotate-key`: seals every secret of the workspace again under a new key. With a key
+ * file, the new key is written first as secret.key.next, every file is resealed (each atomically), and
+ * only then does secret.key.next replace secret.key; a rotation stopped half-way still reads, since
+ * values fall back to secret.key.next. With SQLCDC_SECRET, the new secret comes from SQLCDC_NEW_SECRET.
+ */
+export function rotateWorkspaceKey(workspace: string): Rotation {
+  const fromEnv = process.env.SQLCDC_SECRET !== undefined;
+  const newSecret = process.env.SQLCDC_NEW_SECRET;
+  if (fromEnv && !newSecret) {
+    throw new ScriptError('the workspace key comes from SQLCDC_SECRET: give the new one in SQLCDC_NEW_SECRET, then set SQLCDC_SECRET to it', 'semantic');
+  }
+  const current = new WorkspaceKey(workspace);
+  const nextKey = fromEnv ? keyFromSecret(newSecret!) : randomBytes(32);
+  if (!fromEnv) writeFileAtomic(`${current.file}.next`, nextKey.toString('base64') + '\n', 0o600);
+  const next = new WorkspaceKey(workspace, nextKey);
+  const variables = new VariableStore(workspace, current).resealWith(next);
+  const connections = new ConnectionStore(workspace, current).resealWith(next);
+  if (!fromEnv) renameSync(`${current.file}.next`, current.file);
+  return { variables, connections, keySource: fromEnv ? 'SQLCDC_NEW_SECRET (now set SQLCDC_SECRET to it)' : current.file };
+}

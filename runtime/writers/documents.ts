@@ -1,0 +1,62 @@
+import type { Column } from '../dataset/types';
+import type { DocFormat } from '../script/ast';
+import { CRLF } from './csv';
+import type { WriterOptions } from './options';
+import { recordWriter } from './records';
+import type { RowWriter } from './row-writer';
+
+/**
+ * Complete documents: a JSON array, an XML document under a `<root>` element, or CSV records (each
+ * ending in CRLF, RFC 4180) after an optional header line. ZIP COLUMN builds them from fragments
+ * already written; rendering, SINK and payloads from a dataset's rows (dataset-text.ts).
+ */
+
+const XML_ROOT = 'root';
+
+/** What goes around the records: `open`, records each followed by `terminator` and separated by `separator`, `close`. */
+export interface Framing {
+  open: string;
+  separator: string;
+  terminator: string;
+  close: string;
+}
+
+export function framing(format: DocFormat, csvHeader?: string): Framing {
+  switch (format) {
+    case 'JSON':
+      return { open: '[', separator: ',', terminator: '', close: ']' };
+    case 'XML':
+      return { open: `<?xml version="1.0" encoding="utf-8"?><${XML_ROOT}>`, separator: '', terminator: '', close: `</${XML_ROOT}>` };
+    case 'CSV':
+      return { open: csvHeader === undefined ? '' : csvHeader + CRLF, separator: '', terminator: CRLF, close: '' };
+  }
+}
+
+/** A document writer for rows: its framing, its record writer and the ordinals that writer reads. */
+export interface DocumentWriter {
+  framing: Framing;
+  record: RowWriter;
+  ordinals: readonly number[];
+}
+
+export function documentWriter(format: DocFormat, columns: readonly Column[], ordinals: readonly number[], options: WriterOptions): DocumentWriter {
+  const { header, record } = recordWriter(format, columns, ordinals, options);
+  return { framing: framing(format, header), record, ordinals };
+}
+
+/** ZIP COLUMN: a document of fragments; missing fragments (null) are left out by the caller. */
+export function buildDocument(format: DocFormat, fragments: readonly string[]): string {
+  if (format !== 'CSV') return frame(framing(format), fragments);
+  // Fragments written with `headers:1` each start with the same header line: the document keeps it
+  // once. Fragments without a shared first line are records only.
+  if (fragments.length === 0) return '';
+  const firstBreak = fragments[0].indexOf(CRLF);
+  const header = firstBreak < 0 ? undefined : fragments[0].slice(0, firstBreak + CRLF.length);
+  if (header === undefined || !fragments.every((f) => f.startsWith(header))) return frame(framing('CSV'), fragments);
+  return frame(framing('CSV', header.slice(0, firstBreak)), fragments.map((f) => f.slice(header.length)));
+}
+
+function frame({ open, separator, terminator, close }: Framing, records: readonly string[]): string {
+  const body = records.length === 0 ? '' : records.join(terminator + separator) + terminator;
+  return open + body + close;
+}

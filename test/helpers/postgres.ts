@@ -1,0 +1,70 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export interface PostgresServer {
+  /** A connection URL for a database of its own: `postgres://postgres@/db?host=<socket folder>`. */
+  newDatabase(): Promise<string>;
+  stop(): void;
+}
+
+function binFolder(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb')));
+  return versions.length ? join(root, versions.sort((a, b) => Number(b) - Number(a))[0], 'bin') : undefined;
+}
+
+/** Why a real PostgreSQL cannot be started here, or undefined when it can. */
+export function postgresUnavailable(): string | undefined {
+  if (binFolder()) return undefined;
+  return 'the PostgreSQL tests need a real server: apt-get install -y postgresql (CI installs it)';
+}
+
+/**
+ * A real PostgreSQL server for one test file: initdb into a temp folder, pg_ctl listening only on a
+ * Unix socket in that folder (no TCP port another test process could take). PostgreSQL refuses to run
+ * as root, so as root it runs as the `postgres` user the Debian package creates.
+ */
+export function startPostgres(): PostgresServer {
+  const bin = binFolder();
+  if (!bin) throw new Error(postgresUnavailable());
+  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-pg-'));
+  const asRoot = userInfo().uid === 0;
+  const run = (tool: string, args: string[]) => {
+    const command = asRoot ? 'runuser' : join(bin, tool);
+    const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
+    const r = spawnSync(command, argv, { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${tool} failed: ${r.stderr || r.stdout}`);
+  };
+  if (asRoot) {
+    const pg = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+    chownSync(dir, Number(pg.stdout.trim()), Number(gid.stdout.trim()));
+  }
+  chmodSync(dir, 0o755);
+  run('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  run('pg_ctl', ['-D', join(dir, 'data'), '-o', `-k ${dir} -c listen_addresses= -c fsync=off`, '-l', join(dir, 'log'), '-w', 'start']);
+  let databases = 0;
+  const base = `postgres://postgres@/postgres?host=${encodeURIComponent(dir)}`;
+  return {
+    async newDatabase() {
+      const name = `t${process.pid}_${++databases}`;
+      const { Client } = await import('pg');
+      const client = new Client({ connectionString: base });
+      await client.connect();
+      await client.query(`CREATE DATABASE ${name}`);
+      await client.end();
+      return `postgres://postgres@/${name}?host=${encodeURIComponent(dir)}`;
+    },
+    stop() {
+      try {
+        run('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+

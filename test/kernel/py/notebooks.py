@@ -1,0 +1,181 @@
+"""Runs notebooks on the sqlcdc kernel and keeps their outputs as checked documentation.
+
+  notebooks.py [--check] [NOTEBOOK.ipynb ...]      (default: every notebooks/*.ipynb)
+
+Without --check (`npm run notebooks`) each notebook is executed and its outputs are stored in place,
+only when they differ from the stored ones once normalised: a run that changes nothing rewrites no
+file, whatever random values it printed. With --check (test/kernel/notebooks.test.ts) each notebook
+is executed and the run fails, printing a diff, when an output differs from the stored one.
+
+Compared, as nbval does: per output, the stream name and text, the text/plain of results and
+displays, the data of tables (application/vnd.dataresource+json) and of charts (the Vega-Lite spec),
+an error's name and value. Not compared: execution counts, metadata, text/html (the same data as
+HTML). Values that change on every run are masked first: GUIDs (whole, or cut to fit a table; numbered
+per cell, so that which GUIDs are equal is still compared) and this run's temporary folder.
+A cell tagged `nbval-ignore-output` is run but its outputs are not compared; a cell tagged
+`raises-exception` may end in an error (nbclient's tag), any other error fails the run.
+
+The kernel is the one built in this checkout (`node install.js --prefix` into a temporary folder);
+its workspace is a temporary folder, so the user's connections and variables are never touched.
+"""
+import copy
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+TEMP_PREFIX = "sqlcdc-notebooks-"
+CELL_TIMEOUT = 120
+COMPARED_MIME = ("text/plain", "application/vnd.dataresource+json", "application/vnd.vegalite.v5+json")
+IGNORE_TAG = "nbval-ignore-output"
+REGENERATE = "run `npm run notebooks` to regenerate the stored outputs, then review and commit them"
+
+GUID = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    # or one cut to fit a text table's column
+    r"|\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{0,12}){0,4}…"
+)
+TEMP = re.compile(re.escape(os.path.join(tempfile.gettempdir(), TEMP_PREFIX)) + r"[A-Za-z0-9_]+")
+
+
+def mask(text, guids):
+    """`text` with this run's temporary folder and every GUID masked. A GUID becomes <guid N>, N
+    counting the distinct ones of the cell (`guids`), so which values are equal is still compared."""
+    text = TEMP.sub("<tmp>", text)
+    return GUID.sub(lambda m: guids.setdefault(m.group(0), f"<guid {len(guids) + 1}>"), text)
+
+
+def output_lines(output, guids):
+    """One output as the lines compared: a header naming its kind, then its normalised content."""
+    kind = output["output_type"]
+    if kind == "stream":
+        return [f"[{output['name']}]"] + mask(output["text"], guids).splitlines()
+    if kind == "error":
+        return [f"[error] {output['ename']}: {mask(output['evalue'], guids)}"]
+    lines = []
+    for mime in COMPARED_MIME:
+        if mime not in output.get("data", {}):
+            continue
+        value = output["data"][mime]
+        text = value if isinstance(value, str) else json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False)
+        lines += [f"[{kind} {mime}]"] + mask(text, guids).splitlines()
+    return lines
+
+
+def cell_lines(cell):
+    if IGNORE_TAG in cell.get("metadata", {}).get("tags", []):
+        return [f"[outputs not compared: {IGNORE_TAG}]"]
+    guids = {}
+    return [line for output in cell.get("outputs", []) for line in output_lines(output, guids)]
+
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def differences(stored, executed, label):
+    """A readable diff for each code cell whose normalised outputs changed; [] when none did."""
+    out = []
+    for i, (old, new) in enumerate(zip(code_cells(stored), code_cells(executed)), start=1):
+        before, after = cell_lines(old), cell_lines(new)
+        if before == after:
+            continue
+        first = next((line for line in new.source.splitlines() if line.strip()), "")
+        diff = difflib.unified_diff(before, after, "stored outputs", "outputs of this run", lineterm="", n=2)
+        out.append(f"{label}: code cell {i} ({first}) differs:\n" + "\n".join(diff))
+    return out
+
+
+def kernelspec(prefix):
+    """Installs this checkout's kernel into `prefix`; returns the JUPYTER_PATH that shows it."""
+    node = os.environ.get("SQLCDC_NODE") or shutil.which("node")
+    if not node:
+        sys.exit("notebooks.py: node is not on PATH (or set SQLCDC_NODE)")
+    subprocess.run([node, os.path.join(ROOT, "install.js"), "--prefix", prefix], check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(prefix, "share", "jupyter")
+
+
+def execute(stored, folder):
+    """A copy of the notebook with fresh outputs, run in its folder as Jupyter runs it."""
+    nb = copy.deepcopy(stored)
+    client = NotebookClient(
+        nb,
+        kernel_name="sqlcdc",
+        timeout=CELL_TIMEOUT,
+        startup_timeout=60,
+        record_timing=False,
+        resources={"metadata": {"path": folder}},
+    )
+    client.execute()
+    return nb
+
+
+def write_atomically(path, nb):
+    text = nbformat.writes(nb)
+    fd, temp = tempfile.mkstemp(prefix=".notebook-", suffix=".ipynb", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
+def counts(nb):
+    return [c.get("execution_count") for c in code_cells(nb)]
+
+
+def main(argv):
+    check = "--check" in argv
+    paths = [a for a in argv if a != "--check"]
+    if any(a.startswith("--") for a in paths):
+        sys.exit("usage: notebooks.py [--check] [NOTEBOOK.ipynb ...]")
+    if not paths:
+        folder = os.path.join(ROOT, "notebooks")
+        paths = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".ipynb"))
+
+    failures = []
+    with tempfile.TemporaryDirectory(prefix=TEMP_PREFIX) as temp:
+        os.environ.update(
+            JUPYTER_PATH=kernelspec(temp),
+            JUPYTER_RUNTIME_DIR=temp,
+            SQLCDC_HOME=os.path.join(temp, "workspace"),
+        )
+        for path in paths:
+            label = os.path.relpath(path, ROOT) if os.path.abspath(path).startswith(ROOT + os.sep) else path
+            stored = nbformat.read(path, as_version=4)
+            try:
+                executed = execute(stored, os.path.dirname(os.path.abspath(path)))
+            except CellExecutionError as e:
+                failures.append(f"{label}: a cell failed:\n{e}")
+                continue
+            diffs = differences(stored, executed, label)
+            if check:
+                failures += diffs
+            elif diffs or counts(stored) != counts(executed):
+                write_atomically(path, executed)
+                print(f"{label}: outputs stored")
+            else:
+                print(f"{label}: outputs unchanged")
+    if failures:
+        print("\n\n".join(failures))
+        if check:
+            print(f"\n{REGENERATE}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

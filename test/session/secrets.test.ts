@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { Result } from '../../runtime/results';
+import { inspect } from '../../runtime/services/inspect';
+import { Session } from '../../runtime/session';
+import { rotateWorkspaceKey } from '../../runtime/workspace/rotate-key';
+import { sendJson, startHttpServer, type TestServer } from '../helpers/http-server';
+import { tempSession } from '../helpers/session';
+import { runCli } from '../helpers/cli';
+
+const SECRETS = ['BEARERTOK1', 'BASICPW2', 'APIKEY3', 'HDRVAL4', 'PGPASS5', 'FTPPASS6', 'INLINEPW7'];
+
+const servers: TestServer[] = [];
+after(async () => {
+  for (const s of servers) await s.close();
+});
+
+/** Every file under `dir`, recursively, as text. */
+function filesUnder(dir: string): { path: string; text: string }[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    return e.isDirectory() ? filesUnder(path) : [{ path, text: readFileSync(path, 'latin1') }];
+  });
+}
+
+function shown(results: Result[]): string {
+  return results
+    .map((r) => {
+      if (r.kind === 'table') return JSON.stringify(r.dataset.rows());
+      if (r.kind === 'error') return `${r.error.message}`;
+      return r.text;
+    })
+    .join('\n');
+}
+
+async function outputOf(session: Session, text: string): Promise<string> {
+  const out: Result[] = [];
+  for await (const r of session.execute(text)) out.push(r);
+  return shown(out);
+}
+
+function assertNoSecret(text: string, where: string): void {
+  for (const secret of SECRETS) assert.ok(!text.includes(secret), `${where} shows ${secret}:\n${text}`);
+}
+
+test('connection secrets of every kind are sealed at rest, used, and never shown', async () => {
+  const server = await startHttpServer((req, res) => sendJson(res, { auth: req.headers.authorization ?? null, key: req.headers['x-api-key'] ?? null }));
+  servers.push(server);
+  const { session, dir } = tempSession({}, 'secrets');
+  const closed = 'http://127.0.0.1:9';
+  const added = await outputOf(
+    session,
+    [
+      `%connection add bearer ${server.url} --bearer BEARERTOK1`,
+      `%connection add basic http://alice:BASICPW2@127.0.0.1:${server.port}/`,
+      `%connection add apikey ${server.url} --apikey "X-Api-Key: APIKEY3" --header "X-Custom: HDRVAL4"`,
+      '%connection add pg postgres://app:PGPASS5@127.0.0.1:1/shop?sslmode=disable',
+      '%connection add files ftp://uploader:FTPPASS6@127.0.0.1:2121/',
+      `%connection add refused ${closed} --bearer BEARERTOK1`,
+    ].join('\n'),
+  );
+  assertNoSecret(added, 'adding');
+
+  // Used: the server receives them.
+  const [bearer] = (await session.run(`SELECT * FROM HTTP [bearer] (GET /a) APPLY TX '$';`)).filter((r) => r.kind === 'table');
+  assert.ok(bearer.kind === 'table');
+  assert.deepEqual(bearer.dataset.rows()[0], ['Bearer BEARERTOK1', null]);
+  await session.run(`SELECT * FROM HTTP [basic] (GET /b) APPLY TX '$';`);
+  assert.equal(session.dataset.rows()[0][0], `Basic ${Buffer.from('alice:BASICPW2').toString('base64')}`);
+  await session.run(`SELECT * FROM HTTP [apikey] (GET /c) APPLY TX '$';`);
+  assert.deepEqual(session.dataset.rows()[0], [null, 'APIKEY3']);
+
+  // Shown: listings, inspect, errors of refused and failing calls, URLs given inline.
+  const list = await outputOf(session, '%connection list');
+  assertNoSecret(list, '%connection list');
+  assert.match(list, /postgres:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/shop\?sslmode=disable/);
+  assert.match(list, /ftp:\/\/uploader:\*\*\*\*@127\.0\.0\.1:2121\//);
+  assert.match(list, /X-Custom.*\*\*\*\*/);
+  for (const name of ['bearer', 'basic', 'apikey', 'pg', 'files']) {
+    const found = inspect(session, `SELECT * FROM HTTP [${name}] (GET /)`, 21);
+    assert.ok(found.found, name);
+    assertNoSecret(found.text + (found.markdown ?? ''), `inspect [${name}]`);
+  }
+  assertNoSecret(await outputOf(session, 'SELECT * FROM HTTP [refused] (GET /x);'), 'a refused connection');
+  assertNoSecret(await outputOf(session, `SELECT * FROM HTTP (GET http://bob:INLINEPW7@127.0.0.1:9/x);`), 'an inline URL');
+  assertNoSecret(await outputOf(session, `SELECT * FROM DRIVE [pg] 'x.csv';`), 'a connection of the wrong kind');
+
+  // At rest: no file of the workspace holds one, and the connections file is private.
+  for (const f of filesUnder(join(dir, 'ws'))) assertNoSecret(f.text, f.path);
+  assert.equal(statSync(join(dir, 'ws', 'connections.json')).mode & 0o077, 0);
+
+  // Another session on the workspace reads them back.
+  const again = new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  const pg = again.connections.getOf('pg', 'postgres');
+  assert.equal(pg.password, 'PGPASS5');
+  assert.equal(pg.url, 'postgres://app@127.0.0.1:1/shop?sslmode=disable');
+  await session.close();
+});
+
+test('a connections file with secrets in clear is rewritten sealed on first use', async () => {
+  const { dir } = tempSession({}, 'secrets');
+  const ws = join(dir, 'legacy');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(ws);
+  writeFileSync(
+    join(ws, 'connections.json'),
+    JSON.stringify([
+      { name: 'api', kind: 'http', baseUrl: 'http://127.0.0.1:9/', auth: { type: 'bearer', token: 'BEARERTOK1' }, headers: { 'X-Custom': 'HDRVAL4' } },
+      { name: 'pg', kind: 'postgres', target: 'postgres://app:PGPASS5@127.0.0.1:1/shop' },
+      { name: 'lite', kind: 'sqlite', target: 'shop.db' },
+    ]),
+  );
+  const session = new Session({ workspace: ws, cwd: dir });
+  assertNoSecret(await outputOf(session, '%connection list'), 'list');
+  for (const f of filesUnder(ws)) assertNoSecret(f.text, f.path);
+  const api = session.connections.getOf('api', 'http');
+  assert.ok(api.auth?.type === 'bearer' && api.auth.token === 'BEARERTOK1');
+  assert.equal(session.connections.getOf('pg', 'postgres').password, 'PGPASS5');
+  assert.equal(session.connections.getOf('lite', 'sqlite').file, 'shop.db');
+});
+
+test('rotating the workspace key reseals variables and connections; the old key no longer opens them', async () => {
+  const { session, dir } = tempSession({}, 'secrets');
+  const ws = join(dir, 'ws');
+  await session.run('%connection add api http://127.0.0.1:9/ --bearer BEARERTOK1\n%var set --encrypted token APIKEY3');
+  const oldKey = readFileSync(join(ws, 'secret.key'), 'utf8');
+  const rotation = rotateWorkspaceKey(ws);
+  assert.deepEqual({ variables: rotation.variables, connections: rotation.connections }, { variables: 1, connections: 1 });
+  assert.notEqual(readFileSync(join(ws, 'secret.key'), 'utf8'), oldKey);
+  const after = new Session({ workspace: ws, cwd: dir });
+  const api = after.connections.getOf('api', 'http');
+  assert.ok(api.auth?.type === 'bearer' && api.auth.token === 'BEARERTOK1');
+  assert.deepEqual((await after.run("PRINT '#trygetvar(token)';")).map((r) => (r.kind === 'message' ? r.text : '')), ['APIKEY3']);
+  for (const f of filesUnder(ws)) assertNoSecret(f.text, f.path);
+  // With the old key put back, nothing opens: the values really are sealed under the new one.
+  writeFileSync(join(ws, 'secret.key'), oldKey);
+  const withOld = new Session({ workspace: ws, cwd: dir });
+  assert.throws(() => withOld.connections.get('api'), /cannot be decrypted with this workspace key/);
+});
+
+test('sqlcdc workspace rotate-key reseals through the CLI; with SQLCDC_SECRET it needs SQLCDC_NEW_SECRET', async () => {
+  const { session, dir } = tempSession({}, 'secrets');
+  await session.run('%connection add api http://127.0.0.1:9/ --bearer BEARERTOK1');
+  const ws = join(dir, 'ws');
+  const rotated = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws]);
+  assert.equal(rotated.code, 0, rotated.stderr);
+  assert.match(rotated.stdout, /0 encrypted variables and 1 connections resealed/);
+  assertNoSecret(rotated.stdout + rotated.stderr, 'rotate-key output');
+  const refused = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws], { env: { SQLCDC_SECRET: 'old-secret' } });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /give the new one in SQLCDC_NEW_SECRET/);
+  const usage = await runCli(dir, ['workspace', 'frob']);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /unknown workspace command 'frob'/);
+});

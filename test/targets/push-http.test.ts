@@ -1,0 +1,217 @@
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { after, test } from 'node:test';
+import { Dataset, type Result } from '../../runtime/index';
+import type { Session } from '../../runtime/session';
+import { startHttpServer, type Handler, type TestServer } from '../helpers/http-server';
+import { tempSession } from '../helpers/session';
+
+const servers: TestServer[] = [];
+const sessions: Session[] = [];
+after(async () => {
+  for (const s of sessions) await s.close();
+  for (const s of servers) await s.close();
+});
+
+async function setup(handler: Handler, rows = 5): Promise<{ server: TestServer; session: Session }> {
+  const server = await startHttpServer(handler, { maxRequests: 20_000 });
+  servers.push(server);
+  const { session } = tempSession({}, 'push');
+  sessions.push(session);
+  await session.run(`%connection add api ${server.url}`);
+  session.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'name', type: { base: 'string' } },
+      ],
+      Array.from({ length: rows }, (_, i) => [i + 1, `item ${i + 1}`]),
+    ),
+  );
+  return { server, session };
+}
+
+function messages(results: Result[]): string[] {
+  return results.flatMap((r) => (r.kind === 'message' ? [r.text] : []));
+}
+
+/** Answers 200 at once and returns nothing (a Handler may return a promise): the handlers that end with it need not await it. */
+function ok(_req: unknown, res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok": true}');
+}
+
+test('BATCH 1: one call per row, fields and functions evaluated per call, an idempotency key per call', async () => {
+  const { server, session } = await setup(ok, 3);
+  const out = await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({"name": "{{name}}", "call": "#rndguid()"});`);
+  assert.deepEqual(
+    server.requests.map((r) => [r.method, r.url]),
+    [
+      ['POST', '/items/1'],
+      ['POST', '/items/2'],
+      ['POST', '/items/3'],
+    ],
+  );
+  const bodies = server.requests.map((r) => JSON.parse(r.body) as { name: string; call: string });
+  assert.deepEqual(
+    bodies.map((b) => b.name),
+    ['item 1', 'item 2', 'item 3'],
+  );
+  assert.equal(new Set(bodies.map((b) => b.call)).size, 3, '#rndguid() is evaluated per call (spec 4.4)');
+  assert.equal(server.requests[0].headers['content-type'], 'application/json');
+  const keys = server.requests.map((r) => r.headers['idempotency-key']);
+  assert.equal(new Set(keys).size, 3);
+  assert.match(String(keys[0]), /^\d+-upsert-1$/);
+  assert.deepEqual(messages(out), ['PUSH INTO HTTP: 3 calls made, 3 rows sent, 0 retries, 0 failures let through by CONTINUE_ON_HTTP']);
+  assert.equal(session.dataset.rowCount, 3, 'the dataset stays as it was');
+});
+
+test('BATCH N with @concatjson: one call per N rows; BATCH N without an array operator, or an operator at BATCH 1, is refused before any call', async () => {
+  const { server, session } = await setup(ok, 7);
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ([@concatjson({"id": {{id}}})]) WITH BATCH 3;`);
+  assert.deepEqual(
+    server.requests.map((r) => (JSON.parse(r.body) as { id: number }[]).map((o) => o.id)),
+    [[1, 2, 3], [4, 5, 6], [7]],
+  );
+  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ({"id": {{id}}}) WITH BATCH 3;`), /BATCH 3 needs a payload with an array operator/);
+  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ([@concatjson({"id": {{id}}})]);`), /needs WITH BATCH N greater than 1/);
+  assert.equal(server.requests.length, 3, 'the refused pushes sent nothing');
+});
+
+test('a status outside 2xx stops the push with the status, the request and the start of the body; CONTINUE_ON_HTTP lets listed ones through', async () => {
+  const { server, session } = await setup((req, res) => {
+    if (req.url === '/items/2') return void res.writeHead(409, { 'content-type': 'text/plain' }).end('duplicate item 2\nsecond line');
+    ok(req, res);
+  }, 4);
+  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({{id}});`), (e: Error & { position?: { line: number } }) => {
+    assert.match(e.message, /HTTP 409 Conflict from POST http:\/\/127\.0\.0\.1:\d+\/items\/2: duplicate item 2 second line/);
+    return true;
+  });
+  assert.equal(server.requests.length, 2, 'the push stopped at the failing call');
+  const out = await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({{id}}) CONTINUE_ON_HTTP '409, 422';`);
+  assert.equal(server.requests.length, 6);
+  assert.match(messages(out)[0], /4 calls made, 4 rows sent, 0 retries, 1 failure let through/);
+});
+
+test('THROW_ON_REGEX fails a 2xx whose body matches', async () => {
+  const { session } = await setup((_req, res) => void res.writeHead(200).end('{"status": "rejected: bad data"}'), 2);
+  await assert.rejects(
+    session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) THROW_ON_REGEX 'rejected';`),
+    /THROW_ON_REGEX 'rejected' matched the response of POST http:\/\/127\.0\.0\.1:\d+\/x: \{"status": "rejected: bad data"\}/,
+  );
+});
+
+test('RETRY_ON retries the same call when the body (or its RETRY_PATH node) says so, RETRY_COUNT times', async () => {
+  let calls = 0;
+  const { server, session } = await setup((_req, res) => {
+    calls++;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(calls < 3 ? '{"state": "busy"}' : '{"state": "done"}');
+  }, 1);
+  const out = await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) RETRY_ON 'busy' RETRY_PATH '$.state' RETRY_INTERVAL 0 RETRY_COUNT 5;`);
+  assert.equal(server.requests.length, 3);
+  assert.match(messages(out)[0], /1 call made, 1 row sent, 2 retries/);
+  calls = 0;
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) RETRY_ONREGEX 'bu+sy' RETRY_INTERVAL 0;`);
+  assert.equal(server.requests.length, 5, 'RETRY_COUNT defaults to 1: the call and one retry');
+});
+
+test('WITH RETRY retries 5xx, 429 (honouring Retry-After) and resets; without it a 503 fails at once', async () => {
+  let calls = 0;
+  const { server, session } = await setup((req, res) => {
+    calls++;
+    if (calls === 1) return void res.writeHead(503).end('down');
+    if (calls === 2) return void res.writeHead(429, { 'retry-after': '0' }).end('slow down');
+    if (calls === 3) return void res.socket?.destroy();
+    ok(req, res);
+  }, 1);
+  const out = await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) WITH RETRY LINEAR (5, 0);`);
+  assert.equal(server.requests.length, 4);
+  assert.match(messages(out)[0], /1 call made, 1 row sent, 3 retries/);
+  calls = 0;
+  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});`), /HTTP 503 Service Unavailable/);
+  calls = 0;
+  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) WITH RETRY EXPONENTIAL (1, 0);`), /HTTP 429 Too Many Requests/, 'out of retries: the last answer stands');
+});
+
+test('TIMEOUT bounds each call; cancelling stops a push at once', async () => {
+  const { session } = await setup(() => undefined, 2);
+  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) WITH TIMEOUT 0.2;`), /timed out after 0\.2 s: POST/);
+  const controller = new AbortController();
+  const running = session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});`, { signal: controller.signal });
+  setTimeout(() => controller.abort(), 100);
+  await assert.rejects(running, /cancelled/);
+});
+
+test('without a change log the dataset is the upsert stream and ON_DELETE has nothing to send', async () => {
+  const { server, session } = await setup(ok, 2);
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /u/{{id}}) PAYLOAD ({{id}}) ON_DELETE (DELETE /d/{{id}});`);
+  assert.deepEqual(
+    server.requests.map((r) => r.url),
+    ['/u/1', '/u/2'],
+  );
+});
+
+test('a long push reports progress as it goes, and a last time when done', async () => {
+  const { session } = await setup((req, res) => void setTimeout(() => ok(req, res), 30), 12);
+  const progress: Extract<Result, { kind: 'progress' }>[] = [];
+  for await (const r of session.execute(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});`)) if (r.kind === 'progress') progress.push(r);
+  assert.ok(progress.length >= 2, `at least one update and the final one (${progress.length})`);
+  assert.equal(new Set(progress.map((p) => p.id)).size, 1, 'one display, updated in place');
+  assert.deepEqual(
+    progress.map((p) => p.done),
+    [...progress.slice(1).map(() => false), true],
+  );
+  assert.match(progress[progress.length - 1].text, /12 \/ 12 rows, 12 calls, 0 retries/);
+});
+
+test('fields inside batch operators keep the batch valid: JSON values, escaped XML, SQL literals, Unicode and quotes', async () => {
+  const { server, session } = await setup(ok, 0);
+  session.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'name', type: { base: 'string' } },
+        { name: 'price', type: { base: 'decimal', precision: 10, scale: 2 } },
+      ],
+      [
+        [1, 'say "hi"\\ <b>&\'quoted\'</b>\nnew line', null],
+        [2, 'Ünïcødé — 日本 🚀', null],
+        [3, null, null],
+      ],
+    ),
+  );
+  await session.run(`APPLY SCHEMA ( int id
+    string name
+    decimal(10,2) price = '12.50' );`);
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /json) PAYLOAD ([@concatjson({"id": {{id}}, "name": {{name}}, "label": "#{{id}}: {{name}}", "price": {{price}}})]) WITH BATCH 10;`);
+  const json = JSON.parse(server.requests[0].body) as Record<string, unknown>[];
+  assert.deepEqual(json, [
+    { id: 1, name: 'say "hi"\\ <b>&\'quoted\'</b>\nnew line', label: '#1: say "hi"\\ <b>&\'quoted\'</b>\nnew line', price: 12.5 },
+    { id: 2, name: 'Ünïcødé — 日本 🚀', label: '#2: Ünïcødé — 日本 🚀', price: 12.5 },
+    { id: 3, name: null, label: '#3: ', price: 12.5 },
+  ]);
+  assert.match(server.requests[0].body, /"price": 12\.50/, 'a decimal keeps its scale, bare');
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /xml) PAYLOAD (<rows>@concatxml(<row id="{{id}}">{{name}}</row>)</rows>) WITH BATCH 10;`);
+  assert.equal(
+    server.requests[1].body,
+    '<rows><row id="1">say &quot;hi&quot;\\ &lt;b&gt;&amp;&apos;quoted&apos;&lt;/b&gt;\nnew line</row><row id="2">Ünïcødé — 日本 🚀</row><row id="3"></row></rows>',
+  );
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /sql) PAYLOAD (@sql(INSERT INTO t VALUES ({{id}}, {{name}}, 'n: {{name}}'))) WITH BATCH 10;`);
+  assert.equal(
+    server.requests[2].body,
+    "INSERT INTO t VALUES (1, 'say \"hi\"\\ <b>&''quoted''</b>\nnew line', 'n: say \"hi\"\\ <b>&''quoted''</b>\nnew line');\n" +
+      "INSERT INTO t VALUES (2, 'Ünïcødé — 日本 🚀', 'n: Ünïcødé — 日本 🚀');\n" +
+      "INSERT INTO t VALUES (3, NULL, 'n: ');",
+  );
+});
+
+test('10,000 rows at several batch sizes: every row sent once, in order', async () => {
+  const { server, session } = await setup(ok, 10_000);
+  for (const size of [1, 7, 100, 2500]) {
+    const before = server.requests.length;
+    const payload = size === 1 ? '{{id}}' : '[@concatjsonarr([{{id}}])]';
+    await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /b) PAYLOAD (${payload}) WITH BATCH ${size};`);
+    const got = server.requests.slice(before).flatMap((r) => (size === 1 ? [Number(r.body)] : (JSON.parse(r.body) as number[][]).map((a) => a[0])));
+    assert.equal(server.requests.length - before, Math.ceil(10_000 / size), `calls at BATCH ${size}`);
+    assert.deepEqual(got, Array.from({ length: 10_000 }, (_, i) => i + 1), `rows at BATCH ${size}`);
+  }
+});

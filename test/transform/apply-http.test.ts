@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { Dataset } from '../../runtime/index';
+import type { Session } from '../../runtime/session';
+import { sendJson, startHttpServer, type Handler, type TestServer } from '../helpers/http-server';
+import { tempSession } from '../helpers/session';
+
+const servers: TestServer[] = [];
+const sessions: Session[] = [];
+after(async () => {
+  for (const s of sessions) await s.close();
+  for (const s of servers) await s.close();
+});
+
+/** A customer API: /customers/N/orders answers N orders (none for 3), /fail answers 500. */
+const api: Handler = (req, res) => {
+  const m = /^\/customers\/(\d+)\/orders/.exec(req.url);
+  if (m) {
+    const n = Number(m[1]) === 3 ? 0 : Number(m[1]);
+    return sendJson(res, { orders: Array.from({ length: n }, (_, i) => ({ order: `${m[1]}-${i + 1}`, total: 10 * (i + 1) })) });
+  }
+  if (req.url.startsWith('/fail')) return sendJson(res, { error: 'boom' }, 500);
+  if (req.url.startsWith('/rate')) return sendJson(res, { rate: 1.1, currency: 'EUR' });
+  sendJson(res, { ok: true });
+};
+
+async function setup(): Promise<{ server: TestServer; session: Session }> {
+  const server = await startHttpServer(api);
+  servers.push(server);
+  const { session } = tempSession({}, 'apply-http');
+  sessions.push(session);
+  await session.run(`%connection add crm ${server.url}`);
+  session.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'name', type: { base: 'string' } },
+      ],
+      [
+        [1, 'ann'],
+        [2, 'bob'],
+        [3, 'cy'],
+      ],
+    ),
+  );
+  return { server, session };
+}
+
+test("PROCESSING 'left join' and 'inner join' call once per row and repeat each row per response row", async () => {
+  const { server, session } = await setup();
+  const input = session.dataset;
+  await session.run(`APPLY HTTP [crm] (GET /customers/{{id}}/orders?call=#rndint(0, 1000000)) APPLY TX '$.orders' WITH PROCESSING 'left join';`);
+  assert.deepEqual(session.dataset.columns.map((c) => c.name), ['id', 'name', 'order', 'total']);
+  assert.deepEqual(
+    session.dataset.rows().map((r) => [r[0], r[2]]),
+    [
+      [1, '1-1'],
+      [2, '2-1'],
+      [2, '2-2'],
+      [3, null],
+    ],
+  );
+  assert.equal(server.requests.length, 3);
+  session.setDataset(input);
+  await session.run(`APPLY HTTP [crm] (GET /customers/{{id}}/orders) APPLY TX '$.orders' WITH PROCESSING 'inner join' WHEN 'id <> 1';`);
+  assert.deepEqual(
+    session.dataset.rows().map((r) => [r[0], r[2]]),
+    [
+      [1, null],
+      [2, '2-1'],
+      [2, '2-2'],
+    ],
+    'inner join drops the row with no orders; WHEN keeps the row it did not call',
+  );
+  assert.equal(server.requests.length, 5, 'WHEN skipped the call for id 1');
+});
+
+test("PROCESSING 'continue', 'replace' and 'enhance' call once", async () => {
+  const { server, session } = await setup();
+  await session.run(`APPLY HTTP [crm] (POST /audit) WITH PAYLOAD ({"first": "{{name}}"});`);
+  assert.equal(session.dataset.rowCount, 3, 'continue keeps the dataset');
+  assert.equal(server.requests[0].body, '{"first": "ann"}', 'one call, fields from the first row');
+  await session.run(`APPLY HTTP [crm] (GET /rate) APPLY TX '$' WITH PROCESSING 'enhance';`);
+  assert.deepEqual(session.dataset.rows()[2], [3, 'cy', 1.1, 'EUR']);
+  await session.run(`APPLY HTTP [crm] (GET /customers/2/orders) APPLY TX '$.orders' WITH PROCESSING 'replace' SHIFT_ROWS 1;`);
+  assert.deepEqual(session.dataset.rows(), [['2-2', 20]]);
+  assert.equal(server.requests.length, 3);
+});
+
+test('a failing call stops the statement unless CONTINUE_ON_ERRORS or CONTINUE_ON_HTTPERROR lets it through', async () => {
+  const { session } = await setup();
+  await assert.rejects(session.run(`APPLY HTTP [crm] (GET /fail/{{id}}) WITH PROCESSING 'left join';`), /HTTP 500 Internal Server Error from GET http:\/\/127\.0\.0\.1:\d+\/fail\/1: \{"error":"boom"\}/);
+  assert.equal(session.dataset.rowCount, 3, 'the dataset stays as it was');
+  const out = await session.run(`APPLY HTTP [crm] (GET /fail/{{id}}) WITH PROCESSING 'left join' CONTINUE_ON_HTTPERROR '500';`);
+  assert.equal(session.dataset.rowCount, 3);
+  assert.ok(out.some((r) => r.kind === 'warning' && /3 of the calls failed/.test(r.text)));
+  await session.run(`APPLY HTTP (GET http://127.0.0.1:9/x) WITH PROCESSING 'left join' CONTINUE_ON_ERRORS;`);
+  assert.equal(session.dataset.rowCount, 3);
+});
