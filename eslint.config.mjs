@@ -15,7 +15,8 @@ const eslintRecommended = Object.fromEntries(
 
 /**
  * The layers (DEVELOPERS.md): the runtime knows no front end; the statement parser knows no command;
- * the HTTP transport, drives, targets and writers know no command; the front ends reach the runtime
+ * what the commands use (HTTP transport, drives, targets, writers, change logs, CDC) knows no command;
+ * the front ends reach the runtime
  * through its public API only and not each other; the Jupyter protocol knows neither the runtime nor
  * a front end. Tests and benchmarks may import anything.
  */
@@ -28,9 +29,16 @@ const zones = [
   },
   { target: './runtime/script', from: './runtime/commands', message: 'the statement parser knows no command' },
   {
-    target: ['./runtime/http', './runtime/drives', './runtime/targets', './runtime/writers'],
+    target: [
+      './runtime/http',
+      './runtime/drives',
+      './runtime/targets',
+      './runtime/writers',
+      './runtime/changelog',
+      './runtime/cdc',
+    ],
     from: ['./runtime/commands', './runtime/magics', './runtime/session.ts'],
-    message: 'transports, drives, targets and writers serve the commands and know none of them',
+    message: 'what the commands use (transport, drives, targets, writers, change logs, CDC) knows no command',
   },
   {
     target: './runtime/support.ts',

@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   schema: async () => (await import('./schema')).runSchemaBench(),
   describe: async () => (await import('./describe')).runDescribeBench(),
   writers: async () => (await import('./writers')).runWritersBench(),
+  cdc: async () => (await import('./cdc')).runCdcBench(),
 };
 
 async function main(): Promise<void> {

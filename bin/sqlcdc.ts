@@ -7,6 +7,7 @@ import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 /** Command groups, each in its own module, loaded when called. */
 const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   workspace: async () => (await import('./workspace')).workspaceCommands,
+  changelog: async () => (await import('./changelog')).changelogCommands,
 };
 
 const USAGE = `Usage:
@@ -14,12 +15,15 @@ const USAGE = `Usage:
   sqlcdc repl --existing CONNECTION_FILE [-i]
   sqlcdc run <script.sql> [--workspace DIR] [--output table|json|csv]
   sqlcdc workspace rotate-key [--workspace DIR]
+  sqlcdc changelog show <file.eds> [--output table|json] [--workspace DIR] [--check-signature]
+  sqlcdc changelog list [FOLDER] [--output table|json]
   sqlcdc --help | --version
 
 Commands:
   repl      the interactive SQL CDC REPL (the default)
   run       runs a script and prints the final dataset on stdout
   workspace rotate-key: seals every secret of the workspace again under a new key
+  changelog show FILE: a change log's header and rows; changelog list [FOLDER]: the logs of a folder
 
 Options:
   --workspace DIR         workspace folder (default: $SQLCDC_HOME, else the nearest .sqlcdc
@@ -27,6 +31,7 @@ Options:
   --output FORMAT         run: table (default), json or csv; PRINT output and messages go to stderr
   --existing FILE         repl: attach to a running Jupyter kernel by its connection file
   -i, --interactive       repl: banner and prompts even when stdin is not a terminal
+  --check-signature       changelog show: fail unless the log is signed by a workspace certificate and unchanged
   -h, --help              this help
   -v, --version           the version
 

@@ -54,6 +54,31 @@ interface Parts {
   d: number[];
 }
 
+/** The parts as they are for any value: NaN and ±Infinity have no digits (`d` null, `e` NaN; NaN's `s` is NaN too). */
+export interface DecimalParts {
+  s: number;
+  e: number;
+  d: number[] | null;
+}
+
+/** The scale a value carries beside its digits (a ScaledDecimal's), or -1: the scale is its decimals. */
+export function carriedScale(d: Decimal): number {
+  return d instanceof ScaledDecimal ? d.scale : -1;
+}
+
+/**
+ * A decimal from `decimalParts`-shaped parts and `carriedScale`: how a change log stores decimals
+ * without printing and parsing their digits. `words` becomes the value's own array.
+ */
+export function decimalFromParts(s: number, e: number, words: number[], scale: number): Decimal {
+  const x = scale >= 0 ? new ScaledDecimal(ZERO, scale) : new Decimal(ZERO);
+  const parts = x as unknown as Parts;
+  parts.s = s;
+  parts.e = e;
+  parts.d = words;
+  return x;
+}
+
 const WORD_DIGITS = 7;
 const POW10 = [1, 10, 100, 1000, 10000, 100000, 1000000];
 const ZERO = new Decimal(0);

@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
-import { datasetText, writerOptions } from '../writers';
+import { datasetText, writerOptions, type RowWriter } from '../writers';
+import { jsonObjectWriter } from '../writers/json';
 import type { Dataset } from './dataset';
 import { formatValue, NULL_DISPLAY, toPlainValue } from './format-value';
 import { typeName } from './type-names';
@@ -15,6 +16,8 @@ export interface TextOptions {
   limit: number;
   /** Terminal columns the table must fit in; default 120. */
   width?: number;
+  /** Rows of the whole when `ds` is its first part (a change log's first page): the footer counts those. */
+  total?: number;
 }
 
 const DEFAULT_WIDTH = 120;
@@ -60,7 +63,7 @@ function displayCell(v: Value, type: ColumnType, width: number): string {
 export function renderText(ds: Dataset, options: TextOptions): string {
   const width = options.width ?? DEFAULT_WIDTH;
   const shown = Math.min(ds.rowCount, Math.max(0, options.limit));
-  const footer = rowCountLine(ds.rowCount, shown);
+  const footer = rowCountLine(options.total ?? ds.rowCount, shown);
   if (ds.columns.length === 0) return `(no columns)\n${footer}`;
 
   const head = ds.columns.map((c) => `${displayCell(c.name, STRING, width)}\n${typeName(c.type)}`);
@@ -180,6 +183,11 @@ export function renderHtml(ds: Dataset, options: HtmlOptions): string {
 /** Every row as a JSON array of objects, with exact longs and decimals (docs/types.md). */
 export function toJsonRows(ds: Dataset): string {
   return datasetText(ds, 'JSON', JSON_EXPORT);
+}
+
+/** One row of `toJsonRows` as its JSON object: for writers that stream rows (`changelog show --output json`). */
+export function jsonRowWriter(columns: readonly Column[]): RowWriter {
+  return jsonObjectWriter(columns, columns.map((_, i) => i), JSON_EXPORT);
 }
 
 /**

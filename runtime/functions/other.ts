@@ -1,5 +1,6 @@
 import type { Value } from '../dataset/types';
-import { cmsDecrypt, cmsEncrypt, findCertificate } from '../workspace/certificates';
+import { findCertificate } from '../workspace/certificates';
+import { cmsDecrypt, cmsEncrypt } from '../workspace/cms';
 import { define } from './define';
 import { jsonFormat, setJsonSettings } from './json-format';
 import { parseAnyValue, parseJsonValue, parseXmlValue } from './parse-doc';

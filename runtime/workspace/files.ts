@@ -1,18 +1,84 @@
-import { mkdirSync, renameSync, writeFileSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { ByteSink } from '../util/bytes';
 
 /**
- * Writes a file atomically: a temp file in the same folder, then rename. A crash or a failed write
- * never leaves a half-written state file or change log behind.
+ * A file that appears whole or not at all: written under a temp name in the same folder (so the
+ * rename stays on one file system), flushed to disk, renamed, and the folder flushed so the rename
+ * itself survives a power cut. The temp name starts with a dot and ends in `.tmp-<pid>-<random>`,
+ * so no reader that looks for a file's extension (`*.eds`, `*.json`) ever sees a partial one. A
+ * crash leaves at most a temp file behind, never a half-written target.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode?: number): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+export class AtomicFile implements ByteSink {
+  readonly tempPath: string;
+  private fd: number | undefined;
+
+  /** `overwrite: false` publishes with a hard link, which fails rather than replace an existing file. */
+  constructor(
+    readonly path: string,
+    private readonly options: { mode?: number; overwrite?: boolean } = {},
+  ) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.tempPath = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    this.fd = openSync(this.tempPath, 'wx', options.mode);
+  }
+
+  write(data: Uint8Array): void {
+    let at = 0;
+    while (at < data.length) at += writeSync(this.descriptor(), data, at, data.length - at);
+  }
+
+  /** Publishing happens in `commit`; a sink's end is not a commit, so that a failed writer can still abort. */
+  end(): void {}
+
+  /** Flushes, then puts the file in place. EEXIST when not overwriting and the target exists. */
+  commit(): void {
+    const fd = this.descriptor();
+    fsyncSync(fd);
+    closeSync(fd);
+    this.fd = undefined;
+    if (this.options.overwrite === false) {
+      linkSync(this.tempPath, this.path);
+      unlinkSync(this.tempPath);
+    } else {
+      renameSync(this.tempPath, this.path);
+    }
+    syncFolder(dirname(this.path));
+  }
+
+  /** Removes the temp file; safe to call after a failed commit or twice. */
+  abort(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    rmSync(this.tempPath, { force: true });
+  }
+
+  private descriptor(): number {
+    if (this.fd === undefined) throw new Error(`${this.path}: already committed or aborted`);
+    return this.fd;
+  }
+}
+
+/** Makes a rename or link in `folder` durable. Windows cannot open a folder for syncing, and its renames are journaled. */
+function syncFolder(folder: string): void {
+  if (process.platform === 'win32') return;
+  const fd = openSync(folder, 'r');
   try {
-    writeFileSync(tmp, data, mode === undefined ? undefined : { mode });
-    renameSync(tmp, path);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes a whole file atomically (state files: connections, variables, histories). */
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode?: number): void {
+  const file = new AtomicFile(path, { mode });
+  try {
+    file.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    file.commit();
   } catch (e) {
-    rmSync(tmp, { force: true });
+    file.abort();
     throw e;
   }
 }

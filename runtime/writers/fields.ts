@@ -3,7 +3,7 @@ import { ScriptError } from '../errors';
 import type { Text } from '../script/ast';
 
 /** A comma-separated column list as written in INCLUDE / EXCLUDE / ORDER BY texts. */
-function splitNames(text: string): string[] {
+export function splitNames(text: string): string[] {
   return text
     .split(',')
     .map((s) => s.trim())

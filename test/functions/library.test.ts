@@ -293,7 +293,8 @@ test('#encrypt/#decrypt with a workspace certificate, cross-checked with openssl
 });
 
 test('cmsSign output verifies with openssl cms -verify', async () => {
-  const { cmsSign, findCertificate } = await import('../../runtime/workspace/certificates');
+  const { findCertificate } = await import('../../runtime/workspace/certificates');
+  const { cmsSign } = await import('../../runtime/workspace/cms');
   const ws = tempDir();
   mkdirSync(join(ws, 'certs'));
   const pem = join(ws, 'certs', 'signer.pem');

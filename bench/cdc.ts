@@ -1,0 +1,251 @@
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { captureDiff, type CaptureDiff } from '../runtime/cdc/diff';
+import type { CaptureOptions } from '../runtime/cdc/options';
+import { readState, writeState, type CdcState } from '../runtime/cdc/state';
+import type Decimal from 'decimal.js';
+import { Dataset } from '../runtime/dataset/dataset';
+import { decimalText, parseDecimal } from '../runtime/dataset/decimal-scale';
+import type { Column, Value } from '../runtime/dataset/types';
+import { best, seededRandom } from './measure';
+
+/**
+ * `npm run bench -- cdc`: the CAPTURE diff of 1,000,000 rows × 8 typed columns (int key, two
+ * strings, decimal(18,2), int, double, datetime, bool) against the state of the previous run's
+ * 1,000,000 rows, of which 10% were updated (one column each), 5% deleted and 5% inserted at random
+ * places. Reference: DuckDB (in-process, its default 2 threads on this machine) computing the same
+ * change set, by a full outer join on the key between the current table and a previous (key, row
+ * hash) table, into a temp table; both tables are loaded first and only that query is timed.
+ * Goal: the diff within 2x of DuckDB. Timed on our side, with the state already in memory like
+ * DuckDB's table: key encoding, row hashing, matching, the upsert/delete streams and the next state
+ * in memory. Also shown: the same with the state read from its file, on input rows in another order
+ * than the state's, the state's commit (write + fsync + rename), the state file's size per million
+ * keys, and the peak RSS of one diff in a child process.
+ */
+
+const ROWS = 1_000_000;
+const RUNS = 5;
+const DATA_DIR = resolve(__dirname, '..', '..', 'bench', '.data');
+
+const COLUMNS: Column[] = [
+  { name: 'id', type: { base: 'int' } },
+  { name: 'name', type: { base: 'string' } },
+  { name: 'email', type: { base: 'string' } },
+  { name: 'amount', type: { base: 'decimal', precision: 18, scale: 2 } },
+  { name: 'qty', type: { base: 'int' } },
+  { name: 'price', type: { base: 'double' } },
+  { name: 'updated', type: { base: 'datetime' } },
+  { name: 'active', type: { base: 'bool' } },
+];
+
+const OPTIONS: CaptureOptions = { keys: ['id'], inserts: true, updates: true, deletes: true, ignoreDups: false, initOnFirstRun: false };
+
+export interface Workload {
+  previous: Dataset;
+  current: Dataset;
+  expected: { inserted: number; updated: number; deleted: number };
+}
+
+function record(id: number, random: () => number): Value[] {
+  return [
+    id,
+    `customer ${Math.floor(random() * 50000)}`,
+    `user${id}@example.com`,
+    parseDecimal((random() * 10000).toFixed(2)),
+    Math.floor(random() * 100),
+    Math.round(random() * 100000) / 100,
+    new Date(Date.UTC(2024, 0, 1) + Math.floor(random() * 365 * 86400) * 1000),
+    random() < 0.5,
+  ];
+}
+
+/** The previous run's rows, and this run's: the same order, with the changes spread at random. */
+export function workload(): Workload {
+  const random = seededRandom(7);
+  const previous: Value[][] = [];
+  for (let i = 0; i < ROWS; i++) previous.push(record(i + 1, random));
+  const current: Value[][] = [];
+  const expected = { inserted: 0, updated: 0, deleted: 0 };
+  let nextId = ROWS + 1;
+  for (const row of previous) {
+    const dice = random();
+    if (dice < 0.05) expected.deleted++;
+    else if (dice < 0.15) {
+      const changed = [...row];
+      const c = 1 + (expected.updated % 7);
+      changed[c] = changedValue(c, row[c]);
+      current.push(changed);
+      expected.updated++;
+    } else current.push(row);
+    if (random() < 0.05) {
+      current.push(record(nextId++, random));
+      expected.inserted++;
+    }
+  }
+  return { previous: Dataset.fromRows(COLUMNS, previous), current: Dataset.fromRows(COLUMNS, current), expected };
+}
+
+/** A different value for column c, of the same representation. */
+function changedValue(c: number, v: Value): Value {
+  switch (COLUMNS[c].type.base) {
+    case 'string':
+      return `${v as string} (changed)`;
+    case 'decimal':
+      return (v as Decimal).plus(1);
+    case 'int':
+      return (v as number) + 1;
+    case 'double':
+      return (v as number) + 0.5;
+    case 'datetime':
+      return new Date((v as Date).getTime() + 1000);
+    default:
+      return !(v as boolean);
+  }
+}
+
+function shuffled(ds: Dataset): Dataset {
+  const random = seededRandom(11);
+  const order = Int32Array.from({ length: ds.rowCount }, (_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  const out = ds.pick(order);
+  void out.data; // copied out now, not inside a timed run
+  return out;
+}
+
+function check(diff: CaptureDiff, expected: Workload['expected']): void {
+  const { inserted, updated, deleted } = diff.counts;
+  if (inserted !== expected.inserted || updated !== expected.updated || deleted !== expected.deleted) {
+    throw new Error(`diff found ${JSON.stringify(diff.counts)}, expected ${JSON.stringify(expected)}`);
+  }
+  if (diff.upserts.rowCount !== inserted + updated || diff.deletes.rowCount !== deleted) throw new Error('streams disagree with counts');
+}
+
+// ----------------------------------------------------------------------------- DuckDB
+
+async function csv(path: string, ds: Dataset): Promise<void> {
+  const out = createWriteStream(path);
+  // The columns as COLUMNS types them (the workload has no nulls).
+  const column = <T extends Value>(c: number) => ds.column(c) as T[];
+  const [id, name, email, amount, qty, price, updated, active] = [
+    column<number>(0),
+    column<string>(1),
+    column<string>(2),
+    column<Decimal>(3),
+    column<number>(4),
+    column<number>(5),
+    column<Date>(6),
+    column<boolean>(7),
+  ];
+  let chunk = '';
+  for (let r = 0; r < ds.rowCount; r++) {
+    const d = updated[r].toISOString().slice(0, 19).replace('T', ' ');
+    chunk += `${id[r]},${name[r]},${email[r]},${decimalText(amount[r])},${qty[r]},${price[r]},${d},${active[r]}\n`;
+    if (chunk.length > 1 << 20) {
+      if (!out.write(chunk)) await new Promise<void>((done) => out.once('drain', () => done()));
+      chunk = '';
+    }
+  }
+  await new Promise<void>((done) => out.end(chunk, () => done()));
+}
+
+async function duckdb(load: Workload, dir: string): Promise<{ seconds: number; counts: Record<string, number> }> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { DuckDBInstance } = require('@duckdb/node-api') as typeof import('@duckdb/node-api');
+  await csv(join(dir, 'previous.csv'), load.previous);
+  await csv(join(dir, 'current.csv'), load.current);
+  const instance = await DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  const types = `{'id': 'INTEGER', 'name': 'VARCHAR', 'email': 'VARCHAR', 'amount': 'DECIMAL(18,2)', 'qty': 'INTEGER', 'price': 'DOUBLE', 'updated': 'TIMESTAMP', 'active': 'BOOLEAN'}`;
+  const read = (file: string) => `read_csv('${join(dir, file)}', header = false, columns = ${types})`;
+  const rowHash = 'hash(name, email, amount, qty, price, updated, active)';
+  await db.run(`CREATE TABLE current AS SELECT * FROM ${read('current.csv')}`);
+  await db.run(`CREATE TABLE previous AS SELECT id, ${rowHash} AS h FROM ${read('previous.csv')}`);
+  const seconds = await best(
+    RUNS,
+    () =>
+      db.run(
+        `CREATE OR REPLACE TEMP TABLE changes AS
+         SELECT coalesce(c.id, p.id) AS id, CASE WHEN p.id IS NULL THEN 'I' WHEN c.id IS NULL THEN 'D' ELSE 'U' END AS kind
+         FROM (SELECT id, ${rowHash} AS h FROM current) c FULL OUTER JOIN previous p ON c.id = p.id
+         WHERE p.id IS NULL OR c.id IS NULL OR c.h <> p.h`,
+      ),
+    () => undefined,
+  );
+  const rows = (await db.runAndReadAll('SELECT kind, count(*)::INTEGER FROM changes GROUP BY kind')).getRows();
+  instance.closeSync();
+  return { seconds, counts: Object.fromEntries(rows.map(([kind, n]) => [String(kind), Number(n)])) };
+}
+
+// ----------------------------------------------------------------------------- memory (child)
+
+interface Memory {
+  baseRss: number;
+  peakRss: number;
+}
+
+/** In a child with --expose-gc: RSS after the workload and the state exist, then the peak over one diff. */
+function memoryChild(): void {
+  const load = workload();
+  const state = captureDiff(load.previous, OPTIONS, undefined, 'bench').next!;
+  (globalThis as { gc?: () => void }).gc!();
+  const baseRss = process.memoryUsage().rss;
+  check(captureDiff(load.current, OPTIONS, state, 'bench'), load.expected);
+  const result: Memory = { baseRss, peakRss: process.resourceUsage().maxRSS * 1024 };
+  process.stdout.write(JSON.stringify(result));
+}
+
+// ----------------------------------------------------------------------------- report
+
+const ms = (s: number) => `${(s * 1000).toFixed(0).padStart(6)} ms`;
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
+
+export async function runCdcBench(): Promise<void> {
+  console.log(`cdc: CAPTURE diff, ${ROWS.toLocaleString('en-US')} rows × ${COLUMNS.length} columns against a ${ROWS.toLocaleString('en-US')}-key state (best of ${RUNS})`);
+  const load = workload();
+  const { expected } = load;
+  console.log(`  changes: ${expected.updated} updated, ${expected.inserted} inserted, ${expected.deleted} deleted`);
+  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-cdc-'));
+  try {
+    const first = captureDiff(load.previous, OPTIONS, undefined, 'bench');
+    const state: CdcState = first.next!;
+    const file = join(dir, 'state', 'bench.state');
+    const commit = await best(RUNS, () => writeState(file, state), () => undefined);
+    const size = statSync(file).size;
+
+    const inMemory = await best(RUNS, () => captureDiff(load.current, OPTIONS, state, file), (d) => check(d, expected));
+    const fromFile = await best(RUNS, async () => captureDiff(load.current, OPTIONS, await readState(file), file), (d) => check(d, expected));
+    const other = shuffled(load.current);
+    const reordered = await best(RUNS, () => captureDiff(other, OPTIONS, state, file), (d) => check(d, expected));
+
+    const memory = JSON.parse(
+      execFileSync(process.execPath, ['--expose-gc', __filename, '--memory'], { encoding: 'utf8', maxBuffer: 1 << 20 }),
+    ) as Memory;
+
+    mkdirSync(DATA_DIR, { recursive: true });
+    const duck = await duckdb(load, dir);
+    const want = { I: expected.inserted, U: expected.updated, D: expected.deleted };
+    if (JSON.stringify(duck.counts, Object.keys(want).sort()) !== JSON.stringify(want, Object.keys(want).sort())) {
+      throw new Error(`DuckDB found ${JSON.stringify(duck.counts)}, expected ${JSON.stringify(want)}`);
+    }
+
+    const ratio = inMemory / duck.seconds;
+    const line = (label: string, seconds: number, note = '') =>
+      console.log(`  ${label.padEnd(46)} ${ms(seconds)}  ${(ROWS / seconds / 1e6).toFixed(2)}M rows/s${note}`);
+    line('DuckDB full outer join + row hash', duck.seconds);
+    line('captureDiff, state in memory', inMemory, `   ratio ${ratio.toFixed(2)}x (goal ≤ 2x): ${ratio <= 2 ? 'met' : 'MISSED'}`);
+    line('readState + captureDiff', fromFile, `   ratio ${(fromFile / duck.seconds).toFixed(2)}x`);
+    line('captureDiff, input shuffled against the state', reordered, `   ratio ${(reordered / duck.seconds).toFixed(2)}x`);
+    line('commit the next state (write, fsync, rename)', commit);
+    console.log(`  state file: ${mb(size)} for ${ROWS.toLocaleString('en-US')} keys = ${mb(size / (ROWS / 1e6))} per million keys (${(size / ROWS).toFixed(1)} bytes a key)`);
+    console.log(`  peak RSS of one diff (child process): ${mb(memory.peakRss)}, +${mb(memory.peakRss - memory.baseRss)} over the loaded rows and state`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module && process.argv[2] === '--memory') memoryChild();

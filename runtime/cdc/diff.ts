@@ -1,0 +1,195 @@
+import { Dataset } from '../dataset/dataset';
+import type { Column, ColumnType, Value } from '../dataset/types';
+import { ScriptError } from '../errors';
+import { hashRows } from './hash';
+import { AddedKeys, findKey } from './key-table';
+import { decodeKeys, describeKey, KeyEncoder, KeyStoreBuilder, type KeyStore } from './keys';
+import { nextState } from './next-state';
+import type { CaptureOptions } from './options';
+import { planCapture } from './schema';
+import { readState, stateSize, writeState, type CdcState } from './state';
+
+/**
+ * The synthetic change capture of CAPTURE (spec 2.2, 4.2; docs/cdc.md), in two phases so that the
+ * state never runs ahead of the change log: `captureDiff` compares the input with the state and
+ * returns the change streams and the next state without writing anything; `commitState` replaces
+ * the state once the change log is durable. A crash in between leaves the old state, so the next
+ * run reports the same changes again: changes are delivered at least once, never lost.
+ */
+export interface CaptureDiff {
+  /**
+   * 'all': no KEYS, the whole dataset is the upsert stream (rule 2); 'initialized':
+   * INIT_ON_FIRST_RUN's first run, the state is built and no change is reported (reference.md C.1);
+   * 'changes': the records inserted, updated, deleted since the last run (all inserted on a first run).
+   */
+  mode: 'all' | 'initialized' | 'changes';
+  /** Inserted then updated rows as requested, in input order: full rows, plus the CDCMARKER field. */
+  upserts: Dataset;
+  /** Deleted records (DELETES only): the input's columns, keys filled in and the others null. */
+  deletes: Dataset;
+  /** What was detected, reported or not; `duplicates` are the rows IGNORE_DUPS dropped. */
+  counts: { inserted: number; updated: number; deleted: number; unchanged: number; duplicates: number };
+  /** The state to commit after the change log; undefined without KEYS. */
+  next?: CdcState;
+}
+
+// A row's kind in `kinds`; 0, the fill of a new Uint8Array, is unchanged.
+const INSERTED = 1;
+const UPDATED = 2;
+const DROPPED = 3;
+
+const MARKER_TYPE: ColumnType = { base: 'char', size: 1 };
+
+/** The state of `stateFile` (or none yet), then the diff of `input` against it. */
+export async function captureChanges(input: Dataset, options: CaptureOptions, stateFile: string): Promise<CaptureDiff> {
+  const previous = options.keys.length ? await readState(stateFile) : undefined;
+  return captureDiff(input, options, previous, stateFile);
+}
+
+/** Writes the next state; call it only once the change log built from the same diff is durable. */
+export async function commitState(stateFile: string, diff: CaptureDiff): Promise<void> {
+  if (diff.next) await writeState(stateFile, diff.next);
+}
+
+/** Compares `input` with `previous` (see CaptureDiff); `stateFile` is only named in messages. */
+export function captureDiff(input: Dataset, options: CaptureOptions, previous: CdcState | undefined, stateFile: string): CaptureDiff {
+  if (options.marker !== undefined && input.has(options.marker)) {
+    throw new ScriptError(`CDCMARKER '${options.marker}' names an existing column`, 'runtime');
+  }
+  const noDeletes = emptyLike(input);
+  if (options.keys.length === 0) {
+    return { mode: 'all', upserts: upserts(input, 'all', undefined, options.marker), deletes: noDeletes, counts: counts(input.rowCount, 0, 0, 0, 0) };
+  }
+
+  const plan = planCapture(input, options, previous, stateFile);
+  const stateKeys: KeyStore = previous?.entries ?? { bytes: new Uint8Array(0), offsets: new Uint32Array(1) };
+  const stateCount = previous ? stateSize(previous) : 0;
+  const { h1, h2 } = hashRows(input, plan.observedOrdinals);
+  const key = new KeyEncoder(input, plan.keyOrdinals);
+  const n = input.rowCount;
+
+  // Classify each row; seenBy[e] is 1 + the row that matched state entry e. Sources mostly return
+  // their records in the same order every time, and the state keeps that order: a row's key is
+  // first compared with the entry after the last one matched, and only looked up in the state's
+  // table, then in the table of keys new in this run, when it is not that one.
+  const kinds = new Uint8Array(n);
+  const seenBy = new Int32Array(stateCount);
+  const expected = stateCount ? 1024 : n;
+  const added = new AddedKeys(new KeyStoreBuilder(expected), expected);
+  let addedRows: Int32Array = new Int32Array(expected);
+  const duplicates: number[] = [];
+  let cursor = 0;
+  let updated = 0;
+  let dropped = 0;
+  for (let r = 0; r < n; r++) {
+    key.encode(r);
+    let e = cursor;
+    if (cursor >= stateCount || !key.equals(stateKeys, cursor)) {
+      const h = key.hash();
+      e = stateCount ? findKey(previous!.table, stateKeys, key, h) : -1;
+      if (e < 0) {
+        const a = added.findOrAdd(key, h);
+        e = a < 0 ? -1 : stateCount + a;
+      }
+    }
+    if (e < 0) {
+      kinds[r] = INSERTED;
+      if (added.keys.count > addedRows.length) addedRows = grow(addedRows);
+      addedRows[added.keys.count - 1] = r;
+    } else if (e < stateCount && seenBy[e] === 0) {
+      seenBy[e] = r + 1;
+      cursor = e + 1;
+      if (h1[r] !== previous!.h1[e] || h2[r] !== previous!.h2[e]) {
+        kinds[r] = UPDATED;
+        updated++;
+      }
+    } else {
+      kinds[r] = DROPPED;
+      dropped++;
+      if (!options.ignoreDups) duplicates.push(e < stateCount ? seenBy[e] - 1 : addedRows[e - stateCount], r);
+    }
+  }
+  if (duplicates.length) throw duplicateError(input, plan.keyOrdinals, duplicates);
+
+  const inserted = added.keys.count;
+  const matched = n - inserted - dropped;
+  const deleted = stateCount - matched;
+  const matches = { seenBy, dropUnseen: options.deletes, added, addedRows: addedRows.subarray(0, inserted), h1, h2 };
+  const next = nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
+  const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
+  if (!previous && options.initOnFirstRun) {
+    return { mode: 'initialized', upserts: upserts(input, new Int32Array(0), kinds, options.marker), deletes: noDeletes, counts: tally, next };
+  }
+
+  let m = 0;
+  for (let r = 0; r < n; r++) if ((kinds[r] === INSERTED && options.inserts) || (kinds[r] === UPDATED && options.updates)) m++;
+  const wanted = new Int32Array(m);
+  m = 0;
+  for (let r = 0; r < n; r++) if ((kinds[r] === INSERTED && options.inserts) || (kinds[r] === UPDATED && options.updates)) wanted[m++] = r;
+  return {
+    mode: 'changes',
+    upserts: upserts(input, wanted, kinds, options.marker),
+    deletes: options.deletes && deleted ? deletes(input, plan.keyOrdinals, stateKeys, seenBy, deleted) : noDeletes,
+    counts: tally,
+    next,
+  };
+}
+
+function grow(a: Int32Array): Int32Array {
+  const grown = new Int32Array(a.length * 2);
+  grown.set(a);
+  return grown;
+}
+
+function counts(inserted: number, updated: number, deleted: number, unchanged: number, duplicates: number): CaptureDiff['counts'] {
+  return { inserted, updated, deleted, unchanged, duplicates };
+}
+
+/** The rows `rows` of the input (every row for 'all', sharing its columns), plus the marker field. */
+function upserts(input: Dataset, rows: Int32Array | 'all', kinds: Uint8Array | undefined, marker: string | undefined): Dataset {
+  if (marker === undefined) return rows === 'all' ? input : input.pick(rows);
+  const picked = rows === 'all' ? input : input.pick(rows);
+  const markers = new Array<Value>(picked.rowCount);
+  for (let k = 0; k < markers.length; k++) markers[k] = kinds && rows !== 'all' && kinds[rows[k]] === UPDATED ? 'U' : 'I';
+  const column: Column = { name: marker, type: MARKER_TYPE };
+  return new Dataset([...picked.columns.map((c) => ({ ...c })), column], [...picked.data, markers], markers.length);
+}
+
+/** The state's records the input no longer has: their keys, every other column null. */
+function deletes(input: Dataset, keyOrdinals: number[], stateKeys: KeyStore, seenBy: Int32Array, deleted: number): Dataset {
+  const gone = new Int32Array(deleted);
+  let k = 0;
+  for (let e = 0; e < seenBy.length; e++) if (seenBy[e] === 0) gone[k++] = e;
+  const values = decodeKeys(stateKeys, gone, keyOrdinals.map((c) => input.columns[c].type));
+  const data = input.columns.map(() => new Array<Value>(deleted).fill(null));
+  keyOrdinals.forEach((c, i) => (data[c] = values[i]));
+  return new Dataset(
+    input.columns.map((c) => ({ ...c })),
+    data,
+    deleted,
+  );
+}
+
+function emptyLike(input: Dataset): Dataset {
+  return input.pick(new Int32Array(0));
+}
+
+/** Names the first duplicated key with all its rows (1-based), and how many other keys repeat. */
+function duplicateError(input: Dataset, keyOrdinals: number[], pairs: number[]): ScriptError {
+  const first = pairs[0];
+  const rows = [first];
+  const others = new Set<number>();
+  for (let i = 0; i < pairs.length; i += 2) {
+    if (pairs[i] === first) rows.push(pairs[i + 1]);
+    else others.add(pairs[i]);
+  }
+  const key = describeKey(
+    keyOrdinals.map((c) => input.columns[c].name),
+    keyOrdinals.map((c) => input.cell(first, c)),
+    keyOrdinals.map((c) => input.columns[c].type),
+  );
+  const shown = rows.slice(0, 10).map((r) => r + 1);
+  const list = `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}${rows.length > 10 ? ` (${rows.length} rows in all)` : ''}`;
+  const more = others.size ? `; ${others.size} other key${others.size > 1 ? 's are' : ' is'} duplicated too` : '';
+  return new ScriptError(`duplicate key ${key} in rows ${list}${more}. Add WITH IGNORE_DUPS to keep the first row of each key`, 'runtime');
+}

@@ -1,0 +1,119 @@
+import type { KeyEncoder, KeyStore, KeyStoreBuilder } from './keys';
+
+/**
+ * Hash tables of keys: open addressing with linear probing, a power-of-two number of slots, each
+ * slot two int32s: a key's hash (keys.ts) and its entry number + 1 (0: empty). At most 60% full.
+ *
+ * The state's table is saved with the state, so a run looks keys up without building anything,
+ * and the next state's table is the previous one carried over (its deleted entries removed, the
+ * others renumbered, new keys added): a sequential pass instead of a million scattered writes.
+ * Typed arrays rather than a Map of strings: no key becomes a JS string or object.
+ */
+const MAX_LOAD = 0.6;
+
+export function tableCapacity(count: number): number {
+  let capacity = 1024;
+  while (capacity * MAX_LOAD < count) capacity *= 2;
+  return capacity;
+}
+
+/** Places entry `entry` with hash `h`; the table must have room. */
+function place(slots: Int32Array, h: number, entry: number): void {
+  const mask = slots.length / 2 - 1;
+  let s = h & mask;
+  while (slots[2 * s + 1] !== 0) s = (s + 1) & mask;
+  slots[2 * s] = h;
+  slots[2 * s + 1] = entry + 1;
+}
+
+/** The entry of `store` that holds `key` (hash `h`), or -1. */
+export function findKey(slots: Int32Array, store: KeyStore, key: KeyEncoder, h: number): number {
+  const mask = slots.length / 2 - 1;
+  for (let s = h & mask; ; s = (s + 1) & mask) {
+    const stored = slots[2 * s + 1];
+    if (stored === 0) return -1;
+    if (slots[2 * s] === h && key.equals(store, stored - 1)) return stored - 1;
+  }
+}
+
+/** A table of entries 0 … count - 1 (distinct keys), with room for `room` entries. */
+export function buildTable(hashes: ArrayLike<number>, count = hashes.length, room = count): Int32Array {
+  const slots = new Int32Array(2 * tableCapacity(room));
+  for (let e = 0; e < count; e++) place(slots, hashes[e], e);
+  return slots;
+}
+
+/** The keys a run finds that the state does not have, in a table of their own that grows. */
+export class AddedKeys {
+  slots: Int32Array;
+  hashes: Int32Array;
+
+  constructor(
+    readonly keys: KeyStoreBuilder,
+    expected: number,
+  ) {
+    this.slots = new Int32Array(2 * tableCapacity(expected));
+    this.hashes = new Int32Array(Math.max(expected, 16));
+  }
+
+  /** The number of the added key equal to `key`, or -1 after adding it. */
+  findOrAdd(key: KeyEncoder, h: number): number {
+    const found = findKey(this.slots, this.keys, key, h);
+    if (found >= 0) return found;
+    const a = this.keys.count;
+    if (a + 1 > this.slots.length * (MAX_LOAD / 2)) this.slots = buildTable(this.hashes, a, 2 * (a + 1));
+    if (a === this.hashes.length) {
+      const grown = new Int32Array(2 * a);
+      grown.set(this.hashes);
+      this.hashes = grown;
+    }
+    this.hashes[a] = h;
+    place(this.slots, h, a);
+    this.keys.append(key);
+    return -1;
+  }
+}
+
+/**
+ * The table of the next state from the previous state's: `renumber[e]` is entry e's number in the
+ * next state, or -1 when it is dropped; the added keys become entries `kept` onwards. When the
+ * next state outgrows the table, it is built anew.
+ */
+export function carryTable(previous: Int32Array, renumber: Int32Array, kept: number, added: AddedKeys): Int32Array {
+  const count = kept + added.keys.count;
+  if (count > (previous.length / 2) * MAX_LOAD) {
+    const slots = new Int32Array(2 * tableCapacity(count));
+    for (let s = 0; s < previous.length; s += 2) {
+      const stored = previous[s + 1];
+      if (stored !== 0 && renumber[stored - 1] >= 0) place(slots, previous[s], renumber[stored - 1]);
+    }
+    for (let a = 0; a < added.keys.count; a++) place(slots, added.hashes[a], kept + a);
+    return slots;
+  }
+  const slots = previous.slice();
+  const mask = slots.length / 2 - 1;
+  for (let s = 0; s <= mask; s++) {
+    // A slot emptied here may receive an entry from further on, so look at it again.
+    while (slots[2 * s + 1] !== 0 && renumber[slots[2 * s + 1] - 1] < 0) remove(slots, mask, s);
+  }
+  for (let s = 0; s <= mask; s++) if (slots[2 * s + 1] !== 0) slots[2 * s + 1] = renumber[slots[2 * s + 1] - 1] + 1;
+  for (let a = 0; a < added.keys.count; a++) place(slots, added.hashes[a], kept + a);
+  return slots;
+}
+
+/**
+ * Empties slot i without tombstones (backward-shift deletion): each following entry of the cluster
+ * whose home slot is not between i (excluded) and its own slot moves back into the hole.
+ */
+function remove(slots: Int32Array, mask: number, i: number): void {
+  for (let j = (i + 1) & mask; slots[2 * j + 1] !== 0; j = (j + 1) & mask) {
+    const home = slots[2 * j] & mask;
+    const stays = i <= j ? home > i && home <= j : home > i || home <= j;
+    if (stays) continue;
+    slots[2 * i] = slots[2 * j];
+    slots[2 * i + 1] = slots[2 * j + 1];
+    i = j;
+  }
+  slots[2 * i] = 0;
+  slots[2 * i + 1] = 0;
+}

@@ -1,0 +1,339 @@
+import Decimal from 'decimal.js';
+import type { Dataset } from '../dataset/dataset';
+import { formatValue } from '../dataset/format-value';
+import type { ColumnType, Value } from '../dataset/types';
+import { familyOf, type Family } from './families';
+
+/**
+ * Record keys as canonical bytes. Two keys are the same record exactly when their bytes are equal, so
+ * matching is a byte comparison, the state file stores the bytes as they are (loading decodes
+ * nothing), and only the keys of deleted records are ever turned back into values.
+ *
+ * Each key column contributes a tag byte (0 null, else its family's tag) and, when not null:
+ * - integer: the value as a little-endian int64 (a number and a bigint of equal value agree);
+ * - float, datetime: the float64 (getTime() for dates); -0 is written as 0 and every NaN alike;
+ * - decimal: the value's shortest text ("1.0" and "1" are one key);
+ * - bool: one byte; text: u32 length in UTF-16 units + CESU-8 bytes; bytes: u32 length + bytes.
+ * Nulls are a key value like any other (two null keys are the same record).
+ */
+export interface KeyStore {
+  bytes: Uint8Array;
+  /** Key i is bytes[offsets[i] .. offsets[i + 1]); offsets has one more element than there are keys. */
+  offsets: Uint32Array;
+}
+
+const TAG_NULL = 0;
+const TAGS: Record<Family, number> = { integer: 1, float: 2, decimal: 3, datetime: 4, bool: 5, text: 6, bytes: 7 };
+const TWO_32 = 4294967296;
+
+const F64 = new Float64Array(1);
+const F64_BYTES = new Uint8Array(F64.buffer);
+
+/** A growing byte buffer; `room(n)` before writing n bytes. */
+class ByteWriter {
+  bytes: Uint8Array;
+  pos = 0;
+
+  constructor(capacity: number) {
+    this.bytes = new Uint8Array(Math.max(capacity, 64));
+  }
+
+  room(n: number): void {
+    if (this.pos + n <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.pos + n));
+    grown.set(this.bytes.subarray(0, this.pos));
+    this.bytes = grown;
+  }
+
+  u32(n: number): void {
+    const b = this.bytes;
+    b[this.pos] = n;
+    b[this.pos + 1] = n >>> 8;
+    b[this.pos + 2] = n >>> 16;
+    b[this.pos + 3] = n >>> 24;
+    this.pos += 4;
+  }
+
+  f64(n: number): void {
+    F64[0] = n === 0 ? 0 : n === n ? n : NaN;
+    this.bytes.set(F64_BYTES, this.pos);
+    this.pos += 8;
+  }
+}
+
+type Write = (w: ByteWriter, v: Exclude<Value, null>) => void;
+
+function writeInteger(w: ByteWriter, v: Exclude<Value, null>): void {
+  w.room(9);
+  w.bytes[w.pos++] = TAGS.integer;
+  const n = Number(v);
+  if (Number.isSafeInteger(n)) {
+    w.u32(n >>> 0);
+    w.u32(Math.floor(n / TWO_32) | 0);
+  } else {
+    const big = BigInt(v as number | bigint);
+    w.u32(Number(BigInt.asUintN(32, big)));
+    w.u32(Number(BigInt.asUintN(32, big >> 32n)));
+  }
+}
+
+function writeFloat(w: ByteWriter, v: Exclude<Value, null>): void {
+  w.room(9);
+  w.bytes[w.pos++] = TAGS.float;
+  w.f64(v as number);
+}
+
+function writeDateTime(w: ByteWriter, v: Exclude<Value, null>): void {
+  w.room(9);
+  w.bytes[w.pos++] = TAGS.datetime;
+  w.f64((v as Date).getTime());
+}
+
+function writeBool(w: ByteWriter, v: Exclude<Value, null>): void {
+  w.room(2);
+  w.bytes[w.pos++] = TAGS.bool;
+  w.bytes[w.pos++] = v ? 1 : 0;
+}
+
+function writeDecimal(w: ByteWriter, v: Exclude<Value, null>): void {
+  // decimal.js keeps no trailing zeros, so toString() is the same for every spelling of a value.
+  const text = (v as Decimal).toString();
+  w.room(5 + text.length);
+  w.bytes[w.pos++] = TAGS.decimal;
+  w.u32(text.length);
+  for (let i = 0; i < text.length; i++) w.bytes[w.pos++] = text.charCodeAt(i);
+}
+
+function writeText(w: ByteWriter, v: Exclude<Value, null>): void {
+  const s = v as string;
+  w.room(5 + 3 * s.length);
+  w.bytes[w.pos++] = TAGS.text;
+  w.u32(s.length);
+  const b = w.bytes;
+  let p = w.pos;
+  // CESU-8: each UTF-16 unit alone, so any string (lone surrogates included) round-trips.
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) b[p++] = c;
+    else if (c < 0x800) {
+      b[p++] = 0xc0 | (c >> 6);
+      b[p++] = 0x80 | (c & 63);
+    } else {
+      b[p++] = 0xe0 | (c >> 12);
+      b[p++] = 0x80 | ((c >> 6) & 63);
+      b[p++] = 0x80 | (c & 63);
+    }
+  }
+  w.pos = p;
+}
+
+function writeBytes(w: ByteWriter, v: Exclude<Value, null>): void {
+  const bytes = v as Uint8Array;
+  w.room(5 + bytes.length);
+  w.bytes[w.pos++] = TAGS.bytes;
+  w.u32(bytes.length);
+  w.bytes.set(bytes, w.pos);
+  w.pos += bytes.length;
+}
+
+const WRITERS: Record<Family, Write> = {
+  integer: writeInteger,
+  float: writeFloat,
+  datetime: writeDateTime,
+  bool: writeBool,
+  decimal: writeDecimal,
+  text: writeText,
+  bytes: writeBytes,
+};
+
+/** Encodes the key of one row at a time: `bytes[0 .. length)` holds it until the next `encode`. */
+export class KeyEncoder {
+  private readonly writer = new ByteWriter(64);
+  private readonly columns: Value[][];
+  private readonly writers: Write[];
+  length = 0;
+
+  constructor(ds: Dataset, ordinals: readonly number[]) {
+    this.columns = ordinals.map((c) => ds.column(c));
+    this.writers = ordinals.map((c) => WRITERS[familyOf(ds.columns[c].type.base)]);
+  }
+
+  get bytes(): Uint8Array {
+    return this.writer.bytes;
+  }
+
+  encode(r: number): void {
+    const w = this.writer;
+    w.pos = 0;
+    for (let k = 0; k < this.columns.length; k++) {
+      const v = this.columns[k][r];
+      if (v === null) {
+        w.room(1);
+        w.bytes[w.pos++] = TAG_NULL;
+      } else this.writers[k](w, v);
+    }
+    this.length = w.pos;
+  }
+
+  /** Whether the encoded key is key i of `store`. */
+  equals(store: KeyStore, i: number): boolean {
+    let p = store.offsets[i];
+    if (store.offsets[i + 1] - p !== this.length) return false;
+    const x = store.bytes;
+    const y = this.writer.bytes;
+    for (let q = 0; q < this.length; q++) if (x[p++] !== y[q]) return false;
+    return true;
+  }
+
+  hash(): number {
+    return hashBytes(this.writer.bytes, 0, this.length);
+  }
+}
+
+/** Keys appended one after the other (a run's new keys). */
+export class KeyStoreBuilder implements KeyStore {
+  private readonly writer: ByteWriter;
+  offsets: Uint32Array;
+  count = 0;
+
+  constructor(expected: number) {
+    this.writer = new ByteWriter(expected * 9);
+    this.offsets = new Uint32Array(Math.max(expected, 16) + 1);
+  }
+
+  get bytes(): Uint8Array {
+    return this.writer.bytes;
+  }
+
+  append(key: KeyEncoder): void {
+    const w = this.writer;
+    if (w.pos + key.length > 0xffffffff) throw new RangeError('CDC keys: more than 4 GB of key values');
+    w.room(key.length);
+    w.bytes.set(key.bytes.subarray(0, key.length), w.pos);
+    w.pos += key.length;
+    if (this.count + 2 > this.offsets.length) {
+      const grown = new Uint32Array(this.offsets.length * 2);
+      grown.set(this.offsets);
+      this.offsets = grown;
+    }
+    this.offsets[++this.count] = w.pos;
+  }
+
+  /** The keys appended, in views of exactly their size. */
+  store(): KeyStore {
+    return { bytes: this.writer.bytes.subarray(0, this.writer.pos), offsets: this.offsets.subarray(0, this.count + 1) };
+  }
+}
+
+/** Key i of `store`'s hash (see hashBytes). */
+export function keyHash(store: KeyStore, i: number): number {
+  return hashBytes(store.bytes, store.offsets[i], store.offsets[i + 1]);
+}
+
+/** A 32-bit hash of bytes (FNV-1a, then murmur3's finalizer to spread it into the low bits the table uses). */
+function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5 | 0;
+  for (let p = start; p < end; p++) h = Math.imul(h ^ bytes[p], 16777619);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/** Reads canonical key bytes back as values of the key columns' current types. */
+class KeyReader {
+  private pos = 0;
+  constructor(private readonly bytes: Uint8Array) {}
+
+  at(pos: number): this {
+    this.pos = pos;
+    return this;
+  }
+
+  value(type: ColumnType): Value {
+    const tag = this.bytes[this.pos++];
+    switch (tag) {
+      case TAG_NULL:
+        return null;
+      case TAGS.integer: {
+        const lo = this.u32();
+        const hi = this.u32() | 0;
+        if (type.base === 'long') return (BigInt(hi) << 32n) | BigInt(lo);
+        return hi * TWO_32 + lo;
+      }
+      case TAGS.float:
+        return this.f64();
+      case TAGS.datetime:
+        return new Date(this.f64());
+      case TAGS.bool:
+        return this.bytes[this.pos++] === 1;
+      case TAGS.decimal:
+        return new Decimal(String.fromCharCode(...this.take(this.u32())));
+      case TAGS.text:
+        return this.text(this.u32());
+      case TAGS.bytes:
+        return this.take(this.u32()).slice();
+      default:
+        throw new Error(`CDC key: unknown tag ${tag}`);
+    }
+  }
+
+  private u32(): number {
+    const b = this.bytes;
+    const p = this.pos;
+    this.pos += 4;
+    return (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0;
+  }
+
+  private f64(): number {
+    F64_BYTES.set(this.bytes.subarray(this.pos, this.pos + 8));
+    this.pos += 8;
+    return F64[0];
+  }
+
+  private take(n: number): Uint8Array {
+    const out = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  private text(units: number): string {
+    const b = this.bytes;
+    const codes = new Array<number>(units);
+    for (let i = 0; i < units; i++) {
+      const c = b[this.pos++];
+      if (c < 0x80) codes[i] = c;
+      else if (c < 0xe0) codes[i] = ((c & 31) << 6) | (b[this.pos++] & 63);
+      else {
+        codes[i] = ((c & 15) << 12) | ((b[this.pos] & 63) << 6) | (b[this.pos + 1] & 63);
+        this.pos += 2;
+      }
+    }
+    let s = '';
+    for (let i = 0; i < units; i += 8192) s += String.fromCharCode(...codes.slice(i, i + 8192));
+    return s;
+  }
+}
+
+/** The values of keys `entries`, one array per key column (`types` in key order). */
+export function decodeKeys(keys: KeyStore, entries: ArrayLike<number>, types: readonly ColumnType[]): Value[][] {
+  const columns = types.map(() => new Array<Value>(entries.length));
+  const reader = new KeyReader(keys.bytes);
+  for (let k = 0; k < entries.length; k++) {
+    reader.at(keys.offsets[entries[k]]);
+    for (let c = 0; c < types.length; c++) columns[c][k] = reader.value(types[c]);
+  }
+  return columns;
+}
+
+/** A key as users write it in messages: `id=5, region='EU'`. */
+export function describeKey(names: readonly string[], values: readonly Value[], types: readonly ColumnType[]): string {
+  return names
+    .map((name, k) => {
+      const v = values[k];
+      const text = v === null ? 'null' : formatValue(v, types[k]);
+      return `${name}=${typeof v === 'string' ? `'${text.replace(/'/g, "''")}'` : text}`;
+    })
+    .join(', ');
+}

@@ -1,0 +1,80 @@
+import { carryTable, type AddedKeys } from './key-table';
+import type { CdcState, StateColumn } from './state';
+
+/** What a run found (diff.ts), as the next state is built from it. */
+export interface RunMatches {
+  /** For each entry of the previous state, 1 + the input row holding its key, or 0. */
+  seenBy: Int32Array;
+  /**
+   * Whether entries the input did not have are dropped (DELETES) or kept. Without DELETES an absent
+   * record may just not have been fetched this time (an incremental source): it stays, so that when
+   * it comes back unchanged it is no insert.
+   */
+  dropUnseen: boolean;
+  /** The keys the state did not have, in input order, and their rows. */
+  added: AddedKeys;
+  addedRows: Int32Array;
+  /** The row hashes of the input. */
+  h1: Int32Array;
+  h2: Int32Array;
+}
+
+/**
+ * The state after a run: the previous entries that stay, with this run's row hash when the input
+ * had them, then the new keys. Entries keep the order they were first seen in, so the key bytes of
+ * a source that returns its records in a stable order are copied in a few long runs.
+ */
+export function nextState(previous: CdcState | undefined, run: RunMatches, columns: { keys: StateColumn[]; observed: StateColumn[] }): CdcState {
+  const { seenBy, dropUnseen, addedRows } = run;
+  const added = run.added.keys.store();
+  const renumber = new Int32Array(seenBy.length);
+  const before = previous?.entries ?? { bytes: new Uint8Array(0), offsets: new Uint32Array(1) };
+  let kept = 0;
+  let keptBytes = 0;
+  for (let e = 0; e < seenBy.length; e++) {
+    if (dropUnseen && seenBy[e] === 0) continue;
+    kept++;
+    keptBytes += before.offsets[e + 1] - before.offsets[e];
+  }
+  const count = kept + addedRows.length;
+  const h1 = new Int32Array(count);
+  const h2 = new Int32Array(count);
+  const offsets = new Uint32Array(count + 1);
+  const bytes = new Uint8Array(keptBytes + added.bytes.length);
+
+  let k = 0;
+  let pos = 0;
+  let runStart = 0;
+  let runEnd = 0;
+  for (let e = 0; e < seenBy.length; e++) {
+    const r = seenBy[e] - 1;
+    if (dropUnseen && r < 0) {
+      renumber[e] = -1;
+      continue;
+    }
+    renumber[e] = k;
+    h1[k] = r >= 0 ? run.h1[r] : previous!.h1[e];
+    h2[k] = r >= 0 ? run.h2[r] : previous!.h2[e];
+    offsets[k++] = pos + (runEnd - runStart);
+    const start = before.offsets[e];
+    if (start !== runEnd) {
+      bytes.set(before.bytes.subarray(runStart, runEnd), pos);
+      pos += runEnd - runStart;
+      runStart = start;
+    }
+    runEnd = before.offsets[e + 1];
+  }
+  bytes.set(before.bytes.subarray(runStart, runEnd), pos);
+  pos += runEnd - runStart;
+
+  bytes.set(added.bytes, pos);
+  for (let a = 0; a < addedRows.length; a++) {
+    h1[k] = run.h1[addedRows[a]];
+    h2[k] = run.h2[addedRows[a]];
+    offsets[k++] = pos + added.offsets[a];
+  }
+  offsets[k] = pos + added.bytes.length;
+  // Without a previous state the added keys' table is the whole state's: its numbers are the same.
+  const table = previous ? carryTable(previous.table, renumber, kept, run.added) : run.added.slots;
+  return { ...columns, entries: { bytes, offsets }, h1, h2, table };
+}

@@ -1,0 +1,168 @@
+import { readFile } from 'node:fs/promises';
+import { endianness } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { parseTypeName, typeName } from '../dataset/type-names';
+import type { ColumnType } from '../dataset/types';
+import { ScriptError } from '../errors';
+import { writeFileDurably } from './durable-file';
+import type { KeyStore } from './keys';
+
+/**
+ * The CDC state of one CAPTURE: what the source held after the last run, as each record's key and
+ * the hash of its observed values (no other values: the state stays small, and a delete carries
+ * the key alone, docs/cdc.md). It is replaced only after the run's change log is safely written.
+ */
+export interface CdcState {
+  keys: StateColumn[];
+  /** The observed columns, in the order their values are hashed. */
+  observed: StateColumn[];
+  /** The key of each entry (keys.ts). */
+  entries: KeyStore;
+  /** The two lanes of each entry's row hash (hash.ts). */
+  h1: Int32Array;
+  h2: Int32Array;
+  /** The hash table of the entries' keys (key-table.ts). */
+  table: Int32Array;
+}
+
+export interface StateColumn {
+  name: string;
+  type: ColumnType;
+}
+
+export function stateSize(state: CdcState): number {
+  return state.h1.length;
+}
+
+/**
+ * `<workspace>/cdc/<pipeline>/<change log name>.state`: one state per pipeline and change log name,
+ * the name as written in CAPTURE (a timestamped log's runs share it). Characters that cannot be in a
+ * file name, and leading dots, are %-escaped so a name never leaves its folder.
+ */
+export function stateFile(workspace: string, pipeline: string, changeLog: string): string {
+  return join(workspace, 'cdc', fileName(pipeline), `${fileName(changeLog)}.state`);
+}
+
+function fileName(name: string): string {
+  return encodeURIComponent(name).replace(/^\.+/, (dots) => '%2E'.repeat(dots.length)) || '%00';
+}
+
+/*
+ * File layout (little-endian):
+ *   "SQLCDCST" | u32 FORMAT | u32 header length | header JSON (UTF-8), zero-padded to a multiple of 8
+ *   u32 key offsets[count + 1] | i32 h1[count] | i32 h2[count] | i32 table[2 * slots] | key bytes
+ *   | u32 CRC-32 of all before it
+ * The header gives count, keyBytes, slots, and the key and observed columns with their types. FORMAT
+ * covers the key encoding and the row hash: a new one would make every record look changed, so it
+ * changes only with a new format number.
+ */
+const MAGIC = Buffer.from('SQLCDCST', 'latin1');
+const FORMAT = 1;
+const PREFIX = 16;
+
+interface Header {
+  count: number;
+  keyBytes: number;
+  slots: number;
+  keys: { name: string; type: string }[];
+  observed: { name: string; type: string }[];
+  written: string;
+}
+
+function requireLittleEndian(): void {
+  if (endianness() !== 'LE') throw new ScriptError('CDC state files are little-endian; this machine is big-endian', 'unsupported');
+}
+
+/** Writes `state` to `file` durably (temp file, fsync, rename, folder fsync). */
+export async function writeState(file: string, state: CdcState): Promise<void> {
+  requireLittleEndian();
+  const count = stateSize(state);
+  const header: Header = {
+    count,
+    keyBytes: state.entries.bytes.length,
+    slots: state.table.length / 2,
+    keys: state.keys.map((c) => ({ name: c.name, type: typeName(c.type) })),
+    observed: state.observed.map((c) => ({ name: c.name, type: typeName(c.type) })),
+    written: new Date().toISOString(),
+  };
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const prefix = Buffer.alloc(align8(PREFIX + json.length));
+  MAGIC.copy(prefix, 0);
+  prefix.writeUInt32LE(FORMAT, 8);
+  prefix.writeUInt32LE(json.length, 12);
+  json.copy(prefix, PREFIX);
+  // Empty sections are left out: zlib.crc32 of a view on a zero-length ArrayBuffer returns 0 (Node 20), whatever the running value.
+  const sections = [prefix, bytesOf(state.entries.offsets), bytesOf(state.h1), bytesOf(state.h2), bytesOf(state.table), state.entries.bytes];
+  const parts = sections.filter((part) => part.length > 0);
+  let crc = 0;
+  for (const part of parts) crc = crc32(part, crc);
+  const trailer = Buffer.alloc(4);
+  trailer.writeUInt32LE(crc, 0);
+  await writeFileDurably(file, [...parts, trailer]);
+}
+
+/** The state in `file`, or undefined when there is none yet. */
+export async function readState(file: string): Promise<CdcState | undefined> {
+  requireLittleEndian();
+  let buffer: Buffer;
+  try {
+    buffer = await readFile(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  return parseState(buffer, file);
+}
+
+function parseState(buffer: Buffer, file: string): CdcState {
+  const damaged = (reason: string) =>
+    new ScriptError(`the CDC state file '${file}' is damaged (${reason}); delete it to capture every record again`, 'runtime');
+  if (buffer.length < PREFIX + 4 || !buffer.subarray(0, 8).equals(MAGIC)) throw damaged('not a CDC state file');
+  const format = buffer.readUInt32LE(8);
+  if (format !== FORMAT) {
+    throw new ScriptError(`the CDC state file '${file}' has format ${format}; this version reads format ${FORMAT}`, 'runtime');
+  }
+  const end = buffer.length - 4;
+  if (crc32(buffer.subarray(0, end)) !== buffer.readUInt32LE(end)) throw damaged('checksum mismatch');
+  // Typed arrays view the file's bytes in place, which needs them aligned.
+  const bytes = buffer.byteOffset % 8 === 0 ? buffer : Buffer.from(buffer);
+  const headerLength = bytes.readUInt32LE(12);
+  let header: Header;
+  try {
+    header = JSON.parse(bytes.toString('utf8', PREFIX, PREFIX + headerLength)) as Header;
+  } catch {
+    throw damaged('unreadable header');
+  }
+  const { count, keyBytes, slots } = header;
+  if (!Number.isInteger(slots) || slots < 1024 || (slots & (slots - 1)) !== 0 || count > slots * 0.6) throw damaged('bad key table size');
+  const offsetsAt = align8(PREFIX + headerLength);
+  const h1At = offsetsAt + 4 * (count + 1);
+  const h2At = h1At + 4 * count;
+  const tableAt = h2At + 4 * count;
+  const keysAt = tableAt + 8 * slots;
+  if (keysAt + keyBytes !== end) throw damaged('sizes do not add up');
+  const base = bytes.byteOffset;
+  const offsets = new Uint32Array(bytes.buffer, base + offsetsAt, count + 1);
+  if (offsets[0] !== 0 || offsets[count] !== keyBytes) throw damaged('key offsets out of range');
+  return {
+    keys: header.keys.map(column),
+    observed: header.observed.map(column),
+    entries: { bytes: new Uint8Array(bytes.buffer, base + keysAt, keyBytes), offsets },
+    h1: new Int32Array(bytes.buffer, base + h1At, count),
+    h2: new Int32Array(bytes.buffer, base + h2At, count),
+    table: new Int32Array(bytes.buffer, base + tableAt, 2 * slots),
+  };
+}
+
+function column(c: { name: string; type: string }): StateColumn {
+  return { name: c.name, type: parseTypeName(c.type) };
+}
+
+function bytesOf(a: Uint32Array | Int32Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function align8(n: number): number {
+  return (n + 7) & ~7;
+}

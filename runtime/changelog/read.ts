@@ -1,0 +1,229 @@
+import { closeSync, openSync } from 'node:fs';
+import { basename } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { Dataset } from '../dataset/dataset';
+import type { Value } from '../dataset/types';
+import { ScriptError } from '../errors';
+import { EndOfData, FileSource, type ByteSource } from '../util/bytes';
+import type { Signer } from '../workspace/cms-signed';
+import { isMalformed } from '../workspace/cms';
+import { FrameDecoder, FrameError } from './codec';
+import { decompress } from './compress';
+import { parseHeader, type ChangeLogHeader } from './header';
+import { FRAME_HEADER, frameCrc, KIND, MAX_FRAME_BYTES, parseFrameHeader, parseTrailer, TRAILER, type Trailer } from './layout';
+import { requireSignature, unwrap, verifySigners, type Layers } from './secure';
+
+export interface ReadOptions {
+  /** The workspace whose certificates decrypt the log and vouch for its signer. */
+  workspace?: string;
+  /** LOAD … WITH CHECK_SIGNATURE: the log must be signed by a certificate of the workspace store, and unchanged. */
+  checkSignature?: boolean;
+}
+
+export type StreamName = 'upserts' | 'deletes';
+
+export interface ChangeLogPage {
+  stream: StreamName;
+  /** Up to the header's frameRows rows of the stream, in order. */
+  data: Dataset;
+}
+
+/** What is damaged in a file, as opposed to a problem with keys or trust (ScriptError) or the disk. */
+class Damage extends Error {}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * An open change log: its header at once, its rows frame by frame. A file is only known good
+ * when the last page has been read: the trailer (rows and frames written) and, with
+ * CHECK_SIGNATURE, the signature are checked after the last frame, so a consumer commits nothing
+ * before `pages()` has finished (readChangeLog does exactly that).
+ */
+export class ChangeLogReader {
+  readonly header: ChangeLogHeader;
+  readonly encrypted: boolean;
+  readonly signed: boolean;
+  /** The signers, once the pages were read with checkSignature. */
+  signers: Signer[] = [];
+  private fd: number | undefined;
+  private readonly layers: Layers;
+
+  private constructor(
+    readonly path: string,
+    private readonly options: ReadOptions,
+  ) {
+    this.fd = openSync(path, 'r');
+    try {
+      this.layers = this.guard(() => unwrap(new FileSource(this.fd!), options)!);
+      if (options.checkSignature) this.guard(() => requireSignature(this.layers));
+      this.header = this.guard(() => readHeader(this.layers.content));
+    } catch (e) {
+      this.close();
+      throw e;
+    }
+    this.encrypted = this.layers.encrypted;
+    this.signed = this.layers.signed.length > 0;
+  }
+
+  static open(path: string, options: ReadOptions = {}): ChangeLogReader {
+    return new ChangeLogReader(path, options);
+  }
+
+  /**
+   * The rows, a frame at a time: upsert pages, then delete pages. Decodes into new arrays per page;
+   * `into` (readChangeLog) gives arrays to fill instead, at each stream's running row offset.
+   */
+  async *pages(into?: Record<StreamName, Value[][]>): AsyncGenerator<ChangeLogPage> {
+    const src = this.layers.content;
+    const { schema, counts, frameRows } = this.header;
+    const decoder = new FrameDecoder(schema, frameRows);
+    const expected = { upserts: counts.inserts + counts.updates, deletes: counts.deletes };
+    const seen = { upserts: 0, deletes: 0 };
+    let frames = 0;
+    try {
+      for (;;) {
+        const kind = this.guard(() => src.peek());
+        if (kind === KIND.end) break;
+        const stream: StreamName | undefined = kind === KIND.upserts ? 'upserts' : kind === KIND.deletes ? 'deletes' : undefined;
+        const page = this.guard(() => {
+          if (kind === -1) throw new EndOfData(1, 0);
+          if (!stream) throw new Damage(`frame ${frames + 1} has kind 0x${kind.toString(16)}`);
+          if (stream === 'upserts' && seen.deletes > 0) throw new Damage(`frame ${frames + 1}: upserts after deletes`);
+          const raw = this.frame(src, frames + 1);
+          const rows = parseFrameHeader(raw.header).rows;
+          if (rows === 0 || rows > frameRows || seen[stream] + rows > expected[stream]) {
+            throw new Damage(`frame ${frames + 1} holds ${rows} rows, more than the header announces`);
+          }
+          const target = into?.[stream] ?? schema.map(() => new Array<Value>(rows));
+          const at = into ? seen[stream] : 0;
+          decoder.decode(raw.body, rows, target, at);
+          seen[stream] += rows;
+          frames++;
+          return into ? undefined : new Dataset(schema.map((c) => ({ ...c, type: { ...c.type } })), target, rows);
+        });
+        if (page) yield { stream: stream!, data: page };
+        await nextTurn();
+      }
+      this.guard(() => this.finish(src, seen, frames, expected));
+    } finally {
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private frame(src: ByteSource, n: number): { header: Buffer; body: Buffer } {
+    const header = Buffer.from(src.read(FRAME_HEADER));
+    const h = parseFrameHeader(header);
+    if (h.storedLength > MAX_FRAME_BYTES || h.rawLength > MAX_FRAME_BYTES) throw new Damage(`frame ${n} claims ${Math.max(h.storedLength, h.rawLength)} bytes`);
+    const stored = src.read(h.storedLength);
+    if (frameCrc(header, stored) !== h.crc) throw new Damage(`frame ${n} fails its checksum`);
+    let body: Buffer;
+    try {
+      body = decompress(stored, h.rawLength);
+    } catch (e) {
+      throw new Damage(`frame ${n} does not decompress (${(e as Error).message})`);
+    }
+    if (body.length !== h.rawLength) throw new Damage(`frame ${n} decompresses to ${body.length} bytes, not ${h.rawLength}`);
+    return { header, body };
+  }
+
+  private finish(src: ByteSource, seen: Record<StreamName, number>, frames: number, expected: Record<StreamName, number>): void {
+    const t: Trailer | undefined = parseTrailer(src.read(TRAILER));
+    if (!t) throw new Damage('the trailer fails its checksum');
+    if (t.frames !== frames || t.upserts !== seen.upserts || t.deletes !== seen.deletes) {
+      throw new Damage(`the trailer counts ${t.frames} frames, ${t.upserts} upserts and ${t.deletes} deletes; the file has ${frames}, ${seen.upserts} and ${seen.deletes}`);
+    }
+    if (seen.upserts !== expected.upserts || seen.deletes !== expected.deletes) {
+      throw new Damage(`the header counts ${expected.upserts} upserts and ${expected.deletes} deletes; the file has ${seen.upserts} and ${seen.deletes}`);
+    }
+    // Every layer must end where its content does: bytes after the trailer are damage too.
+    for (const layer of [...this.layers.sources].reverse()) if (!layer.atEnd()) throw new Damage('bytes follow the end of the change log');
+    if (this.options.checkSignature) this.signers = verifySigners(this.layers, this.options.workspace);
+  }
+
+  private guard<T>(read: () => T): T {
+    return guarded(this.path, read);
+  }
+}
+
+/** Runs `read`, turning what goes wrong into a ScriptError that names the file and says truncated, damaged, or why. */
+function guarded<T>(path: string, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    const name = basename(path);
+    if (e instanceof EndOfData) throw new ScriptError(`change log ${name} is truncated: ${e.message}`, 'runtime');
+    if (e instanceof Damage || e instanceof FrameError || isMalformed(e)) throw new ScriptError(`change log ${name} is damaged: ${e.message}`, 'runtime');
+    if (e instanceof ScriptError) throw new ScriptError(`change log ${name}: ${e.message}`, 'runtime');
+    throw e;
+  }
+}
+
+function readHeader(src: ByteSource): ChangeLogHeader {
+  const length = src.read(4).readUInt32LE(0);
+  if (length > MAX_FRAME_BYTES) throw new Damage(`a header of ${length} bytes`);
+  const body = src.read(length);
+  const crc = src.read(4).readUInt32LE(0);
+  if (crc32(body) !== crc) throw new Damage('the header fails its checksum');
+  const header = parseHeader(body.toString('utf8'));
+  if (typeof header === 'string') throw new Damage(header);
+  return header;
+}
+
+export interface ChangeLog {
+  header: ChangeLogHeader;
+  upserts: Dataset;
+  deletes: Dataset;
+  encrypted: boolean;
+  signed: boolean;
+  /** Set when read with checkSignature. */
+  signers: Signer[];
+}
+
+/**
+ * A whole change log in memory, its two streams as datasets. Cells are decoded straight into
+ * arrays sized from the header, so no page is copied; it returns only after the trailer and, with
+ * checkSignature, the signature have been checked.
+ */
+export async function readChangeLog(path: string, options: ReadOptions = {}): Promise<ChangeLog> {
+  const reader = ChangeLogReader.open(path, options);
+  const { schema, counts } = reader.header;
+  const columns = () => schema.map((c) => ({ ...c, type: { ...c.type } }));
+  const upserts = schema.map(() => new Array<Value>(counts.inserts + counts.updates));
+  const deletes = schema.map(() => new Array<Value>(counts.deletes));
+  const pages = reader.pages({ upserts, deletes });
+  while (!(await pages.next()).done);
+  return {
+    header: reader.header,
+    upserts: new Dataset(columns(), upserts, counts.inserts + counts.updates),
+    deletes: new Dataset(columns(), deletes, counts.deletes),
+    encrypted: reader.encrypted,
+    signed: reader.signed,
+    signers: reader.signers,
+  };
+}
+
+export interface ChangeLogSummary {
+  /** Absent when the log is encrypted: nothing of it is readable without the key. */
+  header?: ChangeLogHeader;
+  encrypted: boolean;
+  signed: boolean;
+}
+
+/** A log's header without decrypting or reading its rows (listing a folder). */
+export function peekChangeLog(path: string): ChangeLogSummary {
+  const fd = openSync(path, 'r');
+  try {
+    return guarded(path, () => {
+      const layers = unwrap(new FileSource(fd, 1 << 16), { decrypt: false });
+      if (!layers) return { encrypted: true, signed: false };
+      return { header: readHeader(layers.content), encrypted: false, signed: layers.signed.length > 0 };
+    });
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,125 @@
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Dataset } from '../dataset/dataset';
+import type { Column } from '../dataset/types';
+import { ScriptError, toScriptError } from '../errors';
+import type { ByteSink } from '../util/bytes';
+import type { StoredCertificate } from '../workspace/certificates';
+import { AtomicFile } from '../workspace/files';
+import { CellTypeError, FrameEncoder } from './codec';
+import { compress, COMPRESSION } from './compress';
+import { FORMAT, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
+import { DEFAULT_FRAME_ROWS, frameHeader, headerBlock, KIND, MAGIC, trailer } from './layout';
+import { protect } from './secure';
+
+/** What CAPTURE knows about the log it writes. */
+export interface ChangeLogMeta {
+  executionId: string;
+  pipeline: string;
+  name: string;
+  keys: string[];
+  marker?: string;
+  /** How the upsert stream's rows split into inserts and updates; they add up to its row count. */
+  inserts: number;
+  updates: number;
+}
+
+export interface WriteOptions {
+  encryptFor?: StoredCertificate;
+  signWith?: StoredCertificate;
+  /** False for `<name>_<execution id>.eds`: an existing file is never replaced (naming.ts). */
+  overwrite?: boolean;
+  frameRows?: number;
+  signal?: AbortSignal;
+  /** The header's createdAt; now by default. */
+  now?: Date;
+}
+
+export interface WrittenChangeLog {
+  path: string;
+  header: ChangeLogHeader;
+  bytes: number;
+  frames: number;
+}
+
+const ref = (c: StoredCertificate | undefined): CertificateRef | undefined => c && { thumbprint: c.thumbprint, subject: c.subject };
+
+function sameColumns(a: readonly Column[], b: readonly Column[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((c, i) => c.name === b[i].name && c.type.base === b[i].type.base && c.type.size === b[i].type.size && c.type.precision === b[i].type.precision && c.type.scale === b[i].type.scale)
+  );
+}
+
+function headerOf(upserts: Dataset, deletes: Dataset, meta: ChangeLogMeta, options: WriteOptions, frameRows: number): ChangeLogHeader {
+  if (!/^\d+$/.test(meta.executionId)) throw new ScriptError(`an execution id is digits (Unix milliseconds), not '${meta.executionId}'`, 'runtime');
+  if (meta.inserts + meta.updates !== upserts.rowCount) {
+    throw new ScriptError(`${meta.inserts} inserts and ${meta.updates} updates do not add up to the ${upserts.rowCount} upsert rows`, 'runtime');
+  }
+  // A delete stream with no columns is "no deletes"; any other must have the upserts' schema.
+  if (!(deletes.columns.length === 0 && deletes.rowCount === 0) && !sameColumns(upserts.columns, deletes.columns)) {
+    throw new ScriptError('the delete stream must have the columns and types of the upsert stream', 'runtime');
+  }
+  for (const key of meta.keys) if (!upserts.has(key)) throw new ScriptError(`key column '${key}' is not a column of the change log`, 'runtime');
+  if (meta.marker !== undefined && !upserts.has(meta.marker)) throw new ScriptError(`marker column '${meta.marker}' is not a column of the change log`, 'runtime');
+  return {
+    format: FORMAT,
+    version: VERSION,
+    executionId: meta.executionId,
+    pipeline: meta.pipeline,
+    name: meta.name,
+    createdAt: (options.now ?? new Date()).toISOString(),
+    keys: meta.keys,
+    schema: upserts.columns.map((c) => ({ ...c, type: { ...c.type } })),
+    counts: { inserts: meta.inserts, updates: meta.updates, deletes: deletes.rowCount },
+    ...(meta.marker !== undefined ? { marker: meta.marker } : {}),
+    frameRows,
+    compression: COMPRESSION,
+    ...(options.encryptFor ? { encryptedFor: ref(options.encryptFor) } : {}),
+    ...(options.signWith ? { signedBy: ref(options.signWith) } : {}),
+  };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Writes a change log (docs/changelog.md) to `path`, atomically: under a temp name, flushed,
+ * then renamed, so the file is either absent or whole, never visible half-written, and durable
+ * once this returns. Rows go out a frame at a time (encoded, compressed, written), so memory
+ * beyond the datasets themselves stays at about one frame; the event loop gets a turn between
+ * frames, and `signal` stops the write there, leaving nothing behind.
+ */
+export async function writeChangeLog(path: string, upserts: Dataset, deletes: Dataset, meta: ChangeLogMeta, options: WriteOptions = {}): Promise<WrittenChangeLog> {
+  const frameRows = options.frameRows ?? DEFAULT_FRAME_ROWS;
+  const header = headerOf(upserts, deletes, meta, options, frameRows);
+  const file = new AtomicFile(path, { overwrite: options.overwrite ?? true });
+  let frames = 0;
+  try {
+    const out: ByteSink = protect(file, options);
+    out.write(MAGIC);
+    out.write(headerBlock(JSON.stringify(header)));
+    const encoder = new FrameEncoder(header.schema, frameRows);
+    for (const [kind, ds] of [[KIND.upserts, upserts], [KIND.deletes, deletes]] as const) {
+      const data = ds.rowCount > 0 ? ds.data : [];
+      for (let start = 0; start < ds.rowCount; start += frameRows) {
+        const end = Math.min(start + frameRows, ds.rowCount);
+        const raw = encoder.encode(data, start, end);
+        const stored = compress(raw);
+        out.write(frameHeader(kind, end - start, raw.length, stored));
+        out.write(stored);
+        frames++;
+        await nextTurn();
+        options.signal?.throwIfAborted();
+      }
+    }
+    out.write(trailer({ upserts: upserts.rowCount, deletes: deletes.rowCount, frames }));
+    out.end();
+    file.commit();
+  } catch (e) {
+    file.abort();
+    if (e instanceof CellTypeError) throw new ScriptError(`cannot write change log ${basename(path)}: ${e.message}`, 'runtime');
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new ScriptError(`change log ${basename(path)} already exists; an execution id names one run`, 'runtime');
+    throw toScriptError(e);
+  }
+  return { path, header, bytes: statSync(path).size, frames };
+}
