@@ -84,7 +84,7 @@ export async function runDescribeBench(): Promise<void> {
   );
   db.closeSync();
   instance.closeSync();
-  console.log(`  %describe                ${ms(profile)}   DuckDB (${threads} threads): ${ms(duckdb).trim()}  ratio ${(profile / duckdb).toFixed(2)}x  (goal: < 1 s)`);
+  console.log(`  %describe                ${ms(profile)}   DuckDB (${String(threads)} threads): ${ms(duckdb).trim()}  ratio ${(profile / duckdb).toFixed(2)}x  (goal: < 1 s)`);
 
   const plot = await best(
     RUNS,

@@ -24,7 +24,7 @@ const columns: Column[] = [
 
 function generate(): Value[][] {
   let seed = 7;
-  const rows: Value[][] = new Array(ROWS);
+  const rows = new Array<Value[]>(ROWS);
   for (let i = 0; i < ROWS; i++) {
     seed = (seed * 1103515245 + 12345) % 2147483648;
     rows[i] = [i, `customer ${i % 5000}`, Math.round((seed / 2147483648) * 200000000) / 100];
@@ -44,7 +44,7 @@ function best(fn: () => Value[]): { ms: number; out: Value[] } {
 }
 
 function overRows(rows: Value[][], f: (row: Value[], i: number) => Value): Value[] {
-  const out: Value[] = new Array(rows.length);
+  const out = new Array<Value>(rows.length);
   for (let i = 0; i < rows.length; i++) out[i] = f(rows[i], i);
   return out;
 }

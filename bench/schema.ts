@@ -28,7 +28,7 @@ const columns: Column[] = ['id', 'big', 'price', 'at', 'flag', 'name'].map((name
 function generate(): Value[][] {
   const random = seededRandom();
   const two = (n: number) => String(n).padStart(2, '0');
-  const rows: Value[][] = new Array(ROWS);
+  const rows = new Array<Value[]>(ROWS);
   for (let i = 0; i < ROWS; i++) {
     const at = `2024-${two(1 + Math.floor(random() * 12))}-${two(1 + Math.floor(random() * 28))}T${two(Math.floor(random() * 24))}:${two(Math.floor(random() * 60))}:${two(Math.floor(random() * 60))}`;
     rows[i] = [String(i), String(5_000_000_000 + i * 7919), (random() * 100_000).toFixed(2), at, random() < 0.5 ? 'true' : 'false', `customer ${i % 5000}`];

@@ -34,7 +34,7 @@ const columns: Column[] = [
 
 function generate(): Value[][] {
   const random = seededRandom();
-  const rows: Value[][] = new Array(ROWS);
+  const rows = new Array<Value[]>(ROWS);
   for (let i = 0; i < ROWS; i++) {
     rows[i] = [i, `customer ${i % 5000}`, Math.round(random() * 20000) / 100, REGIONS[i % REGIONS.length], Math.round(random() * 1000) / 100, 1 + (i % 9)];
   }
@@ -94,7 +94,7 @@ export async function runTransformBench(): Promise<void> {
     );
     const ala = await best(
       RUNS,
-      () => alasql('SELECT * FROM ? WHERE amount > 100 AND LOWER(region) LIKE "e%"', [objects]) as unknown[],
+      () => alasql<unknown[]>('SELECT * FROM ? WHERE amount > 100 AND LOWER(region) LIKE "e%"', [objects]),
       (r) => sameCount(r.length),
     );
     const filter = await best(RUNS, () => statement("APPLY FILTER 'amount > 100 AND region LIKE ''e*'''"), (d) => sameCount(d.rowCount));

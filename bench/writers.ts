@@ -32,7 +32,7 @@ const columns: Column[] = [
 
 function generate(): Value[][] {
   const random = seededRandom();
-  const rows: Value[][] = new Array(ROWS);
+  const rows = new Array<Value[]>(ROWS);
   const start = Date.UTC(2024, 0, 1);
   for (let i = 0; i < ROWS; i++) {
     const name = i % 10 === 0 ? `Smith, "J${i % 997}"` : `customer ${i % 5000}`;

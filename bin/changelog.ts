@@ -1,14 +1,19 @@
 import { once } from 'node:events';
 import { resolve } from 'node:path';
-import { listChangeLogs, type ChangeLogEntry } from '../runtime/changelog/list';
-import { writeChangeLogJson } from '../runtime/changelog/json';
-import { ChangeLogReader, type StreamName } from '../runtime/changelog/read';
-import { Dataset } from '../runtime/dataset/dataset';
-import { renderText } from '../runtime/dataset/render';
-import { typeName } from '../runtime/dataset/type-names';
-import type { Column, Value } from '../runtime/dataset/types';
-import { isScriptError } from '../runtime/errors';
-import { sessionFolders } from '../runtime/workspace/location';
+import {
+  ChangeLogReader,
+  Dataset,
+  isScriptError,
+  listChangeLogs,
+  renderText,
+  sessionFolders,
+  typeName,
+  writeChangeLogJson,
+  type ChangeLogEntry,
+  type Column,
+  type StreamName,
+  type Value,
+} from '../runtime/support';
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 

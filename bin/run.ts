@@ -1,12 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { Session } from '../runtime/session';
-import { pipelineNameOf } from '../runtime/pipeline-name';
-import { caretLines, type ScriptError } from '../runtime/errors';
-import type { Dataset } from '../runtime/dataset/dataset';
-import { displayFallback, type Result } from '../runtime/results';
-import { EXIT, type OutputFormat } from './constants';
-import { renderText, toCsv, toJsonRows } from '../runtime/dataset/render';
+import {
+  caretLines,
+  displayFallback,
+  pipelineNameOf,
+  renderText,
+  Session,
+  toCsv,
+  toJsonRows,
+  type Dataset,
+  type Result,
+  type ScriptError,
+} from '../runtime/index';
 import { ProgressLine } from '../repl/progress-line';
+import { EXIT, type OutputFormat } from './constants';
 
 export interface RunOptions {
   workspace?: string;

@@ -86,7 +86,7 @@ function parseInvocation(argv: string[]): Invocation {
 
 /** `--existing`: the REPL as a client of a running Jupyter kernel. Loaded lazily: it pulls in ZeroMQ. */
 async function runExisting(connectionFile: string, interactive: boolean): Promise<number> {
-  const { runExistingRepl } = await import('../kernel/client');
+  const { runExistingRepl } = await import('../repl/attach/start');
   return runExistingRepl(connectionFile, { interactive });
 }
 

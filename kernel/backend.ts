@@ -1,9 +1,4 @@
-import { complete } from '../runtime/services/complete';
-import { inspect } from '../runtime/services/inspect';
-import { Session } from '../runtime/session';
-import { pipelineNameOf } from '../runtime/pipeline-name';
-import type { SessionFolders } from '../runtime/workspace/location';
-import { cellCompleteness } from './cell';
+import { cellStatus, complete, inspect, pipelineNameOf, Session, type SessionFolders } from '../runtime/index';
 import { connectInfoMagic } from './connect-info';
 import { toCodePointOffset, toUtf16Offset } from './cursor';
 import { Executor, type Publish } from './executor';
@@ -64,6 +59,6 @@ export class Backend {
   }
 
   isComplete(req: CodeRequest) {
-    return cellCompleteness(req.code);
+    return cellStatus(req.code);
   }
 }

@@ -1,5 +1,4 @@
-import type { Magic } from '../runtime/magics/magic';
-import type { Result } from '../runtime/results';
+import type { Magic, Result } from '../runtime/index';
 
 /**
  * `%connect_info`, a magic of the kernel only: where its connection file is, how to attach the

@@ -1,6 +1,4 @@
-import type { Dataset } from '../runtime/dataset/dataset';
-import { escapeHtml, renderHtml, renderText, toDataResource } from '../runtime/dataset/render';
-import { caretLines, describeError, type ScriptError } from '../runtime/errors';
+import { caretLines, describeError, escapeHtml, renderHtml, renderText, toDataResource, type Dataset, type ScriptError } from '../runtime/index';
 
 /** A Jupyter MIME bundle: what display_data and execute_result carry. */
 export type MimeBundle = Record<string, unknown>;

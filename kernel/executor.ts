@@ -1,6 +1,4 @@
-import { toScriptError } from '../runtime/errors';
-import type { Result } from '../runtime/results';
-import type { Session } from '../runtime/session';
+import { toScriptError, type Result, type Session } from '../runtime/index';
 import { displayBundle, errorContent, tableBundle, type ErrorContent, type MimeBundle } from './display';
 import type { History } from './history';
 

@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../runtime/workspace/files';
-import { globSource, type GlobSyntax } from '../runtime/sources/files/glob';
+import { globSource, writeFileAtomic, type GlobSyntax } from '../runtime/support';
 
 /** One executed cell: Jupyter numbers history by (session, line), line being the execution count. */
 export interface HistoryEntry {

@@ -1,7 +1,7 @@
 import type * as zmq from 'zeromq';
 import { Fifo } from '../runtime/util/fifo';
 import { log, trace, TRACE } from './log';
-import { encode, newHeader, type Message, type Signer } from './wire';
+import { encode, newHeader, type Message, type Signer } from '../jupyter/wire';
 
 export interface IopubLimits {
   /** Stream text waits this long for more text of the same request and stream before it leaves… */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PROTOCOL_VERSION } from './wire';
+import { PROTOCOL_VERSION } from '../jupyter/wire';
 
 /** The repository root, from dist/kernel/ (compiled) — the kernel never relies on the working directory. */
 const ROOT = join(__dirname, '..', '..');

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { SessionFolders } from '../runtime/workspace/location';
+import { readConnectionFile } from '../jupyter/connection';
+import type { MessageSocket } from '../jupyter/socket';
+import { childOf, type Message } from '../jupyter/wire';
+import type { SessionFolders } from '../runtime/support';
 import type { Backend } from './backend';
-import { readConnectionFile } from './connection';
 import type { ExecuteReply, ExecuteRequest } from './executor';
 import { History, type HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
 import { log } from './log';
 import { OutputContext } from './output-context';
 import { BadRequest, codeRequest, cursorRequest } from './requests';
-import { KernelSockets, type MessageSocket } from './sockets';
-import { childOf, type Message } from './wire';
+import { KernelSockets } from './sockets';
 
 type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
 

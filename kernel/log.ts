@@ -1,10 +1,9 @@
-import type { Channel } from './connection';
-import type { Message } from './wire';
+import type { Channel } from '../jupyter/connection';
+import { stderrLog } from '../jupyter/log';
+import type { Message } from '../jupyter/wire';
 
 /** The kernel's log: its standard error, where jupyter_client and consoles leave it. */
-export function log(text: string): void {
-  process.stderr.write(`[sqlcdc kernel] ${text}\n`);
-}
+export const log = stderrLog('sqlcdc kernel');
 
 /** SQLCDC_KERNEL_TRACE=1 logs every message on stderr: what a client sent and got, for debugging clients. */
 export const TRACE = Boolean(process.env.SQLCDC_KERNEL_TRACE);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeWorkspace, sessionFolders } from '../runtime/workspace/location';
+import { describeWorkspace, sessionFolders } from '../runtime/support';
 import { Kernel } from './kernel';
 import { log } from './log';
 
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   // A defect in a listener or timer must not take the user's session down with it.
   process.on('uncaughtException', (e) => log(`uncaught: ${e.stack ?? e}`));
-  process.on('unhandledRejection', (e) => log(`unhandled rejection: ${(e as Error)?.stack ?? e}`));
+  process.on('unhandledRejection', (e) => log(`unhandled rejection: ${(e as Error)?.stack ?? String(e)}`));
 
   const folders = sessionFolders({ workspace: args.workspace });
   // Which workspace a notebook uses depends on where the client started the kernel: say it.

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Message } from './wire';
+import type { Message } from '../jupyter/wire';
 
 /**
  * Which request IOPub output belongs to. Each request is handled inside `run`, and Node carries the

@@ -1,5 +1,5 @@
 import * as repl from 'node:repl';
-import { splitMagics } from '../runtime/magics/index';
+import { splitCell } from '../runtime/index';
 import { defineScriptCommands } from './commands';
 
 export const PROMPT = 'sqlcdc> ';
@@ -173,7 +173,7 @@ export class CellRepl {
     this.busy = true;
     try {
       if (!(await this.options.run(cell))) return;
-      const { body } = splitMagics(cell);
+      const { body } = splitCell(cell);
       if (body.trim()) this.transcript.push(body.trim());
     } finally {
       this.busy = false;

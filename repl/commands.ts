@@ -1,14 +1,25 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { writeFileAtomic } from '../runtime/workspace/files';
-import type { CellRepl } from './cell-repl';
+import type { REPLServer } from 'node:repl';
+import { writeFileAtomic } from '../runtime/support';
+
+/** What the commands use of the REPL they are defined on (a CellRepl). */
+export interface ScriptCommandHost {
+  readonly server: REPLServer;
+  /** The cells that ran without error, for .save. */
+  readonly transcript: readonly string[];
+  defineCommand(name: string, help: string, action: (arg: string) => unknown): void;
+  clearPending(): void;
+  runCell(cell: string): Promise<void>;
+  say(text: string): void;
+}
 
 /**
  * The REPL commands of both REPLs (local, and attached to a kernel) that replace node's own, which
  * speak of JavaScript and run ahead of the lines typed before them: .load and .save work on SQL CDC
  * scripts, .break and .clear on the statement being typed and the pipeline.
  */
-export function defineScriptCommands(cells: CellRepl, cwd: string): void {
+export function defineScriptCommands(cells: ScriptCommandHost, cwd: string): void {
   cells.defineCommand('break', 'Drop the statement being typed', () => cells.clearPending());
   cells.defineCommand('clear', 'Drop the statement being typed and start a new empty pipeline (as %reset)', async () => {
     cells.clearPending();

@@ -1,7 +1,5 @@
 import { styleText } from 'node:util';
-import { caretLines, describeError, type ScriptError } from '../runtime/errors';
-import { displayFallback, type Result } from '../runtime/results';
-import { renderText } from '../runtime/dataset/render';
+import { caretLines, describeError, displayFallback, renderText, type Result, type ScriptError } from '../runtime/index';
 
 export interface TerminalStyle {
   /** ANSI colours: only on a TTY with NO_COLOR unset (see `useColor`). */

@@ -1,4 +1,4 @@
-import type { Session } from '../runtime/session';
+import type { Session } from '../runtime/index';
 
 /** What `.help` prints: the REPL's own commands, the magics (from their registry) and where docs are. */
 export function helpText(session: Session, commands: Record<string, { help?: string }>): string {

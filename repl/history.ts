@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../runtime/workspace/files';
+import { writeFileAtomic } from '../runtime/support';
 
 /** Lines that carry a secret (%connection add … --bearer TOKEN) stay out of the history file. */
 const SECRET_LINE = /^\s*%connection\b.*--(basic|bearer|apikey)\b/i;

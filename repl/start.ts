@@ -1,9 +1,5 @@
 import { join } from 'node:path';
-import { Session } from '../runtime/session';
-import { isCompleteScript } from '../runtime/script/parser';
-import { complete } from '../runtime/services/complete';
-import { inspect } from '../runtime/services/inspect';
-import { describeWorkspace, sessionFolders } from '../runtime/workspace/location';
+import { cellStatus, complete, describeWorkspace, inspect, Session, sessionFolders } from '../runtime/index';
 import { CellRepl } from './cell-repl';
 import { formatInternalError, formatResult, useColor, type TerminalStyle } from './format';
 import { ProgressLine } from './progress-line';
@@ -45,8 +41,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
     terminal,
     prompts,
     cwd: folders.cwd,
-    // A statement still being typed never starts with `%`: such a line ran at once.
-    incomplete: (text) => !text.trimStart().startsWith('%') && isCompleteScript(text).status === 'incomplete',
+    incomplete: (text) => cellStatus(text).status === 'incomplete',
     run: async (text) => {
       running = new AbortController();
       let ok = true;

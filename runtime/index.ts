@@ -1,15 +1,22 @@
-// The public API of the interpreter, for front ends and embedders.
+// The public API of the interpreter, for front ends and embedders. Front ends import the runtime
+// through this module only (or ./support for what must load before the interpreter); eslint checks it.
 export { Session, DEFAULT_DISPLAY_LIMIT, type SessionOptions, type RunRequest } from './session';
 export { Run } from './run';
 export type { ChangeLogFile, CurrentChangeLog, Scope } from './scope';
 export type { OutputItem, OutputListener } from './output';
 export type { Command, CommandContext } from './commands/command';
 export type { CommandTable } from './commands/table';
-export type { Result, ExecuteOptions } from './results';
+export { displayFallback, type Result, type ExecuteOptions } from './results';
 export { ScriptError, caretLines, describeError, toScriptError, type Position, type ErrorKind } from './errors';
 export { Dataset } from './dataset/dataset';
 export type { Column, ColumnType, BaseType, Value } from './dataset/types';
-export { parseScript, isCompleteScript } from './script/parser';
+export { renderText, renderHtml, escapeHtml, toCsv, toJsonRows, toDataResource } from './dataset/render';
+export { parseScript } from './script/parser';
+export { splitCell, cellStatus, type CellStatus, type MagicLine, type SplitCell } from './script/cell';
+export { evaluateText } from './functions/evaluate';
+export { complete, type Completion } from './services/complete';
+export { inspect, type Inspection } from './services/inspect';
+export type { Magic, MagicHost, MagicTable } from './magics/magic';
 export { pipelineNameOf } from './pipeline-name';
 export { rotateWorkspaceKey } from './workspace/rotate-key';
-export { sessionFolders } from './workspace/location';
+export { describeWorkspace, sessionFolders, type SessionFolders } from './workspace/location';

@@ -3,13 +3,14 @@ import { Dataset } from './dataset/dataset';
 import { toScriptError } from './errors';
 import { evaluateText } from './functions/evaluate';
 import type { Magic, MagicHost, MagicTable } from './magics/magic';
-import { magicTable, runMagic, splitMagics } from './magics/index';
+import { magicTable, runMagic } from './magics/index';
 import { OutputChannel } from './output';
 import { Resources } from './resources';
 import type { ExecuteOptions, Result } from './results';
 import { Run } from './run';
 import type { LastHttp, Scope, SessionEnv } from './scope';
 import type { Statement } from './script/ast';
+import { splitCell } from './script/cell';
 import { parseScript } from './script/parser';
 import { AsyncQueue } from './util/async-queue';
 import { ConnectionStore } from './workspace/connections';
@@ -96,7 +97,7 @@ export class Session implements SessionEnv, MagicHost {
    */
   async *execute(text: string, options: ExecuteOptions = {}): AsyncGenerator<Result> {
     const signal = options.signal ?? new AbortController().signal;
-    const { magics, body, bodyOffset } = splitMagics(text);
+    const { magics, body, bodyOffset } = splitCell(text);
     for (const magic of magics) {
       try {
         yield* runMagic(this, magic);

@@ -33,7 +33,7 @@ export interface CaptureDiff {
   next?: CdcState;
 }
 
-const UNCHANGED = 0;
+// A row's kind in `kinds`; 0, the fill of a new Uint8Array, is unchanged.
 const INSERTED = 1;
 const UPDATED = 2;
 const DROPPED = 3;

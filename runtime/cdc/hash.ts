@@ -59,7 +59,7 @@ function hashIntegers(values: readonly Value[], h1: Int32Array, h2: Int32Array):
     } else {
       let lo: number;
       let hi: number;
-      const n = Number(v as number | bigint);
+      const n = Number(v);
       if (Number.isSafeInteger(n)) {
         lo = n | 0;
         hi = Math.floor(n / TWO_32) | 0;

@@ -66,7 +66,7 @@ type Write = (w: ByteWriter, v: Exclude<Value, null>) => void;
 function writeInteger(w: ByteWriter, v: Exclude<Value, null>): void {
   w.room(9);
   w.bytes[w.pos++] = TAGS.integer;
-  const n = Number(v as number | bigint);
+  const n = Number(v);
   if (Number.isSafeInteger(n)) {
     w.u32(n >>> 0);
     w.u32(Math.floor(n / TWO_32) | 0);

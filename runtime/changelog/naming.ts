@@ -13,6 +13,7 @@ import { ScriptError } from '../errors';
 export const EXTENSION = '.eds';
 
 /** Characters no file name may hold on the systems logs are moved between (Windows is the strictest). */
+// eslint-disable-next-line no-control-regex -- control characters are among what a file name may not hold
 const FORBIDDEN = /[\u0000-\u001f<>:"/\\|?*]/;
 const ID_FILE = /^(.+)_(\d+)\.eds$/;
 

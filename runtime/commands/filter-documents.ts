@@ -53,10 +53,10 @@ export function regexTest(stmt: ApplyFilter): CellTest {
 interface CompiledXPath {
   evaluateBoolean(options: { node: unknown }): boolean;
 }
-const parseXPath = (xpath as unknown as { parse(expression: string): CompiledXPath }).parse;
+const parseXPath = (xpath as unknown as { parse: (expression: string) => CompiledXPath }).parse;
 
 /** A document the docpath module parses (the same XML reader as APPLY TX); undefined when malformed. */
-function parsed(text: string, kind: 'xml' | 'json'): ParsedDocument | undefined {
+function parsed(text: string, kind: 'xml' | 'json'): ParsedDocument {
   try {
     return parseDocument(text, kind);
   } catch {
@@ -87,7 +87,7 @@ export function xpathTest(stmt: ApplyFilter): CellTest {
       const json = sniffKind(text) === 'json' ? parseJson(text) : undefined;
       if (json === undefined) return 'invalid';
       try {
-        return (JSONPath({ path, json: json as object, wrap: true }) as unknown[]).length > 0;
+        return JSONPath<unknown[]>({ path, json: json as object, wrap: true }).length > 0;
       } catch (e) {
         throw new ScriptError(`invalid JSON path '${path}': ${(e as Error).message}`, 'semantic', stmt.expression.pos);
       }
@@ -111,7 +111,7 @@ export function xpathTest(stmt: ApplyFilter): CellTest {
  * matches. Documents differ in shape, so the filter is bound once per distinct schema. A document
  * lacking a column the filter names simply does not match; if no document has it, that is an error.
  */
-export function txTest(stmt: ApplyFilter): { test: CellTest; finish(): void } {
+export function txTest(stmt: ApplyFilter): { test: CellTest; finish: () => void } {
   const filter = compileFilter(stmt.expression.value, stmt.expression.pos);
   const needed = filter.columns.map((c) => c.toLowerCase());
   const bound = new Map<string, ((row: Value[]) => boolean) | undefined>();

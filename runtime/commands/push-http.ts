@@ -101,7 +101,7 @@ class SectionPush {
     this.size = batchSize(stmt.options.batch, payload?.batch ?? false, section.payload?.pos ?? stmt.pos);
     const bind = (t: ReturnType<typeof compileTemplate>) => t.bindBatch(ctx, rows, { fxByRow: true });
     this.target = atArgument(section.command.target, () => bind(compileTemplate(section.command.target)));
-    this.payload = payload && atArgument(section.payload!, () => bind(payload));
+    this.payload = payload && atArgument(section.payload, () => bind(payload));
     this.headers = section.headers && atArgument(section.headers, () => bind(compileTemplate(section.headers!)));
     this.contentType = section.contentType && evaluateText(section.contentType, ctx);
     this.continueOn = statusCodes(section.continueOnHttp);

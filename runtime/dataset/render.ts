@@ -27,6 +27,7 @@ const MIN_COLUMN_WIDTH = 12;
 const MAX_HTML_CELL = 1000;
 const NUMERIC: ReadonlySet<BaseType> = new Set(['tinyint', 'short', 'int', 'long', 'decimal', 'double', 'float']);
 const COUNT = new Intl.NumberFormat('en-US');
+// eslint-disable-next-line no-control-regex -- control characters are what a text cell replaces
 const CONTROL = /[\u0000-\u001f\u007f]/g;
 const JSON_EXPORT = writerOptions();
 const CSV_EXPORT = writerOptions({ header: true, quoteEmpty: true });
@@ -68,7 +69,7 @@ export function renderText(ds: Dataset, options: TextOptions): string {
   const head = ds.columns.map((c) => `${displayCell(c.name, STRING, width)}\n${typeName(c.type)}`);
   const body: string[][] = [];
   for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(ds.cell(r, i), c.type, width)));
-  const aligns = ds.columns.map((c) => (NUMERIC.has(c.type.base) ? 'right' : 'left') as 'right' | 'left');
+  const aligns = ds.columns.map((c) => (NUMERIC.has(c.type.base) ? 'right' : 'left'));
 
   const natural = drawTable(head, body, aligns);
   const fitted = fitWidths(natural.widths, width);

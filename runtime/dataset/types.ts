@@ -38,4 +38,4 @@ export interface Column {
   description?: string;
 }
 
-export const STRING: ColumnType = Object.freeze({ base: 'string' }) as ColumnType;
+export const STRING: ColumnType = Object.freeze({ base: 'string' });

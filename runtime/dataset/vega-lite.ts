@@ -51,7 +51,7 @@ const FLOAT: ColumnType = { base: 'float' };
 function plainOf(base: BaseType): (v: Value) => Plain {
   switch (base) {
     case 'long':
-      return (v) => Number(v as bigint);
+      return (v) => Number(v);
     case 'decimal':
       return (v) => (v as Decimal).toNumber();
     case 'float':
@@ -61,7 +61,7 @@ function plainOf(base: BaseType): (v: Value) => Plain {
       // The wall clock the table shows; Vega-Lite reads it as a local date, so the axis shows it unchanged.
       return (v) => formatDateTime(v as Date) || null;
     default:
-      return NUMERIC.has(base) ? (v) => (Number.isFinite(v as number) ? (v as number) : null) : (v) => v as Plain;
+      return NUMERIC.has(base) ? (v) => (Number.isFinite(v) ? (v as number) : null) : (v) => v as Plain;
   }
 }
 

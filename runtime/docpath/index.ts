@@ -96,5 +96,5 @@ export function valueAtPath(root: ParsedDocument, kind: DocKindArg, path: string
   const first = selectJson(root, parts[0])[0];
   if (first === undefined || first === null) return null;
   if (typeof first === 'string') return isExact(first) ? exactText(first) : first;
-  return typeof first === 'object' ? stringifyJson(first) : String(first);
+  return typeof first === 'number' || typeof first === 'boolean' ? String(first) : stringifyJson(first);
 }

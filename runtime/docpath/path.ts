@@ -100,7 +100,7 @@ export function partLabel(part: PathPart): string {
     }
     return 'child';
   }
-  const names = part.text.replace(/\[[^\]]*\]/g, '').match(/[A-Za-z_][\w\-]*/g);
+  const names = part.text.replace(/\[[^\]]*\]/g, '').match(/[A-Za-z_][\w-]*/g);
   return names ? names[names.length - 1] : 'child';
 }
 

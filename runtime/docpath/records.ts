@@ -38,7 +38,7 @@ export interface DocumentRecords {
  * parent field is renamed `<child label>.<name>` (`items.id`).
  */
 export function documentRecords(root: unknown, kind: DocKind, parts: PathPart[], withRaw: boolean): DocumentRecords {
-  const model = (kind === 'xml' ? xmlModel : jsonModel) as Model<unknown>;
+  const model = (kind === 'xml' ? xmlModel : jsonModel);
   interface Row {
     record: Record<string, unknown>;
     /** The node the next part descends from; undefined once a parent had no child. */

@@ -9,7 +9,7 @@ import type { PathPart, Step } from './path';
 export function selectJson(context: unknown, part: PathPart): unknown[] {
   if (part.kind === 'jsonpath') {
     try {
-      return JSONPath({ path: part.text, json: context as object, wrap: true }) as unknown[];
+      return JSONPath<unknown[]>({ path: part.text, json: context as object, wrap: true });
     } catch (e) {
       throw new ScriptError(`invalid JSON path '${part.text}': ${(e as Error).message}`, 'semantic');
     }

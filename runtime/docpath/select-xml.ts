@@ -1,4 +1,4 @@
-import type { Document, Element, Node } from '@xmldom/xmldom';
+import type { Element, Node } from '@xmldom/xmldom';
 import * as xpath from 'xpath';
 import { ScriptError } from '../errors';
 import type { PathPart, Step } from './path';
@@ -12,7 +12,7 @@ interface CompiledXPath {
   select(options: { node: Node }): unknown;
   evaluateBoolean(options: { node: Node }): boolean;
 }
-const parseXPath = (xpath as unknown as { parse(expression: string): CompiledXPath }).parse;
+const parseXPath = (xpath as unknown as { parse: (expression: string) => CompiledXPath }).parse;
 
 function compileXPath(text: string): CompiledXPath {
   try {
@@ -29,7 +29,7 @@ function compileXPath(text: string): CompiledXPath {
 export function selectXml(context: Node, part: PathPart): XmlItem[] {
   if (part.kind === 'jsonpath') throw new ScriptError(`'${part.text}' is a JSON path; XML documents take XPath or dotted names`, 'semantic');
   if (part.kind === 'xpath') return runPlan(context, planOf(part));
-  const start = isDocument(context) ? (context as Document).documentElement! : context;
+  const start = isDocument(context) ? (context).documentElement! : context;
   if (part.steps.length === 0) return containerRecords(start as Element);
   let nodes = walk([context], part.steps);
   // `$.orders.order` and `$.order` both work on <orders><order/>…: names start at the document
@@ -95,7 +95,7 @@ function planOf(part: PathPart): Plan {
   return plan;
 }
 
-const SIMPLE_STEP = /^(\*|[A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?)((?:\[.*\])*)$/s;
+const SIMPLE_STEP = /^(\*|[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)((?:\[.*\])*)$/s;
 const POSITIONAL = /^\s*\d+\s*$|position\s*\(|last\s*\(/;
 
 function buildPlan(text: string): Plan {
@@ -141,6 +141,7 @@ function runPlan(context: Node, plan: Plan): XmlItem[] {
 function asItems(result: unknown): XmlItem[] {
   if (Array.isArray(result)) return result as Node[];
   if (result === undefined || result === null) return [];
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an XPath scalar: string, number or boolean
   return [String(result)];
 }
 
@@ -202,7 +203,7 @@ function splitSteps(text: string): { absolute: boolean; steps: { step: string; d
   }
   if (current.trim() === '') return absolute && steps.length === 0 && !deep ? { absolute, steps } : undefined;
   // A step that is a call at the top (`count(item)`) is not a location step.
-  if (/^[\w\-]+\s*\(/.test(current.trim()) && !/^(text|node|comment|processing-instruction)\s*\(/.test(current.trim())) return undefined;
+  if (/^[\w-]+\s*\(/.test(current.trim()) && !/^(text|node|comment|processing-instruction)\s*\(/.test(current.trim())) return undefined;
   steps.push({ step: current.trim(), deep });
   return { absolute, steps };
 }

@@ -88,6 +88,7 @@ function numberTextOf(v: unknown): string {
 type Convert = (v: unknown) => Value;
 
 const toText: Convert = (v) =>
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- not an object: a JSON number or boolean
   typeof v === 'string' ? (isExact(v) ? exactText(v) : v) : typeof v === 'object' ? stringifyJson(v) : String(v);
 const toNumber: Convert = (v) => (typeof v === 'number' ? v : Number(numberTextOf(v)));
 const toLong: Convert = (v) => BigInt(typeof v === 'number' ? v : numberTextOf(v));

@@ -1,5 +1,4 @@
-import type { Value } from '../dataset/types';
-import type { Kind } from './kinds';
+import type { BaseType, Value } from '../dataset/types';
 
 /** Binary operators of the expression language, in their canonical spelling. */
 export type BinaryOp = '+' | '-' | '*' | '/' | '%' | '=' | '<>' | '<' | '>' | '<=' | '>=' | 'AND' | 'OR';
@@ -11,7 +10,7 @@ export type FunctionName = 'CONVERT' | 'LEN' | 'ISNULL' | 'IIF' | 'TRIM' | 'SUBS
 
 /** A parsed expression; `offset` is where the node starts in the expression text (for errors). */
 export type ExprNode =
-  | { type: 'literal'; value: Value; kind: Kind | 'null'; offset: number }
+  | { type: 'literal'; value: Value; kind: BaseType | 'null'; offset: number }
   | { type: 'column'; name: string; offset: number }
   | { type: 'unary'; op: '-' | '+' | 'NOT'; operand: ExprNode; offset: number }
   | { type: 'binary'; op: BinaryOp; left: ExprNode; right: ExprNode; offset: number }

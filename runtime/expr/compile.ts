@@ -187,7 +187,7 @@ function bindLiteral(node: Extract<ExprNode, { type: 'literal' }>, env: BindEnv)
     // reported below with the literal's position
   }
   if (!(date instanceof Date)) {
-    throw mismatch(`invalid date literal #${node.value}# (write #M/d/yyyy# or #yyyy-MM-dd#, optionally with a time)`, node.offset, env);
+    throw mismatch(`invalid date literal #${String(node.value)}# (write #M/d/yyyy# or #yyyy-MM-dd#, optionally with a time)`, node.offset, env);
   }
   return constantBound(date, 'datetime');
 }
@@ -389,7 +389,7 @@ function numberRelation(op: BinaryOp, l: Bound, r: Bound): RowFn {
     if (a === null) return null;
     const b = rf(row);
     if (b === null) return null;
-    return test(a < b! ? -1 : a > b! ? 1 : 0);
+    return test(a < b ? -1 : a > b ? 1 : 0);
   };
 }
 

@@ -53,7 +53,7 @@ export function coercion(from: Kind, to: Kind): Converter | undefined {
   if (isJsNumber(from) && to === 'long') return (v) => (v === null ? null : BigInt(v as number));
   if (isJsNumber(from) && to === 'decimal') return (v) => (v === null ? null : new Decimal(v as number));
   if (from === 'long' && to === 'decimal') return (v) => (v === null ? null : new Decimal((v as bigint).toString()));
-  if (from === 'long' && isJsNumber(to)) return (v) => (v === null ? null : Number(v as bigint));
+  if (from === 'long' && isJsNumber(to)) return (v) => (v === null ? null : Number(v));
   if (from === 'decimal' && isJsNumber(to)) return (v) => (v === null ? null : (v as Decimal).toNumber());
   if ((from === 'char' || from === 'guid') && to === 'string') return undefined;
   return converterTo(to === 'string' ? TEXT : { base: to }, { base: from });

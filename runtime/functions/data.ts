@@ -18,7 +18,7 @@ function addTo(a: Value, b: Value, sign: 1 | -1): Value {
     const r = new Decimal(x.toString()).plus(new Decimal(y.toString()).times(sign));
     return r;
   }
-  const r = BigInt(x as number | bigint) + BigInt(sign) * BigInt(y as number | bigint);
+  const r = BigInt(x) + BigInt(sign) * BigInt(y);
   return r >= BigInt(Number.MIN_SAFE_INTEGER) && r <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(r) : r;
 }
 

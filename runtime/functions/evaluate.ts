@@ -204,7 +204,7 @@ function bindCall(part: CallPart, env: Env): Bound {
     return { c: false, f: call };
   }
   // The argument array is reused per row: implementations read it during the call and never keep it.
-  const buffer: Value[] = new Array(n).fill(null);
+  const buffer = new Array<Value>(n).fill(null);
   const argFns: RowValueFn[] = args.map((a) => (a.c ? ((v: Value) => () => v)(a.v) : a.f));
   if (n === 1) {
     const a0 = argFns[0];

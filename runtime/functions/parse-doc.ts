@@ -35,7 +35,7 @@ export function parseJsonValue(doc: string, path: Value, attr: Value | undefined
   let node = root;
   if (path !== null && text(path).trim() !== '') {
     const p = text(path).trim();
-    const found = JSONPath({ path: p.startsWith('$') ? p : `$.${p}`, json: root as object, wrap: true }) as unknown[];
+    const found = JSONPath<unknown[]>({ path: p.startsWith('$') ? p : `$.${p}`, json: root as object, wrap: true });
     if (found.length === 0) return null;
     node = found[0];
   }
@@ -58,17 +58,17 @@ export function parseXmlValue(doc: string, path: Value, attr: Value | undefined)
     throw new FunctionError(`not valid XML (${(e as Error).message})`);
   }
   if (errors.length || !dom.documentElement) throw new FunctionError(`not valid XML (${errors[0] ?? 'no root element'})`);
-  let node: Node = dom.documentElement as unknown as Node;
+  let node: Node = dom.documentElement;
   if (path !== null && text(path).trim() !== '') {
     let found: xpath.SelectReturnType;
     try {
-      found = xpath.select(text(path).trim(), dom as unknown as Node);
+      found = xpath.select(text(path).trim(), dom);
     } catch (e) {
       throw new FunctionError(`bad XPath '${text(path)}' (${(e as Error).message})`);
     }
     if (Array.isArray(found)) {
       if (found.length === 0) return null;
-      node = found[0] as Node;
+      node = found[0];
     } else return found as Value;
   }
   const sel = selector(attr);

@@ -1,7 +1,7 @@
 import { ScriptError, type Position } from '../errors';
 import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from '../script/limits';
 import { findFunction, suggestFunction } from './registry';
-import type { FunctionDef } from './types';
+import type { BinaryPrefix, FunctionDef } from './types';
 
 /**
  * The template language of spec 4.3/4.4, parsed once: literal text, `{{field}}` (with an optional
@@ -13,8 +13,6 @@ export interface TextPart {
   kind: 'text';
   text: string;
 }
-
-export type BinaryPrefix = 'ascii' | 'base64' | 'hex' | 'utf8' | 'unicode';
 
 export interface FieldPart {
   kind: 'field';

@@ -44,7 +44,7 @@ function inflate(bytes: Buffer, gzip: boolean): Buffer {
 function encodingFamilies(): FunctionDef[] {
   const out: FunctionDef[] = [];
   for (const { suffix, encoding, label } of ENCODINGS) {
-    const enc = encoding as TextEncoding;
+    const enc = encoding;
     const roundTrip = (fn: string, inverse: string) => `#${inverse}${suffix}(#${fn}${suffix}(hello))`;
     out.push(
       S(`compress${suffix}`, `#compress${suffix}(a)`, 1, `zlib compression of the ${label} bytes of a; the result is the compressed bytes as lowercase hexadecimal.`, `#compress${suffix}(hello)`, zlibHex('hello', enc), (args) =>
@@ -99,7 +99,7 @@ function formatItem(v: Value, format: string, ctx: CallContext): string {
   if (v === null) return '';
   if (format === '') return displayValue(v);
   const culture = cultureOf(ctx.scope.session);
-  if (typeof v === 'number' || typeof v === 'bigint' || Decimal.isDecimal(v)) return formatNumber(v as number, format, culture);
+  if (typeof v === 'number' || typeof v === 'bigint' || Decimal.isDecimal(v)) return formatNumber(v, format, culture);
   if (v instanceof Date) return formatWall(ctx.scope.session, v, format, 'unspecified');
   if (typeof v === 'string') {
     if (NUMERIC_TEXT.test(v)) {

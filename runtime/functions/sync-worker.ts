@@ -39,7 +39,7 @@ async function image2pdf(source: SyncRequest['source']): Promise<Uint8Array> {
   return pdf.save();
 }
 
-parentPort!.on('message', async (req: SyncRequest) => {
+async function answer(req: SyncRequest): Promise<void> {
   let reply: { ok: Uint8Array } | { error: string };
   try {
     reply = { ok: await image2pdf(req.source) };
@@ -50,4 +50,6 @@ parentPort!.on('message', async (req: SyncRequest) => {
   const flag = new Int32Array(req.sab);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
-});
+}
+
+parentPort!.on('message', (req: SyncRequest) => void answer(req));

@@ -2,6 +2,9 @@ import type { Position } from '../errors';
 import type { Value } from '../dataset/types';
 import type { Scope } from '../scope';
 
+/** The encoding prefix of a `{{prefix:field}}` template field. */
+export type BinaryPrefix = 'ascii' | 'base64' | 'hex' | 'utf8' | 'unicode';
+
 export type Family = 'data' | 'string' | 'date' | 'other' | 'operator';
 
 /** What a function implementation sees besides its arguments. One object per call site, reused per row. */

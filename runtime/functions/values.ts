@@ -4,8 +4,7 @@ import type { Value } from '../dataset/types';
 import { formatValue } from '../dataset/format-value';
 import { encodeBytes } from '../writers/cells';
 import { STRING } from '../dataset/types';
-import type { BinaryPrefix } from './parse';
-import { FunctionError } from './types';
+import { FunctionError, type BinaryPrefix } from './types';
 
 /**
  * Conversions between cell values and the text functions work on. Every function receives typed
@@ -74,7 +73,7 @@ export function integer(v: Value, what: string): number {
   if (typeof v === 'number' && Number.isInteger(v)) return v;
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'string' && INTEGER.test(v)) return parseInt(v, 10);
-  if (Decimal.isDecimal(v) && (v as Decimal).isInteger()) return (v as Decimal).toNumber();
+  if (Decimal.isDecimal(v) && (v).isInteger()) return (v).toNumber();
   throw new FunctionError(`${what} must be an integer, got '${shown(v)}'`);
 }
 
@@ -86,13 +85,13 @@ export function numeric(v: Value, what: string): number {
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'string' && NUMBER.test(v)) return Number(v);
-  if (Decimal.isDecimal(v)) return (v as Decimal).toNumber();
+  if (Decimal.isDecimal(v)) return (v).toNumber();
   throw new FunctionError(`${what} must be a number, got '${shown(v)}'`);
 }
 
 /** A number kept exact when it can be: bigint/Decimal stay, integral text beyond 2^53 becomes bigint. */
 export function exactNumber(v: Value, what: string): number | bigint | Decimal {
-  if (typeof v === 'bigint' || Decimal.isDecimal(v)) return v as bigint | Decimal;
+  if (typeof v === 'bigint' || Decimal.isDecimal(v)) return v;
   if (typeof v === 'string' && INTEGER.test(v)) {
     const n = Number(v);
     return Number.isSafeInteger(n) ? n : BigInt(v.trim());
@@ -108,7 +107,7 @@ export function truthy(v: Value): boolean {
     const s = v.trim().toLowerCase();
     return !(s === '' || s === '0' || s === 'false');
   }
-  if (Decimal.isDecimal(v)) return !(v as Decimal).isZero();
+  if (Decimal.isDecimal(v)) return !(v).isZero();
   return true;
 }
 

@@ -46,15 +46,15 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   const headers: Record<string, string> = {};
   const own = connection !== undefined && sameOrigin(url, connection.baseUrl);
   if (own) {
-    for (const [k, v] of Object.entries(connection!.headers ?? {})) setHeader(headers, k, v);
-    if (connection!.auth) setHeader(headers, ...authHeader(connection!.auth));
+    for (const [k, v] of Object.entries(connection.headers ?? {})) setHeader(headers, k, v);
+    if (connection.auth) setHeader(headers, ...authHeader(connection.auth));
   }
   for (const [k, v] of Object.entries(parseHeaders(spec.headers ?? '', spec.headersPos))) setHeader(headers, k, v);
   if (spec.contentType) setHeader(headers, 'content-type', spec.contentType);
   else if (spec.payload !== undefined && getHeader(headers, 'content-type') === undefined) setHeader(headers, 'content-type', guessContentType(spec.payload));
 
   const timeout = spec.timeout ?? connection?.timeout ?? DEFAULT_TIMEOUT_SECONDS;
-  return { method: spec.method, url, headers, body: spec.payload, timeoutSeconds: timeout, tls: own ? connection!.tls : undefined };
+  return { method: spec.method, url, headers, body: spec.payload, timeoutSeconds: timeout, tls: own ? connection.tls : undefined };
 }
 
 function joinUrl(base: string, path: string): string {

@@ -36,6 +36,7 @@ export function parseHeaders(text: string, pos?: Position): Record<string, strin
 
 function scalar(v: unknown, fail: (why: string) => never): string {
   if (v === null || typeof v === 'object') fail('has a value that is not text or a number');
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- not an object: a JSON string, number or boolean
   return String(v);
 }
 

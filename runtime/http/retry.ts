@@ -33,12 +33,13 @@ export async function sendWithRetries(request: HttpRequest, call: CallContext, r
   let bodyRetries = 0;
   for (;;) {
     let response: HttpResponse | undefined;
-    let failure: unknown;
+    // sendHttp fails with ScriptErrors (transport, timeout), a defect with some other Error.
+    let failure: Error | undefined;
     try {
       response = await sendHttp(request, call);
     } catch (e) {
       if (e instanceof ScriptError && e.kind === 'cancelled') throw e;
-      failure = e;
+      failure = e as Error;
     }
     const retries = policyRetries + bodyRetries;
     const transient = failure !== undefined || response!.status >= 500 || response!.status === 429;
@@ -51,7 +52,7 @@ export async function sendWithRetries(request: HttpRequest, call: CallContext, r
       const wait = retryAfter(response) ?? backoff(policy, policyRetries);
       if (wait > MAX_RETRY_AFTER_SECONDS) return { response: response!, retries };
       policyRetries++;
-      onRetry?.(failure !== undefined ? (failure as Error).message : `HTTP ${response!.status}`);
+      onRetry?.(failure !== undefined ? failure.message : `HTTP ${response!.status}`);
       await sleep(wait, call.signal);
       continue;
     }

@@ -1,6 +1,7 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
-import { MagicTable, type Magic, type MagicHost, type MagicLine } from './magic';
+import type { MagicLine } from '../script/cell';
+import { MagicTable, type Magic, type MagicHost } from './magic';
 import { limitMagic, pipelineMagic, resetMagic, workspaceMagic } from './session-magics';
 import { connectionMagic } from './connection';
 import { listing } from './listing';
@@ -21,36 +22,6 @@ const MAGICS: readonly Magic[] = [helpMagic, connectionMagic, describeMagic, lim
 /** The language's magics and a front end's own (the kernel's %connect_info). */
 export function magicTable(extra: readonly Magic[] = []): MagicTable {
   return new MagicTable([...MAGICS, ...extra]);
-}
-
-
-
-/**
- * Splits a cell into its leading magic lines (`%name args`, blank lines and `--` comments between
- * them allowed) and the SQL CDC body after them. `bodyOffset` is where the body starts in the cell,
- * so statement positions still refer to the whole cell; `magicsEnd` is where the last magic line ends
- * (0 when there is none), before the blank lines and comments that follow it.
- */
-export function splitMagics(text: string): { magics: MagicLine[]; body: string; bodyOffset: number; magicsEnd: number } {
-  const out: MagicLine[] = [];
-  let offset = 0;
-  let magicsEnd = 0;
-  let line = 1;
-  while (offset < text.length) {
-    const nl = text.indexOf('\n', offset);
-    const end = nl < 0 ? text.length : nl + 1;
-    const raw = text.slice(offset, end).trim();
-    if (raw.startsWith('%')) {
-      const m = /^%(\S*)\s*(.*)$/s.exec(raw)!;
-      out.push({ name: m[1], args: m[2].trim(), line });
-      magicsEnd = end;
-    } else if (raw !== '' && !raw.startsWith('--')) {
-      break;
-    }
-    offset = end;
-    line++;
-  }
-  return { magics: out, body: text.slice(offset), bodyOffset: offset, magicsEnd };
 }
 
 export async function* runMagic(session: MagicHost, line: MagicLine): AsyncGenerator<Result> {

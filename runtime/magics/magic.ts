@@ -2,14 +2,6 @@ import type { Dataset } from '../dataset/dataset';
 import type { Result } from '../results';
 import type { ConnectionStore } from '../workspace/connections';
 
-/** A `%name args` line at the start of a cell. */
-export interface MagicLine {
-  name: string;
-  args: string;
-  /** 1-based line of the magic in the cell. */
-  line: number;
-}
-
 /** What magics may reach of the session (the Session implements it; magics never import it). */
 export interface MagicHost {
   readonly workspace: string;

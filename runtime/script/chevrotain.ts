@@ -11,6 +11,7 @@ type Chevrotain = typeof import('chevrotain');
 
 // The package's exports map names only its entry (lib/src/api.js); the bundle sits beside lib/src.
 const bundle = join(dirname(require.resolve('chevrotain')), '..', 'chevrotain.mjs');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a file path, which `import` cannot name
 const chevrotain = require(bundle) as Chevrotain;
 
 export const { createToken, Lexer, EmbeddedActionsParser, EOF } = chevrotain;

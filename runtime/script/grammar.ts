@@ -164,7 +164,7 @@ export class Grammar extends EmbeddedActionsParser {
       const withIdx = occ.next();
       alts.push({ ALT: () => void this.consume(withIdx, KW.WITH) });
       const orIdx = occ.next();
-      this.many(occ.next(), () => this.or(orIdx, alts));
+      this.many(occ.next(), () => void this.or(orIdx, alts));
     }
     if (set.finish) this.ACTION(() => set.finish!(node, this.context(this.keyword, finishAt())));
   }

@@ -111,7 +111,7 @@ function builder<N>() {
     <K extends ValueKind>(value: K) =>
     (spelling: string, doc: string, set: (node: N, value: ValueTypes[K], ctx: SetContext) => void, arg?: string | Choices): OptionDef<N> => {
       const spellings = spelling.split('|');
-      const def: OptionDef<N> = { name: spellings[0], spellings: spellings.map(words), value, arg: DEFAULT_ARG[value], doc, set: set as OptionDef<N>['set'] };
+      const def: OptionDef<N> = { name: spellings[0], spellings: spellings.map(words), value, arg: DEFAULT_ARG[value], doc, set: set };
       if (typeof arg === 'string') def.arg = arg;
       else if (arg) [def.arg, def.values] = [arg.values.join(' | '), arg.values];
       return def;

@@ -7,7 +7,7 @@ import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from './limits';
 import { list } from './options';
 import { SourceText } from './source';
 import {
-  describeToken, endOf, Identifier, keywordNames, lexRange, problemOf, Semicolon, UnclosedBlock, VALUE_WORDS,
+  describeToken, endOf, Identifier, keywordNames, lexRange, problemOf, Semicolon, VALUE_WORDS,
 } from './tokens';
 
 export { statementDocs, type StatementDoc } from './docs';
@@ -67,7 +67,7 @@ function parseStatement(source: SourceText, tokens: IToken[], level: number): St
     keyword: command.keyword,
     pos,
     source: source.text.slice(first.startOffset, endOf(last)),
-  } as Statement;
+  };
   // Pipelines are parsed after their enclosing statement: the grammar instance is not re-entrant.
   const pipeline = statement.kind === 'ApplyPipeline' ? statement : 'pipeline' in statement ? statement.pipeline : undefined;
   if (pipeline) {
@@ -97,48 +97,6 @@ function headError(source: SourceText, tokens: IToken[], index: number, expected
 
 function readable(name: string): string {
   return name === 'Star' ? "'*'" : name;
-}
-
-export interface Completeness {
-  status: 'complete' | 'incomplete' | 'invalid';
-  /** For 'incomplete': the indentation suggested for the next line. */
-  indent?: string;
-}
-
-/**
- * For the REPL and the kernel's is_complete_request:
- * - complete: empty or only comments, or the text ends with a top-level `;` and parses;
- * - incomplete: a string, `( … )` block or `{{` is still open, or the last statement has no `;` yet;
- * - invalid: it cannot parse however it continues — a stray `)`, a `[` not closed on its line, a
- *   statement before the last `;` that fails, or a last statement that does not start like a command.
- * The front end runs complete and invalid text (an invalid cell shows its error) and asks for more lines
- * when incomplete.
- */
-export function isCompleteScript(text: string): Completeness {
-  const source = new SourceText(text);
-  const tokens = lexRange(source, 0, text.length);
-  for (const t of tokens) {
-    const problem = problemOf(t, source);
-    if (!problem) continue;
-    if (problem.kind === 'invalid') return { status: 'invalid' };
-    return { status: 'incomplete', indent: t.tokenType === UnclosedBlock ? `${source.indentAt(t.startOffset)}    ` : '' };
-  }
-  if (!tokens.length) return { status: 'complete' };
-  const lastSemicolon = tokens.map((t) => t.tokenType).lastIndexOf(Semicolon);
-  const parses = (upTo: number) => {
-    try {
-      parseScript(text.slice(0, upTo));
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (lastSemicolon === tokens.length - 1) return { status: parses(text.length) ? 'complete' : 'invalid' };
-  if (lastSemicolon >= 0 && !parses(endOf(tokens[lastSemicolon]))) return { status: 'invalid' };
-  const rest = tokens.slice(lastSemicolon + 1);
-  const head = matchHead(rest);
-  if (head.kind === 'mismatch' && head.index < rest.length) return { status: 'invalid' };
-  return { status: 'incomplete', indent: `${source.indentAt(rest[0].startOffset)}    ` };
 }
 
 /** Every keyword and value word of the language, for completion. */

@@ -4,7 +4,7 @@
  * keyword), which the parser rightly rejects.
  */
 
-import { splitMagics } from '../magics/index';
+import { splitCell } from '../script/cell';
 
 /** What encloses the cursor. */
 export type Region =
@@ -33,7 +33,7 @@ const SIGILS = '#@%';
  * statement text, comments included, is scanned from there.
  */
 export function magicBlockEnd(code: string): number {
-  return splitMagics(code).magicsEnd;
+  return splitCell(code).magicsEnd;
 }
 
 export function cursorContext(code: string, cursor: number): CursorContext {

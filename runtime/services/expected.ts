@@ -34,10 +34,10 @@ const HEADS: HeadWord[][] = COMMANDS.flatMap((c) =>
 
 /** Option sets a value opens: TRACE's options follow TRACE, a section's follow ON_UPSERT (…)… */
 const NESTED: Partial<Record<ValueKind, OptionSet<never>>> = {
-  trace: TRACE_OPTIONS as OptionSet<never>,
-  httpSection: HTTP_SECTION_OPTIONS as OptionSet<never>,
-  dbSection: DB_SECTION_OPTIONS as OptionSet<never>,
-  pipeline: APPLY_PIPELINE as OptionSet<never>,
+  trace: TRACE_OPTIONS,
+  httpSection: HTTP_SECTION_OPTIONS,
+  dbSection: DB_SECTION_OPTIONS,
+  pipeline: APPLY_PIPELINE,
 };
 
 /** Words a statement body starts with that the grammar reads as a plain name, not a keyword. */

@@ -82,7 +82,7 @@ function decryptKey(c: StoredCertificate, encryptedKey: Buffer): Buffer {
   const forge = forgeLib();
   // Node reads every PEM key form (PKCS#1, PKCS#8); forge gets PKCS#1.
   const pkcs1 = createPrivateKey(c.keyPem).export({ type: 'pkcs1', format: 'pem' }).toString();
-  const key = forge.pki.privateKeyFromPem(pkcs1) as forge.pki.rsa.PrivateKey;
+  const key = forge.pki.privateKeyFromPem(pkcs1);
   try {
     return Buffer.from(key.decrypt(encryptedKey.toString('binary')), 'binary');
   } catch {

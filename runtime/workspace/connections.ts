@@ -135,7 +135,7 @@ export class ConnectionStore {
 
   private unseal(stored: StoredConnection): Connection {
     const { sealed, ...rest } = stored;
-    const c = upgrade(rest as Connection);
+    const c = upgrade(rest);
     if (!sealed) return c;
     const leaves = JSON.parse(this.key.open(c.name, sealed, `connection [${c.name}]`)) as SecretLeaf[];
     return withLeaves(c, leaves);

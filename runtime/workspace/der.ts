@@ -73,7 +73,7 @@ export function time(d: Date): Buffer {
 
 /** A SET OF in DER order: elements sorted by their encodings. */
 export function setOf(elements: Buffer[]): Buffer {
-  return tlv(TAG.SET, ...[...elements].sort(Buffer.compare));
+  return tlv(TAG.SET, ...[...elements].sort((a, b) => Buffer.compare(a, b)));
 }
 
 export interface Header {

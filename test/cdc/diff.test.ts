@@ -294,7 +294,7 @@ for (const deletes of [true, false]) {
     const cols = columns({ k1: 'int', k2: 'string', v: 'double', w: 'string' });
     const o = options({ keys: 'k1,k2', inserts: true, updates: true, deletes, marker: 'op' });
     const file = tempStateFile();
-    const keyOf = (row: unknown[]) => `${row[0]}|${row[1]}`;
+    const keyOf = (row: unknown[]) => `${String(row[0])}|${String(row[1])}`;
     const model = new Map<string, string>();
     let source: unknown[][] = [];
     let nextId = 0;

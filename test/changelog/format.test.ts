@@ -155,7 +155,7 @@ test('the header is plain JSON after the magic bytes, readable by anyone who rea
   const bytes = readFileSync(path);
   assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x45, 0x44, 0x53, 0x0d, 0x0a, 0x1a, 0x0a]);
   const length = bytes.readUInt32LE(8);
-  const header = JSON.parse(bytes.subarray(12, 12 + length).toString('utf8'));
+  const header = JSON.parse(bytes.subarray(12, 12 + length).toString('utf8')) as { format: unknown; version: unknown; name: unknown; schema: unknown[] };
   assert.equal(header.format, 'sqlcdc-changelog');
   assert.equal(header.version, 1);
   assert.equal(header.name, 'orders');

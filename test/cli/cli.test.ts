@@ -37,7 +37,7 @@ test('run --output json prints the final dataset as typed rows; PRINT goes to st
     r.stdout,
     '[{"id":1,"name":"lamp","amount":12.50},{"id":2,"name":"fridge, large","amount":499.99},{"id":3,"name":"door","amount":80.00}]\n',
   );
-  assert.deepEqual(JSON.parse(r.stdout)[1], { id: 2, name: 'fridge, large', amount: 499.99 });
+  assert.deepEqual((JSON.parse(r.stdout) as unknown[])[1], { id: 2, name: 'fridge, large', amount: 499.99 });
   assert.ok(existsSync(join(dir, '.sqlcdc')), 'the default workspace is ./.sqlcdc');
 });
 

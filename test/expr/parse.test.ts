@@ -9,7 +9,7 @@ function failure(source: string, at?: { line: number; column: number; offset: nu
   try {
     compileExpression(source, at).bind(columns);
   } catch (e) {
-    assert.ok(e instanceof ScriptError, `expected a ScriptError, got ${e}`);
+    assert.ok(e instanceof ScriptError, `expected a ScriptError, got ${String(e)}`);
     return e;
   }
   assert.fail(`'${source}' should fail`);
@@ -22,7 +22,7 @@ test('number literals are typed as .NET types them: Int32, Int64, Double, Decima
   assert.equal(value('9223372036854775808'), 9223372036854775808);
   const d = value('1.50');
   assert.ok(d instanceof Decimal);
-  assert.equal((d as Decimal).toString(), '1.5');
+  assert.equal((d).toString(), '1.5');
   assert.equal(String(value('.5 * 2')), '1');
   assert.equal(value('1e3'), 1000);
   assert.equal(value('2.5E-1'), 0.25);

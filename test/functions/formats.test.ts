@@ -87,7 +87,7 @@ test('numeric standard formats', () => {
     [new Decimal('2.5'), 'F0', '3'],
     [1e21, 'N0', '1,000,000,000,000,000,000,000'],
   ];
-  for (const [x, f, want] of cases) assert.equal(formatNumber(x, f), want, `${x} ${f}`);
+  for (const [x, f, want] of cases) assert.equal(formatNumber(x, f), want, `${String(x)} ${f}`);
   assert.throws(() => formatNumber(1.5, 'D'), /format D is for integers/);
   assert.throws(() => formatNumber(1.5, 'Q'), /not a numeric format/);
 });

@@ -133,9 +133,9 @@ test('bindBatch: operators expand per row, # inside them per row, errors outside
   const st = newState(ds);
   const json = compileTemplate('{"n": {{qty}}, "items": [@concatjson({"name": "@toupper({{name}})", "g": "#rndguid()"})]}');
   assert.equal(json.batch, true);
-  const out = JSON.parse(json.bindBatch(st, ds)(ds.rows(), 0));
+  const out = JSON.parse(json.bindBatch(st, ds)(ds.rows(), 0)) as { n: number; items: { name: string; g: string }[] };
   assert.equal(out.n, 2);
-  assert.deepEqual(out.items.map((i: { name: string }) => i.name), ['ANN', 'BOB, JR']);
+  assert.deepEqual(out.items.map((i) => i.name), ['ANN', 'BOB, JR']);
   assert.notEqual(out.items[0].g, out.items[1].g);
   const xml = compileTemplate('<r>@concatxml(<i q="{{qty}}">it\'s</i>)</r>').bindBatch(st, ds);
   assert.equal(xml(ds.rows(), 0), '<r><i q="2">it\'s</i><i q="3">it\'s</i></r>');

@@ -37,12 +37,12 @@ export async function startFtpServer(options: { tls?: boolean } = {}): Promise<F
   const port = await new Promise<number>((resolvePort, reject) => {
     let out = '';
     let err = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (\d+)/.exec(out);
       if (m) resolvePort(Number(m[1]));
     });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('exit', (code) => reject(new Error(`the FTP server exited (${code}): ${err}`)));
   });
   const scheme = options.tls ? 'ftps' : 'ftp';

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { Executor } from '../../kernel/executor';
 import { History } from '../../kernel/history';
 import { OutputContext } from '../../kernel/output-context';
-import { newHeader, type Message } from '../../kernel/wire';
+import { newHeader, type Message } from '../../jupyter/wire';
 import type { Command } from '../../runtime/commands/command';
 import type { Print } from '../../runtime/script/ast';
 import { Session } from '../../runtime/session';

@@ -90,7 +90,7 @@ test('jupyter_client finds the installed kernelspec through JUPYTER_PATH', { ski
       { encoding: 'utf8', env: { ...process.env, JUPYTER_PATH: join(prefix, 'share', 'jupyter') } },
     );
     assert.equal(r.status, 0, r.stderr);
-    const [name, language, interrupt, argv] = JSON.parse(r.stdout);
+    const [name, language, interrupt, argv] = JSON.parse(r.stdout) as [string, string, string, string[]];
     assert.deepEqual([name, language, interrupt], ['SQL CDC', 'sql', 'message']);
     assert.equal(argv[1], join(ROOT, 'dist', 'kernel', 'main.js'));
   });

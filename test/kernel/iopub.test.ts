@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import * as zmq from 'zeromq';
 import { IOPUB_LIMITS, IopubPublisher, type IopubLimits } from '../../kernel/iopub';
-import { childOf, decode, Signer, type Message } from '../../kernel/wire';
+import { childOf, decode, Signer, type Message } from '../../jupyter/wire';
 
 const signer = new Signer('key');
 /** Bounds a receive that would wait for ever (a lost message); not a timing check. */

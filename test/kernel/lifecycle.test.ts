@@ -22,6 +22,6 @@ test('the kernel exits when its parent is gone, even with its output pipes close
   kernel.stdout.destroy();
   kernel.stderr.destroy();
   await once(parent, 'exit');
-  const [code] = await exited;
+  const [code] = (await exited) as [number | null];
   assert.equal(code, 0);
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
 import { test } from 'node:test';
 import { OutputContext } from '../../kernel/output-context';
-import { newHeader, type Message } from '../../kernel/wire';
+import { newHeader, type Message } from '../../jupyter/wire';
 
 function msg(type: string): Message {
   return { identities: [], header: newHeader(type, 's'), parent_header: {}, metadata: {}, content: {}, buffers: [] };

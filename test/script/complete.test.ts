@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isCompleteScript } from '../../runtime/script/parser';
+import { cellStatus, splitCell } from '../../runtime/script/cell';
 
-const status = (text: string) => isCompleteScript(text).status;
+const status = (text: string) => cellStatus(text).status;
 
 test('complete: empty, only comments, or ending with ; outside strings and blocks', () => {
   for (const text of ['', '   \n', '-- just a note', "PRINT 'a';", "PRINT 'a';  -- done\n", "PRINT 'a'; PRINT 'b';", 'APPLY PIPELINE (PRINT 1; PRINT 2);'.replace(/PRINT (\d)/g, "PRINT '$1'")]) {
@@ -11,12 +11,12 @@ test('complete: empty, only comments, or ending with ; outside strings and block
 });
 
 test('incomplete: an open string, block or {{, or no ; yet', () => {
-  assert.deepEqual(isCompleteScript("PRINT 'it''s"), { status: 'incomplete', indent: '' });
-  assert.deepEqual(isCompleteScript("PRINT 'a;"), { status: 'incomplete', indent: '' });
-  assert.deepEqual(isCompleteScript('  SELECT * FROM DB [d] (\n    select 1;'), { status: 'incomplete', indent: '      ' });
-  assert.deepEqual(isCompleteScript('APPLY PIPELINE (\n  PRINT \'a\';'), { status: 'incomplete', indent: '    ' });
-  assert.deepEqual(isCompleteScript('PRINT {{name'), { status: 'incomplete', indent: '' });
-  assert.deepEqual(isCompleteScript("SELECT * FROM HTTP (GET /a)\n  APPLY TX '$'"), { status: 'incomplete', indent: '    ' });
+  assert.deepEqual(cellStatus("PRINT 'it''s"), { status: 'incomplete', indent: '' });
+  assert.deepEqual(cellStatus("PRINT 'a;"), { status: 'incomplete', indent: '' });
+  assert.deepEqual(cellStatus('  SELECT * FROM DB [d] (\n    select 1;'), { status: 'incomplete', indent: '      ' });
+  assert.deepEqual(cellStatus('APPLY PIPELINE (\n  PRINT \'a\';'), { status: 'incomplete', indent: '    ' });
+  assert.deepEqual(cellStatus('PRINT {{name'), { status: 'incomplete', indent: '' });
+  assert.deepEqual(cellStatus("SELECT * FROM HTTP (GET /a)\n  APPLY TX '$'"), { status: 'incomplete', indent: '    ' });
   assert.equal(status("PRINT 'a'"), 'incomplete');
   assert.equal(status("PRINT 'a'; APPLY"), 'incomplete');
   assert.equal(status('SELECT * FROM'), 'incomplete');
@@ -30,4 +30,27 @@ test('invalid: no continuation can make it parse', () => {
   assert.equal(status('APPLY FOO'), 'invalid');
   assert.equal(status("APPLY FILTER 'a' FOO;"), 'invalid');
   assert.equal(status("FOO; PRINT 'a'"), 'invalid');
+});
+
+test('leading magic lines are complete; the statements after them decide', () => {
+  assert.equal(status('%limit 5'), 'complete');
+  assert.equal(status('%limit 5\n-- a note\n%help\n'), 'complete');
+  assert.equal(status("%limit 5\nPRINT 'a';"), 'complete');
+  assert.deepEqual(cellStatus('%limit 5\nSELECT * FROM DB [d] (\n  select 1;'), { status: 'incomplete', indent: '    ' });
+  assert.equal(status("%limit 5\nPRINT 'a'; )"), 'invalid');
+  // a % line after a statement is not a magic line
+  assert.equal(status("PRINT 'a';\n%limit 5"), 'invalid');
+});
+
+test('splitCell: magic lines, and the body in the cell coordinates', () => {
+  const cell = "%limit 5\n\n%connection list\n-- note\nPRINT 'a';";
+  const { magics, body, bodyOffset, magicsEnd } = splitCell(cell);
+  assert.deepEqual(magics, [
+    { name: 'limit', args: '5', line: 1 },
+    { name: 'connection', args: 'list', line: 3 },
+  ]);
+  assert.equal(body, "PRINT 'a';");
+  assert.equal(cell.slice(bodyOffset), body);
+  assert.equal(cell.slice(0, magicsEnd), '%limit 5\n\n%connection list\n');
+  assert.deepEqual(splitCell("PRINT 'a';"), { magics: [], body: "PRINT 'a';", bodyOffset: 0, magicsEnd: 0 });
 });

@@ -37,7 +37,7 @@ export function textAt(text: string, p: { line: number; column: number; offset: 
 
 /** The node without positions, for whole-structure comparisons. */
 export function plain(node: unknown): unknown {
-  return JSON.parse(JSON.stringify(node, (k, v) => (k === 'pos' ? undefined : v)));
+  return JSON.parse(JSON.stringify(node, (k: string, v: unknown) => (k === 'pos' ? undefined : v))) as unknown;
 }
 
 export const q = (value: string) => ({ value, form: 'quoted' });

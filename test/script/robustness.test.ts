@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ScriptError } from '../../runtime/errors';
-import { isCompleteScript, parseScript, statementDocs } from '../../runtime/script/parser';
+import { cellStatus } from '../../runtime/script/cell';
+import { parseScript, statementDocs } from '../../runtime/script/parser';
 
 /**
  * Mangled versions of every documented example (deterministic pseudo-random edits): the parser must
@@ -28,7 +29,7 @@ test('mangled scripts give ScriptErrors with positions, never crashes', () => {
       assert.doesNotMatch(e.message, /undefined|NaN|EOF|\[object/, JSON.stringify(text));
       errors++;
     }
-    assert.ok(['complete', 'incomplete', 'invalid'].includes(isCompleteScript(text).status));
+    assert.ok(['complete', 'incomplete', 'invalid'].includes(cellStatus(text).status));
   }
   assert.ok(errors > 1000, 'most mangled scripts are errors');
 });

@@ -44,17 +44,26 @@ async function profile(session: Session, cell = '%describe'): Promise<Record<str
   assert.ok(r.limit >= r.dataset.rowCount, 'the profile shows every column whatever %limit says');
   const headers = r.dataset.columns.map((c) => c.name);
   assert.deepEqual(headers, ['column', 'type', 'nulls', 'distinct', 'min', 'max', 'top']);
-  return Object.fromEntries(r.dataset.rows().map((row) => [row[0], Object.fromEntries(headers.map((h, i) => [h, row[i]]))]));
+  return Object.fromEntries(r.dataset.rows().map((row) => [row[0] as string, Object.fromEntries(headers.map((h, i) => [h, row[i]]))] as const));
 }
 
 type Display = Extract<Result, { kind: 'display' }>;
 
-async function plot(session: Session, cell: string): Promise<{ result: Display; spec: Record<string, any> }> {
+/** The parts of a Vega-Lite spec the tests look at; the assertions check their values. */
+interface Spec {
+  $schema: string;
+  mark: unknown;
+  title: unknown;
+  encoding: Record<string, unknown>;
+  data: { values: Record<string, unknown>[] };
+}
+
+async function plot(session: Session, cell: string): Promise<{ result: Display; spec: Spec }> {
   const r = await only(session, cell);
   assert.equal(r.kind, 'display');
-  const result = r as Display;
+  const result = r;
   assert.deepEqual(Object.keys(result.data), ['application/vnd.vegalite.v5+json']);
-  return { result, spec: result.data['application/vnd.vegalite.v5+json'] as Record<string, any> };
+  return { result, spec: result.data['application/vnd.vegalite.v5+json'] as Spec };
 }
 
 test('%describe profiles every column: type, nulls, distinct values, min, max and the top values', async () => {

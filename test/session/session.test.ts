@@ -34,7 +34,7 @@ test('a failing statement stops the cell and leaves the dataset as it was before
   const err = results[1].kind === 'error' ? results[1].error : undefined;
   assert.equal(err?.statement, 'SELECT FROM DRIVE');
   assert.equal(err?.position?.line, 3);
-  assert.match(err!.message, /missing\.csv/);
+  assert.match(err.message, /missing\.csv/);
   // The filter before the failure in the same cell succeeded and keeps its effect; the failing
   // statement has none.
   assert.notEqual(s.dataset, before);

@@ -117,7 +117,8 @@ test('globs: JSON files typed differently are widened; no match is a warning and
   assert.deepEqual(schema(ds), ['n:decimal']);
   assert.deepEqual(plain(ds), [['1m'], ['5000000000m'], ['1.5m']]);
   const out = await results(session, "SELECT * FROM DRIVE 'none/*.csv';").catch((e: Error) => e);
-  assert.match(String(out), /folder not found: none/);
+  assert.ok(out instanceof Error);
+  assert.match(out.message, /folder not found: none/);
   const none = await results(session, "SELECT * FROM DRIVE 'q*.json';");
   assert.deepEqual(none.filter((r) => r.kind === 'warning').map((r) => (r as { text: string }).text), ["no file matches 'q*.json'"]);
   assert.equal(session.dataset.rowCount, 0);

@@ -32,7 +32,7 @@ test('GET without APPLY TX: one row with payload, status, headers and elapsed_ms
   assert.deepEqual(schema(ds), ['payload:string', 'status:int', 'headers:string', 'elapsed_ms:int']);
   assert.equal(ds.rows()[0][0], '{"hello":"world"}');
   assert.equal(ds.rows()[0][1], 200);
-  assert.equal(JSON.parse(ds.rows()[0][2] as string)['x-trace'], 'abc');
+  assert.equal((JSON.parse(ds.rows()[0][2] as string) as Record<string, string>)['x-trace'], 'abc');
   assert.equal(typeof ds.rows()[0][3], 'number');
   assert.equal(server.requests[0].method, 'GET');
   assert.equal(server.requests[0].url, '/greet?x=1');

@@ -41,7 +41,7 @@ test('every type of spec 2.6', async () => {
     const s = sessionWith(orderColumns, orders().slice(0, 1));
     const { dataset } = await run(s, `ADD COLUMN '${type} c=${value}'`);
     const cell = column(dataset, 'c')[0];
-    if (expected instanceof Decimal) assert.ok(expected.equals(cell as Decimal), `${type}: ${cell}`);
+    if (expected instanceof Decimal) assert.ok(expected.equals(cell as Decimal), `${type}: ${String(cell)}`);
     else assert.deepEqual(cell, expected, type);
   }
 });

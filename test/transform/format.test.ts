@@ -70,7 +70,7 @@ test('FORMAT JSON without decimals or floats: the same text for every kind, odd 
     '{"n":"NaN","big":9007199254740993,"ok":true,"at":null,"raw":null,"__proto__":null,"say \\"hi\\"\\n":"Infinity"}',
     '{"n":null,"big":-9007199254740991,"ok":null,"at":null,"raw":null,"__proto__":"","say \\"hi\\"\\n":null}',
   ]);
-  assert.equal(Object.getPrototypeOf(JSON.parse(docs[0] as string)), Object.prototype);
+  assert.equal(Object.getPrototypeOf(JSON.parse(docs[0])), Object.prototype);
   const trimmed = await run(s, "ADD COLUMN 'doc2' FORMAT JSON INCLUDE '__proto__' OPTIONS 'trim:1'");
   assert.equal(column(trimmed.dataset, 'doc2')[0], '{"__proto__":"\\"q\\" \\ud800"}');
   // Keys that are array indexes keep the column order (JSON.stringify of an object would not).

@@ -35,7 +35,7 @@ export async function failure(session: Session, script: string): Promise<ScriptE
   try {
     await session.run(script);
   } catch (e) {
-    assert.ok(e instanceof ScriptError, `expected a ScriptError, got ${e}`);
+    assert.ok(e instanceof ScriptError, `expected a ScriptError, got ${String(e)}`);
     assert.equal(session.dataset, before, 'a failing statement leaves the pipeline as it was');
     return e;
   }

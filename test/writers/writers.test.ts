@@ -42,7 +42,7 @@ test('JSON rows: valid objects whose numbers keep every digit; no columns give {
   );
   const text = datasetText(ds, 'JSON', writerOptions());
   assert.equal(text, '[{"id":9007199254740993,"amount":0.1000000000000000055511151231257827,"name \\"n\\"":"ü"}]');
-  assert.deepEqual(Object.keys(JSON.parse(text)[0]), ['id', 'amount', 'name "n"']);
+  assert.deepEqual(Object.keys((JSON.parse(text) as object[])[0]), ['id', 'amount', 'name "n"']);
   assert.equal(datasetText(new Dataset([], [], 2), 'JSON', writerOptions()), '[{},{}]');
 });
 
@@ -123,7 +123,7 @@ test('streaming in pieces gives the one-shot text, each piece bounded, for every
     }
   }
   assert.equal(toJsonRows(mixed(0)), '[]');
-  assert.equal(JSON.parse(toJsonRows(mixed(500))).length, 500);
+  assert.equal((JSON.parse(toJsonRows(mixed(500))) as unknown[]).length, 500);
 });
 
 test('a streamed CSV piped to a file is byte for byte the one-shot CSV', async () => {

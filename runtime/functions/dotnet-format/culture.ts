@@ -65,7 +65,7 @@ export const INVARIANT: Culture = Object.freeze({
     M: 'MMMM dd',
     Y: 'yyyy MMMM',
   },
-}) as Culture;
+});
 
 const cultures = new Map<string, Culture>();
 

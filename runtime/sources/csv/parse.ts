@@ -153,7 +153,7 @@ export class CsvReader {
     this.estimateRows(lines.length);
     for (const line of lines) {
       if (line === '') continue;
-      const row: string[] = new Array(widths.length);
+      const row = new Array<string>(widths.length);
       let at = 0;
       for (let c = 0; c < widths.length; c++) {
         row[c] = line.slice(at, at + widths[c]);

@@ -90,7 +90,7 @@ export function decode(frames: Buffer[], signer: Signer): Message {
   if (!signer.verify(signature, parts)) throw new BadSignatureError('bad HMAC signature');
   let parsed: unknown[];
   try {
-    parsed = parts.map((p) => JSON.parse(p.toString()));
+    parsed = parts.map((p) => JSON.parse(p.toString()) as unknown);
   } catch {
     throw new BadSignatureError('frames are not JSON');
   }

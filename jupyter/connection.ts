@@ -18,9 +18,9 @@ export type Channel = 'shell' | 'control' | 'stdin' | 'iopub' | 'hb';
 export function readConnectionFile(path: string): ConnectionInfo {
   let raw: Partial<ConnectionInfo>;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readFileSync(path, 'utf8')) as Partial<ConnectionInfo>;
   } catch (e) {
-    throw new Error(`cannot read connection file ${path}: ${(e as Error).message}`);
+    throw new Error(`cannot read connection file ${path}: ${(e as Error).message}`, { cause: e });
   }
   for (const k of ['shell_port', 'control_port', 'stdin_port', 'iopub_port', 'hb_port'] as const) {
     if (raw[k] === undefined) throw new Error(`connection file ${path} has no ${k}`);

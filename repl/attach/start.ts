@@ -1,10 +1,10 @@
 import { styleText } from 'node:util';
-import { CellRepl } from '../repl/cell-repl';
-import { useColor } from '../repl/format';
-import { cellCompleteness } from './cell';
-import { readConnectionFile } from './connection';
+import { readConnectionFile } from '../../jupyter/connection';
+import type { Message } from '../../jupyter/wire';
+import { cellStatus } from '../../runtime/index';
+import { CellRepl } from '../cell-repl';
+import { useColor } from '../format';
 import { KernelClient } from './kernel-client';
-import type { Message } from './wire';
 
 /**
  * `sqlcdc repl --existing <connection file>`: the terminal REPL as a Jupyter client of a running
@@ -19,7 +19,7 @@ export async function runExistingRepl(connectionFile: string, options: { interac
   try {
     const connected = await KernelClient.connect(readConnectionFile(connectionFile));
     client = connected.client;
-    banner = String(connected.info.content.banner ?? '');
+    banner = (connected.info.content.banner as string | undefined) ?? '';
   } catch (e) {
     process.stderr.write(`sqlcdc: cannot attach to the kernel: ${(e as Error).message}\n`);
     return 1;
@@ -44,7 +44,7 @@ export async function runExistingRepl(connectionFile: string, options: { interac
     terminal,
     prompts,
     cwd: process.cwd(),
-    incomplete: (text) => cellCompleteness(text).status === 'incomplete',
+    incomplete: (text) => cellStatus(text).status === 'incomplete',
     run: async (text) => {
       const code = text.replace(/\n$/, '');
       const content = { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: false };
@@ -82,13 +82,13 @@ export async function runExistingRepl(connectionFile: string, options: { interac
 
 /** What the terminal shows for one IOPub message: the text/plain of results, streams, errors. */
 function outputText(msg: Message, color: boolean): string | undefined {
-  const c = msg.content as Record<string, unknown>;
+  const c = msg.content;
   switch (msg.header.msg_type) {
     case 'stream':
       return c.name === 'stderr' && color ? styleText('yellow', String(c.text)) : String(c.text);
     case 'execute_result':
     case 'display_data':
-      return String((c.data as Record<string, unknown>)['text/plain'] ?? '');
+      return (c.data as Record<string, string | undefined>)['text/plain'] ?? '';
     case 'error': {
       const [first = String(c.evalue), ...rest] = (c.traceback as string[]) ?? [];
       const head = `error: ${first}`;

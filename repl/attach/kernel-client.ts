@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import * as zmq from 'zeromq';
-import { endpoint, type ConnectionInfo } from './connection';
-import { MessageSocket } from './sockets';
-import { newHeader, Signer, type Message } from './wire';
+import { endpoint, type ConnectionInfo } from '../../jupyter/connection';
+import { stderrLog } from '../../jupyter/log';
+import { MessageSocket } from '../../jupyter/socket';
+import { newHeader, Signer, type Message } from '../../jupyter/wire';
+
+/** What goes wrong on the wire: on stderr, apart from the cells' output on stdout. */
+const log = stderrLog('sqlcdc');
 
 const MAX_FINISHED = 1000;
 const HEARTBEAT_EVERY_MS = 1000;
@@ -62,9 +66,9 @@ export class KernelClient {
     iopub.connect(endpoint(info, 'iopub'));
     iopub.subscribe();
     const client = new KernelClient(
-      new MessageSocket('shell', shell, signer),
-      new MessageSocket('control', control, signer),
-      new MessageSocket('iopub', iopub, signer),
+      new MessageSocket('shell', shell, signer, log),
+      new MessageSocket('control', control, signer, log),
+      new MessageSocket('iopub', iopub, signer, log),
     );
     const deadline = Date.now() + timeoutMs;
     // A SUB socket misses what is published before its subscription reaches the kernel: retry until a
@@ -77,7 +81,7 @@ export class KernelClient {
       } catch (e) {
         if (Date.now() > deadline) {
           client.close();
-          throw new Error(`the kernel did not answer within ${timeoutMs / 1000} s (${(e as Error).message})`);
+          throw new Error(`the kernel did not answer within ${timeoutMs / 1000} s (${(e as Error).message})`, { cause: e });
         }
       }
     }

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as zmq from 'zeromq';
-import { MessageSocket } from '../../kernel/sockets';
-import { childOf, decode, Signer, type Message } from '../../kernel/wire';
+import { MessageSocket } from '../../jupyter/socket';
+import { childOf, decode, Signer, type Message } from '../../jupyter/wire';
 
 const signer = new Signer('key');
 const message = (n: number) => childOf(undefined, 'stream', { n }, 'session') as Message<unknown>;
@@ -17,7 +17,8 @@ test('messages published while the peer cannot take them wait, then leave in ord
   const address = `ipc://${join(folder, 'shell')}`;
   const dealer = new zmq.Dealer({ linger: 0 });
   try {
-    const socket = new MessageSocket('shell', dealer, signer);
+    const logged: string[] = [];
+    const socket = new MessageSocket('shell', dealer, signer, (text) => logged.push(text));
     dealer.connect(address);
     const sends = [1, 2, 3, 4, 5].map((n) => socket.send(message(n)));
     const peer = new zmq.Router({ linger: 0 });
@@ -33,6 +34,11 @@ test('messages published while the peer cannot take them wait, then leave in ord
       // With room again, a message is handed over at once and still after the others.
       await socket.send(message(6));
       assert.equal((decode(await peer.receive(), signer).content as { n: number }).n, 6);
+      // A send that waited for room is not a failed send.
+      assert.deepEqual(
+        logged.filter((line) => line.includes('send failed')),
+        [],
+      );
     } finally {
       peer.close();
     }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { BadSignatureError, childOf, decode, encode, newHeader, PROTOCOL_VERSION, Signer, type Message } from '../../kernel/wire';
+import { BadSignatureError, childOf, decode, encode, newHeader, PROTOCOL_VERSION, Signer, type Message } from '../../jupyter/wire';
 
 function request(content: Record<string, unknown> = { code: "PRINT 'x';" }): Message {
   return {
@@ -21,7 +21,7 @@ test('encoded frames follow the wire layout with an HMAC-SHA256 of the four JSON
   const expected = createHmac('sha256', 'secret');
   for (const f of frames.slice(3, 7)) expected.update(f);
   assert.equal(frames[2].toString(), expected.digest('hex'));
-  assert.equal(JSON.parse(frames[3].toString()).version, PROTOCOL_VERSION);
+  assert.equal((JSON.parse(frames[3].toString()) as { version: string }).version, PROTOCOL_VERSION);
 });
 
 test('decode returns what encode wrote, identities and buffers included', () => {

@@ -1,0 +1,98 @@
+import { matchHead } from './commands';
+import { parseScript } from './parser';
+import { SourceText } from './source';
+import { endOf, lexRange, problemOf, Semicolon, UnclosedBlock } from './tokens';
+
+/**
+ * A cell — a notebook cell, a REPL entry, a script — is leading `%magic` lines then SQL CDC
+ * statements. Every front end and the session split and judge cells here, so they agree on where
+ * the statements start and on when a cell is ready to run.
+ */
+
+/** A `%name args` line at the start of a cell. */
+export interface MagicLine {
+  name: string;
+  args: string;
+  /** 1-based line of the magic in the cell. */
+  line: number;
+}
+
+export interface SplitCell {
+  magics: MagicLine[];
+  /** The SQL CDC after the magic lines. */
+  body: string;
+  /** Where `body` starts in the cell: statement positions stay in the cell's coordinates. */
+  bodyOffset: number;
+  /** Where the last magic line ends (0 when there is none), before the blank lines and comments after it. */
+  magicsEnd: number;
+}
+
+/** Splits off the leading magic lines; blank lines and `--` comments may stand between them. */
+export function splitCell(text: string): SplitCell {
+  const magics: MagicLine[] = [];
+  let offset = 0;
+  let magicsEnd = 0;
+  let line = 1;
+  while (offset < text.length) {
+    const nl = text.indexOf('\n', offset);
+    const end = nl < 0 ? text.length : nl + 1;
+    const raw = text.slice(offset, end).trim();
+    if (raw.startsWith('%')) {
+      const m = /^%(\S*)\s*(.*)$/s.exec(raw)!;
+      magics.push({ name: m[1], args: m[2].trim(), line });
+      magicsEnd = end;
+    } else if (raw !== '' && !raw.startsWith('--')) {
+      break;
+    }
+    offset = end;
+    line++;
+  }
+  return { magics, body: text.slice(offset), bodyOffset: offset, magicsEnd };
+}
+
+export type CellStatus = { status: 'complete' } | { status: 'incomplete'; indent: string } | { status: 'invalid' };
+
+/**
+ * Whether a cell is ready to run, for the REPL and the kernel's is_complete_request (the shape of
+ * its reply). Magic lines are always complete; the statements after them are
+ * - complete: none (empty, or only comments), or they end with a top-level `;` and parse;
+ * - incomplete: a string, `( … )` block or `{{` is still open, or the last statement has no `;` yet
+ *   (`indent` is the indentation suggested for the next line);
+ * - invalid: they cannot parse however they continue — a stray `)`, a `[` not closed on its line, a
+ *   statement before the last `;` that fails, or a last statement that does not start like a command.
+ * A front end runs complete and invalid cells (an invalid one shows its error) and asks for more
+ * lines while a cell is incomplete.
+ */
+export function cellStatus(text: string): CellStatus {
+  return statementsStatus(splitCell(text).body);
+}
+
+function statementsStatus(text: string): CellStatus {
+  const source = new SourceText(text);
+  const tokens = lexRange(source, 0, text.length);
+  for (const t of tokens) {
+    const problem = problemOf(t, source);
+    if (!problem) continue;
+    if (problem.kind === 'invalid') return { status: 'invalid' };
+    return {
+      status: 'incomplete',
+      indent: t.tokenType === UnclosedBlock ? `${source.indentAt(t.startOffset)}    ` : '',
+    };
+  }
+  if (!tokens.length) return { status: 'complete' };
+  const lastSemicolon = tokens.map((t) => t.tokenType).lastIndexOf(Semicolon);
+  const parses = (upTo: number) => {
+    try {
+      parseScript(text.slice(0, upTo));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (lastSemicolon === tokens.length - 1) return { status: parses(text.length) ? 'complete' : 'invalid' };
+  if (lastSemicolon >= 0 && !parses(endOf(tokens[lastSemicolon]))) return { status: 'invalid' };
+  const rest = tokens.slice(lastSemicolon + 1);
+  const head = matchHead(rest);
+  if (head.kind === 'mismatch' && head.index < rest.length) return { status: 'invalid' };
+  return { status: 'incomplete', indent: `${source.indentAt(rest[0].startOffset)}    ` };
+}

@@ -1,0 +1,15 @@
+// The part of the public API that loads without the interpreter, for front ends that must answer
+// sooner than it loads: the kernel's first requests (kernel_info, history), which a client waits for
+// only briefly, and `sqlcdc changelog`, which reads files and runs no statement. Nothing here may
+// import the session, the parser or the commands.
+export { describeWorkspace, sessionFolders, type SessionFolders } from './workspace/location';
+export { writeFileAtomic } from './workspace/files';
+export { globSource, type GlobSyntax } from './sources/files/glob';
+export { isScriptError } from './errors';
+export { Dataset } from './dataset/dataset';
+export type { Column, Value } from './dataset/types';
+export { typeName } from './dataset/type-names';
+export { renderText } from './dataset/render';
+export { listChangeLogs, type ChangeLogEntry } from './changelog/list';
+export { writeChangeLogJson } from './changelog/json';
+export { ChangeLogReader, type StreamName } from './changelog/read';
