@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   transform: async () => (await import('./transform')).runTransformBench(),
   kernel: async () => (await import('./kernel')).runKernelBench(),
   schema: async () => (await import('./schema')).runSchemaBench(),
+  changelog: async () => (await import('./changelog')).runChangeLogBench(),
 };
 
 async function main(): Promise<void> {

@@ -1,4 +1,5 @@
-import { constants, brotliCompressSync, brotliDecompressSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompressSync, brotliDecompress, constants } from 'node:zlib';
 
 /**
  * Frame compression: Brotli at quality 1. Measured on typed frames (bench/changelog.ts): it
@@ -13,7 +14,14 @@ export function compress(raw: Uint8Array): Buffer {
   return brotliCompressSync(raw, { ...OPTIONS, params: { ...OPTIONS.params, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
 }
 
-/** Decompresses a frame of `rawLength` bytes; never allocates more than that. */
-export function decompress(stored: Uint8Array, rawLength: number): Buffer {
-  return brotliDecompressSync(stored, { maxOutputLength: Math.max(rawLength, 1) });
+const brotliDecompressAsync = promisify(brotliDecompress);
+
+/**
+ * Decompresses a frame of `rawLength` bytes in the thread pool (the reader decodes the previous
+ * frame meanwhile) into one buffer of that size: zlib's default 16 KB output chunks would mean
+ * hundreds of buffers to allocate and join per frame.
+ */
+export function decompress(stored: Uint8Array, rawLength: number): Promise<Buffer> {
+  const size = Math.max(rawLength, 64);
+  return brotliDecompressAsync(stored, { maxOutputLength: size, chunkSize: size });
 }
