@@ -115,6 +115,13 @@ test('a signed log verifies with CHECK_SIGNATURE and with openssl cms -verify; a
     /^ScriptError: change log signed\.eds: the content was changed after it was signed \(its digest does not match the signed one\)$/,
   );
   assert.throws(() => openssl(['cms', '-verify', '-binary', '-inform', 'DER', '-in', path, '-CAfile', signer.certFile]));
+
+  // A log openssl signs (DER, definite lengths) passes our check too.
+  const theirs = join(dir, 'openssl-signed.eds');
+  writeFileSync(theirs, openssl(['cms', '-sign', '-binary', '-nodetach', '-outform', 'DER', '-in', verified, '-signer', signer.certFile, '-inkey', signer.keyFile]));
+  const checked = await readChangeLog(theirs, { workspace: ws, checkSignature: true });
+  assert.equal(checked.signers[0].thumbprint, signer.thumbprint);
+  assert.equal(checked.header.pipeline, 'pipeline-a');
 });
 
 test('CHECK_SIGNATURE fails on an unsigned log, a forged signature and a signer outside the store', LIMITS, async () => {
