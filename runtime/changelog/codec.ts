@@ -11,7 +11,7 @@ import type { BaseType, Column, Value } from '../dataset/types';
  */
 
 /** How a column's values are stored in a frame; the writer picks one per column per frame. */
-export const ENCODING = {
+const ENCODING = {
   I32: 1,
   F32: 2,
   F64: 3,
