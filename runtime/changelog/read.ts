@@ -7,7 +7,7 @@ import { ScriptError } from '../errors';
 import { EndOfData, FileSource, type ByteSource } from '../util/bytes';
 import type { Signer } from '../workspace/cms-signed';
 import { isMalformed } from '../workspace/cms';
-import { FrameDecoder, FrameError } from './codec';
+import { FrameDecoder, FrameError } from './frame-decoder';
 import { decompress } from './compress';
 import { parseHeader, type ChangeLogHeader } from './header';
 import { FRAME_HEADER, frameCrc, KIND, MAX_FRAME_BYTES, parseFrameHeader, parseTrailer, TRAILER, type Trailer } from './layout';
