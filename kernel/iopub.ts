@@ -1,5 +1,5 @@
 import type * as zmq from 'zeromq';
-import { Fifo } from '../runtime/util/fifo';
+import { Fifo } from '../runtime/support';
 import { log, trace, TRACE } from './log';
 import { encode, newHeader, type Message, type Signer } from '../jupyter/wire';
 
@@ -217,7 +217,7 @@ export class IopubPublisher {
     try {
       sending = this.socket.send(out.frames);
     } catch (e) {
-      sending = Promise.reject(e as Error);
+      sending = Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
     sending.then(
       () => this.taken(out),

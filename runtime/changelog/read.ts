@@ -7,7 +7,7 @@ import { ScriptError } from '../errors';
 import { EndOfData, FileSource, type ByteSource } from '../util/bytes';
 import type { Signer } from '../workspace/cms-signed';
 import { isMalformed } from '../workspace/cms';
-import { FrameDecoder, FrameError } from './codec';
+import { FrameDecoder, FrameError } from './frame-decoder';
 import { decompress } from './compress';
 import { parseHeader, type ChangeLogHeader } from './header';
 import { FRAME_HEADER, frameCrc, KIND, MAX_FRAME_BYTES, parseFrameHeader, parseTrailer, TRAILER, type Trailer } from './layout';
@@ -31,7 +31,12 @@ export interface ChangeLogPage {
 /** What is damaged in a file, as opposed to a problem with keys or trust (ScriptError) or the disk. */
 class Damage extends Error {}
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** A frame read from the file, its body being decompressed. */
+interface PendingFrame {
+  stream: StreamName;
+  rows: number;
+  body: Promise<Buffer>;
+}
 
 /**
  * An open change log: its header at once, its rows frame by frame. A file is only known good
@@ -72,39 +77,30 @@ export class ChangeLogReader {
   /**
    * The rows, a frame at a time: upsert pages, then delete pages. Decodes into new arrays per page;
    * `into` (readChangeLog) gives arrays to fill instead, at each stream's running row offset.
+   * While a frame is decoded, the next one is already being decompressed in the thread pool.
    */
   async *pages(into?: Record<StreamName, Value[][]>): AsyncGenerator<ChangeLogPage> {
     const src = this.layers.content;
-    const { schema, counts, frameRows } = this.header;
-    const decoder = new FrameDecoder(schema, frameRows);
+    const { schema, counts } = this.header;
+    const decoder = new FrameDecoder(schema, this.header.frameRows);
     const expected = { upserts: counts.inserts + counts.updates, deletes: counts.deletes };
-    const seen = { upserts: 0, deletes: 0 };
+    const claimed = { upserts: 0, deletes: 0 };
+    const decoded = { upserts: 0, deletes: 0 };
     let frames = 0;
     try {
-      for (;;) {
-        const kind = this.guard(() => src.peek());
-        if (kind === KIND.end) break;
-        const stream: StreamName | undefined = kind === KIND.upserts ? 'upserts' : kind === KIND.deletes ? 'deletes' : undefined;
-        const page = this.guard(() => {
-          if (kind === -1) throw new EndOfData(1, 0);
-          if (!stream) throw new Damage(`frame ${frames + 1} has kind 0x${kind.toString(16)}`);
-          if (stream === 'upserts' && seen.deletes > 0) throw new Damage(`frame ${frames + 1}: upserts after deletes`);
-          const raw = this.frame(src, frames + 1);
-          const rows = parseFrameHeader(raw.header).rows;
-          if (rows === 0 || rows > frameRows || seen[stream] + rows > expected[stream]) {
-            throw new Damage(`frame ${frames + 1} holds ${rows} rows, more than the header announces`);
-          }
-          const target = into?.[stream] ?? schema.map(() => new Array<Value>(rows));
-          const at = into ? seen[stream] : 0;
-          decoder.decode(raw.body, rows, target, at);
-          seen[stream] += rows;
-          frames++;
-          return into ? undefined : new Dataset(schema.map((c) => ({ ...c, type: { ...c.type } })), target, rows);
-        });
-        if (page) yield { stream: stream!, data: page };
-        await nextTurn();
+      let next = this.guard(() => this.startFrame(src, 1, claimed, expected));
+      while (next) {
+        const frame = next;
+        const body = await this.guardAsync(frame.body);
+        frames++;
+        next = this.guard(() => this.startFrame(src, frames + 1, claimed, expected));
+        const { stream, rows } = frame;
+        const target = into?.[stream] ?? schema.map(() => new Array<Value>(rows));
+        this.guard(() => decoder.decode(body, rows, target, into ? decoded[stream] : 0));
+        decoded[stream] += rows;
+        if (!into) yield { stream, data: new Dataset(schema.map((c) => ({ ...c, type: { ...c.type } })), target, rows) };
       }
-      this.guard(() => this.finish(src, seen, frames, expected));
+      this.guard(() => this.finish(src, decoded, frames, expected));
     } finally {
       this.close();
     }
@@ -115,20 +111,38 @@ export class ChangeLogReader {
     this.fd = undefined;
   }
 
-  private frame(src: ByteSource, n: number): { header: Buffer; body: Buffer } {
+  /**
+   * Reads frame `n` (its fields are checked against the header and its bytes against their
+   * checksum) and starts decompressing it; undefined at the trailer.
+   */
+  private startFrame(src: ByteSource, n: number, claimed: Record<StreamName, number>, expected: Record<StreamName, number>): PendingFrame | undefined {
+    const kind = src.peek();
+    if (kind === KIND.end) return undefined;
+    if (kind === -1) throw new EndOfData(1, 0);
+    const stream: StreamName | undefined = kind === KIND.upserts ? 'upserts' : kind === KIND.deletes ? 'deletes' : undefined;
+    if (!stream) throw new Damage(`frame ${n} has kind 0x${kind.toString(16)}`);
+    if (stream === 'upserts' && claimed.deletes > 0) throw new Damage(`frame ${n}: upserts after deletes`);
     const header = Buffer.from(src.read(FRAME_HEADER));
     const h = parseFrameHeader(header);
     if (h.storedLength > MAX_FRAME_BYTES || h.rawLength > MAX_FRAME_BYTES) throw new Damage(`frame ${n} claims ${Math.max(h.storedLength, h.rawLength)} bytes`);
     const stored = src.read(h.storedLength);
     if (frameCrc(header, stored) !== h.crc) throw new Damage(`frame ${n} fails its checksum`);
-    let body: Buffer;
-    try {
-      body = decompress(stored, h.rawLength);
-    } catch (e) {
-      throw new Damage(`frame ${n} does not decompress (${(e as Error).message})`);
+    if (h.rows === 0 || h.rows > this.header.frameRows || claimed[stream] + h.rows > expected[stream]) {
+      throw new Damage(`frame ${n} holds ${h.rows} rows, more than the header announces`);
     }
-    if (body.length !== h.rawLength) throw new Damage(`frame ${n} decompresses to ${body.length} bytes, not ${h.rawLength}`);
-    return { header, body };
+    claimed[stream] += h.rows;
+    const body = decompress(stored, h.rawLength).then(
+      (b) => {
+        if (b.length !== h.rawLength) throw new Damage(`frame ${n} decompresses to ${b.length} bytes, not ${h.rawLength}`);
+        return b;
+      },
+      (e: Error) => {
+        throw new Damage(`frame ${n} does not decompress (${e.message})`);
+      },
+    );
+    // Awaited only after the previous frame is decoded: a failure meanwhile must not count as unhandled.
+    body.catch(() => undefined);
+    return { stream, rows: h.rows, body };
   }
 
   private finish(src: ByteSource, seen: Record<StreamName, number>, frames: number, expected: Record<StreamName, number>): void {
@@ -147,6 +161,16 @@ export class ChangeLogReader {
 
   private guard<T>(read: () => T): T {
     return guarded(this.path, read);
+  }
+
+  private async guardAsync<T>(pending: Promise<T>): Promise<T> {
+    try {
+      return await pending;
+    } catch (e) {
+      return guarded(this.path, () => {
+        throw e;
+      });
+    }
   }
 }
 

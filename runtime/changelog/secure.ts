@@ -48,7 +48,7 @@ export function unwrap(file: ByteSource, options: UnwrapOptions): Layers | undef
     const info = readContentInfo(src);
     if (info.type === 'enveloped') {
       if (options.decrypt === false) return undefined;
-      layers.content = openEnvelope(src, info.header, keyHolders(options.workspace));
+      layers.content = openEnvelope(src, info.header, keyHolders(options.workspace), 'any certificate of the workspace store that has its private key');
       layers.encrypted = true;
     } else if (info.type === 'signed') {
       const signed = new SignedContent(src, info.header);

@@ -6,7 +6,7 @@ import { ScriptError, toScriptError } from '../errors';
 import type { ByteSink } from '../util/bytes';
 import type { StoredCertificate } from '../workspace/certificates';
 import { AtomicFile } from '../workspace/files';
-import { CellTypeError, FrameEncoder } from './codec';
+import { CellTypeError, FrameEncoder } from './frame-encoder';
 import { compress, COMPRESSION } from './compress';
 import { FORMAT, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
 import { DEFAULT_FRAME_ROWS, frameHeader, headerBlock, KIND, MAGIC, trailer } from './layout';

@@ -67,16 +67,19 @@ export function carriedScale(d: Decimal): number {
 }
 
 /**
- * A decimal from `decimalParts`-shaped parts and `carriedScale`: how a change log stores decimals
- * without printing and parsing their digits. `words` becomes the value's own array.
+ * A decimal from its parts (`DecimalParts` and `carriedScale`): how a change log stores decimals
+ * without printing and parsing their digits. `words` becomes the value's own array. Built as the
+ * constructors build one (own properties constructor, s, e, d, then scale, in that order, so every
+ * instance has the same shape), without the constructors' copy of a digits array we would replace.
  */
 export function decimalFromParts(s: number, e: number, words: number[], scale: number): Decimal {
-  const x = scale >= 0 ? new ScaledDecimal(ZERO, scale) : new Decimal(ZERO);
-  const parts = x as unknown as Parts;
-  parts.s = s;
-  parts.e = e;
-  parts.d = words;
-  return x;
+  const x = Object.create(scale >= 0 ? ScaledDecimal.prototype : Decimal.prototype) as Parts & { constructor: unknown; scale?: number };
+  x.constructor = Decimal;
+  x.s = s;
+  x.e = e;
+  x.d = words;
+  if (scale >= 0) x.scale = scale;
+  return x as unknown as Decimal;
 }
 
 const WORD_DIGITS = 7;

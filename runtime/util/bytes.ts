@@ -136,15 +136,13 @@ export interface ByteSink {
 /** Collects what is written, for whole-buffer callers. */
 export class BufferSink implements ByteSink {
   private readonly parts: Uint8Array[] = [];
-  ended = false;
 
   write(bytes: Uint8Array): void {
+    // A copy: writers may reuse their buffers.
     this.parts.push(Uint8Array.from(bytes));
   }
 
-  end(): void {
-    this.ended = true;
-  }
+  end(): void {}
 
   bytes(): Buffer {
     return Buffer.concat(this.parts);

@@ -90,8 +90,8 @@ function decryptKey(c: StoredCertificate, encryptedKey: Buffer): Buffer {
   }
 }
 
-/** The candidate a recipient info names, with the content key it holds for that candidate. */
-function contentKey(recipients: Buffer, candidates: StoredCertificate[]): Buffer {
+/** The content key a recipient info holds for one of `candidates` (`who` names them in the error). */
+function contentKey(recipients: Buffer, candidates: StoredCertificate[], who: string): Buffer {
   const ids = candidates.map((c) => issuerAndSerial(certificateDer(c.certPem)));
   for (const info of children(elementAt(recipients).content)) {
     const [, rid, , encryptedKey] = children(info.content);
@@ -99,8 +99,7 @@ function contentKey(recipients: Buffer, candidates: StoredCertificate[]): Buffer
     const k = ids.findIndex((id) => id.equals(rid.der));
     if (k >= 0) return decryptKey(candidates[k], encryptedKey.content);
   }
-  const whom = candidates.length === 1 ? `certificate ${candidates[0].thumbprint}` : 'any certificate of the workspace store';
-  throw new ScriptError(`the content is not encrypted for ${whom}`, 'runtime');
+  throw new ScriptError(`the content is not encrypted for ${who}`, 'runtime');
 }
 
 /** The plaintext of EnvelopedData whose ContentInfo header and type were read, as it is decrypted. */
@@ -141,9 +140,10 @@ class EnvelopeContent extends ByteSource {
 
 /**
  * Opens EnvelopedData after its ContentInfo header and content type: finds the recipient among
- * `candidates` (those with a private key), and returns the plaintext as a source.
+ * `candidates` (those with a private key; `who` names them in an error), and returns the plaintext
+ * as a source.
  */
-export function openEnvelope(src: ByteSource, contentInfo: Header, candidates: StoredCertificate[]): ByteSource {
+export function openEnvelope(src: ByteSource, contentInfo: Header, candidates: StoredCertificate[], who: string): ByteSource {
   const explicit = expect(src, TAG.context(0), 'ContentInfo');
   const envelope = expect(src, TAG.SEQUENCE, 'EnvelopedData');
   readElement(src); // version
@@ -156,7 +156,7 @@ export function openEnvelope(src: ByteSource, contentInfo: Header, candidates: S
   if (!cipher) throw new Asn1Error(`an unsupported content cipher (${algorithmId.der.toString('hex')})`);
   const content = readHeader(src);
   if ((content.tag & 0x1f) !== 0 || (content.tag & 0xc0) !== 0x80) throw new Asn1Error('EnvelopedData without its encrypted content');
-  const key = contentKey(recipients, candidates);
+  const key = contentKey(recipients, candidates, who);
   const decipher = createDecipheriv(cipher, key, iv.content);
   return new EnvelopeContent(src, new OctetStream(src, content), decipher, [contentInfo, explicit, envelope, encryptedContentInfo]);
 }

@@ -51,7 +51,7 @@ export function cmsDecrypt(der: Uint8Array, c: StoredCertificate): Buffer {
     const src = new BufferSource(Buffer.from(der));
     const info = readContentInfo(src);
     if (info.type !== 'enveloped') throw new Asn1Error('another content type');
-    const clear = openEnvelope(src, info.header, [c]).readAll();
+    const clear = openEnvelope(src, info.header, [c], `certificate ${c.thumbprint}`).readAll();
     if (!src.atEnd()) throw new Asn1Error('bytes after the end');
     return clear;
   } catch (e) {

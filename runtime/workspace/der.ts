@@ -124,7 +124,7 @@ export function readElement(src: ByteSource): Buffer {
 }
 
 /** The element whose header `h` was just read, as `readElement` gives it. */
-export function readRest(src: ByteSource, h: Header): Buffer {
+function readRest(src: ByteSource, h: Header): Buffer {
   if (h.length >= 0) return tlv(h.tag, src.read(h.length));
   const parts: Buffer[] = [];
   while (!atEoc(src)) parts.push(readElement(src));

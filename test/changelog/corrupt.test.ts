@@ -84,13 +84,14 @@ test('pages of a truncated log come out whole, and the iteration fails before it
   const dir = tempDir('changelog');
   const bytes = await smallLog(dir);
   const path = join(dir, 'half.eds');
-  // Cut in the middle of the third frame: two whole pages, then the error.
-  writeFileSync(path, bytes.subarray(0, Math.floor(bytes.length / 2)));
+  // Cut inside the last frame: the pages before it are whole, then the error, never a short page.
+  writeFileSync(path, bytes.subarray(0, bytes.length - 30));
   const reader = ChangeLogReader.open(path);
   const pages: Dataset[] = [];
   await assert.rejects(async () => {
     for await (const page of reader.pages()) pages.push(page.data);
   }, /half\.eds is truncated/);
+  // Five rows per stream in frames of two: 2, 2, 1 upserts, then 2, 2, (1: cut) deletes.
   assert.ok(pages.length >= 1);
-  for (const p of pages) assert.equal(p.rowCount, 2);
+  assert.deepEqual(pages.map((p) => p.rowCount), [2, 2, 1, 2, 2].slice(0, pages.length));
 });

@@ -20,7 +20,7 @@ const status = (parent: string, state: string) => childOf(cell(parent), 'status'
 interface Rig {
   publisher: IopubPublisher;
   /** A subscriber that is known to receive what is published from now on. */
-  subscribe(options?: { receiveHighWaterMark?: number }): Promise<zmq.Subscriber>;
+  subscribe: (options?: { receiveHighWaterMark?: number }) => Promise<zmq.Subscriber>;
 }
 
 const PROBE = 'probe';
