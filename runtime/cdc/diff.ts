@@ -64,7 +64,7 @@ export function captureDiff(input: Dataset, options: CaptureOptions, previous: C
   const plan = planCapture(input, options, previous, stateFile);
   const stateKeys: KeyStore = previous?.entries ?? { bytes: new Uint8Array(0), offsets: new Uint32Array(1) };
   const stateCount = previous ? stateSize(previous) : 0;
-  const { h1, h2 } = hashRows(input, plan.observedOrdinals);
+  const hashes = hashRows(input, plan.observedOrdinals);
   const key = new KeyEncoder(input, plan.keyOrdinals);
   const n = input.rowCount;
 
@@ -99,7 +99,7 @@ export function captureDiff(input: Dataset, options: CaptureOptions, previous: C
     } else if (e < stateCount && seenBy[e] === 0) {
       seenBy[e] = r + 1;
       cursor = e + 1;
-      if (h1[r] !== previous!.h1[e] || h2[r] !== previous!.h2[e]) {
+      if (hashes[2 * r] !== previous!.hashes[2 * e] || hashes[2 * r + 1] !== previous!.hashes[2 * e + 1]) {
         kinds[r] = UPDATED;
         updated++;
       }
@@ -114,7 +114,7 @@ export function captureDiff(input: Dataset, options: CaptureOptions, previous: C
   const inserted = added.keys.count;
   const matched = n - inserted - dropped;
   const deleted = stateCount - matched;
-  const matches = { seenBy, dropUnseen: options.deletes, added, addedRows: addedRows.subarray(0, inserted), h1, h2 };
+  const matches = { seenBy, dropUnseen: options.deletes, added, addedRows: addedRows.subarray(0, inserted), hashes };
   const next = nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
   const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
   if (!previous && options.initOnFirstRun) {

@@ -13,12 +13,9 @@ import { familyOf, type Family } from './families';
  * (never 0), exponent, and digit words; a bool 1 or 2. Hence null and '' differ, 1 and 1.0 of a
  * decimal do not, and an int and a long of the same value agree. Words that differ always give
  * lanes that differ when only one word changed (each step is a bijection of the lane); otherwise a
- * change goes unseen only when both lanes collide, about 2^-64 per changed row.
+ * change goes unseen only when both lanes collide, about 2^-64 per changed row. The two lanes of a
+ * row sit side by side, so comparing a row with a state entry found by key costs one memory access.
  */
-export interface RowHashes {
-  h1: Int32Array;
-  h2: Int32Array;
-}
 
 const SEED1 = 0x2545f491;
 const SEED2 = 0x61c88647;
@@ -43,13 +40,14 @@ function m2(h: number, k: number): number {
   return Math.imul(h, 0x9e3779b1);
 }
 
-type ColumnHasher = (values: readonly Value[], h1: Int32Array, h2: Int32Array, from: number, to: number) => void;
+/** Mixes rows from … to - 1 of a column into their lanes: hashes[2r] and hashes[2r + 1]. */
+type ColumnHasher = (values: readonly Value[], hashes: Int32Array, from: number, to: number) => void;
 
-function hashIntegers(values: readonly Value[], h1: Int32Array, h2: Int32Array, from: number, to: number): void {
+function hashIntegers(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
   for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -68,17 +66,17 @@ function hashIntegers(values: readonly Value[], h1: Int32Array, h2: Int32Array, 
       a = m1(m1(m1(a, VALUE_WORD), lo), hi);
       b = m2(m2(m2(b, VALUE_WORD), lo), hi);
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
 /** Floats: the bits of the float64, -0 as 0, every NaN alike. */
-function hashFloats(values: readonly Value[], h1: Int32Array, h2: Int32Array, from: number, to: number): void {
+function hashFloats(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
   for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -90,8 +88,8 @@ function hashFloats(values: readonly Value[], h1: Int32Array, h2: Int32Array, fr
       a = m1(m1(m1(a, VALUE_WORD), lo), hi);
       b = m2(m2(m2(b, VALUE_WORD), lo), hi);
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
@@ -99,11 +97,11 @@ function hashFloats(values: readonly Value[], h1: Int32Array, h2: Int32Array, fr
  * Dates: as hashFloats on getTime(). Not one function for both: a loop that reads a number array
  * and a Date array is polymorphic, and then boxes each double it reads.
  */
-function hashDates(values: readonly Value[], h1: Int32Array, h2: Int32Array, from: number, to: number): void {
+function hashDates(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
   for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -115,17 +113,17 @@ function hashDates(values: readonly Value[], h1: Int32Array, h2: Int32Array, fro
       a = m1(m1(m1(a, VALUE_WORD), lo), hi);
       b = m2(m2(m2(b, VALUE_WORD), lo), hi);
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
-function hashBools(values: readonly Value[], h1: Int32Array, h2: Int32Array, from: number, to: number): void {
+function hashBools(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
   for (let r = from; r < to; r++) {
     const v = values[r];
     const k = v === null ? NULL_WORD : v ? 1 : 2;
-    h1[r] = m1(h1[r], k);
-    h2[r] = m2(h2[r], k);
+    hashes[2 * r] = m1(hashes[2 * r], k);
+    hashes[2 * r + 1] = m2(hashes[2 * r + 1], k);
   }
 }
 
@@ -136,11 +134,11 @@ interface DecimalParts {
   d: number[] | null;
 }
 
-function hashDecimals(values: readonly Value[], h1: Int32Array, h2: Int32Array, from: number, to: number): void {
+function hashDecimals(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
   for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -157,16 +155,16 @@ function hashDecimals(values: readonly Value[], h1: Int32Array, h2: Int32Array, 
         b = m2(b, d![i]);
       }
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
-function hashTexts(values: readonly Value[], h1: Int32Array, h2: Int32Array, from: number, to: number): void {
+function hashTexts(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
   for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -187,16 +185,16 @@ function hashTexts(values: readonly Value[], h1: Int32Array, h2: Int32Array, fro
         b = m2(b, k);
       }
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
-function hashByteArrays(values: readonly Value[], h1: Int32Array, h2: Int32Array, from: number, to: number): void {
+function hashByteArrays(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
   for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -211,8 +209,8 @@ function hashByteArrays(values: readonly Value[], h1: Int32Array, h2: Int32Array
         b = m2(b, k);
       }
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
@@ -233,16 +231,19 @@ const HASHERS: Record<Family, ColumnHasher> = {
  */
 const BLOCK = 512;
 
-/** The hash of every row of `ds` over the columns `ordinals`, taken in that order. */
-export function hashRows(ds: Dataset, ordinals: readonly number[]): RowHashes {
+/** The hash of every row of `ds` over the columns `ordinals`, taken in that order: row r's lanes are hashes[2r] and hashes[2r + 1]. */
+export function hashRows(ds: Dataset, ordinals: readonly number[]): Int32Array {
   const n = ds.rowCount;
-  const h1 = new Int32Array(n).fill(SEED1);
-  const h2 = new Int32Array(n).fill(SEED2);
+  const hashes = new Int32Array(2 * n);
+  for (let r = 0; r < n; r++) {
+    hashes[2 * r] = SEED1;
+    hashes[2 * r + 1] = SEED2;
+  }
   const columns = ordinals.map((c) => ds.column(c));
   const hashers = ordinals.map((c) => HASHERS[familyOf(ds.columns[c].type.base)]);
   for (let from = 0; from < n; from += BLOCK) {
     const to = Math.min(from + BLOCK, n);
-    for (let k = 0; k < columns.length; k++) hashers[k](columns[k], h1, h2, from, to);
+    for (let k = 0; k < columns.length; k++) hashers[k](columns[k], hashes, from, to);
   }
-  return { h1, h2 };
+  return hashes;
 }
