@@ -1,6 +1,7 @@
 import type Decimal from 'decimal.js';
 import type { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
+import { partsOf, signOf } from './decimal-parts';
 import { familyOf, type Family } from './families';
 
 /**
@@ -127,13 +128,6 @@ function hashBools(values: readonly Value[], hashes: Int32Array, from: number, t
   }
 }
 
-/** decimal.js's documented representation: sign, exponent, base-1e7 digit words without trailing zero words. */
-interface DecimalParts {
-  s: number;
-  e: number;
-  d: number[] | null;
-}
-
 function hashDecimals(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
   for (let r = from; r < to; r++) {
     const v = values[r];
@@ -143,10 +137,10 @@ function hashDecimals(values: readonly Value[], hashes: Int32Array, from: number
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
     } else {
-      const { s, e, d } = v as Decimal as unknown as DecimalParts;
-      // d is null for NaN and ±Infinity; a zero's sign is not part of its value.
-      // The sign word is never NULL_WORD: 1 or -1, 2 to 4 for NaN and ±Infinity (d null).
-      const sign = d === null ? (s === s ? s : 0) + 3 : d[0] === 0 ? 1 : s;
+      const parts = partsOf(v as Decimal);
+      const d = parts.d;
+      const sign = signOf(parts); // never NULL_WORD
+      const e = d === null ? 0 : parts.e;
       const words = d === null ? 0 : d.length;
       a = m1(m1(m1(a, sign), e), words);
       b = m2(m2(m2(b, sign), e), words);
