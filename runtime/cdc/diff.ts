@@ -27,7 +27,10 @@ export interface CaptureDiff {
   upserts: Dataset;
   /** Deleted records (DELETES only): the input's columns, keys filled in and the others null. */
   deletes: Dataset;
-  /** What was detected, reported or not; `duplicates` are the rows IGNORE_DUPS dropped. */
+  /**
+   * What was detected, reported or not; `deleted` only with DELETES (without it an absent record
+   * is no delete), `duplicates` the rows IGNORE_DUPS dropped.
+   */
   counts: { inserted: number; updated: number; deleted: number; unchanged: number; duplicates: number };
   /** The state to commit after the change log; undefined without KEYS. */
   next?: CdcState;

@@ -78,11 +78,12 @@ export class AddedKeys {
  * The table of the next state from the previous state's: `renumber[e]` is entry e's number in the
  * next state, or -1 when it is dropped (kept entries keep their order, so with none dropped the
  * numbers do not change); the added keys become entries `kept` onwards. When the next state
- * outgrows the table, it is built anew.
+ * outgrows the table, or would fill an eighth of it, it is built anew at its size.
  */
 export function carryTable(previous: Int32Array, renumber: Int32Array, kept: number, added: AddedKeys): Int32Array {
   const count = kept + added.keys.count;
-  if (count > (previous.length / 2) * MAX_LOAD) {
+  const capacity = previous.length / 2;
+  if (count > capacity * MAX_LOAD || tableCapacity(count) * 8 <= capacity) {
     const slots = new Int32Array(2 * tableCapacity(count));
     for (let s = 0; s < previous.length; s += 2) {
       const stored = previous[s + 1];

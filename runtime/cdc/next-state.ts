@@ -1,3 +1,4 @@
+import { ScriptError } from '../errors';
 import { carryTable, type AddedKeys } from './key-table';
 import type { CdcState, StateColumn } from './state';
 
@@ -38,6 +39,7 @@ export function nextState(previous: CdcState | undefined, run: RunMatches, colum
   const count = kept + addedRows.length;
   const hashes = new Int32Array(2 * count);
   const offsets = new Uint32Array(count + 1);
+  if (keptBytes + added.bytes.length > 0xffffffff) throw new ScriptError('the CDC state would hold more than 4 GB of keys', 'runtime');
   const bytes = new Uint8Array(keptBytes + added.bytes.length);
 
   let k = 0;

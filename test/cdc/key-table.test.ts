@@ -39,3 +39,16 @@ test('carrying a key table over drops and renumbers entries, also in clusters th
     assertTable(slots, hashes); // the previous table is not modified
   }
 });
+
+test('a key table is built anew at its size when the state shrinks to an eighth of it, else carried over', () => {
+  const hashes = Array.from({ length: 5000 }, (_, e) => Math.imul(e + 1, 0x9e3779b1));
+  const slots = buildTable(hashes);
+  assert.equal(slots.length / 2, 16384);
+  const renumber = Int32Array.from(hashes, (_, e) => (e % 50 === 0 ? e / 50 : -1));
+  const small = carryTable(slots, renumber, 100, new AddedKeys(new KeyStoreBuilder(0), 0));
+  assert.equal(small.length / 2, 1024);
+  assertTable(small, hashes.filter((_, e) => e % 50 === 0));
+  const all = carryTable(slots, Int32Array.from(hashes, (_, e) => e), 5000, new AddedKeys(new KeyStoreBuilder(0), 0));
+  assert.equal(all.length / 2, 16384);
+  assertTable(all, hashes);
+});
