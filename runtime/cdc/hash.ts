@@ -3,6 +3,7 @@ import type { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
 import { partsOf, signOf } from './decimal-parts';
 import { familyOf, type Family } from './families';
+import { INT64, splitInt64 } from './int64';
 
 /**
  * A 64-bit hash of each row's observed values, compared with the state's to tell an update: two
@@ -22,7 +23,6 @@ const SEED1 = 0x2545f491;
 const SEED2 = 0x61c88647;
 const NULL_WORD = 0;
 const VALUE_WORD = 0x76616c75;
-const TWO_32 = 4294967296;
 
 const F64 = new Float64Array(1);
 const F64_WORDS = new Int32Array(F64.buffer);
@@ -53,17 +53,9 @@ function hashIntegers(values: readonly Value[], hashes: Int32Array, from: number
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
     } else {
-      let lo: number;
-      let hi: number;
-      const n = Number(v as number | bigint);
-      if (Number.isSafeInteger(n)) {
-        lo = n | 0;
-        hi = Math.floor(n / TWO_32) | 0;
-      } else {
-        const big = BigInt(v as number | bigint);
-        lo = Number(BigInt.asIntN(32, big));
-        hi = Number(BigInt.asIntN(32, big >> 32n));
-      }
+      splitInt64(v as number | bigint);
+      const lo = INT64[0];
+      const hi = INT64[1];
       a = m1(m1(m1(a, VALUE_WORD), lo), hi);
       b = m2(m2(m2(b, VALUE_WORD), lo), hi);
     }

@@ -4,6 +4,7 @@ import { formatValue } from '../dataset/format-value';
 import type { ColumnType, Value } from '../dataset/types';
 import { fromParts, partsOf, signOf } from './decimal-parts';
 import { familyOf, type Family } from './families';
+import { INT64, splitInt64 } from './int64';
 
 /**
  * Record keys as canonical bytes. Two keys are the same record exactly when their bytes are equal, so
@@ -67,15 +68,9 @@ type Write = (w: ByteWriter, v: Exclude<Value, null>) => void;
 function writeInteger(w: ByteWriter, v: Exclude<Value, null>): void {
   w.room(9);
   w.bytes[w.pos++] = TAGS.integer;
-  const n = Number(v as number | bigint);
-  if (Number.isSafeInteger(n)) {
-    w.u32(n >>> 0);
-    w.u32(Math.floor(n / TWO_32) | 0);
-  } else {
-    const big = BigInt(v as number | bigint);
-    w.u32(Number(BigInt.asUintN(32, big)));
-    w.u32(Number(BigInt.asUintN(32, big >> 32n)));
-  }
+  splitInt64(v as number | bigint);
+  w.u32(INT64[0]);
+  w.u32(INT64[1]);
 }
 
 function writeFloat(w: ByteWriter, v: Exclude<Value, null>): void {

@@ -162,11 +162,15 @@ test('decimals made by a Decimal clone with other settings are the same values; 
   assert.deepEqual(again.deletes, [['d:-1.234567890123456789012345e+23', null], ['d:0.1', null], ['d:NaN', null], ['d:-Infinity', null]]);
 });
 
-test('numbers: -0 equals 0, NaN equals NaN, an int column may become long and keeps its keys', async () => {
+test('numbers: -0 equals 0, NaN equals NaN, an int column may become long and keeps its keys and values', async () => {
   const file = tempStateFile();
-  await capture(dataset(columns({ id: 'int', x: 'double' }), [[1, 0], [2, NaN]]), options({ keys: 'id' }), file);
-  const widened = await capture(dataset(columns({ id: 'long', x: 'float' }), [[1n, -0], [2n, NaN]]), options({ keys: 'id' }), file);
-  assert.deepEqual(widened.diff.counts, { inserted: 0, updated: 0, deleted: 0, unchanged: 2, duplicates: 0 });
+  const ints = [-5, 2147483647, -2147483648, 0];
+  await capture(dataset(columns({ id: 'int', x: 'double', n: 'int' }), ints.map((v, i) => [v, i === 0 ? 0 : NaN, v])), options({ keys: 'id' }), file);
+  const longs = ints.map((v, i) => [BigInt(v), i === 0 ? -0 : NaN, BigInt(v)]);
+  const widened = await capture(dataset(columns({ id: 'long', x: 'float', n: 'long' }), longs), options({ keys: 'id' }), file);
+  assert.deepEqual(widened.diff.counts, { inserted: 0, updated: 0, deleted: 0, unchanged: 4, duplicates: 0 });
+  const changed = await capture(dataset(columns({ id: 'long', x: 'float', n: 'long' }), [[-5n, 0, -4n], [2147483647n, NaN, 2147483648n]]), options({ keys: 'id' }), file);
+  assert.deepEqual(changed.upserts, [[-5n, 0, -4n], [2147483647n, NaN, 2147483648n]]);
 });
 
 test('long keys beyond 2^53 stay exact: neighbours are distinct records and deletes give them back as bigints', async () => {
