@@ -124,8 +124,9 @@ function parseState(buffer: Buffer, file: string): CdcState {
   }
   const end = buffer.length - 4;
   if (crc32(buffer.subarray(0, end)) !== buffer.readUInt32LE(end)) throw damaged('checksum mismatch');
-  // Typed arrays view the file's bytes in place, which needs them aligned.
-  const bytes = buffer.byteOffset % 8 === 0 ? buffer : Buffer.from(buffer);
+  // Typed arrays view the file's bytes in place, which needs them aligned (a small file may be read
+  // into a slice of Node's buffer pool).
+  const bytes = buffer.byteOffset % 8 === 0 ? buffer : Buffer.from(new Uint8Array(buffer).buffer);
   const headerLength = bytes.readUInt32LE(12);
   let header: Header;
   try {
