@@ -23,17 +23,20 @@ export interface CaptureDiff {
    * 'changes': the records inserted, updated, deleted since the last run (all inserted on a first run).
    */
   mode: 'all' | 'initialized' | 'changes';
-  /** Inserted then updated rows as requested, in input order: full rows, plus the CDCMARKER field. */
+  /** The inserted and updated rows as requested, in input order: whole rows, plus the CDCMARKER field. */
   upserts: Dataset;
   /** Deleted records (DELETES only): the input's columns, keys filled in and the others null. */
   deletes: Dataset;
-  /** What was detected, reported or not; `duplicates` are the rows IGNORE_DUPS dropped. */
+  /**
+   * What was detected, reported or not; `deleted` only with DELETES (without it an absent record
+   * is no delete), `duplicates` the rows IGNORE_DUPS dropped.
+   */
   counts: { inserted: number; updated: number; deleted: number; unchanged: number; duplicates: number };
   /** The state to commit after the change log; undefined without KEYS. */
   next?: CdcState;
 }
 
-// A row's kind in `kinds`; 0, the fill of a new Uint8Array, is unchanged.
+/** What a row is (0: unchanged). */
 const INSERTED = 1;
 const UPDATED = 2;
 const DROPPED = 3;
@@ -62,16 +65,54 @@ export function captureDiff(input: Dataset, options: CaptureOptions, previous: C
   }
 
   const plan = planCapture(input, options, previous, stateFile);
+  const hashes = hashRows(input, plan.observedOrdinals);
+  const rows = classify(input, plan.keyOrdinals, hashes, previous);
+  if (rows.duplicates.length && !options.ignoreDups) throw duplicateError(input, plan.keyOrdinals, rows.duplicates);
+
+  const stateCount = rows.seenBy.length;
+  const inserted = rows.added.keys.count;
+  const dropped = rows.duplicates.length / 2;
+  const matched = input.rowCount - inserted - dropped;
+  const deleted = stateCount - matched;
+  const matches = { seenBy: rows.seenBy, dropUnseen: options.deletes, added: rows.added, addedRows: rows.addedRows, hashes };
+  const next = nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
+  const tally = counts(inserted, rows.updated, options.deletes ? deleted : 0, matched - rows.updated, dropped);
+  if (!previous && options.initOnFirstRun) {
+    return { mode: 'initialized', upserts: upserts(input, new Int32Array(0), rows.kinds, options.marker), deletes: noDeletes, counts: tally, next };
+  }
+  return {
+    mode: 'changes',
+    upserts: upserts(input, wantedRows(rows.kinds, options), rows.kinds, options.marker),
+    deletes: options.deletes && deleted ? deletes(input, plan.keyOrdinals, previous!.entries, rows.seenBy, deleted) : noDeletes,
+    counts: tally,
+    next,
+  };
+}
+
+interface Classified {
+  /** For each input row: 0 unchanged, INSERTED, UPDATED, or DROPPED (a duplicate). */
+  kinds: Uint8Array;
+  /** For each state entry, 1 + the row that matched it, or 0. */
+  seenBy: Int32Array;
+  /** The keys the state did not have, and their rows. */
+  added: AddedKeys;
+  addedRows: Int32Array;
+  updated: number;
+  /** Pairs (first row of a key, a later row with the same key). */
+  duplicates: number[];
+}
+
+/**
+ * Finds each row's key in the state, or among the keys new in this run. Sources mostly return
+ * their records in the same order every time, and the state keeps that order: a row's key is
+ * first compared with the entry after the last one matched, and only looked up in the state's
+ * table, then in the new keys' table, when it is not that one.
+ */
+function classify(input: Dataset, keyOrdinals: number[], hashes: Int32Array, previous: CdcState | undefined): Classified {
   const stateKeys: KeyStore = previous?.entries ?? { bytes: new Uint8Array(0), offsets: new Uint32Array(1) };
   const stateCount = previous ? stateSize(previous) : 0;
-  const { h1, h2 } = hashRows(input, plan.observedOrdinals);
-  const key = new KeyEncoder(input, plan.keyOrdinals);
+  const key = new KeyEncoder(input, keyOrdinals);
   const n = input.rowCount;
-
-  // Classify each row; seenBy[e] is 1 + the row that matched state entry e. Sources mostly return
-  // their records in the same order every time, and the state keeps that order: a row's key is
-  // first compared with the entry after the last one matched, and only looked up in the state's
-  // table, then in the table of keys new in this run, when it is not that one.
   const kinds = new Uint8Array(n);
   const seenBy = new Int32Array(stateCount);
   const expected = stateCount ? 1024 : n;
@@ -80,7 +121,6 @@ export function captureDiff(input: Dataset, options: CaptureOptions, previous: C
   const duplicates: number[] = [];
   let cursor = 0;
   let updated = 0;
-  let dropped = 0;
   for (let r = 0; r < n; r++) {
     key.encode(r);
     let e = cursor;
@@ -99,40 +139,27 @@ export function captureDiff(input: Dataset, options: CaptureOptions, previous: C
     } else if (e < stateCount && seenBy[e] === 0) {
       seenBy[e] = r + 1;
       cursor = e + 1;
-      if (h1[r] !== previous!.h1[e] || h2[r] !== previous!.h2[e]) {
+      if (hashes[2 * r] !== previous!.hashes[2 * e] || hashes[2 * r + 1] !== previous!.hashes[2 * e + 1]) {
         kinds[r] = UPDATED;
         updated++;
       }
     } else {
       kinds[r] = DROPPED;
-      dropped++;
-      if (!options.ignoreDups) duplicates.push(e < stateCount ? seenBy[e] - 1 : addedRows[e - stateCount], r);
+      duplicates.push(e < stateCount ? seenBy[e] - 1 : addedRows[e - stateCount], r);
     }
   }
-  if (duplicates.length) throw duplicateError(input, plan.keyOrdinals, duplicates);
+  return { kinds, seenBy, added, addedRows: addedRows.subarray(0, added.keys.count), updated, duplicates };
+}
 
-  const inserted = added.keys.count;
-  const matched = n - inserted - dropped;
-  const deleted = stateCount - matched;
-  const matches = { seenBy, dropUnseen: options.deletes, added, addedRows: addedRows.subarray(0, inserted), h1, h2 };
-  const next = nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
-  const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
-  if (!previous && options.initOnFirstRun) {
-    return { mode: 'initialized', upserts: upserts(input, new Int32Array(0), kinds, options.marker), deletes: noDeletes, counts: tally, next };
-  }
-
+/** The rows to report, in input order. */
+function wantedRows(kinds: Uint8Array, options: CaptureOptions): Int32Array {
+  const wanted = (kind: number) => (kind === INSERTED && options.inserts) || (kind === UPDATED && options.updates);
   let m = 0;
-  for (let r = 0; r < n; r++) if ((kinds[r] === INSERTED && options.inserts) || (kinds[r] === UPDATED && options.updates)) m++;
-  const wanted = new Int32Array(m);
+  for (let r = 0; r < kinds.length; r++) if (wanted(kinds[r])) m++;
+  const rows = new Int32Array(m);
   m = 0;
-  for (let r = 0; r < n; r++) if ((kinds[r] === INSERTED && options.inserts) || (kinds[r] === UPDATED && options.updates)) wanted[m++] = r;
-  return {
-    mode: 'changes',
-    upserts: upserts(input, wanted, kinds, options.marker),
-    deletes: options.deletes && deleted ? deletes(input, plan.keyOrdinals, stateKeys, seenBy, deleted) : noDeletes,
-    counts: tally,
-    next,
-  };
+  for (let r = 0; r < kinds.length; r++) if (wanted(kinds[r])) rows[m++] = r;
+  return rows;
 }
 
 function grow(a: Int32Array): Int32Array {
@@ -163,11 +190,7 @@ function deletes(input: Dataset, keyOrdinals: number[], stateKeys: KeyStore, see
   const values = decodeKeys(stateKeys, gone, keyOrdinals.map((c) => input.columns[c].type));
   const data = input.columns.map(() => new Array<Value>(deleted).fill(null));
   keyOrdinals.forEach((c, i) => (data[c] = values[i]));
-  return new Dataset(
-    input.columns.map((c) => ({ ...c })),
-    data,
-    deleted,
-  );
+  return new Dataset(input.columns.map((c) => ({ ...c })), data, deleted);
 }
 
 function emptyLike(input: Dataset): Dataset {

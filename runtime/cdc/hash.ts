@@ -1,7 +1,9 @@
 import type Decimal from 'decimal.js';
 import type { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
+import { partsOf, signOf } from './decimal-parts';
 import { familyOf, type Family } from './families';
+import { INT64, splitInt64 } from './int64';
 
 /**
  * A 64-bit hash of each row's observed values, compared with the state's to tell an update: two
@@ -13,21 +15,14 @@ import { familyOf, type Family } from './families';
  * (never 0), exponent, and digit words; a bool 1 or 2. Hence null and '' differ, 1 and 1.0 of a
  * decimal do not, and an int and a long of the same value agree. Words that differ always give
  * lanes that differ when only one word changed (each step is a bijection of the lane); otherwise a
- * change goes unseen only when both lanes collide, about 2^-64 per changed row.
- *
- * Columns are hashed one after the other over all rows: each loop sees one representation, and
- * the two lanes live in typed arrays between columns.
+ * change goes unseen only when both lanes collide, about 2^-64 per changed row. The two lanes of a
+ * row sit side by side, so comparing a row with a state entry found by key costs one memory access.
  */
-export interface RowHashes {
-  h1: Int32Array;
-  h2: Int32Array;
-}
 
 const SEED1 = 0x2545f491;
 const SEED2 = 0x61c88647;
 const NULL_WORD = 0;
 const VALUE_WORD = 0x76616c75;
-const TWO_32 = 4294967296;
 
 const F64 = new Float64Array(1);
 const F64_WORDS = new Int32Array(F64.buffer);
@@ -46,42 +41,35 @@ function m2(h: number, k: number): number {
   return Math.imul(h, 0x9e3779b1);
 }
 
-type ColumnHasher = (values: readonly Value[], h1: Int32Array, h2: Int32Array) => void;
+/** Mixes rows from … to - 1 of a column into their lanes: hashes[2r] and hashes[2r + 1]. */
+type ColumnHasher = (values: readonly Value[], hashes: Int32Array, from: number, to: number) => void;
 
-function hashIntegers(values: readonly Value[], h1: Int32Array, h2: Int32Array): void {
-  for (let r = 0; r < values.length; r++) {
+function hashIntegers(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
+  for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
     } else {
-      let lo: number;
-      let hi: number;
-      const n = Number(v);
-      if (Number.isSafeInteger(n)) {
-        lo = n | 0;
-        hi = Math.floor(n / TWO_32) | 0;
-      } else {
-        const big = BigInt(v as number | bigint);
-        lo = Number(BigInt.asIntN(32, big));
-        hi = Number(BigInt.asIntN(32, big >> 32n));
-      }
+      splitInt64(v as number | bigint);
+      const lo = INT64[0];
+      const hi = INT64[1];
       a = m1(m1(m1(a, VALUE_WORD), lo), hi);
       b = m2(m2(m2(b, VALUE_WORD), lo), hi);
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
 /** Floats: the bits of the float64, -0 as 0, every NaN alike. */
-function hashFloats(values: readonly Value[], h1: Int32Array, h2: Int32Array): void {
-  for (let r = 0; r < values.length; r++) {
+function hashFloats(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
+  for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -93,8 +81,8 @@ function hashFloats(values: readonly Value[], h1: Int32Array, h2: Int32Array): v
       a = m1(m1(m1(a, VALUE_WORD), lo), hi);
       b = m2(m2(m2(b, VALUE_WORD), lo), hi);
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
@@ -102,11 +90,11 @@ function hashFloats(values: readonly Value[], h1: Int32Array, h2: Int32Array): v
  * Dates: as hashFloats on getTime(). Not one function for both: a loop that reads a number array
  * and a Date array is polymorphic, and then boxes each double it reads.
  */
-function hashDates(values: readonly Value[], h1: Int32Array, h2: Int32Array): void {
-  for (let r = 0; r < values.length; r++) {
+function hashDates(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
+  for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -118,40 +106,33 @@ function hashDates(values: readonly Value[], h1: Int32Array, h2: Int32Array): vo
       a = m1(m1(m1(a, VALUE_WORD), lo), hi);
       b = m2(m2(m2(b, VALUE_WORD), lo), hi);
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
-function hashBools(values: readonly Value[], h1: Int32Array, h2: Int32Array): void {
-  for (let r = 0; r < values.length; r++) {
+function hashBools(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
+  for (let r = from; r < to; r++) {
     const v = values[r];
     const k = v === null ? NULL_WORD : v ? 1 : 2;
-    h1[r] = m1(h1[r], k);
-    h2[r] = m2(h2[r], k);
+    hashes[2 * r] = m1(hashes[2 * r], k);
+    hashes[2 * r + 1] = m2(hashes[2 * r + 1], k);
   }
 }
 
-/** decimal.js's documented representation: sign, exponent, base-1e7 digit words without trailing zero words. */
-interface DecimalParts {
-  s: number;
-  e: number;
-  d: number[] | null;
-}
-
-function hashDecimals(values: readonly Value[], h1: Int32Array, h2: Int32Array): void {
-  for (let r = 0; r < values.length; r++) {
+function hashDecimals(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
+  for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
     } else {
-      const { s, e, d } = v as Decimal as unknown as DecimalParts;
-      // d is null for NaN and ±Infinity; a zero's sign is not part of its value.
-      // The sign word is never NULL_WORD: 1 or -1, 2 to 4 for NaN and ±Infinity (d null).
-      const sign = d === null ? (s === s ? s : 0) + 3 : d[0] === 0 ? 1 : s;
+      const parts = partsOf(v as Decimal);
+      const d = parts.d;
+      const sign = signOf(parts); // never NULL_WORD
+      const e = d === null ? 0 : parts.e;
       const words = d === null ? 0 : d.length;
       a = m1(m1(m1(a, sign), e), words);
       b = m2(m2(m2(b, sign), e), words);
@@ -160,16 +141,16 @@ function hashDecimals(values: readonly Value[], h1: Int32Array, h2: Int32Array):
         b = m2(b, d![i]);
       }
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
-function hashTexts(values: readonly Value[], h1: Int32Array, h2: Int32Array): void {
-  for (let r = 0; r < values.length; r++) {
+function hashTexts(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
+  for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -190,16 +171,16 @@ function hashTexts(values: readonly Value[], h1: Int32Array, h2: Int32Array): vo
         b = m2(b, k);
       }
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
-function hashByteArrays(values: readonly Value[], h1: Int32Array, h2: Int32Array): void {
-  for (let r = 0; r < values.length; r++) {
+function hashByteArrays(values: readonly Value[], hashes: Int32Array, from: number, to: number): void {
+  for (let r = from; r < to; r++) {
     const v = values[r];
-    let a = h1[r];
-    let b = h2[r];
+    let a = hashes[2 * r];
+    let b = hashes[2 * r + 1];
     if (v === null) {
       a = m1(a, NULL_WORD);
       b = m2(b, NULL_WORD);
@@ -214,8 +195,8 @@ function hashByteArrays(values: readonly Value[], h1: Int32Array, h2: Int32Array
         b = m2(b, k);
       }
     }
-    h1[r] = a;
-    h2[r] = b;
+    hashes[2 * r] = a;
+    hashes[2 * r + 1] = b;
   }
 }
 
@@ -229,10 +210,26 @@ const HASHERS: Record<Family, ColumnHasher> = {
   bytes: hashByteArrays,
 };
 
-/** The hash of every row of `ds` over the columns `ordinals`, taken in that order. */
-export function hashRows(ds: Dataset, ordinals: readonly number[]): RowHashes {
-  const h1 = new Int32Array(ds.rowCount).fill(SEED1);
-  const h2 = new Int32Array(ds.rowCount).fill(SEED2);
-  for (const c of ordinals) HASHERS[familyOf(ds.columns[c].type.base)](ds.column(c), h1, h2);
-  return { h1, h2 };
+/**
+ * Rows are hashed a block at a time, each column in turn over the block: one loop per column type,
+ * and the block's cells (allocated row by row by whatever read them) stay in the cache from one
+ * column to the next, where whole columns one after the other would fetch every cell from memory.
+ */
+const BLOCK = 512;
+
+/** The hash of every row of `ds` over the columns `ordinals`, taken in that order: row r's lanes are hashes[2r] and hashes[2r + 1]. */
+export function hashRows(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  const n = ds.rowCount;
+  const hashes = new Int32Array(2 * n);
+  for (let r = 0; r < n; r++) {
+    hashes[2 * r] = SEED1;
+    hashes[2 * r + 1] = SEED2;
+  }
+  const columns = ordinals.map((c) => ds.column(c));
+  const hashers = ordinals.map((c) => HASHERS[familyOf(ds.columns[c].type.base)]);
+  for (let from = 0; from < n; from += BLOCK) {
+    const to = Math.min(from + BLOCK, n);
+    for (let k = 0; k < columns.length; k++) hashers[k](columns[k], hashes, from, to);
+  }
+  return hashes;
 }

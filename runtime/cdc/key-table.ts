@@ -76,12 +76,14 @@ export class AddedKeys {
 
 /**
  * The table of the next state from the previous state's: `renumber[e]` is entry e's number in the
- * next state, or -1 when it is dropped; the added keys become entries `kept` onwards. When the
- * next state outgrows the table, it is built anew.
+ * next state, or -1 when it is dropped (kept entries keep their order, so with none dropped the
+ * numbers do not change); the added keys become entries `kept` onwards. When the next state
+ * outgrows the table, or would fill an eighth of it, it is built anew at its size.
  */
 export function carryTable(previous: Int32Array, renumber: Int32Array, kept: number, added: AddedKeys): Int32Array {
   const count = kept + added.keys.count;
-  if (count > (previous.length / 2) * MAX_LOAD) {
+  const capacity = previous.length / 2;
+  if (count > capacity * MAX_LOAD || tableCapacity(count) * 8 <= capacity) {
     const slots = new Int32Array(2 * tableCapacity(count));
     for (let s = 0; s < previous.length; s += 2) {
       const stored = previous[s + 1];
@@ -91,14 +93,31 @@ export function carryTable(previous: Int32Array, renumber: Int32Array, kept: num
     return slots;
   }
   const slots = previous.slice();
-  const mask = slots.length / 2 - 1;
-  for (let s = 0; s <= mask; s++) {
-    // A slot emptied here may receive an entry from further on, so look at it again.
-    while (slots[2 * s + 1] !== 0 && renumber[slots[2 * s + 1] - 1] < 0) remove(slots, mask, s);
-  }
-  for (let s = 0; s <= mask; s++) if (slots[2 * s + 1] !== 0) slots[2 * s + 1] = renumber[slots[2 * s + 1] - 1] + 1;
+  if (kept < renumber.length) dropAndRenumber(slots, renumber);
   for (let a = 0; a < added.keys.count; a++) place(slots, added.hashes[a], kept + a);
   return slots;
+}
+
+/**
+ * One pass over the slots that removes the entries `renumber` drops and renumbers the others. It
+ * starts after an empty slot, so every cluster is met from its start: a removal only pulls entries
+ * back from further on in the pass, never one already renumbered.
+ */
+function dropAndRenumber(slots: Int32Array, renumber: Int32Array): void {
+  const mask = slots.length / 2 - 1;
+  let start = 0;
+  while (slots[2 * start + 1] !== 0) start++;
+  for (let k = 1; k <= mask + 1; k++) {
+    const s = (start + k) & mask;
+    while (slots[2 * s + 1] !== 0) {
+      const next = renumber[slots[2 * s + 1] - 1];
+      if (next >= 0) {
+        slots[2 * s + 1] = next + 1;
+        break;
+      }
+      remove(slots, mask, s);
+    }
+  }
 }
 
 /**

@@ -1,8 +1,10 @@
-import Decimal from 'decimal.js';
+import type Decimal from 'decimal.js';
 import type { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import type { ColumnType, Value } from '../dataset/types';
+import { fromParts, partsOf, signOf } from './decimal-parts';
 import { familyOf, type Family } from './families';
+import { INT64, splitInt64 } from './int64';
 
 /**
  * Record keys as canonical bytes. Two keys are the same record exactly when their bytes are equal, so
@@ -12,7 +14,7 @@ import { familyOf, type Family } from './families';
  * Each key column contributes a tag byte (0 null, else its family's tag) and, when not null:
  * - integer: the value as a little-endian int64 (a number and a bigint of equal value agree);
  * - float, datetime: the float64 (getTime() for dates); -0 is written as 0 and every NaN alike;
- * - decimal: the value's shortest text ("1.0" and "1" are one key);
+ * - decimal: sign, exponent and digit words of the value (decimal-parts.ts: "1.0" and "1" are one key);
  * - bool: one byte; text: u32 length in UTF-16 units + CESU-8 bytes; bytes: u32 length + bytes.
  * Nulls are a key value like any other (two null keys are the same record).
  */
@@ -66,15 +68,9 @@ type Write = (w: ByteWriter, v: Exclude<Value, null>) => void;
 function writeInteger(w: ByteWriter, v: Exclude<Value, null>): void {
   w.room(9);
   w.bytes[w.pos++] = TAGS.integer;
-  const n = Number(v);
-  if (Number.isSafeInteger(n)) {
-    w.u32(n >>> 0);
-    w.u32(Math.floor(n / TWO_32) | 0);
-  } else {
-    const big = BigInt(v as number | bigint);
-    w.u32(Number(BigInt.asUintN(32, big)));
-    w.u32(Number(BigInt.asUintN(32, big >> 32n)));
-  }
+  splitInt64(v as number | bigint);
+  w.u32(INT64[0]);
+  w.u32(INT64[1]);
 }
 
 function writeFloat(w: ByteWriter, v: Exclude<Value, null>): void {
@@ -96,12 +92,14 @@ function writeBool(w: ByteWriter, v: Exclude<Value, null>): void {
 }
 
 function writeDecimal(w: ByteWriter, v: Exclude<Value, null>): void {
-  // decimal.js keeps no trailing zeros, so toString() is the same for every spelling of a value.
-  const text = (v as Decimal).toString();
-  w.room(5 + text.length);
+  const parts = partsOf(v as Decimal);
+  const words = parts.d ?? [];
+  w.room(10 + 4 * words.length);
   w.bytes[w.pos++] = TAGS.decimal;
-  w.u32(text.length);
-  for (let i = 0; i < text.length; i++) w.bytes[w.pos++] = text.charCodeAt(i);
+  w.bytes[w.pos++] = signOf(parts) + 1;
+  w.u32(parts.d === null ? 0 : parts.e);
+  w.u32(words.length);
+  for (const word of words) w.u32(word);
 }
 
 function writeText(w: ByteWriter, v: Exclude<Value, null>): void {
@@ -268,8 +266,12 @@ class KeyReader {
         return new Date(this.f64());
       case TAGS.bool:
         return this.bytes[this.pos++] === 1;
-      case TAGS.decimal:
-        return new Decimal(String.fromCharCode(...this.take(this.u32())));
+      case TAGS.decimal: {
+        const sign = this.bytes[this.pos++] - 1;
+        const e = this.u32() | 0;
+        const words = Array.from({ length: this.u32() }, () => this.u32());
+        return fromParts(sign, e, words);
+      }
       case TAGS.text:
         return this.text(this.u32());
       case TAGS.bytes:

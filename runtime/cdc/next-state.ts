@@ -1,3 +1,4 @@
+import { ScriptError } from '../errors';
 import { carryTable, type AddedKeys } from './key-table';
 import type { CdcState, StateColumn } from './state';
 
@@ -14,9 +15,8 @@ export interface RunMatches {
   /** The keys the state did not have, in input order, and their rows. */
   added: AddedKeys;
   addedRows: Int32Array;
-  /** The row hashes of the input. */
-  h1: Int32Array;
-  h2: Int32Array;
+  /** The row hashes of the input (hash.ts). */
+  hashes: Int32Array;
 }
 
 /**
@@ -37,9 +37,9 @@ export function nextState(previous: CdcState | undefined, run: RunMatches, colum
     keptBytes += before.offsets[e + 1] - before.offsets[e];
   }
   const count = kept + addedRows.length;
-  const h1 = new Int32Array(count);
-  const h2 = new Int32Array(count);
+  const hashes = new Int32Array(2 * count);
   const offsets = new Uint32Array(count + 1);
+  if (keptBytes + added.bytes.length > 0xffffffff) throw new ScriptError('the CDC state would hold more than 4 GB of keys', 'runtime');
   const bytes = new Uint8Array(keptBytes + added.bytes.length);
 
   let k = 0;
@@ -53,8 +53,10 @@ export function nextState(previous: CdcState | undefined, run: RunMatches, colum
       continue;
     }
     renumber[e] = k;
-    h1[k] = r >= 0 ? run.h1[r] : previous!.h1[e];
-    h2[k] = r >= 0 ? run.h2[r] : previous!.h2[e];
+    const from = r >= 0 ? run.hashes : previous!.hashes;
+    const at = r >= 0 ? 2 * r : 2 * e;
+    hashes[2 * k] = from[at];
+    hashes[2 * k + 1] = from[at + 1];
     offsets[k++] = pos + (runEnd - runStart);
     const start = before.offsets[e];
     if (start !== runEnd) {
@@ -69,12 +71,12 @@ export function nextState(previous: CdcState | undefined, run: RunMatches, colum
 
   bytes.set(added.bytes, pos);
   for (let a = 0; a < addedRows.length; a++) {
-    h1[k] = run.h1[addedRows[a]];
-    h2[k] = run.h2[addedRows[a]];
+    hashes[2 * k] = run.hashes[2 * addedRows[a]];
+    hashes[2 * k + 1] = run.hashes[2 * addedRows[a] + 1];
     offsets[k++] = pos + added.offsets[a];
   }
   offsets[k] = pos + added.bytes.length;
   // Without a previous state the added keys' table is the whole state's: its numbers are the same.
   const table = previous ? carryTable(previous.table, renumber, kept, run.added) : run.added.slots;
-  return { ...columns, entries: { bytes, offsets }, h1, h2, table };
+  return { ...columns, entries: { bytes, offsets }, hashes, table };
 }

@@ -38,7 +38,7 @@ export function planCapture(input: Dataset, options: CaptureOptions, previous: C
         `the columns changed since the last capture: ${problems.join('; ')}. Comparing would misreport every record, ` +
           `so to start over delete the CDC state '${stateFile}' (the next run captures every record as an insert, ` +
           'or with INIT_ON_FIRST_RUN only records the state)' +
-          (options.observe ? '' : ', or list the columns to compare in OBSERVE'),
+          (options.observe ? '' : ', or keep comparing the same columns by listing them in OBSERVE'),
         'runtime',
       );
     }

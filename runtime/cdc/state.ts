@@ -19,9 +19,8 @@ export interface CdcState {
   observed: StateColumn[];
   /** The key of each entry (keys.ts). */
   entries: KeyStore;
-  /** The two lanes of each entry's row hash (hash.ts). */
-  h1: Int32Array;
-  h2: Int32Array;
+  /** Each entry's row hash: its two lanes at 2e and 2e + 1 (hash.ts). */
+  hashes: Int32Array;
   /** The hash table of the entries' keys (key-table.ts). */
   table: Int32Array;
 }
@@ -32,7 +31,7 @@ export interface StateColumn {
 }
 
 export function stateSize(state: CdcState): number {
-  return state.h1.length;
+  return state.hashes.length / 2;
 }
 
 /**
@@ -56,7 +55,7 @@ function fileName(name: string): string {
 /*
  * File layout (little-endian):
  *   "SQLCDCST" | u32 FORMAT | u32 header length | header JSON (UTF-8), zero-padded to a multiple of 8
- *   u32 key offsets[count + 1] | i32 h1[count] | i32 h2[count] | i32 table[2 * slots] | key bytes
+ *   u32 key offsets[count + 1] | i32 row hashes[2 * count] | i32 table[2 * slots] | key bytes
  *   | u32 CRC-32 of all before it
  * The header gives count, keyBytes, slots, and the key and observed columns with their types. FORMAT
  * covers the key encoding and the row hash: a new one would make every record look changed, so it
@@ -98,7 +97,7 @@ export async function writeState(file: string, state: CdcState): Promise<void> {
   prefix.writeUInt32LE(json.length, 12);
   json.copy(prefix, PREFIX);
   // Empty sections are left out: zlib.crc32 of a view on a zero-length ArrayBuffer returns 0 (Node 20), whatever the running value.
-  const sections = [prefix, bytesOf(state.entries.offsets), bytesOf(state.h1), bytesOf(state.h2), bytesOf(state.table), state.entries.bytes];
+  const sections = [prefix, bytesOf(state.entries.offsets), bytesOf(state.hashes), bytesOf(state.table), state.entries.bytes];
   const parts = sections.filter((part) => part.length > 0);
   let crc = 0;
   for (const part of parts) crc = crc32(part, crc);
@@ -130,8 +129,9 @@ function parseState(buffer: Buffer, file: string): CdcState {
   }
   const end = buffer.length - 4;
   if (crc32(buffer.subarray(0, end)) !== buffer.readUInt32LE(end)) throw damaged('checksum mismatch');
-  // Typed arrays view the file's bytes in place, which needs them aligned.
-  const bytes = buffer.byteOffset % 8 === 0 ? buffer : Buffer.from(buffer);
+  // Typed arrays view the file's bytes in place, which needs them aligned (a small file may be read
+  // into a slice of Node's buffer pool).
+  const bytes = buffer.byteOffset % 8 === 0 ? buffer : Buffer.from(new Uint8Array(buffer).buffer);
   const headerLength = bytes.readUInt32LE(12);
   let header: Header;
   try {
@@ -142,9 +142,8 @@ function parseState(buffer: Buffer, file: string): CdcState {
   const { count, keyBytes, slots } = header;
   if (!Number.isInteger(slots) || slots < 1024 || (slots & (slots - 1)) !== 0 || count > slots * 0.6) throw damaged('bad key table size');
   const offsetsAt = align8(PREFIX + headerLength);
-  const h1At = offsetsAt + 4 * (count + 1);
-  const h2At = h1At + 4 * count;
-  const tableAt = h2At + 4 * count;
+  const hashesAt = offsetsAt + 4 * (count + 1);
+  const tableAt = hashesAt + 8 * count;
   const keysAt = tableAt + 8 * slots;
   if (keysAt + keyBytes !== end) throw damaged('sizes do not add up');
   const base = bytes.byteOffset;
@@ -154,8 +153,7 @@ function parseState(buffer: Buffer, file: string): CdcState {
     keys: header.keys.map(column),
     observed: header.observed.map(column),
     entries: { bytes: new Uint8Array(bytes.buffer, base + keysAt, keyBytes), offsets },
-    h1: new Int32Array(bytes.buffer, base + h1At, count),
-    h2: new Int32Array(bytes.buffer, base + h2At, count),
+    hashes: new Int32Array(bytes.buffer, base + hashesAt, 2 * count),
     table: new Int32Array(bytes.buffer, base + tableAt, 2 * slots),
   };
 }

@@ -150,11 +150,27 @@ test('decimals compare by value: 1 and 1.0 are equal, 1 and 1.5 are not; a decim
   assert.deepEqual(changed.deletes, [['d:2.5', null]]);
 });
 
-test('numbers: -0 equals 0, NaN equals NaN, an int column may become long and keeps its keys', async () => {
+test('decimals made by a Decimal clone with other settings are the same values; big, tiny and special keys come back exactly', async () => {
   const file = tempStateFile();
-  await capture(dataset(columns({ id: 'int', x: 'double' }), [[1, 0], [2, NaN]]), options({ keys: 'id' }), file);
-  const widened = await capture(dataset(columns({ id: 'long', x: 'float' }), [[1n, -0], [2n, NaN]]), options({ keys: 'id' }), file);
-  assert.deepEqual(widened.diff.counts, { inserted: 0, updated: 0, deleted: 0, unchanged: 2, duplicates: 0 });
+  const Plain = Decimal.clone({ toExpPos: 9e15, toExpNeg: -9e15, precision: 50 });
+  const cols = columns({ code: 'decimal', amount: 'decimal' });
+  const o = options({ keys: 'code', deletes: true });
+  const keys = ['1e30', '1e-10', '-123456789012345678901234.5', '0.1', 'NaN', '-Infinity'];
+  await capture(dataset(cols, keys.map((k) => [new Decimal(k), new Decimal(k)])), o, file);
+  const again = await capture(dataset(cols, [[new Plain('1000000000000000000000000000000'), new Plain('1e30')], [new Plain('0.0000000001'), new Plain('1e-10')]]), o, file);
+  assert.deepEqual(again.diff.counts, { inserted: 0, updated: 0, deleted: 4, unchanged: 2, duplicates: 0 });
+  assert.deepEqual(again.deletes, [['d:-1.234567890123456789012345e+23', null], ['d:0.1', null], ['d:NaN', null], ['d:-Infinity', null]]);
+});
+
+test('numbers: -0 equals 0, NaN equals NaN, an int column may become long and keeps its keys and values', async () => {
+  const file = tempStateFile();
+  const ints = [-5, 2147483647, -2147483648, 0];
+  await capture(dataset(columns({ id: 'int', x: 'double', n: 'int' }), ints.map((v, i) => [v, i === 0 ? 0 : NaN, v])), options({ keys: 'id' }), file);
+  const longs = ints.map((v, i) => [BigInt(v), i === 0 ? -0 : NaN, BigInt(v)]);
+  const widened = await capture(dataset(columns({ id: 'long', x: 'float', n: 'long' }), longs), options({ keys: 'id' }), file);
+  assert.deepEqual(widened.diff.counts, { inserted: 0, updated: 0, deleted: 0, unchanged: 4, duplicates: 0 });
+  const changed = await capture(dataset(columns({ id: 'long', x: 'float', n: 'long' }), [[-5n, 0, -4n], [2147483647n, NaN, 2147483648n]]), options({ keys: 'id' }), file);
+  assert.deepEqual(changed.upserts, [[-5n, 0, -4n], [2147483647n, NaN, 2147483648n]]);
 });
 
 test('long keys beyond 2^53 stay exact: neighbours are distinct records and deletes give them back as bigints', async () => {

@@ -14,8 +14,7 @@ if (process.argv[2] === '--write-state') {
     keys: [{ name: 'id', type: { base: 'int' } }],
     observed: [{ name: 'v', type: { base: 'string' } }],
     entries: { bytes: new Uint8Array(9 * count).fill(1), offsets },
-    h1: new Int32Array(count).fill(7),
-    h2: new Int32Array(count).fill(9),
+    hashes: new Int32Array(2 * count).fill(7),
     table: new Int32Array(2 * tableCapacity(count)),
   };
   process.stdout.write('writing\n');
