@@ -13,3 +13,8 @@ export { parseScript, isCompleteScript } from './script/parser';
 export { pipelineNameOf } from './pipeline-name';
 export { rotateWorkspaceKey } from './workspace/rotate-key';
 export { sessionFolders } from './workspace/location';
+export { renderText } from './dataset/render';
+export { isScriptError } from './errors';
+export { listChangeLogs, type ChangeLogEntry } from './changelog/list';
+export { writeChangeLogJson } from './changelog/json';
+export { changeLogTable, viewChangeLog, type ChangeLogView } from './changelog/inspect';
