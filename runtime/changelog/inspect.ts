@@ -22,8 +22,19 @@ const LIST_COLUMNS: Column[] = [
 
 function listRow(e: ChangeLogEntry): Value[] {
   const big = (n: number | string | undefined) => (n === undefined ? null : BigInt(n));
-  const security = e.error ? `unreadable: ${e.error}` : [e.encrypted ? 'encrypted' : '', e.signed ? 'signed' : ''].filter(Boolean).join(', ');
-  return [e.fileName, big(e.executionId), e.pipeline ?? null, big(e.counts?.inserts), big(e.counts?.updates), big(e.counts?.deletes), BigInt(e.size), security];
+  const security = e.error
+    ? `unreadable: ${e.error}`
+    : [e.encrypted ? 'encrypted' : '', e.signed ? 'signed' : ''].filter(Boolean).join(', ');
+  return [
+    e.fileName,
+    big(e.executionId),
+    e.pipeline ?? null,
+    big(e.counts?.inserts),
+    big(e.counts?.updates),
+    big(e.counts?.deletes),
+    BigInt(e.size),
+    security,
+  ];
 }
 
 /** A folder's change logs (listChangeLogs) as a table; an encrypted log shows no counts. */
@@ -51,8 +62,12 @@ export async function viewChangeLog(file: string, rows: number, options: ReadOpt
     if (kept.length < rows) kept.push(...page.data.rows(0, Math.min(page.data.rowCount, rows - kept.length)));
   }
   const security = [
-    reader.encrypted ? `encrypted${h.encryptedFor ? ` for ${h.encryptedFor.subject} (${h.encryptedFor.thumbprint})` : ''}` : 'not encrypted',
-    reader.signed ? `signed${h.signedBy ? ` by ${h.signedBy.subject} (${h.signedBy.thumbprint})` : ''}${options.checkSignature ? ', signature checked' : ''}` : 'not signed',
+    reader.encrypted
+      ? `encrypted${h.encryptedFor ? ` for ${h.encryptedFor.subject} (${h.encryptedFor.thumbprint})` : ''}`
+      : 'not encrypted',
+    reader.signed
+      ? `signed${h.signedBy ? ` by ${h.signedBy.subject} (${h.signedBy.thumbprint})` : ''}${options.checkSignature ? ', signature checked' : ''}`
+      : 'not signed',
   ];
   const facts = [
     `change log     ${file}`,

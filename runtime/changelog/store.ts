@@ -23,11 +23,17 @@ export function storePipelineFor(workspace: string, pipeline: string, name: stri
   const root = join(workspace, STORE);
   if (!existsSync(root)) return pipeline;
   const holders = readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && readdirSync(join(root, d.name)).some((f) => f === name || parseIdFileName(f)?.stem === name))
+    .filter(
+      (d) =>
+        d.isDirectory() && readdirSync(join(root, d.name)).some((f) => f === name || parseIdFileName(f)?.stem === name),
+    )
     .map((d) => d.name);
   if (holders.length === 0 || holders.includes(pipeline)) return pipeline;
   if (holders.length > 1) {
-    throw new ScriptError(`change logs named '${name}' are in the workspace store of pipelines ${holders.join(', ')}; say which with PATH '${join(root, holders[0])}'`, 'runtime');
+    throw new ScriptError(
+      `change logs named '${name}' are in the workspace store of pipelines ${holders.join(', ')}; say which with PATH '${join(root, holders[0])}'`,
+      'runtime',
+    );
   }
   return holders[0];
 }

@@ -33,7 +33,10 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
   const diff = await captureChanges(input, options, state);
   if (diff.mode === 'initialized') {
     await commitState(state, diff);
-    ctx.emit({ kind: 'message', text: `CDC state initialized with ${counted(diff.counts.unchanged + diff.counts.inserted, 'record')}; no change log written` });
+    ctx.emit({
+      kind: 'message',
+      text: `CDC state initialized with ${counted(diff.counts.unchanged + diff.counts.inserted, 'record')}; no change log written`,
+    });
     return diff.upserts;
   }
   if (diff.upserts.rowCount === 0 && diff.deletes.rowCount === 0) {
@@ -44,7 +47,13 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
   if (options.marker !== undefined) diff.deletes = markDeletes(diff.deletes, diff.upserts, options.marker);
   const written = await writeLog(stmt, diff, options, name || undefined, location, protection, ctx);
   await commitState(state, diff);
-  ctx.run.changeLog = { upserts: diff.upserts, deletes: diff.deletes, keys: options.keys, executionId: written.executionId, file: { drive: location.drive, path: written.path } };
+  ctx.run.changeLog = {
+    upserts: diff.upserts,
+    deletes: diff.deletes,
+    keys: options.keys,
+    executionId: written.executionId,
+    file: { drive: location.drive, path: written.path },
+  };
   ctx.run.pipelineVariables.set('executionid', written.executionId);
   const { inserts, updates } = streamCounts(diff, options);
   ctx.emit({
@@ -69,7 +78,11 @@ function protectionOf(stmt: Capture, ctx: CommandContext): Protection {
  */
 function markDeletes(deletes: Dataset, upserts: Dataset, marker: string): Dataset {
   const column = upserts.columns[upserts.indexOf(marker)];
-  return new Dataset([...deletes.columns.map((c) => ({ ...c })), { ...column }], [...deletes.data, new Array<Value>(deletes.rowCount).fill('D')], deletes.rowCount);
+  return new Dataset(
+    [...deletes.columns.map((c) => ({ ...c })), { ...column }],
+    [...deletes.data, new Array<Value>(deletes.rowCount).fill('D')],
+    deletes.rowCount,
+  );
 }
 
 /** How the upsert stream splits into inserts and updates (what was detected, as far as it is reported). */
@@ -95,10 +108,23 @@ async function writeLog(
   const { drive, folder } = location;
   const local = drive.local?.(folder);
   // A local folder is read by the naming itself; another drive's listing gives the last id.
-  const after = local === undefined ? lastExecutionId((await drive.list(folder)).map((e) => e.name), name ?? pipelineStem(ctx.run.pipeline)).toString() : undefined;
+  const after =
+    local === undefined
+      ? lastExecutionId(
+          (await drive.list(folder)).map((e) => e.name),
+          name ?? pipelineStem(ctx.run.pipeline),
+        ).toString()
+      : undefined;
   const target = changeLogTarget(local, name, ctx.run.pipeline, { now: Number(ctx.run.executionId), after });
   const path = posix.join(folder, target.fileName);
-  const meta: ChangeLogMeta = { executionId: target.executionId, pipeline: ctx.run.pipeline, name: target.name, keys: options.keys, marker: options.marker, ...streamCounts(diff, options) };
+  const meta: ChangeLogMeta = {
+    executionId: target.executionId,
+    pipeline: ctx.run.pipeline,
+    name: target.name,
+    keys: options.keys,
+    marker: options.marker,
+    ...streamCounts(diff, options),
+  };
   const writeOptions = { ...protection, overwrite: target.fixed, signal: ctx.signal };
   if (drive.local) {
     await writeChangeLog(drive.local(path), diff.upserts, diff.deletes, meta, writeOptions);
@@ -107,7 +133,10 @@ async function writeLog(
     await writeChangeLog(staged, diff.upserts, diff.deletes, meta, writeOptions);
     await drive.publish(staged, path);
   }
-  const shown = stmt.path ? (stmt.path.connection ? `[${stmt.path.connection.name}] ${path}` : path) : posix.join(location.label, target.fileName);
+  const shown = stmt.path
+    ? stmt.path.connection
+      ? `[${stmt.path.connection.name}] ${path}`
+      : path
+    : posix.join(location.label, target.fileName);
   return { path, executionId: target.executionId, shown };
 }
-

@@ -25,7 +25,10 @@ import type { Command, CommandContext } from './command';
 export const load: Command<Load> = async (stmt, _input, ctx) => {
   const name = evaluateText(stmt.name, ctx).trim();
   // Without PATH, the store of the pipeline that captured logs of that name (store.ts).
-  const location = stmt.path || stmt.connection ? changeLogFolder(locationOf(stmt), ctx) : storeFolder(ctx.session.workspace, storePipelineFor(ctx.session.workspace, ctx.run.pipeline, name));
+  const location =
+    stmt.path || stmt.connection
+      ? changeLogFolder(locationOf(stmt), ctx)
+      : storeFolder(ctx.session.workspace, storePipelineFor(ctx.session.workspace, ctx.run.pipeline, name));
   const picked = extname(name) !== '' ? await named(name, location, stmt) : await next(name, location, stmt, ctx);
   if (!picked) return Dataset.empty();
   const { drive } = location;
@@ -38,8 +41,20 @@ export const load: Command<Load> = async (stmt, _input, ctx) => {
     fetched.done();
   }
   const keys = stmt.keyColumns ? splitNames(evaluateText(stmt.keyColumns, ctx)) : log.header.keys;
-  for (const k of keys) if (!log.upserts.has(k)) throw new ScriptError(`KEY_COLUMNS names '${k}', which the change log does not have`, 'runtime', stmt.keyColumns?.pos);
-  ctx.run.changeLog = { upserts: log.upserts, deletes: log.deletes, keys, executionId: log.header.executionId, file: { drive, path: file } };
+  for (const k of keys)
+    if (!log.upserts.has(k))
+      throw new ScriptError(
+        `KEY_COLUMNS names '${k}', which the change log does not have`,
+        'runtime',
+        stmt.keyColumns?.pos,
+      );
+  ctx.run.changeLog = {
+    upserts: log.upserts,
+    deletes: log.deletes,
+    keys,
+    executionId: log.header.executionId,
+    file: { drive, path: file },
+  };
   ctx.run.pipelineVariables.set('executionid', log.header.executionId);
   const advance = picked.advance;
   if (advance) ctx.run.afterSuccess(() => writeWatermark(ctx.session.workspace, ctx.run.pipeline, name, advance));
@@ -69,8 +84,14 @@ async function named(fileName: string, location: FolderOnDrive, stmt: Load): Pro
  * The oldest log of `name` above the watermark (INITIAL_ID when none is stored). With none, PREVIEW_FILE
  * is loaded when given, without moving the watermark; else nothing is, and a message says so.
  */
-async function next(name: string, location: FolderOnDrive, stmt: Load, ctx: CommandContext): Promise<Picked | undefined> {
-  const watermark = readWatermark(ctx.session.workspace, ctx.run.pipeline, name) ?? (stmt.initialId && initialId(stmt.initialId, ctx));
+async function next(
+  name: string,
+  location: FolderOnDrive,
+  stmt: Load,
+  ctx: CommandContext,
+): Promise<Picked | undefined> {
+  const watermark =
+    readWatermark(ctx.session.workspace, ctx.run.pipeline, name) ?? (stmt.initialId && initialId(stmt.initialId, ctx));
   const after = BigInt(watermark || '0');
   let first: { fileName: string; id: bigint } | undefined;
   for (const entry of await location.drive.list(location.folder)) {
@@ -83,23 +104,41 @@ async function next(name: string, location: FolderOnDrive, stmt: Load, ctx: Comm
   if (stmt.previewFile) {
     const preview = evaluateText(stmt.previewFile, ctx).trim();
     if (!(await location.drive.exists(posix.join(location.folder, preview)))) {
-      throw new ScriptError(`PREVIEW_FILE: no change log ${preview} in ${location.label}`, 'runtime', stmt.previewFile.pos);
+      throw new ScriptError(
+        `PREVIEW_FILE: no change log ${preview} in ${location.label}`,
+        'runtime',
+        stmt.previewFile.pos,
+      );
     }
-    ctx.emit({ kind: 'message', text: `no new change log of '${name}': previewing ${posix.join(location.label, preview)} (the watermark does not move)` });
+    ctx.emit({
+      kind: 'message',
+      text: `no new change log of '${name}': previewing ${posix.join(location.label, preview)} (the watermark does not move)`,
+    });
     return { fileName: preview };
   }
-  ctx.emit({ kind: 'message', text: `no new change log of '${name}' in ${location.label}${watermark ? ` after execution id ${watermark}` : ''}: nothing to load` });
+  ctx.emit({
+    kind: 'message',
+    text: `no new change log of '${name}' in ${location.label}${watermark ? ` after execution id ${watermark}` : ''}: nothing to load`,
+  });
   return undefined;
 }
 
 function initialId(text: NonNullable<Load['initialId']>, ctx: CommandContext): string {
   const id = evaluateText(text, ctx).trim();
-  if (!/^\d+$/.test(id)) throw new ScriptError(`INITIAL_ID is an execution id (digits: Unix milliseconds), not '${id}'`, 'runtime', text.pos);
+  if (!/^\d+$/.test(id))
+    throw new ScriptError(
+      `INITIAL_ID is an execution id (digits: Unix milliseconds), not '${id}'`,
+      'runtime',
+      text.pos,
+    );
   return id;
 }
 
 /** PATH [conn] 'folder'; FROM [conn] 'name' names the connection when PATH gives none. */
 function locationOf(stmt: Load): Load['path'] {
-  if (stmt.path) return stmt.path.connection || !stmt.connection ? stmt.path : { ...stmt.path, connection: stmt.connection };
-  return stmt.connection ? { connection: stmt.connection, folder: { value: '', form: 'quoted', pos: stmt.name.pos } } : undefined;
+  if (stmt.path)
+    return stmt.path.connection || !stmt.connection ? stmt.path : { ...stmt.path, connection: stmt.connection };
+  return stmt.connection
+    ? { connection: stmt.connection, folder: { value: '', form: 'quoted', pos: stmt.name.pos } }
+    : undefined;
 }

@@ -20,7 +20,10 @@ export interface FolderOnDrive {
  * `PATH 'folder'` on the local file system (relative to the working directory), and without PATH the
  * workspace's own store, `<workspace>/changelogs/<pipeline>/` (reference C.4).
  */
-export function changeLogFolder(path: { connection?: ConnectionRef; folder: Text } | undefined, scope: Scope): FolderOnDrive {
+export function changeLogFolder(
+  path: { connection?: ConnectionRef; folder: Text } | undefined,
+  scope: Scope,
+): FolderOnDrive {
   if (!path) return storeFolder(scope.session.workspace, scope.run.pipeline);
   const folder = evaluateText(path.folder, scope);
   const drive = driveFor(scope.session, path.connection);

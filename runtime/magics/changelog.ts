@@ -30,23 +30,37 @@ export const changelogMagic: Magic = {
       const folder = words.length ? resolve(session.cwd, words[0]) : storeDir(session.workspace, session.pipeline);
       const entries = listChangeLogs(folder);
       if (entries.length === 0) return [{ kind: 'message', text: `no change log in ${folder}` }];
-      return [{ kind: 'table', dataset: changeLogTable(entries), limit: entries.length, title: `change logs in ${folder}` }];
+      return [
+        { kind: 'table', dataset: changeLogTable(entries), limit: entries.length, title: `change logs in ${folder}` },
+      ];
     }
     if (sub === 'show') {
       const { positional, flags } = parseFlags(words, { 'check-signature': 'switch' }, USAGE);
-      if (positional.length !== 1) throw new ScriptError(`%changelog show needs one change log file or name; usage: ${USAGE}`, 'semantic');
+      if (positional.length !== 1)
+        throw new ScriptError(`%changelog show needs one change log file or name; usage: ${USAGE}`, 'semantic');
       const file = findLog(session, positional[0]);
-      const view = await viewChangeLog(file, session.displayLimit, { workspace: session.workspace, checkSignature: flags.has('check-signature') });
+      const view = await viewChangeLog(file, session.displayLimit, {
+        workspace: session.workspace,
+        checkSignature: flags.has('check-signature'),
+      });
       return [
         { kind: 'message', text: view.facts.join('\n') },
         ...(['upserts', 'deletes'] as const).map((stream): Result => {
           const { rows, total } = view.streams[stream];
           const shown = rows.rowCount < total ? ` (the first ${rows.rowCount})` : '';
-          return { kind: 'table', dataset: rows, limit: Math.max(rows.rowCount, 1), title: `${stream}: ${counted(total, 'row')}${shown}` };
+          return {
+            kind: 'table',
+            dataset: rows,
+            limit: Math.max(rows.rowCount, 1),
+            title: `${stream}: ${counted(total, 'row')}${shown}`,
+          };
         }),
       ];
     }
-    throw new ScriptError(sub ? `unknown %changelog subcommand '${sub}'; usage: ${USAGE}` : `usage: ${USAGE}`, 'semantic');
+    throw new ScriptError(
+      sub ? `unknown %changelog subcommand '${sub}'; usage: ${USAGE}` : `usage: ${USAGE}`,
+      'semantic',
+    );
   },
 };
 
@@ -57,7 +71,8 @@ export const changelogMagic: Magic = {
  */
 function findLog(session: MagicHost, given: string): string {
   const bare = basename(given) === given;
-  const store = (name: string) => storeDir(session.workspace, storePipelineFor(session.workspace, session.pipeline, name));
+  const store = (name: string) =>
+    storeDir(session.workspace, storePipelineFor(session.workspace, session.pipeline, name));
   if (extname(given) === '') {
     const folder = bare ? store(given) : resolve(session.cwd, dirname(given));
     const logs = listChangeLogs(folder, basename(given)).filter((e) => parseIdFileName(e.fileName));

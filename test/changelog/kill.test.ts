@@ -35,14 +35,17 @@ interface Child {
 }
 
 function capture(dir: string): Child {
-  const child = spawn(process.execPath, [CHILD, '--capture', dir, join(dir, 'ws')], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CHILD, '--capture', dir, join(dir, 'ws')], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const waiting: { line: string; resolve: () => void; reject: (e: Error) => void }[] = [];
   const settle = () => {
     for (const w of waiting.splice(0)) {
       if (out.includes(`${w.line}\n`)) w.resolve();
-      else if (child.exitCode !== null || child.signalCode !== null) w.reject(new Error(`the child ended without saying '${w.line}': ${err}`));
+      else if (child.exitCode !== null || child.signalCode !== null)
+        w.reject(new Error(`the child ended without saying '${w.line}': ${err}`));
       else waiting.push(w);
     }
   };
@@ -74,7 +77,10 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-const logsOf = (dir: string) => readdirSync(join(dir, 'logs')).filter((f) => f.endsWith('.eds')).sort();
+const logsOf = (dir: string) =>
+  readdirSync(join(dir, 'logs'))
+    .filter((f) => f.endsWith('.eds'))
+    .sort();
 
 /** Polls the log folder until `seen` holds (a child writing its log), for at most the test's timeout. */
 async function until(dir: string, seen: (names: string[]) => boolean): Promise<void> {
@@ -107,46 +113,69 @@ async function checkLog(path: string): Promise<void> {
   assert.equal(new Set(gone).size, N / 20);
 }
 
-test('kill -9 during a large CAPTURE (reading and diffing, writing the log, right after it): no half-written log, and the next run loses nothing', LIMITS, async (t) => {
-  const base = tempDir('capture-kill');
-  writeSource(base, 1);
-  const first = capture(base);
-  await first.said('captured');
-  await first.finish();
-  const [baseline] = logsOf(base);
-  writeSource(base, 2);
+test(
+  'kill -9 during a large CAPTURE (reading and diffing, writing the log, right after it): no half-written log, and the next run loses nothing',
+  LIMITS,
+  async (t) => {
+    const base = tempDir('capture-kill');
+    writeSource(base, 1);
+    const first = capture(base);
+    await first.said('captured');
+    await first.finish();
+    const [baseline] = logsOf(base);
+    writeSource(base, 2);
 
-  const scenarios: { name: string; killAt: (dir: string, child: Child) => Promise<void> }[] = [
-    { name: 'while it reads the state and diffs', killAt: (_dir, child) => child.said('selected') },
-    { name: 'while it writes the log', killAt: (dir) => until(dir, (names) => names.some((f) => f.startsWith(`.big_`) && f.includes('.tmp-') && statSync(join(dir, 'logs', f)).size > 0)) },
-    { name: 'as soon as the log is there', killAt: (dir) => until(dir, (names) => names.filter((f) => f.endsWith('.eds')).length > 1) },
-  ];
-  for (const { name, killAt } of scenarios) {
-    const dir = tempDir('capture-kill');
-    cpSync(base, dir, { recursive: true });
-    const child = capture(dir);
-    await killAt(dir, child);
-    assert.equal(await child.kill(), 'SIGKILL', name);
+    const scenarios: { name: string; killAt: (dir: string, child: Child) => Promise<void> }[] = [
+      { name: 'while it reads the state and diffs', killAt: (_dir, child) => child.said('selected') },
+      {
+        name: 'while it writes the log',
+        killAt: (dir) =>
+          until(dir, (names) =>
+            names.some((f) => f.startsWith(`.big_`) && f.includes('.tmp-') && statSync(join(dir, 'logs', f)).size > 0),
+          ),
+      },
+      {
+        name: 'as soon as the log is there',
+        killAt: (dir) => until(dir, (names) => names.filter((f) => f.endsWith('.eds')).length > 1),
+      },
+    ];
+    for (const { name, killAt } of scenarios) {
+      const dir = tempDir('capture-kill');
+      cpSync(base, dir, { recursive: true });
+      const child = capture(dir);
+      await killAt(dir, child);
+      assert.equal(await child.kill(), 'SIGKILL', name);
 
-    // Only whole logs are visible: every .eds reads to its trailer; temp files do not end in .eds.
-    const afterKill = logsOf(dir);
-    for (const f of afterKill.filter((f) => f !== baseline)) await checkLog(join(dir, 'logs', f));
+      // Only whole logs are visible: every .eds reads to its trailer; temp files do not end in .eds.
+      const afterKill = logsOf(dir);
+      for (const f of afterKill.filter((f) => f !== baseline)) await checkLog(join(dir, 'logs', f));
 
-    // The next run: it finds the killed run's log and a state matching it, or captures the same changes again.
-    const next = capture(dir);
-    await next.said('captured');
-    await next.finish();
-    const changes = logsOf(dir).filter((f) => f !== baseline);
-    assert.ok(changes.length >= 1 && changes.length <= 2, `${name}: ${changes.join(', ')}`);
-    for (const f of changes) await checkLog(join(dir, 'logs', f));
-    if (changes.length === 2) assert.ok(afterKill.includes(changes[0]), 'a second log only when the killed run had written its own');
-    const killed = afterKill.length > 1 ? `its log was whole${changes.length === 1 ? ' and its state committed' : ', its state not'}` : 'it had written no log';
-    t.diagnostic(`killed ${name}: ${killed}; ${child.output().includes('captured') ? 'CAPTURE had returned' : 'in CAPTURE'}`);
+      // The next run: it finds the killed run's log and a state matching it, or captures the same changes again.
+      const next = capture(dir);
+      await next.said('captured');
+      await next.finish();
+      const changes = logsOf(dir).filter((f) => f !== baseline);
+      assert.ok(changes.length >= 1 && changes.length <= 2, `${name}: ${changes.join(', ')}`);
+      for (const f of changes) await checkLog(join(dir, 'logs', f));
+      if (changes.length === 2)
+        assert.ok(afterKill.includes(changes[0]), 'a second log only when the killed run had written its own');
+      const killed =
+        afterKill.length > 1
+          ? `its log was whole${changes.length === 1 ? ' and its state committed' : ', its state not'}`
+          : 'it had written no log';
+      t.diagnostic(
+        `killed ${name}: ${killed}; ${child.output().includes('captured') ? 'CAPTURE had returned' : 'in CAPTURE'}`,
+      );
 
-    // And the state is the source's: one more run finds nothing.
-    const again = capture(dir);
-    await again.said('captured');
-    await again.finish();
-    assert.deepEqual(logsOf(dir).filter((f) => f !== baseline), changes, `${name}: no change after recovery`);
-  }
-});
+      // And the state is the source's: one more run finds nothing.
+      const again = capture(dir);
+      await again.said('captured');
+      await again.finish();
+      assert.deepEqual(
+        logsOf(dir).filter((f) => f !== baseline),
+        changes,
+        `${name}: no change after recovery`,
+      );
+    }
+  },
+);

@@ -40,7 +40,11 @@ export class Folder {
   /** The `.eds` files of a folder (relative to the working directory), in name order; other files are not logs. */
   logs(folder: string): string[] {
     const at = join(this.dir, folder);
-    return existsSync(at) ? readdirSync(at).filter((f) => f.endsWith('.eds')).sort() : [];
+    return existsSync(at)
+      ? readdirSync(at)
+          .filter((f) => f.endsWith('.eds'))
+          .sort()
+      : [];
   }
 
   /** Every file of a folder, temp files included. */
