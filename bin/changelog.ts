@@ -1,19 +1,6 @@
 import { once } from 'node:events';
 import { resolve } from 'node:path';
-import {
-  ChangeLogReader,
-  Dataset,
-  isScriptError,
-  listChangeLogs,
-  renderText,
-  sessionFolders,
-  typeName,
-  writeChangeLogJson,
-  type ChangeLogEntry,
-  type Column,
-  type StreamName,
-  type Value,
-} from '../runtime/support';
+import { changeLogTable, isScriptError, listChangeLogs, renderText, sessionFolders, viewChangeLog, writeChangeLogJson } from '../runtime/support';
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 
@@ -39,58 +26,19 @@ const width = () => (process.stdout.isTTY ? process.stdout.columns : undefined);
 async function show(file: string, cmd: ChangeLogCommand): Promise<void> {
   const options = { workspace: sessionFolders({ workspace: cmd.workspace }).workspace, checkSignature: cmd.checkSignature };
   if (cmd.output === 'json') return writeChangeLogJson(file, write, options);
-  const reader = ChangeLogReader.open(file, options);
-  const h = reader.header;
-  const first: Record<StreamName, Value[][]> = { upserts: [], deletes: [] };
-  for await (const page of reader.pages()) {
-    const rows = first[page.stream];
-    if (rows.length < TABLE_ROWS) rows.push(...page.data.rows(0, Math.min(page.data.rowCount, TABLE_ROWS - rows.length)));
-  }
-  const security = [
-    reader.encrypted ? `encrypted${h.encryptedFor ? ` for ${h.encryptedFor.subject} (${h.encryptedFor.thumbprint})` : ''}` : 'not encrypted',
-    reader.signed ? `signed${h.signedBy ? ` by ${h.signedBy.subject} (${h.signedBy.thumbprint})` : ''}${cmd.checkSignature ? ', signature checked' : ''}` : 'not signed',
-  ];
-  const lines = [
-    `change log     ${file}`,
-    `execution id   ${h.executionId} (${new Date(Number(h.executionId)).toISOString()})`,
-    `pipeline       ${h.pipeline}`,
-    `name           ${h.name}`,
-    `created at     ${h.createdAt}`,
-    `keys           ${h.keys.join(', ') || '(none: the whole dataset)'}`,
-    ...(h.marker ? [`marker         ${h.marker}`] : []),
-    `counts         ${h.counts.inserts} inserts, ${h.counts.updates} updates, ${h.counts.deletes} deletes`,
-    `security       ${security.join(', ')}`,
-    `schema         ${h.schema.map((c) => `${c.name} ${typeName(c.type)}`).join(', ')}`,
-  ];
-  const total = { upserts: h.counts.inserts + h.counts.updates, deletes: h.counts.deletes };
+  const view = await viewChangeLog(file, TABLE_ROWS, options);
+  const lines = [...view.facts];
   for (const stream of ['upserts', 'deletes'] as const) {
-    lines.push('', `${stream}:`, renderText(Dataset.fromRows(h.schema, first[stream]), { limit: TABLE_ROWS, total: total[stream], width: width() }));
+    const { rows, total } = view.streams[stream];
+    lines.push('', `${stream}:`, renderText(rows, { limit: TABLE_ROWS, total, width: width() }));
   }
   await write(`${lines.join('\n')}\n`);
-}
-
-const LIST_COLUMNS: Column[] = [
-  { name: 'file', type: { base: 'string' } },
-  { name: 'execution id', type: { base: 'long' } },
-  { name: 'pipeline', type: { base: 'string' } },
-  { name: 'inserts', type: { base: 'long' } },
-  { name: 'updates', type: { base: 'long' } },
-  { name: 'deletes', type: { base: 'long' } },
-  { name: 'bytes', type: { base: 'long' } },
-  { name: 'security', type: { base: 'string' } },
-];
-
-function listRow(e: ChangeLogEntry): Value[] {
-  const big = (n: number | string | undefined) => (n === undefined ? null : BigInt(n));
-  const security = e.error ? `unreadable: ${e.error}` : [e.encrypted ? 'encrypted' : '', e.signed ? 'signed' : ''].filter(Boolean).join(', ');
-  return [e.fileName, big(e.executionId), e.pipeline ?? null, big(e.counts?.inserts), big(e.counts?.updates), big(e.counts?.deletes), BigInt(e.size), security];
 }
 
 async function list(folder: string, cmd: ChangeLogCommand): Promise<void> {
   const entries = listChangeLogs(folder);
   if (cmd.output === 'json') return write(`${JSON.stringify(entries)}\n`);
-  const table = Dataset.fromRows(LIST_COLUMNS, entries.map(listRow));
-  await write(`${renderText(table, { limit: Math.max(entries.length, 1), width: width() })}\n`);
+  await write(`${renderText(changeLogTable(entries), { limit: Math.max(entries.length, 1), width: width() })}\n`);
 }
 
 /** Runs the command; returns the exit code (1 when the log is unreadable, damaged or fails its check). */

@@ -20,3 +20,7 @@ export type { Magic, MagicHost, MagicTable } from './magics/magic';
 export { pipelineNameOf } from './pipeline-name';
 export { rotateWorkspaceKey } from './workspace/rotate-key';
 export { describeWorkspace, sessionFolders, type SessionFolders } from './workspace/location';
+export { isScriptError } from './errors';
+export { listChangeLogs, type ChangeLogEntry } from './changelog/list';
+export { writeChangeLogJson } from './changelog/json';
+export { changeLogTable, viewChangeLog, type ChangeLogView } from './changelog/inspect';

@@ -19,6 +19,8 @@ export interface RunOptions {
   commands: CommandTable;
   /** #last_http_*() of the run before this one, for cells, which continue each other. */
   lastHttp?: LastHttp;
+  /** The change log of the cell before, likewise. */
+  changeLog?: CurrentChangeLog;
 }
 
 /**
@@ -53,6 +55,7 @@ export class Run implements RunState {
     this.emit = options.emit;
     this.commands = options.commands;
     this.lastHttp = options.lastHttp;
+    this.changeLog = options.changeLog;
   }
 
   /**

@@ -8,7 +8,7 @@ import { OutputChannel } from './output';
 import { Resources } from './resources';
 import type { ExecuteOptions, Result } from './results';
 import { Run } from './run';
-import type { LastHttp, Scope, SessionEnv } from './scope';
+import type { CurrentChangeLog, LastHttp, Scope, SessionEnv } from './scope';
 import type { Statement } from './script/ast';
 import { splitCell } from './script/cell';
 import { parseScript } from './script/parser';
@@ -60,8 +60,11 @@ export class Session implements SessionEnv, MagicHost {
   pipeline: string;
   /** Rows shown when a dataset is displayed (%limit). */
   displayLimit = DEFAULT_DISPLAY_LIMIT;
-  /** What one cell hands the next: the pipeline dataset and the last HTTP response. */
-  private interactive: { dataset: Dataset; lastHttp?: LastHttp } = { dataset: Dataset.empty() };
+  /**
+   * What one cell hands the next: the pipeline dataset, the last HTTP response, and the change log of
+   * the last CAPTURE or LOAD (so a PUSH in a later cell still sends its delete stream).
+   */
+  private interactive: { dataset: Dataset; lastHttp?: LastHttp; changeLog?: CurrentChangeLog } = { dataset: Dataset.empty() };
 
   constructor(options: SessionOptions = {}) {
     const { cwd, workspace } = sessionFolders(options);
@@ -122,6 +125,7 @@ export class Session implements SessionEnv, MagicHost {
     const run = new Run(this, {
       dataset: this.interactive.dataset,
       lastHttp: this.interactive.lastHttp,
+      changeLog: this.interactive.changeLog,
       pipeline: this.pipeline,
       signal,
       commands: this.commands,
@@ -133,7 +137,7 @@ export class Session implements SessionEnv, MagicHost {
       } catch (e) {
         queue.push({ kind: 'error', error: toScriptError(e), source: text });
       } finally {
-        this.interactive = { dataset: run.dataset, lastHttp: run.lastHttp };
+        this.interactive = { dataset: run.dataset, lastHttp: run.lastHttp, changeLog: run.changeLog };
         if (run.changed && !queue.failed) queue.push({ kind: 'table', dataset: run.dataset, limit: this.displayLimit });
         open = false;
         queue.close();

@@ -14,3 +14,4 @@ export { renderText } from './dataset/render';
 export { listChangeLogs, type ChangeLogEntry } from './changelog/list';
 export { writeChangeLogJson } from './changelog/json';
 export { ChangeLogReader, type StreamName } from './changelog/read';
+export { changeLogTable, viewChangeLog, type ChangeLogView } from './changelog/inspect';

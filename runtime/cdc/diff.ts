@@ -10,7 +10,7 @@ import { planCapture } from './schema';
 import { readState, stateSize, writeState, type CdcState } from './state';
 
 /**
- * The synthetic change capture of CAPTURE (spec 2.2, 4.2; docs/cdc.md), in two phases so that the
+ * The synthetic change capture of CAPTURE (spec 2.2, 4.2; docs/changelog.md), in two phases so that the
  * state never runs ahead of the change log: `captureDiff` compares the input with the state and
  * returns the change streams and the next state without writing anything; `commitState` replaces
  * the state once the change log is durable. A crash in between leaves the old state, so the next

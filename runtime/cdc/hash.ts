@@ -9,7 +9,7 @@ import { INT64, splitInt64 } from './int64';
  * A 64-bit hash of each row's observed values, compared with the state's to tell an update: two
  * independent 32-bit lanes (murmur3's block mix and xxHash32's round) fed the same 32-bit words.
  * The words come from the typed values, never from their text (formatting numbers costs more than
- * all the hashing, docs/cdc.md), and say what they are, so that the words of a row decode back to
+ * all the hashing, docs/changelog.md), and say what they are, so that the words of a row decode back to
  * its values: a null is the word 0; an int64, a float64's bits or a date's getTime() are a tag word
  * and two words; a string is its length + 1 and its UTF-16 units two to a word; a decimal its sign
  * (never 0), exponent, and digit words; a bool 1 or 2. Hence null and '' differ, 1 and 1.0 of a

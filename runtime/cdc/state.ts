@@ -11,7 +11,7 @@ import type { KeyStore } from './keys';
 /**
  * The CDC state of one CAPTURE: what the source held after the last run, as each record's key and
  * the hash of its observed values (no other values: the state stays small, and a delete carries
- * the key alone, docs/cdc.md). It is replaced only after the run's change log is safely written.
+ * the key alone, docs/changelog.md). It is replaced only after the run's change log is safely written.
  */
 export interface CdcState {
   keys: StateColumn[];

@@ -46,15 +46,18 @@ export function parseIdFileName(fileName: string): { stem: string; executionId: 
   return m ? { stem: m[1], executionId: m[2] } : undefined;
 }
 
-/** The largest execution id among `<stem>_<id>.eds` files in `folder`, or 0. */
-function lastId(folder: string, stem: string): bigint {
-  if (!existsSync(folder)) return 0n;
+/** The largest execution id among the `<stem>_<id>.eds` of `fileNames`, or 0. */
+export function lastExecutionId(fileNames: Iterable<string>, stem: string): bigint {
   let last = 0n;
-  for (const f of readdirSync(folder)) {
+  for (const f of fileNames) {
     const parsed = parseIdFileName(f);
     if (parsed?.stem === stem && BigInt(parsed.executionId) > last) last = BigInt(parsed.executionId);
   }
   return last;
+}
+
+function lastId(folder: string, stem: string): bigint {
+  return existsSync(folder) ? lastExecutionId(readdirSync(folder), stem) : 0n;
 }
 
 export interface TargetOptions {
@@ -66,15 +69,17 @@ export interface TargetOptions {
 
 /**
  * Where CAPTURE writes its log in `folder`, and the run's execution id: now, or one more than the
- * last id of that name (files in the folder, `after`) when now is not above it.
+ * last id of that name (files in the folder, `after`) when now is not above it. A folder that is not
+ * on the local file system (an FTP site) is `undefined`: the caller lists it and gives its last id as `after`.
  */
-export function changeLogTarget(folder: string, name: string | undefined, pipeline: string, options: TargetOptions = {}): ChangeLogTarget {
+export function changeLogTarget(folder: string | undefined, name: string | undefined, pipeline: string, options: TargetOptions = {}): ChangeLogTarget {
   if (name !== undefined) checkName(name, 'change log name');
   const fixed = name !== undefined && extname(name) !== '';
   const stem = name ?? pipelineStem(pipeline);
-  const floor = [fixed ? 0n : lastId(folder, stem), options.after === undefined ? 0n : BigInt(options.after)].reduce((a, b) => (a > b ? a : b));
+  const inFolder = fixed || folder === undefined ? 0n : lastId(folder, stem);
+  const floor = [inFolder, options.after === undefined ? 0n : BigInt(options.after)].reduce((a, b) => (a > b ? a : b));
   const now = BigInt(Math.trunc(options.now ?? Date.now()));
   const executionId = (now > floor ? now : floor + 1n).toString();
   const fileName = fixed ? stem : `${stem}_${executionId}${EXTENSION}`;
-  return { path: join(folder, fileName), fileName, name: stem, executionId, fixed };
+  return { path: folder === undefined ? fileName : join(folder, fileName), fileName, name: stem, executionId, fixed };
 }

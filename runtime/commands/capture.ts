@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { writeChangeLog, type ChangeLogMeta } from '../changelog/write';
-import { changeLogTarget, parseIdFileName } from '../changelog/naming';
+import type { Protection } from '../changelog/secure';
+import { changeLogTarget, lastExecutionId, pipelineStem } from '../changelog/naming';
 import { captureChanges, commitState, type CaptureDiff } from '../cdc/diff';
 import { captureOptions, type CaptureOptions } from '../cdc/options';
 import { stateFile } from '../cdc/state';
@@ -25,11 +26,17 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
   const options = captureOptions(stmt);
   const name = stmt.name && evaluateText(stmt.name, ctx).trim();
   const { pipeline } = ctx.run;
+  // Where the log goes and its certificates are checked before the diff: a mistake there costs no work.
+  const location = changeLogFolder(stmt.path, ctx);
+  const protection = protectionOf(stmt, ctx);
   const state = stateFile(ctx.session.workspace, pipeline, name || pipeline);
   const diff = await captureChanges(input, options, state);
   if (diff.mode === 'initialized') {
     await commitState(state, diff);
-    ctx.emit({ kind: 'message', text: `CDC state initialized with ${counted(diff.counts.unchanged + diff.counts.inserted, 'record')}; no change log written` });
+    ctx.emit({
+      kind: 'message',
+      text: `CDC state initialized with ${counted(diff.counts.unchanged + diff.counts.inserted, 'record')}; no change log written`,
+    });
     return diff.upserts;
   }
   if (diff.upserts.rowCount === 0 && diff.deletes.rowCount === 0) {
@@ -38,10 +45,15 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
     return diff.upserts;
   }
   if (options.marker !== undefined) diff.deletes = markDeletes(diff.deletes, diff.upserts, options.marker);
-  const location = changeLogFolder(stmt.path, ctx);
-  const written = await writeLog(stmt, diff, options, name || undefined, location, ctx);
+  const written = await writeLog(stmt, diff, options, name || undefined, location, protection, ctx);
   await commitState(state, diff);
-  ctx.run.changeLog = { upserts: diff.upserts, deletes: diff.deletes, keys: options.keys, executionId: written.executionId, file: { drive: location.drive, path: written.path } };
+  ctx.run.changeLog = {
+    upserts: diff.upserts,
+    deletes: diff.deletes,
+    keys: options.keys,
+    executionId: written.executionId,
+    file: { drive: location.drive, path: written.path },
+  };
   ctx.run.pipelineVariables.set('executionid', written.executionId);
   const { inserts, updates } = streamCounts(diff, options);
   ctx.emit({
@@ -51,13 +63,26 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
   return diff.upserts;
 };
 
+/** ENCRYPT_CERT and SIGN_CERT, found in the workspace's certificate store. */
+function protectionOf(stmt: Capture, ctx: CommandContext): Protection {
+  const workspace = ctx.session.workspace;
+  return {
+    encryptFor: stmt.encryptCert && findCertificate(workspace, evaluateText(stmt.encryptCert, ctx)),
+    signWith: stmt.signCert && findCertificate(workspace, evaluateText(stmt.signCert, ctx)),
+  };
+}
+
 /**
  * With CDCMARKER the delete stream carries the marker column too, holding D: both streams then have
  * one schema (the change log's), and a row tells what happened to it wherever it goes.
  */
 function markDeletes(deletes: Dataset, upserts: Dataset, marker: string): Dataset {
   const column = upserts.columns[upserts.indexOf(marker)];
-  return new Dataset([...deletes.columns.map((c) => ({ ...c })), { ...column }], [...deletes.data, new Array<Value>(deletes.rowCount).fill('D')], deletes.rowCount);
+  return new Dataset(
+    [...deletes.columns.map((c) => ({ ...c })), { ...column }],
+    [...deletes.data, new Array<Value>(deletes.rowCount).fill('D')],
+    deletes.rowCount,
+  );
 }
 
 /** How the upsert stream splits into inserts and updates (what was detected, as far as it is reported). */
@@ -77,23 +102,30 @@ async function writeLog(
   options: CaptureOptions,
   name: string | undefined,
   location: FolderOnDrive,
+  protection: Protection,
   ctx: CommandContext,
 ): Promise<{ path: string; executionId: string; shown: string }> {
   const { drive, folder } = location;
-  const last = (await drive.list(folder)).reduce((max, e) => {
-    const id = parseIdFileName(e.name)?.executionId;
-    return id !== undefined && BigInt(id) > max ? BigInt(id) : max;
-  }, 0n);
-  const target = changeLogTarget(drive.local ? drive.local(folder) : folder, name, ctx.run.pipeline, { now: Number(ctx.run.executionId), after: last.toString() });
+  const local = drive.local?.(folder);
+  // A local folder is read by the naming itself; another drive's listing gives the last id.
+  const after =
+    local === undefined
+      ? lastExecutionId(
+          (await drive.list(folder)).map((e) => e.name),
+          name ?? pipelineStem(ctx.run.pipeline),
+        ).toString()
+      : undefined;
+  const target = changeLogTarget(local, name, ctx.run.pipeline, { now: Number(ctx.run.executionId), after });
   const path = posix.join(folder, target.fileName);
-  const meta: ChangeLogMeta = { executionId: target.executionId, pipeline: ctx.run.pipeline, name: target.name, keys: options.keys, marker: options.marker, ...streamCounts(diff, options) };
-  const workspace = ctx.session.workspace;
-  const writeOptions = {
-    overwrite: target.fixed,
-    signal: ctx.signal,
-    encryptFor: stmt.encryptCert && findCertificate(workspace, evaluateText(stmt.encryptCert, ctx)),
-    signWith: stmt.signCert && findCertificate(workspace, evaluateText(stmt.signCert, ctx)),
+  const meta: ChangeLogMeta = {
+    executionId: target.executionId,
+    pipeline: ctx.run.pipeline,
+    name: target.name,
+    keys: options.keys,
+    marker: options.marker,
+    ...streamCounts(diff, options),
   };
+  const writeOptions = { ...protection, overwrite: target.fixed, signal: ctx.signal };
   if (drive.local) {
     await writeChangeLog(drive.local(path), diff.upserts, diff.deletes, meta, writeOptions);
   } else {
@@ -101,7 +133,10 @@ async function writeLog(
     await writeChangeLog(staged, diff.upserts, diff.deletes, meta, writeOptions);
     await drive.publish(staged, path);
   }
-  const shown = stmt.path ? (stmt.path.connection ? `[${stmt.path.connection.name}] ${path}` : path) : posix.join(location.label, target.fileName);
+  const shown = stmt.path
+    ? stmt.path.connection
+      ? `[${stmt.path.connection.name}] ${path}`
+      : path
+    : posix.join(location.label, target.fileName);
   return { path, executionId: target.executionId, shown };
 }
-

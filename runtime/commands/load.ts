@@ -1,52 +1,38 @@
-import { posix } from 'node:path';
-import { EXTENSION, parseIdFileName } from '../changelog/naming';
+import { extname, posix } from 'node:path';
+import { parseIdFileName } from '../changelog/naming';
 import { readChangeLog } from '../changelog/read';
+import { storePipelineFor } from '../changelog/store';
 import { readWatermark, writeWatermark } from '../changelog/watermark';
 import { Dataset } from '../dataset/dataset';
-import { changeLogFolder } from '../drives/location';
+import { changeLogFolder, storeFolder, type FolderOnDrive } from '../drives/location';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { Load } from '../script/ast';
 import { splitNames } from '../writers/fields';
 import { counted } from '../util/words';
-import type { Command } from './command';
+import type { Command, CommandContext } from './command';
 
 /**
  * LOAD { UPSERTS | INSERTS | UPDATES } { DELETES } FROM { [conn] } '<name>' { PATH { [conn] } '<folder>' }
  * { WITH KEY_COLUMNS '…' CHECK_SIGNATURE PREVIEW_FILE '…' INITIAL_ID '…' } (reference A; docs/changelog.md).
- * A full file name (`orders_1764000000123.eds`, `orders.eds`) loads that log. A bare name loads the next
- * log of that name after the pipeline's high watermark, oldest first; the watermark moves to it only when
- * the whole run succeeds. UPSERTS, INSERTS and UPDATES are spellings of one read, the upsert stream
- * (spec 4.2 rule 4 pairs CAPTURE with `LOAD UPDATES`); a CDCMARKER column tells inserts from updates.
- * The dataset is the upsert stream (the delete stream with DELETES alone); the other rides along as the
- * run's change log.
+ * A file name (`orders_1764000000123.eds`, `orders.eds`: a name with an extension) loads that log. A bare
+ * name loads the next log of that name after the pipeline's high watermark, oldest first; the watermark
+ * moves to it only when the whole run succeeds. UPSERTS, INSERTS and UPDATES are spellings of one read,
+ * the upsert stream (spec 4.2 rule 4 pairs CAPTURE with `LOAD UPDATES`); a CDCMARKER column tells
+ * inserts from updates. The dataset is the upsert stream (the delete stream with DELETES alone); the
+ * other rides along as the run's change log.
  */
 export const load: Command<Load> = async (stmt, _input, ctx) => {
   const name = evaluateText(stmt.name, ctx).trim();
-  const location = changeLogFolder(locationOf(stmt), ctx);
-  const { drive, folder } = location;
-  let file: string | undefined;
-  let advance: string | undefined;
-  if (name.toLowerCase().endsWith(EXTENSION)) {
-    file = posix.join(folder, name);
-    if (!(await drive.exists(file))) throw new ScriptError(`no change log ${name} in ${location.label}`, 'runtime', stmt.name.pos);
-  } else {
-    const watermark = readWatermark(ctx.session.workspace, ctx.run.pipeline, name) ?? (stmt.initialId && evaluateText(stmt.initialId, ctx).trim());
-    const next = (await drive.list(folder))
-      .map((e) => ({ e, id: parseIdFileName(e.name) }))
-      .filter(({ id }) => id?.stem === name && BigInt(id.executionId) > BigInt(watermark || '0'))
-      .sort((a, b) => (BigInt(a.id!.executionId) < BigInt(b.id!.executionId) ? -1 : 1))[0];
-    if (next) {
-      file = posix.join(folder, next.e.name);
-      advance = next.id!.executionId;
-    } else if (stmt.previewFile) {
-      file = posix.join(folder, evaluateText(stmt.previewFile, ctx).trim());
-      ctx.emit({ kind: 'message', text: `no new change log of '${name}': previewing ${file} (the watermark does not move)` });
-    } else {
-      ctx.emit({ kind: 'message', text: `no new change log of '${name}' in ${location.label}${watermark ? ` after execution id ${watermark}` : ''}: nothing to load` });
-      return Dataset.empty();
-    }
-  }
+  // Without PATH, the store of the pipeline that captured logs of that name (store.ts).
+  const location =
+    stmt.path || stmt.connection
+      ? changeLogFolder(locationOf(stmt), ctx)
+      : storeFolder(ctx.session.workspace, storePipelineFor(ctx.session.workspace, ctx.run.pipeline, name));
+  const picked = extname(name) !== '' ? await named(name, location, stmt) : await next(name, location, stmt, ctx);
+  if (!picked) return Dataset.empty();
+  const { drive } = location;
+  const file = posix.join(location.folder, picked.fileName);
   const fetched = await drive.fetch(file);
   let log;
   try {
@@ -55,21 +41,104 @@ export const load: Command<Load> = async (stmt, _input, ctx) => {
     fetched.done();
   }
   const keys = stmt.keyColumns ? splitNames(evaluateText(stmt.keyColumns, ctx)) : log.header.keys;
-  for (const k of keys) if (!log.upserts.has(k)) throw new ScriptError(`KEY_COLUMNS names '${k}', which the change log does not have`, 'runtime', stmt.keyColumns?.pos);
-  ctx.run.changeLog = { upserts: log.upserts, deletes: log.deletes, keys, executionId: log.header.executionId, file: { drive, path: file } };
+  for (const k of keys)
+    if (!log.upserts.has(k))
+      throw new ScriptError(
+        `KEY_COLUMNS names '${k}', which the change log does not have`,
+        'runtime',
+        stmt.keyColumns?.pos,
+      );
+  ctx.run.changeLog = {
+    upserts: log.upserts,
+    deletes: log.deletes,
+    keys,
+    executionId: log.header.executionId,
+    file: { drive, path: file },
+  };
   ctx.run.pipelineVariables.set('executionid', log.header.executionId);
-  if (advance) {
-    const id = advance;
-    ctx.run.afterSuccess(() => writeWatermark(ctx.session.workspace, ctx.run.pipeline, name, id));
-  }
+  const advance = picked.advance;
+  if (advance) ctx.run.afterSuccess(() => writeWatermark(ctx.session.workspace, ctx.run.pipeline, name, advance));
   const c = log.header.counts;
-  ctx.emit({ kind: 'message', text: `change log ${file} loaded: ${counted(c.inserts, 'insert')}, ${counted(c.updates, 'update')}, ${counted(c.deletes, 'delete')}` });
+  ctx.emit({
+    kind: 'message',
+    text: `change log ${posix.join(location.label, picked.fileName)} loaded: ${counted(c.inserts, 'insert')}, ${counted(c.updates, 'update')}, ${counted(c.deletes, 'delete')}`,
+  });
   const onlyDeletes = stmt.deletes && !stmt.upserts && !stmt.updates;
   return onlyDeletes ? log.deletes : log.upserts;
 };
 
+/** What LOAD reads: a file of the folder, and the execution id the watermark moves to after the run. */
+interface Picked {
+  fileName: string;
+  advance?: string;
+}
+
+async function named(fileName: string, location: FolderOnDrive, stmt: Load): Promise<Picked> {
+  if (!(await location.drive.exists(posix.join(location.folder, fileName)))) {
+    throw new ScriptError(`no change log ${fileName} in ${location.label}`, 'runtime', stmt.name.pos);
+  }
+  return { fileName };
+}
+
+/**
+ * The oldest log of `name` above the watermark (INITIAL_ID when none is stored). With none, PREVIEW_FILE
+ * is loaded when given, without moving the watermark; else nothing is, and a message says so.
+ */
+async function next(
+  name: string,
+  location: FolderOnDrive,
+  stmt: Load,
+  ctx: CommandContext,
+): Promise<Picked | undefined> {
+  const watermark =
+    readWatermark(ctx.session.workspace, ctx.run.pipeline, name) ?? (stmt.initialId && initialId(stmt.initialId, ctx));
+  const after = BigInt(watermark || '0');
+  let first: { fileName: string; id: bigint } | undefined;
+  for (const entry of await location.drive.list(location.folder)) {
+    const parsed = parseIdFileName(entry.name);
+    if (parsed?.stem !== name) continue;
+    const id = BigInt(parsed.executionId);
+    if (id > after && (!first || id < first.id)) first = { fileName: entry.name, id };
+  }
+  if (first) return { fileName: first.fileName, advance: first.id.toString() };
+  if (stmt.previewFile) {
+    const preview = evaluateText(stmt.previewFile, ctx).trim();
+    if (!(await location.drive.exists(posix.join(location.folder, preview)))) {
+      throw new ScriptError(
+        `PREVIEW_FILE: no change log ${preview} in ${location.label}`,
+        'runtime',
+        stmt.previewFile.pos,
+      );
+    }
+    ctx.emit({
+      kind: 'message',
+      text: `no new change log of '${name}': previewing ${posix.join(location.label, preview)} (the watermark does not move)`,
+    });
+    return { fileName: preview };
+  }
+  ctx.emit({
+    kind: 'message',
+    text: `no new change log of '${name}' in ${location.label}${watermark ? ` after execution id ${watermark}` : ''}: nothing to load`,
+  });
+  return undefined;
+}
+
+function initialId(text: NonNullable<Load['initialId']>, ctx: CommandContext): string {
+  const id = evaluateText(text, ctx).trim();
+  if (!/^\d+$/.test(id))
+    throw new ScriptError(
+      `INITIAL_ID is an execution id (digits: Unix milliseconds), not '${id}'`,
+      'runtime',
+      text.pos,
+    );
+  return id;
+}
+
 /** PATH [conn] 'folder'; FROM [conn] 'name' names the connection when PATH gives none. */
 function locationOf(stmt: Load): Load['path'] {
-  if (stmt.path) return stmt.path.connection || !stmt.connection ? stmt.path : { ...stmt.path, connection: stmt.connection };
-  return stmt.connection ? { connection: stmt.connection, folder: { value: '', form: 'quoted', pos: stmt.name.pos } } : undefined;
+  if (stmt.path)
+    return stmt.path.connection || !stmt.connection ? stmt.path : { ...stmt.path, connection: stmt.connection };
+  return stmt.connection
+    ? { connection: stmt.connection, folder: { value: '', form: 'quoted', pos: stmt.name.pos } }
+    : undefined;
 }

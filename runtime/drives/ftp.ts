@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { posix } from 'node:path';
 import type { Client } from 'basic-ftp';
 import { ScriptError } from '../errors';
@@ -63,7 +63,7 @@ export class FtpDrive implements Drive {
   }
 
   stage(path: string): string {
-    return join(mkdtempSync(join(tmpdir(), 'sqlcdc-ftp-stage-')), basename(path));
+    return join(mkdtempSync(join(tmpdir(), STAGE_PREFIX)), basename(path));
   }
 
   async publish(staged: string, path: string): Promise<void> {
@@ -83,6 +83,8 @@ export class FtpDrive implements Drive {
       });
     } finally {
       rmSync(staged, { force: true });
+      // The folder `stage` made for it (only that one: a caller may stage elsewhere).
+      if (basename(dirname(staged)).startsWith(STAGE_PREFIX)) rmSync(dirname(staged), { recursive: true, force: true });
     }
   }
 
@@ -118,6 +120,8 @@ export class FtpDrive implements Drive {
     });
   }
 }
+
+const STAGE_PREFIX = 'sqlcdc-ftp-stage-';
 
 function isMissing(e: unknown): boolean {
   return (e as { code?: number }).code === 550;

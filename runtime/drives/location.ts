@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { STORE, storeDir } from '../changelog/store';
 import { evaluateText } from '../functions/evaluate';
 import type { Scope } from '../scope';
 import type { ConnectionRef, Text } from '../script/ast';
@@ -19,12 +20,18 @@ export interface FolderOnDrive {
  * `PATH 'folder'` on the local file system (relative to the working directory), and without PATH the
  * workspace's own store, `<workspace>/changelogs/<pipeline>/` (reference C.4).
  */
-export function changeLogFolder(path: { connection?: ConnectionRef; folder: Text } | undefined, scope: Scope): FolderOnDrive {
-  if (!path) {
-    const folder = posix.join('changelogs', scope.run.pipeline);
-    return { drive: new LocalDrive(scope.session.workspace), folder, label: posix.join(scope.session.workspace, folder) };
-  }
+export function changeLogFolder(
+  path: { connection?: ConnectionRef; folder: Text } | undefined,
+  scope: Scope,
+): FolderOnDrive {
+  if (!path) return storeFolder(scope.session.workspace, scope.run.pipeline);
   const folder = evaluateText(path.folder, scope);
   const drive = driveFor(scope.session, path.connection);
   return { drive, folder, label: path.connection ? `[${path.connection.name}] ${folder}` : folder };
+}
+
+/** `<workspace>/changelogs/<pipeline>/`: where a pipeline's change logs go without PATH. */
+export function storeFolder(workspace: string, pipeline: string): FolderOnDrive {
+  const folder = posix.join(STORE, pipeline);
+  return { drive: new LocalDrive(workspace), folder, label: storeDir(workspace, pipeline) };
 }

@@ -3,6 +3,7 @@ import type { Result } from '../results';
 import type { MagicLine } from '../script/cell';
 import { MagicTable, type Magic, type MagicHost } from './magic';
 import { limitMagic, pipelineMagic, resetMagic, workspaceMagic } from './session-magics';
+import { changelogMagic } from './changelog';
 import { connectionMagic } from './connection';
 import { listing } from './listing';
 import { describeMagic } from './describe';
@@ -17,7 +18,7 @@ const helpMagic: Magic = {
   run: (session): Result[] => [listing(['magic', 'description'], session.magics.all().map((m) => [m.usage, m.description]), 'Magics')],
 };
 
-const MAGICS: readonly Magic[] = [helpMagic, connectionMagic, describeMagic, limitMagic, pipelineMagic, plotMagic, resetMagic, workspaceMagic, varMagic];
+const MAGICS: readonly Magic[] = [helpMagic, changelogMagic, connectionMagic, describeMagic, limitMagic, pipelineMagic, plotMagic, resetMagic, workspaceMagic, varMagic];
 
 /** The language's magics and a front end's own (the kernel's %connect_info). */
 export function magicTable(extra: readonly Magic[] = []): MagicTable {

@@ -11,7 +11,9 @@ Compared, as nbval does: per output, the stream name and text, the text/plain of
 displays, the data of tables (application/vnd.dataresource+json) and of charts (the Vega-Lite spec),
 an error's name and value. Not compared: execution counts, metadata, text/html (the same data as
 HTML). Values that change on every run are masked first: GUIDs (whole, or cut to fit a table; numbered
-per cell, so that which GUIDs are equal is still compared) and this run's temporary folder.
+per cell, so that which GUIDs are equal is still compared), execution ids (Unix milliseconds, in change
+log names and listings; numbered per cell likewise), the ISO times of this run (`…T12:34:56.789Z`) and
+this run's temporary folder.
 A cell tagged `nbval-ignore-output` is run but its outputs are not compared; a cell tagged
 `raises-exception` may end in an error (nbclient's tag), any other error fails the run.
 
@@ -44,38 +46,50 @@ GUID = re.compile(
     # or one cut to fit a text table's column
     r"|\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{0,12}){0,4}…"
 )
+# 13 digits starting with 1: Unix milliseconds from 2001 to 2286 (`orders_1764000000123.eds`).
+EXECUTION_ID = re.compile(r"(?<![0-9])1[0-9]{12}(?![0-9])")
+# As JavaScript's toISOString writes a moment, milliseconds included; dates in data have no milliseconds or no Z.
+ISO_TIME = re.compile(r"\b[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 TEMP = re.compile(re.escape(os.path.join(tempfile.gettempdir(), TEMP_PREFIX)) + r"[A-Za-z0-9_]+")
 
 
-def mask(text, guids):
-    """`text` with this run's temporary folder and every GUID masked. A GUID becomes <guid N>, N
-    counting the distinct ones of the cell (`guids`), so which values are equal is still compared."""
-    text = TEMP.sub("<tmp>", text)
-    return GUID.sub(lambda m: guids.setdefault(m.group(0), f"<guid {len(guids) + 1}>"), text)
+def mask(text, seen):
+    """`text` with this run's temporary folder, ISO times, GUIDs and execution ids masked. A GUID
+    becomes <guid N> and an id <id N>, N counting the distinct ones of the cell (`seen`), so which
+    values are equal is still compared."""
+    text = ISO_TIME.sub("<time>", TEMP.sub("<tmp>", text))
+    text = GUID.sub(lambda m: numbered(seen, "guid", m.group(0)), text)
+    return EXECUTION_ID.sub(lambda m: numbered(seen, "id", m.group(0)), text)
 
 
-def output_lines(output, guids):
+def numbered(seen, kind, value):
+    """<kind N>, the same N for the same value within a cell."""
+    names = seen.setdefault(kind, {})
+    return names.setdefault(value, f"<{kind} {len(names) + 1}>")
+
+
+def output_lines(output, seen):
     """One output as the lines compared: a header naming its kind, then its normalised content."""
     kind = output["output_type"]
     if kind == "stream":
-        return [f"[{output['name']}]"] + mask(output["text"], guids).splitlines()
+        return [f"[{output['name']}]"] + mask(output["text"], seen).splitlines()
     if kind == "error":
-        return [f"[error] {output['ename']}: {mask(output['evalue'], guids)}"]
+        return [f"[error] {output['ename']}: {mask(output['evalue'], seen)}"]
     lines = []
     for mime in COMPARED_MIME:
         if mime not in output.get("data", {}):
             continue
         value = output["data"][mime]
         text = value if isinstance(value, str) else json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False)
-        lines += [f"[{kind} {mime}]"] + mask(text, guids).splitlines()
+        lines += [f"[{kind} {mime}]"] + mask(text, seen).splitlines()
     return lines
 
 
 def cell_lines(cell):
     if IGNORE_TAG in cell.get("metadata", {}).get("tags", []):
         return [f"[outputs not compared: {IGNORE_TAG}]"]
-    guids = {}
-    return [line for output in cell.get("outputs", []) for line in output_lines(output, guids)]
+    seen = {}
+    return [line for output in cell.get("outputs", []) for line in output_lines(output, seen)]
 
 
 def code_cells(nb):

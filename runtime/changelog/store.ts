@@ -1,0 +1,39 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ScriptError } from '../errors';
+import { parseIdFileName } from './naming';
+
+/**
+ * The workspace's change log store (reference C.4): where CAPTURE writes without PATH, one folder per
+ * capturing pipeline, `<workspace>/changelogs/<pipeline>/`.
+ */
+export const STORE = 'changelogs';
+
+export function storeDir(workspace: string, pipeline: string): string {
+  return join(workspace, STORE, pipeline);
+}
+
+/**
+ * Whose store to read logs named `name` from, for a reader in `pipeline` without PATH (LOAD, %changelog
+ * show): spec 4.2 rule 4 pairs `CAPTURE 'x'` with `LOAD UPDATES FROM 'x'`, and the reader is usually
+ * another script than the capture. The reader's own folder when it holds such logs (or no folder does),
+ * else the one other pipeline's folder that does; several are an error asking for PATH.
+ */
+export function storePipelineFor(workspace: string, pipeline: string, name: string): string {
+  const root = join(workspace, STORE);
+  if (!existsSync(root)) return pipeline;
+  const holders = readdirSync(root, { withFileTypes: true })
+    .filter(
+      (d) =>
+        d.isDirectory() && readdirSync(join(root, d.name)).some((f) => f === name || parseIdFileName(f)?.stem === name),
+    )
+    .map((d) => d.name);
+  if (holders.length === 0 || holders.includes(pipeline)) return pipeline;
+  if (holders.length > 1) {
+    throw new ScriptError(
+      `change logs named '${name}' are in the workspace store of pipelines ${holders.join(', ')}; say which with PATH '${join(root, holders[0])}'`,
+      'runtime',
+    );
+  }
+  return holders[0];
+}

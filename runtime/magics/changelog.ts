@@ -1,0 +1,87 @@
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { changeLogTable, viewChangeLog } from '../changelog/inspect';
+import { listChangeLogs } from '../changelog/list';
+import { parseIdFileName } from '../changelog/naming';
+import { storeDir, storePipelineFor } from '../changelog/store';
+import { ScriptError } from '../errors';
+import type { Result } from '../results';
+import { counted } from '../util/words';
+import { parseFlags, splitArgs } from './args';
+import type { Magic, MagicHost } from './magic';
+
+const USAGE = '%changelog list [FOLDER] | %changelog show FILE|NAME [--check-signature]';
+
+/**
+ * %changelog: `sqlcdc changelog list|show` in a cell (docs/changelog.md, "Inspecting a log"). Without
+ * a folder it looks where CAPTURE writes without PATH, the pipeline's workspace store; `show NAME` (a
+ * log name, no extension) shows the newest log of that name, since its execution id changes every run.
+ */
+export const changelogMagic: Magic = {
+  name: 'changelog',
+  usage: USAGE,
+  description: "lists a folder's change logs (default: the pipeline's store) or shows one log's header and first rows",
+  words: ['list', 'show', '--check-signature'],
+  async run(session, args): Promise<Result[]> {
+    const words = splitArgs(args);
+    const sub = (words.shift() ?? '').toLowerCase();
+    if (sub === 'list') {
+      if (words.length > 1) throw new ScriptError(`%changelog list takes one folder; usage: ${USAGE}`, 'semantic');
+      const folder = words.length ? resolve(session.cwd, words[0]) : storeDir(session.workspace, session.pipeline);
+      const entries = listChangeLogs(folder);
+      if (entries.length === 0) return [{ kind: 'message', text: `no change log in ${folder}` }];
+      return [
+        { kind: 'table', dataset: changeLogTable(entries), limit: entries.length, title: `change logs in ${folder}` },
+      ];
+    }
+    if (sub === 'show') {
+      const { positional, flags } = parseFlags(words, { 'check-signature': 'switch' }, USAGE);
+      if (positional.length !== 1)
+        throw new ScriptError(`%changelog show needs one change log file or name; usage: ${USAGE}`, 'semantic');
+      const file = findLog(session, positional[0]);
+      const view = await viewChangeLog(file, session.displayLimit, {
+        workspace: session.workspace,
+        checkSignature: flags.has('check-signature'),
+      });
+      return [
+        { kind: 'message', text: view.facts.join('\n') },
+        ...(['upserts', 'deletes'] as const).map((stream): Result => {
+          const { rows, total } = view.streams[stream];
+          const shown = rows.rowCount < total ? ` (the first ${rows.rowCount})` : '';
+          return {
+            kind: 'table',
+            dataset: rows,
+            limit: Math.max(rows.rowCount, 1),
+            title: `${stream}: ${counted(total, 'row')}${shown}`,
+          };
+        }),
+      ];
+    }
+    throw new ScriptError(
+      sub ? `unknown %changelog subcommand '${sub}'; usage: ${USAGE}` : `usage: ${USAGE}`,
+      'semantic',
+    );
+  },
+};
+
+/**
+ * A file relative to the working directory, else a file name in the store that holds logs of its name
+ * (as LOAD finds it without PATH); a name without extension is the newest `<name>_<id>.eds` of its
+ * folder (that store when it has no folder part).
+ */
+function findLog(session: MagicHost, given: string): string {
+  const bare = basename(given) === given;
+  const store = (name: string) =>
+    storeDir(session.workspace, storePipelineFor(session.workspace, session.pipeline, name));
+  if (extname(given) === '') {
+    const folder = bare ? store(given) : resolve(session.cwd, dirname(given));
+    const logs = listChangeLogs(folder, basename(given)).filter((e) => parseIdFileName(e.fileName));
+    if (logs.length === 0) throw new ScriptError(`no change log named '${basename(given)}' in ${folder}`, 'runtime');
+    return logs[logs.length - 1].path;
+  }
+  const local = resolve(session.cwd, given);
+  if (existsSync(local)) return local;
+  const stored = bare ? join(store(parseIdFileName(given)?.stem ?? given), given) : undefined;
+  if (stored && existsSync(stored)) return stored;
+  throw new ScriptError(`no change log ${given} in ${session.cwd}${stored ? ` or ${dirname(stored)}` : ''}`, 'runtime');
+}

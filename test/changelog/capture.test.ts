@@ -1,0 +1,496 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { ScriptError } from '../../runtime/errors';
+import { startHttpServer, type TestServer } from '../helpers/http-server';
+import { CAPTURE, cell, Folder, idOf, names, rows } from './pipelines';
+
+const folders: Folder[] = [];
+const servers: TestServer[] = [];
+after(async () => {
+  for (const f of folders) await f.close();
+  for (const s of servers) await s.close();
+});
+
+function folder(): Folder {
+  const f = new Folder();
+  folders.push(f);
+  return f;
+}
+
+const LOG = /^change log logs\/orders_(\d+)\.eds: /;
+
+test('ON KEYS alone: the first run captures every record as an insert, later runs inserts and updates, never deletes', async () => {
+  const f = folder();
+  const s = f.session();
+  const script = `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`;
+  f.orders([
+    [1, 'new', 10],
+    [2, 'new', 20],
+    [3, 'new', 30],
+  ]);
+  const first = await cell(s, script);
+  assert.match(first.messages.join('\n'), LOG);
+  assert.match(first.messages.join('\n'), /: 3 inserts, 0 updates, 0 deletes$/);
+  assert.deepEqual(rows(first.dataset), [
+    ['1', 'new', '10'],
+    ['2', 'new', '20'],
+    ['3', 'new', '30'],
+  ]);
+
+  f.orders([
+    [1, 'new', 10],
+    [2, 'paid', 20],
+    [4, 'new', 40],
+  ]);
+  const second = await cell(s, script);
+  assert.match(second.messages.join('\n'), /: 1 insert, 1 update, 0 deletes$/);
+  assert.deepEqual(
+    rows(second.dataset),
+    [
+      ['2', 'paid', '20'],
+      ['4', 'new', '40'],
+    ],
+    'the dataset is the upsert stream, in source order',
+  );
+  const [, log2] = f.logs('logs');
+  const log = await f.read(`logs/${log2}`);
+  assert.deepEqual(rows(log.upserts), rows(second.dataset));
+  assert.equal(log.deletes.rowCount, 0, 'record 3 went away, and DELETES was not asked for');
+  assert.deepEqual(log.header.keys, ['id']);
+  assert.deepEqual(log.header.counts, { inserts: 1, updates: 1, deletes: 0 });
+
+  // Without DELETES the state keeps record 3: when it comes back unchanged it is not new.
+  f.orders([
+    [1, 'new', 10],
+    [2, 'paid', 20],
+    [3, 'new', 30],
+    [4, 'new', 40],
+  ]);
+  const third = await cell(s, script);
+  assert.deepEqual(third.messages, ['no change since the last capture: no change log written']);
+  assert.equal(f.logs('logs').length, 2);
+});
+
+test('DELETES only when asked: a delete row holds its key, the other columns null; INSERTS or UPDATES alone report their kind', async () => {
+  const f = folder();
+  const s = f.session();
+  f.orders([
+    [1, 'new', 10],
+    [2, 'new', 20],
+    [3, 'new', 30],
+  ]);
+  const first = await cell(s, `${CAPTURE} CAPTURE 'orders' DELETES ON KEYS 'id' WITH PATH 'logs';`);
+  assert.deepEqual(
+    first.messages,
+    ['no change since the last capture: no change log written'],
+    'a first run has inserts only, and they were not asked for',
+  );
+  f.orders([
+    [2, 'paid', 20],
+    [4, 'new', 40],
+  ]);
+  const out = await cell(s, `${CAPTURE} CAPTURE 'orders' DELETES ON KEYS 'id' WITH PATH 'logs';`);
+  assert.match(out.messages.join('\n'), /: 0 inserts, 0 updates, 2 deletes$/, 'DELETES alone reports deletes only');
+  assert.equal(out.dataset.rowCount, 0);
+  assert.deepEqual(names(out.dataset), ['id', 'status', 'amount']);
+  const log = await f.read(`logs/${f.logs('logs')[0]}`);
+  assert.deepEqual(rows(log.deletes), [
+    ['1', null, null],
+    ['3', null, null],
+  ]);
+
+  f.orders([
+    [2, 'shipped', 20],
+    [4, 'new', 40],
+    [5, 'new', 50],
+  ]);
+  const inserts = await cell(s, `${CAPTURE} CAPTURE 'orders' INSERTS ON KEYS 'id' WITH PATH 'logs';`);
+  assert.match(inserts.messages.join('\n'), /: 1 insert, 0 updates, 0 deletes$/);
+  assert.deepEqual(rows(inserts.dataset), [['5', 'new', '50']]);
+  f.orders([
+    [2, 'returned', 20],
+    [4, 'new', 40],
+    [5, 'new', 50],
+    [6, 'new', 60],
+  ]);
+  const updates = await cell(s, `${CAPTURE} CAPTURE 'orders' UPDATES ON KEYS 'id' WITH PATH 'logs';`);
+  assert.match(updates.messages.join('\n'), /: 0 inserts, 1 update, 0 deletes$/);
+  assert.deepEqual(
+    rows(updates.dataset),
+    [['2', 'returned', '20']],
+    'the state followed the source: 2 changed once more since the last log',
+  );
+});
+
+test('CDCMARKER: upserts hold I or U, and the delete stream carries the marker too, holding D', async () => {
+  const f = folder();
+  const s = f.session();
+  const script = `${CAPTURE} CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs' CDCMARKER 'op';`;
+  f.orders([
+    [1, 'new', 10],
+    [2, 'new', 20],
+    [3, 'new', 30],
+  ]);
+  const first = await cell(s, script);
+  assert.deepEqual(names(first.dataset), ['id', 'status', 'amount', 'op']);
+  assert.deepEqual(
+    first.dataset.rows().map((r) => r[3]),
+    ['I', 'I', 'I'],
+  );
+  f.orders([
+    [1, 'new', 10],
+    [2, 'paid', 20],
+    [4, 'new', 40],
+  ]);
+  const second = await cell(s, script);
+  assert.deepEqual(rows(second.dataset), [
+    ['2', 'paid', '20', 'U'],
+    ['4', 'new', '40', 'I'],
+  ]);
+  const log = await f.read(`logs/${f.logs('logs')[1]}`);
+  assert.equal(log.header.marker, 'op');
+  assert.deepEqual(rows(log.deletes), [['3', null, null, 'D']]);
+  assert.deepEqual(names(log.deletes), names(log.upserts), 'both streams have one schema');
+
+  await assert.rejects(
+    cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs' CDCMARKER 'status';`),
+    /CDCMARKER 'status' names an existing column/,
+  );
+});
+
+test('without KEYS every run captures the whole dataset as inserts and keeps no state', async () => {
+  const f = folder();
+  const s = f.session();
+  f.orders([
+    [1, 'new', 10],
+    [2, 'new', 20],
+  ]);
+  for (let run = 0; run < 3; run++) {
+    const out = await cell(s, `${CAPTURE} CAPTURE 'orders' WITH PATH 'logs';`);
+    assert.match(out.messages.join('\n'), /: 2 inserts, 0 updates, 0 deletes$/);
+    assert.equal(out.dataset.rowCount, 2);
+  }
+  assert.equal(f.logs('logs').length, 3);
+  assert.equal(existsSync(join(f.workspace, 'cdc')), false, 'no CDC state without keys');
+  assert.deepEqual((await f.read(`logs/${f.logs('logs')[2]}`)).header.keys, []);
+  await assert.rejects(
+    cell(s, `${CAPTURE} CAPTURE 'orders' DELETES WITH PATH 'logs';`),
+    /DELETES need ON KEYS: without keys every run captures the whole dataset/,
+  );
+});
+
+test('INIT_ON_FIRST_RUN: the first run records the state and writes no log; the dataset is empty with the source columns', async () => {
+  const f = folder();
+  const s = f.session();
+  const script = `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs' INIT_ON_FIRST_RUN;`;
+  f.orders([
+    [1, 'new', 10],
+    [2, 'new', 20],
+    [3, 'new', 30],
+  ]);
+  const first = await cell(s, script);
+  assert.deepEqual(first.messages, ['CDC state initialized with 3 records; no change log written']);
+  assert.equal(first.dataset.rowCount, 0);
+  assert.deepEqual(names(first.dataset), ['id', 'status', 'amount']);
+  assert.deepEqual(f.logs('logs'), []);
+  f.orders([
+    [1, 'new', 10],
+    [2, 'paid', 20],
+    [3, 'new', 30],
+    [4, 'new', 40],
+  ]);
+  const second = await cell(s, script);
+  assert.match(second.messages.join('\n'), /: 1 insert, 1 update, 0 deletes$/);
+  assert.equal(f.logs('logs').length, 1);
+});
+
+test('OBSERVE: only the observed columns make an update; the rows carry every column', async () => {
+  const f = folder();
+  const s = f.session();
+  const script = `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' OBSERVE 'status' WITH PATH 'logs';`;
+  f.orders([
+    [1, 'new', 10],
+    [2, 'new', 20],
+  ]);
+  await cell(s, script);
+  f.orders([
+    [1, 'new', 11],
+    [2, 'paid', 20],
+  ]);
+  const out = await cell(s, script);
+  assert.deepEqual(rows(out.dataset), [['2', 'paid', '20']], 'amount is not observed');
+  f.orders([
+    [1, 'new', 12],
+    [2, 'paid', 21],
+  ]);
+  assert.deepEqual((await cell(s, script)).messages, ['no change since the last capture: no change log written']);
+  assert.equal(f.logs('logs').length, 2);
+});
+
+test('a run that finds no change writes no log, and its dataset is empty with the source columns', async () => {
+  const f = folder();
+  const s = f.session();
+  f.orders([[1, 'new', 10]]);
+  const script = `${CAPTURE} CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs' CDCMARKER 'op';`;
+  await cell(s, script);
+  const out = await cell(s, script);
+  assert.deepEqual(out.messages, ['no change since the last capture: no change log written']);
+  assert.equal(out.dataset.rowCount, 0);
+  assert.deepEqual(names(out.dataset), ['id', 'status', 'amount', 'op']);
+  assert.equal(f.logs('logs').length, 1);
+});
+
+test('duplicate keys: an error with the key and its rows, nothing written; IGNORE_DUPS keeps the first row of each key', async () => {
+  const f = folder();
+  const s = f.session();
+  f.orders([
+    [1, 'new', 10],
+    [2, 'new', 20],
+    [1, 'again', 11],
+    [3, 'new', 30],
+    [1, 'thrice', 12],
+  ]);
+  const script = `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`;
+  await assert.rejects(cell(s, script), (e: ScriptError) => {
+    assert.match(e.message, /duplicate key id=.?1.? in rows 1, 3 and 5/);
+    assert.equal(e.statement, 'CAPTURE');
+    assert.equal(e.position?.line, 1);
+    return true;
+  });
+  assert.deepEqual(f.logs('logs'), []);
+  assert.equal(existsSync(join(f.workspace, 'cdc')), false, 'no state either');
+  const out = await cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs' IGNORE_DUPS;`);
+  assert.deepEqual(rows(out.dataset), [
+    ['1', 'new', '10'],
+    ['2', 'new', '20'],
+    ['3', 'new', '30'],
+  ]);
+});
+
+test('a second CAPTURE is an error on its line before any statement runs: no log, no state, no request', async () => {
+  const server = await startHttpServer((_req, res) => void res.writeHead(200).end('[]'));
+  servers.push(server);
+  const f = folder();
+  const s = f.session();
+  f.orders([[1, 'new', 10]]);
+  await cell(s, `%connection add api ${server.url}`);
+  const script = [
+    `SELECT * FROM HTTP [api] (GET /before);`,
+    CAPTURE,
+    `CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`,
+    `APPLY PIPELINE (`,
+    `  CAPTURE 'again' ON KEYS 'id' WITH PATH 'logs';`,
+    `);`,
+  ].join('\n');
+  await assert.rejects(cell(s, script), (e: ScriptError) => {
+    assert.match(e.message, /only one CAPTURE is allowed per pipeline; the first is at line 3/);
+    assert.equal(e.position?.line, 5);
+    return true;
+  });
+  assert.equal(server.requests.length, 0, 'the first statement never ran');
+  assert.deepEqual(f.logs('logs'), []);
+  assert.equal(existsSync(join(f.workspace, 'cdc')), false);
+});
+
+test('comparison is typed and null-safe: null and empty text differ; decimal 1 and 1.0 are one value', async () => {
+  const f = folder();
+  const s = f.session();
+  const script = `SELECT * FROM DRIVE 'items.json'; APPLY SCHEMA ( int id
+    string note
+    decimal price ); CAPTURE 'items' ON KEYS 'id' WITH PATH 'logs';`;
+  f.write(
+    'items.json',
+    JSON.stringify([
+      { id: 1, note: null, price: '1' },
+      { id: 2, note: '', price: '2.50' },
+      { id: 3, note: 'x', price: '3' },
+    ]),
+  );
+  await cell(s, script);
+  f.write(
+    'items.json',
+    JSON.stringify([
+      { id: 1, note: '', price: '1.0' },
+      { id: 2, note: null, price: '2.5' },
+      { id: 3, note: 'x', price: '3.000' },
+    ]),
+  );
+  const out = await cell(s, script);
+  assert.match(out.messages.join('\n'), /: 0 inserts, 2 updates, 0 deletes$/);
+  assert.deepEqual(
+    out.dataset.rows().map((r) => [r[0], r[1]]),
+    [
+      [1, ''],
+      [2, null],
+    ],
+    'only the notes changed; 1 = 1.0, 2.50 = 2.5, 3 = 3.000',
+  );
+  f.write(
+    'items.json',
+    JSON.stringify([
+      { id: 1, note: '', price: '1.01' },
+      { id: 2, note: null, price: '2.5' },
+      { id: 3, note: 'x', price: '3' },
+    ]),
+  );
+  const third = await cell(s, script);
+  assert.deepEqual(
+    third.dataset.rows().map((r) => r[0]),
+    [1],
+    'a decimal that changes value is a change',
+  );
+  const log = await f.read(`logs/${f.logs('logs')[2]}`);
+  assert.equal(String(log.upserts.cell(0, 2)), '1.01', 'the decimal keeps its digits in the log');
+});
+
+test('a changed column type, or a new observed column, is an error saying what changed and how to start over', async () => {
+  const f = folder();
+  const s = f.session();
+  f.orders([[1, 'new', 10]]);
+  await cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`);
+  const typed = `${CAPTURE} APPLY SCHEMA ( string id
+    string status
+    int amount ); CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`;
+  await assert.rejects(
+    cell(s, typed),
+    /the columns changed since the last capture: column 'amount' was string and is now int\. .*delete the CDC state '.*orders\.state'/,
+  );
+  f.write('orders.csv', 'id,status,amount,region\n1,new,10,north\n');
+  await assert.rejects(
+    cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`),
+    /observed column 'region' is new/,
+  );
+  f.write('orders.csv', 'id,status\n1,new\n');
+  await assert.rejects(
+    cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`),
+    /observed column 'amount' is gone/,
+  );
+  assert.equal(f.logs('logs').length, 1, 'none of these wrote a log');
+  // With OBSERVE naming the columns that stayed, the extra column is no longer compared.
+  f.write('orders.csv', 'id,status,amount,region\n1,paid,10,north\n');
+  const out = await cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' OBSERVE 'status,amount' WITH PATH 'logs';`);
+  assert.deepEqual(rows(out.dataset), [['1', 'paid', '10', 'north']]);
+});
+
+test("naming: a name gets <name>_<id>.eds with strictly increasing ids; name.eds is one file, overwritten; no name is the pipeline's", async () => {
+  const f = folder();
+  const s = f.session();
+  for (let i = 0; i < 4; i++) {
+    f.orders([[1, 'new', 10 + i]]);
+    await cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`);
+  }
+  const ids = f.logs('logs').map(idOf);
+  assert.equal(ids.length, 4);
+  for (let i = 1; i < ids.length; i++) assert.ok(ids[i] > ids[i - 1], 'ids increase run after run');
+  const log = await f.read(`logs/${f.logs('logs')[3]}`);
+  assert.equal(log.header.executionId, String(ids[3]));
+  assert.equal(log.header.name, 'orders');
+
+  f.orders([[1, 'new', 10]]);
+  await cell(s, `${CAPTURE} CAPTURE 'fixed.eds' ON KEYS 'id' WITH PATH 'out';`);
+  const firstFixed = await f.read('out/fixed.eds');
+  f.orders([[1, 'paid', 10]]);
+  await cell(s, `${CAPTURE} CAPTURE 'fixed.eds' ON KEYS 'id' WITH PATH 'out';`);
+  assert.deepEqual(f.logs('out'), ['fixed.eds']);
+  const fixed = await f.read('out/fixed.eds');
+  assert.deepEqual(rows(fixed.upserts), [['1', 'paid', '10']], 'the second run replaced the file');
+  assert.ok(BigInt(fixed.header.executionId) > BigInt(firstFixed.header.executionId));
+  assert.deepEqual(f.files('out'), ['fixed.eds'], 'no temp file left behind');
+
+  await cell(s, '%pipeline nightly-orders');
+  await cell(s, `${CAPTURE} CAPTURE ON KEYS 'id' WITH PATH 'anon';`);
+  const [anon] = f.logs('anon');
+  assert.match(anon, /^nightly-orders_\d+\.eds$/);
+  const header = (await f.read(`anon/${anon}`)).header;
+  assert.equal(header.pipeline, 'nightly-orders');
+  assert.equal(header.name, 'nightly-orders');
+});
+
+test('PATH is a folder relative to the working directory; without PATH logs go to <workspace>/changelogs/<pipeline>/', async () => {
+  const f = folder();
+  const s = f.session();
+  f.orders([[1, 'new', 10]]);
+  const inFolder = await cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'exports/cdc';`);
+  assert.match(
+    inFolder.messages.join('\n'),
+    /^change log exports\/cdc\/orders_\d+\.eds: 1 insert, 0 updates, 0 deletes$/,
+  );
+  assert.equal(f.logs('exports/cdc').length, 1);
+
+  await cell(s, '%pipeline shop');
+  const stored = await cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id';`);
+  const store = join(f.workspace, 'changelogs', 'shop');
+  assert.equal(
+    stored.messages.join('\n'),
+    `change log ${join(store, f.logs('ws/changelogs/shop')[0])}: 1 insert, 0 updates, 0 deletes`,
+  );
+});
+
+test('%pipeline keys the CDC state: the same CAPTURE in another pipeline starts from no state', async () => {
+  const f = folder();
+  f.orders([
+    [1, 'new', 10],
+    [2, 'new', 20],
+  ]);
+  const script = `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`;
+  const a = f.session({ pipeline: 'a' });
+  await cell(a, script);
+  assert.deepEqual((await cell(a, script)).messages, ['no change since the last capture: no change log written']);
+  const b = f.session({ pipeline: 'b' });
+  assert.match((await cell(b, script)).messages.join('\n'), /: 2 inserts/, 'pipeline b has its own state');
+  await cell(b, '%pipeline a');
+  assert.deepEqual(
+    (await cell(b, script)).messages,
+    ['no change since the last capture: no change log written'],
+    '%pipeline a reads the state of a',
+  );
+  assert.ok(existsSync(join(f.workspace, 'cdc', 'a', 'orders.state')));
+  assert.ok(existsSync(join(f.workspace, 'cdc', 'b', 'orders.state')));
+});
+
+test('the delete stream rides along with the upserts: PUSH INTO HTTP in the same cell and in a later cell sends both', async () => {
+  const server = await startHttpServer(
+    (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+  );
+  servers.push(server);
+  const f = folder();
+  const s = f.session();
+  await cell(s, `%connection add api ${server.url}`);
+  const push = `PUSH INTO HTTP [api] ON_UPSERT (PUT /orders/{{id}}) PAYLOAD ({"status": "{{status}}"}) ON_DELETE (DELETE /orders/{{id}});`;
+  f.orders([
+    [1, 'new', 10],
+    [2, 'new', 20],
+    [3, 'new', 30],
+  ]);
+  await cell(s, `${CAPTURE} CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs'; ${push}`);
+  assert.deepEqual(
+    server.requests.map((r) => `${r.method} ${r.url}`),
+    ['PUT /orders/1', 'PUT /orders/2', 'PUT /orders/3'],
+  );
+  server.requests.length = 0;
+
+  f.orders([
+    [2, 'paid', 20],
+    [3, 'new', 30],
+  ]);
+  await cell(s, `${CAPTURE} CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs';`);
+  await cell(s, push);
+  assert.deepEqual(
+    server.requests.map((r) => `${r.method} ${r.url} ${r.body}`),
+    ['PUT /orders/2 {"status": "paid"}', 'DELETE /orders/1 '],
+  );
+});
+
+test('ENCRYPT_CERT or SIGN_CERT naming no certificate of the store fails before the diff: no log, no state', async () => {
+  const f = folder();
+  const s = f.session();
+  f.orders([[1, 'new', 10]]);
+  await assert.rejects(
+    cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs' ENCRYPT_CERT 'ab12';`),
+    /no certificate with thumbprint AB12 \(known: none: add PEM files to .*certs/i,
+  );
+  assert.deepEqual(f.logs('logs'), []);
+  assert.equal(existsSync(join(f.workspace, 'cdc')), false);
+});
