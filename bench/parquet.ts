@@ -67,7 +67,11 @@ export async function runParquetBench(): Promise<void> {
     const data = generate();
     const session = new Session({ workspace: join(dir, 'ws'), cwd: dir });
     session.setDataset(new Dataset(COLUMNS, data, ROWS));
-    const ours = await best(RUNS, () => session.run("SINK INTO DRIVE FORMAT PARQUET FILE 'ours.parquet';"), () => undefined);
+    const ours = await best(
+      RUNS,
+      () => session.run("SINK INTO DRIVE FORMAT PARQUET FILE 'ours.parquet';"),
+      () => undefined,
+    );
     const lib = parquetWriterLib();
     const columnData = libraryColumns(data);
     const schema = lib.schemaFromColumnData({
@@ -81,9 +85,13 @@ export async function runParquetBench(): Promise<void> {
       () => lib.parquetWriteFile({ filename: join(dir, 'direct.parquet'), columnData: untyped as never, schema, rowGroupSize: GROUP }),
       () => undefined,
     );
-    const read = await best(RUNS, () => session.run("SELECT * FROM DRIVE 'ours.parquet';"), () => {
-      if (session.dataset.rowCount !== ROWS) throw new Error('rows lost');
-    });
+    const read = await best(
+      RUNS,
+      () => session.run("SELECT * FROM DRIVE 'ours.parquet';"),
+      () => {
+        if (session.dataset.rowCount !== ROWS) throw new Error('rows lost');
+      },
+    );
     const rate = (s: number) => `${Math.round(ROWS / s).toLocaleString('en-US')} rows/s`;
     const size = (f: string) => `${(statSync(join(dir, f)).size / 1e6).toFixed(1)} MB`;
     console.log(`parquet: ${ROWS.toLocaleString('en-US')} rows × ${COLUMNS.length} typed columns, best of ${RUNS}`);

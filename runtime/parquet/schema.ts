@@ -93,7 +93,8 @@ function decimalColumn(column: Column, values: Value[]): ParquetColumn {
   const limit = 10n ** BigInt(precision);
   // Digits by text, never by arithmetic: decimal.js rounds products to its precision (20 digits).
   const unscaled = (d: Decimal): bigint => {
-    if (d.decimalPlaces() > scale) throw new ScriptError(`column '${column.name}': ${d.toFixed()} has more than ${scale} decimals (decimal(${precision},${scale})); no digit is dropped silently`, 'runtime');
+    if (d.decimalPlaces() > scale)
+      throw new ScriptError(`column '${column.name}': ${d.toFixed()} has more than ${scale} decimals (decimal(${precision},${scale})); no digit is dropped silently`, 'runtime');
     const n = BigInt(d.toFixed(scale).replace('.', ''));
     if (n >= limit || -n >= limit) throw new ScriptError(`column '${column.name}': ${d.toFixed()} does not fit decimal(${precision},${scale})`, 'runtime');
     return n;

@@ -51,8 +51,10 @@ export async function writeDriveFiles(
 
 function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput, scope: Scope): Generator<Part> {
   const file = compileTemplate(out.file!).bind(scope, rows, { fxByRow: out.filePerRow });
+  // An empty dataset still makes its (empty) file: a FILE with {{field}} then sees nulls.
+  const empty = rows.columns.map(() => null);
   const at = (folder: string, r: number) => {
-    const path = name(file(rows.row(r), r));
+    const path = name(file(r < rows.rowCount ? rows.row(r) : empty, r));
     if (path.trim() === '') throw new ScriptError('FILE evaluates to an empty name', 'runtime', out.file!.pos);
     return posix.join(out.container ?? '', folder, path);
   };
@@ -82,7 +84,8 @@ function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput,
 function dayOf(rows: Dataset, field: string, pos: Position | undefined): (r: number) => string {
   const c = rows.indexOf(field);
   if (c < 0) throw new ScriptError(`DATE_FIELD '${field}': unknown column (columns: ${rows.columns.map((x) => x.name).join(', ') || '(none)'})`, 'runtime', pos);
-  if (rows.columns[c].type.base !== 'datetime') throw new ScriptError(`DATE_FIELD '${field}' must be a datetime column, not ${rows.columns[c].type.base} (APPLY SCHEMA can convert it)`, 'runtime', pos);
+  if (rows.columns[c].type.base !== 'datetime')
+    throw new ScriptError(`DATE_FIELD '${field}' must be a datetime column, not ${rows.columns[c].type.base} (APPLY SCHEMA can convert it)`, 'runtime', pos);
   const values = rows.column(c) as (Date | null)[];
   const two = (n: number) => String(n).padStart(2, '0');
   return (r) => {
@@ -92,7 +95,15 @@ function dayOf(rows: Dataset, field: string, pos: Position | undefined): (r: num
   };
 }
 
-async function publishFile(part: Part, drive: Drive, out: DriveOutput, column: number | undefined, retry: RetryPolicy | undefined, signal: AbortSignal, written: Written): Promise<void> {
+async function publishFile(
+  part: Part,
+  drive: Drive,
+  out: DriveOutput,
+  column: number | undefined,
+  retry: RetryPolicy | undefined,
+  signal: AbortSignal,
+  written: Written,
+): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const staged = drive.stage(part.path);
     try {

@@ -44,7 +44,8 @@ export function driveOutput(format: DriveFormat, o: DriveWriteOptions, scope: Sc
   const given = (k: keyof DriveWriteOptions) => o[k] !== undefined && o[k] !== false;
   for (const k of format === 'CSV' ? [] : CSV_ONLY) if (given(k)) throw new ScriptError(`${NAMES[k]} is a CSV option; this file is ${format}`, 'semantic', pos);
   for (const k of format === 'PARQUET' ? [] : PARQUET_ONLY) if (given(k)) throw new ScriptError(`${NAMES[k]} is a Parquet option; this file is ${format}`, 'semantic', pos);
-  if (format === 'PARQUET' && o.column) throw new ScriptError("COLUMN writes a field's value as the file; a Parquet file is written from the columns (use FORMAT RAW)", 'semantic', o.column.pos);
+  if (format === 'PARQUET' && o.column)
+    throw new ScriptError("COLUMN writes a field's value as the file; a Parquet file is written from the columns (use FORMAT RAW)", 'semantic', o.column.pos);
   const cells = writerOptions({
     header: o.addHeader,
     quoting: o.forceQuoted ? 'always' : 'needed',
@@ -53,10 +54,15 @@ export function driveOutput(format: DriveFormat, o: DriveWriteOptions, scope: Sc
   });
   if (o.delimiter) cells.delimiter = delimiter(o.delimiter);
   if (o.fixedLength) cells.widths = widths(o.fixedLength);
-  if (o.commentTokens) cells.comments = o.commentTokens.value.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  if (o.commentTokens)
+    cells.comments = o.commentTokens.value
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
   if (o.dateFormat) cells.date = dateFormat(o.dateFormat);
   const rootNode = o.rootNode && evaluateText(o.rootNode, scope);
-  if (rootNode !== undefined && format === 'XML' && !XML_NAME.test(rootNode)) throw new ScriptError(`ROOT_NODE '${rootNode}' is not an XML element name`, 'semantic', o.rootNode!.pos);
+  if (rootNode !== undefined && format === 'XML' && !XML_NAME.test(rootNode))
+    throw new ScriptError(`ROOT_NODE '${rootNode}' is not an XML element name`, 'semantic', o.rootNode!.pos);
   const element = o.element ? evaluateText(o.element, scope) : 'row';
   if (o.element && format !== 'XML') throw new ScriptError(`ELEMENT names the XML element of a row; this file is ${format}`, 'semantic', o.element.pos);
   if (!XML_NAME.test(element)) throw new ScriptError(`ELEMENT '${element}' is not an XML element name`, 'semantic', o.element!.pos);

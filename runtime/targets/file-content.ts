@@ -70,7 +70,8 @@ function* fieldValues(rows: Dataset, column: number, out: DriveOutput): Generato
 export function contentColumn(rows: Dataset, out: DriveOutput): number | undefined {
   if (out.column) {
     const i = rows.indexOf(out.column.value);
-    if (i < 0) throw new ScriptError(`COLUMN '${out.column.value}': unknown column (columns: ${rows.columns.map((c) => c.name).join(', ') || '(none)'})`, 'runtime', out.column.pos);
+    if (i < 0)
+      throw new ScriptError(`COLUMN '${out.column.value}': unknown column (columns: ${rows.columns.map((c) => c.name).join(', ') || '(none)'})`, 'runtime', out.column.pos);
     return i;
   }
   if (out.format !== 'RAW') return undefined;

@@ -34,7 +34,9 @@ export function messages(results: Result[]): string[] {
 
 /** Cells in a form assert.deepEqual compares exactly: decimals as their digits with scale, bytes as hex, dates as ISO. */
 export function plain(ds: Dataset): unknown[][] {
-  return ds.rows().map((row) =>
-    row.map((v) => (v instanceof Decimal ? `D${v.toFixed()}` : v instanceof Uint8Array ? `0x${Buffer.from(v).toString('hex')}` : v instanceof Date ? v.toISOString() : v)),
-  );
+  return ds
+    .rows()
+    .map((row) =>
+      row.map((v) => (v instanceof Decimal ? `D${v.toFixed()}` : v instanceof Uint8Array ? `0x${Buffer.from(v).toString('hex')}` : v instanceof Date ? v.toISOString() : v)),
+    );
 }

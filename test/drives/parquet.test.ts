@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Decimal from 'decimal.js';
@@ -89,7 +89,15 @@ test('many row groups: 250,001 rows with ROWS_PER_GROUP 100000 read back in orde
   const n = 250_001;
   const ids = Array.from({ length: n }, (_, i) => i);
   const longs = ids.map((i) => BigInt(i) * 3_000_000_000n);
-  s.setDataset(new Dataset([{ name: 'id', type: { base: 'int' } }, { name: 'l', type: { base: 'long' } }], [ids, longs]));
+  s.setDataset(
+    new Dataset(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'l', type: { base: 'long' } },
+      ],
+      [ids, longs],
+    ),
+  );
   await s.run("SINK INTO DRIVE FORMAT PARQUET FILE 'big.parquet' ROWS_PER_GROUP 100000;");
   await s.run("SELECT * FROM DRIVE 'big.parquet';");
   assert.equal(s.dataset.rowCount, n);
@@ -101,7 +109,10 @@ test('a decimal with more decimals than its declared scale fails and leaves no f
   const { session: s, dir } = open();
   s.setDataset(Dataset.fromRows([{ name: 'p', type: { base: 'decimal', precision: 5, scale: 1 } }], [[new Decimal('1.25')]]));
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT PARQUET FILE 'p.parquet';"), /column 'p': 1.25 has more than 1 decimals \(decimal\(5,1\)\); no digit is dropped silently/);
-  assert.deepEqual(readdir(dir), []);
+  assert.deepEqual(
+    readdirSync(dir).filter((n) => n !== 'ws'),
+    [],
+  );
 });
 
 test('a file that is not Parquet is a clear error', async () => {
@@ -109,9 +120,3 @@ test('a file that is not Parquet is a clear error', async () => {
   await assert.rejects(s.run("SELECT * FROM DRIVE 'bad.parquet';"), /bad\.parquet is not a readable Parquet file/);
   await assert.rejects(s.run("SELECT * FROM DRIVE 'missing.parquet';"), /file not found: missing\.parquet/);
 });
-
-function readdir(dir: string): string[] {
-  return require('node:fs')
-    .readdirSync(dir)
-    .filter((n: string) => n !== 'ws');
-}

@@ -23,9 +23,21 @@ const columns = [
 async function captured(): Promise<{ session: Session; dir: string }> {
   const made = session();
   sessions.push(made.session);
-  made.session.setDataset(Dataset.fromRows(columns, [[1, 'new'], [2, 'new'], [3, 'new']]));
+  made.session.setDataset(
+    Dataset.fromRows(columns, [
+      [1, 'new'],
+      [2, 'new'],
+      [3, 'new'],
+    ]),
+  );
   await made.session.run("CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH INIT_ON_FIRST_RUN;");
-  made.session.setDataset(Dataset.fromRows(columns, [[1, 'new'], [2, 'paid'], [4, 'new']]));
+  made.session.setDataset(
+    Dataset.fromRows(columns, [
+      [1, 'new'],
+      [2, 'paid'],
+      [4, 'new'],
+    ]),
+  );
   return made;
 }
 
@@ -74,12 +86,20 @@ test('WITH DISCARD_ON_SUCCESS removes the change log after the files are written
 
 test('WITH DLQ_ON_ERROR moves the change log aside when writing fails; DISCARD_ON_ERROR removes it; nothing half-written', async () => {
   const { session: s, dir } = await captured();
-  await assert.rejects(s.run("CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH INIT_ON_FIRST_RUN;\nPUSH INTO DRIVE FORMAT RAW FILE 'o.txt' WITH DLQ_ON_ERROR 'failed';"), /FORMAT RAW writes one field's values/);
+  await assert.rejects(
+    s.run("CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH INIT_ON_FIRST_RUN;\nPUSH INTO DRIVE FORMAT RAW FILE 'o.txt' WITH DLQ_ON_ERROR 'failed';"),
+    /FORMAT RAW writes one field's values/,
+  );
   const [moved] = logs(dir);
   assert.match(moved, /(^|\/)failed\/[^/]+$/, moved);
   assert.equal(existsSync(join(dir, 'o.txt')), false);
   const again = await captured();
-  await assert.rejects(again.session.run("CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH INIT_ON_FIRST_RUN;\nPUSH INTO DRIVE FORMAT CSV FILE 'o.csv' DATE_FIELD 'status' WITH DISCARD_ON_ERROR;"), /must be a datetime column/);
+  await assert.rejects(
+    again.session.run(
+      "CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH INIT_ON_FIRST_RUN;\nPUSH INTO DRIVE FORMAT CSV FILE 'o.csv' DATE_FIELD 'status' WITH DISCARD_ON_ERROR;",
+    ),
+    /must be a datetime column/,
+  );
   assert.deepEqual(logs(again.dir), []);
 });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import Decimal from 'decimal.js';
 import { Dataset } from '../../runtime/index';
 import type { Session } from '../../runtime/session';
 import { messages, session, typedRows } from './helpers';
@@ -45,7 +46,15 @@ test('CSV: RFC 4180 by default; ADD_HEADER, DELIMITER, FORCE_QUOTED, DATE_FORMAT
   assert.equal(read(dir, 'opts.csv'), 'id;name;born\r\n1;Ann;2024/03/01\r\n2;#Bob Jr;2024/03/01\r\n3;"Cy;""x""";2024/03/02\r\n4;;\r\n');
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'quoted.tsv' FORCE_QUOTED DELIMITER '\\t';");
   assert.equal(read(dir, 'quoted.tsv').split('\r\n')[0], '"1"\t"  Ann  "\t"2024-03-01T10:00:00"');
-  s.setDataset(Dataset.fromRows([{ name: 'c', type: { base: 'string' } }, { name: 'n', type: { base: 'int' } }], [['#x', 1]]));
+  s.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'c', type: { base: 'string' } },
+        { name: 'n', type: { base: 'int' } },
+      ],
+      [['#x', 1]],
+    ),
+  );
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'comment.csv' COMMENT_TOKENS '#,//';");
   assert.equal(read(dir, 'comment.csv'), '"#x",1\r\n', 'a record that would read as a comment gets its first field quoted');
 });
@@ -102,7 +111,10 @@ test('RAW and COLUMN: a field value is the whole file (bytes as they are); a ZIP
   await s.run("SINK INTO DRIVE FORMAT JSON FILE 'zipped/#rndguid().json' COLUMN 'doc' FILE_PER_ROW;");
   const docs = readdirSync(join(dir, 'zipped')).map((n) => JSON.parse(read(dir, `zipped/${n}`)) as unknown[]);
   assert.deepEqual(docs.map((d) => d.length).sort(), [1, 3], 'one file per document of the batches');
-  assert.deepEqual(docs.find((d) => d.length === 1), [{ id: 4, name: null }]);
+  assert.deepEqual(
+    docs.find((d) => d.length === 1),
+    [{ id: 4, name: null }],
+  );
   s.setDataset(Dataset.fromRows([{ name: 'b', type: { base: 'bytes' } }], [[new Uint8Array([0xde, 0xad])], [new Uint8Array([0xbe, 0xef])]]));
   await s.run("SINK INTO DRIVE FORMAT RAW FILE 'blob.bin';");
   assert.deepEqual([...readFileSync(join(dir, 'blob.bin'))], [0xde, 0xad, 0xbe, 0xef]);
@@ -139,7 +151,7 @@ test('atomic: a SINK that fails keeps the old file whole and leaves no temp file
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'out/p.csv' ADD_HEADER;");
   const before = read(dir, 'out/p.csv');
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT RAW FILE 'out/p.csv' COLUMN 'missing';"));
-  s.setDataset(Dataset.fromRows([{ name: 'd', type: { base: 'decimal', precision: 3, scale: 0 } }], [[new (require('decimal.js'))('12345')]]));
+  s.setDataset(Dataset.fromRows([{ name: 'd', type: { base: 'decimal', precision: 3, scale: 0 } }], [[new Decimal('12345')]]));
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT PARQUET FILE 'out/p.csv';"), /does not fit decimal\(3,0\)/);
   assert.equal(read(dir, 'out/p.csv'), before);
   assert.deepEqual(readdirSync(join(dir, 'out')), ['p.csv'], 'no staged file left');
@@ -152,7 +164,15 @@ test('atomic: a SINK that fails keeps the old file whole and leaves no temp file
 test('a large dataset streams to its file: 300,000 rows of CSV, every line there', async () => {
   const { session: s, dir } = open();
   const n = 300_000;
-  s.setDataset(new Dataset([{ name: 'i', type: { base: 'int' } }, { name: 's', type: { base: 'string' } }], [Array.from({ length: n }, (_, i) => i), Array.from({ length: n }, (_, i) => `row ${i}`)]));
+  s.setDataset(
+    new Dataset(
+      [
+        { name: 'i', type: { base: 'int' } },
+        { name: 's', type: { base: 'string' } },
+      ],
+      [Array.from({ length: n }, (_, i) => i), Array.from({ length: n }, (_, i) => `row ${i}`)],
+    ),
+  );
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'big.csv' ADD_HEADER;");
   const lines = read(dir, 'big.csv').split('\r\n');
   assert.equal(lines.length, n + 2);
@@ -168,10 +188,31 @@ test('NDJSON read under FORMAT JSON and .jsonl: one document a line, detected; a
   });
   await s.run("SELECT * FROM DRIVE 'log.json' FORMAT JSON;");
   assert.equal(s.dataset.rowCount, 3);
-  assert.deepEqual(s.dataset.columns.map((c) => c.name), ['a', 'b', 'c']);
+  assert.deepEqual(
+    s.dataset.columns.map((c) => c.name),
+    ['a', 'b', 'c'],
+  );
   await s.run("SELECT * FROM DRIVE 'log.jsonl';");
   assert.equal(s.dataset.rowCount, 2);
   await s.run("SELECT * FROM DRIVE 'pretty.json';");
   assert.equal(s.dataset.rowCount, 1);
   await assert.rejects(s.run("SELECT * FROM DRIVE 'broken.json';"), /line 2/);
+});
+
+test('an empty dataset: SINK still writes its file (a CSV header, an empty JSON array, a Parquet schema); PUSH writes none', async () => {
+  const { session: s, dir } = open();
+  s.setDataset(people().slice(0, 0));
+  await s.run("SINK INTO DRIVE FORMAT CSV FILE 'e.csv' ADD_HEADER;\nSINK INTO DRIVE FORMAT JSON FILE 'e.json';\nSINK INTO DRIVE FORMAT PARQUET FILE 'e.parquet';");
+  assert.equal(read(dir, 'e.csv'), 'id,name,born\r\n');
+  assert.equal(read(dir, 'e.json'), '[]');
+  await s.run("SELECT * FROM DRIVE 'e.parquet';");
+  assert.deepEqual(
+    s.dataset.columns.map((c) => c.name),
+    ['id', 'name', 'born'],
+  );
+  assert.equal(s.dataset.rowCount, 0);
+  s.setDataset(people().slice(0, 0));
+  const out = await s.run("PUSH INTO DRIVE FORMAT CSV FILE 'p.csv';");
+  assert.equal(existsSync(join(dir, 'p.csv')), false);
+  assert.match(messages(out)[0], /^PUSH INTO DRIVE: 0 rows in 0 files on /);
 });
