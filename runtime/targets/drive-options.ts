@@ -27,25 +27,35 @@ export interface DriveOutput {
 
 const XML_NAME = /^[\p{L}_][\p{L}\p{N}_.-]*$/u;
 
-/** Which options a format takes, so an option the format ignores is an error rather than a surprise. */
-const CSV_ONLY: (keyof DriveWriteOptions)[] = ['addHeader', 'delimiter', 'forceQuoted', 'fixedLength', 'commentTokens'];
-const PARQUET_ONLY: (keyof DriveWriteOptions)[] = ['compression', 'rowsPerGroup'];
-const NAMES: Partial<Record<keyof DriveWriteOptions, string>> = {
-  addHeader: 'ADD_HEADER',
-  delimiter: 'DELIMITER',
-  forceQuoted: 'FORCE_QUOTED',
-  fixedLength: 'FIXED_LENGTH',
-  commentTokens: 'COMMENT_TOKENS',
-  compression: 'COMPRESSION',
-  rowsPerGroup: 'ROWS_PER_GROUP',
+/** Which formats each option applies to: an option the format would ignore is an error, not a surprise. */
+const TEXT: DriveFormat[] = ['CSV', 'JSON', 'NDJSON', 'XML', 'RAW'];
+const APPLIES: Partial<Record<keyof DriveWriteOptions, { name: string; formats: DriveFormat[] }>> = {
+  addHeader: { name: 'ADD_HEADER', formats: ['CSV'] },
+  delimiter: { name: 'DELIMITER', formats: ['CSV'] },
+  forceQuoted: { name: 'FORCE_QUOTED', formats: ['CSV'] },
+  fixedLength: { name: 'FIXED_LENGTH', formats: ['CSV'] },
+  commentTokens: { name: 'COMMENT_TOKENS', formats: ['CSV'] },
+  dateFormat: { name: 'DATE_FORMAT', formats: TEXT },
+  trim: { name: 'TRIM', formats: TEXT },
+  flatten: { name: 'FLATTEN', formats: TEXT },
+  rootNode: { name: 'ROOT_NODE', formats: ['JSON', 'XML'] },
+  element: { name: 'ELEMENT', formats: ['XML'] },
+  column: { name: 'COLUMN', formats: ['JSON', 'XML', 'RAW'] },
+  compression: { name: 'COMPRESSION', formats: ['PARQUET'] },
+  rowsPerGroup: { name: 'ROWS_PER_GROUP', formats: ['PARQUET'] },
 };
 
+function checkApplies(format: DriveFormat, o: DriveWriteOptions, pos: Text['pos']): void {
+  for (const [key, rule] of Object.entries(APPLIES) as [keyof DriveWriteOptions, { name: string; formats: DriveFormat[] }][]) {
+    const v = o[key];
+    if (v === undefined || v === false || rule.formats.includes(format)) continue;
+    const at = typeof v === 'object' ? v.pos : pos;
+    throw new ScriptError(`${rule.name} applies to ${rule.formats.join(', ')} files; this file is ${format}`, 'semantic', at);
+  }
+}
+
 export function driveOutput(format: DriveFormat, o: DriveWriteOptions, scope: Scope, pos: Text['pos']): DriveOutput {
-  const given = (k: keyof DriveWriteOptions) => o[k] !== undefined && o[k] !== false;
-  for (const k of format === 'CSV' ? [] : CSV_ONLY) if (given(k)) throw new ScriptError(`${NAMES[k]} is a CSV option; this file is ${format}`, 'semantic', pos);
-  for (const k of format === 'PARQUET' ? [] : PARQUET_ONLY) if (given(k)) throw new ScriptError(`${NAMES[k]} is a Parquet option; this file is ${format}`, 'semantic', pos);
-  if (format === 'PARQUET' && o.column)
-    throw new ScriptError("COLUMN writes a field's value as the file; a Parquet file is written from the columns (use FORMAT RAW)", 'semantic', o.column.pos);
+  checkApplies(format, o, pos);
   const cells = writerOptions({
     header: o.addHeader,
     quoting: o.forceQuoted ? 'always' : 'needed',
@@ -64,7 +74,6 @@ export function driveOutput(format: DriveFormat, o: DriveWriteOptions, scope: Sc
   if (rootNode !== undefined && format === 'XML' && !XML_NAME.test(rootNode))
     throw new ScriptError(`ROOT_NODE '${rootNode}' is not an XML element name`, 'semantic', o.rootNode!.pos);
   const element = o.element ? evaluateText(o.element, scope) : 'row';
-  if (o.element && format !== 'XML') throw new ScriptError(`ELEMENT names the XML element of a row; this file is ${format}`, 'semantic', o.element.pos);
   if (!XML_NAME.test(element)) throw new ScriptError(`ELEMENT '${element}' is not an XML element name`, 'semantic', o.element!.pos);
   return {
     format,

@@ -81,7 +81,12 @@ test('every COMPRESSION reads back; an unknown codec or a bad ROWS_PER_GROUP is 
     return true;
   });
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT PARQUET FILE 'x.parquet' ROWS_PER_GROUP 0;"), /ROWS_PER_GROUP must be a whole number of at least 1, not 0/);
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE 'x.csv' ROWS_PER_GROUP 10;"), /ROWS_PER_GROUP is a Parquet option; this file is CSV/);
+  await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE 'x.csv' ROWS_PER_GROUP 10;"), /ROWS_PER_GROUP applies to PARQUET files; this file is CSV/);
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT PARQUET FILE 'x.parquet' DATE_FORMAT 'yyyy';"),
+    /DATE_FORMAT applies to CSV, JSON, NDJSON, XML, RAW files; this file is PARQUET/,
+  );
+  await assert.rejects(s.run("SINK INTO DRIVE FORMAT PARQUET FILE 'x.parquet' COLUMN 'id';"), /COLUMN applies to JSON, XML, RAW files; this file is PARQUET/);
 });
 
 test('many row groups: 250,001 rows with ROWS_PER_GROUP 100000 read back in order', async () => {

@@ -66,7 +66,7 @@ test('CSV FIXED_LENGTH pads or cuts each field to its width; a width count that 
   assert.equal(read(dir, 'fixed.txt').split('\r\n')[0], '1    Ann 2024-03-01');
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE 'fixed.txt' FIXED_LENGTH '3,6';"), /gives 2 widths for 3 fields/);
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE 'f.txt' FIXED_LENGTH '3,x';"), /FIXED_LENGTH '3,x': 'x' is not a width of at least 1/);
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT JSON FILE 'f.json' ADD_HEADER;"), /ADD_HEADER is a CSV option; this file is JSON/);
+  await assert.rejects(s.run("SINK INTO DRIVE FORMAT JSON FILE 'f.json' ADD_HEADER;"), /ADD_HEADER applies to CSV files; this file is JSON/);
 });
 
 test('JSON: an array of typed objects (longs and decimals exact), under ROOT_NODE when given; NDJSON one object a line', async () => {
@@ -101,7 +101,7 @@ test('XML: a document under ROOT_NODE (default root), each row an ELEMENT (defau
   assert.equal(s.dataset.rowCount, 4);
   s.setDataset(people());
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT XML FILE 'q.xml' ELEMENT '1bad';"), /ELEMENT '1bad' is not an XML element name/);
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT JSON FILE 'q.json' ELEMENT 'x';"), /ELEMENT names the XML element of a row; this file is JSON/);
+  await assert.rejects(s.run("SINK INTO DRIVE FORMAT JSON FILE 'q.json' ELEMENT 'x';"), /ELEMENT applies to XML files; this file is JSON/);
 });
 
 test('RAW and COLUMN: a field value is the whole file (bytes as they are); a ZIP COLUMN document becomes one file', async () => {
