@@ -7,6 +7,7 @@ import { compileTemplate } from '../functions/evaluate';
 import { backoff, sleep } from '../http/retry';
 import type { RetryPolicy } from '../script/ast';
 import type { Scope } from '../scope';
+import { atArgument } from '../commands/at-argument';
 import type { DriveOutput } from './drive-options';
 import { contentColumn, writeContent } from './file-content';
 
@@ -50,7 +51,7 @@ export async function writeDriveFiles(
 }
 
 function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput, scope: Scope): Generator<Part> {
-  const file = compileTemplate(out.file!).bind(scope, rows, { fxByRow: out.filePerRow });
+  const file = atArgument(out.file, () => compileTemplate(out.file!).bind(scope, rows, { fxByRow: out.filePerRow }));
   // An empty dataset still makes its (empty) file: a FILE with {{field}} then sees nulls.
   const empty = rows.columns.map(() => null);
   const at = (folder: string, r: number) => {
@@ -60,7 +61,16 @@ function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput,
   };
   const day = out.dateField ? dayOf(rows, out.dateField.value, out.dateField.pos) : undefined;
   if (out.filePerRow) {
-    for (let r = 0; r < rows.rowCount; r++) yield { path: at(day?.(r) ?? '', r), rows: rows.slice(r, r + 1) };
+    // Every name first: two rows naming the same file would silently lose one, so nothing is written then.
+    const paths = new Map<string, number>();
+    for (let r = 0; r < rows.rowCount; r++) {
+      const path = at(day?.(r) ?? '', r);
+      const first = paths.get(path);
+      if (first !== undefined)
+        throw new ScriptError(`FILE_PER_ROW: rows ${first + 1} and ${r + 1} both name the file '${path}'; add a field that tells them apart to FILE`, 'runtime', out.file!.pos);
+      paths.set(path, r);
+    }
+    for (const [path, r] of paths) yield { path, rows: rows.slice(r, r + 1) };
     return;
   }
   if (!day) {

@@ -133,6 +133,16 @@ test('FILE_PER_ROW: FILE evaluated per row with {{field}} and functions; each fi
   assert.equal(new Set(names.map((n) => n.slice(2))).size, 4, '#rndguid() is evaluated per row');
   assert.deepEqual(JSON.parse(readFileSync(join(dir, 'people', names[2]), 'utf8')), { id: 3, name: 'Cy;"x"', born: '2024-03-02T08:30:00' });
   assert.match(messages(out)[0], /^SINK INTO DRIVE: 4 rows in 4 files on .*: people\/1-.*…$/);
+  await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE 'same/x.csv' FILE_PER_ROW;"), (e: Error) => {
+    assert.match(e.message, /FILE_PER_ROW: rows 1 and 2 both name the file 'same\/x\.csv'; add a field that tells them apart to FILE/);
+    return true;
+  });
+  assert.equal(existsSync(join(dir, 'same')), false, 'nothing written when two rows name one file');
+  await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE '{{nope}}.csv' FILE_PER_ROW;"), (e: Error & { position?: { column: number } }) => {
+    assert.match(e.message, /nope/);
+    assert.equal(e.position?.column, 34, 'at the FILE text');
+    return true;
+  });
 });
 
 test('CONTAINER is a folder under the drive; DATE_FIELD writes one file per day under yyyy/MM/dd (undated rows apart)', async () => {
