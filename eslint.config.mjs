@@ -106,7 +106,7 @@ export default defineConfig(
       // These load on first use, not with the interpreter (startup time: see the comment at each require).
       '@typescript-eslint/no-require-imports': [
         'error',
-        { allow: ['^undici$', '^node-forge$', '^basic-ftp$', '^\\./backend$'] },
+        { allow: ['^undici$', '^node-forge$', '^basic-ftp$', '^hyparquet$', '^hyparquet-writer$', '^\\./backend$'] },
       ],
       // node:test's test() and describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [

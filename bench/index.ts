@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   writers: async () => (await import('./writers')).runWritersBench(),
   cdc: async () => (await import('./cdc')).runCdcBench(),
   changelog: async () => (await import('./changelog')).runChangeLogBench(),
+  parquet: async () => (await import('./parquet')).runParquetBench(),
 };
 
 async function main(): Promise<void> {

@@ -82,9 +82,13 @@ export class Session implements SessionEnv, MagicHost {
     return this.interactive.dataset;
   }
 
-  /** Makes `dataset` the interactive pipeline (an embedder's data, a webhook payload taken into the session). */
+  /**
+   * Makes `dataset` the interactive pipeline (an embedder's data, a webhook payload taken into the
+   * session). The change log of the pipeline it replaces does not come along: a PUSH after it plays
+   * the new dataset.
+   */
   setDataset(dataset: Dataset): void {
-    this.interactive = { ...this.interactive, dataset };
+    this.interactive = { ...this.interactive, dataset, changeLog: undefined };
   }
 
   /** %reset: a new empty pipeline; workspace, connections and variables stay. */

@@ -8,7 +8,7 @@ import { compileValue } from '../functions/evaluate';
 import type { AddColumn, FormatSpec } from '../script/ast';
 import type { Scope } from '../scope';
 import { parseFormatOptions, rowWriter, selectFields } from '../writers';
-import { atArgument } from './at-argument';
+import { atArgument } from '../at-argument';
 import type { Command } from './command';
 
 /**

@@ -10,7 +10,7 @@ import type { ApplyHttp, Text } from '../script/ast';
 import { concatDatasets } from '../sources/concat';
 import { Page } from '../sources/http/read';
 import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
-import { atArgument } from './at-argument';
+import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
 import { bodyRetry, statusCodes } from './http-options';
 import { pageRows, responseRow } from './select-http';

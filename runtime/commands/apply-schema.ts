@@ -6,7 +6,7 @@ import { ScriptError, toScriptError } from '../errors';
 import { compileValue } from '../functions/evaluate';
 import type { ApplySchema, SchemaColumnSpec } from '../script/ast';
 import type { Scope } from '../scope';
-import { atArgument } from './at-argument';
+import { atArgument } from '../at-argument';
 import type { Command } from './command';
 
 /**

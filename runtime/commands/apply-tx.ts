@@ -1,7 +1,7 @@
 import type { Dataset } from '../dataset/dataset';
 import { ScriptError } from '../errors';
 import { compileTx, transformColumn } from '../sources/tx';
-import { atArgument } from './at-argument';
+import { atArgument } from '../at-argument';
 import type { ApplyTx } from '../script/ast';
 import type { Command } from './command';
 import { floatsAsDecimal } from './settings';

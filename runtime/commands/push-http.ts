@@ -8,10 +8,10 @@ import { bodyStart, decodeBody, describeCall, statusError, type CallContext } fr
 import { sendWithRetries, type RetryRules } from '../http/retry';
 import type { HttpSection, PushHttp } from '../script/ast';
 import { batchCount, batchSize } from '../targets/batches';
-import { applyOutcome, checkDlqFolder, type OutcomeOptions } from '../targets/outcome';
+import { applyOutcome, outcomeOptions } from '../targets/outcome';
 import { clearProgress, readProgress, writeProgress, type PushProgress } from '../targets/resume';
 import type { HttpConnection } from '../workspace/connections';
-import { atArgument } from './at-argument';
+import { atArgument } from '../at-argument';
 import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
 import { bodyRetry, statusCodes, userRegex } from './http-options';
@@ -45,7 +45,7 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
   // No change log: the dataset is the upsert stream, and the delete stream is empty with the same columns.
   const streams = log ?? { upserts: input, deletes: Dataset.fromRows(input.columns, []), keys: [], executionId: ctx.run.executionId, file: undefined };
   const connection = stmt.connection && atArgument(stmt.connection, () => ctx.session.connections.getOf(stmt.connection!.name, 'http'));
-  const outcome = outcomeOptions(stmt, ctx);
+  const outcome = outcomeOptions(stmt.options, ctx);
   const sections = [
     { section: stmt.onUpsert, stream: 'upsert' as const, rows: streams.upserts },
     { section: stmt.onDelete, stream: 'delete' as const, rows: streams.deletes },
@@ -68,12 +68,6 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
   const note = await applyOutcome(log?.file, true, outcome);
   if (note) ctx.emit({ kind: 'message', text: note });
 };
-
-function outcomeOptions(stmt: PushHttp, ctx: CommandContext): OutcomeOptions {
-  const o = stmt.options;
-  const dlq = o.dlqOnError && { folder: checkDlqFolder(evaluateText(o.dlqOnError, ctx), o.dlqOnError.pos), pos: o.dlqOnError.pos };
-  return { discardOnSuccess: o.discardOnSuccess, discardOnError: o.discardOnError, dlq };
-}
 
 /** One ON_UPSERT or ON_DELETE section, compiled before the first call so a mistake sends nothing. */
 class SectionPush {

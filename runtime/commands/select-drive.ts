@@ -5,7 +5,7 @@ import { concatDatasets } from '../sources/concat';
 import { isCsvOptions, parseCsvOptions } from '../sources/csv/options';
 import { driveFiles, readDriveFile, type DriveRead } from '../sources/files/drive';
 import { PagePipeline } from './apply-pipeline';
-import { atArgument } from './at-argument';
+import { atArgument } from '../at-argument';
 import type { SelectDrive } from '../script/ast';
 import type { Command } from './command';
 import { floatsAsDecimal } from './settings';

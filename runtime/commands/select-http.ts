@@ -10,7 +10,7 @@ import { MAX_PAGES, Pager } from '../sources/http/paging';
 import { readPages, type Page } from '../sources/http/read';
 import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan } from '../sources/tx';
 import { PagePipeline } from './apply-pipeline';
-import { atArgument } from './at-argument';
+import { atArgument } from '../at-argument';
 import type { Command } from './command';
 import { floatsAsDecimal } from './settings';
 

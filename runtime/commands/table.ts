@@ -11,9 +11,11 @@ import { capture } from './capture';
 import { exit } from './exit';
 import { load } from './load';
 import { print } from './print';
+import { pushDrive } from './push-drive';
 import { pushHttp } from './push-http';
 import { selectDrive } from './select-drive';
 import { selectHttp } from './select-http';
+import { sinkDrive } from './sink-drive';
 import { zipColumn } from './zip-column';
 
 /** Statement kind → the command giving it meaning. */
@@ -35,9 +37,11 @@ export const COMMANDS: CommandTable = {
   Exit: exit,
   Load: load,
   Print: print,
+  PushDrive: pushDrive,
   PushHttp: pushHttp,
   SelectDrive: selectDrive,
   SelectHttp: selectHttp,
+  SinkDrive: sinkDrive,
   ZipColumn: zipColumn,
 };
 

@@ -67,7 +67,8 @@ export async function sendWithRetries(request: HttpRequest, call: CallContext, r
   }
 }
 
-function backoff(policy: NonNullable<RetryRules['policy']>, attempt: number): number {
+/** Seconds before retry `attempt` (0-based) of a WITH RETRY policy; PUSH INTO DRIVE waits the same way. */
+export function backoff(policy: NonNullable<RetryRules['policy']>, attempt: number): number {
   const base = policy.kind === 'EXPONENTIAL' ? policy.seconds * 2 ** attempt : policy.seconds;
   return base * (0.8 + Math.random() * 0.4);
 }
@@ -94,7 +95,8 @@ function asksToRetry(response: HttpResponse, rule: NonNullable<RetryRules['body'
   return rule.regex ? rule.regex.test(text) : rule.text !== undefined && text.includes(rule.text);
 }
 
-function sleep(seconds: number, signal: AbortSignal): Promise<void> {
+/** Waits, or rejects with a cancelled ScriptError when the run is cancelled first. */
+export function sleep(seconds: number, signal: AbortSignal): Promise<void> {
   if (seconds <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const done = () => {

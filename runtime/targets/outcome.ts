@@ -1,6 +1,8 @@
 import { posix } from 'node:path';
 import { ScriptError, type Position } from '../errors';
-import type { ChangeLogFile } from '../scope';
+import { evaluateText } from '../functions/evaluate';
+import type { TargetOptions } from '../script/ast';
+import type { ChangeLogFile, Scope } from '../scope';
 
 /**
  * What becomes of a change log after a target played it (spec §3, WITH options of PUSH HTTP, PUSH
@@ -13,6 +15,12 @@ export interface OutcomeOptions {
   discardOnError: boolean;
   /** The evaluated DLQ_ON_ERROR folder, and where it was written. */
   dlq?: { folder: string; pos?: Position };
+}
+
+/** A target statement's WITH options, the DLQ folder evaluated and checked before anything is sent or written. */
+export function outcomeOptions(o: TargetOptions, scope: Scope): OutcomeOptions {
+  const dlq = o.dlqOnError && { folder: checkDlqFolder(evaluateText(o.dlqOnError, scope), o.dlqOnError.pos), pos: o.dlqOnError.pos };
+  return { discardOnSuccess: o.discardOnSuccess, discardOnError: o.discardOnError, dlq };
 }
 
 /** A DLQ folder is a subfolder of the log's folder: a relative path without `..`. */

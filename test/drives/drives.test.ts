@@ -16,10 +16,17 @@ async function roundTrip(drive: Drive, visible: (path: string) => string[]): Pro
   assert.deepEqual(await drive.list('logs'), [], 'a missing folder lists as empty');
   const staged = drive.stage('logs/a.eds');
   writeFileSync(staged, 'first');
-  assert.deepEqual(visible('logs').filter((n) => n.endsWith('.eds')), [], 'a staged file is not visible under its name');
+  assert.deepEqual(
+    visible('logs').filter((n) => n.endsWith('.eds')),
+    [],
+    'a staged file is not visible under its name',
+  );
   await drive.publish(staged, 'logs/a.eds');
   assert.equal(existsSync(staged), false, 'the staged file is gone after publishing');
-  assert.deepEqual((await drive.list('logs')).map((e) => [e.name, e.size]), [['a.eds', 5]]);
+  assert.deepEqual(
+    (await drive.list('logs')).map((e) => [e.name, e.size]),
+    [['a.eds', 5]],
+  );
   const again = drive.stage('logs/a.eds');
   writeFileSync(again, 'second!');
   await drive.publish(again, 'logs/a.eds');
@@ -29,10 +36,17 @@ async function roundTrip(drive: Drive, visible: (path: string) => string[]): Pro
   assert.equal(await drive.exists('logs/a.eds'), true);
   await drive.move('logs/a.eds', 'logs/dlq/a.eds');
   assert.equal(await drive.exists('logs/a.eds'), false);
-  assert.deepEqual((await drive.list('logs/dlq')).map((e) => e.name), ['a.eds']);
+  assert.deepEqual(
+    (await drive.list('logs/dlq')).map((e) => e.name),
+    ['a.eds'],
+  );
   await drive.remove('logs/dlq/a.eds');
   assert.deepEqual(await drive.list('logs/dlq'), []);
-  assert.deepEqual(visible('logs').filter((n) => n.includes('.tmp')), [], 'no temp file left behind');
+  assert.deepEqual(
+    visible('logs').filter((n) => n.includes('.tmp')),
+    [],
+    'no temp file left behind',
+  );
 }
 
 test('a local folder drive: durable publish, list, fetch, move, remove', async () => {

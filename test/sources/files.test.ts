@@ -129,7 +129,7 @@ test('missing and unreadable files, folders and unknown extensions are clear err
   await assert.rejects(session.run("SELECT * FROM DRIVE 'nope.csv';"), /file not found: nope\.csv/);
   await assert.rejects(session.run("SELECT * FROM DRIVE 'sub' FORMAT CSV;"), /sub is a folder, not a file/);
   await assert.rejects(session.run("SELECT * FROM DRIVE 'data.bin';"), /cannot tell the format of '.*data\.bin'.*add FORMAT/);
-  await assert.rejects(session.run("SELECT * FROM DRIVE 'sub/x.csv' FORMAT PARQUET;"), /PARQUET files is not supported/);
+  await assert.rejects(session.run("SELECT * FROM DRIVE 'sub/x.csv' FORMAT PARQUET;"), /sub\/x\.csv is not a readable Parquet file: /);
   await assert.rejects(session.run("SELECT * FROM DRIVE 'sub/x.csv' FORMAT JSON;"), /sub\/x\.csv: invalid JSON/);
   if (process.getuid?.() !== 0) {
     chmodSync(join(dir, 'secret.csv'), 0o000);

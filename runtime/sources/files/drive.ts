@@ -3,8 +3,9 @@ import type { Dataset } from '../../dataset/dataset';
 import { ScriptError } from '../../errors';
 import type { DriveFormat } from '../../script/ast';
 import { isCsvOptions, parseCsvOptions, DEFAULT_CSV, type CsvOptions } from '../csv/options';
+import { readParquetFile } from '../../parquet/read';
 import { displayPath, expandGlob, isGlob } from './glob';
-import { formatOf, readCsvFile, readText, shapeText, sniffFormat, type FileShape } from './load';
+import { formatOf, readCsvFile, readText, shapeText, sniffFormat, type FileFormat, type FileShape } from './load';
 
 /** A SELECT FROM DRIVE with its texts evaluated. */
 export interface DriveRead {
@@ -37,7 +38,16 @@ export async function driveFiles(read: DriveRead): Promise<DriveFile[]> {
 
 /** Reads one file into a dataset, shaped by the read's FORMAT, OPTIONS and APPLY TX. */
 export async function readDriveFile(file: DriveFile, read: DriveRead, signal?: AbortSignal): Promise<Dataset> {
-  let format = formatOf(file.full, read.format);
+  const format = formatOf(file.full, read.format);
+  if (format === 'PARQUET') {
+    if (read.tx !== undefined || read.options !== undefined) throw new ScriptError(`${file.display} is read as PARQUET: its columns come from the file, without OPTIONS or APPLY TX`, 'semantic');
+    return readParquetFile(file.full, file.display);
+  }
+  return readTextFile(file, read, format, signal);
+}
+
+async function readTextFile(file: DriveFile, read: DriveRead, fileFormat: FileFormat, signal?: AbortSignal): Promise<Dataset> {
+  let format = fileFormat;
   const docPath = read.tx !== undefined && !isCsvOptions(read.tx) ? read.tx : undefined;
   if (docPath !== undefined && format === 'CSV') throw new ScriptError(`APPLY TX '${docPath}' is a document path; CSV files take CSV options ('headers:1 delimiter:;')`, 'semantic');
   if (read.tx !== undefined && docPath === undefined) format = 'CSV';

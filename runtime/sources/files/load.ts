@@ -13,7 +13,7 @@ import type { CsvOptions } from '../csv/options';
 
 export type FileFormat = 'CSV' | 'JSON' | 'NDJSON' | 'XML' | 'RAW';
 
-const BY_EXTENSION: Record<string, FileFormat> = {
+const BY_EXTENSION: Record<string, DriveFormat> = {
   '.csv': 'CSV',
   '.tsv': 'CSV',
   '.txt': 'RAW',
@@ -21,14 +21,14 @@ const BY_EXTENSION: Record<string, FileFormat> = {
   '.ndjson': 'NDJSON',
   '.jsonl': 'NDJSON',
   '.xml': 'XML',
+  '.parquet': 'PARQUET',
 };
 
 /** The format FORMAT names, or the one the file extension implies. */
-export function formatOf(file: string, explicit: DriveFormat | undefined): FileFormat {
-  if (explicit === 'PARQUET') throw new ScriptError('reading PARQUET files is not supported; FORMAT CSV, JSON, NDJSON, XML or RAW', 'unsupported');
+export function formatOf(file: string, explicit: DriveFormat | undefined): DriveFormat {
   if (explicit) return explicit;
   const format = BY_EXTENSION[extname(file).toLowerCase()];
-  if (!format) throw new ScriptError(`cannot tell the format of '${file}' from its extension; add FORMAT CSV|JSON|NDJSON|XML|RAW`, 'semantic');
+  if (!format) throw new ScriptError(`cannot tell the format of '${file}' from its extension; add FORMAT CSV|JSON|NDJSON|XML|RAW|PARQUET`, 'semantic');
   return format;
 }
 
@@ -86,7 +86,7 @@ export function shapeText(text: string, format: FileFormat, shape: FileShape, di
     case 'XML':
       return selectDataset(parseXml(text, display), 'xml', compilePath(shape.path, 'xml'), shape);
     case 'JSON':
-      return selectDataset(parseJson(text, display), 'json', compilePath(shape.path, 'json'), shape);
+      return selectDataset(looksLikeLines(text) ? parseLines(text, display) : parseJson(text, display), 'json', compilePath(shape.path, 'json'), shape);
     case 'NDJSON':
       return selectDataset(parseLines(text, display), 'json', compilePath(shape.path, 'json'), shape);
   }
@@ -101,6 +101,24 @@ function parseLines(text: string, display: string): unknown[] {
     if (line.trim() !== '') out.push(parseJson(line, display, i + 1));
   }
   return out;
+}
+
+/**
+ * Newline-delimited JSON under FORMAT JSON or a .json name (exports and logs often come so): the first
+ * non-blank line is a whole object or array by itself and more text follows it. A pretty-printed
+ * document never has a complete value on its first line, so it is not mistaken for lines.
+ */
+function looksLikeLines(text: string): boolean {
+  const start = text.search(/\S/);
+  if (start < 0 || (text[start] !== '{' && text[start] !== '[')) return false;
+  const end = text.indexOf('\n', start);
+  if (end < 0 || text.slice(end).trim() === '') return false;
+  try {
+    JSON.parse(text.slice(start, end));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The document kind of a RAW text given a document path: by its first character. */

@@ -1,4 +1,4 @@
-import { toScriptError, type Position } from '../errors';
+import { toScriptError, type Position } from './errors';
 
 /**
  * Runs one step of a command "at" one of its arguments (a file path, an ON column, a connection, a

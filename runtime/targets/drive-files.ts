@@ -1,0 +1,139 @@
+import { rmSync } from 'node:fs';
+import { posix } from 'node:path';
+import type { Dataset } from '../dataset/dataset';
+import type { Drive } from '../drives';
+import { ScriptError, type Position } from '../errors';
+import { compileTemplate } from '../functions/evaluate';
+import { backoff, sleep } from '../http/retry';
+import type { RetryPolicy } from '../script/ast';
+import type { Scope } from '../scope';
+import { atArgument } from '../at-argument';
+import type { DriveOutput } from './drive-options';
+import { contentColumn, writeContent } from './file-content';
+
+/** One file to write: where, and its rows. */
+interface Part {
+  path: string;
+  rows: Dataset;
+}
+
+/** What a write did, for the statement's message. */
+export interface Written {
+  files: string[];
+  rows: number;
+  retries: number;
+}
+
+/** Rows without a date go to this folder under DATE_FIELD. */
+const UNDATED = 'undated';
+
+/**
+ * Writes a dataset as files on a drive (docs/drives.md): one file, one per day of DATE_FIELD, or one per
+ * row (FILE_PER_ROW, the name evaluated per row), under CONTAINER. Each file is written to a staged
+ * copy and published under its name in one step, so a reader sees the old file or the whole new one;
+ * a failure leaves no partial file. WITH RETRY repeats a failed publish (an FTP upload) per its policy.
+ */
+export async function writeDriveFiles(
+  rows: Dataset,
+  name: (file: string) => string,
+  drive: Drive,
+  out: DriveOutput,
+  scope: Scope & { signal: AbortSignal },
+  retry: RetryPolicy | undefined,
+  written: Written,
+): Promise<void> {
+  const column = contentColumn(rows, out);
+  for (const part of parts(rows, name, out, scope)) {
+    await publishFile(part, drive, out, column, retry, scope.signal, written);
+    written.files.push(part.path);
+    written.rows += part.rows.rowCount;
+  }
+}
+
+function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput, scope: Scope): Generator<Part> {
+  const file = atArgument(out.file, () => compileTemplate(out.file!).bind(scope, rows, { fxByRow: out.filePerRow }));
+  // An empty dataset still makes its (empty) file: a FILE with {{field}} then sees nulls.
+  const empty = rows.columns.map(() => null);
+  const at = (folder: string, r: number) => {
+    const path = name(file(r < rows.rowCount ? rows.row(r) : empty, r));
+    if (path.trim() === '') throw new ScriptError('FILE evaluates to an empty name', 'runtime', out.file!.pos);
+    return posix.join(out.container ?? '', folder, path);
+  };
+  const day = out.dateField ? dayOf(rows, out.dateField.value, out.dateField.pos) : undefined;
+  if (out.filePerRow) {
+    // Every name first: two rows naming the same file would silently lose one, so nothing is written then.
+    const paths = new Map<string, number>();
+    for (let r = 0; r < rows.rowCount; r++) {
+      const path = at(day?.(r) ?? '', r);
+      const first = paths.get(path);
+      if (first !== undefined)
+        throw new ScriptError(`FILE_PER_ROW: rows ${first + 1} and ${r + 1} both name the file '${path}'; add a field that tells them apart to FILE`, 'runtime', out.file!.pos);
+      paths.set(path, r);
+    }
+    for (const [path, r] of paths) yield { path, rows: rows.slice(r, r + 1) };
+    return;
+  }
+  if (!day) {
+    yield { path: at('', 0), rows };
+    return;
+  }
+  const groups = new Map<string, number[]>();
+  for (let r = 0; r < rows.rowCount; r++) {
+    const d = day(r);
+    const g = groups.get(d);
+    if (g) g.push(r);
+    else groups.set(d, [r]);
+  }
+  for (const folder of [...groups.keys()].sort()) {
+    const indices = groups.get(folder)!;
+    yield { path: at(folder, indices[0]), rows: rows.pick(indices) };
+  }
+}
+
+/** DATE_FIELD: the `yyyy/MM/dd` folder of each row's date (UTC, as datetimes are written), or `undated`. */
+function dayOf(rows: Dataset, field: string, pos: Position | undefined): (r: number) => string {
+  const c = rows.indexOf(field);
+  if (c < 0) throw new ScriptError(`DATE_FIELD '${field}': unknown column (columns: ${rows.columns.map((x) => x.name).join(', ') || '(none)'})`, 'runtime', pos);
+  if (rows.columns[c].type.base !== 'datetime')
+    throw new ScriptError(`DATE_FIELD '${field}' must be a datetime column, not ${rows.columns[c].type.base} (APPLY SCHEMA can convert it)`, 'runtime', pos);
+  const values = rows.column(c) as (Date | null)[];
+  const two = (n: number) => String(n).padStart(2, '0');
+  return (r) => {
+    const d = values[r];
+    if (d === null || Number.isNaN(d.getTime())) return UNDATED;
+    return `${d.getUTCFullYear()}/${two(d.getUTCMonth() + 1)}/${two(d.getUTCDate())}`;
+  };
+}
+
+async function publishFile(
+  part: Part,
+  drive: Drive,
+  out: DriveOutput,
+  column: number | undefined,
+  retry: RetryPolicy | undefined,
+  signal: AbortSignal,
+  written: Written,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const staged = drive.stage(part.path);
+    try {
+      await writeContent(staged, part.rows, out, column, out.filePerRow);
+    } catch (e) {
+      // What the rows hold does not change on a retry: a content error fails at once.
+      rmSync(staged, { force: true });
+      throw e;
+    }
+    try {
+      await drive.publish(staged, part.path);
+      return;
+    } catch (e) {
+      rmSync(staged, { force: true });
+      if (!retry || attempt >= retry.count || (e instanceof ScriptError && e.kind === 'cancelled')) {
+        if (attempt === 0) throw e;
+        throw new ScriptError(`${(e as Error).message} (after ${attempt} ${attempt === 1 ? 'retry' : 'retries'})`, 'runtime');
+      }
+      written.retries++;
+      await sleep(backoff(retry, attempt), signal);
+    }
+  }
+}
