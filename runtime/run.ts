@@ -49,6 +49,7 @@ export class Run implements RunState {
   readonly signal: AbortSignal;
   readonly emit: (result: Result) => void;
   private readonly commands: CommandTable;
+  private readonly endTasks: (() => Promise<void>)[] = [];
 
   constructor(
     readonly session: SessionEnv,
@@ -80,6 +81,22 @@ export class Run implements RunState {
       if (e.dataset) {
         this.dataset = e.dataset;
         this.changed = true;
+      }
+    } finally {
+      await this.end();
+    }
+  }
+
+  atEnd(task: () => Promise<void>): void {
+    this.endTasks.push(task);
+  }
+
+  private async end(): Promise<void> {
+    for (const task of this.endTasks.splice(0).reverse()) {
+      try {
+        await task();
+      } catch (e) {
+        this.emit({ kind: 'warning', text: toScriptError(e).message });
       }
     }
   }

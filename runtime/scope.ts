@@ -42,6 +42,11 @@ export interface RunState {
   /** Reserved pipeline variables (@executionId, @highwatermark…) → values. */
   readonly pipelineVariables: Map<string, Value>;
   lastHttp?: LastHttp;
+  /**
+   * Work for when the run ends, however it ends (SINK INTO DB … AUTO_CLEAN drops its table): run in
+   * the reverse order of registration; a failure becomes a warning.
+   */
+  atEnd(task: () => Promise<void>): void;
 }
 
 /** What a statement, a template or a function evaluates against. */

@@ -6,10 +6,14 @@ import { applyFilter } from './apply-filter';
 import { applyPipeline } from './apply-pipeline';
 import { applySchema } from './apply-schema';
 import { applyTx } from './apply-tx';
+import { execOnDb } from './exec-db';
 import { exit } from './exit';
+import { merge } from './merge';
 import { print } from './print';
+import { selectDb } from './select-db';
 import { selectDrive } from './select-drive';
 import { selectHttp } from './select-http';
+import { sinkDb } from './sink-db';
 import { zipColumn } from './zip-column';
 
 /** Statement kind → the command giving it meaning. */
@@ -26,10 +30,14 @@ export const COMMANDS: CommandTable = {
   ApplyPipeline: applyPipeline,
   ApplySchema: applySchema,
   ApplyTx: applyTx,
+  ExecOnDb: execOnDb,
   Exit: exit,
+  Merge: merge,
   Print: print,
+  SelectDb: selectDb,
   SelectDrive: selectDrive,
   SelectHttp: selectHttp,
+  SinkDb: sinkDb,
   ZipColumn: zipColumn,
 };
 

@@ -3,7 +3,7 @@ import type { Position } from '../errors';
 import type {
   AddColumn, ApplyFilter, ApplyHttp, ApplyPipeline, ApplySchema, ApplyTx, Capture, ConnectionRef, DocFormat, DriveFormat,
   DriveWriteOptions, Exit, ExecOnDb, HttpOptions, HttpSection, Load, Merge, PagingMode, PushDb, PushHttp,
-  RetryOptions, RetryPolicy, SelectDrive, SelectHttp, SinkDb, SinkDrive, TargetOptions, Text, TraceSpec, TxSpec, ZipColumn,
+  RetryOptions, RetryPolicy, SelectDb, SelectDrive, SelectHttp, SinkDb, SinkDrive, TargetOptions, Text, TraceSpec, TxSpec, ZipColumn,
   PushDrive,
 } from './ast';
 import { KW, type KeywordName } from './tokens';
@@ -312,6 +312,15 @@ function requireFormat(n: { format?: string }, c: SetContext): void {
 
 export const SELECT_HTTP: OptionSet<Body<SelectHttp>> = { options: [...READ_OPTIONS, ...HTTP_OPTIONS] };
 export const APPLY_HTTP: OptionSet<Body<ApplyHttp>> = { options: [READ_OPTIONS[0], ...HTTP_OPTIONS] };
+
+const selectDb = builder<Body<SelectDb>>();
+export const SELECT_DB: OptionSet<Body<SelectDb>> = {
+  options: [
+    selectDb.pipeline('APPLY PIPELINE', 'statements run once per page of rows', (n, v) => {
+      n.pipeline = v as ApplyPipeline;
+    }),
+  ],
+};
 
 const selectDrive = builder<Body<SelectDrive>>();
 export const SELECT_DRIVE: OptionSet<Body<SelectDrive>> = {

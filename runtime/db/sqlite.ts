@@ -1,0 +1,298 @@
+import Database from 'better-sqlite3';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { converterTo } from '../dataset/convert';
+import { Dataset } from '../dataset/dataset';
+import { formatValue } from '../dataset/format-value';
+import { STRING, type Column, type ColumnType, type Value } from '../dataset/types';
+import { uniqueName } from '../docpath/typing';
+import { ScriptError } from '../errors';
+import { SQLITE } from './dialect';
+import { PAGE_ROWS, type BulkRows, type DbSession, type Engine, type PageHandler, type Prepared, type TableColumn, type TableName } from './engine';
+import { cancelled, engineError } from './errors';
+import { SerialLock } from './lock';
+import { sqliteColumnType } from './types';
+import { bytesView, sqliteEncoder, sqliteValue, type SqliteValue } from './values';
+
+/** Rows written or read between two yields to the event loop (Ctrl-C and the kernel's heartbeat wait that long). */
+const BATCH_ROWS = 5_000;
+
+/** better-sqlite3's message when a write comes while a query on the connection is still being read. */
+const BUSY_READING = 'This database connection is busy executing a query';
+
+/**
+ * A SQLite database file through better-sqlite3: one connection per file for the session. The driver
+ * is synchronous, so reads and writes go in batches with a turn of the event loop between them, where
+ * the run's signal is checked.
+ */
+export class SqliteEngine implements Engine {
+  readonly dialect = SQLITE;
+  private readonly db: Database.Database;
+  private readonly lock = new SerialLock();
+  private readonly connection: DbSession;
+  private savepoints = 0;
+
+  constructor(
+    readonly file: string,
+    /** The connection's name, for messages. */
+    private readonly name: string,
+  ) {
+    try {
+      this.db = new Database(file);
+    } catch (e) {
+      throw new ScriptError(`cannot open the SQLite database '${file}' of [${name}]: ${(e as Error).message}`, 'runtime');
+    }
+    this.connection = new SqliteSession(this.db);
+  }
+
+  // The signal is checked between batches: a SQLite statement runs on this thread and cannot be interrupted from it.
+  session<T>(work: (db: DbSession) => Promise<T>): Promise<T> {
+    return this.lock.run(() => this.guard(() => work(this.connection)));
+  }
+
+  transaction<T>(work: (db: DbSession) => Promise<T>): Promise<T> {
+    return this.lock.run(() =>
+      this.guard(async () => {
+        // Inside another unit's transaction (a pipeline run per page of a query that has one), a savepoint.
+        const savepoint = this.db.inTransaction ? `sqlcdc_${++this.savepoints}` : undefined;
+        this.db.exec(savepoint ? `SAVEPOINT ${savepoint}` : 'BEGIN');
+        try {
+          const out = await work(this.connection);
+          this.db.exec(savepoint ? `RELEASE ${savepoint}` : 'COMMIT');
+          return out;
+        } catch (e) {
+          if (this.db.inTransaction) this.db.exec(savepoint ? `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}` : 'ROLLBACK');
+          throw e;
+        }
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      if (e instanceof TypeError && e.message === BUSY_READING) {
+        throw new ScriptError(
+          `[${this.name}] is being read by a SELECT FROM DB whose APPLY PIPELINE runs this statement, and SQLite cannot ` +
+            'write to a database it is reading on the same connection: read the rows first (SELECT FROM DB without APPLY PIPELINE), then write them',
+          'runtime',
+        );
+      }
+      throw engineError(e);
+    }
+  }
+}
+
+class SqliteSession implements DbSession {
+  readonly dialect = SQLITE;
+
+  constructor(private readonly db: Database.Database) {}
+
+  async query(sql: string, params: readonly Value[], onPage: PageHandler, signal: AbortSignal): Promise<void> {
+    const stmt = this.db.prepare(sql);
+    if (!stmt.reader) throw new ScriptError('this SQL returns no rows: run it with EXEC ON DB', 'runtime');
+    const columns = stmt.columns();
+    const declared = columns.map((c) => sqliteColumnType(c.type));
+    // Exact integers cost a bigint each: only asked for when a column may hold integers.
+    stmt.raw(true).safeIntegers(declared.some(mayHoldIntegers));
+    const taken = new Set<string>();
+    const names = columns.map((c) => uniqueName(c.name, taken));
+    const rows = stmt.iterate(params.map(sqliteValue)) as IterableIterator<unknown[]>;
+    try {
+      for (let first = true; ; first = false) {
+        const raw = names.map(() => new Array<unknown>(PAGE_ROWS));
+        let n = 0;
+        let done = false;
+        while (n < PAGE_ROWS) {
+          const next = rows.next();
+          if (next.done) {
+            done = true;
+            break;
+          }
+          const row = next.value;
+          for (let c = 0; c < raw.length; c++) raw[c][n] = row[c];
+          n++;
+        }
+        if (n > 0 || first) {
+          for (const values of raw) values.length = n;
+          const page = typedPage(names, declared, raw as SqliteValue[][], n);
+          if ((await onPage(page)) || done) return;
+        } else return;
+        await nextTurn();
+        if (signal.aborted) throw cancelled();
+      }
+    } finally {
+      rows.return?.();
+    }
+  }
+
+  async script(sql: string): Promise<void> {
+    this.db.exec(sql);
+  }
+
+  async exec(sql: string, params: readonly Value[]): Promise<number> {
+    return this.prepare(sql).run(params);
+  }
+
+  prepare(sql: string): Prepared {
+    const stmt = this.db.prepare(sql);
+    if (stmt.reader) {
+      // A statement that returns rows (SELECT, … RETURNING) is run for its effects; its rows are dropped.
+      return { run: async (params) => stmt.all(params.map(sqliteValue)).length };
+    }
+    return { run: async (params) => stmt.run(params.map(sqliteValue)).changes };
+  }
+
+  async insert(table: string, rows: BulkRows, signal: AbortSignal): Promise<number> {
+    const { columns, data, ordinals } = rows;
+    const stmt = this.db.prepare(`INSERT INTO ${table} (${columns.map(SQLITE.quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    const values = ordinals.map((o) => data.column(o));
+    const encoders = ordinals.map((o) => sqliteEncoder(data.columns[o].type));
+    const width = values.length;
+    const args = new Array<SqliteValue>(width);
+    for (let start = 0; start < data.rowCount; start += BATCH_ROWS) {
+      const end = Math.min(start + BATCH_ROWS, data.rowCount);
+      for (let r = start; r < end; r++) {
+        for (let c = 0; c < width; c++) {
+          const v = values[c][r];
+          const encode = encoders[c];
+          args[c] = v === null ? null : encode ? encode(v) : (v as SqliteValue);
+        }
+        stmt.run(args);
+      }
+      if (end < data.rowCount) {
+        await nextTurn();
+        if (signal.aborted) throw cancelled();
+      }
+    }
+    return data.rowCount;
+  }
+
+  async columns(table: TableName): Promise<TableColumn[] | undefined> {
+    const schema = table.schema === undefined ? '' : `${SQLITE.quote(table.schema)}.`;
+    const info = this.db.prepare(`PRAGMA ${schema}table_info(${SQLITE.quote(table.name)})`).all() as { name: string; type: string; pk: number }[];
+    if (info.length === 0) return undefined;
+    return info.map((c) => ({ name: c.name, declared: c.type, primaryKey: c.pk }));
+  }
+}
+
+function mayHoldIntegers(type: ColumnType | undefined): boolean {
+  if (type === undefined) return true;
+  return type.base === 'tinyint' || type.base === 'short' || type.base === 'int' || type.base === 'long' || type.base === 'decimal';
+}
+
+/** A page of raw SQLite values as a dataset: each column typed from its declaration, else from its values. */
+function typedPage(names: string[], declared: (ColumnType | undefined)[], raw: SqliteValue[][], rowCount: number): Dataset {
+  const columns: Column[] = [];
+  const data: Value[][] = [];
+  for (let c = 0; c < names.length; c++) {
+    const { type, values } = typedColumn(declared[c], raw[c]);
+    columns.push({ name: names[c], type });
+    data.push(values);
+  }
+  return new Dataset(columns, data, rowCount);
+}
+
+interface Typed {
+  type: ColumnType;
+  values: Value[];
+}
+
+/**
+ * SQLite keeps whatever a column is given, whatever its declared type: a value its declaration
+ * cannot hold (text in an INT column, a number in a DATETIME one) makes the column typed from its
+ * values on that page instead, so nothing is lost or rounded; pages are reconciled when stacked.
+ */
+function typedColumn(declared: ColumnType | undefined, raw: SqliteValue[]): Typed {
+  if (declared === undefined) return inferred(raw);
+  const whole = INTEGER_RANGES[declared.base];
+  if (whole) return integers(declared, whole, raw) ?? inferred(raw);
+  if (declared.base === 'bytes') return blobs(declared, raw) ?? inferred(raw);
+  return converted(declared, raw) ?? inferred(raw);
+}
+
+/** A BLOB column: the driver's Buffers as the plain Uint8Arrays byte[] cells hold. */
+function blobs(declared: ColumnType, raw: SqliteValue[]): Typed | undefined {
+  if (raw.some((v) => v !== null && !Buffer.isBuffer(v))) return undefined;
+  return { type: declared, values: raw.map((v) => (v === null ? null : bytesView(v as Buffer))) };
+}
+
+const INTEGER_RANGES: Partial<Record<ColumnType['base'], readonly [number, number]>> = {
+  tinyint: [0, 255],
+  short: [-32768, 32767],
+  int: [-2147483648, 2147483647],
+};
+
+/** A column declared with a small integer type (SQLite stores 64 bits whatever the name): long when a value needs it. */
+function integers(declared: ColumnType, [min, max]: readonly [number, number], raw: SqliteValue[]): Typed | undefined {
+  let fits = true;
+  for (const v of raw) {
+    if (v === null) continue;
+    if (typeof v === 'bigint') {
+      if (v < min || v > max) fits = false;
+    } else if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) return undefined;
+  }
+  if (!fits) return converted({ base: 'long' }, raw);
+  const values = raw as Value[];
+  for (let r = 0; r < raw.length; r++) if (typeof raw[r] === 'bigint') values[r] = Number(raw[r]);
+  return { type: declared, values };
+}
+
+/** The column converted to `type`; undefined when a value does not convert (the raw values are left as they were). */
+function converted(type: ColumnType, raw: SqliteValue[]): Typed | undefined {
+  const convert = converterTo(type);
+  const values = new Array<Value>(raw.length);
+  try {
+    for (let r = 0; r < raw.length; r++) {
+      const v = raw[r];
+      values[r] = v === null ? null : convert(v);
+    }
+  } catch (e) {
+    if (e instanceof ScriptError) return undefined;
+    throw e;
+  }
+  return { type, values };
+}
+
+type StorageClass = 'integer' | 'real' | 'text' | 'blob';
+
+function storageClass(v: Exclude<SqliteValue, null>): StorageClass {
+  if (typeof v === 'bigint') return 'integer';
+  if (typeof v === 'number') return 'real';
+  return typeof v === 'string' ? 'text' : 'blob';
+}
+
+/** A column typed by its values' storage classes: INTEGER int or long, REAL double, TEXT string, BLOB byte[]; mixed: string. */
+function inferred(raw: SqliteValue[]): Typed {
+  let kind: StorageClass | 'mixed' | undefined;
+  let wide = false;
+  for (const v of raw) {
+    if (v === null) continue;
+    const k = storageClass(v);
+    if (typeof v === 'bigint' && (v < -2147483648n || v > 2147483647n)) wide = true;
+    if (kind === undefined) kind = k;
+    else if (kind !== k) kind = 'mixed';
+  }
+  const values = raw as Value[];
+  switch (kind) {
+    case 'integer':
+      if (!wide) for (let r = 0; r < raw.length; r++) if (raw[r] !== null) values[r] = Number(raw[r]);
+      return { type: { base: wide ? 'long' : 'int' }, values };
+    case 'real':
+      return { type: { base: 'double' }, values };
+    case 'blob':
+      return blobs({ base: 'bytes' }, raw)!;
+    case 'mixed':
+      for (let r = 0; r < raw.length; r++) {
+        const v = values[r];
+        if (v !== null && typeof v !== 'string') values[r] = formatValue(v, STRING);
+      }
+      return { type: STRING, values };
+    default:
+      return { type: STRING, values };
+  }
+}
