@@ -5,7 +5,8 @@ import { engineFor } from '../db/engine-for';
 import { addColumns, allColumns, createTable, dropTable, matchColumns, requireColumns, showTable, stagingFor, tableName } from '../db/tables';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
-import type { Merge } from '../script/ast';
+import { positionIn } from '../functions/parse';
+import type { Merge, Text } from '../script/ast';
 import { atArgument } from './at-argument';
 import type { Command, CommandContext } from './command';
 
@@ -32,7 +33,7 @@ export const merge: Command<Merge> = async (stmt, input, ctx) => {
   requireColumns(input, stmt.keyword);
   const engine = engineFor(ctx, stmt.connection);
   const table = atArgument(stmt.table, () => tableName(evaluateText(stmt.table, ctx), engine.dialect));
-  const keys = stmt.keyColumns ? atArgument(stmt.keyColumns, () => keyColumns(stmt.keyColumns!.value, input)) : [];
+  const keys = stmt.keyColumns ? keyColumns(stmt.keyColumns, input) : [];
   const all = !stmt.inserts && !stmt.updates && !stmt.deletes;
   const ops = { inserts: all || stmt.inserts, updates: all || stmt.updates, deletes: all || stmt.deletes };
   if (keys.length === 0 && (stmt.updates || stmt.deletes)) {
@@ -42,7 +43,7 @@ export const merge: Command<Merge> = async (stmt, input, ctx) => {
     let columns = await db.columns(table);
     if (!columns) {
       await createTable(db, table, input, keys);
-      const inserted = ops.inserts ? await db.insert(table.sql, allColumns(input), ctx.signal) : 0;
+      const inserted = ops.inserts || keys.length === 0 ? await db.insert(table.sql, allColumns(input), ctx.signal) : 0;
       return { inserted, updated: 0, deleted: 0 };
     }
     const { missing } = matchColumns(input, columns);
@@ -52,7 +53,7 @@ export const merge: Command<Merge> = async (stmt, input, ctx) => {
       ctx.emit({ kind: 'warning', text: `MERGE: ${showTable(table)} has no column ${names}: not written (SCHEMA_DRIFT adds them)` });
     }
     const { rows } = matchColumns(input, columns);
-    if (keys.length === 0) return { inserted: ops.inserts ? await db.insert(table.sql, rows, ctx.signal) : 0, updated: 0, deleted: 0 };
+    if (keys.length === 0) return { inserted: await db.insert(table.sql, rows, ctx.signal), updated: 0, deleted: 0 };
     return mergeByKeys(db, table, columns, rows, keys, ops, ctx);
   }, ctx.signal);
   ctx.emit({ kind: 'message', text: `MERGE INTO ${showTable(table)}: ${counts.inserted} inserted, ${counts.updated} updated, ${counts.deleted} deleted` });
@@ -62,10 +63,15 @@ export const merge: Command<Merge> = async (stmt, input, ctx) => {
  * The key columns, spelt as the dataset spells them. Each must be a column, and together they must
  * identify each row: a null or repeated key would match nothing, or two rows, in the table.
  */
-function keyColumns(text: string, data: Dataset): string[] {
-  const names = text.split(',').map((k) => k.trim()).filter((k) => k !== '');
-  if (names.length === 0) throw new ScriptError('KEY COLUMNS lists no column', 'semantic');
-  const ordinals = names.map((k) => data.require(k));
+function keyColumns(text: Text, data: Dataset): string[] {
+  const ordinals: number[] = [];
+  for (const m of text.value.matchAll(/[^,]+/g)) {
+    const name = m[0].trim();
+    if (name === '') continue;
+    const at = positionIn(text.pos, text.value, m.index! + m[0].indexOf(name));
+    ordinals.push(atArgument(at && { pos: at }, () => data.require(name)));
+  }
+  if (ordinals.length === 0) throw new ScriptError('KEY COLUMNS lists no column', 'semantic', text.pos);
   const values = ordinals.map((o) => data.column(o));
   const types = ordinals.map((o) => data.columns[o].type);
   const seen = new Map<string, number>();

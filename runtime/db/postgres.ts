@@ -142,17 +142,19 @@ class PostgresSession implements DbSession {
   }
 
   async columns(table: TableName): Promise<TableColumn[] | undefined> {
-    const result = await this.client.query<{ name: string; declared: string; pk: number | null }>(
-      `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS declared,
-              array_position(i.indkey::int2[], a.attnum) AS pk
+    const result = await this.client.query<{ name: string; declared: string; pk: bigint | null }>(
+      `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS declared, key.n AS pk
          FROM pg_attribute a
-         LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
+         LEFT JOIN LATERAL (
+           SELECT k.n FROM pg_index i, unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+            WHERE i.indrelid = a.attrelid AND i.indisprimary AND k.attnum = a.attnum
+         ) key ON true
         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
         ORDER BY a.attnum`,
       [table.sql],
     );
     if (result.rows.length === 0) return undefined;
-    return result.rows.map((r) => ({ name: r.name, declared: r.declared, primaryKey: r.pk ?? 0 }));
+    return result.rows.map((r) => ({ name: r.name, declared: r.declared, primaryKey: Number(r.pk ?? 0) }));
   }
 }
 

@@ -102,6 +102,11 @@ export function plain(v: Value): unknown {
   return v;
 }
 
+/** A number from a plain cell (a count is a long in PostgreSQL, '5n'). */
+export function number(v: unknown): number {
+  return Number(String(v).replace(/[nm]$/, ''));
+}
+
 /** "name:type" of each column, in the type notation (decimal(10,2), string[20]). */
 export function schemaOf(ds: Dataset): string[] {
   return ds.columns.map((c) => {
