@@ -1,5 +1,5 @@
 import type { Dataset } from '../dataset/dataset';
-import type { DbSession } from '../db/engine';
+import { PAGE_ROWS, type DbSession } from '../db/engine';
 import { engineFor } from '../db/engine-for';
 import { planFor, renderSql, valuesOnce } from '../db/params';
 import { dropTable, temporaryFrom, temporaryName } from '../db/tables';
@@ -32,7 +32,7 @@ export const selectDb: Command<SelectDb> = async (stmt, input, ctx) => {
       const outcome = await pipeline.run(page);
       parts.push(outcome.dataset);
       return outcome.stop;
-    }, ctx.signal);
+    }, { signal: ctx.signal, pageRows: pipeline ? PAGE_ROWS : Infinity });
   if (pipelineData === undefined) await engine.session(read, ctx.signal);
   else {
     await engine.transaction(async (db) => {

@@ -7,7 +7,7 @@ import type { ColumnType, Value } from '../dataset/types';
  * engine's `Dialect` and run it on a `DbSession`, a connection lent for one unit of work.
  */
 
-/** Rows a query hands over at a time: a page of the inline APPLY PIPELINE, and the driver's fetch size. */
+/** Rows of a page of the inline APPLY PIPELINE, and the rows PostgreSQL sends per FETCH. */
 export const PAGE_ROWS = 10_000;
 
 /** The SQL that differs between engines. */
@@ -50,6 +50,12 @@ export interface BulkRows {
   ordinals: readonly number[];
 }
 
+export interface QueryOptions {
+  signal: AbortSignal;
+  /** Rows per page: PAGE_ROWS for an inline pipeline, Infinity for one page of every row. */
+  pageRows: number;
+}
+
 /** Receives each page of a query; resolves true to stop reading (BREAK_ON_EMPTY). */
 export type PageHandler = (page: Dataset) => Promise<boolean>;
 
@@ -62,10 +68,10 @@ export interface Prepared {
 export interface DbSession {
   readonly dialect: Dialect;
   /**
-   * Runs a query and hands its rows over in pages of at most PAGE_ROWS, typed from the engine's
-   * column types. A result without rows is one page with its columns and no rows.
+   * Runs a query and hands its rows over in pages, typed from the engine's column types. A result
+   * without rows is one page with its columns and no rows.
    */
-  query(sql: string, params: readonly Value[], onPage: PageHandler, signal: AbortSignal): Promise<void>;
+  query(sql: string, params: readonly Value[], onPage: PageHandler, options: QueryOptions): Promise<void>;
   /** Runs SQL of one or more statements without parameters. */
   script(sql: string): Promise<void>;
   /** Runs one statement with parameters; resolves the rows affected. */

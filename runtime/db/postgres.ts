@@ -7,7 +7,8 @@ import { Dataset } from '../dataset/dataset';
 import type { Column, Value } from '../dataset/types';
 import { uniqueName } from '../docpath/typing';
 import { POSTGRES } from './dialect';
-import { PAGE_ROWS, type BulkRows, type DbSession, type Engine, type PageHandler, type Prepared, type TableColumn, type TableName } from './engine';
+import { PAGE_ROWS, type BulkRows, type DbSession, type Engine, type PageHandler, type Prepared, type QueryOptions, type TableColumn, type TableName } from './engine';
+import { PageBuffer } from './pages';
 import { cancelled, engineError } from './errors';
 import { postgresColumnType } from './types';
 import { copyEncoder, postgresParser, postgresValue } from './values';
@@ -100,16 +101,28 @@ class PostgresSession implements DbSession {
     private readonly inTransaction: boolean,
   ) {}
 
-  async query(sql: string, params: readonly Value[], onPage: PageHandler, signal: AbortSignal): Promise<void> {
+  async query(sql: string, params: readonly Value[], onPage: PageHandler, { signal, pageRows }: QueryOptions): Promise<void> {
     // A cursor lives in a transaction: the unit's own, or one opened for the read.
     if (!this.inTransaction) await this.client.query('BEGIN');
     try {
       const cursor = `sqlcdc_cursor_${++this.cursors}`;
       await this.client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, params.map(postgresValue));
-      for (let first = true; ; first = false) {
-        const result = await this.client.query<unknown[]>({ text: `FETCH FORWARD ${PAGE_ROWS} FROM ${cursor}`, rowMode: 'array' });
-        if (result.rows.length === 0 && !first) break;
-        if ((await onPage(page(result))) || result.rows.length < PAGE_ROWS) break;
+      let buffer: PageBuffer | undefined;
+      let columns: Column[] = [];
+      for (;;) {
+        const wanted = Math.min(PAGE_ROWS, buffer?.room ?? pageRows);
+        const result = await this.client.query<unknown[]>({ text: `FETCH FORWARD ${wanted} FROM ${cursor}`, rowMode: 'array' });
+        if (!buffer) {
+          columns = columnsOf(result);
+          buffer = new PageBuffer(columns.length, pageRows);
+        }
+        const done = result.rows.length < wanted;
+        buffer.reserve(result.rows.length);
+        for (const row of result.rows) buffer.add(row);
+        if (done || buffer.room <= 0) {
+          const page = buffer.take();
+          if (!page || (await onPage(new Dataset(columns, page.columns as Value[][], page.rows))) || done) break;
+        }
         if (signal.aborted) throw cancelled();
       }
       await this.client.query(`CLOSE ${cursor}`);
@@ -158,17 +171,10 @@ class PostgresSession implements DbSession {
   }
 }
 
-/** A FETCH result as a dataset page; its cells are already dataset values (the pool's type parsers). */
-function page(result: pg.QueryResult<unknown[]>): Dataset {
+/** The columns of a FETCH result; its cells are already dataset values (the pool's type parsers). */
+function columnsOf(result: pg.QueryResult<unknown[]>): Column[] {
   const taken = new Set<string>();
-  const columns: Column[] = result.fields.map((f) => ({ name: uniqueName(f.name, taken), type: postgresColumnType(f.dataTypeID, f.dataTypeModifier) }));
-  const rows = result.rows;
-  const data = columns.map((_, c) => {
-    const values = new Array<Value>(rows.length);
-    for (let r = 0; r < rows.length; r++) values[r] = rows[r][c] as Value;
-    return values;
-  });
-  return new Dataset(columns, data, rows.length);
+  return result.fields.map((f) => ({ name: uniqueName(f.name, taken), type: postgresColumnType(f.dataTypeID, f.dataTypeModifier) }));
 }
 
 /** The rows in COPY's text format, a few thousand per chunk. */

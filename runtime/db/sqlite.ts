@@ -7,13 +7,14 @@ import { STRING, type Column, type ColumnType, type Value } from '../dataset/typ
 import { uniqueName } from '../docpath/typing';
 import { ScriptError } from '../errors';
 import { SQLITE } from './dialect';
-import { PAGE_ROWS, type BulkRows, type DbSession, type Engine, type PageHandler, type Prepared, type TableColumn, type TableName } from './engine';
+import type { BulkRows, DbSession, Engine, PageHandler, Prepared, QueryOptions, TableColumn, TableName } from './engine';
 import { cancelled, engineError } from './errors';
 import { SerialLock } from './lock';
+import { PageBuffer } from './pages';
 import { sqliteColumnType } from './types';
 import { bytesView, sqliteEncoder, sqliteValue, type SqliteValue } from './values';
 
-/** Rows written or read between two yields to the event loop (Ctrl-C and the kernel's heartbeat wait that long). */
+/** Rows written or read between two turns of the event loop (Ctrl-C and the kernel's heartbeat wait that long). */
 const BATCH_ROWS = 5_000;
 
 /** better-sqlite3's message when a write comes while a query on the connection is still being read. */
@@ -92,7 +93,7 @@ class SqliteSession implements DbSession {
 
   constructor(private readonly db: Database.Database) {}
 
-  async query(sql: string, params: readonly Value[], onPage: PageHandler, signal: AbortSignal): Promise<void> {
+  async query(sql: string, params: readonly Value[], onPage: PageHandler, { signal, pageRows }: QueryOptions): Promise<void> {
     const stmt = this.db.prepare(sql);
     if (!stmt.reader) throw new ScriptError('this SQL returns no rows: run it with EXEC ON DB', 'runtime');
     const columns = stmt.columns();
@@ -102,26 +103,23 @@ class SqliteSession implements DbSession {
     const taken = new Set<string>();
     const names = columns.map((c) => uniqueName(c.name, taken));
     const rows = stmt.iterate(params.map(sqliteValue)) as IterableIterator<unknown[]>;
+    const buffer = new PageBuffer(names.length, pageRows);
     try {
-      for (let first = true; ; first = false) {
-        const raw = names.map(() => new Array<unknown>(PAGE_ROWS));
-        let n = 0;
+      for (;;) {
+        buffer.reserve(BATCH_ROWS);
         let done = false;
-        while (n < PAGE_ROWS) {
+        for (let n = Math.min(BATCH_ROWS, buffer.room); n > 0; n--) {
           const next = rows.next();
           if (next.done) {
             done = true;
             break;
           }
-          const row = next.value;
-          for (let c = 0; c < raw.length; c++) raw[c][n] = row[c];
-          n++;
+          buffer.add(next.value);
         }
-        if (n > 0 || first) {
-          for (const values of raw) values.length = n;
-          const page = typedPage(names, declared, raw as SqliteValue[][], n);
-          if ((await onPage(page)) || done) return;
-        } else return;
+        if (done || buffer.room === 0) {
+          const page = buffer.take();
+          if (!page || (await onPage(typedPage(names, declared, page.columns as SqliteValue[][], page.rows))) || done) return;
+        }
         await nextTurn();
         if (signal.aborted) throw cancelled();
       }
