@@ -6,6 +6,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { Dataset } from '../dataset/dataset';
 import type { Column, Value } from '../dataset/types';
 import { uniqueName } from '../docpath/typing';
+import { ScriptError } from '../errors';
 import { POSTGRES } from './dialect';
 import { PAGE_ROWS, type BulkRows, type DbSession, type Engine, type PageHandler, type Prepared, type QueryOptions, type TableColumn, type TableName } from './engine';
 import { PageBuffer } from './pages';
@@ -17,6 +18,10 @@ import { copyEncoder, postgresParser, postgresValue } from './values';
 const POOL_SIZE = 4;
 /** Rows per COPY chunk written to the socket. */
 const COPY_CHUNK_ROWS = 2_000;
+
+const SYNTAX_ERROR = '42601';
+const READS_ROWS = /^\s*(?:select|with|values|table|\()/i;
+const NO_ROWS = 'this SQL returns no rows to read through a cursor (PostgreSQL reads SELECT, VALUES and TABLE so): run it with EXEC ON DB';
 
 /** pg's parsers replaced by ours (values.ts); text for the types without one. */
 const TYPES = {
@@ -106,7 +111,10 @@ class PostgresSession implements DbSession {
     if (!this.inTransaction) await this.client.query('BEGIN');
     try {
       const cursor = `sqlcdc_cursor_${++this.cursors}`;
-      await this.client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, params.map(postgresValue));
+      await this.client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, params.map(postgresValue)).catch((e: unknown) => {
+        // A cursor reads SELECT, VALUES and TABLE only: anything else fails as a syntax error at its first word.
+        throw (e as { code?: string }).code === SYNTAX_ERROR && !READS_ROWS.test(sql) ? new ScriptError(NO_ROWS, 'runtime') : e;
+      });
       let buffer: PageBuffer | undefined;
       let columns: Column[] = [];
       for (;;) {
