@@ -43,10 +43,16 @@ export interface RenderedSql {
 
 type State = 'code' | 'quote' | 'identifier' | 'line comment' | 'block comment' | 'dollar';
 
-const PIPELINE_DATA = /^@pipelinedata\s*\(\s*\)/i;
-const DOLLAR_TAG = /^\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$/;
+const PIPELINE_DATA = /@pipelinedata\s*\(\s*\)/iy;
+const DOLLAR_TAG = /\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$/y;
 
-export function planSql(text: Text): SqlPlan {
+/** The match of a sticky regex at `at`, or undefined. */
+function matchAt(re: RegExp, s: string, at: number): string | undefined {
+  re.lastIndex = at;
+  return re.exec(s)?.[0];
+}
+
+function planSql(text: Text): SqlPlan {
   const plan: SqlPlan = { whole: [], statements: [], params: [], usesPipelineData: false };
   let statement: Segment[] = [];
   let state: State = 'code';
@@ -93,11 +99,11 @@ export function planSql(text: Text): SqlPlan {
             continue;
           }
           if (c === '@') {
-            const m = PIPELINE_DATA.exec(s.slice(i));
+            const m = matchAt(PIPELINE_DATA, s, i);
             if (m) {
               plan.usesPipelineData = true;
               push({ kind: 'pipelinedata' });
-              i += m[0].length - 1;
+              i += m.length - 1;
               continue;
             }
           }
@@ -110,10 +116,10 @@ export function planSql(text: Text): SqlPlan {
             i++;
             continue;
           } else if (c === '$') {
-            const m = DOLLAR_TAG.exec(s.slice(i));
+            const m = matchAt(DOLLAR_TAG, s, i);
             if (m) {
               state = 'dollar';
-              dollarTag = m[0];
+              dollarTag = m;
               pending += dollarTag;
               i += dollarTag.length - 1;
               continue;

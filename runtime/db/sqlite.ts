@@ -33,7 +33,7 @@ export class SqliteEngine implements Engine {
   private savepoints = 0;
 
   constructor(
-    readonly file: string,
+    file: string,
     /** The connection's name, for messages. */
     private readonly name: string,
   ) {
