@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dbTest, plain, type DbCase } from './helpers';
+import { test } from 'node:test';
+import pg from 'pg';
+import { postgresUnavailable } from '../helpers/postgres';
+import { dbTest, newCase, plain, type DbCase } from './helpers';
 
 const HOSTILE = [
   { id: 1, name: "x'); DROP TABLE people; --" },
@@ -127,3 +130,37 @@ dbTest('an unknown connection, or one of another kind, is an error at the connec
   const other = await db.error('EXEC ON DB [api] (select 1);');
   assert.match(other.message, /connection \[api\] is a http connection; expected sqlite or postgres/);
 }, ['sqlite']);
+
+test('Ctrl-C cancels a long PostgreSQL statement on the server', { skip: postgresUnavailable(), timeout: 120_000 }, async () => {
+  const db = await newCase('postgres');
+  const url = (db.session.connections.getOf('db', 'postgres') as { url: string }).url;
+  const watcher = new pg.Client({ connectionString: url });
+  await watcher.connect();
+  const controller = new AbortController();
+  let running = true;
+  // Aborts once the server shows the statement running; a sleep this long ends only by being cancelled.
+  const watch = (async () => {
+    while (running) {
+      const { rows } = await watcher.query("select count(*)::int as n from pg_stat_activity where state = 'active' and query like '%pg_sleep(600)%' and pid <> pg_backend_pid()");
+      if (rows[0].n > 0) return controller.abort();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  try {
+    const e = await db.run('EXEC ON DB [db] (select pg_sleep(600));', controller.signal).then(
+      () => assert.fail('the statement was not cancelled'),
+      (error: { kind?: string; statement?: string }) => error,
+    );
+    assert.equal(e.kind, 'cancelled');
+    assert.equal(e.statement, 'EXEC ON DB');
+    const { rows } = await watcher.query("select count(*)::int as n from pg_stat_activity where query like '%pg_sleep(600)%' and state = 'active' and pid <> pg_backend_pid()");
+    assert.equal(rows[0].n, 0, 'the server stopped the statement');
+    // The pool is still usable.
+    assert.deepEqual(await db.run("EXEC ON DB [db] (select 1);"), []);
+  } finally {
+    running = false;
+    await watch;
+    await watcher.end();
+    await db.session.close();
+  }
+});
