@@ -98,7 +98,7 @@ export function copyEncoder(type: ColumnType): Encoder<string> {
   switch (type.base) {
     case 'string':
     case 'char':
-      return (v) => copyText(typeof v === 'string' ? v : formatValue(v, type));
+      return copyTextOf(type);
     case 'bool':
       return (v) => (v === true ? 't' : v === false ? 'f' : copyText(formatValue(v, type)));
     case 'datetime':
@@ -106,9 +106,16 @@ export function copyEncoder(type: ColumnType): Encoder<string> {
     case 'bytes':
       // \x hex, its backslash escaped for the text format.
       return (v) => (v instanceof Uint8Array ? `\\\\x${asBuffer(v).toString('hex')}` : copyText(formatValue(v, type)));
+    case 'guid':
+      return copyTextOf(type);
     default:
-      return (v) => copyText(formatValue(v, type));
+      // Numbers print without characters COPY escapes.
+      return (v) => (typeof v === 'string' ? copyText(v) : formatValue(v, type));
   }
+}
+
+function copyTextOf(type: ColumnType): Encoder<string> {
+  return (v) => copyText(typeof v === 'string' ? v : formatValue(v, type));
 }
 
 /**
