@@ -101,6 +101,7 @@ export function temporaryName(purpose: string): string {
 
 /** A temporary table with the dataset's columns, filled with its rows (@pipelinedata()). */
 export async function temporaryFrom(db: DbSession, name: string, data: Dataset, signal: AbortSignal): Promise<string> {
+  if (data.columns.length === 0) throw new ScriptError("@pipelinedata() is a table of the pipeline's rows, and the pipeline has no columns", 'runtime');
   const { quote, ddl } = db.dialect;
   const sql = quote(name);
   await db.script(`CREATE TEMP TABLE ${sql} (${data.columns.map((c) => `${quote(c.name)} ${ddl(c.type)}`).join(', ')})`);

@@ -77,6 +77,13 @@ dbTest('@pipelinedata() names the pipeline rows as a table', async (db) => {
   assert.deepEqual(await db.rows('select name from people order by id'), [['5'], ['5']]);
 });
 
+dbTest('@pipelinedata() of a pipeline without columns is an error before anything runs', async (db) => {
+  const e = await db.error('EXEC ON DB [db] (create table never (x int); insert into never select * from @pipelinedata());');
+  assert.match(e.message, /@pipelinedata\(\) is a table of the pipeline's rows, and the pipeline has no columns/);
+  const tables = db.engine === 'sqlite' ? 'sqlite_master where name' : 'information_schema.tables where table_name';
+  assert.deepEqual(await db.rows(`select count(*) from ${tables} = 'never'`), [[db.engine === 'sqlite' ? 0 : '0n']]);
+});
+
 dbTest('several statements: a script without parameters, statement by statement with them', async (db) => {
   await people(db);
   await db.run(`EXEC ON DB [db] (create table log (id int, note text); insert into log values (0, 'start; still text'); insert into log values (-1, 'x'));`);
