@@ -8,8 +8,12 @@ import type { SinkDb } from '../script/ast';
 import { atArgument } from './at-argument';
 import type { Command, CommandContext } from './command';
 
-/** The SINK statements that already ran in a run: TRUNCATE_APPEND and RECREATE_APPEND reset the table only the first time. */
+/**
+ * What already happened in a run: the SINK statements that ran (TRUNCATE_APPEND and RECREATE_APPEND
+ * reset the table only the first time) and the tables AUTO_CLEAN drops at its end.
+ */
 const ran = new WeakMap<RunState, WeakSet<SinkDb>>();
+const cleaned = new WeakMap<RunState, Set<string>>();
 
 /**
  * SINK INTO DB [CONN] TABLE '<table>' { WITH { TRUNCATE | RECREATE | TRUNCATE_APPEND | RECREATE_APPEND }
@@ -48,9 +52,21 @@ export const sinkDb: Command<SinkDb> = async (stmt, input, ctx) => {
     const { rows } = matchColumns(input, columns);
     return stmt.replace ? replaceRows(db, table, columns, rows, ctx) : db.insert(table.sql, rows, ctx.signal);
   }, ctx.signal);
-  if (stmt.autoClean && first) ctx.run.atEnd(() => engine.session((db) => dropTable(db, table.sql), new AbortController().signal));
+  if (stmt.autoClean && once(ctx.run, `${stmt.connection.name}\u0000${table.sql}`)) {
+    // Its own signal: the drop must happen after a Ctrl-C too.
+    ctx.run.atEnd(() => engine.session((db) => dropTable(db, table.sql), new AbortController().signal));
+  }
   ctx.emit({ kind: 'message', text: `SINK INTO DB: ${written.toLocaleString('en-US')} row${written === 1 ? '' : 's'} written to ${showTable(table)}` });
 };
+
+/** Whether `key` is new to the run (and records it). */
+function once(run: RunState, key: string): boolean {
+  let seen = cleaned.get(run);
+  if (!seen) cleaned.set(run, (seen = new Set()));
+  if (seen.has(key)) return false;
+  seen.add(key);
+  return true;
+}
 
 /** Whether this is the statement's first run in the run (and records that it ran). */
 function firstRun(run: RunState, stmt: SinkDb): boolean {
