@@ -97,13 +97,24 @@ class SqliteSession implements DbSession {
     const stmt = this.db.prepare(sql);
     if (!stmt.reader) throw new ScriptError('this SQL returns no rows: run it with EXEC ON DB', 'runtime');
     const columns = stmt.columns();
-    const declared = columns.map((c) => sqliteColumnType(c.type));
-    // Exact integers cost a bigint each: only asked for when a column may hold integers.
-    stmt.raw(true).safeIntegers(declared.some(mayHoldIntegers));
     const taken = new Set<string>();
-    const names = columns.map((c) => uniqueName(c.name, taken));
-    const rows = stmt.iterate(params.map(sqliteValue)) as IterableIterator<unknown[]>;
-    const buffer = new PageBuffer(names.length, pageRows);
+    const shape: Shape = { names: columns.map((c) => uniqueName(c.name, taken)), declared: columns.map((c) => sqliteColumnType(c.type)) };
+    const bound = params.map(sqliteValue);
+    stmt.raw(true);
+    // Exact integers cost the driver a bigint each, even for an INT column. A read in one page (nothing
+    // runs per page) tries plain numbers first when every column is declared, and reads again exactly
+    // when a value may have lost digits or does not fit its column: nothing was handed over yet.
+    const exact = shape.declared.some(mayHoldIntegers);
+    if (exact && pageRows === Infinity && shape.declared.every((t) => t !== undefined)) {
+      if (await this.read(stmt, bound, shape, { pageRows, signal, exact: false, tentative: true }, onPage)) return;
+    }
+    await this.read(stmt, bound, shape, { pageRows, signal, exact, tentative: false }, onPage);
+  }
+
+  /** Steps the statement in batches into pages; false when a tentative read met a value it cannot type surely. */
+  private async read(stmt: Database.Statement, params: SqliteValue[], shape: Shape, how: ReadMode, onPage: PageHandler): Promise<boolean> {
+    const rows = stmt.safeIntegers(how.exact).iterate(params) as IterableIterator<unknown[]>;
+    const buffer = new PageBuffer(shape.names.length, how.pageRows);
     try {
       for (;;) {
         buffer.reserve(BATCH_ROWS);
@@ -118,10 +129,13 @@ class SqliteSession implements DbSession {
         }
         if (done || buffer.room === 0) {
           const page = buffer.take();
-          if (!page || (await onPage(typedPage(names, declared, page.columns as SqliteValue[][], page.rows))) || done) return;
+          if (!page) return true;
+          const typed = typedPage(shape, page.columns as SqliteValue[][], page.rows, how.tentative);
+          if (!typed) return false;
+          if ((await onPage(typed)) || done) return true;
         }
         await nextTurn();
-        if (signal.aborted) throw cancelled();
+        if (how.signal.aborted) throw cancelled();
       }
     } finally {
       rows.return?.();
@@ -178,21 +192,49 @@ class SqliteSession implements DbSession {
   }
 }
 
+interface Shape {
+  names: string[];
+  /** Each column's type from its declaration; undefined when the values decide. */
+  declared: (ColumnType | undefined)[];
+}
+
+interface ReadMode {
+  pageRows: number;
+  signal: AbortSignal;
+  /** Integers as bigints (exact); else as numbers. */
+  exact: boolean;
+  /** Give up on a value that may have lost digits or does not fit its column, instead of typing the column by its values. */
+  tentative: boolean;
+}
+
+/** Only TEXT and REAL affinity turn every integer into text or a float: other columns may hold SQLite integers. */
 function mayHoldIntegers(type: ColumnType | undefined): boolean {
-  if (type === undefined) return true;
-  return type.base === 'tinyint' || type.base === 'short' || type.base === 'int' || type.base === 'long' || type.base === 'decimal';
+  return type === undefined || !['string', 'char', 'double', 'float'].includes(type.base);
 }
 
 /** A page of raw SQLite values as a dataset: each column typed from its declaration, else from its values. */
-function typedPage(names: string[], declared: (ColumnType | undefined)[], raw: SqliteValue[][], rowCount: number): Dataset {
+function typedPage({ names, declared }: Shape, raw: SqliteValue[][], rowCount: number, tentative: boolean): Dataset | undefined {
   const columns: Column[] = [];
   const data: Value[][] = [];
   for (let c = 0; c < names.length; c++) {
-    const { type, values } = typedColumn(declared[c], raw[c]);
-    columns.push({ name: names[c], type });
-    data.push(values);
+    const typed = tentative ? surely(declared[c]!, raw[c]) : typedColumn(declared[c], raw[c]);
+    if (!typed) return undefined;
+    columns.push({ name: names[c], type: typed.type });
+    data.push(typed.values);
   }
   return new Dataset(columns, data, rowCount);
+}
+
+/**
+ * A column read with plain numbers, typed as declared, or undefined when that is not sure: a number
+ * beyond 2^53 may have lost digits, and a value that does not fit would type the column by its values,
+ * which need the storage classes only exact integers tell apart.
+ */
+function surely(declared: ColumnType, raw: SqliteValue[]): Typed | undefined {
+  if (declared.base !== 'double' && declared.base !== 'float') {
+    for (const v of raw) if (typeof v === 'number' && (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER)) return undefined;
+  }
+  return declaredType(declared, raw);
 }
 
 interface Typed {
@@ -206,11 +248,15 @@ interface Typed {
  * values on that page instead, so nothing is lost or rounded; pages are reconciled when stacked.
  */
 function typedColumn(declared: ColumnType | undefined, raw: SqliteValue[]): Typed {
-  if (declared === undefined) return inferred(raw);
+  return (declared && declaredType(declared, raw)) ?? inferred(raw);
+}
+
+/** The column typed as declared, or undefined when a value does not fit. */
+function declaredType(declared: ColumnType, raw: SqliteValue[]): Typed | undefined {
   const whole = INTEGER_RANGES[declared.base];
-  if (whole) return integers(declared, whole, raw) ?? inferred(raw);
-  if (declared.base === 'bytes') return blobs(declared, raw) ?? inferred(raw);
-  return converted(declared, raw) ?? inferred(raw);
+  if (whole) return integers(declared, whole, raw);
+  if (declared.base === 'bytes') return blobs(declared, raw);
+  return converted(declared, raw);
 }
 
 /** A BLOB column: the driver's Buffers as the plain Uint8Arrays byte[] cells hold. */
