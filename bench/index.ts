@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   cdc: async () => (await import('./cdc')).runCdcBench(),
   changelog: async () => (await import('./changelog')).runChangeLogBench(),
   parquet: async () => (await import('./parquet')).runParquetBench(),
+  db: async () => (await import('./db')).runDbBench(),
 };
 
 async function main(): Promise<void> {

@@ -44,6 +44,7 @@ export class Run implements RunState {
   readonly emit: (result: Result) => void;
   private readonly commands: CommandTable;
   private readonly onSuccess: (() => Promise<void> | void)[] = [];
+  private readonly endTasks: (() => Promise<void>)[] = [];
 
   constructor(
     readonly session: SessionEnv,
@@ -66,19 +67,23 @@ export class Run implements RunState {
   async execute(statements: readonly Statement[]): Promise<void> {
     checkScript(statements);
     try {
-      for (const stmt of statements) {
-        const before = this.dataset;
-        this.dataset = await this.statement(stmt, before);
-        if (this.dataset !== before) this.changed = true;
+      try {
+        for (const stmt of statements) {
+          const before = this.dataset;
+          this.dataset = await this.statement(stmt, before);
+          if (this.dataset !== before) this.changed = true;
+        }
+      } catch (e) {
+        if (!(e instanceof ExitSignal)) throw e;
+        if (e.dataset) {
+          this.dataset = e.dataset;
+          this.changed = true;
+        }
       }
-    } catch (e) {
-      if (!(e instanceof ExitSignal)) throw e;
-      if (e.dataset) {
-        this.dataset = e.dataset;
-        this.changed = true;
-      }
+      for (const action of this.onSuccess.splice(0)) await action();
+    } finally {
+      await this.end();
     }
-    for (const action of this.onSuccess.splice(0)) await action();
   }
 
   /**
@@ -87,6 +92,20 @@ export class Run implements RunState {
    */
   afterSuccess(action: () => Promise<void> | void): void {
     this.onSuccess.push(action);
+  }
+
+  atEnd(task: () => Promise<void>): void {
+    this.endTasks.push(task);
+  }
+
+  private async end(): Promise<void> {
+    for (const task of this.endTasks.splice(0).reverse()) {
+      try {
+        await task();
+      } catch (e) {
+        this.emit({ kind: 'warning', text: toScriptError(e).message });
+      }
+    }
   }
 
   /** Runs one statement on `input` and returns the resulting dataset (input itself when unchanged). */

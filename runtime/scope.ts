@@ -47,6 +47,11 @@ export interface RunState {
   changeLog?: CurrentChangeLog;
   /** Something to do once every statement of the run has succeeded (LOAD's watermark). */
   afterSuccess(action: () => Promise<void> | void): void;
+  /**
+   * Work for when the run ends, however it ends (SINK INTO DB … AUTO_CLEAN drops its table): run in
+   * the reverse order of registration; a failure becomes a warning.
+   */
+  atEnd(task: () => Promise<void>): void;
 }
 
 /** Where a change log file is: the drive (a local folder or an FTP site) and its path there. */

@@ -8,13 +8,17 @@ import { applyPipeline } from './apply-pipeline';
 import { applySchema } from './apply-schema';
 import { applyTx } from './apply-tx';
 import { capture } from './capture';
+import { execOnDb } from './exec-db';
 import { exit } from './exit';
 import { load } from './load';
+import { merge } from './merge';
 import { print } from './print';
 import { pushDrive } from './push-drive';
 import { pushHttp } from './push-http';
+import { selectDb } from './select-db';
 import { selectDrive } from './select-drive';
 import { selectHttp } from './select-http';
+import { sinkDb } from './sink-db';
 import { sinkDrive } from './sink-drive';
 import { zipColumn } from './zip-column';
 
@@ -34,13 +38,17 @@ export const COMMANDS: CommandTable = {
   ApplySchema: applySchema,
   ApplyTx: applyTx,
   Capture: capture,
+  ExecOnDb: execOnDb,
   Exit: exit,
   Load: load,
+  Merge: merge,
   Print: print,
   PushDrive: pushDrive,
   PushHttp: pushHttp,
+  SelectDb: selectDb,
   SelectDrive: selectDrive,
   SelectHttp: selectHttp,
+  SinkDb: sinkDb,
   SinkDrive: sinkDrive,
   ZipColumn: zipColumn,
 };

@@ -375,6 +375,31 @@ export function compileValue(text: Text | string, options: CompileOptions = {}):
   };
 }
 
+/** One part of a parsed text compiled as a value of its own, with the fields it reads. */
+export interface CompiledPart extends CompiledValue {
+  readonly fields: string[];
+}
+
+/**
+ * A `{{field}}` or a call of a parsed text as one value, keeping its type: the SQL of EXEC ON DB and
+ * SELECT FROM DB sends each as a bind parameter instead of splicing its text into the statement.
+ */
+export function compilePart(part: Part, options: CompileOptions = {}): CompiledPart {
+  const sql = options.sql ?? false;
+  return {
+    perRow: usesRow([part]),
+    fields: fieldsOf([part], []),
+    bind(scope, dataset, bindOptions) {
+      const b = bindPart(part, makeEnv(scope, dataset, bindOptions, sql));
+      if (b.c) {
+        const v = b.v;
+        return () => v;
+      }
+      return b.f;
+    },
+  };
+}
+
 const EMPTY = Dataset.empty();
 const cache = new Map<string, Part[]>();
 const CACHE_LIMIT = 500;

@@ -55,13 +55,21 @@ function parseConnection(words: string[]): Connection {
   }
   let parsed: URL;
   try {
-    parsed = new URL(target);
+    parsed = new URL(kind === 'postgres' ? withSocketHost(target) : target);
   } catch {
     throw new ScriptError(`'${maskUserinfo(target)}' is not a valid URL`, 'semantic');
   }
   if (kind === 'postgres') return { name, kind, ...splitPassword(parsed.toString()) };
   if (kind === 'ftp') return { name, kind, ...splitPassword(parsed.toString()), ...(flags.has('insecure') ? { tls: { rejectUnauthorized: false } } : {}) };
   return httpConnection(name, parsed, flags);
+}
+
+/**
+ * libpq's socket form `postgres://user@/db?host=/run/postgresql` has no host, which a URL with a user
+ * cannot have; pg takes the host from the `host` parameter then, so a placeholder host changes nothing.
+ */
+function withSocketHost(target: string): string {
+  return /^[a-z]+:\/\/[^/?#]*@\/.*[?&]host=/i.test(target) ? target.replace('@/', '@localhost/') : target;
 }
 
 /** A URL as text with its userinfo cut, for an error about a URL that does not parse. */

@@ -101,6 +101,8 @@ export interface SelectDb extends StatementBase {
   kind: 'SelectDb';
   connection: ConnectionRef;
   sql: Text;
+  /** An inline APPLY PIPELINE: runs once per page of rows. */
+  pipeline?: ApplyPipeline;
 }
 
 export type DriveFormat = 'CSV' | 'JSON' | 'NDJSON' | 'XML' | 'RAW' | 'PARQUET';

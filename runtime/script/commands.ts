@@ -42,10 +42,13 @@ export const COMMANDS: CommandDef[] = [
     keyword: 'SELECT FROM DB',
     heads: ['SELECT *? FROM DB'],
     rule: 'selectDb',
-    options: O.NO_OPTIONS,
-    syntax: 'SELECT * FROM DB [CONN] ( <native SQL> ) ;',
-    description: 'Runs a query on a database connection; its result set becomes the dataset. The SQL is passed as written.',
-    example: "SELECT * FROM DB [warehouse] ( select id, name from customers where active = 1 );",
+    options: O.SELECT_DB,
+    syntax: 'SELECT * FROM DB [CONN] ( <native SQL> ) { APPLY PIPELINE ( <statements> ) } ;',
+    description:
+      'Runs a query on a SQLite or PostgreSQL connection; its rows become the dataset, typed from the engine\'s column types. ' +
+      'Rows are read in pages of 10,000 and an inner APPLY PIPELINE runs once per page. #f() and @f() in the SQL are bind ' +
+      'parameters; @pipelinedata() is a table of the pipeline\'s rows.',
+    example: "SELECT * FROM DB [warehouse] ( select id, name from customers where updated_at > #trygetvar('since', '2000-01-01') );",
   },
   {
     keyword: 'SELECT FROM DRIVE',
@@ -180,8 +183,10 @@ ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS
     rule: 'execOnDb',
     options: O.EXEC_ON_DB,
     syntax: 'EXEC ON DB [CONN] ( <native SQL; @pipelinedata() names the pipeline rows as a table> ) { PER_ROW } ;',
-    description: 'Runs SQL on a database connection, once, or once per row with PER_ROW.',
-    example: 'EXEC ON DB [warehouse] ( update stats set last_run = current_timestamp );',
+    description:
+      'Runs SQL on a database connection for its effects, once, or once per row with PER_ROW (in one transaction). ' +
+      '{{field}}, #f() and @f() are sent as bind parameters, never spliced into the SQL: write them bare, not inside quotes.',
+    example: 'EXEC ON DB [warehouse] ( update customers set last_order = {{ordered_at}} where id = {{customer_id}} ) PER_ROW;',
   },
   {
     keyword: 'CAPTURE',
@@ -242,7 +247,9 @@ ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS
     options: O.SINK_DB,
     syntax: `SINK INTO DB [CONN] TABLE '<table>' { ON COLUMN '<xml column>' }
     { WITH { TRUNCATE | RECREATE | TRUNCATE_APPEND | RECREATE_APPEND } { REPLACE } { AUTO_CLEAN } } ;`,
-    description: 'Writes the whole dataset to a table, created from the dataset\'s column types when missing.',
+    description:
+      'Writes the whole dataset to a table in one transaction (SQLite: one prepared insert; PostgreSQL: COPY), creating the ' +
+      'table from the dataset\'s column types when missing and adding the columns it lacks.',
     example: "SINK INTO DB [warehouse] TABLE 'customers' WITH TRUNCATE;",
   },
   {
@@ -260,7 +267,9 @@ ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS
     rule: 'merge',
     options: O.MERGE,
     syntax: "MERGE INTO [CONN] TABLE '…' { WITH { KEY COLUMNS '…' } { INSERTS } { UPDATES } { DELETES } { SCHEMA_DRIFT } } ;",
-    description: 'Merges the dataset into a table by key columns; without key columns it appends.',
+    description:
+      'Merges the dataset into a table by key columns: INSERTS, UPDATES and DELETES (the table\'s rows the dataset lacks); ' +
+      'none named means all three. Without key columns it appends.',
     example: "MERGE INTO [warehouse] TABLE 'customers' WITH KEY COLUMNS 'id' INSERTS UPDATES SCHEMA_DRIFT;",
   },
   {

@@ -299,8 +299,9 @@ export class Grammar extends EmbeddedActionsParser {
 
   selectDb = this.RULE('selectDb', (): Body<SelectDb> => {
     const connection = this.SUBRULE(this.connection);
-    const sql = this.SUBRULE(this.block);
-    return { kind: 'SelectDb', connection, sql };
+    const node: Body<SelectDb> = { kind: 'SelectDb', connection, sql: this.SUBRULE(this.block) };
+    this.bag(new Occurrences(), O.SELECT_DB, node, this.stmtStart);
+    return node;
   });
 
   selectDrive = this.RULE('selectDrive', (): Body<SelectDrive> => {

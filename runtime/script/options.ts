@@ -3,7 +3,7 @@ import type { Position } from '../errors';
 import type {
   AddColumn, ApplyFilter, ApplyHttp, ApplyPipeline, ApplySchema, ApplyTx, Capture, ConnectionRef, DocFormat, DriveFormat,
   DriveWriteOptions, Exit, ExecOnDb, HttpOptions, HttpSection, Load, Merge, PagingMode, PushDb, PushHttp,
-  RetryOptions, RetryPolicy, SelectDrive, SelectHttp, SinkDb, SinkDrive, TargetOptions, Text, TraceSpec, TxSpec, ZipColumn,
+  RetryOptions, RetryPolicy, SelectDb, SelectDrive, SelectHttp, SinkDb, SinkDrive, TargetOptions, Text, TraceSpec, TxSpec, ZipColumn,
   PushDrive,
 } from './ast';
 import { KW, type KeywordName } from './tokens';
@@ -313,6 +313,15 @@ function requireFormat(n: { format?: string }, c: SetContext): void {
 export const SELECT_HTTP: OptionSet<Body<SelectHttp>> = { options: [...READ_OPTIONS, ...HTTP_OPTIONS] };
 export const APPLY_HTTP: OptionSet<Body<ApplyHttp>> = { options: [READ_OPTIONS[0], ...HTTP_OPTIONS] };
 
+const selectDb = builder<Body<SelectDb>>();
+export const SELECT_DB: OptionSet<Body<SelectDb>> = {
+  options: [
+    selectDb.pipeline('APPLY PIPELINE', 'statements run once per page of rows', (n, v) => {
+      n.pipeline = v as ApplyPipeline;
+    }),
+  ],
+};
+
 const selectDrive = builder<Body<SelectDrive>>();
 export const SELECT_DRIVE: OptionSet<Body<SelectDrive>> = {
   options: [
@@ -496,12 +505,12 @@ export const SINK_DB: OptionSet<Body<SinkDb>> = {
   options: [
     sinkDb.text('TABLE', 'target table (created from the dataset types when missing)', (n, v) => { n.table = v; }, "'<table>'"),
     sinkDb.text('ON COLUMN', 'write the XML held in this column', (n, v) => { n.onColumn = v; }, "'<xml column>'"),
-    sinkMode('TRUNCATE', 'empty the table first'),
-    sinkMode('RECREATE', 'drop and create the table first'),
-    sinkMode('TRUNCATE_APPEND', 'empty the table first, then append across pages'),
-    sinkMode('RECREATE_APPEND', 'recreate the table first, then append across pages'),
-    sinkDb.flag('REPLACE', 'replace rows with the same key', (n) => { n.replace = true; }),
-    sinkDb.flag('AUTO_CLEAN', 'remove the staging objects afterwards', (n) => { n.autoClean = true; }),
+    sinkMode('TRUNCATE', 'empty the table first, each time the statement runs (each page in an inline pipeline)'),
+    sinkMode('RECREATE', 'drop the table and create it from the dataset, each time the statement runs'),
+    sinkMode('TRUNCATE_APPEND', 'empty the table the first time in the run, then append across pages'),
+    sinkMode('RECREATE_APPEND', 'recreate the table the first time in the run, then append across pages'),
+    sinkDb.flag('REPLACE', 'replace the rows whose primary key matches', (n) => { n.replace = true; }),
+    sinkDb.flag('AUTO_CLEAN', 'a staging table: drop it when the run ends', (n) => { n.autoClean = true; }),
   ],
   finish(n, c) {
     if (!n.table) c.fail("SINK INTO DB needs TABLE '<table>'");
@@ -513,9 +522,9 @@ export const MERGE: OptionSet<Body<Merge>> = {
   options: [
     merge.text('TABLE', 'target table', (n, v) => { n.table = v; }, "'<table>'"),
     merge.text('KEY_COLUMNS|KEY COLUMNS', 'columns matching existing rows (none: append)', (n, v) => { n.keyColumns = v; }, "'<col,…>'"),
-    merge.flag('INSERTS|INSERT', 'insert new rows', (n) => { n.inserts = true; }),
-    merge.flag('UPDATES|UPDATE', 'update matching rows', (n) => { n.updates = true; }),
-    merge.flag('DELETES|DELETE', 'delete rows of the delete stream', (n) => { n.deletes = true; }),
+    merge.flag('INSERTS|INSERT', 'insert the rows whose key the table lacks', (n) => { n.inserts = true; }),
+    merge.flag('UPDATES|UPDATE', 'update the matching rows that differ', (n) => { n.updates = true; }),
+    merge.flag('DELETES|DELETE', 'delete the rows whose key the dataset lacks (it must hold every record)', (n) => { n.deletes = true; }),
     merge.flag('SCHEMA_DRIFT', 'add columns missing from the table', (n) => { n.schemaDrift = true; }),
   ],
   finish(n, c) {

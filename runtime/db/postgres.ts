@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { Dataset } from '../dataset/dataset';
+import type { Column, Value } from '../dataset/types';
+import { uniqueName } from '../docpath/typing';
+import { ScriptError } from '../errors';
+import { POSTGRES } from './dialect';
+import { PAGE_ROWS, type BulkRows, type DbSession, type Engine, type PageHandler, type Prepared, type QueryOptions, type TableColumn, type TableName } from './engine';
+import { PageBuffer } from './pages';
+import { cancelled, engineError } from './errors';
+import { postgresColumnType } from './types';
+import { copyEncoder, postgresParser, postgresValue } from './values';
+
+/** Connections a session keeps open per PostgreSQL connection: a read with an inline pipeline holds one while the pipeline uses others. */
+const POOL_SIZE = 4;
+/** Rows per COPY chunk written to the socket. */
+const COPY_CHUNK_ROWS = 2_000;
+
+const SYNTAX_ERROR = '42601';
+const READS_ROWS = /^\s*(?:select|with|values|table|\()/i;
+const NO_ROWS = 'this SQL returns no rows to read through a cursor (PostgreSQL reads SELECT, VALUES and TABLE so): run it with EXEC ON DB';
+
+/** pg's parsers replaced by ours (values.ts); text for the types without one. */
+const TYPES = {
+  getTypeParser: (oid: number) => postgresParser(oid) ?? ((text: string) => text),
+} as unknown as pg.CustomTypesConfig;
+
+/**
+ * A PostgreSQL database through a pg Pool kept in the session's resources. Queries read through a
+ * cursor (DECLARE … FETCH in a transaction), page by page, so a large result never sits in the driver
+ * whole; bulk writes go through COPY FROM STDIN (pg-copy-streams).
+ */
+export class PostgresEngine implements Engine {
+  readonly dialect = POSTGRES;
+  private readonly pool: pg.Pool;
+  private readonly secrets: string[];
+
+  constructor(url: string, password: string | undefined) {
+    this.secrets = password ? [password, encodeURIComponent(password)] : [];
+    // A query parameter, because pg lets the connection string's empty password win over a separate one.
+    const connectionString = password === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}password=${encodeURIComponent(password)}`;
+    this.pool = new pg.Pool({
+      connectionString,
+      max: POOL_SIZE,
+      types: TYPES,
+      // Fixed text forms for the parsers: timestamps in UTC, bytea as hex.
+      options: '-c TimeZone=UTC -c bytea_output=hex',
+    });
+    // An idle connection the server drops must not bring the process down; the next query reconnects.
+    this.pool.on('error', () => undefined);
+  }
+
+  session<T>(work: (db: DbSession) => Promise<T>, signal: AbortSignal): Promise<T> {
+    return this.lend(work, false, signal);
+  }
+
+  transaction<T>(work: (db: DbSession) => Promise<T>, signal: AbortSignal): Promise<T> {
+    return this.lend(work, true, signal);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async lend<T>(work: (db: DbSession) => Promise<T>, transaction: boolean, signal: AbortSignal): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw engineError(e, this.secrets);
+    }
+    let broken: Error | undefined;
+    // Ctrl-C during a long statement: the server is asked to cancel it, which fails it at once.
+    const pid = (client as unknown as { processID: number }).processID;
+    const cancel = () => void this.pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      if (!transaction) return await work(new PostgresSession(client, false));
+      await client.query('BEGIN');
+      try {
+        const out = await work(new PostgresSession(client, true));
+        await client.query('COMMIT');
+        return out;
+      } catch (e) {
+        await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+        throw e;
+      }
+    } catch (e) {
+      throw signal.aborted ? cancelled() : engineError(e, this.secrets);
+    } finally {
+      signal.removeEventListener('abort', cancel);
+      client.release(broken);
+    }
+  }
+}
+
+class PostgresSession implements DbSession {
+  readonly dialect = POSTGRES;
+  private cursors = 0;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly inTransaction: boolean,
+  ) {}
+
+  async query(sql: string, params: readonly Value[], onPage: PageHandler, { signal, pageRows }: QueryOptions): Promise<void> {
+    // A cursor lives in a transaction: the unit's own, or one opened for the read.
+    if (!this.inTransaction) await this.client.query('BEGIN');
+    try {
+      const cursor = `sqlcdc_cursor_${++this.cursors}`;
+      await this.client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, params.map(postgresValue)).catch((e: unknown) => {
+        // A cursor reads SELECT, VALUES and TABLE only: anything else fails as a syntax error at its first word.
+        throw (e as { code?: string }).code === SYNTAX_ERROR && !READS_ROWS.test(sql) ? new ScriptError(NO_ROWS, 'runtime') : e;
+      });
+      let buffer: PageBuffer | undefined;
+      let columns: Column[] = [];
+      for (;;) {
+        const wanted = Math.min(PAGE_ROWS, buffer?.room ?? pageRows);
+        const result = await this.client.query<unknown[]>({ text: `FETCH FORWARD ${wanted} FROM ${cursor}`, rowMode: 'array' });
+        if (!buffer) {
+          columns = columnsOf(result);
+          buffer = new PageBuffer(columns.length, pageRows);
+        }
+        const done = result.rows.length < wanted;
+        buffer.reserve(result.rows.length);
+        for (const row of result.rows) buffer.add(row);
+        if (done || buffer.room <= 0) {
+          const page = buffer.take();
+          if (!page || (await onPage(new Dataset(columns, page.columns as Value[][], page.rows))) || done) break;
+        }
+        if (signal.aborted) throw cancelled();
+      }
+      await this.client.query(`CLOSE ${cursor}`);
+      if (!this.inTransaction) await this.client.query('COMMIT');
+    } catch (e) {
+      if (!this.inTransaction) await this.client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async script(sql: string): Promise<void> {
+    await this.client.query(sql);
+  }
+
+  async exec(sql: string, params: readonly Value[]): Promise<number> {
+    return (await this.client.query(sql, params.map(postgresValue))).rowCount ?? 0;
+  }
+
+  prepare(sql: string): Prepared {
+    // Named, so the server parses and plans it once for this connection.
+    const name = `sqlcdc_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+    return { run: async (params) => (await this.client.query({ name, text: sql, values: params.map(postgresValue) })).rowCount ?? 0 };
+  }
+
+  async insert(table: string, rows: BulkRows, signal: AbortSignal): Promise<number> {
+    const { columns } = rows;
+    const stream = this.client.query(copyFrom(`COPY ${table} (${columns.map(POSTGRES.quote).join(', ')}) FROM STDIN`));
+    await pipeline(Readable.from(copyChunks(rows)), stream, { signal });
+    return stream.rowCount;
+  }
+
+  async columns(table: TableName): Promise<TableColumn[] | undefined> {
+    const result = await this.client.query<{ name: string; declared: string; pk: bigint | null }>(
+      `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS declared, key.n AS pk
+         FROM pg_attribute a
+         LEFT JOIN LATERAL (
+           SELECT k.n FROM pg_index i, unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+            WHERE i.indrelid = a.attrelid AND i.indisprimary AND k.attnum = a.attnum
+         ) key ON true
+        WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attnum`,
+      [table.sql],
+    );
+    if (result.rows.length === 0) return undefined;
+    return result.rows.map((r) => ({ name: r.name, declared: r.declared, primaryKey: Number(r.pk ?? 0) }));
+  }
+}
+
+/** The columns of a FETCH result; its cells are already dataset values (the pool's type parsers). */
+function columnsOf(result: pg.QueryResult<unknown[]>): Column[] {
+  const taken = new Set<string>();
+  return result.fields.map((f) => ({ name: uniqueName(f.name, taken), type: postgresColumnType(f.dataTypeID, f.dataTypeModifier) }));
+}
+
+/** The rows in COPY's text format, a few thousand per chunk. */
+function* copyChunks({ data, ordinals }: BulkRows): Generator<string> {
+  const values = ordinals.map((o) => data.column(o));
+  const encoders = ordinals.map((o) => copyEncoder(data.columns[o].type));
+  const last = values.length - 1;
+  let chunk = '';
+  for (let r = 0; r < data.rowCount; r++) {
+    for (let c = 0; c <= last; c++) {
+      const v = values[c][r];
+      chunk += v === null ? '\\N' : encoders[c](v);
+      chunk += c === last ? '\n' : '\t';
+    }
+    if ((r + 1) % COPY_CHUNK_ROWS === 0) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
