@@ -1,0 +1,60 @@
+import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * A file of JSON lines appended durably (a job's run records, the listener's idempotency keys).
+ * Appends that arrive while a write is under way are written and flushed together (a group commit),
+ * so a listener taking many calls pays one fdatasync per batch instead of one per call; each append
+ * resolves once its line is on disk. A crash mid-write leaves at most a partial last line, which
+ * reading skips.
+ */
+export class JsonLines<T> {
+  private pending: { line: string; done: () => void; fail: (e: unknown) => void }[] = [];
+  private flushing = false;
+
+  constructor(readonly file: string) {}
+
+  append(record: T): Promise<void> {
+    return new Promise((done, fail) => {
+      this.pending.push({ line: `${JSON.stringify(record)}\n`, done, fail });
+      if (!this.flushing) this.flush();
+    });
+  }
+
+  private flush(): void {
+    this.flushing = true;
+    // A turn of the event loop lets the appends of calls finishing together join this batch.
+    setImmediate(() => {
+      const batch = this.pending.splice(0);
+      try {
+        mkdirSync(dirname(this.file), { recursive: true });
+        const fd = openSync(this.file, 'a');
+        try {
+          writeSync(fd, batch.map((b) => b.line).join(''));
+          fdatasyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        for (const b of batch) b.done();
+      } catch (e) {
+        for (const b of batch) b.fail(e);
+      }
+      if (this.pending.length > 0) this.flush();
+      else this.flushing = false;
+    });
+  }
+
+  read(): T[] {
+    if (!existsSync(this.file)) return [];
+    const out: T[] = [];
+    for (const line of readFileSync(this.file, 'utf8').split('\n')) {
+      if (!line) continue;
+      try {
+        out.push(JSON.parse(line) as T);
+      } catch {
+        // the torn last line of a crash
+      }
+    }
+    return out;
+  }
+}
