@@ -33,6 +33,8 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** The header's createdAt; now by default. */
   now?: Date;
+  /** Flush without blocking the event loop, sharing folder flushes with concurrent writers (AtomicFile.commitAsync). */
+  groupCommit?: boolean;
 }
 
 export interface WrittenChangeLog {
@@ -114,7 +116,8 @@ export async function writeChangeLog(path: string, upserts: Dataset, deletes: Da
     }
     out.write(trailer({ upserts: upserts.rowCount, deletes: deletes.rowCount, frames }));
     out.end();
-    file.commit();
+    if (options.groupCommit) await file.commitAsync();
+    else file.commit();
   } catch (e) {
     file.abort();
     if (e instanceof CellTypeError) throw new ScriptError(`cannot write change log ${basename(path)}: ${e.message}`, 'runtime');

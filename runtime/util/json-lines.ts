@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -23,17 +24,18 @@ export class JsonLines<T> {
 
   private flush(): void {
     this.flushing = true;
-    // A turn of the event loop lets the appends of calls finishing together join this batch.
-    setImmediate(() => {
+    // A turn of the event loop lets the appends of calls finishing together join this batch; the
+    // appends arriving while it is written wait for the next.
+    setImmediate(async () => {
       const batch = this.pending.splice(0);
       try {
         mkdirSync(dirname(this.file), { recursive: true });
-        const fd = openSync(this.file, 'a');
+        const file = await open(this.file, 'a');
         try {
-          writeSync(fd, batch.map((b) => b.line).join(''));
-          fdatasyncSync(fd);
+          await file.write(batch.map((b) => b.line).join(''));
+          await file.datasync();
         } finally {
-          closeSync(fd);
+          await file.close();
         }
         for (const b of batch) b.done();
       } catch (e) {

@@ -100,7 +100,7 @@ export class Ingest {
     const folder = join('changelogs', job.name);
     const path = join(folder, `${job.name}_${executionId}${EXTENSION}`);
     const drive = new LocalDrive(this.store.workspace);
-    await writeChangeLog(drive.local(path), dataset, Dataset.empty(), { executionId, pipeline: job.name, name: job.name, keys: [], inserts: dataset.rowCount, updates: 0 }, { overwrite: false });
+    await writeChangeLog(drive.local(path), dataset, Dataset.empty(), { executionId, pipeline: job.name, name: job.name, keys: [], inserts: dataset.rowCount, updates: 0 }, { overwrite: false, groupCommit: true });
     return { upserts: dataset, deletes: Dataset.fromRows(dataset.columns, []), keys: [], executionId, file: { drive, path } };
   }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { close, closeSync, fdatasync, fsync, fsyncSync, linkSync, mkdirSync, open, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
 import type { ByteSink } from '../util/bytes';
 
@@ -38,13 +39,35 @@ export class AtomicFile implements ByteSink {
     fsyncSync(fd);
     closeSync(fd);
     this.fd = undefined;
+    this.publish();
+    syncFolder(dirname(this.path));
+  }
+
+  private publish(): void {
     if (this.options.overwrite === false) {
       linkSync(this.tempPath, this.path);
       unlinkSync(this.tempPath);
     } else {
       renameSync(this.tempPath, this.path);
     }
-    syncFolder(dirname(this.path));
+  }
+
+  /**
+   * As `commit`, without blocking the event loop: the flush runs on libuv's thread pool, where the
+   * flushes of many files written at once overlap (the file system folds them into few journal
+   * commits), and one flush of the folder covers every rename made while the previous one ran (a
+   * group commit). For a listener writing a log per call.
+   */
+  async commitAsync(): Promise<void> {
+    const fd = this.descriptor();
+    this.fd = undefined;
+    try {
+      await promisify(fdatasync)(fd);
+    } finally {
+      closeSync(fd);
+    }
+    this.publish();
+    await syncFolderGrouped(dirname(this.path));
   }
 
   /** Removes the temp file; safe to call after a failed commit or twice. */
@@ -69,6 +92,38 @@ function syncFolder(folder: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Folder flushes not started yet (whoever asks joins it) and under way, by folder. */
+const queuedSyncs = new Map<string, Promise<void>>();
+const runningSyncs = new Map<string, Promise<void>>();
+
+/**
+ * Makes the renames done so far in `folder` durable, sharing one flush among all callers that ask
+ * while a flush is under way: the next one starts after it and covers all of them.
+ */
+function syncFolderGrouped(folder: string): Promise<void> {
+  if (process.platform === 'win32') return Promise.resolve();
+  const queued = queuedSyncs.get(folder);
+  if (queued) return queued;
+  const previous = runningSyncs.get(folder) ?? Promise.resolve();
+  const next: Promise<void> = previous
+    .catch(() => undefined)
+    .then(async () => {
+      queuedSyncs.delete(folder);
+      runningSyncs.set(folder, next);
+      const fd = await promisify(open)(folder, 'r');
+      try {
+        await promisify(fsync)(fd);
+      } finally {
+        await promisify(close)(fd);
+      }
+    })
+    .finally(() => {
+      if (runningSyncs.get(folder) === next) runningSyncs.delete(folder);
+    });
+  queuedSyncs.set(folder, next);
+  return next;
 }
 
 /** Writes a whole file atomically (state files: connections, variables, histories). */
