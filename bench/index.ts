@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   describe: async () => (await import('./describe')).runDescribeBench(),
   writers: async () => (await import('./writers')).runWritersBench(),
   cdc: async () => (await import('./cdc')).runCdcBench(),
+  webhook: async () => (await import('./webhook')).runWebhookBench(),
 };
 
 async function main(): Promise<void> {

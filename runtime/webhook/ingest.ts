@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { writeChangeLog } from '../changelog/write';
 import { EXTENSION } from '../changelog/naming';
+import { DEFAULT_FRAME_ROWS } from '../changelog/layout';
 import { Dataset } from '../dataset/dataset';
 import { LocalDrive } from '../drives/local';
 import { toScriptError } from '../errors';
@@ -100,7 +101,12 @@ export class Ingest {
     const folder = join('changelogs', job.name);
     const path = join(folder, `${job.name}_${executionId}${EXTENSION}`);
     const drive = new LocalDrive(this.store.workspace);
-    await writeChangeLog(drive.local(path), dataset, Dataset.empty(), { executionId, pipeline: job.name, name: job.name, keys: [], inserts: dataset.rowCount, updates: 0 }, { overwrite: false, groupCommit: true });
+    await writeChangeLog(drive.local(path), dataset, Dataset.empty(), { executionId, pipeline: job.name, name: job.name, keys: [], inserts: dataset.rowCount, updates: 0 }, {
+      overwrite: false,
+      groupCommit: true,
+      // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
+      frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(dataset.rowCount, 1)),
+    });
     return { upserts: dataset, deletes: Dataset.fromRows(dataset.columns, []), keys: [], executionId, file: { drive, path } };
   }
 

@@ -1,8 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { close, closeSync, fdatasync, fsync, fsyncSync, linkSync, mkdirSync, open, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { close, closeSync, fdatasync, fsync, fsyncSync, link, linkSync, mkdirSync, open, openSync, rename, renameSync, rmSync, unlink, unlinkSync, writeSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
 import type { ByteSink } from '../util/bytes';
+
+export interface AtomicFileOptions {
+  mode?: number;
+  overwrite?: boolean;
+}
+
+/** Folders AtomicFile.create made or found: a listener writes thousands of files into a few folders. */
+const knownFolders = new Set<string>();
+
+function tempPathOf(path: string): string {
+  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
 
 /**
  * A file that appears whole or not at all: written under a temp name in the same folder (so the
@@ -18,11 +31,31 @@ export class AtomicFile implements ByteSink {
   /** `overwrite: false` publishes with a hard link, which fails rather than replace an existing file. */
   constructor(
     readonly path: string,
-    private readonly options: { mode?: number; overwrite?: boolean } = {},
+    private readonly options: AtomicFileOptions = {},
+    opened?: { tempPath: string; fd: number },
   ) {
+    if (opened) {
+      this.tempPath = opened.tempPath;
+      this.fd = opened.fd;
+      return;
+    }
     mkdirSync(dirname(path), { recursive: true });
-    this.tempPath = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    this.tempPath = tempPathOf(path);
     this.fd = openSync(this.tempPath, 'wx', options.mode);
+  }
+
+  /**
+   * As the constructor, creating the temp file on libuv's thread pool: creating a file in a busy
+   * folder waits on the file system's journal, which flushes of other files hold meanwhile.
+   */
+  static async create(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
+    if (!knownFolders.has(dirname(path))) {
+      await mkdir(dirname(path), { recursive: true });
+      knownFolders.add(dirname(path));
+    }
+    const tempPath = tempPathOf(path);
+    const fd = await promisify(open)(tempPath, 'wx', options.mode);
+    return new AtomicFile(path, options, { tempPath, fd });
   }
 
   write(data: Uint8Array): void {
@@ -39,17 +72,13 @@ export class AtomicFile implements ByteSink {
     fsyncSync(fd);
     closeSync(fd);
     this.fd = undefined;
-    this.publish();
-    syncFolder(dirname(this.path));
-  }
-
-  private publish(): void {
     if (this.options.overwrite === false) {
       linkSync(this.tempPath, this.path);
       unlinkSync(this.tempPath);
     } else {
       renameSync(this.tempPath, this.path);
     }
+    syncFolder(dirname(this.path));
   }
 
   /**
@@ -66,7 +95,12 @@ export class AtomicFile implements ByteSink {
     } finally {
       closeSync(fd);
     }
-    this.publish();
+    if (this.options.overwrite === false) {
+      await promisify(link)(this.tempPath, this.path);
+      await promisify(unlink)(this.tempPath);
+    } else {
+      await promisify(rename)(this.tempPath, this.path);
+    }
     await syncFolderGrouped(dirname(this.path));
   }
 
