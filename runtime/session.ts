@@ -99,7 +99,7 @@ export class Session implements SessionEnv, MagicHost {
     const { magics, body, bodyOffset } = splitMagics(text);
     for (const magic of magics) {
       try {
-        yield* runMagic(this, magic);
+        yield* runMagic(this, { ...magic, origin: options.origin });
       } catch (e) {
         yield { kind: 'error', error: toScriptError(e, undefined, `%${magic.name}`), source: text };
         return;

@@ -7,6 +7,7 @@ import { listing } from './listing';
 import { describeMagic } from './describe';
 import { plotMagic } from './plot';
 import { varMagic } from './var';
+import { webhookMagic } from './webhook';
 
 /** %help lists this table, so it lives beside it. */
 const helpMagic: Magic = {
@@ -16,7 +17,7 @@ const helpMagic: Magic = {
   run: (session): Result[] => [listing(['magic', 'description'], session.magics.all().map((m) => [m.usage, m.description]), 'Magics')],
 };
 
-const MAGICS: readonly Magic[] = [helpMagic, connectionMagic, describeMagic, limitMagic, pipelineMagic, plotMagic, resetMagic, workspaceMagic, varMagic];
+const MAGICS: readonly Magic[] = [helpMagic, connectionMagic, describeMagic, limitMagic, pipelineMagic, plotMagic, resetMagic, workspaceMagic, varMagic, webhookMagic];
 
 /** The language's magics and a front end's own (the kernel's %connect_info). */
 export function magicTable(extra: readonly Magic[] = []): MagicTable {
@@ -59,6 +60,6 @@ export async function* runMagic(session: MagicHost, line: MagicLine): AsyncGener
     const known = session.magics.all().map((m) => `%${m.name}`).join(', ');
     throw new ScriptError(`unknown magic %${line.name} (known: ${known})`, 'semantic', { line: line.line, column: 1, offset: 0 });
   }
-  const results = await magic.run(session, line.args);
+  const results = await magic.run(session, line.args, line);
   for await (const r of results as AsyncIterable<Result>) yield r;
 }

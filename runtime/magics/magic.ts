@@ -1,4 +1,6 @@
 import type { Dataset } from '../dataset/dataset';
+import type { OutputChannel } from '../output';
+import type { Resources } from '../resources';
 import type { Result } from '../results';
 import type { ConnectionStore } from '../workspace/connections';
 
@@ -8,6 +10,8 @@ export interface MagicLine {
   args: string;
   /** 1-based line of the magic in the cell. */
   line: number;
+  /** The `origin` of the execute call that ran the cell: output a magic starts (a listener's) goes there. */
+  origin?: string;
 }
 
 /** What magics may reach of the session (the Session implements it; magics never import it). */
@@ -21,7 +25,13 @@ export interface MagicHost {
   /** The pipeline name of the session's cells: keys CDC state and names change logs. */
   pipeline: string;
   displayLimit: number;
+  /** What the session holds open; a listener a magic starts is closed with the session. */
+  readonly resources: Resources;
+  /** Output arriving outside a running cell (a listener's calls). */
+  readonly output: OutputChannel;
   reset(): void;
+  /** Makes a dataset the interactive pipeline (%webhook take). */
+  setDataset(dataset: Dataset): void;
 }
 
 /**
@@ -35,7 +45,7 @@ export interface Magic {
   description: string;
   /** Subcommands/words offered by completion after `%name `. */
   words?: string[];
-  run(session: MagicHost, args: string): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
+  run(session: MagicHost, args: string, line: MagicLine): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
 }
 
 /** A session's magics by name: the single source for running them, %help and completion. */

@@ -37,7 +37,7 @@ export interface Listener {
 }
 
 /** A refusal: a status and a JSON `{error}` (C.6). */
-class Refused extends Error {
+export class Refused extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -51,7 +51,7 @@ const FLAG_TRUE = new Set(['', '1', 'true', 'yes']);
 const FLAG_FALSE = new Set(['0', 'false', 'no']);
 
 /** A 0/1 query flag; present without a value means set. */
-function flag(query: URLSearchParams, name: string, absent: boolean): boolean {
+export function flag(query: URLSearchParams, name: string, absent: boolean): boolean {
   const v = query.get(name);
   if (v === null) return absent;
   const t = v.trim().toLowerCase();
@@ -60,13 +60,13 @@ function flag(query: URLSearchParams, name: string, absent: boolean): boolean {
   throw new Refused(400, `${name} must be 0 or 1 (or true/false, yes/no), not '${v}'`);
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 /** The body, refused with 413 as soon as it passes `max` bytes (Content-Length is checked first). */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > max) return Promise.reject(new Refused(413, `payload of ${declared} bytes is over the listener's limit of ${max} bytes`));
   return new Promise((resolve, reject) => {
@@ -86,7 +86,7 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   });
 }
 
-function send(res: ServerResponse, answer: Answer, headers: Record<string, string> = {}): void {
+export function send(res: ServerResponse, answer: Answer, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(answer.body);
   res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { OutputItem } from '../../runtime/output';
+import type { Result } from '../../runtime/results';
+import type { Session } from '../../runtime/session';
+import { runCli as sqlcdc } from '../helpers/cli';
+import { call } from '../helpers/serve';
+import { tempSession } from '../helpers/session';
+
+const sessions: Session[] = [];
+after(async () => {
+  for (const s of sessions) await s.close();
+});
+
+function open(): { session: Session; dir: string; output: OutputItem[] } {
+  const t = tempSession({}, 'webhook-session');
+  sessions.push(t.session);
+  const output: OutputItem[] = [];
+  t.session.output.subscribe((item) => output.push(item));
+  return { ...t, output };
+}
+
+const text = (results: Result[]) => results.flatMap((r) => (r.kind === 'message' ? [r.text] : [])).join('\n');
+
+test('%webhook start: calls arrive under the starting cell, %webhook wait/take/status/log/stop', async () => {
+  const { session, output } = open();
+  const started = text(await session.run('%webhook start', { origin: 'cell-1' }));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const key = /access key .*: (sqk_\S+)/.exec(started)![1];
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/job\/push\?guid=[0-9a-f]{32}$/);
+  assert.equal((await call(url, { body: '{"id": 1}' })).status, 401);
+  assert.equal((await call(url.replace(/guid=\w+/, `guid=${'0'.repeat(32)}`), { key, body: '{}' })).status, 404);
+  const waiting = session.run('%webhook wait --timeout 60', { origin: 'cell-2' });
+  const r = await call(url, { key, headers: { 'content-type': 'application/json' }, body: '[{"id": 1, "name": "lamp"}, {"id": 2, "name": "door"}]' });
+  assert.equal(r.status, 202, r.text);
+  assert.match(text(await waiting), /webhook call 1 arrived: 2 rows/);
+  const shown = output.filter((o) => o.result.kind === 'table');
+  assert.deepEqual(shown.map((o) => o.origin), ['cell-1']);
+  const table = shown[0].result as Extract<Result, { kind: 'table' }>;
+  assert.deepEqual(table.dataset.rows(), [[1, 'lamp'], [2, 'door']]);
+  await call(url, { key, body: 'name=chair', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  await session.run('%webhook take 1');
+  assert.deepEqual(session.dataset.rows(), [[1, 'lamp'], [2, 'door']]);
+  await session.run('%webhook take');
+  assert.deepEqual(session.dataset.rows(), [['chair']]);
+  // The payload is the pipeline dataset: statements run on it.
+  await session.run("ADD COLUMN 'long size=@sql(LEN(name))';");
+  assert.deepEqual(session.dataset.rows(), [['chair', 5n]]);
+  assert.match(text(await session.run('%webhook status')), /calls received: 2/);
+  const log = (await session.run('%webhook log')).find((x) => x.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.equal(log.dataset.rowCount, 2);
+  assert.match(text(await session.run('%webhook stop')), /stopped after 2 calls/);
+  await assert.rejects(call(url, { key, body: '{}' }));
+  await assert.rejects(session.run('%webhook status'), /no webhook listener is running/);
+});
+
+test('%webhook start --job runs each call through the job writer and keeps its change log', async () => {
+  const { session, dir } = open();
+  writeFileSync(join(dir, 'w.sql'), "ADD COLUMN 'long doubled=@sql(id * 2)';\n");
+  const created = await sqlcdc(dir, ['job', 'create', 'hook', '--writer', 'w.sql', '--webhook', '--workspace', 'ws']);
+  assert.equal(created.code, 0, created.stderr);
+  const started = text(await session.run('%webhook start --job hook --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  assert.doesNotMatch(started, /access key/);
+  const r = await call(url, { body: '{"id": 21}' });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.job, 'hook');
+  const shown = await sqlcdc(dir, ['changelog', 'show', r.json.changeLog, '--output', 'json']);
+  assert.deepEqual(JSON.parse(shown.stdout).upserts, [{ id: 21, doubled: 42 }]);
+  // Closing the session closes the listener.
+  await session.close();
+  await assert.rejects(call(url, { body: '{}' }));
+});
