@@ -8,6 +8,7 @@ import { describeMagic } from './describe';
 import { plotMagic } from './plot';
 import { varMagic } from './var';
 import { webhookMagic } from './webhook';
+import { jobMagic } from './job';
 
 /** %help lists this table, so it lives beside it. */
 const helpMagic: Magic = {
@@ -17,7 +18,7 @@ const helpMagic: Magic = {
   run: (session): Result[] => [listing(['magic', 'description'], session.magics.all().map((m) => [m.usage, m.description]), 'Magics')],
 };
 
-const MAGICS: readonly Magic[] = [helpMagic, connectionMagic, describeMagic, limitMagic, pipelineMagic, plotMagic, resetMagic, workspaceMagic, varMagic, webhookMagic];
+const MAGICS: readonly Magic[] = [helpMagic, connectionMagic, describeMagic, limitMagic, pipelineMagic, plotMagic, resetMagic, workspaceMagic, varMagic, webhookMagic, jobMagic];
 
 /** The language's magics and a front end's own (the kernel's %connect_info). */
 export function magicTable(extra: readonly Magic[] = []): MagicTable {

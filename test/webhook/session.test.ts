@@ -73,3 +73,23 @@ test('%webhook start --job runs each call through the job writer and keeps its c
   await session.close();
   await assert.rejects(call(url, { body: '{}' }));
 });
+
+test('%job create, trigger, list and run from a notebook session', async () => {
+  const { session, dir } = open();
+  writeFileSync(join(dir, 'read.sql'), "SELECT * FROM DRIVE 'rows.csv';\nAPPLY SCHEMA (\n  long id\n);\nCAPTURE 'items';\n");
+  writeFileSync(join(dir, 'write.sql'), "LOAD UPSERTS FROM 'items';\nPRINT 'loaded #data.count() rows';\n");
+  writeFileSync(join(dir, 'after.sql'), "PRINT 'after ran';\n");
+  writeFileSync(join(dir, 'rows.csv'), 'id\n1\n2\n3\n');
+  assert.match(text(await session.run('%job create sync --reader read.sql --writer write.sql')), /^job sync: reader [0-9a-f]{32}, writer [0-9a-f]{32}$/);
+  await session.run('%job create after --reader after.sql');
+  await session.run('%job trigger sync --on success --run after');
+  const list = (await session.run('%job list')).find((r) => r.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.deepEqual(list.dataset.rows().map((r) => [r[0], r[1], r[4]]), [['after', 'reader', ''], ['sync', 'direct', 'success → after']]);
+  const ran = text(await session.run('%job run sync'));
+  assert.match(ran, /loaded 3 rows/);
+  assert.match(ran, /after ran/);
+  assert.match(ran, /job sync: success/);
+  // A failing job is the cell's error, with its position in the job's script.
+  writeFileSync(join(dir, 'ws', 'jobs', 'after', 'reader.sql'), 'FROB;\n');
+  await assert.rejects(session.run('%job run after'), /FROB/);
+});
