@@ -3,7 +3,7 @@ import { Dataset } from './dataset/dataset';
 import { toScriptError } from './errors';
 import { evaluateText } from './functions/evaluate';
 import type { Magic, MagicHost, MagicTable } from './magics/magic';
-import { magicTable, runMagic, splitMagics } from './magics/index';
+import { cellMagic, magicTable, runCellMagic, runMagic, splitMagics } from './magics/index';
 import { OutputChannel } from './output';
 import { Resources } from './resources';
 import type { ExecuteOptions, Result } from './results';
@@ -96,6 +96,15 @@ export class Session implements SessionEnv, MagicHost {
    */
   async *execute(text: string, options: ExecuteOptions = {}): AsyncGenerator<Result> {
     const signal = options.signal ?? new AbortController().signal;
+    const cell = cellMagic(text);
+    if (cell) {
+      try {
+        yield* runCellMagic(this, cell);
+      } catch (e) {
+        yield { kind: 'error', error: toScriptError(e, undefined, `%%${cell.name}`), source: text };
+      }
+      return;
+    }
     const { magics, body, bodyOffset } = splitMagics(text);
     for (const magic of magics) {
       try {

@@ -82,6 +82,23 @@ export class JobStore {
     return job;
   }
 
+  /**
+   * Saves a script as a job's reader or writer. A job given its other part becomes direct: its guid
+   * stays the one webhook calls use (a direct job's reader guid, §4.1), and its writer gets a guid of
+   * its own.
+   */
+  setScript(name: string, script: Script, text: string): JobDefinition {
+    const job = this.get(name);
+    writeFileAtomic(this.scriptFile(name, script), text);
+    const kind = kindOf(hasReader(job) || script === 'reader', hasWriter(job) || script === 'writer');
+    if (kind !== job.kind) {
+      job.kind = kind;
+      job.writerGuid = newGuid();
+      this.save(job);
+    }
+    return job;
+  }
+
   save(job: JobDefinition): void {
     writeFileAtomic(join(this.jobFolder(job.name), 'job.json'), `${JSON.stringify(job, null, 2)}\n`);
   }

@@ -64,3 +64,18 @@ export async function* runMagic(session: MagicHost, line: MagicLine): AsyncGener
   const results = await magic.run(session, line.args, line);
   for await (const r of results as AsyncIterable<Result>) yield r;
 }
+
+/** A cell whose first line is `%%name args`: the magic's name, arguments and the rest of the cell. */
+export function cellMagic(text: string): { name: string; args: string; body: string } | undefined {
+  const m = /^\s*%%(\S+)[ \t]*([^\n]*)\n?([\s\S]*)$/.exec(text);
+  return m ? { name: m[1], args: m[2].trim(), body: m[3] } : undefined;
+}
+
+export async function* runCellMagic(session: MagicHost, cell: { name: string; args: string; body: string }): AsyncGenerator<Result> {
+  const magic = session.magics.find(cell.name);
+  if (!magic?.cell) {
+    const known = session.magics.all().filter((m) => m.cell).map((m) => `%%${m.name}`).join(', ');
+    throw new ScriptError(`unknown cell magic %%${cell.name} (known: ${known || 'none'})`, 'semantic', { line: 1, column: 1, offset: 0 });
+  }
+  yield* await magic.cell(session, cell.args, cell.body);
+}

@@ -55,6 +55,19 @@ export const jobMagic: Magic = {
   usage: USAGE,
   description: 'jobs of the workspace: create, list, run, trigger (as sqlcdc job)',
   words: ['create', 'list', 'run', 'trigger'],
+  /** `%%job NAME reader|writer`: the cell's script becomes that part of the job (created as a writer or reader when new). */
+  cell(host, args, body): Result[] {
+    const [name, part, ...extra] = splitArgs(args);
+    if (!name || (part !== 'reader' && part !== 'writer') || extra.length > 0) throw new ScriptError('usage: %%job NAME reader|writer, then the script', 'semantic');
+    if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
+    const store = new JobStore(host.workspace);
+    if (!store.exists(name)) {
+      const job = store.create({ name, [part]: body, webhook: false, saveSample: false });
+      return [{ kind: 'message', text: `job ${name} (${job.kind}) created with this ${part}: ${job.guid}` }];
+    }
+    const job = store.setScript(name, part, body);
+    return [{ kind: 'message', text: `job ${name}: ${part} saved (${job.kind})` }];
+  },
   async run(host, args) {
     const [action, ...words] = splitArgs(args);
     const store = new JobStore(host.workspace);

@@ -46,6 +46,8 @@ export interface Magic {
   /** Subcommands/words offered by completion after `%name `. */
   words?: string[];
   run(session: MagicHost, args: string, line: MagicLine): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
+  /** As a cell magic (`%%name args` on a cell's first line): the rest of the cell is its body, not run as SQL CDC. */
+  cell?(session: MagicHost, args: string, body: string): Promise<Result[]> | Result[];
 }
 
 /** A session's magics by name: the single source for running them, %help and completion. */

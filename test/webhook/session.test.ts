@@ -93,3 +93,15 @@ test('%job create, trigger, list and run from a notebook session', async () => {
   writeFileSync(join(dir, 'ws', 'jobs', 'after', 'reader.sql'), 'FROB;\n');
   await assert.rejects(session.run('%job run after'), /FROB/);
 });
+
+test('%%job NAME reader|writer saves the cell as that part of the job; the cell is not run', async () => {
+  const { session, dir } = open();
+  writeFileSync(join(dir, 'rows.csv'), 'id\n1\n2\n');
+  const made = text(await session.run("%%job nb reader\nSELECT * FROM DRIVE 'rows.csv';\nCAPTURE 'rows';\n"));
+  assert.match(made, /^job nb \(reader\) created with this reader: [0-9a-f]{32}$/);
+  assert.equal(session.dataset.rowCount, 0, 'the script was saved, not run');
+  assert.match(text(await session.run("%%job nb writer\nLOAD UPSERTS FROM 'rows';\nPRINT 'wrote #data.count() rows';\n")), /job nb: writer saved \(direct\)/);
+  assert.match(text(await session.run('%job run nb')), /wrote 2 rows/);
+  await assert.rejects(session.run('%%job nb other\nPRINT 1;'), /usage: %%job NAME reader\|writer/);
+  await assert.rejects(session.run('%%nosuch\nx'), /unknown cell magic %%nosuch/);
+});
