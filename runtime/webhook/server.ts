@@ -23,10 +23,6 @@ export interface ListenerOptions {
   store: JobStore;
   ingest: Ingest;
   idempotency: IdempotencyStore;
-  /** Restricts the listener to one job (the session's `%webhook start --job`). */
-  onlyGuid?: string;
-  /** Told of every call that ran (not of refused ones), with its answer: the session shows arrivals. */
-  onCall?: (call: { job: string; status: number; answer: unknown }) => void;
 }
 
 export interface Listener {
@@ -113,7 +109,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       if (!guid) throw new Refused(400, 'the guid query parameter (or jobguid) is required');
       if (!/^\{?[0-9a-fA-F-]{32,36}\}?$/.test(guid.trim())) throw new Refused(400, `guid must be 32 hexadecimal digits, not '${guid}'`);
       const found = options.store.byGuid(guid.trim());
-      if (!found || (options.onlyGuid && found.job.guid !== options.onlyGuid)) throw new Refused(404, `no job has guid ${guid}`);
+      if (!found) throw new Refused(404, `no job has guid ${guid}`);
       const { job } = found;
       if (found.writerGuid) throw new Refused(400, `${guid} is the writer guid of direct job ${job.name}: call it with its reader guid (spec §4.1)`);
       if (!job.webhook || !hasWriter(job)) throw new Refused(403, `job ${job.name} is not enabled for webhooks`);
@@ -134,7 +130,6 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       const run = () => options.ingest.call(job, body, params);
       const { answer, repeated } = idempotencyKey ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, run) : { answer: await run(), repeated: false };
       send(res, answer, repeated ? { 'idempotent-replayed': 'true' } : {});
-      if (!repeated) options.onCall?.({ job: job.name, status: answer.status, answer: answer.body });
     } catch (e) {
       if (e instanceof Refused) {
         // An unread body would be parsed as the next request of this connection: close it after answering.
