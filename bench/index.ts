@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   changelog: async () => (await import('./changelog')).runChangeLogBench(),
   parquet: async () => (await import('./parquet')).runParquetBench(),
   db: async () => (await import('./db')).runDbBench(),
+  webhook: async () => (await import('./webhook')).runWebhookBench(),
 };
 
 async function main(): Promise<void> {

@@ -6,12 +6,14 @@ import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 
 /** `sqlcdc changelog show FILE` / `sqlcdc changelog list [FOLDER]` (docs/changelog.md, "Inspecting a log"). */
 export interface ChangeLogCommand {
-  action: 'show' | 'list';
-  /** show: the file; list: the folder (default: the working directory). */
+  action: 'show' | 'list' | 'replay';
+  /** show, replay: the file; list: the folder (default: the working directory). */
   target?: string;
   workspace?: string;
   output: 'table' | 'json';
   checkSignature: boolean;
+  /** replay: the job whose writer plays the log. */
+  job?: string;
 }
 
 /** Rows of each stream a table shows; json shows them all. */
@@ -41,9 +43,24 @@ async function list(folder: string, cmd: ChangeLogCommand): Promise<void> {
   await write(`${renderText(changeLogTable(entries), { limit: Math.max(entries.length, 1), width: width() })}\n`);
 }
 
+/** `changelog replay FILE --job NAME`: the job's writer plays the log; exit 1 when it fails. */
+async function replay(file: string, cmd: ChangeLogCommand): Promise<number> {
+  // Replaying runs a pipeline: the interpreter loads here, not for show and list.
+  const { JobStore, replayChangeLog, Session } = await import('../runtime/index');
+  const store = new JobStore(sessionFolders({ workspace: cmd.workspace }).workspace, (o) => new Session(o));
+  const record = await replayChangeLog(store, cmd.job!, file, (r) => {
+    if (r.kind === 'message') process.stderr.write(`${r.text}\n`);
+    else if (r.kind === 'warning') process.stderr.write(`warning: ${r.text}\n`);
+    else if (r.kind === 'error') process.stderr.write(`sqlcdc: ${r.error.message}\n`);
+  });
+  process.stderr.write(`job ${cmd.job}: replay of ${file}: ${record.outcome}, ${record.rows} rows\n`);
+  return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
+}
+
 /** Runs the command; returns the exit code (1 when the log is unreadable, damaged or fails its check). */
 export async function runChangeLogCommand(cmd: ChangeLogCommand): Promise<number> {
   try {
+    if (cmd.action === 'replay') return await replay(resolve(cmd.target!), cmd);
     if (cmd.action === 'show') await show(resolve(cmd.target!), cmd);
     else await list(resolve(cmd.target ?? '.'), cmd);
     return EXIT.ok;
@@ -58,7 +75,8 @@ export async function runChangeLogCommand(cmd: ChangeLogCommand): Promise<number
 
 /** `sqlcdc changelog …` as a command group of the CLI. */
 export const changelogCommands: CommandGroup = {
-  usage: '  sqlcdc changelog show <file.eds> [--output table|json] [--workspace DIR] [--check-signature]\n  sqlcdc changelog list [FOLDER] [--output table|json]',
+  usage:
+    '  sqlcdc changelog show <file.eds> [--output table|json] [--workspace DIR] [--check-signature]\n  sqlcdc changelog list [FOLDER] [--output table|json]\n  sqlcdc changelog replay <file.eds> --job NAME [--workspace DIR]',
   run: (args) => runChangeLogCommand(parseChangeLog(args)),
 };
 
@@ -67,13 +85,15 @@ function parseChangeLog(args: string[]): ChangeLogCommand {
     workspace: { type: 'string' },
     output: { type: 'string' },
     'check-signature': { type: 'boolean' },
+    job: { type: 'string' },
   });
   const [action, target, ...extra] = positionals;
-  if (action !== 'show' && action !== 'list') throw new UsageError(action === undefined ? 'changelog needs show or list' : `unknown changelog action '${action}' (show or list)`);
-  if (action === 'show' && target === undefined) throw new UsageError('changelog show needs a change log file');
-  if (extra.length > 0) throw new UsageError(`changelog ${action} takes one ${action === 'show' ? 'file' : 'folder'}, got '${extra[0]}' too`);
+  if (action !== 'show' && action !== 'list' && action !== 'replay') throw new UsageError(action === undefined ? 'changelog needs show, list or replay' : `unknown changelog action '${action}' (show, list or replay)`);
+  if (action !== 'list' && target === undefined) throw new UsageError(`changelog ${action} needs a change log file`);
+  if ((action === 'replay') !== (values.job !== undefined)) throw new UsageError(action === 'replay' ? 'changelog replay needs --job NAME (the job whose writer plays the log)' : '--job is an option of changelog replay');
+  if (extra.length > 0) throw new UsageError(`changelog ${action} takes one ${action === 'list' ? 'folder' : 'file'}, got '${extra[0]}' too`);
   if (action === 'list' && values['check-signature']) throw new UsageError('--check-signature is an option of changelog show');
   const output = values.output ?? 'table';
   if (output !== 'table' && output !== 'json') throw new UsageError(`--output of changelog must be table or json, not '${output}'`);
-  return { action, target, workspace: values.workspace, output, checkSignature: values['check-signature'] === true };
+  return { action, target, workspace: values.workspace, output, checkSignature: values['check-signature'] === true, job: values.job };
 }

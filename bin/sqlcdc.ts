@@ -8,6 +8,9 @@ import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   workspace: async () => (await import('./workspace')).workspaceCommands,
   changelog: async () => (await import('./changelog')).changelogCommands,
+  job: async () => (await import('./job')).jobCommands,
+  serve: async () => (await import('./serve')).serveCommand,
+  webhook: async () => (await import('./webhook')).webhookCommands,
 };
 
 const USAGE = `Usage:
@@ -17,13 +20,23 @@ const USAGE = `Usage:
   sqlcdc workspace rotate-key [--workspace DIR]
   sqlcdc changelog show <file.eds> [--output table|json] [--workspace DIR] [--check-signature]
   sqlcdc changelog list [FOLDER] [--output table|json]
+  sqlcdc changelog replay <file.eds> --job NAME [--workspace DIR]
+  sqlcdc job create NAME [--reader F.sql] [--writer F.sql] [--webhook] [--save-sample] [--signing-secret]
+  sqlcdc job list [--output table|json] | show NAME | run NAME | runs NAME | delete NAME
+  sqlcdc job trigger NAME --on completion|success|success-with-data|failure --run OTHER
+  sqlcdc serve [--host 127.0.0.1] [--port 8080|0] [--tls-cert F --tls-key F] [--max-body 10mb] [--no-auth]
+  sqlcdc webhook key new [--name N] | list | revoke ID|NAME
   sqlcdc --help | --version
 
 Commands:
   repl      the interactive SQL CDC REPL (the default)
   run       runs a script and prints the final dataset on stdout
   workspace rotate-key: seals every secret of the workspace again under a new key
-  changelog show FILE: a change log's header and rows; changelog list [FOLDER]: the logs of a folder
+  changelog show FILE: a change log's header and rows; changelog list [FOLDER]: the logs of a folder;
+            changelog replay FILE --job NAME: the job's writer plays a kept log
+  job       jobs of the workspace: reader and writer scripts, runs, triggers (docs/jobs.md)
+  serve     the webhook listener: POST a payload to /job/push?guid=… (docs/webhook.md)
+  webhook   key new|list|revoke: access keys of the listener
 
 Options:
   --workspace DIR         workspace folder (default: $SQLCDC_HOME, else the nearest .sqlcdc

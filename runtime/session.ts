@@ -3,7 +3,7 @@ import { Dataset } from './dataset/dataset';
 import { toScriptError } from './errors';
 import { evaluateText } from './functions/evaluate';
 import type { Magic, MagicHost, MagicTable } from './magics/magic';
-import { magicTable, runMagic } from './magics/index';
+import { cellMagic, magicTable, runCellMagic, runMagic } from './magics/index';
 import { OutputChannel } from './output';
 import { Resources } from './resources';
 import type { ExecuteOptions, Result } from './results';
@@ -77,6 +77,9 @@ export class Session implements SessionEnv, MagicHost {
     this.magics = magicTable(options.magics);
   }
 
+  /** A session of its own for a job's run, on the same workspace (what jobs/ are handed, jobs/sessions.ts). */
+  readonly openSession = (options: { workspace: string; pipeline: string; cwd?: string }): Session => new Session(options);
+
   /** The interactive pipeline dataset: what the last cell left. */
   get dataset(): Dataset {
     return this.interactive.dataset;
@@ -104,10 +107,19 @@ export class Session implements SessionEnv, MagicHost {
    */
   async *execute(text: string, options: ExecuteOptions = {}): AsyncGenerator<Result> {
     const signal = options.signal ?? new AbortController().signal;
+    const cell = cellMagic(text);
+    if (cell) {
+      try {
+        yield* runCellMagic(this, cell);
+      } catch (e) {
+        yield { kind: 'error', error: toScriptError(e, undefined, `%%${cell.name}`), source: text };
+      }
+      return;
+    }
     const { magics, body, bodyOffset } = splitCell(text);
     for (const magic of magics) {
       try {
-        yield* runMagic(this, magic);
+        yield* runMagic(this, { ...magic, origin: options.origin });
       } catch (e) {
         yield { kind: 'error', error: toScriptError(e, undefined, `%${magic.name}`), source: text };
         return;

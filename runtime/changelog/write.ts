@@ -33,6 +33,8 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** The header's createdAt; now by default. */
   now?: Date;
+  /** Create and flush without blocking the event loop, sharing folder flushes with concurrent writers (AtomicFile.create, commitAsync). */
+  groupCommit?: boolean;
 }
 
 export interface WrittenChangeLog {
@@ -92,7 +94,8 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function writeChangeLog(path: string, upserts: Dataset, deletes: Dataset, meta: ChangeLogMeta, options: WriteOptions = {}): Promise<WrittenChangeLog> {
   const frameRows = options.frameRows ?? DEFAULT_FRAME_ROWS;
   const header = headerOf(upserts, deletes, meta, options, frameRows);
-  const file = new AtomicFile(path, { overwrite: options.overwrite ?? true });
+  const fileOptions = { overwrite: options.overwrite ?? true };
+  const file = options.groupCommit ? await AtomicFile.create(path, fileOptions) : new AtomicFile(path, fileOptions);
   let frames = 0;
   try {
     const out: ByteSink = protect(file, options);
@@ -114,7 +117,8 @@ export async function writeChangeLog(path: string, upserts: Dataset, deletes: Da
     }
     out.write(trailer({ upserts: upserts.rowCount, deletes: deletes.rowCount, frames }));
     out.end();
-    file.commit();
+    if (options.groupCommit) await file.commitAsync();
+    else file.commit();
   } catch (e) {
     file.abort();
     if (e instanceof CellTypeError) throw new ScriptError(`cannot write change log ${basename(path)}: ${e.message}`, 'runtime');

@@ -1,5 +1,9 @@
 import type { Dataset } from '../dataset/dataset';
+import type { OutputChannel } from '../output';
+import type { Resources } from '../resources';
 import type { Result } from '../results';
+import type { OpenSession } from '../jobs/sessions';
+import type { MagicLine } from '../script/cell';
 import type { ConnectionStore } from '../workspace/connections';
 
 /** What magics may reach of the session (the Session implements it; magics never import it). */
@@ -13,7 +17,15 @@ export interface MagicHost {
   /** The pipeline name of the session's cells: keys CDC state and names change logs. */
   pipeline: string;
   displayLimit: number;
+  /** What the session holds open; a listener a magic starts is closed with the session. */
+  readonly resources: Resources;
+  /** Output arriving outside a running cell (a listener's calls). */
+  readonly output: OutputChannel;
   reset(): void;
+  /** A new session on the same workspace, for a job run (jobs/sessions.ts). */
+  openSession: OpenSession;
+  /** Makes a dataset the interactive pipeline (%webhook take). */
+  setDataset(dataset: Dataset): void;
 }
 
 /**
@@ -27,7 +39,9 @@ export interface Magic {
   description: string;
   /** Subcommands/words offered by completion after `%name `. */
   words?: string[];
-  run(session: MagicHost, args: string): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
+  run(session: MagicHost, args: string, line: MagicLine): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
+  /** As a cell magic (`%%name args` on a cell's first line): the rest of the cell is its body, not run as SQL CDC. */
+  cell?(session: MagicHost, args: string, body: string): Promise<Result[]> | Result[];
 }
 
 /** A session's magics by name: the single source for running them, %help and completion. */

@@ -15,6 +15,8 @@ export interface MagicLine {
   args: string;
   /** 1-based line of the magic in the cell. */
   line: number;
+  /** The `origin` of the execute call that ran the cell: output a magic starts (a listener's) goes there. */
+  origin?: string;
 }
 
 export interface SplitCell {

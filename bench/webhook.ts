@@ -1,0 +1,102 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * `npm run bench -- webhook`: requests/s of `sqlcdc serve` taking calls with startwriter=0 (a durable
+ * change log per call before each answer) against a bare node:http server in its own process doing
+ * JSON.parse on the same bodies, with the same 100 keep-alive clients, in the same run. The goal is
+ * at least 0.5× the bare server (issue 13).
+ */
+const SQLCDC = join(__dirname, '..', 'bin', 'sqlcdc.js');
+const CALLS = 5000;
+const CLIENTS = 100;
+
+const BARE = `
+const http = require('node:http');
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const rows = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const text = JSON.stringify({ rows: Array.isArray(rows) ? rows.length : 1 });
+    res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  });
+});
+server.keepAliveTimeout = 65000;
+server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port + '/job/push'));
+`;
+
+function listening(child: ChildProcess): Promise<string> {
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /^listening on (\S+)$/m.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
+  });
+}
+
+function post(url: URL, body: string, agent: Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Requests per second of CALLS posts from CLIENTS clients; every answer must be 202. */
+async function drive(url: URL, bodies: string[]): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  let next = 0;
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < bodies.length) {
+        const status = await post(url, bodies[next++], agent);
+        if (status !== 202) throw new Error(`answer ${status}`);
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  agent.destroy();
+  return bodies.length / seconds;
+}
+
+export async function runWebhookBench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-webhook-'));
+  writeFileSync(join(dir, 'w.sql'), "PRINT 'stored';\n");
+  const created = spawnSync(process.execPath, [SQLCDC, 'job', 'create', 'bench', '--writer', 'w.sql', '--webhook', '--workspace', 'ws'], { cwd: dir, encoding: 'utf8' });
+  if (created.status !== 0) throw new Error(created.stderr);
+  const guid = created.stdout.trim();
+  const bodies = Array.from({ length: CALLS }, (_, i) => JSON.stringify([{ id: i, name: `item ${i}`, amount: (i * 1.25).toFixed(2), tags: ['a', 'b'] }, { id: i + 0.5, name: 'second' }]));
+
+  const bare = spawn(process.execPath, ['-e', BARE], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const serve = spawn(process.execPath, [SQLCDC, 'serve', '--port', '0', '--no-auth', '--workspace', 'ws'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const bareUrl = new URL(await listening(bare));
+    const serveUrl = new URL(await listening(serve));
+    serveUrl.searchParams.set('guid', guid);
+    serveUrl.searchParams.set('startwriter', '0');
+    // A warm-up of each, then the measured runs, alternating so both see the same machine load.
+    await drive(bareUrl, bodies.slice(0, 500));
+    await drive(serveUrl, bodies.slice(0, 500));
+    const bareRate = await drive(bareUrl, bodies);
+    const serveRate = await drive(serveUrl, bodies);
+    const ratio = serveRate / bareRate;
+    console.log(`webhook ingest (${CALLS} posts, ${CLIENTS} clients, startwriter=0, a durable change log per call)`);
+    console.log(`  bare node:http + JSON.parse  ${bareRate.toFixed(0).padStart(7)} requests/s`);
+    console.log(`  sqlcdc serve                 ${serveRate.toFixed(0).padStart(7)} requests/s   ${ratio.toFixed(2)}× (goal ≥ 0.5×)${ratio >= 0.5 ? '' : '  BELOW GOAL'}`);
+  } finally {
+    bare.kill();
+    serve.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { EXIT } from './constants';
+import { formatScriptError } from './run';
+import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { type Column, Dataset, displayFallback, isScriptError, isTriggerKind, type JobReport, JobStore, newSigningSecret, renderText, runJob, sessionFolders, summary, toScriptError, TRIGGER_KINDS, type Value, Session } from '../runtime/index';
+
+const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
+  sqlcdc job list [--output table|json] [--workspace DIR]
+  sqlcdc job show|run|delete|runs NAME [--workspace DIR]
+  sqlcdc job trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER [--workspace DIR]`;
+
+const string = (name: string): Column => ({ name, type: { base: 'string' } });
+
+function table(columns: string[], rows: Value[][]): string {
+  return `${renderText(Dataset.fromRows(columns.map(string), rows), { limit: Math.max(rows.length, 1), width: process.stdout.isTTY ? process.stdout.columns : undefined })}\n`;
+}
+
+function readScript(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** A job run's output as `sqlcdc run` shows it: everything on stderr, errors with their place in the script. */
+const stderrReport =
+  (store: JobStore, name: string): JobReport =>
+  (r, script, source) => {
+    const file = `${store.scriptFile(name, script)}`;
+    switch (r.kind) {
+      case 'message':
+        process.stderr.write(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
+        break;
+      case 'warning':
+        process.stderr.write(`warning: ${r.text}\n`);
+        break;
+      case 'error':
+        process.stderr.write(`${formatScriptError(file, r.error, source)}\n`);
+        break;
+      case 'display':
+        process.stderr.write(`${displayFallback(r)}\n`);
+        break;
+      case 'table':
+      case 'progress':
+        break;
+    }
+  };
+
+function one(positionals: string[], action: string): string {
+  const [name, ...extra] = positionals;
+  if (name === undefined) throw new UsageError(`job ${action} needs a job name`);
+  if (extra.length > 0) throw new UsageError(`job ${action} takes one job name, got '${extra[0]}' too`);
+  return name;
+}
+
+async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandLine(args, {
+    workspace: { type: 'string' },
+    reader: { type: 'string' },
+    writer: { type: 'string' },
+    webhook: { type: 'boolean' },
+    'save-sample': { type: 'boolean' },
+    'signing-secret': { type: 'boolean' },
+    output: { type: 'string' },
+    on: { type: 'string' },
+    run: { type: 'string' },
+  });
+  const [action, ...rest] = positionals;
+  const store = new JobStore(sessionFolders({ workspace: values.workspace }).workspace, (o) => new Session(o));
+  const out = (text: string) => process.stdout.write(text);
+  switch (action) {
+    case 'create': {
+      const name = one(rest, 'create');
+      const signingSecret = values['signing-secret'] ? newSigningSecret(randomBytes(24)) : undefined;
+      const job = store.create({
+        name,
+        reader: values.reader === undefined ? undefined : readScript(values.reader),
+        writer: values.writer === undefined ? undefined : readScript(values.writer),
+        webhook: values.webhook === true,
+        saveSample: values['save-sample'] === true,
+        signingSecret,
+      });
+      out(job.kind === 'direct' ? `reader ${job.guid}\nwriter ${job.writerGuid}\n` : `${job.guid}\n`);
+      // Shown once, like an access key: the workspace keeps it sealed.
+      if (signingSecret) out(`signing secret ${signingSecret}\n`);
+      return EXIT.ok;
+    }
+    case 'list': {
+      if (rest.length > 0) throw new UsageError(`job list takes no arguments, got '${rest[0]}'`);
+      const jobs = store.list().map(summary);
+      const output = values.output ?? 'table';
+      if (output === 'json') out(`${JSON.stringify(jobs)}\n`);
+      else if (output === 'table') out(table(['name', 'kind', 'guid', 'webhook', 'triggers'], jobs.map((j) => [j.name, j.kind, j.guid, j.webhook ? 'yes' : 'no', j.triggers.map((t) => `${t.on} → ${t.run}`).join(', ')])));
+      else throw new UsageError(`--output of job list must be table or json, not '${output}'`);
+      return EXIT.ok;
+    }
+    case 'show': {
+      const job = store.get(one(rest, 'show'));
+      const s = summary(job);
+      const lines = [
+        `job            ${job.name}`,
+        `kind           ${job.kind}`,
+        `guid           ${job.guid}`,
+        ...(job.writerGuid ? [`writer guid    ${job.writerGuid}`] : []),
+        `webhook        ${job.webhook ? 'enabled' : 'not enabled'}`,
+        `save sample    ${job.saveSample ? 'yes' : 'no'}`,
+        `signing secret ${job.signingSecret ? 'set' : 'none'}`,
+        `triggers       ${s.triggers.map((t) => `${t.on} → ${t.run}`).join(', ') || 'none'}`,
+        `folder         ${store.jobFolder(job.name)}`,
+      ];
+      for (const script of ['reader', 'writer'] as const) {
+        if (s[script] !== null) lines.push('', `${script}.sql:`, store.script(job.name, script).trimEnd());
+      }
+      out(`${lines.join('\n')}\n`);
+      return EXIT.ok;
+    }
+    case 'run': {
+      const name = one(rest, 'run');
+      store.get(name);
+      const controller = new AbortController();
+      const onSigint = () => (controller.signal.aborted ? process.exit(EXIT.interrupted) : controller.abort());
+      process.on('SIGINT', onSigint);
+      try {
+        const record = await runJob(store, name, { by: 'run', report: stderrReport(store, name), signal: controller.signal });
+        if (controller.signal.aborted) return EXIT.interrupted;
+        process.stderr.write(`job ${name}: ${record.outcome}, ${record.rows} rows (run ${record.id})\n`);
+        return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+    }
+    case 'delete':
+      store.delete(one(rest, 'delete'));
+      return EXIT.ok;
+    case 'trigger': {
+      const name = one(rest, 'trigger');
+      if (!values.on || !isTriggerKind(values.on)) throw new UsageError(`job trigger needs --on ${TRIGGER_KINDS.join('|')}`);
+      if (!values.run) throw new UsageError('job trigger needs --run OTHER (the job to run)');
+      const job = store.get(name);
+      store.get(values.run);
+      if (values.run === name) throw new UsageError('a job cannot trigger itself');
+      if (!job.triggers.some((t) => t.on === values.on && t.run === values.run)) job.triggers.push({ on: values.on, run: values.run });
+      store.save(job);
+      return EXIT.ok;
+    }
+    case 'runs': {
+      const runs = store.runs(store.get(one(rest, 'runs')).name).read();
+      if (values.output === 'json') out(`${JSON.stringify(runs)}\n`);
+      else out(table(['id', 'by', 'start', 'end', 'rows', 'outcome', 'error'], runs.map((r) => [r.id, r.by, r.start, r.end, String(r.rows), r.outcome, r.error ?? null])));
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError(action === undefined ? 'job needs an action (create, list, show, run, delete, trigger, runs)' : `unknown job action '${action}'`);
+  }
+}
+
+/** `sqlcdc job …` (docs/jobs.md). */
+export const jobCommands: CommandGroup = {
+  usage: USAGE,
+  async run(args) {
+    try {
+      return await run(args);
+    } catch (e) {
+      if (e instanceof UsageError || !isScriptError(e)) throw e;
+      process.stderr.write(`sqlcdc: ${toScriptError(e).message}\n`);
+      return EXIT.scriptError;
+    }
+  },
+};

@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { EXIT } from './constants';
+import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { AccessKeys, IdempotencyStore, Ingest, isLoopback, JobStore, sessionFolders, startListener, toScriptError, Session } from '../runtime/index';
+
+/** `10mb`, `512kb`, `1.5mb`, `2gb` or a number of bytes. */
+export function parseSize(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(text.trim());
+  if (!m) throw new UsageError(`--max-body must be a size like 10mb, 512kb or a number of bytes, not '${text}'`);
+  const unit = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b'];
+  return Math.floor(Number(m[1]) * unit);
+}
+
+function readPem(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read the TLS ${what} ${file}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * `sqlcdc serve`: the production webhook listener over every job of the workspace (docs/webhook.md).
+ * Prints `listening on …` once ready, runs until SIGINT or SIGTERM, then finishes the calls under way.
+ */
+async function serve(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandLine(args, {
+    workspace: { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
+    'max-body': { type: 'string' },
+    'no-auth': { type: 'boolean' },
+  });
+  if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got '${positionals[0]}'`);
+  const host = values.host ?? '127.0.0.1';
+  const port = Number(values.port ?? '8080');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, not '${values.port}'`);
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  if (values['no-auth'] && !isLoopback(host)) throw new UsageError(`--no-auth is only allowed on a loopback address (127.0.0.1, ::1, localhost), not ${host}`);
+  const tls = values['tls-cert'] !== undefined ? { cert: readPem(values['tls-cert'], 'certificate'), key: readPem(values['tls-key']!, 'key') } : undefined;
+  const maxBody = parseSize(values['max-body'] ?? '10mb');
+
+  // Each call's log is flushed on libuv's thread pool (4 threads by default): more threads let more
+  // flushes overlap. It must be set before the pool's first use, which is here.
+  process.env.UV_THREADPOOL_SIZE ??= '64';
+  const { workspace } = sessionFolders({ workspace: values.workspace });
+  const store = new JobStore(workspace, (o) => new Session(o));
+  const keys = values['no-auth'] ? undefined : new AccessKeys(workspace);
+  if (keys && keys.list().length === 0) {
+    // Decision C.6: with no key configured, one is made and shown once, here, to the operator.
+    const { key, stored } = keys.create('serve');
+    process.stderr.write(`no access key was configured: created key '${stored.name}' (shown once; callers send Authorization: Bearer <key>)\n${key}\n`);
+  }
+  // Triggered runs print what `job run` prints; the calls themselves print nothing (spec §4.1 rule 5).
+  const ingest = new Ingest(store, (r) => {
+    if (r.kind === 'error') process.stderr.write(`triggered job failed: ${r.error.message}\n`);
+  });
+  let listener;
+  try {
+    listener = await startListener({ host, port, tls, maxBody, keys, store, ingest, idempotency: new IdempotencyStore(workspace) });
+  } catch (e) {
+    process.stderr.write(`sqlcdc: cannot listen on ${host}:${port}: ${toScriptError(e).message}\n`);
+    return EXIT.scriptError;
+  }
+  process.stdout.write(`listening on ${listener.url}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await listener.close();
+  await ingest.close();
+  return EXIT.ok;
+}
+
+export const serveCommand: CommandGroup = {
+  usage: '  sqlcdc serve [--host 127.0.0.1] [--port 8080|0] [--tls-cert F --tls-key F] [--max-body 10mb] [--no-auth] [--workspace DIR]',
+  run: serve,
+};

@@ -1,0 +1,36 @@
+import { toScriptError } from '../errors';
+import type { Result } from '../results';
+import { changeLogOf, openWriter, playChangeLog } from './play';
+import type { RunRecord } from './run-log';
+import type { JobStore } from './store';
+
+/**
+ * Plays a kept change log (a webhook's whose writer failed, one LOAD would read) through a job's
+ * writer, as the webhook call would have: its writes with the log as the run's change log. A push
+ * that stopped half-way recorded its progress beside the log, and resumes there. Recorded in the
+ * job's runs.
+ */
+export async function replayChangeLog(store: JobStore, name: string, file: string, report: (r: Result) => void): Promise<RunRecord> {
+  const job = store.get(name);
+  const start = new Date();
+  const writer = await openWriter(store, job);
+  const unsubscribe = writer.session.output.subscribe(({ result }) => report(result));
+  const run = writer.session.newRun({ pipeline: job.name });
+  let error: string | undefined;
+  let rows = 0;
+  try {
+    const log = await changeLogOf(file, store.workspace);
+    rows = log.upserts.rowCount + log.deletes.rowCount;
+    await playChangeLog(run, log, writer.write);
+  } catch (e) {
+    const failure = toScriptError(e);
+    report({ kind: 'error', error: failure, source: '' });
+    error = failure.message;
+  } finally {
+    unsubscribe();
+    await writer.session.close();
+  }
+  const record: RunRecord = { id: run.executionId, by: 'replay', start: start.toISOString(), end: new Date().toISOString(), rows, outcome: error ? 'failure' : 'success', ...(error ? { error } : {}) };
+  await store.runs(name).append(record);
+  return record;
+}

@@ -1,0 +1,105 @@
+import type { Dataset } from '../dataset/dataset';
+import { ScriptError } from '../errors';
+import { nextExecutionId } from '../execution-id';
+import type { Result } from '../results';
+import { hasReader, hasWriter, type JobDefinition, type TriggerKind } from './job';
+import type { RunRecord } from './run-log';
+import type { JobStore, Script } from './store';
+
+/** Where a job run's output goes (the CLI: stderr; a notebook: the cell). `script` says which part. */
+export type JobReport = (result: Result, script: Script, source: string) => void;
+
+export interface JobRunOptions {
+  /** What started the run, kept in its record: run, trigger, webhook, replay. */
+  by: string;
+  report: JobReport;
+  signal?: AbortSignal;
+  cwd?: string;
+  /** Jobs of the trigger chain that led here: a trigger never runs a job of its own chain again. */
+  chain?: readonly string[];
+}
+
+export interface PipelineOutcome {
+  error?: ScriptError;
+  dataset: Dataset;
+}
+
+/**
+ * Runs one script exactly as `sqlcdc run` does (leading magics included), in a fresh session whose
+ * pipeline name is the job's: CDC state, change logs and watermarks are the job's own.
+ */
+export async function runJobScript(store: JobStore, source: string, pipeline: string, report: (r: Result) => void, options: { signal?: AbortSignal; cwd?: string } = {}): Promise<PipelineOutcome> {
+  const session = store.openSession({ workspace: store.workspace, pipeline, cwd: options.cwd });
+  let error: ScriptError | undefined;
+  const unsubscribe = session.output.subscribe(({ result }) => report(result));
+  try {
+    for await (const r of session.execute(source, { signal: options.signal })) {
+      if (r.kind === 'error') error = r.error;
+      report(r);
+    }
+  } finally {
+    unsubscribe();
+    await session.close();
+  }
+  return { error, dataset: session.dataset };
+}
+
+/**
+ * A run of a job: its reader, then its writer (a direct job runs both; the writer only when the reader
+ * succeeded), recorded in the job's runs, then the job's triggers. Returns the record.
+ */
+export async function runJob(store: JobStore, name: string, options: JobRunOptions): Promise<RunRecord> {
+  const job = store.get(name);
+  const start = new Date();
+  const id = nextExecutionId();
+  let outcome: PipelineOutcome | undefined;
+  for (const script of ['reader', 'writer'] as const) {
+    if (script === 'reader' ? !hasReader(job) : !hasWriter(job)) continue;
+    const source = store.script(name, script);
+    outcome = await runJobScript(store, source, name, (r) => options.report(r, script, source), options);
+    if (outcome.error || options.signal?.aborted) break;
+  }
+  const record: RunRecord = {
+    id,
+    by: options.by,
+    start: start.toISOString(),
+    end: new Date().toISOString(),
+    rows: outcome?.dataset.rowCount ?? 0,
+    outcome: outcome?.error || options.signal?.aborted ? 'failure' : 'success',
+    ...(outcome?.error ? { error: outcome.error.message } : options.signal?.aborted ? { error: 'cancelled' } : {}),
+  };
+  await store.runs(name).append(record);
+  if (!options.signal?.aborted) await runTriggers(store, job, record, options);
+  return record;
+}
+
+/** Whether a trigger of `kind` fires after a run that ended so. */
+export function fires(kind: TriggerKind, record: Pick<RunRecord, 'outcome' | 'rows'>): boolean {
+  switch (kind) {
+    case 'completion':
+      return true;
+    case 'success':
+      return record.outcome === 'success';
+    case 'success-with-data':
+      return record.outcome === 'success' && record.rows > 0;
+    case 'failure':
+      return record.outcome === 'failure';
+  }
+}
+
+/** Runs the jobs the triggers of `job` name, in their order, for a run that ended as `record` says. */
+export async function runTriggers(store: JobStore, job: JobDefinition, record: Pick<RunRecord, 'outcome' | 'rows'>, options: JobRunOptions): Promise<void> {
+  const chain = [...(options.chain ?? []), job.name];
+  for (const t of job.triggers) {
+    if (!fires(t.on, record)) continue;
+    if (chain.includes(t.run)) {
+      options.report({ kind: 'warning', text: `trigger ${t.on} of job ${job.name} would run ${t.run} again in one chain (${chain.join(' → ')}): skipped` }, 'writer', '');
+      continue;
+    }
+    if (!store.exists(t.run)) {
+      options.report({ kind: 'warning', text: `trigger ${t.on} of job ${job.name} names job ${t.run}, which does not exist: skipped` }, 'writer', '');
+      continue;
+    }
+    await runJob(store, t.run, { ...options, by: `trigger:${job.name}`, chain });
+  }
+}

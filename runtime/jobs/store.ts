@@ -1,0 +1,194 @@
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ScriptError } from '../errors';
+import { writeFileAtomic } from '../workspace/files';
+import { WorkspaceKey } from '../workspace/workspace-key';
+import { checkJobName, hasReader, hasWriter, kindOf, newGuid, normalizeGuid, secretLabel, type JobDefinition, type Trigger } from './job';
+import { JsonLines } from '../util/json-lines';
+import type { RunRecord } from './run-log';
+import type { OpenSession } from './sessions';
+
+export interface CreateJob {
+  name: string;
+  /** Script texts. */
+  reader?: string;
+  writer?: string;
+  webhook: boolean;
+  saveSample: boolean;
+  /** A Standard Webhooks secret (`whsec_…`) to verify calls with. */
+  signingSecret?: string;
+}
+
+/** What `job list --output json` shows of a job (its signing secret never). */
+export interface JobSummary {
+  name: string;
+  kind: string;
+  guid: string;
+  /** The reader's guid (a direct job's is `guid`), or null without a reader. */
+  reader: string | null;
+  writer: string | null;
+  webhook: boolean;
+  triggers: Trigger[];
+}
+
+export type Script = 'reader' | 'writer';
+
+/**
+ * The jobs of a workspace: `<workspace>/jobs/<name>/` holds job.json, reader.sql and/or writer.sql
+ * (each written atomically), runs.jsonl (run records), and sample.txt when the job keeps the last
+ * webhook payload.
+ */
+export class JobStore {
+  readonly folder: string;
+  private readonly runLogs = new Map<string, JsonLines<RunRecord>>();
+  /** guid → job name, checked against the file on each use so a deleted or changed job is seen. */
+  private byGuidCache = new Map<string, string>();
+
+  constructor(
+    readonly workspace: string,
+    /** How a run of a job gets its session (jobs/sessions.ts). */
+    readonly openSession: OpenSession,
+  ) {
+    this.folder = join(workspace, 'jobs');
+  }
+
+  jobFolder(name: string): string {
+    return join(this.folder, checkJobName(name));
+  }
+
+  scriptFile(name: string, script: Script): string {
+    return join(this.jobFolder(name), `${script}.sql`);
+  }
+
+  exists(name: string): boolean {
+    return existsSync(join(this.jobFolder(name), 'job.json'));
+  }
+
+  create(request: CreateJob): JobDefinition {
+    const name = checkJobName(request.name);
+    if (this.exists(name)) throw new ScriptError(`job '${name}' already exists (sqlcdc job delete ${name} first)`, 'semantic');
+    const kind = kindOf(request.reader !== undefined, request.writer !== undefined);
+    if (request.webhook && kind === 'reader') throw new ScriptError('a reader job cannot be a webhook: a webhook needs a writer (spec §4.1 rule 1)', 'semantic');
+    const job: JobDefinition = {
+      name,
+      kind,
+      guid: newGuid(),
+      ...(kind === 'direct' ? { writerGuid: newGuid() } : {}),
+      webhook: request.webhook,
+      saveSample: request.saveSample,
+      triggers: [],
+      ...(request.signingSecret ? { signingSecret: new WorkspaceKey(this.workspace).seal(secretLabel(name), request.signingSecret) } : {}),
+      created: new Date().toISOString(),
+    };
+    // Scripts first: a job.json is the job's existence, so it only appears once its scripts are in place.
+    if (request.reader !== undefined) writeFileAtomic(this.scriptFile(name, 'reader'), request.reader);
+    if (request.writer !== undefined) writeFileAtomic(this.scriptFile(name, 'writer'), request.writer);
+    this.save(job);
+    return job;
+  }
+
+  /**
+   * Saves a script as a job's reader or writer. A job given its other part becomes direct: its guid
+   * stays the one webhook calls use (a direct job's reader guid, §4.1), and its writer gets a guid of
+   * its own.
+   */
+  setScript(name: string, script: Script, text: string): JobDefinition {
+    const job = this.get(name);
+    writeFileAtomic(this.scriptFile(name, script), text);
+    const kind = kindOf(hasReader(job) || script === 'reader', hasWriter(job) || script === 'writer');
+    if (kind !== job.kind) {
+      job.kind = kind;
+      job.writerGuid = newGuid();
+      this.save(job);
+    }
+    return job;
+  }
+
+  save(job: JobDefinition): void {
+    writeFileAtomic(join(this.jobFolder(job.name), 'job.json'), `${JSON.stringify(job, null, 2)}\n`);
+  }
+
+  get(name: string): JobDefinition {
+    const file = join(this.jobFolder(name), 'job.json');
+    if (!existsSync(file)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
+    return JSON.parse(readFileSync(file, 'utf8')) as JobDefinition;
+  }
+
+  list(): JobDefinition[] {
+    if (!existsSync(this.folder)) return [];
+    return readdirSync(this.folder)
+      .filter((n) => existsSync(join(this.folder, n, 'job.json')))
+      .sort()
+      .map((n) => this.get(n));
+  }
+
+  delete(name: string): void {
+    if (!this.exists(name)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
+    // job.json goes first: a delete cut short leaves a folder that is no longer a job.
+    rmSync(join(this.jobFolder(name), 'job.json'));
+    rmSync(this.jobFolder(name), { recursive: true, force: true });
+  }
+
+  /** The job a webhook guid names, and whether it is the writer guid of a direct job. */
+  byGuid(guid: string): { job: JobDefinition; writerGuid: boolean } | undefined {
+    const g = normalizeGuid(guid);
+    if (!g) return undefined;
+    const cached = this.byGuidCache.get(g);
+    if (cached !== undefined && this.exists(cached)) {
+      const job = this.get(cached);
+      if (job.guid === g || job.writerGuid === g) return { job, writerGuid: job.writerGuid === g };
+    }
+    this.byGuidCache = new Map();
+    let found: { job: JobDefinition; writerGuid: boolean } | undefined;
+    for (const job of this.list()) {
+      this.byGuidCache.set(job.guid, job.name);
+      if (job.writerGuid) this.byGuidCache.set(job.writerGuid, job.name);
+      if (job.guid === g || job.writerGuid === g) found = { job, writerGuid: job.writerGuid === g };
+    }
+    return found;
+  }
+
+  script(name: string, script: Script): string {
+    return readFileSync(this.scriptFile(name, script), 'utf8').replace(/^\uFEFF/, '');
+  }
+
+  /** Modification stamp of a job's definition and scripts: a listener reloads a job when it changes. */
+  stamp(name: string): string {
+    const folder = this.jobFolder(name);
+    return ['job.json', 'reader.sql', 'writer.sql']
+      .map((f) => {
+        const s = statSync(join(folder, f), { throwIfNoEntry: false });
+        return s ? `${s.ino}:${s.mtimeMs}` : '-';
+      })
+      .join('/');
+  }
+
+  signingSecret(job: JobDefinition): string | undefined {
+    return job.signingSecret && new WorkspaceKey(this.workspace).open(secretLabel(job.name), job.signingSecret, `the signing secret of job ${job.name}`);
+  }
+
+  runs(name: string): JsonLines<RunRecord> {
+    let log = this.runLogs.get(name);
+    if (!log) {
+      log = new JsonLines<RunRecord>(join(this.jobFolder(name), 'runs.jsonl'));
+      this.runLogs.set(name, log);
+    }
+    return log;
+  }
+
+  saveSample(name: string, payload: Buffer): void {
+    writeFileAtomic(join(this.jobFolder(name), 'sample.txt'), payload);
+  }
+}
+
+export function summary(job: JobDefinition): JobSummary {
+  return {
+    name: job.name,
+    kind: job.kind,
+    guid: job.guid,
+    reader: hasReader(job) ? job.guid : null,
+    writer: hasWriter(job) ? (job.writerGuid ?? job.guid) : null,
+    webhook: job.webhook,
+    triggers: job.triggers,
+  };
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ScriptError } from '../errors';
+import { isTriggerKind, TRIGGER_KINDS } from '../jobs/job';
+import { runJob } from '../jobs/runner';
+import { JobStore, summary } from '../jobs/store';
+import type { Result } from '../results';
+import { newSigningSecret } from '../webhook/signature';
+import { parseFlags, splitArgs } from './args';
+import { listing } from './listing';
+import type { Magic, MagicHost } from './magic';
+
+const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] [--webhook] [--save-sample] [--signing-secret] | list | run NAME | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
+
+function one(words: string[], action: string): string {
+  if (words.length !== 1) throw new ScriptError(`%job ${action} needs one job name; usage: ${USAGE}`, 'semantic');
+  return words[0];
+}
+
+function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
+  const { positional, flags } = parseFlags(words, { reader: 'value', writer: 'value', webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' }, USAGE);
+  const script = (flag: string) => {
+    const file = flags.get(flag)?.[0];
+    if (file === undefined) return undefined;
+    try {
+      return readFileSync(resolve(host.cwd, file), 'utf8').replace(/^\uFEFF/, '');
+    } catch (e) {
+      throw new ScriptError(`cannot read ${file}: ${(e as Error).message}`, 'runtime');
+    }
+  };
+  const signingSecret = flags.has('signing-secret') ? newSigningSecret(randomBytes(24)) : undefined;
+  const job = store.create({ name: one(positional, 'create'), reader: script('reader'), writer: script('writer'), webhook: flags.has('webhook'), saveSample: flags.has('save-sample'), signingSecret });
+  const lines = [job.kind === 'direct' ? `job ${job.name}: reader ${job.guid}, writer ${job.writerGuid}` : `job ${job.name} (${job.kind}): ${job.guid}`];
+  if (signingSecret) lines.push(`signing secret ${signingSecret} (shown once)`);
+  return [{ kind: 'message', text: lines.join('\n') }];
+}
+
+async function run(host: MagicHost, store: JobStore, words: string[]): Promise<Result[]> {
+  const name = one(words, 'run');
+  const out: Result[] = [];
+  const report = (r: Result) => {
+    if (r.kind !== 'table' && r.kind !== 'progress') out.push(r);
+  };
+  const record = await runJob(store, name, { by: 'run', cwd: host.cwd, report });
+  const failed = out.find((r): r is Extract<Result, { kind: 'error' }> => r.kind === 'error');
+  // The job's own error is the cell's error; the rest of its output shows before it.
+  if (failed) throw failed.error;
+  return [...out, { kind: 'message', text: `job ${name}: ${record.outcome}, ${record.rows} rows (run ${record.id})` }];
+}
+
+/** %job: the jobs of the workspace from a notebook, as `sqlcdc job` (docs/jobs.md). */
+export const jobMagic: Magic = {
+  name: 'job',
+  usage: USAGE,
+  description: 'jobs of the workspace: create, list, run, trigger (as sqlcdc job)',
+  words: ['create', 'list', 'run', 'trigger'],
+  /** `%%job NAME reader|writer`: the cell's script becomes that part of the job (created as a writer or reader when new). */
+  cell(host, args, body): Result[] {
+    const [name, part, ...extra] = splitArgs(args);
+    if (!name || (part !== 'reader' && part !== 'writer') || extra.length > 0) throw new ScriptError('usage: %%job NAME reader|writer, then the script', 'semantic');
+    if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
+    const store = new JobStore(host.workspace, host.openSession);
+    if (!store.exists(name)) {
+      const job = store.create({ name, [part]: body, webhook: false, saveSample: false });
+      return [{ kind: 'message', text: `job ${name} (${job.kind}) created with this ${part}: ${job.guid}` }];
+    }
+    const job = store.setScript(name, part, body);
+    return [{ kind: 'message', text: `job ${name}: ${part} saved (${job.kind})` }];
+  },
+  async run(host, args) {
+    const [action, ...words] = splitArgs(args);
+    const store = new JobStore(host.workspace, host.openSession);
+    switch (action) {
+      case 'create':
+        return create(host, store, words);
+      case 'list':
+        return [listing(['name', 'kind', 'guid', 'webhook', 'triggers'], store.list().map(summary).map((j) => [j.name, j.kind, j.guid, j.webhook ? 'yes' : 'no', j.triggers.map((t) => `${t.on} → ${t.run}`).join(', ')]), 'Jobs')];
+      case 'run':
+        return run(host, store, words);
+      case 'trigger': {
+        const { positional, flags } = parseFlags(words, { on: 'value', run: 'value' }, USAGE);
+        const name = one(positional, 'trigger');
+        const on = flags.get('on')?.[0];
+        const other = flags.get('run')?.[0];
+        if (!on || !isTriggerKind(on) || !other) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+        const job = store.get(name);
+        store.get(other);
+        if (other === name) throw new ScriptError('a job cannot trigger itself', 'semantic');
+        if (!job.triggers.some((t) => t.on === on && t.run === other)) job.triggers.push({ on, run: other });
+        store.save(job);
+        return [{ kind: 'message', text: `job ${name}: on ${on}, run ${other}` }];
+      }
+      default:
+        throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+    }
+  },
+};

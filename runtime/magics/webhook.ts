@@ -1,0 +1,89 @@
+import { ScriptError } from '../errors';
+import type { Result } from '../results';
+import { SessionListener } from '../webhook/session-listener';
+import { parseFlags, splitArgs } from './args';
+import { listing } from './listing';
+import type { Magic, MagicHost } from './magic';
+
+const USAGE = '%webhook start [--port N] [--job NAME] [--no-auth] | take [N] | status | log | wait [--timeout s] | stop';
+
+/** The listener of each session (one at a time); it is also in the session's resources, which close it. */
+const listeners = new WeakMap<MagicHost, SessionListener>();
+
+function current(host: MagicHost): SessionListener {
+  const l = listeners.get(host);
+  if (!l) throw new ScriptError('no webhook listener is running (%webhook start)', 'semantic');
+  return l;
+}
+
+async function start(host: MagicHost, words: string[], origin: string | undefined): Promise<Result[]> {
+  if (listeners.has(host)) throw new ScriptError(`a webhook listener is running already: ${current(host).url} (%webhook stop first)`, 'semantic');
+  const { positional, flags } = parseFlags(words, { port: 'value', job: 'value', 'no-auth': 'switch' }, USAGE);
+  if (positional.length > 0) throw new ScriptError(`unexpected '${positional[0]}'; usage: ${USAGE}`, 'semantic');
+  const port = Number(flags.get('port')?.[0] ?? '0');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ScriptError(`--port must be 0..65535, not '${flags.get('port')?.[0]}'`, 'semantic');
+  const listener = await SessionListener.start(host, { port, job: flags.get('job')?.[0], auth: !flags.has('no-auth'), origin });
+  host.resources.add(listener);
+  listeners.set(host, listener);
+  const lines = [`webhook listening: ${listener.url}`];
+  // The key is the session's own, shown once to the user who started the listener.
+  if (listener.key) lines.push(`access key (send as Authorization: Bearer <key>): ${listener.key}`);
+  if (listener.options.job) lines.push(`each call runs through job ${listener.options.job}'s writer`);
+  return [{ kind: 'message', text: lines.join('\n') }];
+}
+
+function take(host: MagicHost, words: string[]): Result[] {
+  const l = current(host);
+  if (l.calls.length === 0) throw new ScriptError('no webhook call has arrived yet (%webhook wait)', 'runtime');
+  const n = words[0] === undefined ? l.calls.length : Number(words[0]);
+  const call = l.calls[n - 1];
+  if (!Number.isInteger(n) || !call) throw new ScriptError(`%webhook take N: N is 1 to ${l.calls.length}, not '${words[0]}'`, 'semantic');
+  host.setDataset(call.dataset);
+  return [{ kind: 'table', dataset: call.dataset, limit: host.displayLimit, title: `webhook call ${call.n} is the pipeline dataset` }];
+}
+
+async function wait(host: MagicHost, words: string[]): Promise<Result[]> {
+  const l = current(host);
+  const { flags } = parseFlags(words, { timeout: 'value' }, USAGE);
+  const timeout = flags.has('timeout') ? Number(flags.get('timeout')![0]) : undefined;
+  if (timeout !== undefined && !(timeout > 0)) throw new ScriptError(`--timeout is seconds > 0, not '${flags.get('timeout')![0]}'`, 'semantic');
+  const call = await l.next(timeout === undefined ? undefined : timeout * 1000);
+  return [{ kind: 'message', text: `webhook call ${call.n} arrived: ${call.dataset.rowCount} rows (%webhook take ${call.n})` }];
+}
+
+/**
+ * %webhook: a listener inside the session for live payloads (docs/webhook.md, "In a notebook"). Arrivals
+ * show under the cell that started the listener, as ipykernel shows output of background threads.
+ */
+export const webhookMagic: Magic = {
+  name: 'webhook',
+  usage: USAGE,
+  description: 'a webhook listener in the session: calls arrive as datasets under the starting cell',
+  words: ['start', 'take', 'status', 'log', 'wait', 'stop'],
+  async run(host, args, line) {
+    const [action, ...words] = splitArgs(args);
+    switch (action) {
+      case 'start':
+        return start(host, words, line.origin);
+      case 'take':
+        return take(host, words);
+      case 'wait':
+        return wait(host, words);
+      case 'status': {
+        const l = current(host);
+        const last = l.calls.at(-1);
+        return [{ kind: 'message', text: `url: ${l.url}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${last.dataset.rowCount} rows, ${last.status})` : 'none'}` }];
+      }
+      case 'log':
+        return [listing(['call', 'at', 'method', 'rows', 'status'], current(host).calls.map((c) => [String(c.n), c.at.toISOString(), c.method, String(c.dataset.rowCount), String(c.status)]), 'webhook calls')];
+      case 'stop': {
+        const l = current(host);
+        listeners.delete(host);
+        await host.resources.release(l);
+        return [{ kind: 'message', text: `webhook listener stopped after ${l.calls.length} calls` }];
+      }
+      default:
+        throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+    }
+  },
+};

@@ -1,0 +1,146 @@
+import { join } from 'node:path';
+import { writeChangeLog } from '../changelog/write';
+import { EXTENSION } from '../changelog/naming';
+import { DEFAULT_FRAME_ROWS } from '../changelog/layout';
+import { Dataset } from '../dataset/dataset';
+import { LocalDrive } from '../drives/local';
+import { toScriptError } from '../errors';
+import type { JobDefinition } from '../jobs/job';
+import { openWriter, playChangeLog, type WriterSession } from '../jobs/play';
+import { runTriggers, type JobReport } from '../jobs/runner';
+import type { JobStore } from '../jobs/store';
+import type { CurrentChangeLog } from '../scope';
+import type { Answer } from './idempotency';
+import { payloadToDataset, PayloadError } from './payload';
+
+/** The parameters of one call (spec §4.1, decision C.6), already validated. */
+export interface CallParameters {
+  rootPath?: string;
+  form2json: boolean;
+  bypassTriggers: boolean;
+  startWriter: boolean;
+  contentType?: string;
+}
+
+/** The JSON answer of a call that ran (C.6). */
+export interface CallAnswer {
+  executionId: string;
+  job: string;
+  changeLog: string | null;
+  rows: number;
+  writer: { started: boolean; success: boolean | null; error: string | null };
+}
+
+/** A job's writer as the listener runs it: its session (leading magics applied) and its two parts. */
+interface LoadedJob extends WriterSession {
+  stamp: string;
+}
+
+/**
+ * What a webhook call does once it is let in (spec §4.1, §6): the payload becomes a dataset, the
+ * writer's transformations run on it as a Run of the job's pipeline (no synthetic CDC; a CAPTURE in
+ * the pipeline still applies), the change log is written durably, then the writer plays it unless
+ * startwriter=0, and the job's triggers follow unless bypasstriggers. `origin` labels the run's
+ * output on the job session's output channel, which the production listener does not print (rule 5).
+ */
+export class Ingest {
+  private readonly loaded = new Map<string, Promise<LoadedJob>>();
+
+  constructor(
+    readonly store: JobStore,
+    private readonly report: JobReport = () => {},
+  ) {}
+
+  async call(job: JobDefinition, body: Buffer, params: CallParameters, origin?: string): Promise<Answer> {
+    let dataset: Dataset;
+    try {
+      dataset = payloadToDataset(body, params);
+    } catch (e) {
+      if (e instanceof PayloadError) return { status: 400, body: { error: `bad payload: ${e.message}`, job: job.name } };
+      throw e;
+    }
+    const loaded = await this.load(job);
+    const run = loaded.session.newRun({ dataset, pipeline: job.name, origin });
+    const answer: CallAnswer = { executionId: run.executionId, job: job.name, changeLog: null, rows: dataset.rowCount, writer: { started: false, success: null, error: null } };
+    const start = new Date();
+    try {
+      await run.execute(loaded.transform);
+    } catch (e) {
+      return this.finish(job, start, answer, 500, `the job's pipeline failed before the change log: ${toScriptError(e).message}`, params);
+    }
+    if (job.saveSample) this.store.saveSample(job.name, body);
+    const log = run.changeLog?.file ? run.changeLog : await this.writeLog(job, run.executionId, run.dataset);
+    answer.changeLog = log.file!.drive.local ? log.file!.drive.local(log.file!.path) : log.file!.path;
+    answer.rows = log.upserts.rowCount + log.deletes.rowCount;
+    if (!params.startWriter) return this.finish(job, start, answer, 202, undefined, params);
+    answer.writer.started = true;
+    try {
+      await playChangeLog(run, log, loaded.write);
+      answer.writer.success = true;
+      return this.finish(job, start, answer, 200, undefined, params);
+    } catch (e) {
+      answer.writer.success = false;
+      answer.writer.error = toScriptError(e).message;
+      return this.finish(job, start, answer, 500, answer.writer.error, params);
+    }
+  }
+
+  /** Closes the job sessions (their HTTP pools). */
+  async close(): Promise<void> {
+    const loading = [...this.loaded.values()];
+    this.loaded.clear();
+    await Promise.allSettled(loading.map(async (l) => (await l).session.close()));
+  }
+
+  /**
+   * The webhook's own change log: every row an insert, named by the run's execution id in the job's
+   * store (`<workspace>/changelogs/<job>/<job>_<id>.eds`). Execution ids only grow, so a name is never
+   * reused; `overwrite: false` makes sure of it rather than replace a log.
+   */
+  private async writeLog(job: JobDefinition, executionId: string, dataset: Dataset): Promise<CurrentChangeLog> {
+    const folder = join('changelogs', job.name);
+    const path = join(folder, `${job.name}_${executionId}${EXTENSION}`);
+    const drive = new LocalDrive(this.store.workspace);
+    await writeChangeLog(drive.local(path), dataset, Dataset.empty(), { executionId, pipeline: job.name, name: job.name, keys: [], inserts: dataset.rowCount, updates: 0 }, {
+      overwrite: false,
+      groupCommit: true,
+      // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
+      frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(dataset.rowCount, 1)),
+    });
+    return { upserts: dataset, deletes: Dataset.fromRows(dataset.columns, []), keys: [], executionId, file: { drive, path } };
+  }
+
+  private async finish(job: JobDefinition, start: Date, answer: CallAnswer, status: number, error: string | undefined, params: CallParameters): Promise<Answer> {
+    const record = {
+      id: answer.executionId,
+      by: 'webhook',
+      start: start.toISOString(),
+      end: new Date().toISOString(),
+      rows: answer.rows,
+      outcome: status >= 500 ? ('failure' as const) : ('success' as const),
+      ...(error ? { error } : {}),
+    };
+    await this.store.runs(job.name).append(record);
+    const body = status === 500 && answer.changeLog === null ? { ...answer, error } : answer;
+    if (!params.bypassTriggers && job.triggers.length > 0) await runTriggers(this.store, job, record, { by: 'trigger', report: this.report });
+    return { status, body };
+  }
+
+  /** The job's writer, parsed once and again whenever its files change. */
+  private async load(job: JobDefinition): Promise<LoadedJob> {
+    const stamp = this.store.stamp(job.name);
+    const known = this.loaded.get(job.name);
+    if (known && (await known.catch(() => undefined))?.stamp === stamp) return known;
+    // Calls arriving while the job loads share one session; a failed load is tried again next call.
+    const loading = this.loadWriter(job, stamp);
+    this.loaded.set(job.name, loading);
+    loading.catch(() => this.loaded.get(job.name) === loading && this.loaded.delete(job.name));
+    if (known) void known.then((k) => k.session.close());
+    return loading;
+  }
+
+  private async loadWriter(job: JobDefinition, stamp: string): Promise<LoadedJob> {
+    return { stamp, ...(await openWriter(this.store, job)) };
+  }
+
+}

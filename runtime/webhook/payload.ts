@@ -1,0 +1,67 @@
+import { Dataset } from '../dataset/dataset';
+import { documentToDataset, kindOfMediaType, sniffKind, type DocKind } from '../docpath/index';
+
+/** A payload the call's parameters cannot turn into a dataset: answered 400. */
+export class PayloadError extends Error {}
+
+export interface PayloadOptions {
+  /** The Content-Type header. */
+  contentType?: string;
+  /** rootpath: a JSON path or XPath; `$` (the default) is the document root. */
+  rootPath?: string;
+  /** form2json=1: the body is x-www-form-urlencoded whatever its Content-Type says. */
+  form2json: boolean;
+}
+
+/** The column a payload that is neither JSON, XML nor a form becomes (one row). */
+export const RAW_COLUMN = 'payload';
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/**
+ * A form as a JSON object (spec §4.1 form2json): each field a property; a field given several times
+ * becomes an array of its values, in order.
+ */
+export function formToJson(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(text)) {
+    const had = out[k];
+    out[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
+  }
+  return out;
+}
+
+function kindOf(mediaType: string, text: string): DocKind | 'form' | 'raw' {
+  if (mediaType === FORM) return 'form';
+  // A declared JSON or XML type is trusted (a malformed body is then a 400); no type or a generic one is sniffed.
+  const declared = kindOfMediaType(mediaType);
+  if (declared) return declared;
+  if (mediaType === '' || mediaType === 'application/octet-stream' || mediaType === 'text/plain') return sniffKind(text) ?? 'raw';
+  return 'raw';
+}
+
+/**
+ * A webhook payload as the dataset the job's pipeline starts with (spec §4.1): JSON and XML through
+ * the document paths of APPLY TX (`rootpath` selects the rows), a form converted to JSON, anything
+ * else one row with the text in a `payload` column. An empty body (a GET) is an empty dataset.
+ */
+export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset {
+  const mediaType = (options.contentType ?? '').split(';')[0].trim().toLowerCase();
+  const text = body.toString('utf8').replace(/^\uFEFF/, '');
+  const kind = options.form2json ? 'form' : kindOf(mediaType, text);
+  if (text.trim() === '') {
+    if (options.rootPath !== undefined && options.rootPath !== '$') throw new PayloadError('rootpath was given but the call has no payload');
+    return Dataset.empty();
+  }
+  try {
+    if (kind === 'raw') {
+      if (options.rootPath !== undefined && options.rootPath !== '$') throw new PayloadError(`rootpath applies to JSON, XML or form payloads, not to ${mediaType || 'text'}`);
+      return Dataset.fromRows([{ name: RAW_COLUMN, type: { base: 'string' } }], [[text]]);
+    }
+    if (kind === 'form') return documentToDataset(formToJson(text), 'json', options.rootPath ?? '$');
+    return documentToDataset(text, kind, options.rootPath ?? '$', { source: 'the payload' });
+  } catch (e) {
+    if (e instanceof PayloadError) throw e;
+    throw new PayloadError(e instanceof Error ? e.message : String(e));
+  }
+}

@@ -1,0 +1,165 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Dataset } from '../dataset/dataset';
+import { ScriptError, toScriptError } from '../errors';
+import { newGuid } from '../jobs/job';
+import { JobStore } from '../jobs/store';
+import type { MagicHost } from '../magics/magic';
+import type { Disposable } from '../resources';
+import type { Answer } from './idempotency';
+import { Ingest } from './ingest';
+import { payloadToDataset, PayloadError } from './payload';
+import { flag, header, PUSH_PATH, readBody, Refused, send } from './server';
+
+/** A call the session's listener received: its rows, kept in the session's inbox. */
+export interface Arrival {
+  /** 1-based, in order of arrival. */
+  n: number;
+  at: Date;
+  method: string;
+  dataset: Dataset;
+  status: number;
+  /** With --job: the job's answer (executionId, changeLog, writer). */
+  answer?: unknown;
+}
+
+export interface SessionListenerOptions {
+  port: number;
+  job?: string;
+  auth: boolean;
+  /** Where arrivals are shown: the origin of the cell that started the listener. */
+  origin?: string;
+}
+
+const MAX_BODY = 10 * 1024 * 1024;
+
+/**
+ * `%webhook start`: a listener inside the REPL or kernel process, on 127.0.0.1, for trying live
+ * payloads from a notebook. Calls to `/job/push?guid=<its guid>` become datasets kept in the inbox and
+ * shown under the cell that started it (published on the session's output with that cell's origin);
+ * with a job, each is also run through that job's writer exactly as `sqlcdc serve` would.
+ */
+export class SessionListener implements Disposable {
+  readonly guid = newGuid();
+  /** The access key callers send as `Authorization: Bearer`, when auth is on; it lives as long as the listener. */
+  readonly key?: string;
+  readonly calls: Arrival[] = [];
+  url = '';
+  private server?: Server;
+  private waiters: { done: (a: Arrival) => void; fail: (e: Error) => void }[] = [];
+  private readonly ingest?: Ingest;
+
+  private constructor(
+    private readonly host: MagicHost,
+    readonly options: SessionListenerOptions,
+  ) {
+    if (options.auth) this.key = `sqk_${randomBytes(32).toString('base64url')}`;
+    if (options.job) {
+      const store = new JobStore(host.workspace, host.openSession);
+      const job = store.get(options.job);
+      if (!job.webhook) throw new ScriptError(`job ${job.name} is not enabled for webhooks (sqlcdc job create … --webhook)`, 'semantic');
+      this.ingest = new Ingest(store);
+    }
+  }
+
+  static async start(host: MagicHost, options: SessionListenerOptions): Promise<SessionListener> {
+    const listener = new SessionListener(host, options);
+    const server = createServer((req, res) => void listener.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, '127.0.0.1', () => resolve());
+    }).catch((e: unknown) => {
+      throw new ScriptError(`cannot listen on 127.0.0.1:${options.port}: ${(e as Error).message}`, 'runtime');
+    });
+    listener.server = server;
+    listener.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${PUSH_PATH}?guid=${listener.guid}`;
+    return listener;
+  }
+
+  /** The next call to arrive; rejects after `timeoutMs`, when `signal` aborts (Ctrl-C) or the listener stops. */
+  next(timeoutMs: number | undefined, signal?: AbortSignal): Promise<Arrival> {
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        done: (a: Arrival) => {
+          settle();
+          resolve(a);
+        },
+        fail: (e: Error) => {
+          settle();
+          reject(e);
+        },
+      };
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+      };
+      const onAbort = () => waiter.fail(new ScriptError('cancelled', 'cancelled'));
+      const timer = timeoutMs === undefined ? undefined : setTimeout(() => waiter.fail(new ScriptError(`no call arrived within ${timeoutMs / 1000} s`, 'runtime')), timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const w of [...this.waiters]) w.fail(new ScriptError('the webhook listener was stopped', 'runtime'));
+    await new Promise<void>((resolve) => {
+      if (!this.server) return resolve();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    await this.ingest?.close();
+  }
+
+  private accepts(authorization: string | undefined): boolean {
+    if (!this.key) return true;
+    const m = authorization && /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return !!m && m[1].length === this.key.length && timingSafeEqual(Buffer.from(m[1]), Buffer.from(this.key));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', 'http://listener');
+      if (url.pathname !== PUSH_PATH) throw new Refused(404, `no such endpoint: ${url.pathname}`);
+      if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method ?? '')) throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`);
+      if (!this.accepts(header(req, 'authorization'))) throw new Refused(401, 'missing or wrong access key (the one %webhook start showed)');
+      const guid = url.searchParams.get('guid') ?? url.searchParams.get('jobguid');
+      if (guid?.toLowerCase() !== this.guid) throw new Refused(404, `no listener has guid ${guid}`);
+      const params = {
+        rootPath: url.searchParams.get('rootpath') ?? undefined,
+        form2json: flag(url.searchParams, 'form2json', false),
+        bypassTriggers: flag(url.searchParams, 'bypasstriggers', false),
+        startWriter: flag(url.searchParams, 'startwriter', true),
+        contentType: header(req, 'content-type'),
+      };
+      const body = await readBody(req, MAX_BODY);
+      let dataset: Dataset;
+      try {
+        dataset = payloadToDataset(body, params);
+      } catch (e) {
+        if (e instanceof PayloadError) throw new Refused(400, `bad payload: ${e.message}`);
+        throw e;
+      }
+      let answer: Answer = { status: 202, body: { call: this.calls.length + 1, rows: dataset.rowCount } };
+      if (this.ingest && this.options.job) {
+        const store = this.ingest.store;
+        answer = await this.ingest.call(store.get(this.options.job), body, params, this.options.origin);
+      }
+      const arrival: Arrival = { n: this.calls.length + 1, at: new Date(), method: req.method ?? '', dataset, status: answer.status, answer: this.ingest ? answer.body : undefined };
+      this.calls.push(arrival);
+      send(res, answer);
+      this.publish(arrival);
+      for (const w of [...this.waiters]) w.done(arrival);
+    } catch (e) {
+      if (e instanceof Refused) send(res, { status: e.status, body: { error: e.message } });
+      else send(res, { status: 500, body: { error: toScriptError(e).message } });
+    }
+  }
+
+  private publish(a: Arrival): void {
+    const origin = this.options.origin;
+    const job = this.options.job ? `, job ${this.options.job}: ${a.status}` : '';
+    this.host.output.publish({ origin, result: { kind: 'table', dataset: a.dataset, limit: this.host.displayLimit, title: `webhook call ${a.n} (${a.method}, ${a.dataset.rowCount} rows${job})` } });
+  }
+}

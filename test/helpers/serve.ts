@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { SQLCDC } from '../repl/harness';
+
+/** A running `sqlcdc serve` the test started. */
+export interface Serve {
+  child: ChildProcess;
+  /** The push URL it printed: http://127.0.0.1:PORT/job/push */
+  url: string;
+  /** Everything it wrote on stderr so far. */
+  stderr(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `sqlcdc serve --port 0 …` and resolves once it printed its `listening on` line. */
+export function startServe(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Serve> {
+  const base: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
+  delete base.SQLCDC_HOME;
+  const child = spawn(process.execPath, [SQLCDC, 'serve', '--port', '0', ...args], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const m = /^listening on (\S+)$/m.exec(stdout);
+      if (m) resolve({ child, url: m[1], stderr: () => stderr, stop: () => (child.kill('SIGTERM'), exited) });
+    });
+    void exited.then((code) => reject(new Error(`sqlcdc serve exited (${code}) before listening: ${stderr}`)));
+  });
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export interface Call {
+  method?: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  key?: string;
+  agent?: Agent;
+}
+
+/** One HTTP call to the listener; the answer's body parsed as JSON when it is JSON. */
+export function call(url: string, c: Call = {}): Promise<Reply> {
+  const u = new URL(url);
+  for (const [k, v] of Object.entries(c.query ?? {})) u.searchParams.set(k, v);
+  const length: Record<string, string> = c.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(c.body)) };
+  const headers: Record<string, string> = { ...(c.key ? { authorization: `Bearer ${c.key}` } : {}), ...length, ...c.headers };
+  return new Promise((resolve, reject) => {
+    const req = request(u, { method: c.method ?? 'POST', headers, agent: c.agent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => {
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(c.body);
+  });
+}

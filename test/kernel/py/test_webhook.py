@@ -1,0 +1,59 @@
+"""%webhook through Debian's jupyter_client (run by test/webhook/jupyter.test.ts): a listener started in
+one cell, a real HTTP POST from this test after other cells ran, and the call shown under the cell
+that started the listener as ipykernel shows output of background threads.
+"""
+import json
+import re
+import unittest
+import urllib.request
+
+from kernel_env import TIMEOUT, drain_iopub, iopub_of, run, shell_reply, start_kernel, stdout_of
+
+
+class WebhookInTheKernel(unittest.TestCase):
+    def setUp(self):
+        self.km, self.kc = start_kernel()
+        drain_iopub(self.kc)
+
+    def tearDown(self):
+        self.kc.stop_channels()
+        self.km.shutdown_kernel(now=False)
+
+    def post(self, url, key, body):
+        req = urllib.request.Request(url, data=body.encode(), method="POST",
+                                     headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=TIMEOUT) as res:
+            return res.status, json.loads(res.read())
+
+    def test_a_posted_payload_shows_under_the_starting_cell_and_can_be_taken(self):
+        start_id = self.kc.execute("%webhook start")
+        reply = shell_reply(self.kc, start_id)
+        self.assertEqual(reply["content"]["status"], "ok")
+        text = stdout_of([m for m in iopub_of(self.kc, start_id) if m["msg_type"] == "stream"])
+        url = re.search(r"webhook listening: (\S+)", text).group(1)
+        key = re.search(r"access key .*: (sqk_\S+)", text).group(1)
+        self.assertRegex(url, r"^http://127\.0\.0\.1:\d+/job/push\?guid=[0-9a-f]{32}$")
+        # another cell runs in between: the call still belongs to the first
+        reply, _ = run(self.kc, "%webhook status")
+        self.assertEqual(reply["content"]["status"], "ok")
+        status, answer = self.post(url, key, '[{"sku": "A-1", "qty": 2}, {"sku": "B-7", "qty": 5}]')
+        self.assertEqual(status, 202)
+        self.assertEqual(answer["rows"], 2)
+        # the display arrives on IOPub with the starting cell's execute_request as its parent
+        while True:
+            msg = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            if msg["msg_type"] == "display_data":
+                break
+        self.assertEqual(msg["parent_header"]["msg_id"], start_id)
+        self.assertIn("A-1", msg["content"]["data"]["text/plain"])
+        self.assertIn("application/vnd.dataresource+json", msg["content"]["data"])
+        reply, outputs = run(self.kc, "%webhook take")
+        self.assertEqual(reply["content"]["status"], "ok")
+        reply, outputs = run(self.kc, "PRINT 'rows: #data.count()';")
+        self.assertEqual(stdout_of(outputs), "rows: 2\n")
+        reply, outputs = run(self.kc, "%webhook stop")
+        self.assertIn("stopped after 1 calls", stdout_of(outputs))
+
+
+if __name__ == "__main__":
+    unittest.main()

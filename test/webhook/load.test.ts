@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { readChangeLog } from '../../runtime/changelog/read';
+import { runCli as sqlcdc } from '../helpers/cli';
+import { call, startServe, type Serve } from '../helpers/serve';
+import { tempDir } from '../helpers/session';
+
+const LIMITS = { timeout: 600_000 };
+const serves: Serve[] = [];
+after(async () => {
+  for (const s of serves) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop();
+});
+
+async function webhookJob(): Promise<{ dir: string; guid: string }> {
+  const dir = tempDir('webhook-load');
+  writeFileSync(join(dir, 'w.sql'), "PRINT 'stored';\n");
+  const r = await sqlcdc(dir, ['job', 'create', 'load', '--writer', 'w.sql', '--webhook', '--workspace', 'ws']);
+  assert.equal(r.code, 0, r.stderr);
+  return { dir, guid: r.stdout.trim() };
+}
+
+async function serve(dir: string): Promise<Serve> {
+  const s = await startServe(dir, ['--workspace', 'ws', '--no-auth']);
+  serves.push(s);
+  return s;
+}
+
+interface Sent {
+  body: { client: number; seq: number; tag: string };
+  changeLog: string;
+}
+
+/** Each payload is unique (client, sequence, random tag), so a log holding another call's rows is caught. */
+const payload = (client: number, seq: number) => ({ client, seq, tag: randomBytes(8).toString('hex') });
+
+/** Reads every log a 2xx named and checks it holds exactly its call's row; no two calls share a log. */
+async function checkLogs(sent: Sent[]): Promise<void> {
+  assert.equal(new Set(sent.map((s) => s.changeLog)).size, sent.length, 'two calls named the same change log');
+  for (const s of sent) {
+    const log = await readChangeLog(s.changeLog);
+    assert.deepEqual(log.upserts.rows(), [[s.body.client, s.body.seq, s.body.tag]], s.changeLog);
+    assert.equal(log.deletes.rowCount, 0);
+  }
+}
+
+test('10,000 posts from 100 concurrent clients: every 2xx has its own complete change log, no payload mixed', LIMITS, async () => {
+  const { dir, guid } = await webhookJob();
+  const s = await serve(dir);
+  const agent = new Agent({ keepAlive: true, maxSockets: 100 });
+  const sent: Sent[] = [];
+  const CLIENTS = 100;
+  const PER_CLIENT = 100;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      for (let seq = 0; seq < PER_CLIENT; seq++) {
+        const body = payload(client, seq);
+        const r = await call(s.url, { agent, query: { guid, startwriter: seq % 2 === 0 ? '0' : '1' }, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        assert.equal(r.status, seq % 2 === 0 ? 202 : 200, r.text);
+        sent.push({ body, changeLog: r.json.changeLog });
+      }
+    }),
+  );
+  agent.destroy();
+  assert.equal(sent.length, CLIENTS * PER_CLIENT);
+  await checkLogs(sent);
+  assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'load')).filter((f) => f.endsWith('.eds')).length, sent.length);
+});
+
+test('kill -9 of sqlcdc serve under load, then a restart: every call answered 2xx has its complete log', LIMITS, async () => {
+  const { dir, guid } = await webhookJob();
+  const s = await serve(dir);
+  const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+  const sent: Sent[] = [];
+  let killed = false;
+  const KILL_AFTER = 1000;
+  await Promise.all(
+    Array.from({ length: 50 }, async (_, client) => {
+      for (let seq = 0; !killed || seq === 0; seq++) {
+        const body = payload(client, seq);
+        try {
+          const r = await call(s.url, { agent, query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
+          assert.equal(r.status, 202, r.text);
+          sent.push({ body, changeLog: r.json.changeLog });
+        } catch (e) {
+          // Calls cut off by the kill get no answer: they promised nothing.
+          if (!killed) throw e;
+          return;
+        }
+        if (sent.length >= KILL_AFTER && !killed) {
+          killed = true;
+          s.child.kill('SIGKILL');
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  assert.ok(killed);
+  await checkLogs(sent);
+  // The restarted listener takes calls again, on the same store, without reusing a name.
+  const again = await serve(dir);
+  const body = payload(99, 0);
+  const r = await call(again.url, { query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
+  assert.equal(r.status, 202, r.text);
+  await checkLogs([...sent, { body, changeLog: r.json.changeLog }]);
+  // Every log in the store reads whole: a killed write leaves only a dot-named temp file.
+  for (const f of readdirSync(join(dir, 'ws', 'changelogs', 'load')).filter((f) => f.endsWith('.eds'))) await readChangeLog(join(dir, 'ws', 'changelogs', 'load', f));
+});

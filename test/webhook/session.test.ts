@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { OutputItem } from '../../runtime/output';
+import type { Result } from '../../runtime/results';
+import type { Session } from '../../runtime/session';
+import { runCli as sqlcdc } from '../helpers/cli';
+import { call } from '../helpers/serve';
+import { tempSession } from '../helpers/session';
+
+const sessions: Session[] = [];
+after(async () => {
+  for (const s of sessions) await s.close();
+});
+
+function open(): { session: Session; dir: string; output: OutputItem[] } {
+  const t = tempSession({}, 'webhook-session');
+  sessions.push(t.session);
+  const output: OutputItem[] = [];
+  t.session.output.subscribe((item) => output.push(item));
+  return { ...t, output };
+}
+
+const text = (results: Result[]) => results.flatMap((r) => (r.kind === 'message' ? [r.text] : [])).join('\n');
+
+test('%webhook start: calls arrive under the starting cell, %webhook wait/take/status/log/stop', async () => {
+  const { session, output } = open();
+  const started = text(await session.run('%webhook start', { origin: 'cell-1' }));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const key = /access key .*: (sqk_\S+)/.exec(started)![1];
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/job\/push\?guid=[0-9a-f]{32}$/);
+  assert.equal((await call(url, { body: '{"id": 1}' })).status, 401);
+  assert.equal((await call(url.replace(/guid=\w+/, `guid=${'0'.repeat(32)}`), { key, body: '{}' })).status, 404);
+  const waiting = session.run('%webhook wait --timeout 60', { origin: 'cell-2' });
+  const r = await call(url, { key, headers: { 'content-type': 'application/json' }, body: '[{"id": 1, "name": "lamp"}, {"id": 2, "name": "door"}]' });
+  assert.equal(r.status, 202, r.text);
+  assert.match(text(await waiting), /webhook call 1 arrived: 2 rows/);
+  const shown = output.filter((o) => o.result.kind === 'table');
+  assert.deepEqual(shown.map((o) => o.origin), ['cell-1']);
+  const table = shown[0].result as Extract<Result, { kind: 'table' }>;
+  assert.deepEqual(table.dataset.rows(), [[1, 'lamp'], [2, 'door']]);
+  await call(url, { key, body: 'name=chair', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  await session.run('%webhook take 1');
+  assert.deepEqual(session.dataset.rows(), [[1, 'lamp'], [2, 'door']]);
+  await session.run('%webhook take');
+  assert.deepEqual(session.dataset.rows(), [['chair']]);
+  // The payload is the pipeline dataset: statements run on it.
+  await session.run("ADD COLUMN 'long size=@sql(LEN(name))';");
+  assert.deepEqual(session.dataset.rows(), [['chair', 5n]]);
+  assert.match(text(await session.run('%webhook status')), /calls received: 2/);
+  const log = (await session.run('%webhook log')).find((x) => x.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.equal(log.dataset.rowCount, 2);
+  assert.match(text(await session.run('%webhook stop')), /stopped after 2 calls/);
+  await assert.rejects(call(url, { key, body: '{}' }));
+  await assert.rejects(session.run('%webhook status'), /no webhook listener is running/);
+});
+
+test('%webhook start --job runs each call through the job writer and keeps its change log', async () => {
+  const { session, dir } = open();
+  writeFileSync(join(dir, 'w.sql'), "ADD COLUMN 'long doubled=@sql(id * 2)';\n");
+  const created = await sqlcdc(dir, ['job', 'create', 'hook', '--writer', 'w.sql', '--webhook', '--workspace', 'ws']);
+  assert.equal(created.code, 0, created.stderr);
+  const started = text(await session.run('%webhook start --job hook --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  assert.doesNotMatch(started, /access key/);
+  const r = await call(url, { body: '{"id": 21}' });
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.job, 'hook');
+  const shown = await sqlcdc(dir, ['changelog', 'show', r.json.changeLog, '--output', 'json']);
+  assert.deepEqual(JSON.parse(shown.stdout).upserts, [{ id: 21, doubled: 42 }]);
+  // Closing the session closes the listener.
+  await session.close();
+  await assert.rejects(call(url, { body: '{}' }));
+});
+
+test('%job create, trigger, list and run from a notebook session', async () => {
+  const { session, dir } = open();
+  writeFileSync(join(dir, 'read.sql'), "SELECT * FROM DRIVE 'rows.csv';\nAPPLY SCHEMA (\n  long id\n);\nCAPTURE 'items';\n");
+  writeFileSync(join(dir, 'write.sql'), "LOAD UPSERTS FROM 'items';\nPRINT 'loaded #data.count() rows';\n");
+  writeFileSync(join(dir, 'after.sql'), "PRINT 'after ran';\n");
+  writeFileSync(join(dir, 'rows.csv'), 'id\n1\n2\n3\n');
+  assert.match(text(await session.run('%job create sync --reader read.sql --writer write.sql')), /^job sync: reader [0-9a-f]{32}, writer [0-9a-f]{32}$/);
+  await session.run('%job create after --reader after.sql');
+  await session.run('%job trigger sync --on success --run after');
+  const list = (await session.run('%job list')).find((r) => r.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.deepEqual(list.dataset.rows().map((r) => [r[0], r[1], r[4]]), [['after', 'reader', ''], ['sync', 'direct', 'success → after']]);
+  const ran = text(await session.run('%job run sync'));
+  assert.match(ran, /loaded 3 rows/);
+  assert.match(ran, /after ran/);
+  assert.match(ran, /job sync: success/);
+  // A failing job is the cell's error, with its position in the job's script.
+  writeFileSync(join(dir, 'ws', 'jobs', 'after', 'reader.sql'), 'FROB;\n');
+  await assert.rejects(session.run('%job run after'), /FROB/);
+});
+
+test('%%job NAME reader|writer saves the cell as that part of the job; the cell is not run', async () => {
+  const { session, dir } = open();
+  writeFileSync(join(dir, 'rows.csv'), 'id\n1\n2\n');
+  const made = text(await session.run("%%job nb reader\nSELECT * FROM DRIVE 'rows.csv';\nCAPTURE 'rows';\n"));
+  assert.match(made, /^job nb \(reader\) created with this reader: [0-9a-f]{32}$/);
+  assert.equal(session.dataset.rowCount, 0, 'the script was saved, not run');
+  assert.match(text(await session.run("%%job nb writer\nLOAD UPSERTS FROM 'rows';\nPRINT 'wrote #data.count() rows';\n")), /job nb: writer saved \(direct\)/);
+  assert.match(text(await session.run('%job run nb')), /wrote 2 rows/);
+  await assert.rejects(session.run('%%job nb other\nPRINT 1;'), /usage: %%job NAME reader\|writer/);
+  await assert.rejects(session.run('%%nosuch\nx'), /unknown cell magic %%nosuch/);
+});
