@@ -11,6 +11,7 @@ import { concatDatasets } from '../sources/concat';
 import { Page } from '../sources/http/read';
 import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
 import { atArgument } from '../at-argument';
+import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
 import { bodyRetry, statusCodes } from './http-options';
 import { pageRows, responseRow } from './select-http';
@@ -35,18 +36,25 @@ type Processing = NonNullable<ApplyHttp['options']['processing']>;
  */
 export const applyHttp: Command<ApplyHttp> = async (stmt, input, ctx) => {
   const o = stmt.options;
-  if (o.trace) throw new ScriptError('TRACE INTO on APPLY HTTP is not available yet', 'unsupported', o.trace.pos);
   if (o.paging && o.paging.mode !== 'none') throw new ScriptError('PAGING is for SELECT FROM HTTP; APPLY HTTP makes one call per statement or per row', 'unsupported', o.paging.pos);
   const processing: Processing = o.processing ?? 'continue';
   const caller = new Caller(stmt, input, ctx);
-  if (processing === 'inner join' || processing === 'left join') return join(stmt, input, caller, processing === 'left join', ctx);
+  try {
+    if (processing === 'inner join' || processing === 'left join') return await join(stmt, input, caller, processing === 'left join', ctx);
+    return await once(input, caller, processing);
+  } finally {
+    await caller.tracer?.flush();
+  }
+};
+
+async function once(input: Dataset, caller: Caller, processing: Processing): Promise<Dataset | undefined> {
   const rows = input.rows(0, Math.min(1, input.rowCount));
   const response = await caller.call(rows, 0);
   if (processing === 'continue') return undefined;
   const got = response ?? Dataset.empty();
   if (processing === 'replace') return got;
   return enhance(input, got);
-};
+}
 
 /** Makes the statement's calls: templates bound once, retries and error rules applied. */
 class Caller {
@@ -61,6 +69,8 @@ class Caller {
   private readonly transport: CallContext;
   failures = 0;
   firstFailure?: string;
+  /** TRACE INTO: every call recorded in a database table. */
+  readonly tracer?: Tracer;
 
   constructor(
     private readonly stmt: ApplyHttp,
@@ -78,6 +88,8 @@ class Caller {
     this.txOptions = { floatDecimal: floatsAsDecimal(ctx.session) };
     this.retry = { body: bodyRetry(o, ctx) };
     this.continueOn = statusCodes(o.continueOnHttpError);
+    const connection = this.connection;
+    this.tracer = o.trace && new Tracer(o.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
     this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
   }
 
@@ -102,7 +114,9 @@ class Caller {
         contentType: this.contentType,
         timeout: o.timeout,
       });
+      const started = new Date();
       const { response } = await sendWithRetries(request, this.transport, this.retry);
+      await this.tracer?.record(request, response, started);
       if (response.status >= 400 && !this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
       if (response.status >= 400) return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
       const page = new Page(request.url, response, describeCall(request.method, request.url));

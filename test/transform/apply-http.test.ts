@@ -97,3 +97,33 @@ test('a failing call stops the statement unless CONTINUE_ON_ERRORS or CONTINUE_O
   await session.run(`APPLY HTTP (GET http://127.0.0.1:9/x) WITH PROCESSING 'left join' CONTINUE_ON_ERRORS;`);
   assert.equal(session.dataset.rowCount, 3);
 });
+
+test('TRACE INTO records one row per call in a database table, secrets masked, the body only WITH_PAYLOAD', async () => {
+  const { session } = await setup();
+  await session.run(`%connection add crm2 ${servers[servers.length - 1].url} --bearer TRACE-SECRET-1 --header "X-Tenant: acme"\n%connection add tr sqlite:trace.db`);
+  await session.run(
+    `APPLY HTTP [crm2] (GET /customers/{{id}}/orders) APPLY TX '$.orders' WITH PROCESSING 'left join' TRACE INTO [tr] TABLE 'calls' WITH_PAYLOAD ADD_TRACKING_FIELDS;`,
+  );
+  await session.run(`SELECT * FROM DB [tr] (SELECT method, url, status, request_headers, response_body, execution_id, pipeline FROM calls ORDER BY url);`);
+  const rows = session.dataset.rows();
+  assert.equal(rows.length, 3);
+  assert.deepEqual(
+    rows.map((r) => [r[0], String(r[1]).replace(/^http:\/\/127\.0\.0\.1:\d+/, ''), r[2]]),
+    [
+      ['GET', '/customers/1/orders', 200],
+      ['GET', '/customers/2/orders', 200],
+      ['GET', '/customers/3/orders', 200],
+    ],
+  );
+  const headers = JSON.parse(String(rows[0][3])) as Record<string, string>;
+  assert.equal(headers.authorization, '****');
+  assert.equal(headers['X-Tenant'] ?? headers['x-tenant'], '****', 'a header of the connection is masked too');
+  assert.doesNotMatch(JSON.stringify(rows), /TRACE-SECRET-1|acme/);
+  assert.match(String(rows[0][4]), /"order":"1-1"/, 'WITH_PAYLOAD keeps the response body');
+  assert.match(String(rows[0][5]), /^\d+$/);
+  assert.equal(rows[0][6], 'repl');
+  await session.run(`APPLY HTTP [crm2] (GET /rate) WITH TRACE INTO [tr] TABLE 'calls' TRUNCATE;`);
+  await session.run(`SELECT * FROM DB [tr] (SELECT url, response_body FROM calls);`);
+  assert.equal(session.dataset.rowCount, 1, 'TRUNCATE empties the table first');
+  assert.equal(session.dataset.rows()[0][1], null, 'no body without WITH_PAYLOAD');
+});

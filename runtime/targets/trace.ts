@@ -1,0 +1,105 @@
+import { Dataset } from '../dataset/dataset';
+import type { Column, Value } from '../dataset/types';
+import type { Engine } from '../db/engine';
+import { engineFor } from '../db/engine-for';
+import { addColumns, createTable, matchColumns, tableName } from '../db/tables';
+import { ScriptError } from '../errors';
+import { evaluateText } from '../functions/evaluate';
+import { decodeBody, describeCall, type HttpRequest, type HttpResponse } from '../http/request';
+import type { Scope } from '../scope';
+import type { TraceSpec } from '../script/ast';
+import { MASK } from '../workspace/redact';
+
+/** Rows kept before they go to the trace table in one bulk insert. */
+const TRACE_BATCH = 500;
+
+/** Headers whose values are secrets in any request: never written to a trace table. */
+const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie|signature|credential/i;
+
+const text = { base: 'string' } as const;
+const COLUMNS: Column[] = [
+  { name: 'time', type: { base: 'datetime' } },
+  { name: 'method', type: text },
+  { name: 'url', type: text },
+  { name: 'status', type: { base: 'int' } },
+  { name: 'duration_ms', type: { base: 'int' } },
+  { name: 'request_headers', type: text },
+  { name: 'request_body', type: text },
+  { name: 'response_headers', type: text },
+  { name: 'response_body', type: text },
+];
+const TRACKING: Column[] = [
+  { name: 'execution_id', type: text },
+  { name: 'pipeline', type: text },
+  { name: 'execution_date', type: { base: 'datetime' } },
+];
+
+/**
+ * TRACE INTO [conn] TABLE 't' { WITH_PAYLOAD } { ADD_TRACKING_FIELDS } { TRUNCATE | TRUNCATE_APPEND }
+ * { EXEC (<sql>) } (spec §4.2; docs/push.md): one row per HTTP call — time, method, URL, status,
+ * duration, request headers (secret values masked), request body, response headers, and the response
+ * body only WITH_PAYLOAD — inserted in batches into a SQLite or PostgreSQL table, created from these
+ * columns when missing. EXEC runs on the trace database after each batch. STAGE ON is not available.
+ */
+export class Tracer {
+  private rows: Value[][] = [];
+  private prepared = false;
+  private readonly table: string;
+  private readonly engine: Engine;
+  private readonly columns: Column[];
+  /** The header names the call's connection adds (its own keys, whatever their names). */
+  private readonly connectionHeaders: Set<string>;
+
+  constructor(
+    private readonly spec: TraceSpec,
+    private readonly scope: Scope,
+    private readonly signal: AbortSignal,
+    connectionHeaders: readonly string[] = [],
+  ) {
+    if (spec.stage) throw new ScriptError('TRACE … STAGE ON is not available: traces go straight into the table', 'unsupported', spec.stage.folder.pos);
+    if (!spec.connection) throw new ScriptError('TRACE INTO needs a database connection: TRACE INTO [conn] TABLE …', 'semantic', spec.pos);
+    if (!spec.table) throw new ScriptError('TRACE INTO needs TABLE \'<table>\'', 'semantic', spec.pos);
+    this.engine = engineFor(scope, spec.connection);
+    this.table = evaluateText(spec.table, scope);
+    this.columns = spec.addTrackingFields ? [...COLUMNS, ...TRACKING] : COLUMNS;
+    this.connectionHeaders = new Set(connectionHeaders.map((h) => h.toLowerCase()));
+  }
+
+  /** Records one call; the rows go to the table in batches. */
+  async record(request: HttpRequest, response: HttpResponse | undefined, started: Date): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(request.headers)) headers[k] = SECRET_HEADER.test(k) || this.connectionHeaders.has(k.toLowerCase()) ? MASK : v;
+    const row: Value[] = [
+      started,
+      request.method,
+      describeCall(request.method, request.url).slice(request.method.length + 1),
+      response ? response.status : null,
+      response ? Math.round(response.elapsedMs) : null,
+      JSON.stringify(headers),
+      request.body ?? null,
+      response ? JSON.stringify(response.headers) : null,
+      response && this.spec.withPayload ? decodeBody(response) : null,
+    ];
+    if (this.spec.addTrackingFields) row.push(this.scope.run.executionId, this.scope.run.pipeline, new Date(Number(this.scope.run.executionId)));
+    this.rows.push(row);
+    if (this.rows.length >= TRACE_BATCH) await this.flush();
+  }
+
+  /** Writes the rows kept so far; the statement calls it once more at its end. */
+  async flush(): Promise<void> {
+    if (this.rows.length === 0 && this.prepared) return;
+    const data = Dataset.fromRows(this.columns, this.rows);
+    this.rows = [];
+    await this.engine.transaction(async (db) => {
+      const table = tableName(this.table, db.dialect);
+      let columns = await db.columns(table);
+      if (!this.prepared && columns && (this.spec.truncate || this.spec.truncateAppend)) await db.script(db.dialect.truncate(table.sql));
+      if (!columns) columns = await createTable(db, table, data);
+      const { missing } = matchColumns(data, columns);
+      if (missing.length) columns = columns.concat(await addColumns(db, table, data, missing));
+      if (data.rowCount) await db.insert(table.sql, matchColumns(data, columns).rows, this.signal);
+      if (this.spec.exec && data.rowCount) await db.script(evaluateText(this.spec.exec, this.scope, { sql: true }));
+    }, this.signal);
+    this.prepared = true;
+  }
+}
