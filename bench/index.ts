@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   kernel: async () => (await import('./kernel')).runKernelBench(),
   schema: async () => (await import('./schema')).runSchemaBench(),
   describe: async () => (await import('./describe')).runDescribeBench(),
+  push: async () => (await import('./push')).runPushBench(),
 };
 
 async function main(): Promise<void> {
