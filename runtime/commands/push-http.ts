@@ -147,6 +147,8 @@ class SectionPush {
       // next one is made in an immediate queued after that write. Calls still go one at a time, in
       // order, and an error making the next one is raised only when its turn comes.
       const answered = this.send(current.request, call, tally);
+      // Awaited below, after the next call is made: a failure arriving before then is not unhandled.
+      answered.catch(() => undefined);
       if (b + 1 < calls) {
         await afterPendingWrites();
         next = prepare(b + 1);

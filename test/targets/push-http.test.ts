@@ -244,3 +244,19 @@ test('a payload that cannot be made for a row stops the push there, after every 
   );
   assert.match(progress[progress.length - 1].text, /2 \/ 4 rows, 2 calls/, 'the call before the failing row was answered and counted');
 });
+
+test('WITH RETRY waits out a long backoff (cancelling cuts it short), but a Retry-After over 300 s fails the call at once', async () => {
+  const { server, session } = await setup((req, res) => {
+    if (req.url === '/later') return void res.writeHead(503, { 'retry-after': '301' }).end('come back later');
+    res.socket?.destroy();
+  }, 1);
+  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /later) PAYLOAD ({{id}}) WITH RETRY LINEAR (3, 0);`), /HTTP 503 Service Unavailable/);
+  assert.equal(server.requests.length, 1, 'a Retry-After over 300 s is not waited for');
+  const controller = new AbortController();
+  const running = session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /drop) PAYLOAD ({{id}}) WITH RETRY LINEAR (1, 400);`, { signal: controller.signal });
+  await server.received(2);
+  // Time for the dropped connection to reach the push, which must then be waiting 400 s, not failing.
+  setTimeout(() => controller.abort(), 300);
+  await assert.rejects(running, /cancelled/);
+  assert.equal(server.requests.length, 2);
+});
