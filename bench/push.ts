@@ -36,7 +36,7 @@ const CALL_ROWS = 20_000;
 const SLOW_ROWS = 100_000;
 /** How long the slow receiver (path /slow) waits before it answers. */
 const SLOW_MS = 1;
-const RUNS = 3;
+const RUNS = 5;
 
 const COLUMNS: Column[] = [
   { name: 'id', type: { base: 'int' } },
