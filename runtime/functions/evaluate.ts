@@ -131,9 +131,9 @@ const CONCATENATION_CACHE_LIMIT = 1000;
 /**
  * The parts of a template concatenated by straight-line code generated once per shape of template:
  * a field is read from the row in place, and every other part gets a call site of its own that the
- * engine can inline, where a loop over the parts would call every kind of part from one site. This
- * makes @concatjson bodies about a fifth faster (bench/push.ts). The generated code holds only names
- * and integer ordinals; texts and functions are passed in.
+ * engine can inline, where a loop over the parts would call every kind of part from one site (~8 %
+ * off making @concatjson bodies, bench/push.ts). The generated code holds only names and integer
+ * ordinals; texts and functions are passed in.
  */
 function concatenation(items: (string | Extract<Bound, { c: false }>)[], sql: boolean): RowValueFn {
   const constants: string[] = [];
