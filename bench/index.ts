@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   parquet: async () => (await import('./parquet')).runParquetBench(),
   db: async () => (await import('./db')).runDbBench(),
   webhook: async () => (await import('./webhook')).runWebhookBench(),
+  push: async () => (await import('./push')).runPushBench(),
 };
 
 async function main(): Promise<void> {

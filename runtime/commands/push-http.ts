@@ -4,10 +4,10 @@ import { ScriptError } from '../errors';
 import { compileTemplate, evaluateText } from '../functions/evaluate';
 import { buildRequest } from '../http/build';
 import { getHeader, setHeader } from '../http/headers';
-import { bodyStart, decodeBody, describeCall, statusError, type CallContext } from '../http/request';
+import { bodyStart, decodeBody, describeCall, statusError, type CallContext, type HttpRequest } from '../http/request';
 import { sendWithRetries, type RetryRules } from '../http/retry';
 import type { HttpSection, PushHttp } from '../script/ast';
-import { batchCount, batchSize } from '../targets/batches';
+import { batchCount, batchRows, batchSize } from '../targets/batches';
 import { applyOutcome, outcomeOptions } from '../targets/outcome';
 import { clearProgress, readProgress, writeProgress, type PushProgress } from '../targets/resume';
 import type { HttpConnection } from '../workspace/connections';
@@ -30,6 +30,9 @@ interface Tally {
   /** When progress was last shown. */
   shown: number;
 }
+
+/** A call made ready: its request and how many rows it carries, or the error making it raised. */
+type Prepared = { request: HttpRequest; rows: number } | { error: unknown };
 
 /** How often a long push redraws its progress. */
 const PROGRESS_EVERY_MS = 250;
@@ -114,19 +117,42 @@ class SectionPush {
       tally.total -= Math.min(rows.rowCount, first * size);
     }
     const call: CallContext = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+    const batchAt = batchRows(rows, size);
+    const prepare = (b: number): Prepared => {
+      try {
+        return this.prepare(batchAt(b * size), b, executionId);
+      } catch (error) {
+        return { error };
+      }
+    };
+    let next = first < calls ? prepare(first) : undefined;
     for (let b = first; b < calls; b++) {
-      const start = b * size;
-      const batch = rows.rows(start, Math.min(start + size, rows.rowCount));
-      await this.send(batch, start, b, executionId, call, tally);
+      const current = next!;
+      if ('error' in current) throw current.error;
+      // The next call is made ready while this one is in flight, so building a body overlaps the
+      // receiver's work instead of following it. undici writes a request on a reused keep-alive
+      // socket from a setImmediate (it first lets a pending close of the idle socket arrive), so the
+      // next one is made in an immediate queued after that write. Calls still go one at a time, in
+      // order, and an error making the next one is raised only when its turn comes.
+      const answered = this.send(current.request, call, tally);
+      // Awaited below, after the next call is made: a failure arriving before then is not unhandled.
+      answered.catch(() => undefined);
+      if (b + 1 < calls) {
+        await afterPendingWrites();
+        next = prepare(b + 1);
+      }
+      await answered;
       done[this.stream] = b + 1;
       tally.calls++;
-      tally.rows += batch.length;
+      tally.rows += current.rows;
       tick();
     }
   }
 
-  private async send(rows: Value[][], start: number, b: number, executionId: string, call: CallContext, tally: Tally): Promise<void> {
+  /** Batch `b`'s request, with its rows (starting at row b × size) in `rows`. */
+  private prepare(rows: Value[][], b: number, executionId: string): Prepared {
     const { section } = this;
+    const start = b * this.size;
     const request = atArgument(section.command.target, () =>
       buildRequest({
         connection: this.connection,
@@ -142,6 +168,11 @@ class SectionPush {
     );
     // The same batch of the same log always carries the same key, so a receiver can drop a repeat.
     if (getHeader(request.headers, 'idempotency-key') === undefined) setHeader(request.headers, 'Idempotency-Key', `${executionId}-${this.stream}-${b + 1}`);
+    return { request, rows: rows.length };
+  }
+
+  private async send(request: HttpRequest, call: CallContext, tally: Tally): Promise<void> {
+    const { section } = this;
     const { response } = await atArgument(section.command.target, () => sendWithRetries(request, call, this.retry, () => tally.retries++));
     const ok = response.status >= 200 && response.status < 300;
     if (!ok) {
@@ -161,6 +192,9 @@ class SectionPush {
   }
 }
 
+function afterPendingWrites(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 
 function report(ctx: CommandContext, id: string, t: Tally, done: boolean): void {

@@ -55,6 +55,9 @@ export function styledField(style: FieldStyle, inString: boolean, type: ColumnTy
     case 'json':
       if (inString) return (v) => JSON.stringify(text(v)).slice(1, -1);
       return (v) => {
+        // Text and finite numbers first: they are most fields, and need no Decimal check.
+        if (typeof v === 'string') return jsonString(v);
+        if (typeof v === 'number' && Number.isFinite(v)) return formatValue(v, type);
         if (v === null) return 'null';
         if (typeof v === 'boolean') return v ? 'true' : 'false';
         if (isNumeric(v)) return formatValue(v, type);
@@ -69,6 +72,14 @@ export function styledField(style: FieldStyle, inString: boolean, type: ColumnTy
         return `'${text(v).replace(/'/g, "''")}'`;
       };
   }
+}
+
+/** What JSON.stringify escapes in a string: quotes, backslashes, control characters and surrogates (lone ones). */
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify of a string, without its cost for the many strings that need no escape. */
+function jsonString(s: string): string {
+  return JSON_ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
 function isNumeric(v: Value): boolean {

@@ -33,8 +33,9 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   const { connection } = spec;
   const target = spec.target.trim();
   let url: URL;
+  const absolute = ABSOLUTE.test(target);
   try {
-    if (ABSOLUTE.test(target)) url = new URL(target);
+    if (absolute) url = new URL(target);
     else if (connection) url = new URL(joinUrl(connection.baseUrl, target));
     else throw new ScriptError(`'${target}' is a relative path: name an HTTP connection ([name]) or give a full URL`, 'runtime', spec.targetPos);
   } catch (e) {
@@ -44,7 +45,8 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ScriptError(`unsupported URL scheme '${url.protocol}' (http or https)`, 'runtime', spec.targetPos);
 
   const headers: Record<string, string> = {};
-  const own = connection !== undefined && sameOrigin(url, connection.baseUrl);
+  // A relative path is appended to the connection's base URL, so only an absolute URL can leave its origin.
+  const own = connection !== undefined && (!absolute || sameOrigin(url, connection.baseUrl));
   if (own) {
     for (const [k, v] of Object.entries(connection.headers ?? {})) setHeader(headers, k, v);
     if (connection.auth) setHeader(headers, ...authHeader(connection.auth));

@@ -3,6 +3,7 @@ import { ScriptError } from '../errors';
 import type { HttpVerb } from '../script/ast';
 import type { HttpConnection } from '../workspace/connections';
 import type { Resources } from '../resources';
+import { CallAbort } from './call-abort';
 import { poolFor } from './pools';
 
 export interface HttpRequest {
@@ -40,8 +41,7 @@ export interface CallContext {
 export async function sendHttp(request: HttpRequest, call: CallContext): Promise<HttpResponse> {
   const { url, method } = request;
   // TIMEOUT 0: no time limit (the statement can still be cancelled).
-  const timeout = request.timeoutSeconds > 0 ? AbortSignal.timeout(request.timeoutSeconds * 1000) : undefined;
-  const signal = timeout ? AbortSignal.any([call.signal, timeout]) : call.signal;
+  const abort = new CallAbort(call.signal, request.timeoutSeconds);
   const pool = poolFor(call.resources, url.origin, request.tls, call.workspace);
   const started = performance.now();
   try {
@@ -50,7 +50,7 @@ export async function sendHttp(request: HttpRequest, call: CallContext): Promise
       method,
       headers: request.headers,
       body: request.body,
-      signal,
+      signal: abort,
     });
     const body = Buffer.from(await res.body.arrayBuffer());
     const headers: Record<string, string> = {};
@@ -61,8 +61,10 @@ export async function sendHttp(request: HttpRequest, call: CallContext): Promise
     return { status: res.statusCode, headers, body, mediaType: mediaType.trim().toLowerCase(), charset, elapsedMs: performance.now() - started };
   } catch (e) {
     if (call.signal.aborted) throw new ScriptError('cancelled', 'cancelled');
-    if (timeout?.aborted) throw new ScriptError(`timed out after ${request.timeoutSeconds} s: ${describeCall(method, url)}`, 'runtime');
+    if (abort.timedOut) throw new ScriptError(`timed out after ${request.timeoutSeconds} s: ${describeCall(method, url)}`, 'runtime');
     throw transportError(e, method, url);
+  } finally {
+    abort.done();
   }
 }
 

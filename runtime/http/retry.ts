@@ -49,8 +49,9 @@ export async function sendWithRetries(request: HttpRequest, call: CallContext, r
         if (failure !== undefined) throw failure;
         return { response: response!, retries };
       }
-      const wait = retryAfter(response) ?? backoff(policy, policyRetries);
-      if (wait > MAX_RETRY_AFTER_SECONDS) return { response: response!, retries };
+      const asked = retryAfter(response);
+      if (asked !== undefined && asked > MAX_RETRY_AFTER_SECONDS) return { response: response!, retries };
+      const wait = asked ?? backoff(policy, policyRetries);
       policyRetries++;
       onRetry?.(failure !== undefined ? failure.message : `HTTP ${response!.status}`);
       await sleep(wait, call.signal);

@@ -215,3 +215,52 @@ test('10,000 rows at several batch sizes: every row sent once, in order', async 
     assert.deepEqual(got, Array.from({ length: 10_000 }, (_, i) => i + 1), `rows at BATCH ${size}`);
   }
 });
+
+test('a payload that cannot be made for a row stops the push there, after every call before it was answered', async () => {
+  const { server, session } = await setup(ok, 0);
+  session.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'code', type: { base: 'string' } },
+      ],
+      [
+        [1, 'YQ=='],
+        [2, 'Yg=='],
+        [3, 'not base64!'],
+        [4, 'ZA=='],
+      ],
+    ),
+  );
+  const progress: Extract<Result, { kind: 'progress' }>[] = [];
+  let error: Error | undefined;
+  for await (const r of session.execute(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({"letter": "#frombase64({{code}})"});`)) {
+    if (r.kind === 'progress') progress.push(r);
+    if (r.kind === 'error') error = r.error;
+  }
+  assert.match(String(error?.message), /#frombase64: 'not base64!' is not Base64/);
+  assert.deepEqual(
+    server.requests.map((r) => [r.url, r.body]),
+    [
+      ['/items/1', '{"letter": "a"}'],
+      ['/items/2', '{"letter": "b"}'],
+    ],
+  );
+  assert.match(progress[progress.length - 1].text, /2 \/ 4 rows, 2 calls/, 'the call before the failing row was answered and counted');
+});
+
+test('WITH RETRY waits out a long backoff (cancelling cuts it short), but a Retry-After over 300 s fails the call at once', async () => {
+  const { server, session } = await setup((req, res) => {
+    if (req.url === '/later') return void res.writeHead(503, { 'retry-after': '301' }).end('come back later');
+    res.socket?.destroy();
+  }, 1);
+  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /later) PAYLOAD ({{id}}) WITH RETRY LINEAR (3, 0);`), /HTTP 503 Service Unavailable/);
+  assert.equal(server.requests.length, 1, 'a Retry-After over 300 s is not waited for');
+  const controller = new AbortController();
+  const running = session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /drop) PAYLOAD ({{id}}) WITH RETRY LINEAR (1, 400);`, { signal: controller.signal });
+  await server.received(2);
+  // Time for the dropped connection to reach the push, which must then be waiting 400 s, not failing.
+  setTimeout(() => controller.abort(), 300);
+  await assert.rejects(running, /cancelled/);
+  assert.equal(server.requests.length, 2);
+});
