@@ -134,7 +134,7 @@ function* copyText(ds: Dataset): Generator<string> {
   const escape = (s: string) => (/[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!) : s);
   let chunk = '';
   for (let r = 0; r < ROWS; r++) {
-    chunk += `${id[r]}\t${qty[r]}\t${(price[r] as Decimal).toFixed(2)}\t${amount[r]}\t${(at[r] as Date).toISOString()}\t${escape(code[r] as string)}\t${escape(customer[r] as string)}\t${ok[r] ? 't' : 'f'}\n`;
+    chunk += `${id[r] as bigint}\t${qty[r] as number}\t${(price[r] as Decimal).toFixed(2)}\t${amount[r] as number}\t${(at[r] as Date).toISOString()}\t${escape(code[r] as string)}\t${escape(customer[r] as string)}\t${ok[r] ? 't' : 'f'}\n`;
     if (r % 2000 === 1999) {
       yield chunk;
       chunk = '';
@@ -166,7 +166,7 @@ async function postgresFigures(ds: Dataset, session: Session): Promise<void> {
       },
       () => session.run("SINK INTO DB [pg] TABLE 'bench' WITH RECREATE;"),
     );
-    check(Number((await client.query('SELECT count(*) AS n FROM bench')).rows[0].n), ROWS);
+    check(Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM bench')).rows[0].n), ROWS);
     report({ name: 'SINK INTO DB (PostgreSQL)', ...sink, referenceName: 'COPY of the rows written by hand', goal: 0.7 });
 
     const read = await inTurns(

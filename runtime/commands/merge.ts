@@ -68,7 +68,7 @@ function keyColumns(text: Text, data: Dataset): string[] {
   for (const m of text.value.matchAll(/[^,]+/g)) {
     const name = m[0].trim();
     if (name === '') continue;
-    const at = positionIn(text.pos, text.value, m.index! + m[0].indexOf(name));
+    const at = positionIn(text.pos, text.value, m.index + m[0].indexOf(name));
     ordinals.push(atArgument(at && { pos: at }, () => data.require(name)));
   }
   if (ordinals.length === 0) throw new ScriptError('KEY COLUMNS lists no column', 'semantic', text.pos);

@@ -10,21 +10,24 @@ import type { ColumnType, Value } from '../dataset/types';
 /** Rows of a page of the inline APPLY PIPELINE, and the rows PostgreSQL sends per FETCH. */
 export const PAGE_ROWS = 10_000;
 
-/** The SQL that differs between engines. */
+/**
+ * The SQL that differs between engines. Its members are plain functions, not methods (no `this`):
+ * callers take them off the dialect and pass them to map.
+ */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** 'SQLite' or 'PostgreSQL', for messages. */
   readonly label: string;
   /** An identifier in double quotes (case kept, quotes doubled). */
-  quote(identifier: string): string;
+  readonly quote: (identifier: string) => string;
   /** The n-th (1-based) bind parameter. */
-  placeholder(n: number): string;
+  readonly placeholder: (n: number) => string;
   /** The column type a table created from a dataset column declares (types.ts). */
-  ddl(type: ColumnType): string;
+  readonly ddl: (type: ColumnType) => string;
   /** Empties a table. */
-  truncate(table: string): string;
+  readonly truncate: (table: string) => string;
   /** A condition true when two values of a column differ, nulls included. */
-  differs(a: string, b: string): string;
+  readonly differs: (a: string, b: string) => string;
 }
 
 /** A column of an existing table. */

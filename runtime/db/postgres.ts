@@ -24,9 +24,9 @@ const READS_ROWS = /^\s*(?:select|with|values|table|\()/i;
 const NO_ROWS = 'this SQL returns no rows to read through a cursor (PostgreSQL reads SELECT, VALUES and TABLE so): run it with EXEC ON DB';
 
 /** pg's parsers replaced by ours (values.ts); text for the types without one. */
-const TYPES = {
+const TYPES: pg.CustomTypesConfig = {
   getTypeParser: (oid: number) => postgresParser(oid) ?? ((text: string) => text),
-} as unknown as pg.CustomTypesConfig;
+};
 
 /**
  * A PostgreSQL database through a pg Pool kept in the session's resources. Queries read through a

@@ -147,7 +147,7 @@ test('Ctrl-C cancels a long PostgreSQL statement on the server', { skip: postgre
   let running = true;
   // Aborts once the server shows the statement running; a sleep this long ends only by being cancelled.
   const sleeping = async () =>
-    (await watcher.query("select count(*)::int as n from pg_stat_activity where state = 'active' and query like '%pg_sleep(600)%' and pid <> pg_backend_pid()")).rows[0].n > 0;
+    (await watcher.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where state = 'active' and query like '%pg_sleep(600)%' and pid <> pg_backend_pid()")).rows[0].n > 0;
   const watch = (async () => {
     while (running) {
       if (await sleeping()) return controller.abort();

@@ -70,7 +70,7 @@ dbTest('tables created from a dataset declare each engine\'s types', async (db) 
       ? await db.rows("select name, type from pragma_table_info('typed')")
       : await db.rows(`select a.attname, format_type(a.atttypid, a.atttypmod) from pg_attribute a
                         where a.attrelid = 'typed'::regclass and a.attnum > 0 order by a.attnum`);
-  const types = Object.fromEntries(declared.map(([name, type]) => [name, type]));
+  const types = Object.fromEntries(declared.map(([name, type]) => [name as string, type]));
   if (db.engine === 'sqlite') {
     assert.deepEqual(types, {
       id: 'INT', price: 'DECIMAL_TEXT(10,2)', wide: 'DECIMAL_TEXT(38,10)', big: 'BIGINT', low: 'BIGINT', at: 'DATETIME', ok: 'BOOLEAN',
