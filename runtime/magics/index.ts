@@ -59,7 +59,7 @@ export function cellMagic(text: string): { name: string; args: string; body: str
 export async function* runCellMagic(session: MagicHost, cell: { name: string; args: string; body: string }): AsyncGenerator<Result> {
   const magic = session.magics.find(cell.name);
   if (!magic?.cell) {
-    const known = session.magics.all().filter((m) => m.cell).map((m) => `%%${m.name}`).join(', ');
+    const known = session.magics.all().filter((m) => m.cell !== undefined).map((m) => `%%${m.name}`).join(', ');
     throw new ScriptError(`unknown cell magic %%${cell.name} (known: ${known || 'none'})`, 'semantic', { line: 1, column: 1, offset: 0 });
   }
   yield* await magic.cell(session, cell.args, cell.body);

@@ -26,24 +26,27 @@ export class JsonLines<T> {
     this.flushing = true;
     // A turn of the event loop lets the appends of calls finishing together join this batch; the
     // appends arriving while it is written wait for the next.
-    setImmediate(async () => {
-      const batch = this.pending.splice(0);
+    setImmediate(() => void this.writeBatch());
+  }
+
+  /** Never rejects: a failed write fails the appends of its batch. */
+  private async writeBatch(): Promise<void> {
+    const batch = this.pending.splice(0);
+    try {
+      mkdirSync(dirname(this.file), { recursive: true });
+      const file = await open(this.file, 'a');
       try {
-        mkdirSync(dirname(this.file), { recursive: true });
-        const file = await open(this.file, 'a');
-        try {
-          await file.write(batch.map((b) => b.line).join(''));
-          await file.datasync();
-        } finally {
-          await file.close();
-        }
-        for (const b of batch) b.done();
-      } catch (e) {
-        for (const b of batch) b.fail(e);
+        await file.write(batch.map((b) => b.line).join(''));
+        await file.datasync();
+      } finally {
+        await file.close();
       }
-      if (this.pending.length > 0) this.flush();
-      else this.flushing = false;
-    });
+      for (const b of batch) b.done();
+    } catch (e) {
+      for (const b of batch) b.fail(e);
+    }
+    if (this.pending.length > 0) this.flush();
+    else this.flushing = false;
   }
 
   read(): T[] {

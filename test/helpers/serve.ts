@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import type { CallAnswer } from '../../runtime/webhook/ingest';
 import { SQLCDC } from '../repl/harness';
 
 /** A running `sqlcdc serve` the test started. */
@@ -21,9 +22,9 @@ export function startServe(cwd: string, args: string[], env: Record<string, stri
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   return new Promise((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
       const m = /^listening on (\S+)$/m.exec(stdout);
       if (m) resolve({ child, url: m[1], stderr: () => stderr, stop: () => (child.kill('SIGTERM'), exited) });
@@ -36,8 +37,16 @@ export interface Reply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  json: any;
+  /** The body parsed as JSON; the test names the kind it expects (RunAnswer, Refusal). */
+  json: unknown;
+}
+
+/** The answer (C.6) of a call that ran and wrote its change log. */
+export type RunAnswer = CallAnswer & { changeLog: string };
+
+/** The answer of a refused call. */
+export interface Refusal {
+  error: string;
 }
 
 export interface Call {

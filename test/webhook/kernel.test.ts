@@ -29,7 +29,7 @@ test('the kernel shows a webhook call as display_data under the cell that starte
   };
   const start = run('%webhook start --no-auth');
   assert.equal((await start.reply).status, 'ok');
-  const url = /webhook listening: (\S+)/.exec(published.map((p) => String(p.content.text ?? '')).join(''))![1];
+  const url = /webhook listening: (\S+)/.exec(published.map((p) => (typeof p.content.text === 'string' ? p.content.text : '')).join(''))![1];
   const later = run('%webhook status');
   await later.reply;
   published.length = 0;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { readChangeLog } from '../../runtime/changelog/read';
 import { runCli as sqlcdc } from '../helpers/cli';
-import { call, startServe, type Serve } from '../helpers/serve';
+import { call, startServe, type RunAnswer, type Serve } from '../helpers/serve';
 import { tempDir } from '../helpers/session';
 
 const LIMITS = { timeout: 600_000 };
@@ -60,7 +60,7 @@ test('10,000 posts from 100 concurrent clients: every 2xx has its own complete c
         const body = payload(client, seq);
         const r = await call(s.url, { agent, query: { guid, startwriter: seq % 2 === 0 ? '0' : '1' }, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         assert.equal(r.status, seq % 2 === 0 ? 202 : 200, r.text);
-        sent.push({ body, changeLog: r.json.changeLog });
+        sent.push({ body, changeLog: (r.json as RunAnswer).changeLog });
       }
     }),
   );
@@ -84,7 +84,7 @@ test('kill -9 of sqlcdc serve under load, then a restart: every call answered 2x
         try {
           const r = await call(s.url, { agent, query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
           assert.equal(r.status, 202, r.text);
-          sent.push({ body, changeLog: r.json.changeLog });
+          sent.push({ body, changeLog: (r.json as RunAnswer).changeLog });
         } catch (e) {
           // Calls cut off by the kill get no answer: they promised nothing.
           if (!killed) throw e;
@@ -105,7 +105,7 @@ test('kill -9 of sqlcdc serve under load, then a restart: every call answered 2x
   const body = payload(99, 0);
   const r = await call(again.url, { query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
   assert.equal(r.status, 202, r.text);
-  await checkLogs([...sent, { body, changeLog: r.json.changeLog }]);
+  await checkLogs([...sent, { body, changeLog: (r.json as RunAnswer).changeLog }]);
   // Every log in the store reads whole: a killed write leaves only a dot-named temp file.
   for (const f of readdirSync(join(dir, 'ws', 'changelogs', 'load')).filter((f) => f.endsWith('.eds'))) await readChangeLog(join(dir, 'ws', 'changelogs', 'load', f));
 });

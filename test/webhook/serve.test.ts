@@ -5,7 +5,7 @@ import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
-import { call, startServe, type Serve } from '../helpers/serve';
+import { call, startServe, type Refusal, type RunAnswer, type Serve } from '../helpers/serve';
 import { tempDir } from '../helpers/session';
 
 const LIMITS = { timeout: 120_000 };
@@ -62,17 +62,18 @@ test('200: a JSON payload becomes a durable change log (all rows inserts), then 
   const s = await serve(dir);
   const r = await call(s.url, { key, query: { guid }, headers: { 'content-type': 'application/json' }, body: '[{"id": 1}, {"id": 2}]' });
   assert.equal(r.status, 200, r.text);
-  assert.match(r.json.executionId, /^\d+$/);
-  assert.deepEqual({ ...r.json, executionId: 'x', changeLog: 'x' }, { executionId: 'x', job: 'orders', changeLog: 'x', rows: 2, writer: { started: true, success: true, error: null } });
-  assert.equal(r.json.changeLog, join(dir, 'ws', 'changelogs', 'orders', `orders_${r.json.executionId}.eds`));
-  const shown = JSON.parse(await cli(dir, ['changelog', 'show', r.json.changeLog, '--output', 'json']));
-  assert.equal(shown.executionId, r.json.executionId);
+  const answer = r.json as RunAnswer;
+  assert.match(answer.executionId, /^\d+$/);
+  assert.deepEqual({ ...answer, executionId: 'x', changeLog: 'x' }, { executionId: 'x', job: 'orders', changeLog: 'x', rows: 2, writer: { started: true, success: true, error: null } });
+  assert.equal(answer.changeLog, join(dir, 'ws', 'changelogs', 'orders', `orders_${answer.executionId}.eds`));
+  const shown = JSON.parse(await cli(dir, ['changelog', 'show', answer.changeLog, '--output', 'json'])) as { executionId: string; upserts: unknown[] };
+  assert.equal(shown.executionId, answer.executionId);
   assert.deepEqual(shown.upserts, [{ id: 1, doubled: 2 }, { id: 2, doubled: 4 }]);
   // jobguid is the other name of guid; the run is recorded
   const again = await call(s.url, { key, query: { jobguid: guid.toUpperCase() }, body: '{"id": 5}' });
   assert.equal(again.status, 200, again.text);
-  const runs = JSON.parse(await cli(dir, ['job', 'runs', 'orders', '--output', 'json']));
-  assert.deepEqual(runs.map((x: { by: string; outcome: string; rows: number }) => [x.by, x.outcome, x.rows]), [['webhook', 'success', 2], ['webhook', 'success', 1]]);
+  const runs = JSON.parse(await cli(dir, ['job', 'runs', 'orders', '--output', 'json'])) as { by: string; outcome: string; rows: number }[];
+  assert.deepEqual(runs.map((x) => [x.by, x.outcome, x.rows]), [['webhook', 'success', 2], ['webhook', 'success', 1]]);
   // Neither the payload nor the key appear in what the listener printed.
   assert.doesNotMatch(s.stderr(), /"id"|sqk_/);
 });
@@ -90,7 +91,7 @@ test('every refusal has its status: 404 path, 405 method, 401 key, 400 guid, 404
   const s = await serve(dir, ['--max-body', '1kb']);
   const statusOf = async (c: Parameters<typeof call>[1], url = s.url) => {
     const r = await call(url, c);
-    assert.equal(typeof r.json.error === 'string' || r.status < 300, true, r.text);
+    assert.equal(typeof (r.json as Partial<Refusal>).error === 'string' || r.status < 300, true, r.text);
     return r.status;
   };
   assert.equal(await statusOf({ key, query: { guid: writer } }, s.url.replace('/job/push', '/job/other')), 404);
@@ -107,7 +108,7 @@ test('every refusal has its status: 404 path, 405 method, 401 key, 400 guid, 404
   assert.equal(await statusOf({ key, query: { guid: writer, startwriter: 'maybe' }, body: '{}' }), 400);
   const bad = await call(s.url, { key, query: { guid: writer }, headers: { 'content-type': 'application/json' }, body: '{"id": ' });
   assert.equal(bad.status, 400);
-  assert.match(bad.json.error, /bad payload: .*invalid JSON/);
+  assert.match((bad.json as Refusal).error, /bad payload: .*invalid JSON/);
   const badPath = await call(s.url, { key, query: { guid: writer, rootpath: '$[' }, body: '{"id": 1}' });
   assert.equal(badPath.status, 400, badPath.text);
   // GET, PUT, PATCH and DELETE are calls too; a direct job's reader guid runs only its writer pipeline.
@@ -128,8 +129,8 @@ test('--no-auth is refused on a non-loopback address, and a revoked key stops wo
   const key = (await cli(dir, ['webhook', 'key', 'new', '--name', 'ci'])).trim();
   const s = await serve(dir);
   assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 200);
-  const list = JSON.parse(await cli(dir, ['webhook', 'key', 'list', '--output', 'json']));
-  assert.deepEqual(list.map((k: { name: string }) => k.name), ['ci']);
+  const list = JSON.parse(await cli(dir, ['webhook', 'key', 'list', '--output', 'json'])) as { name: string }[];
+  assert.deepEqual(list.map((k) => k.name), ['ci']);
   assert.doesNotMatch(readFileSync(join(dir, 'ws', 'webhook', 'keys.json'), 'utf8'), new RegExp(key));
   await cli(dir, ['webhook', 'key', 'revoke', 'ci']);
   assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 401);
@@ -152,8 +153,9 @@ test('payload kinds: form (automatic and form2json), XML with rootpath, JSON roo
   const post = async (query: Record<string, string>, contentType: string | undefined, body: string) => {
     const r = await call(s.url, { query: { guid, startwriter: '0', ...query }, headers: contentType ? { 'content-type': contentType } : {}, body });
     assert.equal(r.status, 202, r.text);
-    assert.deepEqual(r.json.writer, { started: false, success: null, error: null });
-    return logRows(dir, r.json.changeLog);
+    const answer = r.json as RunAnswer;
+    assert.deepEqual(answer.writer, { started: false, success: null, error: null });
+    return logRows(dir, answer.changeLog);
   };
   assert.deepEqual(await post({}, 'application/x-www-form-urlencoded', 'name=lamp&tag=a&tag=b'), [{ name: 'lamp', tag: '["a","b"]' }]);
   assert.deepEqual(await post({ form2json: '1' }, 'text/plain', 'name=door&qty=3'), [{ name: 'door', qty: '3' }]);
@@ -175,19 +177,20 @@ PUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD ({"id": {{id}}, "label": "{
   const s = await serve(dir, ['--no-auth']);
   const failed = await call(s.url, { query: { guid }, body: '[{"id": 7}, {"id": 8}]' });
   assert.equal(failed.status, 500, failed.text);
-  assert.equal(failed.json.writer.started, true);
-  assert.equal(failed.json.writer.success, false);
-  assert.match(failed.json.writer.error, /503/);
-  assert.deepEqual(await logRows(dir, failed.json.changeLog), [{ id: 7, label: 'item 7' }, { id: 8, label: 'item 8' }]);
+  const failure = failed.json as RunAnswer;
+  assert.equal(failure.writer.started, true);
+  assert.equal(failure.writer.success, false);
+  assert.match(failure.writer.error ?? '', /503/);
+  assert.deepEqual(await logRows(dir, failure.changeLog), [{ id: 7, label: 'item 7' }, { id: 8, label: 'item 8' }]);
   failing = false;
   const before = target.requests.length;
-  await cli(dir, ['changelog', 'replay', failed.json.changeLog, '--job', 'pusher']);
-  assert.deepEqual(target.requests.slice(before).map((r) => JSON.parse(r.body)), [{ id: 7, label: 'item 7' }, { id: 8, label: 'item 8' }]);
+  await cli(dir, ['changelog', 'replay', failure.changeLog, '--job', 'pusher']);
+  assert.deepEqual(target.requests.slice(before).map((r) => JSON.parse(r.body) as unknown), [{ id: 7, label: 'item 7' }, { id: 8, label: 'item 8' }]);
   const ok = await call(s.url, { query: { guid }, body: '{"id": 9}' });
   assert.equal(ok.status, 200, ok.text);
   assert.deepEqual(JSON.parse(target.requests.at(-1)!.body), { id: 9, label: 'item 9' });
-  const runs = JSON.parse(await cli(dir, ['job', 'runs', 'pusher', '--output', 'json']));
-  assert.deepEqual(runs.map((r: { by: string; outcome: string }) => `${r.by} ${r.outcome}`), ['webhook failure', 'replay success', 'webhook success']);
+  const runs = JSON.parse(await cli(dir, ['job', 'runs', 'pusher', '--output', 'json'])) as { by: string; outcome: string }[];
+  assert.deepEqual(runs.map((r) => `${r.by} ${r.outcome}`), ['webhook failure', 'replay success', 'webhook success']);
 });
 
 test('triggers run after a call unless bypasstriggers; job run runs reader then writer and its triggers', LIMITS, async () => {
@@ -203,8 +206,8 @@ test('triggers run after a call unless bypasstriggers; job run runs reader then 
   await createJob(dir, 'fail', ['--reader', 'next.sql']);
   await cli(dir, ['job', 'trigger', 'hook', '--on', 'success-with-data', '--run', 'next']);
   await cli(dir, ['job', 'trigger', 'hook', '--on', 'failure', '--run', 'fail']);
-  const listed = JSON.parse(await cli(dir, ['job', 'list', '--output', 'json']));
-  assert.deepEqual(listed.find((j: { name: string }) => j.name === 'hook').triggers, [{ on: 'success-with-data', run: 'next' }, { on: 'failure', run: 'fail' }]);
+  const listed = JSON.parse(await cli(dir, ['job', 'list', '--output', 'json'])) as { name: string; triggers: unknown }[];
+  assert.deepEqual(listed.find((j) => j.name === 'hook')?.triggers, [{ on: 'success-with-data', run: 'next' }, { on: 'failure', run: 'fail' }]);
   const s = await serve(dir, ['--no-auth']);
   const runsOf = async (job: string) => JSON.parse(await cli(dir, ['job', 'runs', job, '--output', 'json'])) as { by: string }[];
   assert.equal((await call(s.url, { query: { guid, bypasstriggers: '1' }, body: '{"id": 1}' })).status, 200);
@@ -261,7 +264,7 @@ test('Idempotency-Key: a repeat, also after a restart, gets the first answer and
   const c = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
   assert.deepEqual(c.json, a.json);
   const other = await call(s.url, { query: { guid }, headers: { 'idempotency-key': 'order-43' }, body: '{"id": 43}' });
-  assert.notEqual(other.json.executionId, a.json.executionId);
+  assert.notEqual((other.json as RunAnswer).executionId, (a.json as RunAnswer).executionId);
   assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 2);
 });
 

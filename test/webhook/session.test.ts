@@ -6,7 +6,7 @@ import type { OutputItem } from '../../runtime/output';
 import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { runCli as sqlcdc } from '../helpers/cli';
-import { call } from '../helpers/serve';
+import { call, type RunAnswer } from '../helpers/serve';
 import { tempSession } from '../helpers/session';
 
 const sessions: Session[] = [];
@@ -66,9 +66,10 @@ test('%webhook start --job runs each call through the job writer and keeps its c
   assert.doesNotMatch(started, /access key/);
   const r = await call(url, { body: '{"id": 21}' });
   assert.equal(r.status, 200, r.text);
-  assert.equal(r.json.job, 'hook');
-  const shown = await sqlcdc(dir, ['changelog', 'show', r.json.changeLog, '--output', 'json']);
-  assert.deepEqual(JSON.parse(shown.stdout).upserts, [{ id: 21, doubled: 42 }]);
+  const answer = r.json as RunAnswer;
+  assert.equal(answer.job, 'hook');
+  const shown = await sqlcdc(dir, ['changelog', 'show', answer.changeLog, '--output', 'json']);
+  assert.deepEqual((JSON.parse(shown.stdout) as { upserts: unknown[] }).upserts, [{ id: 21, doubled: 42 }]);
   // Closing the session closes the listener.
   await session.close();
   await assert.rejects(call(url, { body: '{}' }));
