@@ -60,7 +60,7 @@ const SINGLE_ROW = '{"id":{{id}},"sku":"{{sku}}","name":"{{name}}","price":{{pri
 
 function generateRows(count: number, names: readonly string[]): Value[][] {
   const random = seededRandom();
-  const rows: Value[][] = new Array(count);
+  const rows = new Array<Value[]>(count);
   for (let i = 0; i < count; i++) {
     const day = String(1 + Math.floor(random() * 28)).padStart(2, '0');
     const second = String(Math.floor(random() * 60)).padStart(2, '0');

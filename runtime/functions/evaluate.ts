@@ -118,7 +118,8 @@ function bindParts(parts: Part[], env: Env): Bound {
   const items: (string | Extract<Bound, { c: false }>)[] = [];
   for (const b of bound) {
     const text = b.c ? displayValue(b.v, sql) : undefined;
-    if (text !== undefined && typeof items[items.length - 1] === 'string') items[items.length - 1] += text;
+    const last = items[items.length - 1];
+    if (text !== undefined && typeof last === 'string') items[items.length - 1] = last + text;
     else items.push(text ?? (b as Extract<Bound, { c: false }>));
   }
   return { c: false, f: concatenation(items, sql) };
@@ -149,6 +150,7 @@ function concatenation(items: (string | Extract<Bound, { c: false }>)[], sql: bo
   let make = concatenations.get(body);
   if (!make) {
     const names = (prefix: string, n: number) => Array.from({ length: n }, (_, k) => `${prefix}${k}`).join(', ');
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiled once per template shape, run per row
     make = new Function('constants', 'fns', 'display', 'sql', `const [${names('c', constants.length)}] = constants; const [${names('f', fns.length)}] = fns; return (row, i) => ${body};`) as Concatenation;
     if (concatenations.size >= CONCATENATION_CACHE_LIMIT) concatenations.clear();
     concatenations.set(body, make);

@@ -75,6 +75,7 @@ export function styledField(style: FieldStyle, inString: boolean, type: ColumnTy
 }
 
 /** What JSON.stringify escapes in a string: quotes, backslashes, control characters and surrogates (lone ones). */
+// eslint-disable-next-line no-control-regex -- the control characters JSON escapes are what this finds
 const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** JSON.stringify of a string, without its cost for the many strings that need no escape. */
