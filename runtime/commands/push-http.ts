@@ -10,6 +10,7 @@ import type { HttpSection, PushHttp } from '../script/ast';
 import { batchCount, batchRows, batchSize } from '../targets/batches';
 import { applyOutcome, outcomeOptions } from '../targets/outcome';
 import { clearProgress, readProgress, writeProgress, type PushProgress } from '../targets/resume';
+import { Tracer } from '../targets/trace';
 import type { HttpConnection } from '../workspace/connections';
 import { atArgument } from '../at-argument';
 import { counted } from '../util/words';
@@ -57,7 +58,13 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
   const progressId = `push-${ctx.run.executionId}-${stmt.pos.offset}`;
   const progress = await readProgress(log?.file);
   try {
-    for (const s of sections) await s.run(streams.executionId, progress, tally, () => report(ctx, progressId, tally, false));
+    for (const s of sections) {
+      try {
+        await s.run(streams.executionId, progress, tally, () => report(ctx, progressId, tally, false));
+      } finally {
+        await s.tracer?.flush();
+      }
+    }
   } catch (e) {
     report(ctx, progressId, tally, true);
     await writeProgress(log?.file, progress);
@@ -84,6 +91,8 @@ class SectionPush {
   private readonly retry: RetryRules;
   /** Names this target in the resume record: the same section pushing the same log resumes. */
   private readonly id: string;
+  /** TRACE INTO: every call of the section recorded in a database table. */
+  readonly tracer?: Tracer;
 
   constructor(
     private readonly stmt: PushHttp,
@@ -93,7 +102,7 @@ class SectionPush {
     private readonly connection: HttpConnection | undefined,
     private readonly ctx: CommandContext,
   ) {
-    if (section.trace) throw new ScriptError('TRACE INTO on PUSH INTO HTTP is not available yet', 'unsupported', section.trace.pos);
+    this.tracer = section.trace && new Tracer(section.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
     const payload = section.payload && compileTemplate(section.payload);
     this.size = batchSize(stmt.options.batch, payload?.batch ?? false, section.payload?.pos ?? stmt.pos);
     const bind = (t: ReturnType<typeof compileTemplate>) => t.bindBatch(ctx, rows, { fxByRow: true });
@@ -173,7 +182,9 @@ class SectionPush {
 
   private async send(request: HttpRequest, call: CallContext, tally: Tally): Promise<void> {
     const { section } = this;
+    const started = new Date();
     const { response } = await atArgument(section.command.target, () => sendWithRetries(request, call, this.retry, () => tally.retries++));
+    await this.tracer?.record(request, response, started);
     const ok = response.status >= 200 && response.status < 300;
     if (!ok) {
       if (this.continueOn.has(response.status)) {

@@ -264,3 +264,21 @@ test('WITH RETRY waits out a long backoff (cancelling cuts it short), but a Retr
   await assert.rejects(running, /cancelled/);
   assert.equal(server.requests.length, 2);
 });
+
+test('TRACE INTO records every call of a push in a SQLite table, in batches, the request body and masked headers', async () => {
+  const { session } = await setup(ok, 3);
+  await session.run('%connection add tr sqlite:push-trace.db');
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({"name": "{{name}}"}) HEADERS '[{"X-Api-Key": "PUSH-KEY-7"}]' TRACE INTO [tr] TABLE 'push_calls' ADD_TRACKING_FIELDS;`);
+  await session.run(`SELECT * FROM DB [tr] (SELECT method, url, status, request_headers, request_body, response_body, pipeline FROM push_calls);`);
+  const rows = session.dataset.rows();
+  assert.equal(rows.length, 3);
+  assert.deepEqual(rows.map((r) => [r[0], String(r[1]).replace(/^http:\/\/127\.0\.0\.1:\d+/, ''), r[2]]), [
+    ['POST', '/items/1', 200],
+    ['POST', '/items/2', 200],
+    ['POST', '/items/3', 200],
+  ]);
+  assert.equal(rows[0][4], '{"name": "item 1"}');
+  assert.equal(rows[0][5], null, 'no response body without WITH_PAYLOAD');
+  assert.doesNotMatch(JSON.stringify(rows), /PUSH-KEY-7/, 'the API key header is masked');
+  assert.equal(rows[0][6], 'repl');
+});
