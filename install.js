@@ -44,7 +44,8 @@ function userDataDir() {
   if (process.env.JUPYTER_DATA_DIR) return process.env.JUPYTER_DATA_DIR;
   const home = os.homedir();
   if (process.platform === 'darwin') return path.join(home, 'Library', 'Jupyter');
-  if (process.platform === 'win32') return path.join(process.env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'jupyter');
+  if (process.platform === 'win32')
+    return path.join(process.env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'jupyter');
   return path.join(process.env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'jupyter');
 }
 
@@ -63,9 +64,11 @@ function sysPrefix() {
 
 function kernelDir(opts) {
   const data =
-    opts.where === 'prefix' ? path.join(path.resolve(opts.prefix), 'share', 'jupyter')
-    : opts.where === 'sys-prefix' ? path.join(sysPrefix(), 'share', 'jupyter')
-    : userDataDir();
+    opts.where === 'prefix'
+      ? path.join(path.resolve(opts.prefix), 'share', 'jupyter')
+      : opts.where === 'sys-prefix'
+        ? path.join(sysPrefix(), 'share', 'jupyter')
+        : userDataDir();
   return path.join(data, 'kernels', NAME);
 }
 
@@ -87,7 +90,8 @@ function install(dir) {
     fs.copyFileSync(path.join(ROOT, 'kernel', 'assets', logo), path.join(dir, logo));
   }
   console.log(`Installed the SQL CDC Jupyter kernel (sqlcdc) in ${dir}`);
-  if (!fs.existsSync(kernelSpec().argv[1])) console.log('Note: build it with `npm run build` before starting the kernel.');
+  if (!fs.existsSync(kernelSpec().argv[1]))
+    console.log('Note: build it with `npm run build` before starting the kernel.');
 }
 
 function uninstall(dir) {
@@ -112,7 +116,9 @@ function main() {
       console.error(`install.js: ${reason}`);
       process.exit(1);
     }
-    console.warn(`sqlcdc: the Jupyter kernel was not registered (${reason}). Run \`node install.js\` later to register it.`);
+    console.warn(
+      `sqlcdc: the Jupyter kernel was not registered (${reason}). Run \`node install.js\` later to register it.`,
+    );
   }
 }
 

@@ -41,7 +41,14 @@ const COLUMNS: Column[] = [
   { name: 'active', type: { base: 'bool' } },
 ];
 
-const OPTIONS: CaptureOptions = { keys: ['id'], inserts: true, updates: true, deletes: true, ignoreDups: false, initOnFirstRun: false };
+const OPTIONS: CaptureOptions = {
+  keys: ['id'],
+  inserts: true,
+  updates: true,
+  deletes: true,
+  ignoreDups: false,
+  initOnFirstRun: false,
+};
 
 export interface Workload {
   previous: Dataset;
@@ -126,7 +133,10 @@ function shuffled(ds: Dataset): Dataset {
     const j = Math.floor(random() * (i + 1));
     [order[i], order[j]] = [order[j], order[i]];
   }
-  return Dataset.fromRows(COLUMNS, Array.from(order, (r) => ds.row(r).map(freshValue)));
+  return Dataset.fromRows(
+    COLUMNS,
+    Array.from(order, (r) => ds.row(r).map(freshValue)),
+  );
 }
 
 function freshValue(v: Value): Value {
@@ -142,7 +152,8 @@ function check(diff: CaptureDiff, expected: Workload['expected']): void {
   if (inserted !== expected.inserted || updated !== expected.updated || deleted !== expected.deleted) {
     throw new Error(`diff found ${JSON.stringify(diff.counts)}, expected ${JSON.stringify(expected)}`);
   }
-  if (diff.upserts.rowCount !== inserted + updated || diff.deletes.rowCount !== deleted) throw new Error('streams disagree with counts');
+  if (diff.upserts.rowCount !== inserted + updated || diff.deletes.rowCount !== deleted)
+    throw new Error('streams disagree with counts');
 }
 
 // ----------------------------------------------------------------------------- DuckDB
@@ -240,7 +251,9 @@ const ms = (s: number) => `${(s * 1000).toFixed(0).padStart(6)} ms`;
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 
 export async function runCdcBench(): Promise<void> {
-  console.log(`cdc: CAPTURE diff, ${ROWS.toLocaleString('en-US')} rows × ${COLUMNS.length} columns against a ${ROWS.toLocaleString('en-US')}-key state (best of ${RUNS})`);
+  console.log(
+    `cdc: CAPTURE diff, ${ROWS.toLocaleString('en-US')} rows × ${COLUMNS.length} columns against a ${ROWS.toLocaleString('en-US')}-key state (best of ${RUNS})`,
+  );
   const load = workload();
   const { expected } = load;
   console.log(`  changes: ${expected.updated} updated, ${expected.inserted} inserted, ${expected.deleted} deleted`);
@@ -249,7 +262,11 @@ export async function runCdcBench(): Promise<void> {
     const first = captureDiff(load.previous, OPTIONS, undefined, 'bench');
     const state: CdcState = first.next!;
     const file = join(dir, 'state', 'bench.state');
-    const commit = await best(RUNS, () => writeState(file, state), () => undefined);
+    const commit = await best(
+      RUNS,
+      () => writeState(file, state),
+      () => undefined,
+    );
     const size = statSync(file).size;
 
     mkdirSync(DATA_DIR, { recursive: true });
@@ -258,28 +275,63 @@ export async function runCdcBench(): Promise<void> {
     let inMemory = Infinity;
     let duckSeconds = Infinity;
     for (let i = 0; i < RUNS; i++) {
-      inMemory = Math.min(inMemory, await best(1, () => captureDiff(load.current, OPTIONS, state, file), (d) => check(d, expected)));
-      duckSeconds = Math.min(duckSeconds, await best(1, () => duck.run(), () => undefined));
+      inMemory = Math.min(
+        inMemory,
+        await best(
+          1,
+          () => captureDiff(load.current, OPTIONS, state, file),
+          (d) => check(d, expected),
+        ),
+      );
+      duckSeconds = Math.min(
+        duckSeconds,
+        await best(
+          1,
+          () => duck.run(),
+          () => undefined,
+        ),
+      );
     }
     const want = { D: expected.deleted, I: expected.inserted, U: expected.updated };
     const found = await duck.counts();
     duck.close();
-    if (found.D !== want.D || found.I !== want.I || found.U !== want.U) throw new Error(`DuckDB found ${JSON.stringify(found)}, expected ${JSON.stringify(want)}`);
+    if (found.D !== want.D || found.I !== want.I || found.U !== want.U)
+      throw new Error(`DuckDB found ${JSON.stringify(found)}, expected ${JSON.stringify(want)}`);
 
-    const fromFile = await best(RUNS, async () => captureDiff(load.current, OPTIONS, await readState(file), file), (d) => check(d, expected));
+    const fromFile = await best(
+      RUNS,
+      async () => captureDiff(load.current, OPTIONS, await readState(file), file),
+      (d) => check(d, expected),
+    );
     const other = shuffled(load.current);
-    const reordered = await best(RUNS, () => captureDiff(other, OPTIONS, state, file), (d) => check(d, expected));
-    const memory = JSON.parse(execFileSync(process.execPath, ['--expose-gc', __filename, '--memory'], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Memory;
+    const reordered = await best(
+      RUNS,
+      () => captureDiff(other, OPTIONS, state, file),
+      (d) => check(d, expected),
+    );
+    const memory = JSON.parse(
+      execFileSync(process.execPath, ['--expose-gc', __filename, '--memory'], { encoding: 'utf8', maxBuffer: 1 << 20 }),
+    ) as Memory;
 
     const ratio = inMemory / duckSeconds;
     const line = (label: string, seconds: number, note = '') =>
       console.log(`  ${label.padEnd(46)} ${ms(seconds)}  ${(ROWS / seconds / 1e6).toFixed(2)}M rows/s${note}`);
     line('DuckDB full outer join + row hash', duckSeconds);
-    line('captureDiff, state in memory', inMemory, `   ratio ${ratio.toFixed(2)}x (goal ≤ 2x): ${ratio <= 2 ? 'met' : 'MISSED'}`);
+    line(
+      'captureDiff, state in memory',
+      inMemory,
+      `   ratio ${ratio.toFixed(2)}x (goal ≤ 2x): ${ratio <= 2 ? 'met' : 'MISSED'}`,
+    );
     line('readState + captureDiff', fromFile, `   ratio ${(fromFile / duckSeconds).toFixed(2)}x`);
-    line('captureDiff, input shuffled against the state', reordered, `   ratio ${(reordered / duckSeconds).toFixed(2)}x`);
+    line(
+      'captureDiff, input shuffled against the state',
+      reordered,
+      `   ratio ${(reordered / duckSeconds).toFixed(2)}x`,
+    );
     line('commit the next state (write, fsync, rename)', commit);
-    console.log(`  state file: ${mb(size)} for ${ROWS.toLocaleString('en-US')} keys = ${mb(size / (ROWS / 1e6))} per million keys (${(size / ROWS).toFixed(1)} bytes a key)`);
+    console.log(
+      `  state file: ${mb(size)} for ${ROWS.toLocaleString('en-US')} keys = ${mb(size / (ROWS / 1e6))} per million keys (${(size / ROWS).toFixed(1)} bytes a key)`,
+    );
     console.log(
       `  memory of one diff (child process): RSS ${mb(memory.baseRss)} with the rows and the state loaded, ` +
         `peak ${mb(memory.peakRss)} during the diff (+${mb(memory.peakRss - memory.baseRss)})`,

@@ -69,7 +69,14 @@ function jsonRows(ds: Dataset): JsonRow[] {
   const [id, big, name, price, at, flag] = ds.data;
   const rows = new Array<JsonRow>(ROWS);
   for (let i = 0; i < ROWS; i++) {
-    rows[i] = { id: id[i] as number, big: String(big[i]), name: name[i] as string, price: decimalText(price[i] as Decimal), at: (at[i] as Date).toISOString(), flag: flag[i] as boolean };
+    rows[i] = {
+      id: id[i] as number,
+      big: String(big[i]),
+      name: name[i] as string,
+      price: decimalText(price[i] as Decimal),
+      at: (at[i] as Date).toISOString(),
+      flag: flag[i] as boolean,
+    };
   }
   return rows;
 }
@@ -97,7 +104,14 @@ async function child(mode: Mode, dir: string): Promise<number> {
   switch (mode) {
     case 'write-eds': {
       const ds = generate();
-      const meta = { executionId: '1700000000000', pipeline: 'bench', name: 'bench', keys: ['id'], inserts: ROWS, updates: 0 };
+      const meta = {
+        executionId: '1700000000000',
+        pipeline: 'bench',
+        name: 'bench',
+        keys: ['id'],
+        inserts: ROWS,
+        updates: 0,
+      };
       return (await time(() => writeChangeLog(eds, ds, Dataset.empty(), meta))).ms;
     }
     case 'write-json': {
@@ -108,7 +122,8 @@ async function child(mode: Mode, dir: string): Promise<number> {
       const { ms, result } = await time(() => readChangeLog(eds));
       const log = result as Awaited<ReturnType<typeof readChangeLog>>;
       const last = ROWS - 1;
-      if (log.upserts.rowCount !== ROWS || log.upserts.cell(last, 1) !== 9_007_199_254_740_993n + BigInt(last * 7919)) throw new Error('the log read back differs');
+      if (log.upserts.rowCount !== ROWS || log.upserts.cell(last, 1) !== 9_007_199_254_740_993n + BigInt(last * 7919))
+        throw new Error('the log read back differs');
       return ms;
     }
     case 'parse-json':
@@ -138,7 +153,9 @@ async function child(mode: Mode, dir: string): Promise<number> {
 }
 
 function measure(mode: Mode, dir: string): number {
-  return Number(execFileSync(process.execPath, [__filename, '--child', mode, dir], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+  return Number(
+    execFileSync(process.execPath, [__filename, '--child', mode, dir], { encoding: 'utf8', maxBuffer: 1 << 20 }),
+  );
 }
 
 const ms = (t: number) => `${t.toFixed(0).padStart(6)} ms`;
@@ -148,10 +165,21 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 export async function runChangeLogBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-changelog-'));
   try {
-    console.log(`changelog: ${ROWS.toLocaleString('en-US')} rows (int, long, string, decimal(10,2), datetime, bool), best of ${RUNS}, one child process each`);
-    const best: Record<Mode, number> = { 'write-eds': Infinity, 'write-json': Infinity, 'read-eds': Infinity, 'parse-json': Infinity, 'parse-json-typed': Infinity };
+    console.log(
+      `changelog: ${ROWS.toLocaleString('en-US')} rows (int, long, string, decimal(10,2), datetime, bool), best of ${RUNS}, one child process each`,
+    );
+    const best: Record<Mode, number> = {
+      'write-eds': Infinity,
+      'write-json': Infinity,
+      'read-eds': Infinity,
+      'parse-json': Infinity,
+      'parse-json-typed': Infinity,
+    };
     // Writes first: the reads read what they wrote. Modes alternate, so a busy moment hits both sides.
-    for (const modes of [['write-eds', 'write-json'], ['read-eds', 'parse-json', 'parse-json-typed']] as Mode[][]) {
+    for (const modes of [
+      ['write-eds', 'write-json'],
+      ['read-eds', 'parse-json', 'parse-json-typed'],
+    ] as Mode[][]) {
       for (let i = 0; i < RUNS; i++) for (const mode of modes) best[mode] = Math.min(best[mode], measure(mode, dir));
     }
     const size = (f: string) => statSync(join(dir, f)).size;
@@ -172,7 +200,8 @@ export async function runChangeLogBench(): Promise<void> {
 
 if (require.main === module) {
   const [flag, mode, dir] = process.argv.slice(2);
-  const main = flag === '--child' ? child(mode as Mode, dir).then((t) => process.stdout.write(String(t))) : runChangeLogBench();
+  const main =
+    flag === '--child' ? child(mode as Mode, dir).then((t) => process.stdout.write(String(t))) : runChangeLogBench();
   main.catch((e) => {
     console.error(e);
     process.exitCode = 1;

@@ -46,7 +46,9 @@ function generate(): Dataset {
     data[2][r] = parseDecimal((random() * 10_000).toFixed(2));
     data[3][r] = Math.round(random() * 1e8) / 100;
     data[4][r] = new Date(start + Math.floor(random() * 365 * 86_400) * 1000);
-    data[5][r] = `C${Math.floor(random() * 1e6).toString(36).toUpperCase()}`;
+    data[5][r] = `C${Math.floor(random() * 1e6)
+      .toString(36)
+      .toUpperCase()}`;
     data[6][r] = `Customer ${r % 50_000}`;
     data[7][r] = random() < 0.5;
   }
@@ -60,7 +62,10 @@ function generate(): Dataset {
 async function inTurns(reference: () => unknown, ours: () => unknown): Promise<{ reference: number; ours: number }> {
   const best = { reference: Infinity, ours: Infinity };
   for (let i = 0; i < RUNS; i++) {
-    for (const [key, run] of [['reference', reference], ['ours', ours]] as const) {
+    for (const [key, run] of [
+      ['reference', reference],
+      ['ours', ours],
+    ] as const) {
       const start = process.hrtime.bigint();
       await run();
       best[key] = Math.min(best[key], Number(process.hrtime.bigint() - start) / 1e9);
@@ -85,7 +90,8 @@ function report(f: Figure): void {
   );
 }
 
-const DDL = 'id BIGINT, qty INT, price DECIMAL_TEXT(10,2), amount DOUBLE, at DATETIME, code TEXT, customer TEXT, ok BOOLEAN';
+const DDL =
+  'id BIGINT, qty INT, price DECIMAL_TEXT(10,2), amount DOUBLE, at DATETIME, code TEXT, customer TEXT, ok BOOLEAN';
 
 async function sqliteFigures(ds: Dataset, session: Session, dir: string): Promise<void> {
   const db = new Database(join(dir, 'bench.db'));
@@ -99,7 +105,16 @@ async function sqliteFigures(ds: Dataset, session: Session, dir: string): Promis
       db.transaction(() => {
         for (let r = 0; r < ROWS; r++) {
           const iso = (at[r] as Date).toISOString();
-          insert.run(id[r], qty[r], (price[r] as Decimal).toFixed(2), amount[r], `${iso.slice(0, 10)} ${iso.slice(11, 19)}`, code[r], customer[r], ok[r] ? 1 : 0);
+          insert.run(
+            id[r],
+            qty[r],
+            (price[r] as Decimal).toFixed(2),
+            amount[r],
+            `${iso.slice(0, 10)} ${iso.slice(11, 19)}`,
+            code[r],
+            customer[r],
+            ok[r] ? 1 : 0,
+          );
         }
       })();
     },
@@ -131,7 +146,10 @@ function check(actual: number, expected: number): void {
 /** COPY text of the rows, written the plain way (each value's text, special characters escaped). */
 function* copyText(ds: Dataset): Generator<string> {
   const [id, qty, price, amount, at, code, customer, ok] = ds.data;
-  const escape = (s: string) => (/[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!) : s);
+  const escape = (s: string) =>
+    /[\\\t\n\r]/.test(s)
+      ? s.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!)
+      : s;
   let chunk = '';
   for (let r = 0; r < ROWS; r++) {
     chunk += `${id[r] as bigint}\t${qty[r] as number}\t${(price[r] as Decimal).toFixed(2)}\t${amount[r] as number}\t${(at[r] as Date).toISOString()}\t${escape(code[r] as string)}\t${escape(customer[r] as string)}\t${ok[r] ? 't' : 'f'}\n`;
@@ -155,7 +173,8 @@ async function postgresFigures(ds: Dataset, session: Session): Promise<void> {
     await session.run(`%connection add pg ${url}`);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    const ddl = 'id bigint, qty integer, price numeric(10,2), amount double precision, at timestamp, code text, customer text, ok boolean';
+    const ddl =
+      'id bigint, qty integer, price numeric(10,2), amount double precision, at timestamp, code text, customer text, ok boolean';
     session.setDataset(ds);
     const sink = await inTurns(
       async () => {
@@ -167,7 +186,12 @@ async function postgresFigures(ds: Dataset, session: Session): Promise<void> {
       () => session.run("SINK INTO DB [pg] TABLE 'bench' WITH RECREATE;"),
     );
     check(Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM bench')).rows[0].n), ROWS);
-    report({ name: 'SINK INTO DB (PostgreSQL)', ...sink, referenceName: 'COPY of the rows written by hand', goal: 0.7 });
+    report({
+      name: 'SINK INTO DB (PostgreSQL)',
+      ...sink,
+      referenceName: 'COPY of the rows written by hand',
+      goal: 0.7,
+    });
 
     const read = await inTurns(
       async () => check((await client.query({ text: 'SELECT * FROM bench', rowMode: 'array' })).rows.length, ROWS),
@@ -187,7 +211,9 @@ async function postgresFigures(ds: Dataset, session: Session): Promise<void> {
 export async function runDbBench(): Promise<void> {
   const ds = generate();
   const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-db-'));
-  console.log(`db: ${ROWS.toLocaleString('en-US')} rows × ${COLUMNS.length} typed columns, best of ${RUNS} taken in turns with the reference; ratio = reference time / ours`);
+  console.log(
+    `db: ${ROWS.toLocaleString('en-US')} rows × ${COLUMNS.length} typed columns, best of ${RUNS} taken in turns with the reference; ratio = reference time / ours`,
+  );
   const session = new Session({ cwd: dir, workspace: join(dir, 'ws') });
   try {
     await sqliteFigures(ds, session, dir);

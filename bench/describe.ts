@@ -59,7 +59,8 @@ export async function runDescribeBench(): Promise<void> {
     RUNS,
     () => describeDataset(ds, []),
     (r) => {
-      if (r.kind !== 'table' || r.dataset.rowCount !== columns.length) throw new Error('the profile has one row per column');
+      if (r.kind !== 'table' || r.dataset.rowCount !== columns.length)
+        throw new Error('the profile has one row per column');
     },
   );
 
@@ -72,8 +73,12 @@ export async function runDescribeBench(): Promise<void> {
     async () => {
       const out = [];
       for (const { name } of columns) {
-        const stats = await db.runAndReadAll(`SELECT count(*) - count(${name}), count(DISTINCT ${name}), min(${name}), max(${name}) FROM t`);
-        const top = await db.runAndReadAll(`SELECT ${name}, count(*) AS n FROM t WHERE ${name} IS NOT NULL GROUP BY ${name} ORDER BY n DESC LIMIT 3`);
+        const stats = await db.runAndReadAll(
+          `SELECT count(*) - count(${name}), count(DISTINCT ${name}), min(${name}), max(${name}) FROM t`,
+        );
+        const top = await db.runAndReadAll(
+          `SELECT ${name}, count(*) AS n FROM t WHERE ${name} IS NOT NULL GROUP BY ${name} ORDER BY n DESC LIMIT 3`,
+        );
         out.push([stats.getRows()[0], top.getRows()]);
       }
       return out;
@@ -84,7 +89,9 @@ export async function runDescribeBench(): Promise<void> {
   );
   db.closeSync();
   instance.closeSync();
-  console.log(`  %describe                ${ms(profile)}   DuckDB (${String(threads)} threads): ${ms(duckdb).trim()}  ratio ${(profile / duckdb).toFixed(2)}x  (goal: < 1 s)`);
+  console.log(
+    `  %describe                ${ms(profile)}   DuckDB (${String(threads)} threads): ${ms(duckdb).trim()}  ratio ${(profile / duckdb).toFixed(2)}x  (goal: < 1 s)`,
+  );
 
   const plot = await best(
     RUNS,

@@ -63,11 +63,12 @@ export async function runFunctionsBench(): Promise<void> {
     const ours = best(() => overRows(rows, compileValue(text).bind(state, ds)));
     const ref = best(() => overRows(rows, hand));
     for (const i of [0, 1, 12345, ROWS - 1]) {
-      if (ours.out[i] !== ref.out[i]) throw new Error(`${text}: row ${i} gives ${String(ours.out[i])}, hand-written ${String(ref.out[i])}`);
+      if (ours.out[i] !== ref.out[i])
+        throw new Error(`${text}: row ${i} gives ${String(ours.out[i])}, hand-written ${String(ref.out[i])}`);
     }
     const ratio = ours.ms / ref.ms;
     console.log(
-      `  ${text.padEnd(32)} ${ours.ms.toFixed(0).padStart(6)} ms  (${((ROWS / ours.ms) * 1000 / 1e6).toFixed(2)}M rows/s)` +
+      `  ${text.padEnd(32)} ${ours.ms.toFixed(0).padStart(6)} ms  (${(((ROWS / ours.ms) * 1000) / 1e6).toFixed(2)}M rows/s)` +
         `  hand-written JS ${ref.ms.toFixed(0).padStart(5)} ms  ratio ${ratio.toFixed(2)}x  ${ratio <= 3 ? 'ok' : 'OVER'} (goal: within 3x)`,
     );
   }

@@ -66,7 +66,9 @@ function measure(cases: KernelCase[], env: NodeJS.ProcessEnv): Promise<Record<st
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    child.on('close', (status) => (status === 0 ? done(JSON.parse(out) as Record<string, Figures>) : fail(new Error(err))));
+    child.on('close', (status) =>
+      status === 0 ? done(JSON.parse(out) as Record<string, Figures>) : fail(new Error(err)),
+    );
   });
 }
 
@@ -77,7 +79,12 @@ export async function runKernelBench(): Promise<void> {
   try {
     const install = spawn(process.execPath, [join(ROOT, 'install.js'), '--prefix', prefix], { stdio: 'ignore' });
     await new Promise((r) => install.on('close', r));
-    const env = { ...process.env, JUPYTER_PATH: join(prefix, 'share', 'jupyter'), JUPYTER_RUNTIME_DIR: prefix, SQLCDC_HOME: join(prefix, 'workspace') };
+    const env = {
+      ...process.env,
+      JUPYTER_PATH: join(prefix, 'share', 'jupyter'),
+      JUPYTER_RUNTIME_DIR: prefix,
+      SQLCDC_HOME: join(prefix, 'workspace'),
+    };
     const figures = await measure([SQLCDC, IPYKERNEL], env);
     const ours = figures[SQLCDC.kernel];
     const ipy = figures[IPYKERNEL.kernel];
@@ -92,15 +99,20 @@ export async function runKernelBench(): Promise<void> {
       ]),
       [`interrupt → reply, max (${INTERRUPTS})`, (f) => Math.max(...f.interrupt)],
     ];
-    console.log(`kernel latency through jupyter_client (${STARTS} starts, ${EXECUTES} executes of each trivial cell, ${INTERRUPTS} interrupts)`);
-    for (const c of [SQLCDC, IPYKERNEL]) console.log(`  ${c.kernel.padEnd(9)} ${TRIVIAL.map((name) => `${name}: ${c.trivial[name]}`).join('   ')}`);
+    console.log(
+      `kernel latency through jupyter_client (${STARTS} starts, ${EXECUTES} executes of each trivial cell, ${INTERRUPTS} interrupts)`,
+    );
+    for (const c of [SQLCDC, IPYKERNEL])
+      console.log(`  ${c.kernel.padEnd(9)} ${TRIVIAL.map((name) => `${name}: ${c.trivial[name]}`).join('   ')}`);
     console.log(`${'figure'.padEnd(32)}${'sqlcdc'.padStart(12)}${'ipykernel'.padStart(12)}${'ratio'.padStart(8)}`);
     for (const [name, of] of rows) {
       const a = of(ours);
       const b = of(ipy);
       console.log(`${name.padEnd(32)}${ms(a).padStart(12)}${ms(b).padStart(12)}${(a / b).toFixed(2).padStart(8)}`);
     }
-    const p50 = Math.max(...TRIVIAL.map((name) => percentile(ours.execute[name], 50) / percentile(ipy.execute[name], 50)));
+    const p50 = Math.max(
+      ...TRIVIAL.map((name) => percentile(ours.execute[name], 50) / percentile(ipy.execute[name], 50)),
+    );
     const ready = Math.max(...ours.ready);
     const interrupt = Math.max(...ours.interrupt);
     const met = (ok: boolean) => (ok ? 'met' : 'NOT met');

@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Papa from 'papaparse';
@@ -48,8 +57,11 @@ async function generate(path: string): Promise<void> {
     let text = comment.join(next() < 0.2 ? ', ' : ' ');
     if (next() < 0.05) text += ' "urgent"';
     const quoted = /[",]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-    chunk += `${i},${Math.floor(next() * 100)},${(next() * 1000).toFixed(2)},${(next() * 1e6).toFixed(4)},${date},${date}T${time},` +
-      `C${Math.floor(next() * 1e6).toString(36).toUpperCase()},Customer ${Math.floor(next() * 50000)},${cities[i % cities.length]},${quoted}\n`;
+    chunk +=
+      `${i},${Math.floor(next() * 100)},${(next() * 1000).toFixed(2)},${(next() * 1e6).toFixed(4)},${date},${date}T${time},` +
+      `C${Math.floor(next() * 1e6)
+        .toString(36)
+        .toUpperCase()},Customer ${Math.floor(next() * 50000)},${cities[i % cities.length]},${quoted}\n`;
     if (chunk.length > 1 << 20) {
       if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
       chunk = '';
@@ -74,7 +86,8 @@ async function ensureData(): Promise<string> {
 async function child(mode: Mode, path: string): Promise<void> {
   let run: () => Promise<number>;
   if (mode === 'papaparse') {
-    run = async () => Papa.parse<string[]>(readFileSync(path, 'utf8'), { delimiter: ',', skipEmptyLines: true }).data.length - 1;
+    run = async () =>
+      Papa.parse<string[]>(readFileSync(path, 'utf8'), { delimiter: ',', skipEmptyLines: true }).data.length - 1;
   } else {
     const { Session } = await import('../runtime/session');
     const workspace = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-'));
@@ -95,7 +108,10 @@ async function child(mode: Mode, path: string): Promise<void> {
 }
 
 function measure(mode: Mode, path: string): Measure {
-  const out = execFileSync(process.execPath, [__filename, '--child', mode, path], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const out = execFileSync(process.execPath, [__filename, '--child', mode, path], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(out) as Measure;
 }
 
@@ -112,7 +128,9 @@ function best(runs: Measure[]): Measure {
 export async function runLoadBench(): Promise<void> {
   const path = await ensureData();
   const size = statSync(path).size;
-  console.log(`load: SELECT * FROM DRIVE of ${ROWS.toLocaleString('en-US')} rows × 10 columns, ${mb(size)} CSV (best of ${RUNS}, one child process each)`);
+  console.log(
+    `load: SELECT * FROM DRIVE of ${ROWS.toLocaleString('en-US')} rows × 10 columns, ${mb(size)} CSV (best of ${RUNS}, one child process each)`,
+  );
   const runs: Record<Mode, Measure[]> = { papaparse: [], sqlcdc: [] };
   for (let i = 0; i < RUNS; i++) {
     for (const mode of ['papaparse', 'sqlcdc'] as Mode[]) {
@@ -126,8 +144,12 @@ export async function runLoadBench(): Promise<void> {
   const ratio = s.ms / p.ms;
   const growth = s.peakRss - s.baseRss;
   const memRatio = growth / size;
-  console.log(`  papaparse to arrays   ${p.ms.toFixed(0).padStart(6)} ms   ${((size / 1048576) / (p.ms / 1000)).toFixed(0)} MB/s   peak RSS ${mb(p.peakRss)} (+${mb(p.peakRss - p.baseRss)})`);
-  console.log(`  SELECT * FROM DRIVE   ${s.ms.toFixed(0).padStart(6)} ms   ${((size / 1048576) / (s.ms / 1000)).toFixed(0)} MB/s   peak RSS ${mb(s.peakRss)} (+${mb(growth)})`);
+  console.log(
+    `  papaparse to arrays   ${p.ms.toFixed(0).padStart(6)} ms   ${(size / 1048576 / (p.ms / 1000)).toFixed(0)} MB/s   peak RSS ${mb(p.peakRss)} (+${mb(p.peakRss - p.baseRss)})`,
+  );
+  console.log(
+    `  SELECT * FROM DRIVE   ${s.ms.toFixed(0).padStart(6)} ms   ${(size / 1048576 / (s.ms / 1000)).toFixed(0)} MB/s   peak RSS ${mb(s.peakRss)} (+${mb(growth)})`,
+  );
   console.log(`  time ratio ${ratio.toFixed(2)}x (goal ≤ 1.5x): ${ratio <= 1.5 ? 'met' : 'MISSED'}`);
   console.log(
     `  memory: peak RSS growth ${mb(growth)} = ${memRatio.toFixed(2)}x the file size (goal ≤ 3x): ${memRatio <= 3 ? 'met' : 'MISSED'}` +

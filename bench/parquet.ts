@@ -76,13 +76,28 @@ export async function runParquetBench(): Promise<void> {
     const columnData = libraryColumns(data);
     const schema = lib.schemaFromColumnData({
       columnData: columnData as never,
-      schemaOverrides: { amount: { name: 'amount', type: 'INT64', converted_type: 'DECIMAL', precision: 12, scale: 2, repetition_type: 'OPTIONAL' } as never },
+      schemaOverrides: {
+        amount: {
+          name: 'amount',
+          type: 'INT64',
+          converted_type: 'DECIMAL',
+          precision: 12,
+          scale: 2,
+          repetition_type: 'OPTIONAL',
+        } as never,
+      },
     });
     // The library takes either types on the columns or a schema: the schema made from them here.
     const untyped = columnData.map(({ name, data }) => ({ name, data }));
     const direct = await best(
       RUNS,
-      () => lib.parquetWriteFile({ filename: join(dir, 'direct.parquet'), columnData: untyped, schema, rowGroupSize: GROUP }),
+      () =>
+        lib.parquetWriteFile({
+          filename: join(dir, 'direct.parquet'),
+          columnData: untyped,
+          schema,
+          rowGroupSize: GROUP,
+        }),
       () => undefined,
     );
     const read = await best(
@@ -96,7 +111,9 @@ export async function runParquetBench(): Promise<void> {
     const size = (f: string) => `${(statSync(join(dir, f)).size / 1e6).toFixed(1)} MB`;
     console.log(`parquet: ${ROWS.toLocaleString('en-US')} rows × ${COLUMNS.length} typed columns, best of ${RUNS}`);
     console.log(`  SINK INTO DRIVE FORMAT PARQUET   ${ours.toFixed(2)} s  ${rate(ours)}  (${size('ours.parquet')})`);
-    console.log(`  hyparquet-writer directly        ${direct.toFixed(2)} s  ${rate(direct)}  (${size('direct.parquet')})`);
+    console.log(
+      `  hyparquet-writer directly        ${direct.toFixed(2)} s  ${rate(direct)}  (${size('direct.parquet')})`,
+    );
     console.log(`  ratio (ours / library rows/s)    ${(direct / ours).toFixed(2)}x`);
     console.log(`  SELECT * FROM DRIVE (read back)  ${read.toFixed(2)} s  ${rate(read)}`);
     await session.close();

@@ -55,8 +55,10 @@ const NAMES = ['Widget', 'Gadget "Pro"', 'Café crème', 'Bolt M8', 'Ünïcødé
 const PLAIN_NAMES = ['Widget', 'Gadget Pro', 'Café crème', 'Bolt M8', 'Ünïcødé 日本', 'Hose 1/2', 'Lamp Desk', 'Chair'];
 
 /** Written without spaces, so each row's text is exactly JSON.stringify of the row as an object. */
-const BATCH_ROW = '{"id":{{id}},"sku":{{sku}},"name":{{name}},"price":{{price}},"qty":{{qty}},"updated_at":{{updated_at}}}';
-const SINGLE_ROW = '{"id":{{id}},"sku":"{{sku}}","name":"{{name}}","price":{{price}},"qty":{{qty}},"updated_at":"{{updated_at}}"}';
+const BATCH_ROW =
+  '{"id":{{id}},"sku":{{sku}},"name":{{name}},"price":{{price}},"qty":{{qty}},"updated_at":{{updated_at}}}';
+const SINGLE_ROW =
+  '{"id":{{id}},"sku":"{{sku}}","name":"{{name}}","price":{{price}},"qty":{{qty}},"updated_at":"{{updated_at}}"}';
 
 function generateRows(count: number, names: readonly string[]): Value[][] {
   const random = seededRandom();
@@ -66,7 +68,9 @@ function generateRows(count: number, names: readonly string[]): Value[][] {
     const second = String(Math.floor(random() * 60)).padStart(2, '0');
     rows[i] = [
       i + 1,
-      `SKU-${Math.floor(random() * 1e6).toString(36).toUpperCase()}`,
+      `SKU-${Math.floor(random() * 1e6)
+        .toString(36)
+        .toUpperCase()}`,
       `${names[i % names.length]} ${i % 977}`,
       Math.round(random() * 100000) / 100,
       1 + Math.floor(random() * 50),
@@ -83,7 +87,10 @@ function generateRows(count: number, names: readonly string[]): Value[][] {
 function generate(count: number, names: readonly string[]): { dataset: Dataset; objects: Record<string, Value>[] } {
   const rows = generateRows(count, names);
   const keys = COLUMNS.map((c) => c.name);
-  return { dataset: Dataset.fromRows(COLUMNS, rows), objects: rows.map((r) => Object.fromEntries(keys.map((k, c) => [k, r[c]]))) };
+  return {
+    dataset: Dataset.fromRows(COLUMNS, rows),
+    objects: rows.map((r) => Object.fromEntries(keys.map((k, c) => [k, r[c]]))),
+  };
 }
 
 // ----------------------------------------------------------------------------- the receiver (child)
@@ -109,7 +116,8 @@ function serve(): void {
       bytes += chunk.length;
       hash.update(chunk);
     });
-    const answer = () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': 11 }).end('{"ok":true}');
+    const answer = () =>
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 11 }).end('{"ok":true}');
     req.on('end', () => (req.url === '/slow' ? setTimeout(answer, SLOW_MS) : answer()));
   });
   server.keepAliveTimeout = 60_000;
@@ -184,15 +192,25 @@ async function timed(receiver: Receiver, run: () => Promise<unknown>): Promise<T
 }
 
 /** Alternates the two clients RUNS times; both must deliver the same bytes in the same number of calls. */
-async function compare(receiver: Receiver, calls: number, ours: () => Promise<unknown>, reference: () => Promise<unknown>): Promise<{ ours: Timing; reference: Timing; bytes: number }> {
+async function compare(
+  receiver: Receiver,
+  calls: number,
+  ours: () => Promise<unknown>,
+  reference: () => Promise<unknown>,
+): Promise<{ ours: Timing; reference: Timing; bytes: number }> {
   let expected: Received | undefined;
   const check = (label: string, got: Received) => {
     expected ??= got;
     if (got.requests !== calls || got.digest !== expected.digest || got.bytes !== expected.bytes) {
-      throw new Error(`${label} delivered ${got.requests} calls, ${got.bytes} bytes (${got.digest}); expected ${calls} calls, ${expected.bytes} bytes (${expected.digest})`);
+      throw new Error(
+        `${label} delivered ${got.requests} calls, ${got.bytes} bytes (${got.digest}); expected ${calls} calls, ${expected.bytes} bytes (${expected.digest})`,
+      );
     }
   };
-  const fastest = (a: Timing, b: Timing): Timing => ({ seconds: Math.min(a.seconds, b.seconds), cpuSeconds: Math.min(a.cpuSeconds, b.cpuSeconds) });
+  const fastest = (a: Timing, b: Timing): Timing => ({
+    seconds: Math.min(a.seconds, b.seconds),
+    cpuSeconds: Math.min(a.cpuSeconds, b.cpuSeconds),
+  });
   const none: Timing = { seconds: Infinity, cpuSeconds: Infinity };
   const best = { ours: none, reference: none, bytes: 0 };
   for (let i = 0; i < RUNS; i++) {
@@ -231,20 +249,31 @@ export async function runPushBench(): Promise<void> {
       if (!summary.includes(`${count(sent)} rows sent`)) throw new Error(`unexpected summary: ${summary}`);
     };
 
-    console.log(`push: PUSH INTO HTTP to a loopback node:http receiver (child process), 1 call in flight, best of ${RUNS}`);
+    console.log(
+      `push: PUSH INTO HTTP to a loopback node:http receiver (child process), 1 call in flight, best of ${RUNS}`,
+    );
     const all = generate(ROWS, NAMES);
     const batched = await compare(
       receiver,
       Math.ceil(ROWS / BATCH),
-      () => push(all.dataset, `PUSH INTO HTTP [bench] ON_UPSERT (POST /items) PAYLOAD ([@concatjson(${BATCH_ROW})]) WITH BATCH ${BATCH};`, ROWS),
+      () =>
+        push(
+          all.dataset,
+          `PUSH INTO HTTP [bench] ON_UPSERT (POST /items) PAYLOAD ([@concatjson(${BATCH_ROW})]) WITH BATCH ${BATCH};`,
+          ROWS,
+        ),
       () => handWritten(pool, all.objects, BATCH),
     );
     const ratio = batched.reference.seconds / batched.ours.seconds;
     const cpuRatio = batched.reference.cpuSeconds / batched.ours.cpuSeconds;
-    console.log(`${count(ROWS)} rows × ${COLUMNS.length} columns, BATCH ${BATCH} with @concatjson (${count(ROWS / BATCH)} calls, ${(batched.bytes / 1048576).toFixed(0)} MB)`);
+    console.log(
+      `${count(ROWS)} rows × ${COLUMNS.length} columns, BATCH ${BATCH} with @concatjson (${count(ROWS / BATCH)} calls, ${(batched.bytes / 1048576).toFixed(0)} MB)`,
+    );
     console.log(line('PUSH INTO HTTP', batched.ours, ROWS, 'rows'));
     console.log(line('undici + JSON.stringify', batched.reference, ROWS, 'rows'));
-    console.log(`  ratio ${ratio.toFixed(2)}x the hand-written rows/s (goal ≥ 0.8x): ${ratio >= 0.8 ? 'met' : 'MISSED'}; per CPU second ${cpuRatio.toFixed(2)}x`);
+    console.log(
+      `  ratio ${ratio.toFixed(2)}x the hand-written rows/s (goal ≥ 0.8x): ${ratio >= 0.8 ? 'met' : 'MISSED'}; per CPU second ${cpuRatio.toFixed(2)}x`,
+    );
 
     const few = generate(CALL_ROWS, PLAIN_NAMES);
     const single = await compare(
@@ -256,8 +285,12 @@ export async function runPushBench(): Promise<void> {
     const perCall = (t: Timing) => (t.seconds / CALL_ROWS) * 1e6;
     const perCallCpu = (t: Timing) => (t.cpuSeconds / CALL_ROWS) * 1e6;
     console.log(`${count(CALL_ROWS)} rows at BATCH 1 (one call per row)`);
-    console.log(`${line('PUSH INTO HTTP', single.ours, CALL_ROWS, 'calls')}   ${perCall(single.ours).toFixed(1)} µs/call`);
-    console.log(`${line('undici + JSON.stringify', single.reference, CALL_ROWS, 'calls')}   ${perCall(single.reference).toFixed(1)} µs/call`);
+    console.log(
+      `${line('PUSH INTO HTTP', single.ours, CALL_ROWS, 'calls')}   ${perCall(single.ours).toFixed(1)} µs/call`,
+    );
+    console.log(
+      `${line('undici + JSON.stringify', single.reference, CALL_ROWS, 'calls')}   ${perCall(single.reference).toFixed(1)} µs/call`,
+    );
     console.log(
       `  overhead per call: ${(perCall(single.ours) - perCall(single.reference)).toFixed(1)} µs (${(perCallCpu(single.ours) - perCallCpu(single.reference)).toFixed(1)} µs of CPU);` +
         ` ${(single.reference.seconds / single.ours.seconds).toFixed(2)}x the hand-written calls/s`,
@@ -266,7 +299,12 @@ export async function runPushBench(): Promise<void> {
     const slow = await compare(
       receiver,
       SLOW_ROWS / BATCH,
-      () => push(all.dataset.slice(0, SLOW_ROWS), `PUSH INTO HTTP [bench] ON_UPSERT (POST /slow) PAYLOAD ([@concatjson(${BATCH_ROW})]) WITH BATCH ${BATCH};`, SLOW_ROWS),
+      () =>
+        push(
+          all.dataset.slice(0, SLOW_ROWS),
+          `PUSH INTO HTTP [bench] ON_UPSERT (POST /slow) PAYLOAD ([@concatjson(${BATCH_ROW})]) WITH BATCH ${BATCH};`,
+          SLOW_ROWS,
+        ),
       () => handWritten(pool, all.objects.slice(0, SLOW_ROWS), BATCH, '/slow'),
     );
     console.log(`${count(SLOW_ROWS)} rows, BATCH ${BATCH}, to a receiver answering after ${SLOW_MS} ms (a remote API)`);

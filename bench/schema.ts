@@ -23,7 +23,10 @@ const ROWS = 1_000_000;
 const RUNS = 3;
 const SAMPLE = 9973;
 
-const columns: Column[] = ['id', 'big', 'price', 'at', 'flag', 'name'].map((name) => ({ name, type: { base: 'string' } }));
+const columns: Column[] = ['id', 'big', 'price', 'at', 'flag', 'name'].map((name) => ({
+  name,
+  type: { base: 'string' },
+}));
 
 function generate(): Value[][] {
   const random = seededRandom();
@@ -31,7 +34,14 @@ function generate(): Value[][] {
   const rows = new Array<Value[]>(ROWS);
   for (let i = 0; i < ROWS; i++) {
     const at = `2024-${two(1 + Math.floor(random() * 12))}-${two(1 + Math.floor(random() * 28))}T${two(Math.floor(random() * 24))}:${two(Math.floor(random() * 60))}:${two(Math.floor(random() * 60))}`;
-    rows[i] = [String(i), String(5_000_000_000 + i * 7919), (random() * 100_000).toFixed(2), at, random() < 0.5 ? 'true' : 'false', `customer ${i % 5000}`];
+    rows[i] = [
+      String(i),
+      String(5_000_000_000 + i * 7919),
+      (random() * 100_000).toFixed(2),
+      at,
+      random() < 0.5 ? 'true' : 'false',
+      `customer ${i % 5000}`,
+    ];
   }
   return rows;
 }
@@ -72,7 +82,8 @@ function handWritten(data: Value[][], names: string[]): Value[][] {
 /** Cells compared as text, so an int and a Decimal or Date and its reference agree on content. */
 function same(a: Value, b: Value): boolean {
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-  if (Decimal.isDecimal(a) && Decimal.isDecimal(b)) return decimalText(a).replace(/\.?0+$/, '') === b.toFixed().replace(/\.?0+$/, '');
+  if (Decimal.isDecimal(a) && Decimal.isDecimal(b))
+    return decimalText(a).replace(/\.?0+$/, '') === b.toFixed().replace(/\.?0+$/, '');
   return a === b;
 }
 
@@ -99,7 +110,8 @@ export async function runSchemaBench(): Promise<void> {
       for (const n of names) {
         const got = d.data[d.indexOf(n)][k * SAMPLE];
         const want = reference[k][columns.findIndex((c) => c.name === n)];
-        if (!same(got, want)) throw new Error(`APPLY SCHEMA ${n} row ${k * SAMPLE}: ${String(got)}, reference ${String(want)}`);
+        if (!same(got, want))
+          throw new Error(`APPLY SCHEMA ${n} row ${k * SAMPLE}: ${String(got)}, reference ${String(want)}`);
       }
     }
   };
@@ -111,10 +123,14 @@ export async function runSchemaBench(): Promise<void> {
     ];
     for (const [label, names] of cases) {
       let reference: Value[][] = [];
-      const hand = await best(RUNS, () => handWritten(input.data, names), (out) => {
-        reference = [];
-        for (let r = 0; r < ROWS; r += SAMPLE) reference.push(out.map((values) => values[r]));
-      });
+      const hand = await best(
+        RUNS,
+        () => handWritten(input.data, names),
+        (out) => {
+          reference = [];
+          for (let r = 0; r < ROWS; r += SAMPLE) reference.push(out.map((values) => values[r]));
+        },
+      );
       const schema = await best(RUNS, () => applySchema(names), agrees(names, reference));
       reference = [];
       const ratio = schema / hand;

@@ -36,7 +36,14 @@ function generate(): Value[][] {
   const random = seededRandom();
   const rows = new Array<Value[]>(ROWS);
   for (let i = 0; i < ROWS; i++) {
-    rows[i] = [i, `customer ${i % 5000}`, Math.round(random() * 20000) / 100, REGIONS[i % REGIONS.length], Math.round(random() * 1000) / 100, 1 + (i % 9)];
+    rows[i] = [
+      i,
+      `customer ${i % 5000}`,
+      Math.round(random() * 20000) / 100,
+      REGIONS[i % REGIONS.length],
+      Math.round(random() * 1000) / 100,
+      1 + (i % 9),
+    ];
   }
   return rows;
 }
@@ -46,7 +53,8 @@ const rate = (s: number) => `${(ROWS / s / 1e6).toFixed(2)}M rows/s`;
 
 function line(label: string, seconds: number, reference?: { label: string; seconds: number }, goal?: string): void {
   let text = `  ${label.padEnd(44)} ${ms(seconds)}  ${rate(seconds)}`;
-  if (reference) text += `   ${reference.label}: ${ms(reference.seconds).trim()}  ratio ${(seconds / reference.seconds).toFixed(2)}x`;
+  if (reference)
+    text += `   ${reference.label}: ${ms(reference.seconds).trim()}  ratio ${(seconds / reference.seconds).toFixed(2)}x`;
   if (goal) text += `  (${goal})`;
   console.log(text);
 }
@@ -72,7 +80,11 @@ export async function runTransformBench(): Promise<void> {
     };
     const hand = await best(
       RUNS,
-      () => rows.filter((r) => r[2] !== null && (r[2] as number) > 100 && r[3] !== null && (r[3] as string).toLowerCase().startsWith('e')),
+      () =>
+        rows.filter(
+          (r) =>
+            r[2] !== null && (r[2] as number) > 100 && r[3] !== null && (r[3] as string).toLowerCase().startsWith('e'),
+        ),
       (r) => sameCount(r.length),
     );
     // The same predicate by hand over the dataset's own column arrays, giving the kept row numbers
@@ -86,7 +98,8 @@ export async function runTransformBench(): Promise<void> {
         for (let r = 0; r < input.rowCount; r++) {
           const a = amount[r];
           const g = region[r];
-          if (a !== null && (a as number) > 100 && g !== null && (g as string).toLowerCase().startsWith('e')) kept[n++] = r;
+          if (a !== null && (a as number) > 100 && g !== null && (g as string).toLowerCase().startsWith('e'))
+            kept[n++] = r;
         }
         return kept.subarray(0, n);
       },
@@ -97,13 +110,26 @@ export async function runTransformBench(): Promise<void> {
       () => alasql<unknown[]>('SELECT * FROM ? WHERE amount > 100 AND LOWER(region) LIKE "e%"', [objects]),
       (r) => sameCount(r.length),
     );
-    const filter = await best(RUNS, () => statement("APPLY FILTER 'amount > 100 AND region LIKE ''e*'''"), (d) => sameCount(d.rowCount));
+    const filter = await best(
+      RUNS,
+      () => statement("APPLY FILTER 'amount > 100 AND region LIKE ''e*'''"),
+      (d) => sameCount(d.rowCount),
+    );
     console.log(`APPLY FILTER 'amount > 100 AND region LIKE ''e*''' (${expected.toLocaleString('en-US')} rows kept)`);
     line('APPLY FILTER', filter, { label: 'hand-written JS, rows.filter', seconds: hand }, 'goal: within 2x');
     line('hand-written JS over the column arrays', handColumns, { label: 'APPLY FILTER', seconds: filter });
-    const copied = await best(RUNS, async () => (await statement("APPLY FILTER 'amount > 100 AND region LIKE ''e*'''")).data, (data) => sameCount(data[0].length));
+    const copied = await best(
+      RUNS,
+      async () => (await statement("APPLY FILTER 'amount > 100 AND region LIKE ''e*'''")).data,
+      (data) => sameCount(data[0].length),
+    );
     line('APPLY FILTER, then every column read', copied, { label: 'hand-written JS, rows.filter', seconds: hand });
-    line('alasql, same WHERE on the same rows', ala, undefined, `APPLY FILTER is ${(ala / filter).toFixed(1)}x faster; goal >= 5x`);
+    line(
+      'alasql, same WHERE on the same rows',
+      ala,
+      undefined,
+      `APPLY FILTER is ${(ala / filter).toFixed(1)}x faster; goal >= 5x`,
+    );
 
     const stringify = await best(
       RUNS,
@@ -116,21 +142,39 @@ export async function runTransformBench(): Promise<void> {
         if (out.length !== ROWS) throw new Error('stringify lost rows');
       },
     );
-    const format = await best(RUNS, () => statement("ADD COLUMN 'doc' FORMAT JSON"), (d) => {
-      const doc = d.data[d.columns.length - 1][7] as string;
-      if (JSON.stringify(objects[7]) !== doc) throw new Error(`FORMAT JSON differs from JSON.stringify: ${doc}`);
-    });
+    const format = await best(
+      RUNS,
+      () => statement("ADD COLUMN 'doc' FORMAT JSON"),
+      (d) => {
+        const doc = d.data[d.columns.length - 1][7] as string;
+        if (JSON.stringify(objects[7]) !== doc) throw new Error(`FORMAT JSON differs from JSON.stringify: ${doc}`);
+      },
+    );
     console.log('ADD COLUMN … FORMAT JSON');
-    line("ADD COLUMN 'doc' FORMAT JSON", format, { label: 'JSON.stringify per row', seconds: stringify }, 'goal: within 1.5x');
+    line(
+      "ADD COLUMN 'doc' FORMAT JSON",
+      format,
+      { label: 'JSON.stringify per row', seconds: stringify },
+      'goal: within 1.5x',
+    );
 
     console.log('ADD COLUMN defaults');
-    const sql = await best(RUNS, () => statement("ADD COLUMN 'total=@sql(price * qty)'"), (d) => {
-      if (d.data[6][3] !== String((rows[3][4] as number) * (rows[3][5] as number))) throw new Error('@sql total is wrong');
-    });
+    const sql = await best(
+      RUNS,
+      () => statement("ADD COLUMN 'total=@sql(price * qty)'"),
+      (d) => {
+        if (d.data[6][3] !== String((rows[3][4] as number) * (rows[3][5] as number)))
+          throw new Error('@sql total is wrong');
+      },
+    );
     line("ADD COLUMN 'total=@sql(price * qty)'", sql, undefined, 'goal: >= 1M rows/s');
-    const upper = await best(RUNS, () => statement("ADD COLUMN 'up=@toupper({{name}})'"), (d) => {
-      if (d.data[6][3] !== (rows[3][1] as string).toUpperCase()) throw new Error('@toupper is wrong');
-    });
+    const upper = await best(
+      RUNS,
+      () => statement("ADD COLUMN 'up=@toupper({{name}})'"),
+      (d) => {
+        if (d.data[6][3] !== (rows[3][1] as string).toUpperCase()) throw new Error('@toupper is wrong');
+      },
+    );
     line("ADD COLUMN 'up=@toupper({{name}})'", upper, undefined, 'goal: >= 1M rows/s');
   } finally {
     rmSync(dir, { recursive: true, force: true });

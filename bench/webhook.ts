@@ -43,10 +43,18 @@ function listening(child: ChildProcess): Promise<string> {
 
 function post(url: URL, body: string, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -73,13 +81,25 @@ async function drive(url: URL, bodies: string[]): Promise<number> {
 export async function runWebhookBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-webhook-'));
   writeFileSync(join(dir, 'w.sql'), "PRINT 'stored';\n");
-  const created = spawnSync(process.execPath, [SQLCDC, 'job', 'create', 'bench', '--writer', 'w.sql', '--webhook', '--workspace', 'ws'], { cwd: dir, encoding: 'utf8' });
+  const created = spawnSync(
+    process.execPath,
+    [SQLCDC, 'job', 'create', 'bench', '--writer', 'w.sql', '--webhook', '--workspace', 'ws'],
+    { cwd: dir, encoding: 'utf8' },
+  );
   if (created.status !== 0) throw new Error(created.stderr);
   const guid = created.stdout.trim();
-  const bodies = Array.from({ length: CALLS }, (_, i) => JSON.stringify([{ id: i, name: `item ${i}`, amount: (i * 1.25).toFixed(2), tags: ['a', 'b'] }, { id: i + 0.5, name: 'second' }]));
+  const bodies = Array.from({ length: CALLS }, (_, i) =>
+    JSON.stringify([
+      { id: i, name: `item ${i}`, amount: (i * 1.25).toFixed(2), tags: ['a', 'b'] },
+      { id: i + 0.5, name: 'second' },
+    ]),
+  );
 
   const bare = spawn(process.execPath, ['-e', BARE], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const serve = spawn(process.execPath, [SQLCDC, 'serve', '--port', '0', '--no-auth', '--workspace', 'ws'], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+  const serve = spawn(process.execPath, [SQLCDC, 'serve', '--port', '0', '--no-auth', '--workspace', 'ws'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const bareUrl = new URL(await listening(bare));
     const serveUrl = new URL(await listening(serve));
@@ -93,7 +113,9 @@ export async function runWebhookBench(): Promise<void> {
     const ratio = serveRate / bareRate;
     console.log(`webhook ingest (${CALLS} posts, ${CLIENTS} clients, startwriter=0, a durable change log per call)`);
     console.log(`  bare node:http + JSON.parse  ${bareRate.toFixed(0).padStart(7)} requests/s`);
-    console.log(`  sqlcdc serve                 ${serveRate.toFixed(0).padStart(7)} requests/s   ${ratio.toFixed(2)}× (goal ≥ 0.5×)${ratio >= 0.5 ? '' : '  BELOW GOAL'}`);
+    console.log(
+      `  sqlcdc serve                 ${serveRate.toFixed(0).padStart(7)} requests/s   ${ratio.toFixed(2)}× (goal ≥ 0.5×)${ratio >= 0.5 ? '' : '  BELOW GOAL'}`,
+    );
   } finally {
     bare.kill();
     serve.kill();

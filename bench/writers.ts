@@ -54,25 +54,39 @@ const rate = (s: number) => `${(ROWS / s / 1e6).toFixed(2)}M rows/s`;
 
 function line(label: string, seconds: number, reference: { label: string; seconds: number }): void {
   const ratio = (seconds / reference.seconds).toFixed(2);
-  console.log(`  ${label.padEnd(36)} ${ms(seconds)}  ${rate(seconds)}   ${reference.label}: ${ms(reference.seconds).trim()}  ratio ${ratio}x`);
+  console.log(
+    `  ${label.padEnd(36)} ${ms(seconds)}  ${rate(seconds)}   ${reference.label}: ${ms(reference.seconds).trim()}  ratio ${ratio}x`,
+  );
 }
 
 export async function runWritersBench(): Promise<void> {
   const rows = generate();
   const input = Dataset.fromRows(columns, rows);
   // The references get each cell as the plain value JSON.stringify / Papa.unparse would take.
-  const plain = rows.map((row) => row.map((v, c) => (v === null || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string' ? v : formatValue(v, columns[c].type))));
+  const plain = rows.map((row) =>
+    row.map((v, c) =>
+      v === null || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string'
+        ? v
+        : formatValue(v, columns[c].type),
+    ),
+  );
   const names = columns.map((c) => c.name);
   const objects = plain.map((row) => Object.fromEntries(names.map((n, c) => [n, row[c]])));
   console.log(`writers: ${ROWS.toLocaleString('en-US')} rows × ${columns.length} columns, best of ${RUNS}`);
 
   const lines = (text: string) => {
-    if (!text.startsWith('id,name,') || text.split('\r\n', 12).length !== 12) throw new Error(`unexpected CSV: ${text.slice(0, 80)}`);
+    if (!text.startsWith('id,name,') || text.split('\r\n', 12).length !== 12)
+      throw new Error(`unexpected CSV: ${text.slice(0, 80)}`);
   };
   const papa = await best(RUNS, () => Papa.unparse({ fields: names, data: plain }, { newline: '\r\n' }), lines);
   const csv = await best(RUNS, () => toCsv(input), lines);
   line('CSV of every row', csv, { label: 'Papa.unparse', seconds: papa });
-  const writer = documentWriter('CSV', columns, columns.map((_, i) => i), writerOptions({ header: true, quoteEmpty: true }));
+  const writer = documentWriter(
+    'CSV',
+    columns,
+    columns.map((_, i) => i),
+    writerOptions({ header: true, quoteEmpty: true }),
+  );
   const streamed = await best(
     RUNS,
     () => {

@@ -1,6 +1,14 @@
 import { once } from 'node:events';
 import { resolve } from 'node:path';
-import { changeLogTable, isScriptError, listChangeLogs, renderText, sessionFolders, viewChangeLog, writeChangeLogJson } from '../runtime/support';
+import {
+  changeLogTable,
+  isScriptError,
+  listChangeLogs,
+  renderText,
+  sessionFolders,
+  viewChangeLog,
+  writeChangeLogJson,
+} from '../runtime/support';
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 
@@ -26,7 +34,10 @@ function write(text: string): Promise<void> | void {
 const width = () => (process.stdout.isTTY ? process.stdout.columns : undefined);
 
 async function show(file: string, cmd: ChangeLogCommand): Promise<void> {
-  const options = { workspace: sessionFolders({ workspace: cmd.workspace }).workspace, checkSignature: cmd.checkSignature };
+  const options = {
+    workspace: sessionFolders({ workspace: cmd.workspace }).workspace,
+    checkSignature: cmd.checkSignature,
+  };
   if (cmd.output === 'json') return writeChangeLogJson(file, write, options);
   const view = await viewChangeLog(file, TABLE_ROWS, options);
   const lines = [...view.facts];
@@ -67,7 +78,8 @@ export async function runChangeLogCommand(cmd: ChangeLogCommand): Promise<number
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (isScriptError(e)) process.stderr.write(`sqlcdc: ${e.message}\n`);
-    else if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') process.stderr.write(`sqlcdc: cannot read ${cmd.target}: ${(e as Error).message}\n`);
+    else if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
+      process.stderr.write(`sqlcdc: cannot read ${cmd.target}: ${(e as Error).message}\n`);
     else throw e;
     return isScriptError(e) ? EXIT.scriptError : EXIT.usage;
   }
@@ -88,12 +100,34 @@ function parseChangeLog(args: string[]): ChangeLogCommand {
     job: { type: 'string' },
   });
   const [action, target, ...extra] = positionals;
-  if (action !== 'show' && action !== 'list' && action !== 'replay') throw new UsageError(action === undefined ? 'changelog needs show, list or replay' : `unknown changelog action '${action}' (show, list or replay)`);
+  if (action !== 'show' && action !== 'list' && action !== 'replay')
+    throw new UsageError(
+      action === undefined
+        ? 'changelog needs show, list or replay'
+        : `unknown changelog action '${action}' (show, list or replay)`,
+    );
   if (action !== 'list' && target === undefined) throw new UsageError(`changelog ${action} needs a change log file`);
-  if ((action === 'replay') !== (values.job !== undefined)) throw new UsageError(action === 'replay' ? 'changelog replay needs --job NAME (the job whose writer plays the log)' : '--job is an option of changelog replay');
-  if (extra.length > 0) throw new UsageError(`changelog ${action} takes one ${action === 'list' ? 'folder' : 'file'}, got '${extra[0]}' too`);
-  if (action === 'list' && values['check-signature']) throw new UsageError('--check-signature is an option of changelog show');
+  if ((action === 'replay') !== (values.job !== undefined))
+    throw new UsageError(
+      action === 'replay'
+        ? 'changelog replay needs --job NAME (the job whose writer plays the log)'
+        : '--job is an option of changelog replay',
+    );
+  if (extra.length > 0)
+    throw new UsageError(
+      `changelog ${action} takes one ${action === 'list' ? 'folder' : 'file'}, got '${extra[0]}' too`,
+    );
+  if (action === 'list' && values['check-signature'])
+    throw new UsageError('--check-signature is an option of changelog show');
   const output = values.output ?? 'table';
-  if (output !== 'table' && output !== 'json') throw new UsageError(`--output of changelog must be table or json, not '${output}'`);
-  return { action, target, workspace: values.workspace, output, checkSignature: values['check-signature'] === true, job: values.job };
+  if (output !== 'table' && output !== 'json')
+    throw new UsageError(`--output of changelog must be table or json, not '${output}'`);
+  return {
+    action,
+    target,
+    workspace: values.workspace,
+    output,
+    checkSignature: values['check-signature'] === true,
+    job: values.job,
+  };
 }

@@ -3,7 +3,24 @@ import { readFileSync } from 'node:fs';
 import { EXIT } from './constants';
 import { formatScriptError } from './run';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
-import { type Column, Dataset, displayFallback, isScriptError, isTriggerKind, type JobReport, JobStore, newSigningSecret, renderText, runJob, sessionFolders, summary, toScriptError, TRIGGER_KINDS, type Value, Session } from '../runtime/index';
+import {
+  type Column,
+  Dataset,
+  displayFallback,
+  isScriptError,
+  isTriggerKind,
+  type JobReport,
+  JobStore,
+  newSigningSecret,
+  renderText,
+  runJob,
+  sessionFolders,
+  summary,
+  toScriptError,
+  TRIGGER_KINDS,
+  type Value,
+  Session,
+} from '../runtime/index';
 
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
   sqlcdc job list [--output table|json] [--workspace DIR]
@@ -92,7 +109,19 @@ async function run(args: string[]): Promise<number> {
       const jobs = store.list().map(summary);
       const output = values.output ?? 'table';
       if (output === 'json') out(`${JSON.stringify(jobs)}\n`);
-      else if (output === 'table') out(table(['name', 'kind', 'guid', 'webhook', 'triggers'], jobs.map((j) => [j.name, j.kind, j.guid, j.webhook ? 'yes' : 'no', j.triggers.map((t) => `${t.on} → ${t.run}`).join(', ')])));
+      else if (output === 'table')
+        out(
+          table(
+            ['name', 'kind', 'guid', 'webhook', 'triggers'],
+            jobs.map((j) => [
+              j.name,
+              j.kind,
+              j.guid,
+              j.webhook ? 'yes' : 'no',
+              j.triggers.map((t) => `${t.on} → ${t.run}`).join(', '),
+            ]),
+          ),
+        );
       else throw new UsageError(`--output of job list must be table or json, not '${output}'`);
       return EXIT.ok;
     }
@@ -123,7 +152,11 @@ async function run(args: string[]): Promise<number> {
       const onSigint = () => (controller.signal.aborted ? process.exit(EXIT.interrupted) : controller.abort());
       process.on('SIGINT', onSigint);
       try {
-        const record = await runJob(store, name, { by: 'run', report: stderrReport(store, name), signal: controller.signal });
+        const record = await runJob(store, name, {
+          by: 'run',
+          report: stderrReport(store, name),
+          signal: controller.signal,
+        });
         if (controller.signal.aborted) return EXIT.interrupted;
         process.stderr.write(`job ${name}: ${record.outcome}, ${record.rows} rows (run ${record.id})\n`);
         return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
@@ -136,23 +169,35 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     case 'trigger': {
       const name = one(rest, 'trigger');
-      if (!values.on || !isTriggerKind(values.on)) throw new UsageError(`job trigger needs --on ${TRIGGER_KINDS.join('|')}`);
+      if (!values.on || !isTriggerKind(values.on))
+        throw new UsageError(`job trigger needs --on ${TRIGGER_KINDS.join('|')}`);
       if (!values.run) throw new UsageError('job trigger needs --run OTHER (the job to run)');
       const job = store.get(name);
       store.get(values.run);
       if (values.run === name) throw new UsageError('a job cannot trigger itself');
-      if (!job.triggers.some((t) => t.on === values.on && t.run === values.run)) job.triggers.push({ on: values.on, run: values.run });
+      if (!job.triggers.some((t) => t.on === values.on && t.run === values.run))
+        job.triggers.push({ on: values.on, run: values.run });
       store.save(job);
       return EXIT.ok;
     }
     case 'runs': {
       const runs = store.runs(store.get(one(rest, 'runs')).name).read();
       if (values.output === 'json') out(`${JSON.stringify(runs)}\n`);
-      else out(table(['id', 'by', 'start', 'end', 'rows', 'outcome', 'error'], runs.map((r) => [r.id, r.by, r.start, r.end, String(r.rows), r.outcome, r.error ?? null])));
+      else
+        out(
+          table(
+            ['id', 'by', 'start', 'end', 'rows', 'outcome', 'error'],
+            runs.map((r) => [r.id, r.by, r.start, r.end, String(r.rows), r.outcome, r.error ?? null]),
+          ),
+        );
       return EXIT.ok;
     }
     default:
-      throw new UsageError(action === undefined ? 'job needs an action (create, list, show, run, delete, trigger, runs)' : `unknown job action '${action}'`);
+      throw new UsageError(
+        action === undefined
+          ? 'job needs an action (create, list, show, run, delete, trigger, runs)'
+          : `unknown job action '${action}'`,
+      );
   }
 }
 

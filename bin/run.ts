@@ -24,7 +24,10 @@ export function formatScriptError(file: string, e: ScriptError, source: string):
   const label = e.statement ?? (e.kind === 'syntax' ? 'syntax error' : 'error');
   if (!e.position) return `${file}: ${label}: ${e.message}`;
   const { line, column } = e.position;
-  return [`${file}:${line}:${column}: ${label}: ${e.message}`, ...caretLines(source, e.position).map((l) => `  ${l}`)].join('\n');
+  return [
+    `${file}:${line}:${column}: ${label}: ${e.message}`,
+    ...caretLines(source, e.position).map((l) => `  ${l}`),
+  ].join('\n');
 }
 
 /**
@@ -36,7 +39,10 @@ function formatDataset(ds: Dataset, format: OutputFormat): string {
   if (format === 'json') return toJsonRows(ds);
   if (ds.columns.length === 0) return '';
   if (format === 'csv') return toCsv(ds);
-  return renderText(ds, { limit: Math.max(ds.rowCount, 1), width: process.stdout.isTTY ? process.stdout.columns : undefined });
+  return renderText(ds, {
+    limit: Math.max(ds.rowCount, 1),
+    width: process.stdout.isTTY ? process.stdout.columns : undefined,
+  });
 }
 
 function withNewline(text: string): string {
@@ -104,6 +110,10 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
   }
   if (controller.signal.aborted) return EXIT.interrupted;
   if (failed) return EXIT.scriptError;
-  await new Promise<void>((resolve, reject) => process.stdout.write(withNewline(formatDataset(session.dataset, options.output)), (e) => (e ? reject(e) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    process.stdout.write(withNewline(formatDataset(session.dataset, options.output)), (e) =>
+      e ? reject(e) : resolve(),
+    ),
+  );
   return EXIT.ok;
 }

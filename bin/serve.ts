@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
-import { AccessKeys, IdempotencyStore, Ingest, isLoopback, JobStore, sessionFolders, startListener, toScriptError, Session } from '../runtime/index';
+import {
+  AccessKeys,
+  IdempotencyStore,
+  Ingest,
+  isLoopback,
+  JobStore,
+  sessionFolders,
+  startListener,
+  toScriptError,
+  Session,
+} from '../runtime/index';
 
 /** `10mb`, `512kb`, `1.5mb`, `2gb` or a number of bytes. */
 export function parseSize(text: string): number {
@@ -36,10 +46,16 @@ async function serve(args: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got '${positionals[0]}'`);
   const host = values.host ?? '127.0.0.1';
   const port = Number(values.port ?? '8080');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, not '${values.port}'`);
-  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
-  if (values['no-auth'] && !isLoopback(host)) throw new UsageError(`--no-auth is only allowed on a loopback address (127.0.0.1, ::1, localhost), not ${host}`);
-  const tls = values['tls-cert'] !== undefined ? { cert: readPem(values['tls-cert'], 'certificate'), key: readPem(values['tls-key']!, 'key') } : undefined;
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be 0..65535, not '${values.port}'`);
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined))
+    throw new UsageError('--tls-cert and --tls-key go together');
+  if (values['no-auth'] && !isLoopback(host))
+    throw new UsageError(`--no-auth is only allowed on a loopback address (127.0.0.1, ::1, localhost), not ${host}`);
+  const tls =
+    values['tls-cert'] !== undefined
+      ? { cert: readPem(values['tls-cert'], 'certificate'), key: readPem(values['tls-key']!, 'key') }
+      : undefined;
   const maxBody = parseSize(values['max-body'] ?? '10mb');
 
   // Each call's log is flushed on libuv's thread pool (4 threads by default): more threads let more
@@ -51,7 +67,9 @@ async function serve(args: string[]): Promise<number> {
   if (keys && keys.list().length === 0) {
     // Decision C.6: with no key configured, one is made and shown once, here, to the operator.
     const { key, stored } = keys.create('serve');
-    process.stderr.write(`no access key was configured: created key '${stored.name}' (shown once; callers send Authorization: Bearer <key>)\n${key}\n`);
+    process.stderr.write(
+      `no access key was configured: created key '${stored.name}' (shown once; callers send Authorization: Bearer <key>)\n${key}\n`,
+    );
   }
   // Triggered runs print what `job run` prints; the calls themselves print nothing (spec §4.1 rule 5).
   const ingest = new Ingest(store, (r) => {
@@ -59,7 +77,16 @@ async function serve(args: string[]): Promise<number> {
   });
   let listener;
   try {
-    listener = await startListener({ host, port, tls, maxBody, keys, store, ingest, idempotency: new IdempotencyStore(workspace) });
+    listener = await startListener({
+      host,
+      port,
+      tls,
+      maxBody,
+      keys,
+      store,
+      ingest,
+      idempotency: new IdempotencyStore(workspace),
+    });
   } catch (e) {
     process.stderr.write(`sqlcdc: cannot listen on ${host}:${port}: ${toScriptError(e).message}\n`);
     return EXIT.scriptError;
@@ -75,6 +102,7 @@ async function serve(args: string[]): Promise<number> {
 }
 
 export const serveCommand: CommandGroup = {
-  usage: '  sqlcdc serve [--host 127.0.0.1] [--port 8080|0] [--tls-cert F --tls-key F] [--max-body 10mb] [--no-auth] [--workspace DIR]',
+  usage:
+    '  sqlcdc serve [--host 127.0.0.1] [--port 8080|0] [--tls-cert F --tls-key F] [--max-body 10mb] [--no-auth] [--workspace DIR]',
   run: serve,
 };

@@ -82,10 +82,14 @@ function parseInvocation(argv: string[]): Invocation {
   const [command = 'repl', ...rest] = positionals;
   if (command !== 'repl' && command !== 'run') throw new UsageError(`unknown command '${command}'`);
   const output = (values.output ?? 'table') as OutputFormat;
-  if (!OUTPUT_FORMATS.includes(output)) throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not '${values.output}'`);
+  if (!OUTPUT_FORMATS.includes(output))
+    throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not '${values.output}'`);
 
   if (command === 'run') {
-    if (rest.length !== 1) throw new UsageError(rest.length === 0 ? 'run needs a script file' : `run takes one script file, got ${rest.length}`);
+    if (rest.length !== 1)
+      throw new UsageError(
+        rest.length === 0 ? 'run needs a script file' : `run takes one script file, got ${rest.length}`,
+      );
     if (values.existing !== undefined) throw new UsageError('--existing is an option of repl, not run');
     if (values.interactive) throw new UsageError('--interactive is an option of repl, not run');
     return { command, script: rest[0], workspace: values.workspace, output, interactive: false };
@@ -93,8 +97,15 @@ function parseInvocation(argv: string[]): Invocation {
   if (rest.length > 0) throw new UsageError(`repl takes no arguments, got '${rest[0]}'`);
   if (values.output !== undefined) throw new UsageError('--output is an option of run, not repl');
   // The kernel owns its session: its workspace is the one it was started with.
-  if (values.existing !== undefined && values.workspace !== undefined) throw new UsageError('--workspace cannot be combined with --existing: the kernel uses its own workspace');
-  return { command, workspace: values.workspace, output, existing: values.existing, interactive: values.interactive === true };
+  if (values.existing !== undefined && values.workspace !== undefined)
+    throw new UsageError('--workspace cannot be combined with --existing: the kernel uses its own workspace');
+  return {
+    command,
+    workspace: values.workspace,
+    output,
+    existing: values.existing,
+    interactive: values.interactive === true,
+  };
 }
 
 /** `--existing`: the REPL as a client of a running Jupyter kernel. Loaded lazily: it pulls in ZeroMQ. */

@@ -4,9 +4,16 @@ import { AccessKeys, Dataset, isScriptError, renderText, sessionFolders } from '
 
 /** `sqlcdc webhook key new|list|revoke`: the listener's access keys (docs/webhook.md). */
 async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommandLine(args, { workspace: { type: 'string' }, name: { type: 'string' }, output: { type: 'string' } });
+  const { values, positionals } = parseCommandLine(args, {
+    workspace: { type: 'string' },
+    name: { type: 'string' },
+    output: { type: 'string' },
+  });
   const [group, action, ...rest] = positionals;
-  if (group !== 'key') throw new UsageError(group === undefined ? 'webhook needs key new|list|revoke' : `unknown webhook command '${group}' (key)`);
+  if (group !== 'key')
+    throw new UsageError(
+      group === undefined ? 'webhook needs key new|list|revoke' : `unknown webhook command '${group}' (key)`,
+    );
   const keys = new AccessKeys(sessionFolders({ workspace: values.workspace }).workspace);
   switch (action) {
     case 'new': {
@@ -20,7 +27,15 @@ async function run(args: string[]): Promise<number> {
       if (values.output === 'json') process.stdout.write(`${JSON.stringify(list)}\n`);
       else {
         const columns = ['id', 'name', 'created'].map((name) => ({ name, type: { base: 'string' as const } }));
-        process.stdout.write(`${renderText(Dataset.fromRows(columns, list.map((k) => [k.id, k.name, k.created])), { limit: Math.max(list.length, 1) })}\n`);
+        process.stdout.write(
+          `${renderText(
+            Dataset.fromRows(
+              columns,
+              list.map((k) => [k.id, k.name, k.created]),
+            ),
+            { limit: Math.max(list.length, 1) },
+          )}\n`,
+        );
       }
       return EXIT.ok;
     }
@@ -31,7 +46,9 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     }
     default:
-      throw new UsageError(action === undefined ? 'webhook key needs new, list or revoke' : `unknown webhook key action '${action}'`);
+      throw new UsageError(
+        action === undefined ? 'webhook key needs new, list or revoke' : `unknown webhook key action '${action}'`,
+      );
   }
 }
 

@@ -7,11 +7,14 @@ export const workspaceCommands: CommandGroup = {
   usage: '  sqlcdc workspace rotate-key [--workspace DIR]',
   async run(args) {
     const { values, positionals } = parseCommandLine(args, { workspace: { type: 'string' } });
-    if (positionals.join(' ') !== 'rotate-key') throw new UsageError(`unknown workspace command '${positionals.join(' ')}' (rotate-key)`);
+    if (positionals.join(' ') !== 'rotate-key')
+      throw new UsageError(`unknown workspace command '${positionals.join(' ')}' (rotate-key)`);
     const { workspace } = sessionFolders({ workspace: values.workspace });
     try {
       const r = rotateWorkspaceKey(workspace);
-      process.stdout.write(`workspace ${workspace}: ${r.variables} encrypted variables and ${r.connections} connections resealed; the key is now in ${r.keySource}\n`);
+      process.stdout.write(
+        `workspace ${workspace}: ${r.variables} encrypted variables and ${r.connections} connections resealed; the key is now in ${r.keySource}\n`,
+      );
       return EXIT.ok;
     } catch (e) {
       process.stderr.write(`sqlcdc: ${toScriptError(e).message}\n`);

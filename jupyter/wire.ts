@@ -84,7 +84,8 @@ export function encode(msg: Message<unknown>, signer: Signer): Buffer[] {
 /** Parses received frames; throws BadSignatureError for a forged or malformed message. */
 export function decode(frames: Buffer[], signer: Signer): Message {
   const at = frames.findIndex((f) => f.length === DELIMITER.length && f.toString() === DELIMITER);
-  if (at < 0 || frames.length < at + 6) throw new BadSignatureError('not a Jupyter message (no delimiter or missing frames)');
+  if (at < 0 || frames.length < at + 6)
+    throw new BadSignatureError('not a Jupyter message (no delimiter or missing frames)');
   const signature = frames[at + 1].toString();
   const parts = frames.slice(at + 2, at + 6);
   if (!signer.verify(signature, parts)) throw new BadSignatureError('bad HMAC signature');
@@ -94,7 +95,12 @@ export function decode(frames: Buffer[], signer: Signer): Message {
   } catch {
     throw new BadSignatureError('frames are not JSON');
   }
-  const [header, parent, metadata, content] = parsed as [Header, Message['parent_header'], Record<string, unknown>, Record<string, unknown>];
+  const [header, parent, metadata, content] = parsed as [
+    Header,
+    Message['parent_header'],
+    Record<string, unknown>,
+    Record<string, unknown>,
+  ];
   if (!header || typeof header.msg_type !== 'string') throw new BadSignatureError('header without msg_type');
   return {
     identities: frames.slice(0, at),

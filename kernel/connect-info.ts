@@ -10,7 +10,8 @@ export function connectInfoMagic(connectionFile: string): Magic {
   return {
     name: 'connect_info',
     usage: '%connect_info',
-    description: 'shows how to attach the terminal REPL to this kernel (sqlcdc repl --existing …) and how to interrupt it from another terminal',
+    description:
+      'shows how to attach the terminal REPL to this kernel (sqlcdc repl --existing …) and how to interrupt it from another terminal',
     run: (): Result[] => [
       {
         kind: 'message',

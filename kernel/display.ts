@@ -1,4 +1,13 @@
-import { caretLines, describeError, escapeHtml, renderHtml, renderText, toDataResource, type Dataset, type ScriptError } from '../runtime/index';
+import {
+  caretLines,
+  describeError,
+  escapeHtml,
+  renderHtml,
+  renderText,
+  toDataResource,
+  type Dataset,
+  type ScriptError,
+} from '../runtime/index';
 
 /** A Jupyter MIME bundle: what display_data and execute_result carry. */
 export type MimeBundle = Record<string, unknown>;
@@ -34,6 +43,7 @@ export interface ErrorContent {
  */
 export function errorContent(error: ScriptError, source: string): ErrorContent {
   const traceback = [describeError(error)];
-  if (error.position && error.kind !== 'cancelled') traceback.push(...caretLines(source, error.position).map((l) => `    ${l}`));
+  if (error.position && error.kind !== 'cancelled')
+    traceback.push(...caretLines(source, error.position).map((l) => `    ${l}`));
   return { ename: error.name, evalue: error.message, traceback };
 }

@@ -11,8 +11,7 @@ export interface ExecuteRequest {
 }
 
 type UserExpressionResult =
-  | { status: 'ok'; data: MimeBundle; metadata: Record<string, never> }
-  | ({ status: 'error' } & ErrorContent);
+  { status: 'ok'; data: MimeBundle; metadata: Record<string, never> } | ({ status: 'error' } & ErrorContent);
 
 export type ExecuteReply = { execution_count: number } & (
   | { status: 'ok'; payload: never[]; user_expressions: Record<string, UserExpressionResult> }
@@ -77,10 +76,19 @@ export class Executor {
       if (this.running === controller) this.running = undefined;
     }
     if (held) {
-      this.publish('execute_result', { execution_count: this.count, data: tableBundle(held.dataset, held.limit, held.title), metadata: {} });
+      this.publish('execute_result', {
+        execution_count: this.count,
+        data: tableBundle(held.dataset, held.limit, held.title),
+        metadata: {},
+      });
     }
     if (failure) return { status: 'error', execution_count: this.count, ...failure };
-    return { status: 'ok', execution_count: this.count, payload: [], user_expressions: this.evaluate(req.user_expressions ?? {}) };
+    return {
+      status: 'ok',
+      execution_count: this.count,
+      payload: [],
+      user_expressions: this.evaluate(req.user_expressions ?? {}),
+    };
   }
 
   /** Aborts the running cell, if any: its statement ends with a 'cancelled' error, the pipeline stays as before it. */

@@ -81,9 +81,17 @@ export class History {
         break;
       case 'range': {
         // Negative sessions count back from this one (IPython's convention: -1 is the previous session).
-        const session = q.session === undefined || q.session === 0 ? this.session : q.session < 0 ? this.session + q.session : q.session;
+        const session =
+          q.session === undefined || q.session === 0
+            ? this.session
+            : q.session < 0
+              ? this.session + q.session
+              : q.session;
         const start = q.start ?? 1;
-        rows = this.entries.filter((e) => e.session === session && e.line >= start && (q.stop === undefined || q.stop === null || e.line < q.stop));
+        rows = this.entries.filter(
+          (e) =>
+            e.session === session && e.line >= start && (q.stop === undefined || q.stop === null || e.line < q.stop),
+        );
         break;
       }
       case 'search': {
@@ -91,7 +99,10 @@ export class History {
         let found = re ? this.entries.filter((e) => re.test(e.input)) : [];
         if (q.unique) {
           const seen = new Set<string>();
-          found = found.reverse().filter((e) => !seen.has(e.input) && seen.add(e.input)).reverse();
+          found = found
+            .reverse()
+            .filter((e) => !seen.has(e.input) && seen.add(e.input))
+            .reverse();
         }
         rows = lastN(found, q.n);
         break;

@@ -14,7 +14,12 @@ export interface IopubLimits {
   stallMs: number;
 }
 
-export const IOPUB_LIMITS: IopubLimits = { flushMs: 50, streamChars: 64 * 1024, backlogBytes: 16 * 1024 * 1024, stallMs: 2000 };
+export const IOPUB_LIMITS: IopubLimits = {
+  flushMs: 50,
+  streamChars: 64 * 1024,
+  backlogBytes: 16 * 1024 * 1024,
+  stallMs: 2000,
+};
 
 /** What a client can do without when it cannot keep up. Status, execute_input, results and errors are always sent. */
 const DROPPABLE = new Set(['stream', 'display_data', 'update_display_data']);
@@ -144,7 +149,8 @@ export class IopubPublisher {
   /** Adds a stream write to the last queued message when it is the same request's same stream, not yet handed over. */
   private appendToLast(msg: Message<unknown>): Outgoing | undefined {
     const last = this.queue.last();
-    if (!last || last.frames || last.msg.header.msg_type !== 'stream' || last.bytes >= this.limits.streamChars) return undefined;
+    if (!last || last.frames || last.msg.header.msg_type !== 'stream' || last.bytes >= this.limits.streamChars)
+      return undefined;
     const into = last.msg.content as StreamContent;
     const add = msg.content as StreamContent;
     if (into.name !== add.name || parentId(last.msg.parent_header) !== parentId(msg.parent_header)) return undefined;
@@ -170,7 +176,8 @@ export class IopubPublisher {
    */
   private dropDisplay(id: string, msg: Message<unknown>): void {
     const kept = this.droppedDisplays.get(id);
-    if (kept?.header.msg_type === 'display_data' && msg.header.msg_type === 'update_display_data') kept.content = msg.content;
+    if (kept?.header.msg_type === 'display_data' && msg.header.msg_type === 'update_display_data')
+      kept.content = msg.content;
     else this.droppedDisplays.set(id, msg);
   }
 
@@ -247,7 +254,9 @@ export class IopubPublisher {
     const now = Date.now();
     this.refusedSince ??= now;
     if (now - this.refusedSince >= this.limits.stallMs) {
-      log(`iopub: a client has read nothing for ${this.limits.stallMs / 1000} s: until a client comes or goes, what a client has no room for is dropped for it`);
+      log(
+        `iopub: a client has read nothing for ${this.limits.stallMs / 1000} s: until a client comes or goes, what a client has no room for is dropped for it`,
+      );
       this.setLossy(true);
       return this.pump();
     }

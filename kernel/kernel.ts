@@ -48,10 +48,28 @@ export class Kernel {
   private readonly handlers = new Map<string, Handler>([
     ['kernel_info_request', (m, ch) => this.reply(ch, m, 'kernel_info_reply', kernelInfo())],
     ['execute_request', (m, ch) => this.execute(m, ch)],
-    ['complete_request', (m, ch) => this.reply(ch, m, 'complete_reply', this.backend.complete(cursorRequest('complete_request', m.content)))],
-    ['inspect_request', (m, ch) => this.reply(ch, m, 'inspect_reply', this.backend.inspect(cursorRequest('inspect_request', m.content)))],
-    ['is_complete_request', (m, ch) => this.reply(ch, m, 'is_complete_reply', this.backend.isComplete(codeRequest('is_complete_request', m.content)))],
-    ['history_request', (m, ch) => this.reply(ch, m, 'history_reply', { status: 'ok', history: this.history.query(m.content as unknown as HistoryQuery) })],
+    [
+      'complete_request',
+      (m, ch) =>
+        this.reply(ch, m, 'complete_reply', this.backend.complete(cursorRequest('complete_request', m.content))),
+    ],
+    [
+      'inspect_request',
+      (m, ch) => this.reply(ch, m, 'inspect_reply', this.backend.inspect(cursorRequest('inspect_request', m.content))),
+    ],
+    [
+      'is_complete_request',
+      (m, ch) =>
+        this.reply(ch, m, 'is_complete_reply', this.backend.isComplete(codeRequest('is_complete_request', m.content))),
+    ],
+    [
+      'history_request',
+      (m, ch) =>
+        this.reply(ch, m, 'history_reply', {
+          status: 'ok',
+          history: this.history.query(m.content as unknown as HistoryQuery),
+        }),
+    ],
     // No comm targets exist: say so, and close any comm a front end opens so it does not wait on it.
     ['comm_info_request', (m, ch) => this.reply(ch, m, 'comm_info_reply', { status: 'ok', comms: {} })],
     ['comm_open', (m) => this.publish('comm_close', { comm_id: m.content.comm_id, data: {} })],
@@ -91,7 +109,12 @@ export class Kernel {
     if (!this.loaded) {
       clearTimeout(this.warmUpTimer);
       const { Backend: Impl } = require('./backend') as typeof import('./backend');
-      this.loaded = new Impl((type, content) => void this.publish(type, content), this.history, this.connectionFile, this.folders);
+      this.loaded = new Impl(
+        (type, content) => void this.publish(type, content),
+        this.history,
+        this.connectionFile,
+        this.folders,
+      );
     }
     return this.loaded;
   }
@@ -132,7 +155,12 @@ export class Kernel {
         const ename = e instanceof BadRequest ? e.ename : 'KernelError';
         log(e instanceof BadRequest ? text : `${type} failed: ${e instanceof Error ? e.stack : text}`);
         if (type.endsWith('_request')) {
-          await this.reply(channel, msg, type.replace(/_request$/, '_reply'), { status: 'error', ename, evalue: text, traceback: [text] });
+          await this.reply(channel, msg, type.replace(/_request$/, '_reply'), {
+            status: 'error',
+            ename,
+            evalue: text,
+            traceback: [text],
+          });
         }
       }
       const idle = framed ? this.publish('status', { execution_state: 'idle' }) : undefined;

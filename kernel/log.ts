@@ -10,5 +10,7 @@ export const TRACE = Boolean(process.env.SQLCDC_KERNEL_TRACE);
 
 export function trace(direction: string, channel: Channel, msg: Message<unknown>): void {
   const parent = (msg.parent_header as { msg_id?: string }).msg_id;
-  log(`${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`);
+  log(
+    `${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`,
+  );
 }

@@ -9,7 +9,12 @@ const USAGE = 'usage: node dist/kernel/main.js <connection file> [--workspace DI
 /** The connection file and the workspace option; undefined when the arguments make no sense. */
 function parseArguments(argv: string[]): { file: string; workspace?: string } | undefined {
   try {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { workspace: { type: 'string' } } });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { workspace: { type: 'string' } },
+    });
     if (positionals.length !== 1 || values.workspace === '') return undefined;
     return { file: positionals[0], workspace: values.workspace };
   } catch {

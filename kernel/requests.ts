@@ -39,7 +39,9 @@ export function cursorRequest(type: string, content: Record<string, unknown>): C
   const length = toCodePointOffset(code, code.length);
   const pos = content.cursor_pos ?? length;
   if (typeof pos !== 'number' || !Number.isInteger(pos) || pos < 0 || pos > length) {
-    throw new BadRequest(`${type}: 'cursor_pos' must be a whole number from 0 to ${length} (the code's length in code points), not ${typeof pos === 'number' ? pos : describe(pos)}`);
+    throw new BadRequest(
+      `${type}: 'cursor_pos' must be a whole number from 0 to ${length} (the code's length in code points), not ${typeof pos === 'number' ? pos : describe(pos)}`,
+    );
   }
   return { code, cursor_pos: pos };
 }

@@ -65,7 +65,11 @@ export class CellRepl {
       input: options.input,
       output: options.output,
       terminal: options.terminal,
-      eval: (cmd, _context, _file, done) => this.enqueue(() => this.accept(cmd), () => done(null, undefined)),
+      eval: (cmd, _context, _file, done) =>
+        this.enqueue(
+          () => this.accept(cmd),
+          () => done(null, undefined),
+        ),
       completer: (line: string, callback: (err: Error | null, result: [string[], string]) => void) => {
         const code = this.pending + line;
         const typedBefore = this.pending.length;
@@ -103,7 +107,10 @@ export class CellRepl {
       this.server.on('exit', () => {
         this.exited = true;
         // At the end of piped input the last statement may omit its `;`, as in a script.
-        this.enqueue(() => (this.pending.trim() ? this.runCell(this.pending) : undefined), () => undefined);
+        this.enqueue(
+          () => (this.pending.trim() ? this.runCell(this.pending) : undefined),
+          () => undefined,
+        );
         void this.lines.then(() => {
           process.off('SIGINT', interrupt);
           resolve();
@@ -142,7 +149,14 @@ export class CellRepl {
    * running), then shows the prompt. node's own commands run at once, ahead of the queued lines.
    */
   defineCommand(name: string, help: string, action: (arg: string) => unknown): void {
-    this.server.defineCommand(name, { help, action: (arg) => this.enqueue(() => action(arg), () => this.server.displayPrompt()) });
+    this.server.defineCommand(name, {
+      help,
+      action: (arg) =>
+        this.enqueue(
+          () => action(arg),
+          () => this.server.displayPrompt(),
+        ),
+    });
   }
 
   /** Queues `task` after every line before it; `then` (the prompt) follows unless the REPL has exited. */

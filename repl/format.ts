@@ -1,5 +1,12 @@
 import { styleText } from 'node:util';
-import { caretLines, describeError, displayFallback, renderText, type Result, type ScriptError } from '../runtime/index';
+import {
+  caretLines,
+  describeError,
+  displayFallback,
+  renderText,
+  type Result,
+  type ScriptError,
+} from '../runtime/index';
 
 export interface TerminalStyle {
   /** ANSI colours: only on a TTY with NO_COLOR unset (see `useColor`). */
@@ -32,7 +39,8 @@ export function formatError(error: ScriptError, source: string, style: TerminalS
 
 /** A failure of the interpreter itself (a bug, not the user's script): said so, the REPL goes on. */
 export function formatInternalError(e: unknown, style: TerminalStyle): string {
-  const detail = process.env.SQLCDC_DEBUG && e instanceof Error && e.stack ? e.stack : e instanceof Error ? e.message : String(e);
+  const detail =
+    process.env.SQLCDC_DEBUG && e instanceof Error && e.stack ? e.stack : e instanceof Error ? e.message : String(e);
   return paint(style, 'red', `internal error: ${detail}`);
 }
 

@@ -20,7 +20,9 @@ export class ReplHistory {
   /** The most recent entries, newest first (readline's order). Trims the file when it grew large. */
   load(): string[] {
     if (!existsSync(this.file)) return [];
-    const lines = readFileSync(this.file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const lines = readFileSync(this.file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     const kept = lines.slice(-this.size);
     if (lines.length > 2 * this.size) writeFileAtomic(this.file, kept.join('\n') + '\n', 0o600);
     this.last = kept[kept.length - 1] ?? '';

@@ -28,7 +28,10 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   const folders = sessionFolders({ workspace: options.workspace, cwd: options.cwd });
   const session = new Session({ workspace: folders.workspace, cwd: folders.cwd });
   const history = new ReplHistory(join(session.workspace, 'repl_history'));
-  const style = (): TerminalStyle => ({ color: useColor(output), width: output.isTTY && output.columns > 0 ? output.columns : undefined });
+  const style = (): TerminalStyle => ({
+    color: useColor(output),
+    width: output.isTTY && output.columns > 0 ? output.columns : undefined,
+  });
   const write = (text: string) => output.write(text.endsWith('\n') ? text : `${text}\n`);
   let running: AbortController | undefined;
   const progress = new ProgressLine();
@@ -76,13 +79,19 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   else history.load();
   server.on('line', (line: string) => history.record(line));
 
-  cells.defineCommand('help', 'Show this help', () => write(helpText(session, server.commands as Record<string, { help?: string }>)));
-  cells.defineCommand('doc', 'Show the documentation of a statement keyword, #function, column, %magic or [connection]', (arg) => {
-    const word = arg.trim();
-    if (!word) return write('usage: .doc <keyword | #function | column | %magic | [connection]>');
-    const found = inspect(session, word, word.length);
-    write(found.found ? found.text : `no documentation for '${word}'; try .help`);
-  });
+  cells.defineCommand('help', 'Show this help', () =>
+    write(helpText(session, server.commands as Record<string, { help?: string }>)),
+  );
+  cells.defineCommand(
+    'doc',
+    'Show the documentation of a statement keyword, #function, column, %magic or [connection]',
+    (arg) => {
+      const word = arg.trim();
+      if (!word) return write('usage: .doc <keyword | #function | column | %magic | [connection]>');
+      const found = inspect(session, word, word.length);
+      write(found.found ? found.text : `no documentation for '${word}'; try .help`);
+    },
+  );
 
   return cells.finished.then(() => session.close());
 }

@@ -6,11 +6,11 @@ export interface Position {
 }
 
 export type ErrorKind =
-  | 'syntax'        // the text does not parse
-  | 'semantic'      // parses, but means nothing valid (unknown option, bad type name…)
-  | 'runtime'       // failed while running (unknown column, HTTP error, bad file…)
-  | 'unsupported'   // a statement whose meaning belongs to a later issue
-  | 'cancelled';    // interrupted by the user (AbortSignal)
+  | 'syntax' // the text does not parse
+  | 'semantic' // parses, but means nothing valid (unknown option, bad type name…)
+  | 'runtime' // failed while running (unknown column, HTTP error, bad file…)
+  | 'unsupported' // a statement whose meaning belongs to a later issue
+  | 'cancelled'; // interrupted by the user (AbortSignal)
 
 /**
  * Every user-facing failure is a ScriptError: front ends render it (statement, line, column, caret)

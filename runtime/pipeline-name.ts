@@ -8,6 +8,8 @@ export const PIPELINE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
  * characters replaced by `_` (`sqlcdc run jobs/orders sync.sql` → `orders_sync`).
  */
 export function pipelineNameOf(file: string): string {
-  const name = basename(file, extname(file)).replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^[.-]/, '_');
+  const name = basename(file, extname(file))
+    .replace(/[^A-Za-z0-9_.-]/g, '_')
+    .replace(/^[.-]/, '_');
   return name || 'pipeline';
 }

@@ -64,7 +64,9 @@ export class Session implements SessionEnv, MagicHost {
    * What one cell hands the next: the pipeline dataset, the last HTTP response, and the change log of
    * the last CAPTURE or LOAD (so a PUSH in a later cell still sends its delete stream).
    */
-  private interactive: { dataset: Dataset; lastHttp?: LastHttp; changeLog?: CurrentChangeLog } = { dataset: Dataset.empty() };
+  private interactive: { dataset: Dataset; lastHttp?: LastHttp; changeLog?: CurrentChangeLog } = {
+    dataset: Dataset.empty(),
+  };
 
   constructor(options: SessionOptions = {}) {
     const { cwd, workspace } = sessionFolders(options);
@@ -78,7 +80,8 @@ export class Session implements SessionEnv, MagicHost {
   }
 
   /** A session of its own for a job's run, on the same workspace (what jobs/ are handed, jobs/sessions.ts). */
-  readonly openSession = (options: { workspace: string; pipeline: string; cwd?: string }): Session => new Session(options);
+  readonly openSession = (options: { workspace: string; pipeline: string; cwd?: string }): Session =>
+    new Session(options);
 
   /** The interactive pipeline dataset: what the last cell left. */
   get dataset(): Dataset {

@@ -81,7 +81,9 @@ export class KernelClient {
       } catch (e) {
         if (Date.now() > deadline) {
           client.close();
-          throw new Error(`the kernel did not answer within ${timeoutMs / 1000} s (${(e as Error).message})`, { cause: e });
+          throw new Error(`the kernel did not answer within ${timeoutMs / 1000} s (${(e as Error).message})`, {
+            cause: e,
+          });
         }
       }
     }
@@ -89,7 +91,14 @@ export class KernelClient {
 
   request(type: string, content: object, options: RequestOptions = {}): Promise<Message> {
     if (this.dead) return Promise.reject(this.dead);
-    const msg: Message<object> = { identities: [], header: newHeader(type, this.session, 'sqlcdc'), parent_header: {}, metadata: {}, content, buffers: [] };
+    const msg: Message<object> = {
+      identities: [],
+      header: newHeader(type, this.session, 'sqlcdc'),
+      parent_header: {},
+      metadata: {},
+      content,
+      buffers: [],
+    };
     return new Promise<Message>((resolve, reject) => {
       const p: Pending = { resolve, reject, onOutput: options.onOutput, idle: false };
       if (options.timeoutMs) {

@@ -13,7 +13,10 @@ import { KernelClient } from './kernel-client';
  * kernel, and its text/plain output is printed. Resolves with the exit code when the user leaves;
  * the kernel keeps running.
  */
-export async function runExistingRepl(connectionFile: string, options: { interactive?: boolean } = {}): Promise<number> {
+export async function runExistingRepl(
+  connectionFile: string,
+  options: { interactive?: boolean } = {},
+): Promise<number> {
   let client: KernelClient;
   let banner: string;
   try {
@@ -36,7 +39,10 @@ export async function runExistingRepl(connectionFile: string, options: { interac
     if (text !== undefined) write(text);
   };
 
-  if (prompts) write(`Attached to a running SQL CDC kernel (${connectionFile}).\n${banner}\nCtrl-D detaches; the kernel keeps running.`);
+  if (prompts)
+    write(
+      `Attached to a running SQL CDC kernel (${connectionFile}).\n${banner}\nCtrl-D detaches; the kernel keeps running.`,
+    );
 
   const cells = new CellRepl({
     input,
@@ -47,13 +53,25 @@ export async function runExistingRepl(connectionFile: string, options: { interac
     incomplete: (text) => cellStatus(text).status === 'incomplete',
     run: async (text) => {
       const code = text.replace(/\n$/, '');
-      const content = { code, silent: false, store_history: true, user_expressions: {}, allow_stdin: false, stop_on_error: false };
+      const content = {
+        code,
+        silent: false,
+        store_history: true,
+        user_expressions: {},
+        allow_stdin: false,
+        stop_on_error: false,
+      };
       const reply = await client.request('execute_request', content, { onOutput: show });
       return reply.content.status === 'ok';
     },
-    cancel: () => void client.request('interrupt_request', {}, { channel: 'control', timeoutMs: 5000 }).catch(() => undefined),
+    cancel: () =>
+      void client.request('interrupt_request', {}, { channel: 'control', timeoutMs: 5000 }).catch(() => undefined),
     complete: async (code) => {
-      const reply = await client.request('complete_request', { code, cursor_pos: [...code].length }, { timeoutMs: 5000 });
+      const reply = await client.request(
+        'complete_request',
+        { code, cursor_pos: [...code].length },
+        { timeoutMs: 5000 },
+      );
       const matches = (reply.content.matches as string[]) ?? [];
       // The kernel counts code points, a JavaScript string UTF-16 units.
       const start = [...code].slice(0, Number(reply.content.cursor_start)).join('').length;
@@ -63,7 +81,9 @@ export async function runExistingRepl(connectionFile: string, options: { interac
   });
 
   if (terminal) {
-    const hist = await client.request('history_request', { hist_access_type: 'tail', n: 1000, output: false, raw: true }).catch(() => undefined);
+    const hist = await client
+      .request('history_request', { hist_access_type: 'tail', n: 1000, output: false, raw: true })
+      .catch(() => undefined);
     const rows = (hist?.content.history as [number, number, string][] | undefined) ?? [];
     cells.loadHistory(rows.map((r) => r[2].replace(/\n/g, ' ')).reverse());
   }

@@ -27,6 +27,12 @@ export function signOf({ s, d }: DecimalParts): number {
 export function fromParts(sign: number, e: number, words: readonly number[]): Decimal {
   if (sign > 1) return new Decimal(sign === 3 ? NaN : sign === 2 ? -Infinity : Infinity);
   if (words.length === 0 || words[0] === 0) return new Decimal(0);
-  const digits = (String(words[0]) + words.slice(1).map((w) => String(w).padStart(7, '0')).join('')).replace(/0+$/, '');
+  const digits = (
+    String(words[0]) +
+    words
+      .slice(1)
+      .map((w) => String(w).padStart(7, '0'))
+      .join('')
+  ).replace(/0+$/, '');
   return new Decimal(`${sign < 0 ? '-' : ''}${digits[0]}.${digits.slice(1) || '0'}e${e}`);
 }

@@ -55,13 +55,23 @@ export async function commitState(stateFile: string, diff: CaptureDiff): Promise
 }
 
 /** Compares `input` with `previous` (see CaptureDiff); `stateFile` is only named in messages. */
-export function captureDiff(input: Dataset, options: CaptureOptions, previous: CdcState | undefined, stateFile: string): CaptureDiff {
+export function captureDiff(
+  input: Dataset,
+  options: CaptureOptions,
+  previous: CdcState | undefined,
+  stateFile: string,
+): CaptureDiff {
   if (options.marker !== undefined && input.has(options.marker)) {
     throw new ScriptError(`CDCMARKER '${options.marker}' names an existing column`, 'runtime');
   }
   const noDeletes = emptyLike(input);
   if (options.keys.length === 0) {
-    return { mode: 'all', upserts: upserts(input, 'all', undefined, options.marker), deletes: noDeletes, counts: counts(input.rowCount, 0, 0, 0, 0) };
+    return {
+      mode: 'all',
+      upserts: upserts(input, 'all', undefined, options.marker),
+      deletes: noDeletes,
+      counts: counts(input.rowCount, 0, 0, 0, 0),
+    };
   }
 
   const plan = planCapture(input, options, previous, stateFile);
@@ -74,16 +84,31 @@ export function captureDiff(input: Dataset, options: CaptureOptions, previous: C
   const dropped = rows.duplicates.length / 2;
   const matched = input.rowCount - inserted - dropped;
   const deleted = stateCount - matched;
-  const matches = { seenBy: rows.seenBy, dropUnseen: options.deletes, added: rows.added, addedRows: rows.addedRows, hashes };
+  const matches = {
+    seenBy: rows.seenBy,
+    dropUnseen: options.deletes,
+    added: rows.added,
+    addedRows: rows.addedRows,
+    hashes,
+  };
   const next = nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
   const tally = counts(inserted, rows.updated, options.deletes ? deleted : 0, matched - rows.updated, dropped);
   if (!previous && options.initOnFirstRun) {
-    return { mode: 'initialized', upserts: upserts(input, new Int32Array(0), rows.kinds, options.marker), deletes: noDeletes, counts: tally, next };
+    return {
+      mode: 'initialized',
+      upserts: upserts(input, new Int32Array(0), rows.kinds, options.marker),
+      deletes: noDeletes,
+      counts: tally,
+      next,
+    };
   }
   return {
     mode: 'changes',
     upserts: upserts(input, wantedRows(rows.kinds, options), rows.kinds, options.marker),
-    deletes: options.deletes && deleted ? deletes(input, plan.keyOrdinals, previous!.entries, rows.seenBy, deleted) : noDeletes,
+    deletes:
+      options.deletes && deleted
+        ? deletes(input, plan.keyOrdinals, previous!.entries, rows.seenBy, deleted)
+        : noDeletes,
     counts: tally,
     next,
   };
@@ -108,7 +133,12 @@ interface Classified {
  * first compared with the entry after the last one matched, and only looked up in the state's
  * table, then in the new keys' table, when it is not that one.
  */
-function classify(input: Dataset, keyOrdinals: number[], hashes: Int32Array, previous: CdcState | undefined): Classified {
+function classify(
+  input: Dataset,
+  keyOrdinals: number[],
+  hashes: Int32Array,
+  previous: CdcState | undefined,
+): Classified {
   const stateKeys: KeyStore = previous?.entries ?? { bytes: new Uint8Array(0), offsets: new Uint32Array(1) };
   const stateCount = previous ? stateSize(previous) : 0;
   const key = new KeyEncoder(input, keyOrdinals);
@@ -168,29 +198,55 @@ function grow(a: Int32Array): Int32Array {
   return grown;
 }
 
-function counts(inserted: number, updated: number, deleted: number, unchanged: number, duplicates: number): CaptureDiff['counts'] {
+function counts(
+  inserted: number,
+  updated: number,
+  deleted: number,
+  unchanged: number,
+  duplicates: number,
+): CaptureDiff['counts'] {
   return { inserted, updated, deleted, unchanged, duplicates };
 }
 
 /** The rows `rows` of the input (every row for 'all', sharing its columns), plus the marker field. */
-function upserts(input: Dataset, rows: Int32Array | 'all', kinds: Uint8Array | undefined, marker: string | undefined): Dataset {
+function upserts(
+  input: Dataset,
+  rows: Int32Array | 'all',
+  kinds: Uint8Array | undefined,
+  marker: string | undefined,
+): Dataset {
   if (marker === undefined) return rows === 'all' ? input : input.pick(rows);
   const picked = rows === 'all' ? input : input.pick(rows);
   const markers = new Array<Value>(picked.rowCount);
-  for (let k = 0; k < markers.length; k++) markers[k] = kinds && rows !== 'all' && kinds[rows[k]] === UPDATED ? 'U' : 'I';
+  for (let k = 0; k < markers.length; k++)
+    markers[k] = kinds && rows !== 'all' && kinds[rows[k]] === UPDATED ? 'U' : 'I';
   const column: Column = { name: marker, type: MARKER_TYPE };
   return new Dataset([...picked.columns.map((c) => ({ ...c })), column], [...picked.data, markers], markers.length);
 }
 
 /** The state's records the input no longer has: their keys, every other column null. */
-function deletes(input: Dataset, keyOrdinals: number[], stateKeys: KeyStore, seenBy: Int32Array, deleted: number): Dataset {
+function deletes(
+  input: Dataset,
+  keyOrdinals: number[],
+  stateKeys: KeyStore,
+  seenBy: Int32Array,
+  deleted: number,
+): Dataset {
   const gone = new Int32Array(deleted);
   let k = 0;
   for (let e = 0; e < seenBy.length; e++) if (seenBy[e] === 0) gone[k++] = e;
-  const values = decodeKeys(stateKeys, gone, keyOrdinals.map((c) => input.columns[c].type));
+  const values = decodeKeys(
+    stateKeys,
+    gone,
+    keyOrdinals.map((c) => input.columns[c].type),
+  );
   const data = input.columns.map(() => new Array<Value>(deleted).fill(null));
   keyOrdinals.forEach((c, i) => (data[c] = values[i]));
-  return new Dataset(input.columns.map((c) => ({ ...c })), data, deleted);
+  return new Dataset(
+    input.columns.map((c) => ({ ...c })),
+    data,
+    deleted,
+  );
 }
 
 function emptyLike(input: Dataset): Dataset {
@@ -214,5 +270,8 @@ function duplicateError(input: Dataset, keyOrdinals: number[], pairs: number[]):
   const shown = rows.slice(0, 10).map((r) => r + 1);
   const list = `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}${rows.length > 10 ? ` (${rows.length} rows in all)` : ''}`;
   const more = others.size ? `; ${others.size} other key${others.size > 1 ? 's are' : ' is'} duplicated too` : '';
-  return new ScriptError(`duplicate key ${key} in rows ${list}${more}. Add WITH IGNORE_DUPS to keep the first row of each key`, 'runtime');
+  return new ScriptError(
+    `duplicate key ${key} in rows ${list}${more}. Add WITH IGNORE_DUPS to keep the first row of each key`,
+    'runtime',
+  );
 }

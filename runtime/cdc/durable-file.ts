@@ -17,7 +17,7 @@ export async function writeFileDurably(path: string, parts: readonly Uint8Array[
   try {
     try {
       for (const part of parts) {
-        for (let done = 0; done < part.length; ) done += (await file.write(part, done, part.length - done)).bytesWritten;
+        for (let done = 0; done < part.length;) done += (await file.write(part, done, part.length - done)).bytesWritten;
       }
       await file.sync();
     } finally {

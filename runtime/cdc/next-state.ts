@@ -24,7 +24,11 @@ export interface RunMatches {
  * had them, then the new keys. Entries keep the order they were first seen in, so the key bytes of
  * a source that returns its records in a stable order are copied in a few long runs.
  */
-export function nextState(previous: CdcState | undefined, run: RunMatches, columns: { keys: StateColumn[]; observed: StateColumn[] }): CdcState {
+export function nextState(
+  previous: CdcState | undefined,
+  run: RunMatches,
+  columns: { keys: StateColumn[]; observed: StateColumn[] },
+): CdcState {
   const { seenBy, dropUnseen, addedRows } = run;
   const added = run.added.keys.store();
   const renumber = new Int32Array(seenBy.length);
@@ -39,7 +43,8 @@ export function nextState(previous: CdcState | undefined, run: RunMatches, colum
   const count = kept + addedRows.length;
   const hashes = new Int32Array(2 * count);
   const offsets = new Uint32Array(count + 1);
-  if (keptBytes + added.bytes.length > 0xffffffff) throw new ScriptError('the CDC state would hold more than 4 GB of keys', 'runtime');
+  if (keptBytes + added.bytes.length > 0xffffffff)
+    throw new ScriptError('the CDC state would hold more than 4 GB of keys', 'runtime');
   const bytes = new Uint8Array(keptBytes + added.bytes.length);
 
   let k = 0;

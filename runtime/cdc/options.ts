@@ -21,7 +21,10 @@ export interface CaptureOptions {
   observePos?: Position;
 }
 
-export type CaptureClauses = Pick<Capture, 'pos' | 'keys' | 'observe' | 'inserts' | 'updates' | 'deletes' | 'initOnFirstRun' | 'ignoreDups' | 'cdcMarker'>;
+export type CaptureClauses = Pick<
+  Capture,
+  'pos' | 'keys' | 'observe' | 'inserts' | 'updates' | 'deletes' | 'initOnFirstRun' | 'ignoreDups' | 'cdcMarker'
+>;
 
 export function captureOptions(stmt: CaptureClauses): CaptureOptions {
   const keys = stmt.keys ? columnList(stmt.keys, 'ON KEYS') : [];
@@ -35,7 +38,11 @@ export function captureOptions(stmt: CaptureClauses): CaptureOptions {
       stmt.initOnFirstRun && 'INIT_ON_FIRST_RUN',
     ].filter((k): k is string => typeof k === 'string');
     if (needKeys.length) {
-      throw new ScriptError(`${needKeys.join(', ')} need ON KEYS: without keys every run captures the whole dataset`, 'semantic', stmt.pos);
+      throw new ScriptError(
+        `${needKeys.join(', ')} need ON KEYS: without keys every run captures the whole dataset`,
+        'semantic',
+        stmt.pos,
+      );
     }
   }
   const any = stmt.inserts || stmt.updates || stmt.deletes;

@@ -22,7 +22,12 @@ export interface CapturePlan {
  * start over; a type may change within its family (families.ts). Keys are encoded and observed
  * columns hashed in the state's order, so reordering KEYS, OBSERVE or the dataset's columns is no change.
  */
-export function planCapture(input: Dataset, options: CaptureOptions, previous: CdcState | undefined, stateFile: string): CapturePlan {
+export function planCapture(
+  input: Dataset,
+  options: CaptureOptions,
+  previous: CdcState | undefined,
+  stateFile: string,
+): CapturePlan {
   let keyOrdinals = options.keys.map((name) => ordinal(input, name, 'ON KEYS', options.keysPos));
   const keyNames = new Set(keyOrdinals.map((c) => input.columns[c].name.toLowerCase()));
   let observedOrdinals = options.observe
@@ -30,8 +35,14 @@ export function planCapture(input: Dataset, options: CaptureOptions, previous: C
     : input.columns.flatMap((c, i) => (keyNames.has(c.name.toLowerCase()) ? [] : [i]));
   if (previous) {
     const problems = [
-      ...keyChanges(previous.keys, keyOrdinals.map((c) => input.columns[c])),
-      ...observedChanges(previous.observed, observedOrdinals.map((c) => input.columns[c])),
+      ...keyChanges(
+        previous.keys,
+        keyOrdinals.map((c) => input.columns[c]),
+      ),
+      ...observedChanges(
+        previous.observed,
+        observedOrdinals.map((c) => input.columns[c]),
+      ),
     ];
     if (problems.length) {
       throw new ScriptError(
@@ -59,12 +70,20 @@ function ordinal(input: Dataset, name: string, clause: string, pos: Position | u
 }
 
 function keyChanges(before: readonly StateColumn[], now: readonly Column[]): string[] {
-  const names = (cols: readonly { name: string }[]) => cols.map((c) => c.name.toLowerCase()).sort().join(',');
+  const names = (cols: readonly { name: string }[]) =>
+    cols
+      .map((c) => c.name.toLowerCase())
+      .sort()
+      .join(',');
   if (names(before) !== names(now)) {
     return [`ON KEYS was '${before.map((c) => c.name).join(',')}' and is now '${now.map((c) => c.name).join(',')}'`];
   }
   const byName = new Map(now.map((c) => [c.name.toLowerCase(), c]));
-  return typeChanges(before, before.map((c) => byName.get(c.name.toLowerCase())!), 'key column');
+  return typeChanges(
+    before,
+    before.map((c) => byName.get(c.name.toLowerCase())!),
+    'key column',
+  );
 }
 
 function observedChanges(before: readonly StateColumn[], now: readonly Column[]): string[] {
@@ -74,15 +93,30 @@ function observedChanges(before: readonly StateColumn[], now: readonly Column[])
   const added = now.filter((c) => !had.has(c.name.toLowerCase())).map((c) => `'${c.name}'`);
   const removed = before.filter((c) => !has.has(c.name.toLowerCase())).map((c) => `'${c.name}'`);
   const problems: string[] = [];
-  if (added.length) problems.push(`observed column${added.length > 1 ? 's' : ''} ${added.join(', ')} ${added.length > 1 ? 'are' : 'is'} new`);
-  if (removed.length) problems.push(`observed column${removed.length > 1 ? 's' : ''} ${removed.join(', ')} ${removed.length > 1 ? 'are' : 'is'} gone`);
+  if (added.length)
+    problems.push(
+      `observed column${added.length > 1 ? 's' : ''} ${added.join(', ')} ${added.length > 1 ? 'are' : 'is'} new`,
+    );
+  if (removed.length)
+    problems.push(
+      `observed column${removed.length > 1 ? 's' : ''} ${removed.join(', ')} ${removed.length > 1 ? 'are' : 'is'} gone`,
+    );
   const byName = new Map(now.map((c) => [c.name.toLowerCase(), c]));
   const kept = before.filter((c) => byName.has(c.name.toLowerCase()));
-  return [...problems, ...typeChanges(kept, kept.map((c) => byName.get(c.name.toLowerCase())!), 'column')];
+  return [
+    ...problems,
+    ...typeChanges(
+      kept,
+      kept.map((c) => byName.get(c.name.toLowerCase())!),
+      'column',
+    ),
+  ];
 }
 
 function typeChanges(before: readonly StateColumn[], now: readonly Column[], what: string): string[] {
   return before.flatMap((c, i) =>
-    familyOf(c.type.base) === familyOf(now[i].type.base) ? [] : [`${what} '${c.name}' was ${typeName(c.type)} and is now ${typeName(now[i].type)}`],
+    familyOf(c.type.base) === familyOf(now[i].type.base)
+      ? []
+      : [`${what} '${c.name}' was ${typeName(c.type)} and is now ${typeName(now[i].type)}`],
   );
 }

@@ -75,7 +75,8 @@ interface Header {
 }
 
 function requireLittleEndian(): void {
-  if (endianness() !== 'LE') throw new ScriptError('CDC state files are little-endian; this machine is big-endian', 'unsupported');
+  if (endianness() !== 'LE')
+    throw new ScriptError('CDC state files are little-endian; this machine is big-endian', 'unsupported');
 }
 
 /** Writes `state` to `file` durably (temp file, fsync, rename, folder fsync). */
@@ -97,7 +98,13 @@ export async function writeState(file: string, state: CdcState): Promise<void> {
   prefix.writeUInt32LE(json.length, 12);
   json.copy(prefix, PREFIX);
   // Empty sections are left out: zlib.crc32 of a view on a zero-length ArrayBuffer returns 0 (Node 20), whatever the running value.
-  const sections = [prefix, bytesOf(state.entries.offsets), bytesOf(state.hashes), bytesOf(state.table), state.entries.bytes];
+  const sections = [
+    prefix,
+    bytesOf(state.entries.offsets),
+    bytesOf(state.hashes),
+    bytesOf(state.table),
+    state.entries.bytes,
+  ];
   const parts = sections.filter((part) => part.length > 0);
   let crc = 0;
   for (const part of parts) crc = crc32(part, crc);
@@ -121,11 +128,17 @@ export async function readState(file: string): Promise<CdcState | undefined> {
 
 function parseState(buffer: Buffer, file: string): CdcState {
   const damaged = (reason: string) =>
-    new ScriptError(`the CDC state file '${file}' is damaged (${reason}); delete it to capture every record again`, 'runtime');
+    new ScriptError(
+      `the CDC state file '${file}' is damaged (${reason}); delete it to capture every record again`,
+      'runtime',
+    );
   if (buffer.length < PREFIX + 4 || !buffer.subarray(0, 8).equals(MAGIC)) throw damaged('not a CDC state file');
   const format = buffer.readUInt32LE(8);
   if (format !== FORMAT) {
-    throw new ScriptError(`the CDC state file '${file}' has format ${format}; this version reads format ${FORMAT}`, 'runtime');
+    throw new ScriptError(
+      `the CDC state file '${file}' has format ${format}; this version reads format ${FORMAT}`,
+      'runtime',
+    );
   }
   const end = buffer.length - 4;
   if (crc32(buffer.subarray(0, end)) !== buffer.readUInt32LE(end)) throw damaged('checksum mismatch');
@@ -140,7 +153,8 @@ function parseState(buffer: Buffer, file: string): CdcState {
     throw damaged('unreadable header');
   }
   const { count, keyBytes, slots } = header;
-  if (!Number.isInteger(slots) || slots < 1024 || (slots & (slots - 1)) !== 0 || count > slots * 0.6) throw damaged('bad key table size');
+  if (!Number.isInteger(slots) || slots < 1024 || (slots & (slots - 1)) !== 0 || count > slots * 0.6)
+    throw damaged('bad key table size');
   const offsetsAt = align8(PREFIX + headerLength);
   const hashesAt = offsetsAt + 4 * (count + 1);
   const tableAt = hashesAt + 8 * count;

@@ -9,10 +9,15 @@ import { brotliCompressSync, brotliDecompress, constants } from 'node:zlib';
  */
 export const COMPRESSION = 'brotli-1';
 
-const OPTIONS = { params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_GENERIC } };
+const OPTIONS = {
+  params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_GENERIC },
+};
 
 export function compress(raw: Uint8Array): Buffer {
-  return brotliCompressSync(raw, { ...OPTIONS, params: { ...OPTIONS.params, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
+  return brotliCompressSync(raw, {
+    ...OPTIONS,
+    params: { ...OPTIONS.params, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+  });
 }
 
 const brotliDecompressAsync = promisify(brotliDecompress);

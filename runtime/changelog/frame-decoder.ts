@@ -13,7 +13,8 @@ class Input {
   constructor(readonly buf: Buffer) {}
 
   take(n: number): Buffer {
-    if (n < 0 || this.pos + n > this.buf.length) throw new FrameError(`a column runs past the end of its frame (${this.buf.length} bytes)`);
+    if (n < 0 || this.pos + n > this.buf.length)
+      throw new FrameError(`a column runs past the end of its frame (${this.buf.length} bytes)`);
     const b = this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
     return b;
@@ -45,7 +46,8 @@ export class FrameDecoder {
   decode(raw: Buffer, rows: number, into: Value[][], at: number): void {
     const input = new Input(raw);
     for (let c = 0; c < this.columns.length; c++) this.column(input, rows, into[c], at, this.columns[c]);
-    if (input.pos !== raw.length) throw new FrameError(`${raw.length - input.pos} bytes left over after the last column`);
+    if (input.pos !== raw.length)
+      throw new FrameError(`${raw.length - input.pos} bytes left over after the last column`);
   }
 
   private column(input: Input, rows: number, values: Value[], at: number, column: Column): void {
@@ -113,7 +115,8 @@ export class FrameDecoder {
       values[at + r] = text.slice(pos, end);
       pos = end;
     }
-    if (pos !== text.length) throw new FrameError(`text lengths add up to ${pos}, the text has ${text.length} characters`);
+    if (pos !== text.length)
+      throw new FrameError(`text lengths add up to ${pos}, the text has ${text.length} characters`);
   }
 
   private decimalColumn(input: Input, rows: number, values: Value[], at: number): void {
@@ -154,6 +157,7 @@ export class FrameDecoder {
       values[at + r] = new Uint8Array(bytes.buffer, bytes.byteOffset + pos, end - pos).slice();
       pos = end;
     }
-    if (pos !== bytes.length) throw new FrameError(`byte lengths add up to ${pos}, the column has ${bytes.length} bytes`);
+    if (pos !== bytes.length)
+      throw new FrameError(`byte lengths add up to ${pos}, the column has ${bytes.length} bytes`);
   }
 }

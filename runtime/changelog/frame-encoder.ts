@@ -148,7 +148,13 @@ export class FrameEncoder {
     }
   }
 
-  private encodingOf(expected: Representation, base: BaseType, allInt32: boolean, allFloat32: boolean, text: string | undefined): number {
+  private encodingOf(
+    expected: Representation,
+    base: BaseType,
+    allInt32: boolean,
+    allFloat32: boolean,
+    text: string | undefined,
+  ): number {
     switch (expected) {
       case 'number':
         if (INTEGER_TYPES.has(base) && allInt32) return ENCODING.I32;
@@ -220,8 +226,12 @@ export class FrameEncoder {
       const words = parts.d;
       const scale = carriedScale(v as Decimal) + 1;
       const count = words === null ? 0 : words.length;
-      if (scale > 0xff || count > 0xffff) throw new CellTypeError(`column '${name}' row ${start + r + 1} holds a decimal too long to store (${count * 7} digits, scale ${scale - 1})`);
-      meta[r] = (parts.s < 0 ? 1 : 0) | (words === null ? 2 : 0) | (parts.s !== parts.s ? 4 : 0) | (scale << 8) | (count << 16);
+      if (scale > 0xff || count > 0xffff)
+        throw new CellTypeError(
+          `column '${name}' row ${start + r + 1} holds a decimal too long to store (${count * 7} digits, scale ${scale - 1})`,
+        );
+      meta[r] =
+        (parts.s < 0 ? 1 : 0) | (words === null ? 2 : 0) | (parts.s !== parts.s ? 4 : 0) | (scale << 8) | (count << 16);
       exponents[r] = words === null ? 0 : parts.e;
       if (words === null) continue;
       this.growWords(total + count);

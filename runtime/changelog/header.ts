@@ -50,19 +50,36 @@ export const FORMAT = 'sqlcdc-changelog';
 export const VERSION = 1;
 
 const BASE_TYPES: ReadonlySet<BaseType> = new Set<BaseType>([
-  'string', 'char', 'bool', 'tinyint', 'short', 'int', 'long', 'decimal', 'double', 'float', 'datetime', 'guid', 'bytes',
+  'string',
+  'char',
+  'bool',
+  'tinyint',
+  'short',
+  'int',
+  'long',
+  'decimal',
+  'double',
+  'float',
+  'datetime',
+  'guid',
+  'bytes',
 ]);
 
 const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 const isString = (s: unknown): s is string => typeof s === 'string';
-const isCertificate = (c: unknown) => c === undefined || (typeof c === 'object' && c !== null && isString((c as CertificateRef).thumbprint));
+const isCertificate = (c: unknown) =>
+  c === undefined || (typeof c === 'object' && c !== null && isString((c as CertificateRef).thumbprint));
 
 function isColumn(c: unknown): c is Column {
   if (typeof c !== 'object' || c === null) return false;
   const { name, type } = c as Column;
   if (!isString(name) || typeof type !== 'object' || type === null || !BASE_TYPES.has(type.base)) return false;
   const { size, precision, scale } = type;
-  return (size === undefined || size === 'max' || isCount(size)) && (precision === undefined || isCount(precision)) && (scale === undefined || isCount(scale));
+  return (
+    (size === undefined || size === 'max' || isCount(size)) &&
+    (precision === undefined || isCount(precision)) &&
+    (scale === undefined || isCount(scale))
+  );
 }
 
 /**
@@ -77,18 +94,31 @@ export function parseHeader(json: string): ChangeLogHeader | string {
     return 'the header is not JSON';
   }
   if (typeof h !== 'object' || h === null || h.format !== FORMAT) return 'not a sqlcdc change log';
-  if (h.version !== VERSION) return `format version ${String(h.version)} (this sqlcdc reads version ${VERSION}; a newer sqlcdc wrote it)`;
+  if (h.version !== VERSION)
+    return `format version ${String(h.version)} (this sqlcdc reads version ${VERSION}; a newer sqlcdc wrote it)`;
   const counts = h.counts;
   const ok =
-    isString(h.executionId) && /^\d+$/.test(h.executionId) &&
-    isString(h.pipeline) && isString(h.name) && isString(h.createdAt) &&
-    Array.isArray(h.keys) && h.keys.every(isString) &&
-    Array.isArray(h.schema) && h.schema.every(isColumn) &&
-    typeof counts === 'object' && counts !== null && isCount(counts.inserts) && isCount(counts.updates) && isCount(counts.deletes) &&
+    isString(h.executionId) &&
+    /^\d+$/.test(h.executionId) &&
+    isString(h.pipeline) &&
+    isString(h.name) &&
+    isString(h.createdAt) &&
+    Array.isArray(h.keys) &&
+    h.keys.every(isString) &&
+    Array.isArray(h.schema) &&
+    h.schema.every(isColumn) &&
+    typeof counts === 'object' &&
+    counts !== null &&
+    isCount(counts.inserts) &&
+    isCount(counts.updates) &&
+    isCount(counts.deletes) &&
     (h.marker === undefined || isString(h.marker)) &&
-    isCount(h.frameRows) && h.frameRows > 0 &&
-    isCertificate(h.encryptedFor) && isCertificate(h.signedBy);
+    isCount(h.frameRows) &&
+    h.frameRows > 0 &&
+    isCertificate(h.encryptedFor) &&
+    isCertificate(h.signedBy);
   if (!ok) return 'the header has missing or invalid fields';
-  if (h.compression !== COMPRESSION) return `frames compressed with ${String(h.compression)}, which this sqlcdc does not read`;
+  if (h.compression !== COMPRESSION)
+    return `frames compressed with ${String(h.compression)}, which this sqlcdc does not read`;
   return h as ChangeLogHeader;
 }

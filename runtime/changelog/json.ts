@@ -15,7 +15,11 @@ export type TextSink = (text: string) => void | Promise<void>;
 export async function writeChangeLogJson(path: string, write: TextSink, options: ReadOptions = {}): Promise<void> {
   const reader = ChangeLogReader.open(path, options);
   const h = reader.header;
-  const schema = h.schema.map((c) => ({ name: c.name, type: typeName(c.type), ...(c.description ? { description: c.description } : {}) }));
+  const schema = h.schema.map((c) => ({
+    name: c.name,
+    type: typeName(c.type),
+    ...(c.description ? { description: c.description } : {}),
+  }));
   const head = { executionId: h.executionId, pipeline: h.pipeline, keys: h.keys, schema };
   await write(`${JSON.stringify(head).slice(0, -1)},"upserts":[`);
   const row = jsonRowWriter(h.schema);

@@ -46,7 +46,13 @@ export function frameHeader(kind: number, rows: number, raw: number, stored: Uin
 
 /** The fields after the kind byte, which the reader has already looked at. */
 export function parseFrameHeader(b: Buffer): FrameHeader {
-  return { kind: b[0], rows: b.readUInt32LE(1), rawLength: b.readUInt32LE(5), storedLength: b.readUInt32LE(9), crc: b.readUInt32LE(13) };
+  return {
+    kind: b[0],
+    rows: b.readUInt32LE(1),
+    rawLength: b.readUInt32LE(5),
+    storedLength: b.readUInt32LE(9),
+    crc: b.readUInt32LE(13),
+  };
 }
 
 /** Covers the frame's fields and its stored bytes: a damaged length is caught as surely as a damaged cell. */

@@ -74,7 +74,12 @@ function entry(folder: string, fileName: string): ChangeLogEntry {
 export function listChangeLogs(folder: string, name?: string): ChangeLogEntry[] {
   if (!existsSync(folder)) return [];
   const files = readdirSync(folder, { withFileTypes: true })
-    .filter((d) => d.isFile() && d.name.endsWith(EXTENSION) && (name === undefined || d.name === name || parseIdFileName(d.name)?.stem === name))
+    .filter(
+      (d) =>
+        d.isFile() &&
+        d.name.endsWith(EXTENSION) &&
+        (name === undefined || d.name === name || parseIdFileName(d.name)?.stem === name),
+    )
     .map((d) => d.name);
   return files.map((f) => entry(folder, f)).sort(byExecutionId);
 }
@@ -82,5 +87,7 @@ export function listChangeLogs(folder: string, name?: string): ChangeLogEntry[] 
 /** LOAD without a full file name: the first log of `name` whose execution id is above `watermark`. */
 export function nextChangeLog(folder: string, name: string, watermark: string | undefined): ChangeLogEntry | undefined {
   const after = BigInt(watermark ?? '0');
-  return listChangeLogs(folder, name).find((e) => parseIdFileName(e.fileName) !== undefined && BigInt(e.executionId!) > after);
+  return listChangeLogs(folder, name).find(
+    (e) => parseIdFileName(e.fileName) !== undefined && BigInt(e.executionId!) > after,
+  );
 }

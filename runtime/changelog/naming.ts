@@ -30,13 +30,18 @@ export interface ChangeLogTarget {
 
 function checkName(name: string, what: string): void {
   if (name.trim() === '' || name === '.' || name === '..' || FORBIDDEN.test(name) || /[. ]$/.test(name)) {
-    throw new ScriptError(`${what} '${name}' is not a file name (no path separators, no < > : " | ? *, not ending in a dot or space); the folder is given by PATH`, 'runtime');
+    throw new ScriptError(
+      `${what} '${name}' is not a file name (no path separators, no < > : " | ? *, not ending in a dot or space); the folder is given by PATH`,
+      'runtime',
+    );
   }
 }
 
 /** A pipeline's name as a file name stem: its last path part without extension, unsafe characters as `_`. */
 export function pipelineStem(pipeline: string): string {
-  const stem = parse(pipeline.replace(/\\/g, '/')).name.replace(new RegExp(FORBIDDEN.source, 'g'), '_').replace(/[. ]+$/, '');
+  const stem = parse(pipeline.replace(/\\/g, '/'))
+    .name.replace(new RegExp(FORBIDDEN.source, 'g'), '_')
+    .replace(/[. ]+$/, '');
   return stem === '' ? 'pipeline' : stem;
 }
 
@@ -72,7 +77,12 @@ export interface TargetOptions {
  * last id of that name (files in the folder, `after`) when now is not above it. A folder that is not
  * on the local file system (an FTP site) is `undefined`: the caller lists it and gives its last id as `after`.
  */
-export function changeLogTarget(folder: string | undefined, name: string | undefined, pipeline: string, options: TargetOptions = {}): ChangeLogTarget {
+export function changeLogTarget(
+  folder: string | undefined,
+  name: string | undefined,
+  pipeline: string,
+  options: TargetOptions = {},
+): ChangeLogTarget {
   if (name !== undefined) checkName(name, 'change log name');
   const fixed = name !== undefined && extname(name) !== '';
   const stem = name ?? pipelineStem(pipeline);

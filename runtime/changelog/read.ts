@@ -10,7 +10,16 @@ import { isMalformed } from '../workspace/cms';
 import { FrameDecoder, FrameError } from './frame-decoder';
 import { decompress } from './compress';
 import { parseHeader, type ChangeLogHeader } from './header';
-import { FRAME_HEADER, frameCrc, KIND, MAX_FRAME_BYTES, parseFrameHeader, parseTrailer, TRAILER, type Trailer } from './layout';
+import {
+  FRAME_HEADER,
+  frameCrc,
+  KIND,
+  MAX_FRAME_BYTES,
+  parseFrameHeader,
+  parseTrailer,
+  TRAILER,
+  type Trailer,
+} from './layout';
 import { requireSignature, unwrap, verifySigners, type Layers } from './secure';
 
 export interface ReadOptions {
@@ -98,7 +107,15 @@ export class ChangeLogReader {
         const target = into?.[stream] ?? schema.map(() => new Array<Value>(rows));
         this.guard(() => decoder.decode(body, rows, target, into ? decoded[stream] : 0));
         decoded[stream] += rows;
-        if (!into) yield { stream, data: new Dataset(schema.map((c) => ({ ...c, type: { ...c.type } })), target, rows) };
+        if (!into)
+          yield {
+            stream,
+            data: new Dataset(
+              schema.map((c) => ({ ...c, type: { ...c.type } })),
+              target,
+              rows,
+            ),
+          };
       }
       this.guard(() => this.finish(src, decoded, frames, expected));
     } finally {
@@ -115,16 +132,23 @@ export class ChangeLogReader {
    * Reads frame `n` (its fields are checked against the header and its bytes against their
    * checksum) and starts decompressing it; undefined at the trailer.
    */
-  private startFrame(src: ByteSource, n: number, claimed: Record<StreamName, number>, expected: Record<StreamName, number>): PendingFrame | undefined {
+  private startFrame(
+    src: ByteSource,
+    n: number,
+    claimed: Record<StreamName, number>,
+    expected: Record<StreamName, number>,
+  ): PendingFrame | undefined {
     const kind = src.peek();
     if (kind === KIND.end) return undefined;
     if (kind === -1) throw new EndOfData(1, 0);
-    const stream: StreamName | undefined = kind === KIND.upserts ? 'upserts' : kind === KIND.deletes ? 'deletes' : undefined;
+    const stream: StreamName | undefined =
+      kind === KIND.upserts ? 'upserts' : kind === KIND.deletes ? 'deletes' : undefined;
     if (!stream) throw new Damage(`frame ${n} has kind 0x${kind.toString(16)}`);
     if (stream === 'upserts' && claimed.deletes > 0) throw new Damage(`frame ${n}: upserts after deletes`);
     const header = Buffer.from(src.read(FRAME_HEADER));
     const h = parseFrameHeader(header);
-    if (h.storedLength > MAX_FRAME_BYTES || h.rawLength > MAX_FRAME_BYTES) throw new Damage(`frame ${n} claims ${Math.max(h.storedLength, h.rawLength)} bytes`);
+    if (h.storedLength > MAX_FRAME_BYTES || h.rawLength > MAX_FRAME_BYTES)
+      throw new Damage(`frame ${n} claims ${Math.max(h.storedLength, h.rawLength)} bytes`);
     const stored = src.read(h.storedLength);
     if (frameCrc(header, stored) !== h.crc) throw new Damage(`frame ${n} fails its checksum`);
     if (h.rows === 0 || h.rows > this.header.frameRows || claimed[stream] + h.rows > expected[stream]) {
@@ -133,7 +157,8 @@ export class ChangeLogReader {
     claimed[stream] += h.rows;
     const body = decompress(stored, h.rawLength).then(
       (b) => {
-        if (b.length !== h.rawLength) throw new Damage(`frame ${n} decompresses to ${b.length} bytes, not ${h.rawLength}`);
+        if (b.length !== h.rawLength)
+          throw new Damage(`frame ${n} decompresses to ${b.length} bytes, not ${h.rawLength}`);
         return b;
       },
       (e: Error) => {
@@ -145,17 +170,27 @@ export class ChangeLogReader {
     return { stream, rows: h.rows, body };
   }
 
-  private finish(src: ByteSource, seen: Record<StreamName, number>, frames: number, expected: Record<StreamName, number>): void {
+  private finish(
+    src: ByteSource,
+    seen: Record<StreamName, number>,
+    frames: number,
+    expected: Record<StreamName, number>,
+  ): void {
     const t: Trailer | undefined = parseTrailer(src.read(TRAILER));
     if (!t) throw new Damage('the trailer fails its checksum');
     if (t.frames !== frames || t.upserts !== seen.upserts || t.deletes !== seen.deletes) {
-      throw new Damage(`the trailer counts ${t.frames} frames, ${t.upserts} upserts and ${t.deletes} deletes; the file has ${frames}, ${seen.upserts} and ${seen.deletes}`);
+      throw new Damage(
+        `the trailer counts ${t.frames} frames, ${t.upserts} upserts and ${t.deletes} deletes; the file has ${frames}, ${seen.upserts} and ${seen.deletes}`,
+      );
     }
     if (seen.upserts !== expected.upserts || seen.deletes !== expected.deletes) {
-      throw new Damage(`the header counts ${expected.upserts} upserts and ${expected.deletes} deletes; the file has ${seen.upserts} and ${seen.deletes}`);
+      throw new Damage(
+        `the header counts ${expected.upserts} upserts and ${expected.deletes} deletes; the file has ${seen.upserts} and ${seen.deletes}`,
+      );
     }
     // Every layer must end where its content does: bytes after the trailer are damage too.
-    for (const layer of [...this.layers.sources].reverse()) if (!layer.atEnd()) throw new Damage('bytes follow the end of the change log');
+    for (const layer of [...this.layers.sources].reverse())
+      if (!layer.atEnd()) throw new Damage('bytes follow the end of the change log');
     if (this.options.checkSignature) this.signers = verifySigners(this.layers, this.options.workspace);
   }
 
@@ -181,7 +216,8 @@ function guarded<T>(path: string, read: () => T): T {
   } catch (e) {
     const name = basename(path);
     if (e instanceof EndOfData) throw new ScriptError(`change log ${name} is truncated: ${e.message}`, 'runtime');
-    if (e instanceof Damage || e instanceof FrameError || isMalformed(e)) throw new ScriptError(`change log ${name} is damaged: ${e.message}`, 'runtime');
+    if (e instanceof Damage || e instanceof FrameError || isMalformed(e))
+      throw new ScriptError(`change log ${name} is damaged: ${e.message}`, 'runtime');
     if (e instanceof ScriptError) throw new ScriptError(`change log ${name}: ${e.message}`, 'runtime');
     throw e;
   }

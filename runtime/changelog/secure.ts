@@ -48,7 +48,12 @@ export function unwrap(file: ByteSource, options: UnwrapOptions): Layers | undef
     const info = readContentInfo(src);
     if (info.type === 'enveloped') {
       if (options.decrypt === false) return undefined;
-      layers.content = openEnvelope(src, info.header, keyHolders(options.workspace), 'any certificate of the workspace store that has its private key');
+      layers.content = openEnvelope(
+        src,
+        info.header,
+        keyHolders(options.workspace),
+        'any certificate of the workspace store that has its private key',
+      );
       layers.encrypted = true;
     } else if (info.type === 'signed') {
       const signed = new SignedContent(src, info.header);
@@ -65,9 +70,14 @@ export function unwrap(file: ByteSource, options: UnwrapOptions): Layers | undef
 }
 
 function keyHolders(workspace: string | undefined): StoredCertificate[] {
-  if (workspace === undefined) throw new ScriptError('the change log is encrypted: reading it needs the workspace certificate store', 'runtime');
+  if (workspace === undefined)
+    throw new ScriptError('the change log is encrypted: reading it needs the workspace certificate store', 'runtime');
   const holders = listCertificates(workspace).filter((c) => c.keyPem);
-  if (holders.length === 0) throw new ScriptError('the change log is encrypted, and no certificate of the workspace store has a private key', 'runtime');
+  if (holders.length === 0)
+    throw new ScriptError(
+      'the change log is encrypted, and no certificate of the workspace store has a private key',
+      'runtime',
+    );
   return holders;
 }
 

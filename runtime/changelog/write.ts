@@ -44,26 +44,46 @@ export interface WrittenChangeLog {
   frames: number;
 }
 
-const ref = (c: StoredCertificate | undefined): CertificateRef | undefined => c && { thumbprint: c.thumbprint, subject: c.subject };
+const ref = (c: StoredCertificate | undefined): CertificateRef | undefined =>
+  c && { thumbprint: c.thumbprint, subject: c.subject };
 
 function sameColumns(a: readonly Column[], b: readonly Column[]): boolean {
   return (
     a.length === b.length &&
-    a.every((c, i) => c.name === b[i].name && c.type.base === b[i].type.base && c.type.size === b[i].type.size && c.type.precision === b[i].type.precision && c.type.scale === b[i].type.scale)
+    a.every(
+      (c, i) =>
+        c.name === b[i].name &&
+        c.type.base === b[i].type.base &&
+        c.type.size === b[i].type.size &&
+        c.type.precision === b[i].type.precision &&
+        c.type.scale === b[i].type.scale,
+    )
   );
 }
 
-function headerOf(upserts: Dataset, deletes: Dataset, meta: ChangeLogMeta, options: WriteOptions, frameRows: number): ChangeLogHeader {
-  if (!/^\d+$/.test(meta.executionId)) throw new ScriptError(`an execution id is digits (Unix milliseconds), not '${meta.executionId}'`, 'runtime');
+function headerOf(
+  upserts: Dataset,
+  deletes: Dataset,
+  meta: ChangeLogMeta,
+  options: WriteOptions,
+  frameRows: number,
+): ChangeLogHeader {
+  if (!/^\d+$/.test(meta.executionId))
+    throw new ScriptError(`an execution id is digits (Unix milliseconds), not '${meta.executionId}'`, 'runtime');
   if (meta.inserts + meta.updates !== upserts.rowCount) {
-    throw new ScriptError(`${meta.inserts} inserts and ${meta.updates} updates do not add up to the ${upserts.rowCount} upsert rows`, 'runtime');
+    throw new ScriptError(
+      `${meta.inserts} inserts and ${meta.updates} updates do not add up to the ${upserts.rowCount} upsert rows`,
+      'runtime',
+    );
   }
   // A delete stream with no columns is "no deletes"; any other must have the upserts' schema.
   if (!(deletes.columns.length === 0 && deletes.rowCount === 0) && !sameColumns(upserts.columns, deletes.columns)) {
     throw new ScriptError('the delete stream must have the columns and types of the upsert stream', 'runtime');
   }
-  for (const key of meta.keys) if (!upserts.has(key)) throw new ScriptError(`key column '${key}' is not a column of the change log`, 'runtime');
-  if (meta.marker !== undefined && !upserts.has(meta.marker)) throw new ScriptError(`marker column '${meta.marker}' is not a column of the change log`, 'runtime');
+  for (const key of meta.keys)
+    if (!upserts.has(key)) throw new ScriptError(`key column '${key}' is not a column of the change log`, 'runtime');
+  if (meta.marker !== undefined && !upserts.has(meta.marker))
+    throw new ScriptError(`marker column '${meta.marker}' is not a column of the change log`, 'runtime');
   return {
     format: FORMAT,
     version: VERSION,
@@ -91,7 +111,13 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * beyond the datasets themselves stays at about one frame; the event loop gets a turn between
  * frames, and `signal` stops the write there, leaving nothing behind.
  */
-export async function writeChangeLog(path: string, upserts: Dataset, deletes: Dataset, meta: ChangeLogMeta, options: WriteOptions = {}): Promise<WrittenChangeLog> {
+export async function writeChangeLog(
+  path: string,
+  upserts: Dataset,
+  deletes: Dataset,
+  meta: ChangeLogMeta,
+  options: WriteOptions = {},
+): Promise<WrittenChangeLog> {
   const frameRows = options.frameRows ?? DEFAULT_FRAME_ROWS;
   const header = headerOf(upserts, deletes, meta, options, frameRows);
   const fileOptions = { overwrite: options.overwrite ?? true };
@@ -102,7 +128,10 @@ export async function writeChangeLog(path: string, upserts: Dataset, deletes: Da
     out.write(MAGIC);
     out.write(headerBlock(JSON.stringify(header)));
     const encoder = new FrameEncoder(header.schema, frameRows);
-    for (const [kind, ds] of [[KIND.upserts, upserts], [KIND.deletes, deletes]] as const) {
+    for (const [kind, ds] of [
+      [KIND.upserts, upserts],
+      [KIND.deletes, deletes],
+    ] as const) {
       const data = ds.rowCount > 0 ? ds.data : [];
       for (let start = 0; start < ds.rowCount; start += frameRows) {
         const end = Math.min(start + frameRows, ds.rowCount);
@@ -121,8 +150,10 @@ export async function writeChangeLog(path: string, upserts: Dataset, deletes: Da
     else file.commit();
   } catch (e) {
     file.abort();
-    if (e instanceof CellTypeError) throw new ScriptError(`cannot write change log ${basename(path)}: ${e.message}`, 'runtime');
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new ScriptError(`change log ${basename(path)} already exists; an execution id names one run`, 'runtime');
+    if (e instanceof CellTypeError)
+      throw new ScriptError(`cannot write change log ${basename(path)}: ${e.message}`, 'runtime');
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new ScriptError(`change log ${basename(path)} already exists; an execution id names one run`, 'runtime');
     throw toScriptError(e);
   }
   return { path, header, bytes: statSync(path).size, frames };

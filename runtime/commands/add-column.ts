@@ -31,7 +31,12 @@ class Failures {
   }
 }
 
-export function addColumnTo(stmt: AddColumn, input: Dataset, scope: Scope, warn: (text: string) => void): Dataset | undefined {
+export function addColumnTo(
+  stmt: AddColumn,
+  input: Dataset,
+  scope: Scope,
+  warn: (text: string) => void,
+): Dataset | undefined {
   const existing = input.indexOf(stmt.name);
   if (existing >= 0 && !stmt.orAlter) {
     if (stmt.ignoreIfExists) return undefined;
@@ -50,7 +55,9 @@ export function addColumnTo(stmt: AddColumn, input: Dataset, scope: Scope, warn:
       : existing >= 0
         ? converted(input, existing, type)
         : undefined;
-  const dropped = stmt.format?.collapse ? selectFields(input.columns, stmt.format.include, stmt.format.includeNot, stmt.format.exclude) : [];
+  const dropped = stmt.format?.collapse
+    ? selectFields(input.columns, stmt.format.include, stmt.format.includeNot, stmt.format.exclude)
+    : [];
   const keep = input.columns.map((_, i) => i).filter((i) => i === existing || !dropped.includes(i));
 
   const failures = new Failures();
@@ -65,7 +72,9 @@ export function addColumnTo(stmt: AddColumn, input: Dataset, scope: Scope, warn:
   data[target] = computeColumn(input, value);
   if (failures.rows > 0) {
     const count = `${failures.rows} row${failures.rows === 1 ? '' : 's'}`;
-    warn(`ADD COLUMN '${stmt.name}': ${count} failed and ${failures.rows === 1 ? 'was' : 'were'} left null (CONTINUE_ON_ERROR); first error: ${failures.first}`);
+    warn(
+      `ADD COLUMN '${stmt.name}': ${count} failed and ${failures.rows === 1 ? 'was' : 'were'} left null (CONTINUE_ON_ERROR); first error: ${failures.first}`,
+    );
   }
   return new Dataset(columns, data, input.rowCount);
 }
@@ -79,7 +88,11 @@ function columnType(stmt: AddColumn, input: Dataset, existing: number): ColumnTy
       ? input.columns[existing].type
       : { base: 'string' };
   if (stmt.format && type.base !== 'string' && type.base !== 'char') {
-    throw new ScriptError(`FORMAT ${stmt.format.format} builds text: the column type must be a string type, not ${stmt.typeName}`, 'semantic', stmt.format.pos);
+    throw new ScriptError(
+      `FORMAT ${stmt.format.format} builds text: the column type must be a string type, not ${stmt.typeName}`,
+      'semantic',
+      stmt.format.pos,
+    );
   }
   return type;
 }
@@ -112,9 +125,15 @@ function formatted(stmt: AddColumn, format: FormatSpec, input: Dataset, scope: S
   const options = parseFormatOptions(format.options?.value, format.format, format.options?.pos);
   const fields = selectFields(input.columns, format.include, format.includeNot, format.exclude);
   const write = atArgument(format, () => rowWriter(format.format, input.columns, fields, options));
-  const when = format.when ? compileFilter(format.when.value, format.when.pos).bind(input.columns, scope, input) : undefined;
+  const when = format.when
+    ? compileFilter(format.when.value, format.when.pos).bind(input.columns, scope, input)
+    : undefined;
   const otherwise: ValueOf =
-    stmt.default.value.trim() !== '' ? defaultValue(stmt, input, scope, converterTo({ base: 'string' })) : existing >= 0 ? (row) => row[existing] : () => null;
+    stmt.default.value.trim() !== ''
+      ? defaultValue(stmt, input, scope, converterTo({ base: 'string' }))
+      : existing >= 0
+        ? (row) => row[existing]
+        : () => null;
   let toSkip = options.skip;
   if (!when && toSkip === 0) return (row) => write(row);
   return (row, i) => {
@@ -135,7 +154,8 @@ function guarded(valueOf: ValueOf, stmt: AddColumn, failures: Failures): ValueOf
     } catch (e) {
       const inner = toScriptError(e);
       const message = `column '${stmt.name}', row ${i + 1}: ${inner.message}`;
-      if (!stmt.continueOnError) throw new ScriptError(message, inner.kind, inner.position ?? stmt.default.pos ?? stmt.pos);
+      if (!stmt.continueOnError)
+        throw new ScriptError(message, inner.kind, inner.position ?? stmt.default.pos ?? stmt.pos);
       failures.add(message);
       return null;
     }
@@ -150,4 +170,5 @@ function computeColumn(input: Dataset, value: ValueOf): Value[] {
   return out;
 }
 
-export const addColumn: Command<AddColumn> = async (stmt, input, ctx) => addColumnTo(stmt, input, ctx, (text) => ctx.emit({ kind: 'warning', text }));
+export const addColumn: Command<AddColumn> = async (stmt, input, ctx) =>
+  addColumnTo(stmt, input, ctx, (text) => ctx.emit({ kind: 'warning', text }));

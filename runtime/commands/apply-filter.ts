@@ -23,7 +23,8 @@ export function filterDataset(stmt: ApplyFilter, input: Dataset, scope: Scope): 
   }
   if (stmt.orderBy) kept = sorted(kept ?? allRows(input.rowCount), stmt, input);
   if (kept === undefined) return input.slice(0, stmt.limit ?? input.rowCount);
-  if (stmt.limit !== undefined && stmt.limit < kept.length) kept = Array.prototype.slice.call(kept, 0, stmt.limit) as number[];
+  if (stmt.limit !== undefined && stmt.limit < kept.length)
+    kept = Array.prototype.slice.call(kept, 0, stmt.limit) as number[];
   return input.pick(kept);
 }
 
@@ -45,8 +46,10 @@ function allRows(count: number): number[] {
 function checkOptions(stmt: ApplyFilter): void {
   const fail = (reason: string) => new ScriptError(reason, 'semantic', stmt.pos);
   if (stmt.mode === 'SQL') {
-    if (stmt.on) throw fail('ON applies to REGEX, XPATH and TX filters; a SQL filter names its columns in the expression');
-    if (stmt.keepEmpty || stmt.keepInvalid) throw fail('KEEP_EMPTY and KEEP_INVALID apply to REGEX, XPATH and TX filters');
+    if (stmt.on)
+      throw fail('ON applies to REGEX, XPATH and TX filters; a SQL filter names its columns in the expression');
+    if (stmt.keepEmpty || stmt.keepInvalid)
+      throw fail('KEEP_EMPTY and KEEP_INVALID apply to REGEX, XPATH and TX filters');
   } else if (!stmt.on) {
     throw fail(`APPLY FILTER ${stmt.mode} needs ON '<column>': the column holding the text or document to test`);
   }
@@ -76,7 +79,8 @@ function filterDocuments(stmt: ApplyFilter, input: Dataset): number[] {
   for (let r = 0; r < input.rowCount; r++) {
     const s = text(values[r]);
     const verdict = s === undefined ? 'empty' : test(s);
-    if (verdict === true || (verdict === 'empty' && stmt.keepEmpty) || (verdict === 'invalid' && stmt.keepInvalid)) out.push(r);
+    if (verdict === true || (verdict === 'empty' && stmt.keepEmpty) || (verdict === 'invalid' && stmt.keepInvalid))
+      out.push(r);
   }
   finish();
   return out;

@@ -36,11 +36,17 @@ type Processing = NonNullable<ApplyHttp['options']['processing']>;
  */
 export const applyHttp: Command<ApplyHttp> = async (stmt, input, ctx) => {
   const o = stmt.options;
-  if (o.paging && o.paging.mode !== 'none') throw new ScriptError('PAGING is for SELECT FROM HTTP; APPLY HTTP makes one call per statement or per row', 'unsupported', o.paging.pos);
+  if (o.paging && o.paging.mode !== 'none')
+    throw new ScriptError(
+      'PAGING is for SELECT FROM HTTP; APPLY HTTP makes one call per statement or per row',
+      'unsupported',
+      o.paging.pos,
+    );
   const processing: Processing = o.processing ?? 'continue';
   const caller = new Caller(stmt, input, ctx);
   try {
-    if (processing === 'inner join' || processing === 'left join') return await join(stmt, input, caller, processing === 'left join', ctx);
+    if (processing === 'inner join' || processing === 'left join')
+      return await join(stmt, input, caller, processing === 'left join', ctx);
     return await once(input, caller, processing);
   } finally {
     await caller.tracer?.flush();
@@ -89,7 +95,8 @@ class Caller {
     this.retry = { body: bodyRetry(o, ctx) };
     this.continueOn = statusCodes(o.continueOnHttpError);
     const connection = this.connection;
-    this.tracer = o.trace && new Tracer(o.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
+    this.tracer =
+      o.trace && new Tracer(o.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
     this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
   }
 
@@ -117,15 +124,24 @@ class Caller {
       const started = new Date();
       const { response } = await sendWithRetries(request, this.transport, this.retry);
       await this.tracer?.record(request, response, started);
-      if (response.status >= 400 && !this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
-      if (response.status >= 400) return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
+      if (response.status >= 400 && !this.continueOn.has(response.status))
+        throw statusError(response, request.method, request.url);
+      if (response.status >= 400)
+        return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
       const page = new Page(request.url, response, describeCall(request.method, request.url));
-      ctx.run.lastHttp = { status: response.status, headers: response.headers, content: page.text(), mediaType: response.mediaType, byteCount: response.body.length };
+      ctx.run.lastHttp = {
+        status: response.status,
+        headers: response.headers,
+        content: page.text(),
+        mediaType: response.mediaType,
+        byteCount: response.body.length,
+      };
       const data = this.plan ? pageRows(page, this.plan, this.txOptions) : responseRow(page, o.returnBytes ?? false);
       return o.shiftRows ? data.slice(Math.min(o.shiftRows, data.rowCount), data.rowCount) : data;
     } catch (e) {
       const error = toScriptError(e);
-      if (error.kind === 'cancelled' || !o.continueOnErrors) throw error.position ? error : error.locate(stmt.command.target.pos);
+      if (error.kind === 'cancelled' || !o.continueOnErrors)
+        throw error.position ? error : error.locate(stmt.command.target.pos);
       return this.failed(error.message);
     }
   }
@@ -137,8 +153,15 @@ class Caller {
   }
 }
 
-async function join(stmt: ApplyHttp, input: Dataset, caller: Caller, left: boolean, ctx: CommandContext): Promise<Dataset> {
-  const when = stmt.options.when && compileFilter(stmt.options.when.value, stmt.options.when.pos).bind(input.columns, ctx, input);
+async function join(
+  stmt: ApplyHttp,
+  input: Dataset,
+  caller: Caller,
+  left: boolean,
+  ctx: CommandContext,
+): Promise<Dataset> {
+  const when =
+    stmt.options.when && compileFilter(stmt.options.when.value, stmt.options.when.pos).bind(input.columns, ctx, input);
   const read = input.reader();
   const parts: { row: number; response?: Dataset }[] = [];
   for (let r = 0; r < input.rowCount; r++) {
@@ -152,8 +175,14 @@ async function join(stmt: ApplyHttp, input: Dataset, caller: Caller, left: boole
     if (!left && (!response || response.rowCount === 0)) continue;
     parts.push({ row: r, response });
   }
-  if (caller.failures) ctx.emit({ kind: 'warning', text: `${caller.failures} of the calls failed and were let through (first: ${caller.firstFailure})` });
-  const responseColumns = concatDatasets(parts.flatMap((p) => (p.response ? [Dataset.fromRows(p.response.columns, [])] : []))).columns;
+  if (caller.failures)
+    ctx.emit({
+      kind: 'warning',
+      text: `${caller.failures} of the calls failed and were let through (first: ${caller.firstFailure})`,
+    });
+  const responseColumns = concatDatasets(
+    parts.flatMap((p) => (p.response ? [Dataset.fromRows(p.response.columns, [])] : [])),
+  ).columns;
   const columns = joinedColumns(input.columns, responseColumns);
   const out: Value[][] = [];
   for (const p of parts) {
@@ -164,7 +193,8 @@ async function join(stmt: ApplyHttp, input: Dataset, caller: Caller, left: boole
       continue;
     }
     const ordinals = responseColumns.map((c) => answer.indexOf(c.name));
-    for (let k = 0; k < answer.rowCount; k++) out.push([...base, ...ordinals.map((i) => (i < 0 ? null : answer.cell(k, i)))]);
+    for (let k = 0; k < answer.rowCount; k++)
+      out.push([...base, ...ordinals.map((i) => (i < 0 ? null : answer.cell(k, i)))]);
   }
   return Dataset.fromRows(columns, out);
 }

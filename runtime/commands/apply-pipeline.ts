@@ -16,7 +16,11 @@ export interface PipelineOutcome {
   stop: boolean;
 }
 
-export async function runPipeline(pipeline: ApplyPipeline, input: Dataset, ctx: CommandContext): Promise<PipelineOutcome> {
+export async function runPipeline(
+  pipeline: ApplyPipeline,
+  input: Dataset,
+  ctx: CommandContext,
+): Promise<PipelineOutcome> {
   let current = input;
   let stop = pipeline.breakOnEmpty && input.rowCount === 0;
   if (!stop) {
@@ -45,10 +49,14 @@ export class PagePipeline {
   ) {}
 
   run(page: Dataset): Promise<PipelineOutcome> {
-    const input = page.columns.length === 0 && page.rowCount === 0 && this.previous ? Dataset.fromRows(this.previous.columns, []) : page;
+    const input =
+      page.columns.length === 0 && page.rowCount === 0 && this.previous
+        ? Dataset.fromRows(this.previous.columns, [])
+        : page;
     this.previous = input;
     return runPipeline(this.pipeline, input, this.ctx);
   }
 }
 
-export const applyPipeline: Command<ApplyPipeline> = async (stmt, input, ctx) => (await runPipeline(stmt, input, ctx)).dataset;
+export const applyPipeline: Command<ApplyPipeline> = async (stmt, input, ctx) =>
+  (await runPipeline(stmt, input, ctx)).dataset;

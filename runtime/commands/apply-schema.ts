@@ -74,7 +74,13 @@ function plan(stmt: ApplySchema, input: Dataset): PlannedColumn[] {
  * array, shared; a converted one is a new array. Without CONTINUE_ON_ERROR the error reported is the
  * first failing cell in row order, as if the rows had been converted one by one.
  */
-function convertColumns(input: Dataset, planned: PlannedColumn[], sources: number[], continueOnError: boolean, failures: Failures): Value[][] {
+function convertColumns(
+  input: Dataset,
+  planned: PlannedColumn[],
+  sources: number[],
+  continueOnError: boolean,
+  failures: Failures,
+): Value[][] {
   let firstError: { row: number; error: ScriptError } | undefined;
   const data = sources.map((source, j) => {
     if (source < 0) return new Array<Value>(input.rowCount).fill(null);
@@ -166,7 +172,11 @@ export function applySchemaTo(stmt: ApplySchema, input: Dataset, scope: Scope, w
   const sources = [...planned.map((p) => p.source), ...others];
 
   const failures = new Failures();
-  const out = new Dataset(columns, convertColumns(input, planned, sources, stmt.continueOnError, failures), input.rowCount);
+  const out = new Dataset(
+    columns,
+    convertColumns(input, planned, sources, stmt.continueOnError, failures),
+    input.rowCount,
+  );
   planned.forEach((p, ordinal) => {
     if (p.spec.default !== undefined) fillDefault(p.spec.default, out, ordinal, p, stmt, scope, failures);
   });
@@ -174,4 +184,5 @@ export function applySchemaTo(stmt: ApplySchema, input: Dataset, scope: Scope, w
   return out;
 }
 
-export const applySchema: Command<ApplySchema> = async (stmt, input, ctx) => applySchemaTo(stmt, input, ctx, (text) => ctx.emit({ kind: 'warning', text }));
+export const applySchema: Command<ApplySchema> = async (stmt, input, ctx) =>
+  applySchemaTo(stmt, input, ctx, (text) => ctx.emit({ kind: 'warning', text }));

@@ -16,12 +16,18 @@ export const applyTx: Command<ApplyTx> = async (stmt, input, ctx) => {
   const plan = compileTx(stmt.tx.path.value, stmt.tx.path.pos);
   const floatDecimal = floatsAsDecimal(ctx.session);
   // With ON, what goes wrong is about that column: it is missing, or its documents do not parse.
-  return atArgument(on, () => transformColumn(input, on ? on.value : documentColumn(input), plan, { floatDecimal }, on !== undefined));
+  return atArgument(on, () =>
+    transformColumn(input, on ? on.value : documentColumn(input), plan, { floatDecimal }, on !== undefined),
+  );
 };
 
 function documentColumn(input: Dataset): string {
   if (input.has('payload')) return 'payload';
   if (input.columns.length === 1) return input.columns[0].name;
-  if (input.columns.length === 0) throw new ScriptError('the dataset is empty: read a document first (SELECT * FROM HTTP …)', 'runtime');
-  throw new ScriptError(`name the document column with ON '<column>': there is no payload column (columns: ${input.columns.map((c) => c.name).join(', ')})`, 'runtime');
+  if (input.columns.length === 0)
+    throw new ScriptError('the dataset is empty: read a document first (SELECT * FROM HTTP …)', 'runtime');
+  throw new ScriptError(
+    `name the document column with ON '<column>': there is no payload column (columns: ${input.columns.map((c) => c.name).join(', ')})`,
+    'runtime',
+  );
 }

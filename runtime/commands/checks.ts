@@ -14,14 +14,30 @@ export function checkScript(statements: readonly Statement[]): void {
   walk(statements, (stmt, nested) => {
     if (stmt.kind === 'Capture') {
       if (capture) {
-        throw new ScriptError(`only one CAPTURE is allowed per pipeline; the first is at line ${capture.pos.line}`, 'semantic', stmt.pos, stmt.keyword);
+        throw new ScriptError(
+          `only one CAPTURE is allowed per pipeline; the first is at line ${capture.pos.line}`,
+          'semantic',
+          stmt.pos,
+          stmt.keyword,
+        );
       }
       capture = stmt;
     }
     if (stmt.kind === 'Load') {
-      if (load) throw new ScriptError(`only one LOAD is allowed per pipeline; the first is at line ${load.pos.line}`, 'semantic', stmt.pos, stmt.keyword);
+      if (load)
+        throw new ScriptError(
+          `only one LOAD is allowed per pipeline; the first is at line ${load.pos.line}`,
+          'semantic',
+          stmt.pos,
+          stmt.keyword,
+        );
       if (nested || stmt !== statements[0]) {
-        throw new ScriptError('LOAD must be the first statement of the pipeline: it reads the change log the rest of the pipeline works on', 'semantic', stmt.pos, stmt.keyword);
+        throw new ScriptError(
+          'LOAD must be the first statement of the pipeline: it reads the change log the rest of the pipeline works on',
+          'semantic',
+          stmt.pos,
+          stmt.keyword,
+        );
       }
       load = stmt;
     }
@@ -29,10 +45,15 @@ export function checkScript(statements: readonly Statement[]): void {
 }
 
 /** Visits every statement, those inside APPLY PIPELINE blocks (inline or not) too, in script order. */
-function walk(statements: readonly Statement[], visit: (stmt: Statement, nested: boolean) => void, nested = false): void {
+function walk(
+  statements: readonly Statement[],
+  visit: (stmt: Statement, nested: boolean) => void,
+  nested = false,
+): void {
   for (const stmt of statements) {
     visit(stmt, nested);
-    const inner = stmt.kind === 'ApplyPipeline' ? stmt.statements : 'pipeline' in stmt ? stmt.pipeline?.statements : undefined;
+    const inner =
+      stmt.kind === 'ApplyPipeline' ? stmt.statements : 'pipeline' in stmt ? stmt.pipeline?.statements : undefined;
     if (inner) walk(inner, visit, true);
   }
 }

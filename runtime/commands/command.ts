@@ -21,7 +21,11 @@ export interface CommandContext extends Scope {
  * one (undefined when unchanged), never mutates `input` (see Dataset's ownership rule), and reports
  * failure by throwing a ScriptError.
  */
-export type Command<S extends Statement = Statement> = (stmt: S, input: Dataset, ctx: CommandContext) => Promise<Dataset | void>;
+export type Command<S extends Statement = Statement> = (
+  stmt: S,
+  input: Dataset,
+  ctx: CommandContext,
+) => Promise<Dataset | void>;
 
 /** Thrown by EXIT: stops the script; the run keeps `dataset` as the pipeline. */
 export class ExitSignal {

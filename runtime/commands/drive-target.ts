@@ -12,7 +12,11 @@ import { applyOutcome, outcomeOptions } from '../targets/outcome';
  * the files written by `write`, then the outcome rules (WITH DISCARD_ON_SUCCESS / DISCARD_ON_ERROR /
  * DLQ_ON_ERROR) applied to the run's change log, if it has one, and one message saying what was written.
  */
-export async function runDriveTarget(stmt: SinkDrive | PushDrive, ctx: CommandContext, write: (drive: Drive, out: DriveOutput, written: Written) => Promise<void>): Promise<void> {
+export async function runDriveTarget(
+  stmt: SinkDrive | PushDrive,
+  ctx: CommandContext,
+  write: (drive: Drive, out: DriveOutput, written: Written) => Promise<void>,
+): Promise<void> {
   const drive = atArgument(stmt.connection, () => driveFor(ctx.session, stmt.connection));
   const out = driveOutput(stmt.format, stmt.drive, ctx, stmt.pos);
   const outcome = outcomeOptions(stmt.options, ctx);

@@ -23,7 +23,9 @@ export const execOnDb: Command<ExecOnDb> = async (stmt, input, ctx) => {
   const plan = planFor(stmt.sql);
   const pipelineData = plan.usesPipelineData ? temporaryName('pipelinedata') : undefined;
   const table = pipelineData && engine.dialect.quote(pipelineData);
-  const run = stmt.perRow ? (db: DbSession) => perRow(db, plan, table, input, ctx) : await once(plan, table, engine.dialect, ctx);
+  const run = stmt.perRow
+    ? (db: DbSession) => perRow(db, plan, table, input, ctx)
+    : await once(plan, table, engine.dialect, ctx);
   if (pipelineData === undefined && !stmt.perRow) {
     await engine.session(run, ctx.signal);
     return;
@@ -36,20 +38,40 @@ export const execOnDb: Command<ExecOnDb> = async (stmt, input, ctx) => {
 };
 
 /** The SQL run once: as a script when it has no parameters (a trigger's body keeps its `;`), else statement by statement. */
-async function once(plan: SqlPlan, table: string | undefined, dialect: Dialect, ctx: CommandContext): Promise<(db: DbSession) => Promise<void>> {
+async function once(
+  plan: SqlPlan,
+  table: string | undefined,
+  dialect: Dialect,
+  ctx: CommandContext,
+): Promise<(db: DbSession) => Promise<void>> {
   if (plan.params.length === 0) {
     const script = renderSql(plan.whole, dialect, table).sql;
     return (db) => db.script(script);
   }
   const all = plan.params.map((_, i) => i);
-  const values = valuesOnce(plan, all, ctx, 'EXEC ON DB runs its SQL once without PER_ROW: add PER_ROW to run it per row, or use all rows through @pipelinedata()');
+  const values = valuesOnce(
+    plan,
+    all,
+    ctx,
+    'EXEC ON DB runs its SQL once without PER_ROW: add PER_ROW to run it per row, or use all rows through @pipelinedata()',
+  );
   const statements = plan.statements.map((s) => renderSql(s, dialect, table));
   return async (db) => {
-    for (const s of statements) await db.exec(s.sql, s.params.map((i) => values[i]));
+    for (const s of statements)
+      await db.exec(
+        s.sql,
+        s.params.map((i) => values[i]),
+      );
   };
 }
 
-async function perRow(db: DbSession, plan: SqlPlan, table: string | undefined, input: Dataset, ctx: CommandContext): Promise<void> {
+async function perRow(
+  db: DbSession,
+  plan: SqlPlan,
+  table: string | undefined,
+  input: Dataset,
+  ctx: CommandContext,
+): Promise<void> {
   const turn = async (r: number) => {
     if (r % ROWS_PER_TURN !== ROWS_PER_TURN - 1) return;
     await nextTurn();
@@ -66,7 +88,11 @@ async function perRow(db: DbSession, plan: SqlPlan, table: string | undefined, i
   const values = plan.params.map((p) => p.value.bind(ctx, input, { fxByRow: true }));
   const statements = plan.statements.map((s) => {
     const rendered = renderSql(s, db.dialect, table);
-    return { prepared: db.prepare(rendered.sql), values: rendered.params.map((i) => values[i]), args: rendered.params.map(() => null as Value) };
+    return {
+      prepared: db.prepare(rendered.sql),
+      values: rendered.params.map((i) => values[i]),
+      args: rendered.params.map(() => null as Value),
+    };
   });
   const reader = input.reader();
   for (let r = 0; r < input.rowCount; r++) {

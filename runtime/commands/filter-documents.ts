@@ -149,7 +149,11 @@ export function txTest(stmt: ApplyFilter): { test: CellTest; finish: () => void 
     test,
     finish() {
       if (!matchedSchema && missing !== undefined) {
-        throw new ScriptError(`no document in ON '${stmt.on?.value}' has a field '${missing}' used by the TX filter '${stmt.expression.value}'`, 'runtime', stmt.expression.pos);
+        throw new ScriptError(
+          `no document in ON '${stmt.on?.value}' has a field '${missing}' used by the TX filter '${stmt.expression.value}'`,
+          'runtime',
+          stmt.expression.pos,
+        );
       }
     },
   };

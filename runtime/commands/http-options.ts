@@ -27,7 +27,8 @@ export function statusCodes(text: Text | undefined): Set<number> {
   if (!text) return codes;
   for (const part of text.value.split(',')) {
     const code = Number(part.trim());
-    if (!Number.isInteger(code) || code < 100 || code > 599) throw new ScriptError(`'${part.trim()}' is not an HTTP status code (e.g. '409,422')`, 'semantic', text.pos);
+    if (!Number.isInteger(code) || code < 100 || code > 599)
+      throw new ScriptError(`'${part.trim()}' is not an HTTP status code (e.g. '409,422')`, 'semantic', text.pos);
     codes.add(code);
   }
   return codes;

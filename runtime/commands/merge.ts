@@ -2,7 +2,17 @@ import type { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import type { BulkRows, DbSession, TableColumn, TableName } from '../db/engine';
 import { engineFor } from '../db/engine-for';
-import { addColumns, allColumns, createTable, dropTable, matchColumns, requireColumns, showTable, stagingFor, tableName } from '../db/tables';
+import {
+  addColumns,
+  allColumns,
+  createTable,
+  dropTable,
+  matchColumns,
+  requireColumns,
+  showTable,
+  stagingFor,
+  tableName,
+} from '../db/tables';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import { positionIn } from '../functions/parse';
@@ -37,7 +47,10 @@ export const merge: Command<Merge> = async (stmt, input, ctx) => {
   const all = !stmt.inserts && !stmt.updates && !stmt.deletes;
   const ops = { inserts: all || stmt.inserts, updates: all || stmt.updates, deletes: all || stmt.deletes };
   if (keys.length === 0 && (stmt.updates || stmt.deletes)) {
-    ctx.emit({ kind: 'warning', text: 'MERGE without KEY COLUMNS appends every row: UPDATES and DELETES need key columns to match rows by' });
+    ctx.emit({
+      kind: 'warning',
+      text: 'MERGE without KEY COLUMNS appends every row: UPDATES and DELETES need key columns to match rows by',
+    });
   }
   const counts = await engine.transaction(async (db): Promise<Counts> => {
     let columns = await db.columns(table);
@@ -50,13 +63,19 @@ export const merge: Command<Merge> = async (stmt, input, ctx) => {
     if (missing.length && stmt.schemaDrift) columns = columns.concat(await addColumns(db, table, input, missing));
     else if (missing.length) {
       const names = missing.map((o) => input.columns[o].name).join(', ');
-      ctx.emit({ kind: 'warning', text: `MERGE: ${showTable(table)} has no column ${names}: not written (SCHEMA_DRIFT adds them)` });
+      ctx.emit({
+        kind: 'warning',
+        text: `MERGE: ${showTable(table)} has no column ${names}: not written (SCHEMA_DRIFT adds them)`,
+      });
     }
     const { rows } = matchColumns(input, columns);
     if (keys.length === 0) return { inserted: await db.insert(table.sql, rows, ctx.signal), updated: 0, deleted: 0 };
     return mergeByKeys(db, table, columns, rows, keys, ops, ctx);
   }, ctx.signal);
-  ctx.emit({ kind: 'message', text: `MERGE INTO ${showTable(table)}: ${counts.inserted} inserted, ${counts.updated} updated, ${counts.deleted} deleted` });
+  ctx.emit({
+    kind: 'message',
+    text: `MERGE INTO ${showTable(table)}: ${counts.inserted} inserted, ${counts.updated} updated, ${counts.deleted} deleted`,
+  });
 };
 
 /**
@@ -79,11 +98,16 @@ function keyColumns(text: Text, data: Dataset): string[] {
     let key = '';
     for (let k = 0; k < values.length; k++) {
       const v = values[k][r];
-      if (v === null) throw new ScriptError(`key column '${data.columns[ordinals[k]].name}' is null in row ${r + 1}`, 'runtime');
+      if (v === null)
+        throw new ScriptError(`key column '${data.columns[ordinals[k]].name}' is null in row ${r + 1}`, 'runtime');
       key += (k ? '\u0000' : '') + formatValue(v, types[k]);
     }
     const before = seen.get(key);
-    if (before !== undefined) throw new ScriptError(`rows ${before + 1} and ${r + 1} have the same key (${key.split('\u0000').join(', ')})`, 'runtime');
+    if (before !== undefined)
+      throw new ScriptError(
+        `rows ${before + 1} and ${r + 1} have the same key (${key.split('\u0000').join(', ')})`,
+        'runtime',
+      );
     seen.set(key, r);
   }
   return ordinals.map((o) => data.columns[o].name);
@@ -101,7 +125,8 @@ async function mergeByKeys(
   const byName = new Map(columns.map((c) => [c.name.toLowerCase(), c.name]));
   const keys = keyNames.map((k) => {
     const name = byName.get(k.toLowerCase());
-    if (name === undefined) throw new ScriptError(`key column '${k}' is not a column of ${showTable(table)}`, 'runtime');
+    if (name === undefined)
+      throw new ScriptError(`key column '${k}' is not a column of ${showTable(table)}`, 'runtime');
     return name;
   });
   const { quote, differs } = db.dialect;
@@ -112,12 +137,18 @@ async function mergeByKeys(
   const others = rows.columns.filter((c) => !keySet.has(c));
   const counts: Counts = { inserted: 0, updated: 0, deleted: 0 };
   if (ops.deletes) {
-    counts.deleted = await db.exec(`DELETE FROM ${target} AS t WHERE NOT EXISTS (SELECT 1 FROM ${stage} AS s WHERE ${matches('s', 't')})`, []);
+    counts.deleted = await db.exec(
+      `DELETE FROM ${target} AS t WHERE NOT EXISTS (SELECT 1 FROM ${stage} AS s WHERE ${matches('s', 't')})`,
+      [],
+    );
   }
   if (ops.updates && others.length) {
     const set = others.map((c) => `${quote(c)} = s.${quote(c)}`).join(', ');
     const changed = others.map((c) => differs(`t.${quote(c)}`, `s.${quote(c)}`)).join(' OR ');
-    counts.updated = await db.exec(`UPDATE ${target} AS t SET ${set} FROM ${stage} AS s WHERE ${matches('t', 's')} AND (${changed})`, []);
+    counts.updated = await db.exec(
+      `UPDATE ${target} AS t SET ${set} FROM ${stage} AS s WHERE ${matches('t', 's')} AND (${changed})`,
+      [],
+    );
   }
   if (ops.inserts) {
     const list = rows.columns.map(quote);

@@ -5,7 +5,14 @@ import { writeDriveFiles } from '../targets/drive-files';
 import { runDriveTarget } from './drive-target';
 import type { Command } from './command';
 
-const EXTENSIONS: Record<DriveFormat, string> = { CSV: '.csv', JSON: '.json', NDJSON: '.ndjson', XML: '.xml', RAW: '.txt', PARQUET: '.parquet' };
+const EXTENSIONS: Record<DriveFormat, string> = {
+  CSV: '.csv',
+  JSON: '.json',
+  NDJSON: '.ndjson',
+  XML: '.xml',
+  RAW: '.txt',
+  PARQUET: '.parquet',
+};
 
 /**
  * PUSH INTO DRIVE [conn] FORMAT … { FILE '<name>' } { options } { WITH … } (reference A; docs/drives.md):
@@ -18,11 +25,17 @@ export const pushDrive: Command<PushDrive> = async (stmt, input, ctx) => {
   const upserts = log?.upserts ?? input;
   const deletes = log?.deletes ?? Dataset.empty();
   const executionId = log?.executionId ?? ctx.run.executionId;
-  const file = stmt.drive.file ?? { value: `${ctx.run.pipeline.replace(/[^\w.-]+/g, '_')}-${executionId}${EXTENSIONS[stmt.format]}`, form: 'quoted' as const, pos: stmt.pos };
+  const file = stmt.drive.file ?? {
+    value: `${ctx.run.pipeline.replace(/[^\w.-]+/g, '_')}-${executionId}${EXTENSIONS[stmt.format]}`,
+    form: 'quoted' as const,
+    pos: stmt.pos,
+  };
   await runDriveTarget(stmt, ctx, async (drive, out, written) => {
     const target = { ...out, file };
-    if (upserts.rowCount > 0) await writeDriveFiles(upserts, (name) => name, drive, target, ctx, stmt.options.retry, written);
-    if (deletes.rowCount > 0) await writeDriveFiles(deletes, deletesName, drive, target, ctx, stmt.options.retry, written);
+    if (upserts.rowCount > 0)
+      await writeDriveFiles(upserts, (name) => name, drive, target, ctx, stmt.options.retry, written);
+    if (deletes.rowCount > 0)
+      await writeDriveFiles(deletes, deletesName, drive, target, ctx, stmt.options.retry, written);
   });
 };
 

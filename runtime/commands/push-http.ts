@@ -47,14 +47,31 @@ const PROGRESS_EVERY_MS = 250;
 export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
   const log = ctx.run.changeLog;
   // No change log: the dataset is the upsert stream, and the delete stream is empty with the same columns.
-  const streams = log ?? { upserts: input, deletes: Dataset.fromRows(input.columns, []), keys: [], executionId: ctx.run.executionId, file: undefined };
-  const connection = stmt.connection && atArgument(stmt.connection, () => ctx.session.connections.getOf(stmt.connection!.name, 'http'));
+  const streams = log ?? {
+    upserts: input,
+    deletes: Dataset.fromRows(input.columns, []),
+    keys: [],
+    executionId: ctx.run.executionId,
+    file: undefined,
+  };
+  const connection =
+    stmt.connection && atArgument(stmt.connection, () => ctx.session.connections.getOf(stmt.connection!.name, 'http'));
   const outcome = outcomeOptions(stmt.options, ctx);
   const sections = [
     { section: stmt.onUpsert, stream: 'upsert' as const, rows: streams.upserts },
     { section: stmt.onDelete, stream: 'delete' as const, rows: streams.deletes },
-  ].flatMap(({ section, stream, rows }) => (section ? [new SectionPush(stmt, section, stream, rows, connection, ctx)] : []));
-  const tally: Tally = { calls: 0, rows: 0, retries: 0, failures: 0, total: sections.reduce((n, s) => n + s.rows.rowCount, 0), started: performance.now(), shown: 0 };
+  ].flatMap(({ section, stream, rows }) =>
+    section ? [new SectionPush(stmt, section, stream, rows, connection, ctx)] : [],
+  );
+  const tally: Tally = {
+    calls: 0,
+    rows: 0,
+    retries: 0,
+    failures: 0,
+    total: sections.reduce((n, s) => n + s.rows.rowCount, 0),
+    started: performance.now(),
+    shown: 0,
+  };
   const progressId = `push-${ctx.run.executionId}-${stmt.pos.offset}`;
   const progress = await readProgress(log?.file);
   try {
@@ -102,7 +119,9 @@ class SectionPush {
     private readonly connection: HttpConnection | undefined,
     private readonly ctx: CommandContext,
   ) {
-    this.tracer = section.trace && new Tracer(section.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
+    this.tracer =
+      section.trace &&
+      new Tracer(section.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
     const payload = section.payload && compileTemplate(section.payload);
     this.size = batchSize(stmt.options.batch, payload?.batch ?? false, section.payload?.pos ?? stmt.pos);
     const bind = (t: ReturnType<typeof compileTemplate>) => t.bindBatch(ctx, rows, { fxByRow: true });
@@ -122,10 +141,17 @@ class SectionPush {
     const done = (progress.done[this.id] ??= {});
     const first = done[this.stream] ?? 0;
     if (first > 0) {
-      ctx.emit({ kind: 'message', text: `${this.stream} stream: resuming at batch ${first + 1} of ${calls} (batches before it were sent by an earlier push of this change log)` });
+      ctx.emit({
+        kind: 'message',
+        text: `${this.stream} stream: resuming at batch ${first + 1} of ${calls} (batches before it were sent by an earlier push of this change log)`,
+      });
       tally.total -= Math.min(rows.rowCount, first * size);
     }
-    const call: CallContext = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+    const call: CallContext = {
+      resources: ctx.session.resources,
+      workspace: ctx.session.workspace,
+      signal: ctx.signal,
+    };
     const batchAt = batchRows(rows, size);
     const prepare = (b: number): Prepared => {
       try {
@@ -176,14 +202,17 @@ class SectionPush {
       }),
     );
     // The same batch of the same log always carries the same key, so a receiver can drop a repeat.
-    if (getHeader(request.headers, 'idempotency-key') === undefined) setHeader(request.headers, 'Idempotency-Key', `${executionId}-${this.stream}-${b + 1}`);
+    if (getHeader(request.headers, 'idempotency-key') === undefined)
+      setHeader(request.headers, 'Idempotency-Key', `${executionId}-${this.stream}-${b + 1}`);
     return { request, rows: rows.length };
   }
 
   private async send(request: HttpRequest, call: CallContext, tally: Tally): Promise<void> {
     const { section } = this;
     const started = new Date();
-    const { response } = await atArgument(section.command.target, () => sendWithRetries(request, call, this.retry, () => tally.retries++));
+    const { response } = await atArgument(section.command.target, () =>
+      sendWithRetries(request, call, this.retry, () => tally.retries++),
+    );
     await this.tracer?.record(request, response, started);
     const ok = response.status >= 200 && response.status < 300;
     if (!ok) {
@@ -206,7 +235,6 @@ class SectionPush {
 function afterPendingWrites(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
-
 
 function report(ctx: CommandContext, id: string, t: Tally, done: boolean): void {
   const now = performance.now();

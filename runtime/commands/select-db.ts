@@ -20,19 +20,29 @@ export const selectDb: Command<SelectDb> = async (stmt, input, ctx) => {
   const plan = planFor(stmt.sql);
   const pipelineData = plan.usesPipelineData ? temporaryName('pipelinedata') : undefined;
   const { sql, params } = renderSql(plan.whole, engine.dialect, pipelineData && engine.dialect.quote(pipelineData));
-  const values = valuesOnce(plan, params, ctx, 'SELECT FROM DB runs its query once: join the pipeline rows through @pipelinedata() instead');
+  const values = valuesOnce(
+    plan,
+    params,
+    ctx,
+    'SELECT FROM DB runs its query once: join the pipeline rows through @pipelinedata() instead',
+  );
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
   const read = (db: DbSession) =>
-    db.query(withoutTrailingSemicolons(sql), values, async (page) => {
-      if (!pipeline) {
-        parts.push(page);
-        return false;
-      }
-      const outcome = await pipeline.run(page);
-      parts.push(outcome.dataset);
-      return outcome.stop;
-    }, { signal: ctx.signal, pageRows: pipeline ? PAGE_ROWS : Infinity });
+    db.query(
+      withoutTrailingSemicolons(sql),
+      values,
+      async (page) => {
+        if (!pipeline) {
+          parts.push(page);
+          return false;
+        }
+        const outcome = await pipeline.run(page);
+        parts.push(outcome.dataset);
+        return outcome.stop;
+      },
+      { signal: ctx.signal, pageRows: pipeline ? PAGE_ROWS : Infinity },
+    );
   if (pipelineData === undefined) await engine.session(read, ctx.signal);
   else {
     await engine.transaction(async (db) => {

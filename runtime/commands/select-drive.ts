@@ -18,7 +18,9 @@ import { floatsAsDecimal } from './settings';
 export const selectDrive: Command<SelectDrive> = async (stmt, _input, ctx) => {
   const { session } = ctx;
   const { connection, path } = stmt;
-  const base = connection ? resolve(session.cwd, atArgument(connection, () => session.connections.getOf(connection.name, 'drive')).root) : session.cwd;
+  const base = connection
+    ? resolve(session.cwd, atArgument(connection, () => session.connections.getOf(connection.name, 'drive')).root)
+    : session.cwd;
   // CSV options are checked once here, where their text's position is known; the reader parses them per file.
   if (stmt.formatOptions) parseCsvOptions(stmt.formatOptions.value, stmt.formatOptions.pos);
   if (stmt.tx && isCsvOptions(stmt.tx.path.value)) parseCsvOptions(stmt.tx.path.value, stmt.tx.path.pos);

@@ -36,7 +36,12 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
     timeout: o.timeout,
   });
   const pager = new Pager(
-    { mode: o.paging?.mode ?? 'none', param: o.paging?.param && evaluateText(o.paging.param, ctx), path: o.paging?.path?.value, pos: o.paging?.pos },
+    {
+      mode: o.paging?.mode ?? 'none',
+      param: o.paging?.param && evaluateText(o.paging.param, ctx),
+      path: o.paging?.path?.value,
+      pos: o.paging?.pos,
+    },
     request.url,
   );
   const plan = stmt.tx ? compileTx(stmt.tx.path.value, stmt.tx.path.pos) : undefined;
@@ -49,18 +54,20 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
   // A failed call (refused, timed out, an HTTP error status) is about the target. Errors of the inline
   // pipeline already carry their statement's position and keep it.
   const reading = { resources: session.resources, workspace: session.workspace, signal: ctx.signal };
-  await atArgument(command.target, () => readPages(request, pager, reading, async (page) => {
-    recordLastHttp(ctx.run, page);
-    const data = plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false);
-    const records = plan ? () => data.rowCount : () => page.bodyRecords();
-    if (!pipeline) {
-      parts.push(data);
-      return { records, stop: false };
-    }
-    const outcome = await pipeline.run(data);
-    parts.push(outcome.dataset);
-    return { records, stop: outcome.stop };
-  }));
+  await atArgument(command.target, () =>
+    readPages(request, pager, reading, async (page) => {
+      recordLastHttp(ctx.run, page);
+      const data = plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false);
+      const records = plan ? () => data.rowCount : () => page.bodyRecords();
+      if (!pipeline) {
+        parts.push(data);
+        return { records, stop: false };
+      }
+      const outcome = await pipeline.run(data);
+      parts.push(outcome.dataset);
+      return { records, stop: outcome.stop };
+    }),
+  );
   if (pager.truncated) ctx.emit({ kind: 'warning', text: `paging stopped after ${MAX_PAGES} pages, the maximum` });
   return concatDatasets(parts);
 };
@@ -81,20 +88,38 @@ export function responseRow(page: Page, returnBytes: boolean): Dataset {
       { name: 'headers', type: STRING },
       { name: 'elapsed_ms', type: { base: 'int' } },
     ],
-    [[returnBytes ? new Uint8Array(r.body) : page.text(), r.status, JSON.stringify(r.headers), Math.round(r.elapsedMs)]],
+    [
+      [
+        returnBytes ? new Uint8Array(r.body) : page.text(),
+        r.status,
+        JSON.stringify(r.headers),
+        Math.round(r.elapsedMs),
+      ],
+    ],
   );
 }
 
 function recordLastHttp(run: RunState, page: Page): void {
   const r = page.response;
-  run.lastHttp = { status: r.status, headers: r.headers, content: page.text(), mediaType: r.mediaType, byteCount: r.body.length };
+  run.lastHttp = {
+    status: r.status,
+    headers: r.headers,
+    content: page.text(),
+    mediaType: r.mediaType,
+    byteCount: r.body.length,
+  };
 }
 
 /** Options of the shared HTTP option set that give SELECT FROM HTTP no meaning (yet). */
 function rejectOtherOptions(o: HttpOptions): void {
-  const applyOnly: [keyof HttpOptions, string][] = [['processing', 'PROCESSING'], ['when', 'WHEN'], ['shiftRows', 'SHIFT_ROWS']];
+  const applyOnly: [keyof HttpOptions, string][] = [
+    ['processing', 'PROCESSING'],
+    ['when', 'WHEN'],
+    ['shiftRows', 'SHIFT_ROWS'],
+  ];
   for (const [key, name] of applyOnly) {
-    if (o[key] !== undefined) throw new ScriptError(`${name} is an APPLY HTTP option; SELECT FROM HTTP reads once (per page)`, 'semantic');
+    if (o[key] !== undefined)
+      throw new ScriptError(`${name} is an APPLY HTTP option; SELECT FROM HTTP reads once (per page)`, 'semantic');
   }
   const later: [keyof HttpOptions, string][] = [
     ['continueOnErrors', 'CONTINUE_ON_ERRORS'],

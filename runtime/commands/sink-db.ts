@@ -1,6 +1,16 @@
 import type { BulkRows, DbSession, TableColumn, TableName } from '../db/engine';
 import { engineFor } from '../db/engine-for';
-import { addColumns, createTable, dropTable, matchColumns, primaryKeyOf, requireColumns, showTable, stagingFor, tableName } from '../db/tables';
+import {
+  addColumns,
+  createTable,
+  dropTable,
+  matchColumns,
+  primaryKeyOf,
+  requireColumns,
+  showTable,
+  stagingFor,
+  tableName,
+} from '../db/tables';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { RunState } from '../scope';
@@ -25,7 +35,11 @@ const cleaned = new WeakMap<RunState, Set<string>>();
  */
 export const sinkDb: Command<SinkDb> = async (stmt, input, ctx) => {
   if (stmt.onColumn) {
-    throw new ScriptError('SINK INTO DB … ON COLUMN (an XML column shredded into tables) is not supported yet', 'unsupported', stmt.onColumn.pos);
+    throw new ScriptError(
+      'SINK INTO DB … ON COLUMN (an XML column shredded into tables) is not supported yet',
+      'unsupported',
+      stmt.onColumn.pos,
+    );
   }
   requireColumns(input, stmt.keyword);
   const engine = engineFor(ctx, stmt.connection);
@@ -56,7 +70,10 @@ export const sinkDb: Command<SinkDb> = async (stmt, input, ctx) => {
     // Its own signal: the drop must happen after a Ctrl-C too.
     ctx.run.atEnd(() => engine.session((db) => dropTable(db, table.sql), new AbortController().signal));
   }
-  ctx.emit({ kind: 'message', text: `SINK INTO DB: ${written.toLocaleString('en-US')} row${written === 1 ? '' : 's'} written to ${showTable(table)}` });
+  ctx.emit({
+    kind: 'message',
+    text: `SINK INTO DB: ${written.toLocaleString('en-US')} row${written === 1 ? '' : 's'} written to ${showTable(table)}`,
+  });
 };
 
 /** Whether `key` is new to the run (and records it). */
@@ -86,20 +103,34 @@ function noPrimaryKey(table: TableName): ScriptError {
 }
 
 /** The rows staged, then upserted on the primary key: a matching row takes the new values. */
-async function replaceRows(db: DbSession, table: TableName, columns: TableColumn[], rows: BulkRows, ctx: CommandContext): Promise<number> {
+async function replaceRows(
+  db: DbSession,
+  table: TableName,
+  columns: TableColumn[],
+  rows: BulkRows,
+  ctx: CommandContext,
+): Promise<number> {
   const key = primaryKeyOf(columns);
   if (key.length === 0) throw noPrimaryKey(table);
   const lower = new Set(rows.columns.map((c) => c.toLowerCase()));
   const absent = key.filter((k) => !lower.has(k.toLowerCase()));
-  if (absent.length) throw new ScriptError(`REPLACE matches rows by the primary key of ${showTable(table)}, and the dataset has no column ${absent.join(', ')}`, 'runtime');
+  if (absent.length)
+    throw new ScriptError(
+      `REPLACE matches rows by the primary key of ${showTable(table)}, and the dataset has no column ${absent.join(', ')}`,
+      'runtime',
+    );
   const { quote } = db.dialect;
   const stage = await stagingFor(db, table, rows, ctx.signal);
   const list = rows.columns.map(quote).join(', ');
   const keys = new Set(key);
   const others = rows.columns.filter((c) => !keys.has(c));
-  const action = others.length ? `DO UPDATE SET ${others.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}` : 'DO NOTHING';
+  const action = others.length
+    ? `DO UPDATE SET ${others.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}`
+    : 'DO NOTHING';
   // `WHERE true`: without it SQLite would read ON CONFLICT as part of the SELECT's join.
-  await db.script(`INSERT INTO ${table.sql} (${list}) SELECT ${list} FROM ${stage} WHERE true ON CONFLICT (${key.map(quote).join(', ')}) ${action}`);
+  await db.script(
+    `INSERT INTO ${table.sql} (${list}) SELECT ${list} FROM ${stage} WHERE true ON CONFLICT (${key.map(quote).join(', ')}) ${action}`,
+  );
   await dropTable(db, stage);
   return rows.data.rowCount;
 }

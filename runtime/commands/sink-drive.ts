@@ -9,5 +9,7 @@ import type { Command } from './command';
  * folder or an FTP site. The dataset is left as it was.
  */
 export const sinkDrive: Command<SinkDrive> = async (stmt, input, ctx) => {
-  await runDriveTarget(stmt, ctx, (drive, out, written) => writeDriveFiles(input, (file) => file, drive, out, ctx, stmt.options.retry, written));
+  await runDriveTarget(stmt, ctx, (drive, out, written) =>
+    writeDriveFiles(input, (file) => file, drive, out, ctx, stmt.options.retry, written),
+  );
 };

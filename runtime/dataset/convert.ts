@@ -140,7 +140,7 @@ function lengthOver(s: string, max: number): boolean {
 }
 
 function toText(target: ColumnType, source: ColumnType): Converter {
-  const max = target.size === 'max' ? undefined : target.size ?? (target.base === 'char' ? 1 : undefined);
+  const max = target.size === 'max' ? undefined : (target.size ?? (target.base === 'char' ? 1 : undefined));
   const reason = `longer than ${max} character${max === 1 ? '' : 's'}`;
   return (v) => {
     if (v === null) return null;
@@ -224,7 +224,8 @@ function toWhole<T extends number | bigint>(target: ColumnType, whole: Whole<T>)
       case 'boolean':
         return whole.fromBool(v);
     }
-    if (isDecimal(v) && v.isFinite()) return inRange(v, whole.fromDecimal(v.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN)));
+    if (isDecimal(v) && v.isFinite())
+      return inRange(v, whole.fromDecimal(v.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN)));
     return fail(v, target);
   };
 }

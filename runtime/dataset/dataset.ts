@@ -37,7 +37,8 @@ export class Dataset {
 
   /** `rowCount` is only needed when there are no columns (rows of empty records). */
   constructor(columns: Column[] = [], data: Value[][] = [], rowCount = data.length > 0 ? data[0].length : 0) {
-    if (data.length !== columns.length) throw new Error(`dataset: ${columns.length} columns but ${data.length} column arrays`);
+    if (data.length !== columns.length)
+      throw new Error(`dataset: ${columns.length} columns but ${data.length} column arrays`);
     this.columns = columns;
     this.cells = data;
     this.rowCount = rowCount;
@@ -120,7 +121,11 @@ export class Dataset {
 
   /** The rows at `indices`, in that order, under copies of the same columns; gathered when read. */
   pick(indices: ArrayLike<number>): Dataset {
-    const out = new Dataset(this.copyColumns(), this.columns.map(() => []), indices.length);
+    const out = new Dataset(
+      this.copyColumns(),
+      this.columns.map(() => []),
+      indices.length,
+    );
     out.cells.fill(undefined);
     out.selection = { source: this, rows: indices };
     return out;
@@ -132,7 +137,11 @@ export class Dataset {
     const to = Math.max(from, Math.min(end, this.rowCount));
     const data = this.data;
     if (from === 0 && to === this.rowCount) return new Dataset(this.copyColumns(), data, this.rowCount);
-    return new Dataset(this.copyColumns(), data.map((values) => values.slice(from, to)), to - from);
+    return new Dataset(
+      this.copyColumns(),
+      data.map((values) => values.slice(from, to)),
+      to - from,
+    );
   }
 
   private gather(c: number): Value[] {

@@ -25,7 +25,8 @@ export function scaleOf(d: Decimal): number {
 
 /** `d` with at least `scale` decimals when printed (trailing zeros added, never digits removed). */
 export function withScale(d: Decimal, scale: number): Decimal {
-  if (scale > d.decimalPlaces()) return d instanceof ScaledDecimal && d.scale === scale ? d : new ScaledDecimal(d, scale);
+  if (scale > d.decimalPlaces())
+    return d instanceof ScaledDecimal && d.scale === scale ? d : new ScaledDecimal(d, scale);
   return d instanceof ScaledDecimal ? new Decimal(d) : d;
 }
 
@@ -73,7 +74,10 @@ export function carriedScale(d: Decimal): number {
  * instance has the same shape), without the constructors' copy of a digits array we would replace.
  */
 export function decimalFromParts(s: number, e: number, words: number[], scale: number): Decimal {
-  const x = Object.create(scale >= 0 ? ScaledDecimal.prototype : Decimal.prototype) as Parts & { constructor: unknown; scale?: number };
+  const x = Object.create(scale >= 0 ? ScaledDecimal.prototype : Decimal.prototype) as Parts & {
+    constructor: unknown;
+    scale?: number;
+  };
   x.constructor = Decimal;
   x.s = s;
   x.e = e;

@@ -76,7 +76,12 @@ export function renderText(ds: Dataset, options: TextOptions): string {
   if (!fitted) return `${natural.text}\n${footer}`;
 
   const k = fitted.length;
-  const table = drawTable(head.slice(0, k), body.map((row) => row.slice(0, k)), aligns.slice(0, k), fitted);
+  const table = drawTable(
+    head.slice(0, k),
+    body.map((row) => row.slice(0, k)),
+    aligns.slice(0, k),
+    fitted,
+  );
   const lines = [table.text, footer];
   if (k < ds.columns.length) {
     const hidden = ds.columns.slice(k).map((c) => c.name);
@@ -187,7 +192,11 @@ export function toJsonRows(ds: Dataset): string {
 
 /** One row of `toJsonRows` as its JSON object: for writers that stream rows (`changelog show --output json`). */
 export function jsonRowWriter(columns: readonly Column[]): RowWriter {
-  return jsonObjectWriter(columns, columns.map((_, i) => i), JSON_EXPORT);
+  return jsonObjectWriter(
+    columns,
+    columns.map((_, i) => i),
+    JSON_EXPORT,
+  );
 }
 
 /**

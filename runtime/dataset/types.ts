@@ -5,19 +5,19 @@ import type Decimal from 'decimal.js';
  * reads a cell knows what it holds from the schema alone.
  */
 export type BaseType =
-  | 'string'   // string            (string, string[N], string[max], XML, TEXT, NVARCHAR(N)…, SYSNAME = 256)
-  | 'char'     // string            (char, char[N], CHAR)
-  | 'bool'     // boolean           (bool, boolean, BIT, BOOL)
-  | 'tinyint'  // number 0..255     (tinyint, BYTE)
-  | 'short'    // number            (short, int16, SMALLINT)
-  | 'int'      // number            (int, int32, INT)
-  | 'long'     // bigint            (long, int64, BIGINT): exact beyond 2^53
-  | 'decimal'  // Decimal           (decimal(p,s), DECIMAL): exact digits end to end
-  | 'double'   // number            (double, DOUBLE)
-  | 'float'    // number            (float, single, FLOAT, SINGLE, REAL): rounded to float32 on store
+  | 'string' // string            (string, string[N], string[max], XML, TEXT, NVARCHAR(N)…, SYSNAME = 256)
+  | 'char' // string            (char, char[N], CHAR)
+  | 'bool' // boolean           (bool, boolean, BIT, BOOL)
+  | 'tinyint' // number 0..255     (tinyint, BYTE)
+  | 'short' // number            (short, int16, SMALLINT)
+  | 'int' // number            (int, int32, INT)
+  | 'long' // bigint            (long, int64, BIGINT): exact beyond 2^53
+  | 'decimal' // Decimal           (decimal(p,s), DECIMAL): exact digits end to end
+  | 'double' // number            (double, DOUBLE)
+  | 'float' // number            (float, single, FLOAT, SINGLE, REAL): rounded to float32 on store
   | 'datetime' // Date              (datetime, DATE, DATETIME, DATETIME2)
-  | 'guid'     // string, lowercase canonical 8-4-4-4-12
-  | 'bytes';   // Uint8Array        (byte[], byte[N], image, binary(N), varbinary(N|max))
+  | 'guid' // string, lowercase canonical 8-4-4-4-12
+  | 'bytes'; // Uint8Array        (byte[], byte[N], image, binary(N), varbinary(N|max))
 
 export interface ColumnType {
   base: BaseType;

@@ -89,7 +89,12 @@ function channel(ds: Dataset, name: Channel['name'], column: string): Channel {
 }
 
 /** Vega-Lite's field names read `.` and `[]` as paths, so the data uses the channel names and the axes the column names. */
-function encoding(kind: ChartKind, x: Channel, y: Channel | undefined, color: Channel | undefined): Record<string, unknown> {
+function encoding(
+  kind: ChartKind,
+  x: Channel,
+  y: Channel | undefined,
+  color: Channel | undefined,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (kind === 'histogram') {
     out.x = { field: 'x', type: 'quantitative', bin: { maxbins: 30 }, title: x.column };
@@ -98,7 +103,9 @@ function encoding(kind: ChartKind, x: Channel, y: Channel | undefined, color: Ch
     // Bars stand for values, not a continuous scale: numbers on a bar chart's x are categories.
     out.x = { field: 'x', type: kind === 'bar' && xType === 'quantitative' ? 'ordinal' : xType, title: x.column };
   }
-  out.y = y ? { field: 'y', type: encodingType(y.type.base), title: y.column } : { aggregate: 'count', type: 'quantitative', title: 'rows' };
+  out.y = y
+    ? { field: 'y', type: encodingType(y.type.base), title: y.column }
+    : { aggregate: 'count', type: 'quantitative', title: 'rows' };
   if (color) out.color = { field: 'color', type: encodingType(color.type.base), title: color.column };
   return out;
 }
@@ -113,9 +120,13 @@ export function vegaLiteChart(ds: Dataset, request: ChartRequest, maxRows = MAX_
   const { kind } = request;
   const x = channel(ds, 'x', request.x);
   if (kind === 'histogram') {
-    if (request.y !== undefined) throw new ScriptError('a histogram takes x only: it counts the rows in each bin of x', 'semantic');
+    if (request.y !== undefined)
+      throw new ScriptError('a histogram takes x only: it counts the rows in each bin of x', 'semantic');
     if (!NUMERIC.has(x.type.base)) {
-      throw new ScriptError(`a histogram needs a numeric x; '${x.column}' is ${x.type.base} (count its values with %plot bar x=${x.column})`, 'semantic');
+      throw new ScriptError(
+        `a histogram needs a numeric x; '${x.column}' is ${x.type.base} (count its values with %plot bar x=${x.column})`,
+        'semantic',
+      );
     }
   }
   const y = request.y === undefined ? undefined : channel(ds, 'y', request.y);

@@ -153,7 +153,8 @@ function planSql(text: Text): SqlPlan {
           }
           break;
       }
-      if (state !== 'line comment' && state !== 'block comment' && c !== ' ' && c !== '\n' && c !== '\t' && c !== '\r') hasCode = true;
+      if (state !== 'line comment' && state !== 'block comment' && c !== ' ' && c !== '\n' && c !== '\t' && c !== '\r')
+        hasCode = true;
       pending += c;
     }
   }
@@ -201,7 +202,9 @@ export function renderSql(segments: readonly Segment[], dialect: Dialect, pipeli
 }
 
 function written(part: Exclude<Part, { kind: 'text' }>): string {
-  return part.kind === 'field' ? `{{${part.prefix ? `${part.prefix}:` : ''}${part.name}}}` : `${part.sigil}${part.name}(…)`;
+  return part.kind === 'field'
+    ? `{{${part.prefix ? `${part.prefix}:` : ''}${part.name}}}`
+    : `${part.sigil}${part.name}(…)`;
 }
 
 function misplaced(part: Exclude<Part, { kind: 'text' }>, state: State): ScriptError {

@@ -8,7 +8,17 @@ import type { Column, Value } from '../dataset/types';
 import { uniqueName } from '../docpath/typing';
 import { ScriptError } from '../errors';
 import { POSTGRES } from './dialect';
-import { PAGE_ROWS, type BulkRows, type DbSession, type Engine, type PageHandler, type Prepared, type QueryOptions, type TableColumn, type TableName } from './engine';
+import {
+  PAGE_ROWS,
+  type BulkRows,
+  type DbSession,
+  type Engine,
+  type PageHandler,
+  type Prepared,
+  type QueryOptions,
+  type TableColumn,
+  type TableName,
+} from './engine';
 import { PageBuffer } from './pages';
 import { cancelled, engineError } from './errors';
 import { postgresColumnType } from './types';
@@ -21,7 +31,8 @@ const COPY_CHUNK_ROWS = 2_000;
 
 const SYNTAX_ERROR = '42601';
 const READS_ROWS = /^\s*(?:select|with|values|table|\()/i;
-const NO_ROWS = 'this SQL returns no rows to read through a cursor (PostgreSQL reads SELECT, VALUES and TABLE so): run it with EXEC ON DB';
+const NO_ROWS =
+  'this SQL returns no rows to read through a cursor (PostgreSQL reads SELECT, VALUES and TABLE so): run it with EXEC ON DB';
 
 /** pg's parsers replaced by ours (values.ts); text for the types without one. */
 const TYPES: pg.CustomTypesConfig = {
@@ -41,7 +52,8 @@ export class PostgresEngine implements Engine {
   constructor(url: string, password: string | undefined) {
     this.secrets = password ? [password, encodeURIComponent(password)] : [];
     // A query parameter, because pg lets the connection string's empty password win over a separate one.
-    const connectionString = password === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}password=${encodeURIComponent(password)}`;
+    const connectionString =
+      password === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}password=${encodeURIComponent(password)}`;
     this.pool = new pg.Pool({
       connectionString,
       max: POOL_SIZE,
@@ -106,20 +118,32 @@ class PostgresSession implements DbSession {
     private readonly inTransaction: boolean,
   ) {}
 
-  async query(sql: string, params: readonly Value[], onPage: PageHandler, { signal, pageRows }: QueryOptions): Promise<void> {
+  async query(
+    sql: string,
+    params: readonly Value[],
+    onPage: PageHandler,
+    { signal, pageRows }: QueryOptions,
+  ): Promise<void> {
     // A cursor lives in a transaction: the unit's own, or one opened for the read.
     if (!this.inTransaction) await this.client.query('BEGIN');
     try {
       const cursor = `sqlcdc_cursor_${++this.cursors}`;
-      await this.client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, params.map(postgresValue)).catch((e: unknown) => {
-        // A cursor reads SELECT, VALUES and TABLE only: anything else fails as a syntax error at its first word.
-        throw (e as { code?: string }).code === SYNTAX_ERROR && !READS_ROWS.test(sql) ? new ScriptError(NO_ROWS, 'runtime') : e;
-      });
+      await this.client
+        .query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, params.map(postgresValue))
+        .catch((e: unknown) => {
+          // A cursor reads SELECT, VALUES and TABLE only: anything else fails as a syntax error at its first word.
+          throw (e as { code?: string }).code === SYNTAX_ERROR && !READS_ROWS.test(sql)
+            ? new ScriptError(NO_ROWS, 'runtime')
+            : e;
+        });
       let buffer: PageBuffer | undefined;
       let columns: Column[] = [];
       for (;;) {
         const wanted = Math.min(PAGE_ROWS, buffer?.room ?? pageRows);
-        const result = await this.client.query<unknown[]>({ text: `FETCH FORWARD ${wanted} FROM ${cursor}`, rowMode: 'array' });
+        const result = await this.client.query<unknown[]>({
+          text: `FETCH FORWARD ${wanted} FROM ${cursor}`,
+          rowMode: 'array',
+        });
         if (!buffer) {
           columns = columnsOf(result);
           buffer = new PageBuffer(columns.length, pageRows);
@@ -152,7 +176,10 @@ class PostgresSession implements DbSession {
   prepare(sql: string): Prepared {
     // Named, so the server parses and plans it once for this connection.
     const name = `sqlcdc_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
-    return { run: async (params) => (await this.client.query({ name, text: sql, values: params.map(postgresValue) })).rowCount ?? 0 };
+    return {
+      run: async (params) =>
+        (await this.client.query({ name, text: sql, values: params.map(postgresValue) })).rowCount ?? 0,
+    };
   }
 
   async insert(table: string, rows: BulkRows, signal: AbortSignal): Promise<number> {
@@ -182,7 +209,10 @@ class PostgresSession implements DbSession {
 /** The columns of a FETCH result; its cells are already dataset values (the pool's type parsers). */
 function columnsOf(result: pg.QueryResult<unknown[]>): Column[] {
   const taken = new Set<string>();
-  return result.fields.map((f) => ({ name: uniqueName(f.name, taken), type: postgresColumnType(f.dataTypeID, f.dataTypeModifier) }));
+  return result.fields.map((f) => ({
+    name: uniqueName(f.name, taken),
+    type: postgresColumnType(f.dataTypeID, f.dataTypeModifier),
+  }));
 }
 
 /** The rows in COPY's text format, a few thousand per chunk. */

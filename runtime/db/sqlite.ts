@@ -7,7 +7,16 @@ import { STRING, type Column, type ColumnType, type Value } from '../dataset/typ
 import { uniqueName } from '../docpath/typing';
 import { ScriptError } from '../errors';
 import { SQLITE } from './dialect';
-import type { BulkRows, DbSession, Engine, PageHandler, Prepared, QueryOptions, TableColumn, TableName } from './engine';
+import type {
+  BulkRows,
+  DbSession,
+  Engine,
+  PageHandler,
+  Prepared,
+  QueryOptions,
+  TableColumn,
+  TableName,
+} from './engine';
 import { cancelled, engineError } from './errors';
 import { SerialLock } from './lock';
 import { PageBuffer } from './pages';
@@ -40,7 +49,10 @@ export class SqliteEngine implements Engine {
     try {
       this.db = new Database(file);
     } catch (e) {
-      throw new ScriptError(`cannot open the SQLite database '${file}' of [${name}]: ${(e as Error).message}`, 'runtime');
+      throw new ScriptError(
+        `cannot open the SQLite database '${file}' of [${name}]: ${(e as Error).message}`,
+        'runtime',
+      );
     }
     this.connection = new SqliteSession(this.db);
   }
@@ -61,7 +73,8 @@ export class SqliteEngine implements Engine {
           this.db.exec(savepoint ? `RELEASE ${savepoint}` : 'COMMIT');
           return out;
         } catch (e) {
-          if (this.db.inTransaction) this.db.exec(savepoint ? `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}` : 'ROLLBACK');
+          if (this.db.inTransaction)
+            this.db.exec(savepoint ? `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}` : 'ROLLBACK');
           throw e;
         }
       }),
@@ -93,12 +106,20 @@ class SqliteSession implements DbSession {
 
   constructor(private readonly db: Database.Database) {}
 
-  async query(sql: string, params: readonly Value[], onPage: PageHandler, { signal, pageRows }: QueryOptions): Promise<void> {
+  async query(
+    sql: string,
+    params: readonly Value[],
+    onPage: PageHandler,
+    { signal, pageRows }: QueryOptions,
+  ): Promise<void> {
     const stmt = this.db.prepare(sql);
     if (!stmt.reader) throw new ScriptError('this SQL returns no rows: run it with EXEC ON DB', 'runtime');
     const columns = stmt.columns();
     const taken = new Set<string>();
-    const shape: Shape = { names: columns.map((c) => uniqueName(c.name, taken)), declared: columns.map((c) => sqliteColumnType(c.type)) };
+    const shape: Shape = {
+      names: columns.map((c) => uniqueName(c.name, taken)),
+      declared: columns.map((c) => sqliteColumnType(c.type)),
+    };
     const bound = params.map(sqliteValue);
     stmt.raw(true);
     // Exact integers cost the driver a bigint each, even for an INT column. A read in one page (nothing
@@ -112,7 +133,13 @@ class SqliteSession implements DbSession {
   }
 
   /** Steps the statement in batches into pages; false when a tentative read met a value it cannot type surely. */
-  private async read(stmt: Database.Statement, params: SqliteValue[], shape: Shape, how: ReadMode, onPage: PageHandler): Promise<boolean> {
+  private async read(
+    stmt: Database.Statement,
+    params: SqliteValue[],
+    shape: Shape,
+    how: ReadMode,
+    onPage: PageHandler,
+  ): Promise<boolean> {
     const rows = stmt.safeIntegers(how.exact).iterate(params) as IterableIterator<unknown[]>;
     const buffer = new PageBuffer(shape.names.length, how.pageRows);
     try {
@@ -161,7 +188,9 @@ class SqliteSession implements DbSession {
 
   async insert(table: string, rows: BulkRows, signal: AbortSignal): Promise<number> {
     const { columns, data, ordinals } = rows;
-    const stmt = this.db.prepare(`INSERT INTO ${table} (${columns.map(SQLITE.quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    const stmt = this.db.prepare(
+      `INSERT INTO ${table} (${columns.map(SQLITE.quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    );
     const values = ordinals.map((o) => data.column(o));
     const encoders = ordinals.map((o) => sqliteEncoder(data.columns[o].type));
     const width = values.length;
@@ -186,7 +215,11 @@ class SqliteSession implements DbSession {
 
   async columns(table: TableName): Promise<TableColumn[] | undefined> {
     const schema = table.schema === undefined ? '' : `${SQLITE.quote(table.schema)}.`;
-    const info = this.db.prepare(`PRAGMA ${schema}table_info(${SQLITE.quote(table.name)})`).all() as { name: string; type: string; pk: number }[];
+    const info = this.db.prepare(`PRAGMA ${schema}table_info(${SQLITE.quote(table.name)})`).all() as {
+      name: string;
+      type: string;
+      pk: number;
+    }[];
     if (info.length === 0) return undefined;
     return info.map((c) => ({ name: c.name, declared: c.type, primaryKey: c.pk }));
   }
@@ -213,7 +246,12 @@ function mayHoldIntegers(type: ColumnType | undefined): boolean {
 }
 
 /** A page of raw SQLite values as a dataset: each column typed from its declaration, else from its values. */
-function typedPage({ names, declared }: Shape, raw: SqliteValue[][], rowCount: number, tentative: boolean): Dataset | undefined {
+function typedPage(
+  { names, declared }: Shape,
+  raw: SqliteValue[][],
+  rowCount: number,
+  tentative: boolean,
+): Dataset | undefined {
   const columns: Column[] = [];
   const data: Value[][] = [];
   for (let c = 0; c < names.length; c++) {
@@ -232,7 +270,8 @@ function typedPage({ names, declared }: Shape, raw: SqliteValue[][], rowCount: n
  */
 function surely(declared: ColumnType, raw: SqliteValue[]): Typed | undefined {
   if (declared.base !== 'double' && declared.base !== 'float') {
-    for (const v of raw) if (typeof v === 'number' && (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER)) return undefined;
+    for (const v of raw)
+      if (typeof v === 'number' && (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER)) return undefined;
   }
   return declaredType(declared, raw);
 }

@@ -20,7 +20,8 @@ export function tableName(text: string, dialect: Dialect): TableName {
   for (;;) {
     const m = NAME_PART.exec(text);
     const part = m ? (m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2].trim()) : '';
-    if (!m || part === '') throw new ScriptError(`'${text}' is not a table name: write 'table' or 'schema.table'`, 'runtime');
+    if (!m || part === '')
+      throw new ScriptError(`'${text}' is not a table name: write 'table' or 'schema.table'`, 'runtime');
     parts.push(part);
     if (NAME_PART.lastIndex === text.length) break;
     if (text[NAME_PART.lastIndex] !== '.' || parts.length === 2) {
@@ -39,11 +40,17 @@ export function showTable(table: TableName): string {
 }
 
 export function requireColumns(data: Dataset, statement: string): void {
-  if (data.columns.length === 0) throw new ScriptError(`${statement} needs a dataset with columns to write: the pipeline has none`, 'runtime');
+  if (data.columns.length === 0)
+    throw new ScriptError(`${statement} needs a dataset with columns to write: the pipeline has none`, 'runtime');
 }
 
 /** CREATE TABLE with the dataset's columns typed for the engine (types.ts), and a primary key when given. */
-export async function createTable(db: DbSession, table: TableName, data: Dataset, primaryKey: readonly string[] = []): Promise<TableColumn[]> {
+export async function createTable(
+  db: DbSession,
+  table: TableName,
+  data: Dataset,
+  primaryKey: readonly string[] = [],
+): Promise<TableColumn[]> {
   const { quote, ddl } = db.dialect;
   const columns = data.columns.map((c) => `${quote(c.name)} ${ddl(c.type)}`);
   if (primaryKey.length) columns.push(`PRIMARY KEY (${primaryKey.map(quote).join(', ')})`);
@@ -52,7 +59,12 @@ export async function createTable(db: DbSession, table: TableName, data: Dataset
 }
 
 /** Adds the dataset's columns `ordinals` to the table (schema drift), typed as a new table would have them. */
-export async function addColumns(db: DbSession, table: TableName, data: Dataset, ordinals: readonly number[]): Promise<TableColumn[]> {
+export async function addColumns(
+  db: DbSession,
+  table: TableName,
+  data: Dataset,
+  ordinals: readonly number[],
+): Promise<TableColumn[]> {
   const { quote, ddl } = db.dialect;
   const added: TableColumn[] = [];
   for (const o of ordinals) {
@@ -101,10 +113,16 @@ export function temporaryName(purpose: string): string {
 
 /** A temporary table with the dataset's columns, filled with its rows (@pipelinedata()). */
 export async function temporaryFrom(db: DbSession, name: string, data: Dataset, signal: AbortSignal): Promise<string> {
-  if (data.columns.length === 0) throw new ScriptError("@pipelinedata() is a table of the pipeline's rows, and the pipeline has no columns", 'runtime');
+  if (data.columns.length === 0)
+    throw new ScriptError(
+      "@pipelinedata() is a table of the pipeline's rows, and the pipeline has no columns",
+      'runtime',
+    );
   const { quote, ddl } = db.dialect;
   const sql = quote(name);
-  await db.script(`CREATE TEMP TABLE ${sql} (${data.columns.map((c) => `${quote(c.name)} ${ddl(c.type)}`).join(', ')})`);
+  await db.script(
+    `CREATE TEMP TABLE ${sql} (${data.columns.map((c) => `${quote(c.name)} ${ddl(c.type)}`).join(', ')})`,
+  );
   await db.insert(sql, allColumns(data), signal);
   return sql;
 }
@@ -113,9 +131,16 @@ export async function temporaryFrom(db: DbSession, name: string, data: Dataset, 
  * A temporary table with the types of the target's `rows.columns`, filled with the rows: what MERGE
  * and SINK … REPLACE compare and copy from, so both sides of each comparison have one type.
  */
-export async function stagingFor(db: DbSession, table: TableName, rows: BulkRows, signal: AbortSignal): Promise<string> {
+export async function stagingFor(
+  db: DbSession,
+  table: TableName,
+  rows: BulkRows,
+  signal: AbortSignal,
+): Promise<string> {
   const sql = db.dialect.quote(temporaryName('stage'));
-  await db.script(`CREATE TEMP TABLE ${sql} AS SELECT ${rows.columns.map(db.dialect.quote).join(', ')} FROM ${table.sql} WHERE 1 = 0`);
+  await db.script(
+    `CREATE TEMP TABLE ${sql} AS SELECT ${rows.columns.map(db.dialect.quote).join(', ')} FROM ${table.sql} WHERE 1 = 0`,
+  );
   await db.insert(sql, rows, signal);
   return sql;
 }
@@ -126,5 +151,8 @@ export async function dropTable(db: DbSession, table: string): Promise<void> {
 
 /** The table's primary key columns, in key order. */
 export function primaryKeyOf(columns: readonly TableColumn[]): string[] {
-  return columns.filter((c) => c.primaryKey > 0).sort((a, b) => a.primaryKey - b.primaryKey).map((c) => c.name);
+  return columns
+    .filter((c) => c.primaryKey > 0)
+    .sort((a, b) => a.primaryKey - b.primaryKey)
+    .map((c) => c.name);
 }

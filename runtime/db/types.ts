@@ -116,7 +116,9 @@ export function sqliteColumnType(declared: string | null | undefined): ColumnTyp
 }
 
 function decimalType(precision: string | undefined, scale: string | undefined): ColumnType {
-  return precision === undefined ? { base: 'decimal' } : { base: 'decimal', precision: Number(precision), scale: Number(scale ?? 0) };
+  return precision === undefined
+    ? { base: 'decimal' }
+    : { base: 'decimal', precision: Number(precision), scale: Number(scale ?? 0) };
 }
 
 /** https://sqlite.org/datatype3.html#determination_of_column_affinity, in its order. */
@@ -177,7 +179,9 @@ export function postgresColumnType(oid: number, typmod: number): ColumnType {
       return { base: 'double' };
     case PG.numeric:
       // The modifier packs ((precision << 16) | scale) + 4.
-      return typmod >= 4 ? decimalType(String(((typmod - 4) >> 16) & 0xffff), String((typmod - 4) & 0xffff)) : { base: 'decimal' };
+      return typmod >= 4
+        ? decimalType(String(((typmod - 4) >> 16) & 0xffff), String((typmod - 4) & 0xffff))
+        : { base: 'decimal' };
     case PG.date:
     case PG.timestamp:
     case PG.timestamptz:

@@ -58,7 +58,10 @@ export function sqliteEncoder(type: ColumnType): Encoder<SqliteValue> | undefine
     case 'bytes':
       return sqliteValue;
     case 'decimal':
-      return (v) => (typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array) ? formatValue(v, type) : sqliteValue(v));
+      return (v) =>
+        typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array)
+          ? formatValue(v, type)
+          : sqliteValue(v);
     default:
       return undefined;
   }

@@ -64,14 +64,24 @@ export function kindOfMediaType(mediaType: string): DocKind | undefined {
  * its direct children become columns; an array (in XML, the root's repeated children) gives one row
  * per element.
  */
-export function documentToDataset(doc: string | object, kind: DocKindArg, path = '$', options: DocumentOptions = {}): Dataset {
+export function documentToDataset(
+  doc: string | object,
+  kind: DocKindArg,
+  path = '$',
+  options: DocumentOptions = {},
+): Dataset {
   const k = kindOf(kind);
   const root = typeof doc === 'string' ? parseDocument(doc, k, options.source) : doc;
   return selectDataset(root, k, compilePath(path.trim() || '$', k), options);
 }
 
 /** As documentToDataset, for a path compiled once and a document parsed by the caller. */
-export function selectDataset(root: ParsedDocument, kind: DocKind, parts: PathPart[], options: DocumentOptions = {}): Dataset {
+export function selectDataset(
+  root: ParsedDocument,
+  kind: DocKind,
+  parts: PathPart[],
+  options: DocumentOptions = {},
+): Dataset {
   const { records, raws } = documentRecords(root, kind, parts, options.rawCol !== undefined);
   return recordsToDataset(records, {
     inferText: kind === 'xml',
@@ -87,7 +97,8 @@ export function selectDataset(root: ParsedDocument, kind: DocKind, parts: PathPa
 export function valueAtPath(root: ParsedDocument, kind: DocKindArg, path: string): string | null {
   const k = kindOf(kind);
   const parts = compilePath(path, k);
-  if (parts.length > 1) throw new ScriptError(`'${path}' joins paths with '||'; a single value needs a single path`, 'semantic');
+  if (parts.length > 1)
+    throw new ScriptError(`'${path}' joins paths with '||'; a single value needs a single path`, 'semantic');
   if (k === 'xml') {
     const first = selectXml(root as Node, parts[0])[0];
     if (first === undefined) return null;

@@ -32,7 +32,7 @@ export function parseJson(text: string, source?: string, firstLine = 1): unknown
     return JSON.parse(prepared);
   } catch (e) {
     // Positions refer to the original text: parse it again unmarked only to locate the error.
-    throw jsonError(body, prepared === body ? e : catchOf(() => JSON.parse(body)) ?? e, firstLine, source);
+    throw jsonError(body, prepared === body ? e : (catchOf(() => JSON.parse(body)) ?? e), firstLine, source);
   }
 }
 
@@ -119,6 +119,11 @@ function jsonError(text: string, e: unknown, firstLine: number, source?: string)
       }
     }
   }
-  const pos = offset === undefined ? (firstLine > 1 ? ` at line ${firstLine}` : '') : ` at ${lineColumn(text, offset, firstLine)}`;
+  const pos =
+    offset === undefined
+      ? firstLine > 1
+        ? ` at line ${firstLine}`
+        : ''
+      : ` at ${lineColumn(text, offset, firstLine)}`;
   return new ScriptError(`${where(source)}invalid JSON${pos}: ${reason}`, 'runtime');
 }

@@ -12,9 +12,7 @@ import { ScriptError } from '../errors';
  */
 
 export type Step =
-  | { kind: 'name'; name: string; deep: boolean }
-  | { kind: 'all'; deep: boolean }
-  | { kind: 'index'; index: number };
+  { kind: 'name'; name: string; deep: boolean } | { kind: 'all'; deep: boolean } | { kind: 'index'; index: number };
 
 export type PathPart =
   | { kind: 'dotted'; text: string; steps: Step[] }
@@ -26,7 +24,8 @@ export type DocKind = 'json' | 'xml';
 /** Splits a path at `||` and compiles each part for documents of the given kind. */
 export function compilePath(path: string, kind: DocKind): PathPart[] {
   const texts = path.split('||').map((p) => p.trim());
-  if (texts.some((t) => t === '')) throw new ScriptError(`invalid document path '${path}': empty part around '||'`, 'semantic');
+  if (texts.some((t) => t === ''))
+    throw new ScriptError(`invalid document path '${path}': empty part around '||'`, 'semantic');
   return texts.map((t) => compilePart(t, kind));
 }
 
@@ -35,7 +34,10 @@ function compilePart(text: string, kind: DocKind): PathPart {
     return PLAIN_NAMES.test(text) ? { kind: 'dotted', text, steps: parseDotted(text) } : { kind: 'xpath', text };
   }
   if (/^\/|::/.test(text)) {
-    throw new ScriptError(`'${text}' is an XPath; JSON documents take paths like '$', '$.items', '..docs' or 'a.b'`, 'semantic');
+    throw new ScriptError(
+      `'${text}' is an XPath; JSON documents take paths like '$', '$.items', '..docs' or 'a.b'`,
+      'semantic',
+    );
   }
   if (/\[\s*(\?|\()|\[[^\]'"]*[:,]/.test(text)) {
     return { kind: 'jsonpath', text: text.startsWith('$') ? text : text.startsWith('.') ? `$${text}` : `$.${text}` };

@@ -38,7 +38,7 @@ export interface DocumentRecords {
  * parent field is renamed `<child label>.<name>` (`items.id`).
  */
 export function documentRecords(root: unknown, kind: DocKind, parts: PathPart[], withRaw: boolean): DocumentRecords {
-  const model = (kind === 'xml' ? xmlModel : jsonModel);
+  const model = kind === 'xml' ? xmlModel : jsonModel;
   interface Row {
     record: Record<string, unknown>;
     /** The node the next part descends from; undefined once a parent had no child. */
@@ -46,7 +46,9 @@ export function documentRecords(root: unknown, kind: DocKind, parts: PathPart[],
     /** The innermost node found, for RAWCOL. */
     last: unknown;
   }
-  let rows: Row[] = model.select(root, parts[0]).map((n) => ({ record: model.record(n, parts.length > 1 ? firstField(parts[1]) : undefined), node: n, last: n }));
+  let rows: Row[] = model
+    .select(root, parts[0])
+    .map((n) => ({ record: model.record(n, parts.length > 1 ? firstField(parts[1]) : undefined), node: n, last: n }));
   for (let i = 1; i < parts.length; i++) {
     const part = parts[i];
     const exclude = i + 1 < parts.length ? firstField(parts[i + 1]) : undefined;
@@ -58,7 +60,8 @@ export function documentRecords(root: unknown, kind: DocKind, parts: PathPart[],
         next.push({ record: row.record, node: undefined, last: row.last });
         continue;
       }
-      for (const c of children) next.push({ record: merge(row.record, model.record(c, exclude), label), node: c, last: c });
+      for (const c of children)
+        next.push({ record: merge(row.record, model.record(c, exclude), label), node: c, last: c });
     }
     rows = next;
   }
@@ -68,7 +71,11 @@ export function documentRecords(root: unknown, kind: DocKind, parts: PathPart[],
   };
 }
 
-function merge(parent: Record<string, unknown>, child: Record<string, unknown>, label: string): Record<string, unknown> {
+function merge(
+  parent: Record<string, unknown>,
+  child: Record<string, unknown>,
+  label: string,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const taken = new Set<string>();
   for (const k in parent) {

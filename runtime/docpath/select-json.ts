@@ -14,7 +14,8 @@ export function selectJson(context: unknown, part: PathPart): unknown[] {
       throw new ScriptError(`invalid JSON path '${part.text}': ${(e as Error).message}`, 'semantic');
     }
   }
-  if (part.kind === 'xpath') throw new ScriptError(`'${part.text}' is an XPath; it applies to XML documents`, 'semantic');
+  if (part.kind === 'xpath')
+    throw new ScriptError(`'${part.text}' is an XPath; it applies to XML documents`, 'semantic');
   let nodes: unknown[] = [context];
   for (const step of part.steps) {
     const next: unknown[] = [];
@@ -60,7 +61,8 @@ function collectDeep(node: unknown, name: string, out: unknown[]): void {
     const n = stack.pop();
     if (n === null || typeof n !== 'object') continue;
     const children = Array.isArray(n) ? n : Object.values(n);
-    if (!Array.isArray(n) && Object.prototype.hasOwnProperty.call(n, name)) out.push((n as Record<string, unknown>)[name]);
+    if (!Array.isArray(n) && Object.prototype.hasOwnProperty.call(n, name))
+      out.push((n as Record<string, unknown>)[name]);
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
 }
@@ -91,7 +93,8 @@ export function jsonRecordNodes(nodes: unknown[]): unknown[] {
 
 export function jsonRecord(node: unknown, exclude?: string): Record<string, unknown> {
   if (node === null || typeof node !== 'object' || Array.isArray(node)) return { value: node };
-  if (exclude === undefined || !Object.prototype.hasOwnProperty.call(node, exclude)) return node as Record<string, unknown>;
+  if (exclude === undefined || !Object.prototype.hasOwnProperty.call(node, exclude))
+    return node as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
   for (const k of Object.keys(node)) if (k !== exclude) copy[k] = (node as Record<string, unknown>)[k];
   return copy;

@@ -27,9 +27,10 @@ function compileXPath(text: string): CompiledXPath {
  * the child part of a `||` join.
  */
 export function selectXml(context: Node, part: PathPart): XmlItem[] {
-  if (part.kind === 'jsonpath') throw new ScriptError(`'${part.text}' is a JSON path; XML documents take XPath or dotted names`, 'semantic');
+  if (part.kind === 'jsonpath')
+    throw new ScriptError(`'${part.text}' is a JSON path; XML documents take XPath or dotted names`, 'semantic');
   if (part.kind === 'xpath') return runPlan(context, planOf(part));
-  const start = isDocument(context) ? (context).documentElement! : context;
+  const start = isDocument(context) ? context.documentElement! : context;
   if (part.steps.length === 0) return containerRecords(start as Element);
   let nodes = walk([context], part.steps);
   // `$.orders.order` and `$.order` both work on <orders><order/>…: names start at the document
@@ -81,8 +82,7 @@ interface Plan {
 }
 
 type PlanStep =
-  | { kind: 'walk'; name: string; deep: boolean; test?: CompiledXPath }
-  | { kind: 'xpath'; expr: CompiledXPath };
+  { kind: 'walk'; name: string; deep: boolean; test?: CompiledXPath } | { kind: 'xpath'; expr: CompiledXPath };
 
 const plans = new WeakMap<PathPart, Plan>();
 
@@ -127,7 +127,9 @@ function runPlan(context: Node, plan: Plan): XmlItem[] {
     };
     for (const n of nodes) {
       if (step.kind === 'walk') {
-        const candidates = step.deep ? descendants(n, step.name) : childElements(n).filter((c) => nameMatches(c, step.name));
+        const candidates = step.deep
+          ? descendants(n, step.name)
+          : childElements(n).filter((c) => nameMatches(c, step.name));
         for (const c of candidates) if (!step.test || step.test.evaluateBoolean({ node: c })) add(c);
       } else {
         for (const r of asItems(step.expr.select({ node: n }))) if (typeof r !== 'string') add(r);
@@ -203,7 +205,8 @@ function splitSteps(text: string): { absolute: boolean; steps: { step: string; d
   }
   if (current.trim() === '') return absolute && steps.length === 0 && !deep ? { absolute, steps } : undefined;
   // A step that is a call at the top (`count(item)`) is not a location step.
-  if (/^[\w-]+\s*\(/.test(current.trim()) && !/^(text|node|comment|processing-instruction)\s*\(/.test(current.trim())) return undefined;
+  if (/^[\w-]+\s*\(/.test(current.trim()) && !/^(text|node|comment|processing-instruction)\s*\(/.test(current.trim()))
+    return undefined;
   steps.push({ step: current.trim(), deep });
   return { absolute, steps };
 }

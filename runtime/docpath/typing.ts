@@ -59,7 +59,10 @@ function classifyNumberText(s: string): number {
     return b >= INT64_MIN && b <= INT64_MAX ? WIDE_LONG : HUGE;
   }
   if (NUMBER_TEXT.test(s)) {
-    const mantissa = s.replace(/[eE].*$/, '').replace(/[-.]/g, '').replace(/^0+/, '');
+    const mantissa = s
+      .replace(/[eE].*$/, '')
+      .replace(/[-.]/g, '')
+      .replace(/^0+/, '');
     return mantissa.length <= 15 ? FRACTION : WIDE_FRACTION;
   }
   return TEXT;
@@ -99,7 +102,9 @@ function typeOf(kinds: number, floatDecimal: boolean): [ColumnType, Convert] {
   if (kinds === 0 || kinds & (TEXT | OBJECT) || (kinds & BOOL && kinds & NUMBER)) return [STRING, toText];
   if (kinds === BOOL) return [{ base: 'bool' }, toBool];
   if (kinds & (FRACTION | WIDE_FRACTION)) {
-    return floatDecimal || kinds & (WIDE_FRACTION | WIDE_LONG | HUGE) ? [{ base: 'decimal' }, toDecimal] : [{ base: 'double' }, toNumber];
+    return floatDecimal || kinds & (WIDE_FRACTION | WIDE_LONG | HUGE)
+      ? [{ base: 'decimal' }, toDecimal]
+      : [{ base: 'double' }, toNumber];
   }
   if (kinds & HUGE) return [{ base: 'decimal' }, toDecimal];
   if (kinds & (LONG | WIDE_LONG)) return [{ base: 'long' }, toLong];

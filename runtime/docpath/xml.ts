@@ -28,11 +28,18 @@ class Stop extends Error {}
 export function parseXml(text: string, source?: string): Document {
   let failure: ScriptError | undefined;
   const parser = new DOMParser({
-    onError: (level: string, message: string, context?: { locator?: { lineNumber?: number; columnNumber?: number } }) => {
+    onError: (
+      level: string,
+      message: string,
+      context?: { locator?: { lineNumber?: number; columnNumber?: number } },
+    ) => {
       if (level === 'warning') return;
       const loc = context?.locator;
       const at = loc?.lineNumber ? ` at line ${loc.lineNumber}, column ${loc.columnNumber ?? 1}` : '';
-      failure = new ScriptError(`${where(source)}invalid XML${at}: ${message.replace(/^\[xmldom \w+\]\s*/, '')}`, 'runtime');
+      failure = new ScriptError(
+        `${where(source)}invalid XML${at}: ${message.replace(/^\[xmldom \w+\]\s*/, '')}`,
+        'runtime',
+      );
       throw new Stop();
     },
   });
@@ -104,12 +111,15 @@ export function elementToRecord(el: Element, exclude?: string): Record<string, u
     const a = attrs[i];
     if (a.name === 'xmlns' || a.name.startsWith('xmlns:')) continue;
     const name = a.localName ?? a.name;
-    record[childNames.has(name) || (children.length === 0 && name === (el.localName ?? el.nodeName)) ? `@${name}` : name] = a.value;
+    record[
+      childNames.has(name) || (children.length === 0 && name === (el.localName ?? el.nodeName)) ? `@${name}` : name
+    ] = a.value;
   }
   if (children.length === 0) {
     // <i n="1"/> is a record of its attributes; <i>text</i> and <i/> have a column of their own.
     const text = textOf(el);
-    if (text !== '' || Object.keys(record).length === 0) record[el.localName ?? el.nodeName] = text === '' ? null : text;
+    if (text !== '' || Object.keys(record).length === 0)
+      record[el.localName ?? el.nodeName] = text === '' ? null : text;
     return record;
   }
   const groups = new Map<string, Element[]>();
@@ -133,6 +143,7 @@ export function elementToRecord(el: Element, exclude?: string): Record<string, u
 
 /** A record of a selected attribute or text node: its name (or `value`) and its text. */
 export function nodeToRecord(n: Node): Record<string, unknown> {
-  if (n.nodeType === ATTRIBUTE) return { [(n as unknown as { localName?: string; name: string }).localName ?? n.nodeName]: textOf(n) };
+  if (n.nodeType === ATTRIBUTE)
+    return { [(n as unknown as { localName?: string; name: string }).localName ?? n.nodeName]: textOf(n) };
   return { value: textOf(n) };
 }

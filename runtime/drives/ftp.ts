@@ -37,7 +37,9 @@ export class FtpDrive implements Drive {
         user: decodeURIComponent(this.url.username) || 'anonymous',
         password: this.connection.password ?? '',
         secure: this.url.protocol === 'ftps:',
-        secureOptions: this.connection.tls ? { rejectUnauthorized: this.connection.tls.rejectUnauthorized ?? true } : undefined,
+        secureOptions: this.connection.tls
+          ? { rejectUnauthorized: this.connection.tls.rejectUnauthorized ?? true }
+          : undefined,
       });
       return await work(client);
     } catch (e) {

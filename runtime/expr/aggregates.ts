@@ -86,7 +86,9 @@ function average(values: Value[], kind: Kind): Value {
 
 function variance(name: 'VAR' | 'STDEV', values: Value[], kind: Kind): Value {
   if (values.length < 2) return null;
-  const numbers = values.map((v) => (isJsNumber(kind) ? (v as number) : Number(typeof v === 'bigint' ? v : (v as Decimal).toNumber())));
+  const numbers = values.map((v) =>
+    isJsNumber(kind) ? (v as number) : Number(typeof v === 'bigint' ? v : (v as Decimal).toNumber()),
+  );
   const mean = numbers.reduce((a, b) => a + b, 0) / numbers.length;
   let squares = 0;
   for (const n of numbers) squares += (n - mean) * (n - mean);

@@ -29,7 +29,11 @@ export function bindNode(node: ExprNode, env: BindEnv): Bound {
     case 'like':
       return bindChain(node, env);
     case 'call':
-      return bindCall(node, node.args.map((a) => bindNode(a, env)), env);
+      return bindCall(
+        node,
+        node.args.map((a) => bindNode(a, env)),
+        env,
+      );
     case 'aggregate': {
       const i = resolveColumn(node.column, node.offset, env);
       const kind = env.columns[i].type.base;
@@ -59,7 +63,11 @@ function bindStep(node: Step, first: Bound, env: BindEnv): Bound {
       return bindBinary(node.op, first, bindNode(node.right, env), node.offset, env);
     case 'isNull': {
       const f = first.fn;
-      const bound: Bound = { type: 'bool', fn: node.negated ? (row) => f(row) !== null : (row) => f(row) === null, constant: false };
+      const bound: Bound = {
+        type: 'bool',
+        fn: node.negated ? (row) => f(row) !== null : (row) => f(row) === null,
+        constant: false,
+      };
       return folded(bound, [first], node.offset, env);
     }
     case 'in':
@@ -124,7 +132,8 @@ function bindChain(node: Step, env: BindEnv): Bound {
   let current = start;
   let nested = 0;
   let level = -1;
-  const whole = (): Bound => (current === start ? start : loopBound(start.fn, [...chunks, current.fn], register, current.type));
+  const whole = (): Bound =>
+    current === start ? start : loopBound(start.fn, [...chunks, current.fn], register, current.type);
   for (let k = spine.length - 1; k >= 0; k--) {
     const step = spine[k];
     const stepLevel = levelOf(step);
@@ -187,7 +196,11 @@ function bindLiteral(node: Extract<ExprNode, { type: 'literal' }>, env: BindEnv)
     // reported below with the literal's position
   }
   if (!(date instanceof Date)) {
-    throw mismatch(`invalid date literal #${String(node.value)}# (write #M/d/yyyy# or #yyyy-MM-dd#, optionally with a time)`, node.offset, env);
+    throw mismatch(
+      `invalid date literal #${String(node.value)}# (write #M/d/yyyy# or #yyyy-MM-dd#, optionally with a time)`,
+      node.offset,
+      env,
+    );
   }
   return constantBound(date, 'datetime');
 }
@@ -198,28 +211,38 @@ function bindUnary(node: Extract<ExprNode, { type: 'unary' }>, env: BindEnv): Bo
   const t = operand.type;
   let bound: Bound;
   if (node.op === 'NOT') {
-    if (t !== 'bool' && t !== 'null' && t !== 'any') throw mismatch(`NOT needs a boolean operand, not ${t}`, node.offset, env);
+    if (t !== 'bool' && t !== 'null' && t !== 'any')
+      throw mismatch(`NOT needs a boolean operand, not ${t}`, node.offset, env);
     const check = booleanCheck(t, 'NOT', node.offset, env);
-    bound = { type: 'bool', fn: (row) => {
-      const v = check(f(row));
-      return v === null ? null : !v;
-    }, constant: false };
+    bound = {
+      type: 'bool',
+      fn: (row) => {
+        const v = check(f(row));
+        return v === null ? null : !v;
+      },
+      constant: false,
+    };
   } else {
     if (t === 'null') return constantBound(null, 'any');
     const numeric = t === 'any' ? undefined : t;
-    if (numeric !== undefined && (!isNumericKind(numeric))) throw mismatch(`unary ${node.op} needs a number, not ${t}`, node.offset, env);
+    if (numeric !== undefined && !isNumericKind(numeric))
+      throw mismatch(`unary ${node.op} needs a number, not ${t}`, node.offset, env);
     if (node.op === '+') return operand;
     const neg = numeric ? negate(numeric) : undefined;
     bound = {
       type: t,
-      fn: guarded((row) => {
-        const v = f(row);
-        if (v === null) return null;
-        if (neg) return neg(v);
-        const k = kindOf(v);
-        if (!isNumericKind(k)) throw mismatch(`unary - needs a number, not ${k}`, node.offset, env);
-        return negate(k)(v);
-      }, node.offset, env),
+      fn: guarded(
+        (row) => {
+          const v = f(row);
+          if (v === null) return null;
+          if (neg) return neg(v);
+          const k = kindOf(v);
+          if (!isNumericKind(k)) throw mismatch(`unary - needs a number, not ${k}`, node.offset, env);
+          return negate(k)(v);
+        },
+        node.offset,
+        env,
+      ),
       constant: false,
     };
   }
@@ -291,7 +314,13 @@ function bindLogical(op: BinaryOp, l: Bound, r: Bound, offset: number, env: Bind
 }
 
 /** Converts a constant once, so the per-row code compares against a value of the right type. */
-function preconverted(b: Bound, convert: ((v: Value) => Value) | undefined, kind: Kind, offset: number, env: BindEnv): [Bound, typeof convert] {
+function preconverted(
+  b: Bound,
+  convert: ((v: Value) => Value) | undefined,
+  kind: Kind,
+  offset: number,
+  env: BindEnv,
+): [Bound, typeof convert] {
   if (!b.constant || !convert) return [b, convert];
   try {
     return [constantBound(convert(b.value ?? null), kind), undefined];
@@ -300,7 +329,15 @@ function preconverted(b: Bound, convert: ((v: Value) => Value) | undefined, kind
   }
 }
 
-function staticBinary(op: BinaryOp, lt: Kind, rt: Kind, left: Bound, right: Bound, offset: number, env: BindEnv): Bound {
+function staticBinary(
+  op: BinaryOp,
+  lt: Kind,
+  rt: Kind,
+  left: Bound,
+  right: Bound,
+  offset: number,
+  env: BindEnv,
+): Bound {
   const kind = resultKind(op, lt, rt);
   if (!kind) throw mismatch(`operator ${op} cannot combine ${lt} and ${rt}`, offset, env);
   const [l, cl] = preconverted(left, coercion(lt, kind), kind, offset, env);
@@ -344,15 +381,19 @@ function converting(
 ): RowFn {
   const lf = l.fn;
   const rf = r.fn;
-  return guarded((row) => {
-    let a = lf(row);
-    if (a === null) return null;
-    let b = rf(row);
-    if (b === null) return null;
-    if (cl && (a = cl(a)) === null) return null;
-    if (cr && (b = cr(b)) === null) return null;
-    return f(a, b);
-  }, offset, env);
+  return guarded(
+    (row) => {
+      let a = lf(row);
+      if (a === null) return null;
+      let b = rf(row);
+      if (b === null) return null;
+      if (cl && (a = cl(a)) === null) return null;
+      if (cr && (b = cr(b)) === null) return null;
+      return f(a, b);
+    },
+    offset,
+    env,
+  );
 }
 
 const FLIPPED: Partial<Record<BinaryOp, BinaryOp>> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=' };
@@ -436,16 +477,23 @@ function dynamicBinary(op: BinaryOp, l: Bound, r: Bound, offset: number, env: Bi
   const rf = r.fn;
   const lt = l.type;
   const rt = r.type;
-  const fn = guarded((row) => {
-    let a = lf(row);
-    if (a === null) return null;
-    let b = rf(row);
-    if (b === null) return null;
-    const plan = planFor(lt === 'any' || lt === 'null' ? kindOf(a) : lt, rt === 'any' || rt === 'null' ? kindOf(b) : rt);
-    if (plan.cl && (a = plan.cl(a)) === null) return null;
-    if (plan.cr && (b = plan.cr(b)) === null) return null;
-    return plan.f(a, b);
-  }, offset, env);
+  const fn = guarded(
+    (row) => {
+      let a = lf(row);
+      if (a === null) return null;
+      let b = rf(row);
+      if (b === null) return null;
+      const plan = planFor(
+        lt === 'any' || lt === 'null' ? kindOf(a) : lt,
+        rt === 'any' || rt === 'null' ? kindOf(b) : rt,
+      );
+      if (plan.cl && (a = plan.cl(a)) === null) return null;
+      if (plan.cr && (b = plan.cr(b)) === null) return null;
+      return plan.f(a, b);
+    },
+    offset,
+    env,
+  );
   const type: StaticType = opClass(op) === 'relational' ? 'bool' : 'any';
   return { type, fn, constant: false };
 }
@@ -488,21 +536,25 @@ function bindIn(node: Extract<ExprNode, { type: 'in' }>, operand: Bound, env: Bi
     const fns = items.map((i) => i.fn);
     bound = {
       type: 'bool',
-      fn: guarded((row) => {
-        const v = of(row);
-        if (v === null) return null;
-        const kind = t === 'any' ? kindOf(v) : t;
-        const cmp = comparer(kind);
-        if (!cmp) throw mismatch(`IN cannot compare ${kind} values`, node.offset, env);
-        for (const f of fns) {
-          const item = f(row);
-          if (item === null) continue;
-          const convert = coercion(kindOf(item), kind);
-          const w = convert ? convert(item) : item;
-          if (w !== null && cmp(v, w) === 0) return !negated;
-        }
-        return negated;
-      }, node.offset, env),
+      fn: guarded(
+        (row) => {
+          const v = of(row);
+          if (v === null) return null;
+          const kind = t === 'any' ? kindOf(v) : t;
+          const cmp = comparer(kind);
+          if (!cmp) throw mismatch(`IN cannot compare ${kind} values`, node.offset, env);
+          for (const f of fns) {
+            const item = f(row);
+            if (item === null) continue;
+            const convert = coercion(kindOf(item), kind);
+            const w = convert ? convert(item) : item;
+            if (w !== null && cmp(v, w) === 0) return !negated;
+          }
+          return negated;
+        },
+        node.offset,
+        env,
+      ),
       constant: false,
     };
   }
@@ -542,17 +594,21 @@ function bindLike(node: Extract<ExprNode, { type: 'like' }>, operand: Bound, env
     const pf = pattern.fn;
     bound = {
       type: 'bool',
-      fn: guarded((row) => {
-        const s = text(row);
-        const p = pf(row);
-        if (s === null || p === null) return null;
-        const ps = String(p);
-        if (ps !== last) {
-          match = compileLike(ps);
-          last = ps;
-        }
-        return match(s) !== negated;
-      }, node.offset, env),
+      fn: guarded(
+        (row) => {
+          const s = text(row);
+          const p = pf(row);
+          if (s === null || p === null) return null;
+          const ps = String(p);
+          if (ps !== last) {
+            match = compileLike(ps);
+            last = ps;
+          }
+          return match(s) !== negated;
+        },
+        node.offset,
+        env,
+      ),
       constant: false,
     };
   }

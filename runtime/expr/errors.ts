@@ -32,7 +32,12 @@ function excerpt(source: string, offset: number): string {
  * A ScriptError for a problem at `offset` in an expression. The message quotes the expression and the
  * character so it reads well even where the caller has no cell position (settings, #data.calc).
  */
-export function exprError(reason: string, offset: number, context: ErrorContext, kind: ErrorKind = 'syntax'): ScriptError {
+export function exprError(
+  reason: string,
+  offset: number,
+  context: ErrorContext,
+  kind: ErrorKind = 'syntax',
+): ScriptError {
   const where = `at character ${offset + 1} of expression '${excerpt(context.source, offset)}'`;
   return new ScriptError(`${reason} (${where})`, kind, positionIn(context, offset));
 }

@@ -44,11 +44,16 @@ export function bindCall(node: Extract<ExprNode, { type: 'call' }>, args: Bound[
       const fn: RowFn =
         cond.type === 'bool'
           ? (row) => (c(row) === true ? a(row) : b(row))
-          : guarded((row) => {
-              const v = c(row);
-              if (v !== null && typeof v !== 'boolean') throw mismatch(`IIF needs a boolean condition, not ${kindOf(v)}`, node.args[0].offset, env);
-              return v === true ? a(row) : b(row);
-            }, node.offset, env);
+          : guarded(
+              (row) => {
+                const v = c(row);
+                if (v !== null && typeof v !== 'boolean')
+                  throw mismatch(`IIF needs a boolean condition, not ${kindOf(v)}`, node.args[0].offset, env);
+                return v === true ? a(row) : b(row);
+              },
+              node.offset,
+              env,
+            );
       bound = { type: unify(args[1].type, args[2].type), fn, constant: false };
       break;
     }
@@ -72,7 +77,8 @@ function unify(a: StaticType, b: StaticType): StaticType {
 function textOf(arg: Bound): (row: Value[]) => string | null {
   const f = arg.fn;
   if (arg.type !== 'any' && arg.type !== 'null' && isText(arg.type)) return f as (row: Value[]) => string | null;
-  const convert = arg.type === 'any' || arg.type === 'null' ? converterTo({ base: 'string' }) : coercion(arg.type, 'string');
+  const convert =
+    arg.type === 'any' || arg.type === 'null' ? converterTo({ base: 'string' }) : coercion(arg.type, 'string');
   if (!convert) return f as (row: Value[]) => string | null;
   return (row) => convert(f(row)) as string | null;
 }
@@ -81,7 +87,11 @@ function bindConvert(node: Extract<ExprNode, { type: 'call' }>, args: Bound[], e
   const [value, typeArg] = args;
   const typeNode = node.args[1];
   if (!typeArg.constant || typeof typeArg.value !== 'string') {
-    throw mismatch("CONVERT needs a type name in quotes as its second argument, e.g. CONVERT(total, 'System.Int32')", typeNode.offset, env);
+    throw mismatch(
+      "CONVERT needs a type name in quotes as its second argument, e.g. CONVERT(total, 'System.Int32')",
+      typeNode.offset,
+      env,
+    );
   }
   let type: ColumnType;
   try {
@@ -100,18 +110,22 @@ function bindSubstring(node: Extract<ExprNode, { type: 'call' }>, args: Bound[],
   const text = textOf(args[0]);
   const toInt = converterTo({ base: 'int' });
   const [, startArg, lengthArg] = args.map((a) => a.fn);
-  const fn = guarded((row) => {
-    const s = text(row);
-    const startValue = startArg(row);
-    const lengthValue = lengthArg(row);
-    if (s === null || startValue === null || lengthValue === null) return null;
-    const start = (toInt(startValue) as number) - 1;
-    let length = toInt(lengthValue) as number;
-    if (start < 0) throw mismatch(`SUBSTRING start must be 1 or more, got ${start + 1}`, node.args[1].offset, env);
-    if (length < 0) throw mismatch(`SUBSTRING length must be 0 or more, got ${length}`, node.args[2].offset, env);
-    const from = Math.min(start, s.length);
-    length = Math.min(length, s.length - from);
-    return s.substr(from, length);
-  }, node.offset, env);
+  const fn = guarded(
+    (row) => {
+      const s = text(row);
+      const startValue = startArg(row);
+      const lengthValue = lengthArg(row);
+      if (s === null || startValue === null || lengthValue === null) return null;
+      const start = (toInt(startValue) as number) - 1;
+      let length = toInt(lengthValue) as number;
+      if (start < 0) throw mismatch(`SUBSTRING start must be 1 or more, got ${start + 1}`, node.args[1].offset, env);
+      if (length < 0) throw mismatch(`SUBSTRING length must be 0 or more, got ${length}`, node.args[2].offset, env);
+      const from = Math.min(start, s.length);
+      length = Math.min(length, s.length - from);
+      return s.substr(from, length);
+    },
+    node.offset,
+    env,
+  );
   return { type: 'string', fn, constant: false };
 }

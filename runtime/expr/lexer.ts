@@ -5,12 +5,12 @@ import { exprError, type ErrorContext } from './errors';
  * errors can point at the exact character (mapped to the cell by `exprError`).
  */
 export type TokenType =
-  | 'number'   // text kept as written: the parser picks Int32/Int64/Decimal/Double from it
-  | 'string'   // 'text', value unescaped
-  | 'date'     // #...#, value is the text between the hashes
-  | 'name'     // bare identifier (also keywords: the parser decides by context)
-  | 'column'   // [name] or `name`, value unescaped
-  | 'op'       // = <> != < > <= >= + - * / %
+  | 'number' // text kept as written: the parser picks Int32/Int64/Decimal/Double from it
+  | 'string' // 'text', value unescaped
+  | 'date' // #...#, value is the text between the hashes
+  | 'name' // bare identifier (also keywords: the parser decides by context)
+  | 'column' // [name] or `name`, value unescaped
+  | 'op' // = <> != < > <= >= + - * / %
   | '('
   | ')'
   | ','
@@ -41,7 +41,8 @@ export function tokenize(source: string, context: ErrorContext): Token[] {
     const start = i;
     if (isDigit(c) || (ch === '.' && i + 1 < n && isDigit(source.charCodeAt(i + 1)))) {
       i = scanNumber(source, i);
-      if (i < n && isNamePart(source[i])) throw exprError(`invalid number '${source.slice(start, i + 1)}'`, start, context);
+      if (i < n && isNamePart(source[i]))
+        throw exprError(`invalid number '${source.slice(start, i + 1)}'`, start, context);
       tokens.push({ type: 'number', value: source.slice(start, i), offset: start });
       continue;
     }

@@ -49,7 +49,8 @@ const TEXT = { base: 'string' } as const;
  */
 export function coercion(from: Kind, to: Kind): Converter | undefined {
   if (from === to) return undefined;
-  if (isJsNumber(from) && isJsNumber(to)) return to === 'float' ? (v) => (v === null ? null : Math.fround(v as number)) : undefined;
+  if (isJsNumber(from) && isJsNumber(to))
+    return to === 'float' ? (v) => (v === null ? null : Math.fround(v as number)) : undefined;
   if (isJsNumber(from) && to === 'long') return (v) => (v === null ? null : BigInt(v as number));
   if (isJsNumber(from) && to === 'decimal') return (v) => (v === null ? null : new Decimal(v as number));
   if (from === 'long' && to === 'decimal') return (v) => (v === null ? null : new Decimal((v as bigint).toString()));
@@ -146,7 +147,11 @@ const LONG_MAX = 2n ** 63n - 1n;
 export class ArithmeticError extends ScriptError {}
 
 const divisionByZero = () => new ArithmeticError('division by zero', 'runtime');
-const overflow = (kind: Kind) => new ArithmeticError(`arithmetic overflow: the result does not fit in ${kind === 'long' ? 'long (Int64)' : kind}`, 'runtime');
+const overflow = (kind: Kind) =>
+  new ArithmeticError(
+    `arithmetic overflow: the result does not fit in ${kind === 'long' ? 'long (Int64)' : kind}`,
+    'runtime',
+  );
 
 /** `op` on two non-null values already converted to `kind` (the result kind of resultKind). */
 export function arithmetic(op: BinaryOp, kind: Kind): Arithmetic {
@@ -225,11 +230,14 @@ function dotnetDecimal(exact: Decimal, scale: number): Decimal {
 function decimalArithmetic(op: BinaryOp): Arithmetic {
   switch (op) {
     case '+':
-      return (a, b) => dotnetDecimal(Exact.add(a as Decimal, b as Decimal), Math.max(scaleOf(a as Decimal), scaleOf(b as Decimal)));
+      return (a, b) =>
+        dotnetDecimal(Exact.add(a as Decimal, b as Decimal), Math.max(scaleOf(a as Decimal), scaleOf(b as Decimal)));
     case '-':
-      return (a, b) => dotnetDecimal(Exact.sub(a as Decimal, b as Decimal), Math.max(scaleOf(a as Decimal), scaleOf(b as Decimal)));
+      return (a, b) =>
+        dotnetDecimal(Exact.sub(a as Decimal, b as Decimal), Math.max(scaleOf(a as Decimal), scaleOf(b as Decimal)));
     case '*':
-      return (a, b) => dotnetDecimal(Exact.mul(a as Decimal, b as Decimal), scaleOf(a as Decimal) + scaleOf(b as Decimal));
+      return (a, b) =>
+        dotnetDecimal(Exact.mul(a as Decimal, b as Decimal), scaleOf(a as Decimal) + scaleOf(b as Decimal));
     case '/':
       return (a, b) => {
         if ((b as Decimal).isZero()) throw divisionByZero();
@@ -238,23 +246,30 @@ function decimalArithmetic(op: BinaryOp): Arithmetic {
         // the fewest decimals that hold it, but no fewer than the dividend's scale minus the divisor's.
         const places = q.decimalPlaces();
         const exact = places <= MAX_DOTNET_SCALE && Exact.mul(q, b as Decimal).eq(a as Decimal);
-        return dotnetDecimal(q, exact ? Math.max(places, scaleOf(a as Decimal) - scaleOf(b as Decimal)) : MAX_DOTNET_SCALE);
+        return dotnetDecimal(
+          q,
+          exact ? Math.max(places, scaleOf(a as Decimal) - scaleOf(b as Decimal)) : MAX_DOTNET_SCALE,
+        );
       };
     default:
       return (a, b) => {
         if ((b as Decimal).isZero()) throw divisionByZero();
-        return dotnetDecimal(Exact.mod(a as Decimal, b as Decimal), Math.max(scaleOf(a as Decimal), scaleOf(b as Decimal)));
+        return dotnetDecimal(
+          Exact.mod(a as Decimal, b as Decimal),
+          Math.max(scaleOf(a as Decimal), scaleOf(b as Decimal)),
+        );
       };
   }
 }
 
 /** Unary minus on a non-null numeric value of `kind`. */
 export function negate(kind: Kind): (v: Value) => Value {
-  if (kind === 'long') return (v) => {
-    const r = -(v as bigint);
-    if (r > LONG_MAX) throw overflow('long');
-    return r;
-  };
+  if (kind === 'long')
+    return (v) => {
+      const r = -(v as bigint);
+      if (r > LONG_MAX) throw overflow('long');
+      return r;
+    };
   if (kind === 'decimal') return (v) => withScale((v as Decimal).neg(), scaleOf(v as Decimal));
   return (v) => -(v as number) + 0;
 }

@@ -12,7 +12,20 @@ import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from '../script/limits';
  * too); what recurses — parentheses, calls, IN lists, NOT and signs — counts against NESTING_LIMIT.
  */
 
-const RESERVED = new Set(['and', 'between', 'child', 'false', 'in', 'is', 'like', 'not', 'null', 'or', 'parent', 'true']);
+const RESERVED = new Set([
+  'and',
+  'between',
+  'child',
+  'false',
+  'in',
+  'is',
+  'like',
+  'not',
+  'null',
+  'or',
+  'parent',
+  'true',
+]);
 const FUNCTIONS = new Set<FunctionName>(['CONVERT', 'LEN', 'ISNULL', 'IIF', 'TRIM', 'SUBSTRING']);
 const AGGREGATES = new Set<AggregateName>(['SUM', 'AVG', 'MIN', 'MAX', 'COUNT', 'STDEV', 'VAR']);
 const ARITY: Record<FunctionName, [number, number]> = {
@@ -161,7 +174,11 @@ class Parser {
 
   private multiplicative(): ExprNode {
     let left = this.unary();
-    for (let t = this.peek(); t.type === 'op' && (t.value === '*' || t.value === '/' || t.value === '%'); t = this.peek()) {
+    for (
+      let t = this.peek();
+      t.type === 'op' && (t.value === '*' || t.value === '/' || t.value === '%');
+      t = this.peek()
+    ) {
       this.next();
       left = { type: 'binary', op: t.value as BinaryOp, left, right: this.unary(), offset: t.offset };
     }
@@ -205,7 +222,8 @@ class Parser {
 
   private word(t: Token): ExprNode {
     const lower = t.value.toLowerCase();
-    if (lower === 'true' || lower === 'false') return { type: 'literal', value: lower === 'true', kind: 'bool', offset: t.offset };
+    if (lower === 'true' || lower === 'false')
+      return { type: 'literal', value: lower === 'true', kind: 'bool', offset: t.offset };
     if (lower === 'null') return { type: 'literal', value: null, kind: 'null', offset: t.offset };
     if (this.peek().type === '(') return this.nested(t, () => this.call(t));
     if (RESERVED.has(lower)) {

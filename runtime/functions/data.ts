@@ -14,7 +14,12 @@ function addTo(a: Value, b: Value, sign: 1 | -1): Value {
   const x = exactNumber(a, 'a');
   const y = b === undefined || b === null ? 1 : exactNumber(b, 'b');
   if (typeof x === 'number' && typeof y === 'number') return x + sign * y;
-  if (Decimal.isDecimal(x) || Decimal.isDecimal(y) || (typeof x === 'number' && !Number.isInteger(x)) || (typeof y === 'number' && !Number.isInteger(y))) {
+  if (
+    Decimal.isDecimal(x) ||
+    Decimal.isDecimal(y) ||
+    (typeof x === 'number' && !Number.isInteger(x)) ||
+    (typeof y === 'number' && !Number.isInteger(y))
+  ) {
     const r = new Decimal(x.toString()).plus(new Decimal(y.toString()).times(sign));
     return r;
   }
@@ -79,46 +84,154 @@ function variables(ctx: CallContext) {
 }
 
 export const dataFunctions: FunctionDef[] = [
-  F('data.calc', '#data.calc(a[, b])', [1, 2], 'An aggregate over the pipeline (Sum Avg Min Max Count StDev Var of the expression language), over the rows matching filter b when given; null for no rows.', "#data.calc('Sum(qty)', 'qty > 1')", undefined, (args, ctx) =>
-    expressionEngine().calculate(text(args[0]), args.length > 1 && args[1] !== null ? text(args[1]) : undefined, ctx.scope.dataset),
+  F(
+    'data.calc',
+    '#data.calc(a[, b])',
+    [1, 2],
+    'An aggregate over the pipeline (Sum Avg Min Max Count StDev Var of the expression language), over the rows matching filter b when given; null for no rows.',
+    "#data.calc('Sum(qty)', 'qty > 1')",
+    undefined,
+    (args, ctx) =>
+      expressionEngine().calculate(
+        text(args[0]),
+        args.length > 1 && args[1] !== null ? text(args[1]) : undefined,
+        ctx.scope.dataset,
+      ),
   ),
-  F('data.calc_hwm', '#data.calc_hwm(a, b)', 2, 'The larger of a and b for the next high watermark: compared as numbers, else as dates, else as text; null or empty loses.', '#data.calc_hwm(17, 5)', '17', (args) => hwm(args[0], args[1], byKind)),
-  F('data.calc_hwmdate', '#data.calc_hwmdate(a, b)', 2, 'The later of two dates (null or empty loses).', '#data.calc_hwmdate(2024-01-02, 2023-12-31T23:00:00)', '2024-01-02', (args) => hwm(args[0], args[1], byDate)),
-  F('data.calc_hwmnumber', '#data.calc_hwmnumber(a, b)', 2, 'The larger of two numbers (null or empty loses).', '#data.calc_hwmnumber(9, 10)', '10', (args) => hwm(args[0], args[1], byNumber)),
-  F('data.count', '#data.count([filter])', [0, 1], 'The number of rows in the pipeline, or of those matching the filter expression.', "#data.count('qty > 1')", undefined, (args, ctx) => {
-    const ds = ctx.scope.dataset;
-    if (args.length === 0 || args[0] === null || text(args[0]).trim() === '') return ds.rowCount;
-    const keep = expressionEngine().compileFilter(text(args[0])).bind(ds.columns, ctx.scope);
-    const read = ds.reader();
-    let n = 0;
-    for (let r = 0; r < ds.rowCount; r++) if (keep(read(r))) n++;
-    return n;
-  }),
-  F('data.sizekb', '#data.sizekb()', 0, 'Approximate in-memory size of the pipeline in KB (2 bytes per character, 16 per number or date, 8 per cell slot), rounded up.', '#data.sizekb()', undefined, (_args, ctx) => {
-    let bytes = 0;
-    for (const values of ctx.scope.dataset.data) for (const v of values) bytes += cellBytes(v);
-    return Math.ceil(bytes / 1024);
-  }),
-  F('data.value', '#data.value(row, column)', 2, 'The cell at a 0-based row index and a column name.', "#data.value(0, 'name')", undefined, (args, ctx) => {
-    const ds = ctx.scope.dataset;
-    const r = integer(args[0], 'the row');
-    if (r < 0 || r >= ds.rowCount) throw new FunctionError(`row ${r} is out of range (the pipeline has ${ds.rowCount} row${ds.rowCount === 1 ? '' : 's'})`);
-    return ds.cell(r, ds.require(text(args[1])));
-  }),
-  F('decrement', '#decrement(a[, b])', [1, 2], 'a minus 1, or minus b (exact for long and decimal values).', '#decrement(10, 3)', '7', (args) => addTo(args[0], args.length > 1 ? args[1] : null, -1)),
-  F('increment', '#increment(a[, b])', [1, 2], 'a plus 1, or plus b (exact for long and decimal values).', '#increment(41)', '42', (args) => addTo(args[0], args.length > 1 ? args[1] : null, 1)),
-  F('isnotnull', '#isnotnull(a, b)', 2, 'b when a is not null, else null.', '#isnotnull(x, yes)', 'yes', (args) => (args[0] !== null ? args[1] : null)),
-  F('isnotnullorempty', '#isnotnullorempty(a, b)', 2, "b when a is neither null nor '', else a.", '#isnotnullorempty(x, yes)', 'yes', (args) => (isNullOrEmpty(args[0]) ? args[0] : args[1])),
-  F('isnull', '#isnull(a, b)', 2, 'b when a is null, else a.', '#isnull(null, fallback)', 'fallback', (args) => (args[0] === null ? args[1] : args[0])),
-  F('isnullorempty', '#isnullorempty(a, b)', 2, "b when a is null or '', else a.", "#isnullorempty('', fallback)", 'fallback', (args) => (isNullOrEmpty(args[0]) ? args[1] : args[0])),
-  F('pick', '#pick(a, b, c...)', [1, Infinity], 'One of the arguments, chosen at random.', '#pick(lamp, fridge, door)', undefined, (args) => args[randomInt(args.length)]),
+  F(
+    'data.calc_hwm',
+    '#data.calc_hwm(a, b)',
+    2,
+    'The larger of a and b for the next high watermark: compared as numbers, else as dates, else as text; null or empty loses.',
+    '#data.calc_hwm(17, 5)',
+    '17',
+    (args) => hwm(args[0], args[1], byKind),
+  ),
+  F(
+    'data.calc_hwmdate',
+    '#data.calc_hwmdate(a, b)',
+    2,
+    'The later of two dates (null or empty loses).',
+    '#data.calc_hwmdate(2024-01-02, 2023-12-31T23:00:00)',
+    '2024-01-02',
+    (args) => hwm(args[0], args[1], byDate),
+  ),
+  F(
+    'data.calc_hwmnumber',
+    '#data.calc_hwmnumber(a, b)',
+    2,
+    'The larger of two numbers (null or empty loses).',
+    '#data.calc_hwmnumber(9, 10)',
+    '10',
+    (args) => hwm(args[0], args[1], byNumber),
+  ),
+  F(
+    'data.count',
+    '#data.count([filter])',
+    [0, 1],
+    'The number of rows in the pipeline, or of those matching the filter expression.',
+    "#data.count('qty > 1')",
+    undefined,
+    (args, ctx) => {
+      const ds = ctx.scope.dataset;
+      if (args.length === 0 || args[0] === null || text(args[0]).trim() === '') return ds.rowCount;
+      const keep = expressionEngine().compileFilter(text(args[0])).bind(ds.columns, ctx.scope);
+      const read = ds.reader();
+      let n = 0;
+      for (let r = 0; r < ds.rowCount; r++) if (keep(read(r))) n++;
+      return n;
+    },
+  ),
+  F(
+    'data.sizekb',
+    '#data.sizekb()',
+    0,
+    'Approximate in-memory size of the pipeline in KB (2 bytes per character, 16 per number or date, 8 per cell slot), rounded up.',
+    '#data.sizekb()',
+    undefined,
+    (_args, ctx) => {
+      let bytes = 0;
+      for (const values of ctx.scope.dataset.data) for (const v of values) bytes += cellBytes(v);
+      return Math.ceil(bytes / 1024);
+    },
+  ),
+  F(
+    'data.value',
+    '#data.value(row, column)',
+    2,
+    'The cell at a 0-based row index and a column name.',
+    "#data.value(0, 'name')",
+    undefined,
+    (args, ctx) => {
+      const ds = ctx.scope.dataset;
+      const r = integer(args[0], 'the row');
+      if (r < 0 || r >= ds.rowCount)
+        throw new FunctionError(
+          `row ${r} is out of range (the pipeline has ${ds.rowCount} row${ds.rowCount === 1 ? '' : 's'})`,
+        );
+      return ds.cell(r, ds.require(text(args[1])));
+    },
+  ),
+  F(
+    'decrement',
+    '#decrement(a[, b])',
+    [1, 2],
+    'a minus 1, or minus b (exact for long and decimal values).',
+    '#decrement(10, 3)',
+    '7',
+    (args) => addTo(args[0], args.length > 1 ? args[1] : null, -1),
+  ),
+  F(
+    'increment',
+    '#increment(a[, b])',
+    [1, 2],
+    'a plus 1, or plus b (exact for long and decimal values).',
+    '#increment(41)',
+    '42',
+    (args) => addTo(args[0], args.length > 1 ? args[1] : null, 1),
+  ),
+  F('isnotnull', '#isnotnull(a, b)', 2, 'b when a is not null, else null.', '#isnotnull(x, yes)', 'yes', (args) =>
+    args[0] !== null ? args[1] : null,
+  ),
+  F(
+    'isnotnullorempty',
+    '#isnotnullorempty(a, b)',
+    2,
+    "b when a is neither null nor '', else a.",
+    '#isnotnullorempty(x, yes)',
+    'yes',
+    (args) => (isNullOrEmpty(args[0]) ? args[0] : args[1]),
+  ),
+  F('isnull', '#isnull(a, b)', 2, 'b when a is null, else a.', '#isnull(null, fallback)', 'fallback', (args) =>
+    args[0] === null ? args[1] : args[0],
+  ),
+  F(
+    'isnullorempty',
+    '#isnullorempty(a, b)',
+    2,
+    "b when a is null or '', else a.",
+    "#isnullorempty('', fallback)",
+    'fallback',
+    (args) => (isNullOrEmpty(args[0]) ? args[1] : args[0]),
+  ),
+  F(
+    'pick',
+    '#pick(a, b, c...)',
+    [1, Infinity],
+    'One of the arguments, chosen at random.',
+    '#pick(lamp, fridge, door)',
+    undefined,
+    (args) => args[randomInt(args.length)],
+  ),
   F('rnddouble', '#rnddouble(a, b)', 2, 'A random double in [a, b).', '#rnddouble(0, 1)', undefined, (args) => {
     const a = numeric(args[0], 'a');
     const b = numeric(args[1], 'b');
     if (!(b > a)) throw new FunctionError(`b (${b}) must be greater than a (${a})`);
     return a + Math.random() * (b - a);
   }),
-  F('rndguid', '#rndguid()', 0, 'A new random GUID (lowercase 8-4-4-4-12).', '#rndguid()', undefined, () => randomUUID()),
+  F('rndguid', '#rndguid()', 0, 'A new random GUID (lowercase 8-4-4-4-12).', '#rndguid()', undefined, () =>
+    randomUUID(),
+  ),
   F('rndint', '#rndint(a, b)', 2, 'A random Int32 in [a, b).', '#rndint(1, 7)', undefined, (args) => {
     const a = integer(args[0], 'a');
     const b = integer(args[1], 'b');
@@ -126,18 +239,51 @@ export const dataFunctions: FunctionDef[] = [
     if (!(b > a)) throw new FunctionError(`b (${b}) must be greater than a (${a})`);
     return randomInt(a, b);
   }),
-  F('setvar', '#setvar(a, b)', 2, 'Saves b in workspace variable a, encrypted when a is declared encrypted; fails when a does not exist (create it with %var set). Returns "".', '#setvar(lastRun, #utcnow())', undefined, (args, ctx) => {
-    const name = text(args[0]);
-    if (!variables(ctx).update(name, text(args[1]))) throw new FunctionError(`variable '${name}' does not exist (create it with %var set ${name} <value>)`);
-    return '';
-  }),
-  F('trysetvar', '#trysetvar(a, b)', 2, 'Saves b in variable a only when it exists. Returns "".', '#trysetvar(lastRun, #utcnow())', undefined, (args, ctx) => {
-    variables(ctx).update(text(args[0]), text(args[1]));
-    return '';
-  }),
-  F('trygetvar', '#trygetvar(a[, b])', [1, 2], 'The value of workspace variable a (decrypted when stored encrypted); b or "" when it does not exist.', '#trygetvar(nosuchvariable, default)', 'default', (args, ctx) => {
-    const v = variables(ctx).get(text(args[0]));
-    return v !== undefined ? v : args.length > 1 ? args[1] : '';
-  }),
-  F('statebag', '#statebag(a[, b])', [1, 2], "Gets key a of the statebag (it lives for one execution), or sets it to b and returns b. A missing key is '', or NULL when a is written in single quotes inside a SQL command.", '#statebag(k, 5)', '5', statebag),
+  F(
+    'setvar',
+    '#setvar(a, b)',
+    2,
+    'Saves b in workspace variable a, encrypted when a is declared encrypted; fails when a does not exist (create it with %var set). Returns "".',
+    '#setvar(lastRun, #utcnow())',
+    undefined,
+    (args, ctx) => {
+      const name = text(args[0]);
+      if (!variables(ctx).update(name, text(args[1])))
+        throw new FunctionError(`variable '${name}' does not exist (create it with %var set ${name} <value>)`);
+      return '';
+    },
+  ),
+  F(
+    'trysetvar',
+    '#trysetvar(a, b)',
+    2,
+    'Saves b in variable a only when it exists. Returns "".',
+    '#trysetvar(lastRun, #utcnow())',
+    undefined,
+    (args, ctx) => {
+      variables(ctx).update(text(args[0]), text(args[1]));
+      return '';
+    },
+  ),
+  F(
+    'trygetvar',
+    '#trygetvar(a[, b])',
+    [1, 2],
+    'The value of workspace variable a (decrypted when stored encrypted); b or "" when it does not exist.',
+    '#trygetvar(nosuchvariable, default)',
+    'default',
+    (args, ctx) => {
+      const v = variables(ctx).get(text(args[0]));
+      return v !== undefined ? v : args.length > 1 ? args[1] : '';
+    },
+  ),
+  F(
+    'statebag',
+    '#statebag(a[, b])',
+    [1, 2],
+    "Gets key a of the statebag (it lives for one execution), or sets it to b and returns b. A missing key is '', or NULL when a is written in single quotes inside a SQL command.",
+    '#statebag(k, 5)',
+    '5',
+    statebag,
+  ),
 ];

@@ -59,7 +59,8 @@ function fromEpoch(v: Value, msPerUnit: number): Date {
 function toEpochMs(args: Value[]): number {
   const v = args[0];
   const alreadyUtc = args.length > 1 && flag(args[1]);
-  if (typeof v === 'string' && /(Z|[+-]\d{2}:?\d{2})\s*$/i.test(v.trim()) && /\d[T ]\d/.test(v)) return wallOf(v, 'utc').getTime();
+  if (typeof v === 'string' && /(Z|[+-]\d{2}:?\d{2})\s*$/i.test(v.trim()) && /\d[T ]\d/.test(v))
+    return wallOf(v, 'utc').getTime();
   const wall = wallOf(v, alreadyUtc ? 'utc' : 'local');
   return alreadyUtc ? wall.getTime() : localInstant(wall).getTime();
 }
@@ -84,33 +85,147 @@ function parsedate(args: Value[], ctx: CallContext): string {
 }
 
 export const dateFunctions: FunctionDef[] = [
-  D('dateadd', '#dateadd(date, span[, format])', [2, 3], 'Adds a span (y m d h n s; a leading - subtracts: 1d, -2h, 30n, 1y) to a local date; returns it in format (default s).', '#dateadd(2009-06-15T13:45:30, 1d)', '2009-06-16T13:45:30', (args, ctx) =>
-    formatWall(ctx.scope.session, addSpan(wallOf(args[0], 'local'), text(args[1])), fmtArg(args, 2), 'local'),
+  D(
+    'dateadd',
+    '#dateadd(date, span[, format])',
+    [2, 3],
+    'Adds a span (y m d h n s; a leading - subtracts: 1d, -2h, 30n, 1y) to a local date; returns it in format (default s).',
+    '#dateadd(2009-06-15T13:45:30, 1d)',
+    '2009-06-16T13:45:30',
+    (args, ctx) =>
+      formatWall(ctx.scope.session, addSpan(wallOf(args[0], 'local'), text(args[1])), fmtArg(args, 2), 'local'),
   ),
-  D('utcdateadd', '#utcdateadd(date, span[, format])', [2, 3], 'As #dateadd on a UTC date.', "#utcdateadd(2009-01-31T00:00:00Z, 1m, 'yyyy-MM-dd')", '2009-02-28', (args, ctx) =>
-    formatWall(ctx.scope.session, addSpan(wallOf(args[0], 'utc'), text(args[1])), fmtArg(args, 2), 'utc'),
+  D(
+    'utcdateadd',
+    '#utcdateadd(date, span[, format])',
+    [2, 3],
+    'As #dateadd on a UTC date.',
+    "#utcdateadd(2009-01-31T00:00:00Z, 1m, 'yyyy-MM-dd')",
+    '2009-02-28',
+    (args, ctx) =>
+      formatWall(ctx.scope.session, addSpan(wallOf(args[0], 'utc'), text(args[1])), fmtArg(args, 2), 'utc'),
   ),
-  D('epoch', '#epoch()', 0, 'The current UTC Unix time in seconds.', '#epoch()', undefined, () => Math.floor(Date.now() / 1000)),
-  D('epoch_ms', '#epoch_ms()', 0, 'The current UTC Unix time in milliseconds.', '#epoch_ms()', undefined, () => Date.now()),
-  D('formatdate', '#formatdate(date, format)', 2, 'Formats a local date with a .NET date format (standard or custom).', "#formatdate(2009-06-15T13:45:30, 'dddd d MMMM yyyy, HH:mm')", 'Monday 15 June 2009, 13:45', (args, ctx) =>
-    formatWall(ctx.scope.session, wallOf(args[0], 'local'), args[1], 'local'),
+  D('epoch', '#epoch()', 0, 'The current UTC Unix time in seconds.', '#epoch()', undefined, () =>
+    Math.floor(Date.now() / 1000),
   ),
-  D('utcformatdate', '#utcformatdate(date, format)', 2, 'Formats a UTC date with a .NET date format; text with an offset is converted to UTC first.', '#utcformatdate(2009-06-15T13:45:30+02:00, o)', '2009-06-15T11:45:30.0000000Z', (args, ctx) =>
-    formatWall(ctx.scope.session, wallOf(args[0], 'utc'), args[1], 'utc'),
+  D('epoch_ms', '#epoch_ms()', 0, 'The current UTC Unix time in milliseconds.', '#epoch_ms()', undefined, () =>
+    Date.now(),
   ),
-  D(['fromepoch', 'fromepoch_sec'], '#fromepoch(a[, b])', [1, 2], 'A Unix time in seconds as a UTC date/time in format b (default s).', '#fromepoch(1245073530)', '2009-06-15T13:45:30', (args, ctx) =>
-    formatWall(ctx.scope.session, fromEpoch(args[0], 1000), fmtArg(args, 1), 'utc'),
+  D(
+    'formatdate',
+    '#formatdate(date, format)',
+    2,
+    'Formats a local date with a .NET date format (standard or custom).',
+    "#formatdate(2009-06-15T13:45:30, 'dddd d MMMM yyyy, HH:mm')",
+    'Monday 15 June 2009, 13:45',
+    (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'local'), args[1], 'local'),
   ),
-  D('fromepoch_ms', '#fromepoch_ms(a[, b])', [1, 2], 'A Unix time in milliseconds as a UTC date/time in format b (default s).', "#fromepoch_ms(1245073530123, 'HH:mm:ss.fff')", '13:45:30.123', (args, ctx) =>
-    formatWall(ctx.scope.session, fromEpoch(args[0], 1), fmtArg(args, 1), 'utc'),
+  D(
+    'utcformatdate',
+    '#utcformatdate(date, format)',
+    2,
+    'Formats a UTC date with a .NET date format; text with an offset is converted to UTC first.',
+    '#utcformatdate(2009-06-15T13:45:30+02:00, o)',
+    '2009-06-15T11:45:30.0000000Z',
+    (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'utc'), args[1], 'utc'),
   ),
-  D('now', '#now([format])', [0, 1], 'The current date/time in the local time zone of the agent, in format (default s).', "#now('yyyy-MM-dd')", undefined, (args, ctx) => formatWall(ctx.scope.session, nowWall(false), fmtArg(args, 0), 'local')),
-  D('utcnow', '#utcnow([format])', [0, 1], 'The current UTC date/time in format (default s); o gives ISO 8601 with Z.', '#utcnow(o)', undefined, (args, ctx) => formatWall(ctx.scope.session, nowWall(true), fmtArg(args, 0), 'utc')),
-  D('parsedate', '#parsedate(a, b[, c])', [2, 3], 'Parses a with the .NET input format b (exactly), returns it in format c (default s). Text with an offset is converted to local time.', "#parsedate('15/06/2009 13:45', 'dd/MM/yyyy HH:mm')", '2009-06-15T13:45:00', parsedate),
-  D(['toepoch', 'toepoch_sec'], '#toepoch(a[, b])', [1, 2], 'Unix time in seconds of date a, read as local time unless b is 1 or true (already UTC); an offset in a wins.', '#toepoch(2009-06-15T13:45:30Z)', '1245073530', (args) => Math.floor(toEpochMs(args) / 1000)),
-  D('toepoch_ms', '#toepoch_ms(a[, b])', [1, 2], 'As #toepoch, in milliseconds.', '#toepoch_ms(2009-06-15T13:45:30.123, 1)', '1245073530123', (args) => toEpochMs(args)),
-  D('toiso8601', '#toiso8601(x)', 1, 'ISO 8601 (round-trip o format) of x read as local time, with the local offset.', '#toiso8601(#now())', undefined, (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'local'), 'o', 'local')),
-  D('utctoiso8601', '#utctoiso8601(x)', 1, 'ISO 8601 (round-trip o format) of x read as UTC, ending in Z.', '#utctoiso8601(2009-06-15 13:45:30)', '2009-06-15T13:45:30.0000000Z', (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'utc'), 'o', 'utc')),
-  D('torfc1123', '#torfc1123(x)', 1, 'RFC 1123 text of a local date/time (converted to GMT).', '#torfc1123(#now())', undefined, (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'local'), 'R', 'local')),
-  D('utctorfc1123', '#utctorfc1123(x)', 1, 'RFC 1123 text of a UTC date/time.', '#utctorfc1123(2009-06-15T13:45:30)', 'Mon, 15 Jun 2009 13:45:30 GMT', (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'utc'), 'R', 'utc')),
+  D(
+    ['fromepoch', 'fromepoch_sec'],
+    '#fromepoch(a[, b])',
+    [1, 2],
+    'A Unix time in seconds as a UTC date/time in format b (default s).',
+    '#fromepoch(1245073530)',
+    '2009-06-15T13:45:30',
+    (args, ctx) => formatWall(ctx.scope.session, fromEpoch(args[0], 1000), fmtArg(args, 1), 'utc'),
+  ),
+  D(
+    'fromepoch_ms',
+    '#fromepoch_ms(a[, b])',
+    [1, 2],
+    'A Unix time in milliseconds as a UTC date/time in format b (default s).',
+    "#fromepoch_ms(1245073530123, 'HH:mm:ss.fff')",
+    '13:45:30.123',
+    (args, ctx) => formatWall(ctx.scope.session, fromEpoch(args[0], 1), fmtArg(args, 1), 'utc'),
+  ),
+  D(
+    'now',
+    '#now([format])',
+    [0, 1],
+    'The current date/time in the local time zone of the agent, in format (default s).',
+    "#now('yyyy-MM-dd')",
+    undefined,
+    (args, ctx) => formatWall(ctx.scope.session, nowWall(false), fmtArg(args, 0), 'local'),
+  ),
+  D(
+    'utcnow',
+    '#utcnow([format])',
+    [0, 1],
+    'The current UTC date/time in format (default s); o gives ISO 8601 with Z.',
+    '#utcnow(o)',
+    undefined,
+    (args, ctx) => formatWall(ctx.scope.session, nowWall(true), fmtArg(args, 0), 'utc'),
+  ),
+  D(
+    'parsedate',
+    '#parsedate(a, b[, c])',
+    [2, 3],
+    'Parses a with the .NET input format b (exactly), returns it in format c (default s). Text with an offset is converted to local time.',
+    "#parsedate('15/06/2009 13:45', 'dd/MM/yyyy HH:mm')",
+    '2009-06-15T13:45:00',
+    parsedate,
+  ),
+  D(
+    ['toepoch', 'toepoch_sec'],
+    '#toepoch(a[, b])',
+    [1, 2],
+    'Unix time in seconds of date a, read as local time unless b is 1 or true (already UTC); an offset in a wins.',
+    '#toepoch(2009-06-15T13:45:30Z)',
+    '1245073530',
+    (args) => Math.floor(toEpochMs(args) / 1000),
+  ),
+  D(
+    'toepoch_ms',
+    '#toepoch_ms(a[, b])',
+    [1, 2],
+    'As #toepoch, in milliseconds.',
+    '#toepoch_ms(2009-06-15T13:45:30.123, 1)',
+    '1245073530123',
+    (args) => toEpochMs(args),
+  ),
+  D(
+    'toiso8601',
+    '#toiso8601(x)',
+    1,
+    'ISO 8601 (round-trip o format) of x read as local time, with the local offset.',
+    '#toiso8601(#now())',
+    undefined,
+    (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'local'), 'o', 'local'),
+  ),
+  D(
+    'utctoiso8601',
+    '#utctoiso8601(x)',
+    1,
+    'ISO 8601 (round-trip o format) of x read as UTC, ending in Z.',
+    '#utctoiso8601(2009-06-15 13:45:30)',
+    '2009-06-15T13:45:30.0000000Z',
+    (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'utc'), 'o', 'utc'),
+  ),
+  D(
+    'torfc1123',
+    '#torfc1123(x)',
+    1,
+    'RFC 1123 text of a local date/time (converted to GMT).',
+    '#torfc1123(#now())',
+    undefined,
+    (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'local'), 'R', 'local'),
+  ),
+  D(
+    'utctorfc1123',
+    '#utctorfc1123(x)',
+    1,
+    'RFC 1123 text of a UTC date/time.',
+    '#utctorfc1123(2009-06-15T13:45:30)',
+    'Mon, 15 Jun 2009 13:45:30 GMT',
+    (args, ctx) => formatWall(ctx.scope.session, wallOf(args[0], 'utc'), 'R', 'utc'),
+  ),
 ];

@@ -46,7 +46,8 @@ export function formatWall(env: SessionEnv, wall: Date, format: Value, kind: Dat
   try {
     return formatDate(wall, f, kind, cultureOf(env));
   } catch (e) {
-    if (e instanceof FormatError) throw new FunctionError(`bad date format ${e.message.startsWith("'") ? e.message : `'${f}': ${e.message}`}`);
+    if (e instanceof FormatError)
+      throw new FunctionError(`bad date format ${e.message.startsWith("'") ? e.message : `'${f}': ${e.message}`}`);
     throw e;
   }
 }

@@ -165,7 +165,8 @@ function cell(s: string): string {
 
 function row(d: FunctionDoc): string {
   const names = [d.signature, ...d.aliases.map((a) => `alias \`#${a}\``)];
-  const example = d.expected === undefined ? `\`${cell(d.example)}\`` : `\`${cell(d.example)}\` → \`${cell(d.expected)}\``;
+  const example =
+    d.expected === undefined ? `\`${cell(d.example)}\`` : `\`${cell(d.example)}\` → \`${cell(d.expected)}\``;
   return `| \`${cell(names[0])}\`${names.length > 1 ? ` (${names.slice(1).join(', ')})` : ''} | ${cell(d.description)} | ${example} |`;
 }
 

@@ -85,7 +85,11 @@ function constant(v: Value): Bound {
 
 function bindField(part: FieldPart, env: Env): Bound {
   if (env.noRow) {
-    throw new ScriptError(`{{${part.name}}} needs a row: fields can be used in column defaults, payloads and per-row texts, not here`, 'runtime', part.pos);
+    throw new ScriptError(
+      `{{${part.name}}} needs a row: fields can be used in column defaults, payloads and per-row texts, not here`,
+      'runtime',
+      part.pos,
+    );
   }
   const ordinal = env.dataset.indexOf(part.name);
   if (ordinal < 0) {
@@ -100,7 +104,10 @@ function bindField(part: FieldPart, env: Env): Bound {
   if (!part.prefix) {
     const type = env.columns[ordinal].type;
     const sql = env.sql;
-    const show = type.base === 'float' || type.base === 'decimal' ? (v: Value) => (v === null ? displayValue(v, sql) : formatValue(v, type)) : undefined;
+    const show =
+      type.base === 'float' || type.base === 'decimal'
+        ? (v: Value) => (v === null ? displayValue(v, sql) : formatValue(v, type))
+        : undefined;
     return { c: false, f: (row) => row[ordinal], show, cell: { ordinal, text: show } };
   }
   const prefix = part.prefix;
@@ -125,7 +132,12 @@ function bindParts(parts: Part[], env: Env): Bound {
   return { c: false, f: concatenation(items, sql) };
 }
 
-type Concatenation = (constants: string[], fns: ((...args: never[]) => unknown)[], display: typeof displayValue, sql: boolean) => RowValueFn;
+type Concatenation = (
+  constants: string[],
+  fns: ((...args: never[]) => unknown)[],
+  display: typeof displayValue,
+  sql: boolean,
+) => RowValueFn;
 const concatenations = new Map<string, Concatenation>();
 const CONCATENATION_CACHE_LIMIT = 1000;
 
@@ -142,7 +154,10 @@ function concatenation(items: (string | Extract<Bound, { c: false }>)[], sql: bo
   const terms = items.map((item) => {
     if (typeof item === 'string') return `c${constants.push(item) - 1}`;
     const { cell, f, show } = item;
-    if (cell) return cell.text ? `f${fns.push(cell.text) - 1}(row[${cell.ordinal | 0}])` : `display(row[${cell.ordinal | 0}], sql)`;
+    if (cell)
+      return cell.text
+        ? `f${fns.push(cell.text) - 1}(row[${cell.ordinal | 0}])`
+        : `display(row[${cell.ordinal | 0}], sql)`;
     const call = `f${fns.push(f) - 1}(row, i)`;
     return show ? `f${fns.push(show) - 1}(${call})` : `display(${call}, sql)`;
   });
@@ -151,7 +166,13 @@ function concatenation(items: (string | Extract<Bound, { c: false }>)[], sql: bo
   if (!make) {
     const names = (prefix: string, n: number) => Array.from({ length: n }, (_, k) => `${prefix}${k}`).join(', ');
     // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiled once per template shape, run per row
-    make = new Function('constants', 'fns', 'display', 'sql', `const [${names('c', constants.length)}] = constants; const [${names('f', fns.length)}] = fns; return (row, i) => ${body};`) as Concatenation;
+    make = new Function(
+      'constants',
+      'fns',
+      'display',
+      'sql',
+      `const [${names('c', constants.length)}] = constants; const [${names('f', fns.length)}] = fns; return (row, i) => ${body};`,
+    ) as Concatenation;
     if (concatenations.size >= CONCATENATION_CACHE_LIMIT) concatenations.clear();
     concatenations.set(body, make);
   }
@@ -197,8 +218,17 @@ function bindCall(part: CallPart, env: Env): Bound {
   const fn = `${part.sigil}${part.name}`;
   const n = part.args.length;
   if (n < def.arity[0] || n > def.arity[1]) {
-    const want = def.arity[0] === def.arity[1] ? `${def.arity[0]}` : def.arity[1] === Infinity ? `at least ${def.arity[0]}` : `${def.arity[0]} to ${def.arity[1]}`;
-    throw new ScriptError(`${fn} takes ${want} argument${want === '1' ? '' : 's'}, got ${n}: ${def.signature}`, 'runtime', part.pos);
+    const want =
+      def.arity[0] === def.arity[1]
+        ? `${def.arity[0]}`
+        : def.arity[1] === Infinity
+          ? `at least ${def.arity[0]}`
+          : `${def.arity[0]} to ${def.arity[1]}`;
+    throw new ScriptError(
+      `${fn} takes ${want} argument${want === '1' ? '' : 's'}, got ${n}: ${def.signature}`,
+      'runtime',
+      part.pos,
+    );
   }
   const ctx: CallContext = { scope: env.scope, fn, pos: part.pos, quotes: part.args.map((a) => a.quote), sql: env.sql };
   const args = part.args.map((a) => bindArg(a, env));
@@ -217,7 +247,14 @@ function bindCall(part: CallPart, env: Env): Bound {
   }
   // The argument array is reused per row: implementations read it during the call and never keep it.
   const buffer = new Array<Value>(n).fill(null);
-  const argFns: RowValueFn[] = args.map((a) => (a.c ? ((v: Value) => () => v)(a.v) : a.f));
+  const argFns: RowValueFn[] = args.map((a) =>
+    a.c
+      ? (
+          (v: Value) => () =>
+            v
+        )(a.v)
+      : a.f,
+  );
   if (n === 1) {
     const a0 = argFns[0];
     return {
@@ -253,9 +290,16 @@ function bindOperator(part: CallPart, env: Env): Bound {
   const name = part.def.names[0];
   if (!env.batch) {
     if (name === 'sql') return bindSqlExpression(part, env);
-    throw new ScriptError(`@${part.name} joins the rows of a batch: use it in a PUSH payload with BATCH N greater than 1`, 'runtime', part.pos);
+    throw new ScriptError(
+      `@${part.name} joins the rows of a batch: use it in a PUSH payload with BATCH N greater than 1`,
+      'runtime',
+      part.pos,
+    );
   }
-  const template = compileTemplate({ value: part.raw!, pos: part.rawPos!, form: 'block' }, { sql: name.startsWith('sql'), fieldStyle: OPERATOR_STYLE[name] });
+  const template = compileTemplate(
+    { value: part.raw!, pos: part.rawPos!, form: 'block' },
+    { sql: name.startsWith('sql'), fieldStyle: OPERATOR_STYLE[name] },
+  );
   const rowFn = template.bind(env.scope, env.dataset, { fxByRow: true });
   const { separator, terminator } = OPERATOR_JOIN[name];
   const batch = env.batch;
@@ -297,8 +341,10 @@ function textOf(text: Text | string): { value: string; pos?: Position } {
 }
 
 function usesRow(parts: Part[]): boolean {
-  return parts.some((p) =>
-    p.kind === 'field' || (p.kind === 'call' && (p.sigil === '@' || p.def.raw !== undefined || p.args.some((a) => usesRow(a.parts)))),
+  return parts.some(
+    (p) =>
+      p.kind === 'field' ||
+      (p.kind === 'call' && (p.sigil === '@' || p.def.raw !== undefined || p.args.some((a) => usesRow(a.parts)))),
   );
 }
 
@@ -311,7 +357,9 @@ function fieldsOf(parts: Part[], out: string[]): string[] {
 }
 
 function hasBatchOperator(parts: Part[]): boolean {
-  return parts.some((p) => p.kind === 'call' && (p.def.raw !== undefined || p.args.some((a) => hasBatchOperator(a.parts))));
+  return parts.some(
+    (p) => p.kind === 'call' && (p.def.raw !== undefined || p.args.some((a) => hasBatchOperator(a.parts))),
+  );
 }
 
 function makeEnv(scope: Scope, dataset: Dataset, options: BindOptions | undefined, sql: boolean): Env {

@@ -26,12 +26,14 @@ export function setJsonSettings(pairs: string[], env: SessionEnv): void {
   for (const pair of pairs.flatMap((p) => p.split(','))) {
     if (pair.trim() === '') continue;
     const colon = pair.indexOf(':');
-    if (colon < 0) throw new FunctionError(`'${pair.trim()}' is not key:value (keys: ${Object.keys(JSON_SETTINGS).join(', ')})`);
+    if (colon < 0)
+      throw new FunctionError(`'${pair.trim()}' is not key:value (keys: ${Object.keys(JSON_SETTINGS).join(', ')})`);
     const key = pair.slice(0, colon).trim().toLowerCase();
     const value = pair.slice(colon + 1).trim();
     const allowed = JSON_SETTINGS[key];
     if (!allowed) throw new FunctionError(`unknown setting '${key}' (keys: ${Object.keys(JSON_SETTINGS).join(', ')})`);
-    if (allowed !== 'any' && !allowed.includes(value.toLowerCase())) throw new FunctionError(`${key} must be one of ${allowed.join(', ')}, got '${value}'`);
+    if (allowed !== 'any' && !allowed.includes(value.toLowerCase()))
+      throw new FunctionError(`${key} must be one of ${allowed.join(', ')}, got '${value}'`);
     parsed.push([key, allowed === 'any' ? value : value.toLowerCase()]);
   }
   for (const [k, v] of parsed) env.jsonSettings.set(k, v);
@@ -68,7 +70,11 @@ class Reader {
       this.i += m[0].length;
       return new JsonNumber(m[0]);
     }
-    for (const [word, v] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, v] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (this.s.startsWith(word, this.i)) {
         this.i += word.length;
         return v;
@@ -164,7 +170,15 @@ function settingsOf(env: SessionEnv): Settings {
   };
 }
 
-const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
 const hex4 = (code: number) => `\\u${code.toString(16).padStart(4, '0')}`;
 
 /** A JSON string literal with Json.NET's StringEscapeHandling. */
@@ -218,7 +232,8 @@ function writeDate(s: string, settings: Settings, env: SessionEnv): string | und
   }
   const format = settings.dateFormat ?? "yyyy'-'MM'-'dd'T'HH':'mm':'ss.FFFFFFFK";
   const culture = cultureOf(env);
-  if (kind === 'offset') return quote(formatDate(wall, format.replace(/K/g, `'${offsetText(offset)}'`), 'unspecified', culture), settings);
+  if (kind === 'offset')
+    return quote(formatDate(wall, format.replace(/K/g, `'${offsetText(offset)}'`), 'unspecified', culture), settings);
   return quote(formatDate(wall, format, kind, culture), settings);
 }
 

@@ -15,7 +15,8 @@ type Selector = { name: string } | { index: number } | undefined;
 
 function selector(v: Value | undefined): Selector {
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'number' || (typeof v === 'string' && /^\s*\d+\s*$/.test(v))) return { index: integer(v, 'the attribute index') };
+  if (typeof v === 'number' || (typeof v === 'string' && /^\s*\d+\s*$/.test(v)))
+    return { index: integer(v, 'the attribute index') };
   return { name: text(v) };
 }
 
@@ -41,7 +42,10 @@ export function parseJsonValue(doc: string, path: Value, attr: Value | undefined
   }
   const sel = selector(attr);
   if (!sel) return jsonValue(node);
-  if (node === null || typeof node !== 'object') throw new FunctionError(`the node at '${text(path)}' is a ${node === null ? 'null' : typeof node}, it has no attribute ${'name' in sel ? sel.name : sel.index}`);
+  if (node === null || typeof node !== 'object')
+    throw new FunctionError(
+      `the node at '${text(path)}' is a ${node === null ? 'null' : typeof node}, it has no attribute ${'name' in sel ? sel.name : sel.index}`,
+    );
   if ('index' in sel) return jsonValue(Array.isArray(node) ? node[sel.index] : Object.values(node)[sel.index]);
   const obj = node as Record<string, unknown>;
   if (sel.name in obj) return jsonValue(obj[sel.name]);
@@ -53,11 +57,16 @@ export function parseXmlValue(doc: string, path: Value, attr: Value | undefined)
   const errors: string[] = [];
   let dom: Document;
   try {
-    dom = new DOMParser({ onError: (level: string, msg: string) => { if (level !== 'warning') errors.push(msg); } }).parseFromString(doc, 'text/xml') as unknown as Document;
+    dom = new DOMParser({
+      onError: (level: string, msg: string) => {
+        if (level !== 'warning') errors.push(msg);
+      },
+    }).parseFromString(doc, 'text/xml') as unknown as Document;
   } catch (e) {
     throw new FunctionError(`not valid XML (${(e as Error).message})`);
   }
-  if (errors.length || !dom.documentElement) throw new FunctionError(`not valid XML (${errors[0] ?? 'no root element'})`);
+  if (errors.length || !dom.documentElement)
+    throw new FunctionError(`not valid XML (${errors[0] ?? 'no root element'})`);
   let node: Node = dom.documentElement;
   if (path !== null && text(path).trim() !== '') {
     let found: xpath.SelectReturnType;
@@ -77,7 +86,8 @@ export function parseXmlValue(doc: string, path: Value, attr: Value | undefined)
   if (!el.attributes) throw new FunctionError(`the node at '${text(path)}' has no attributes`);
   if ('index' in sel) return el.attributes[sel.index]?.value ?? null;
   if (el.hasAttribute(sel.name)) return el.getAttribute(sel.name);
-  for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === 1 && (c as Element).tagName === sel.name) return c.textContent;
+  for (let c = el.firstChild; c; c = c.nextSibling)
+    if (c.nodeType === 1 && (c as Element).tagName === sel.name) return c.textContent;
   return null;
 }
 

@@ -198,7 +198,11 @@ class Parser {
       const inner = new Parser(content, this.pos(i + 1), composite).parts(0, 'all', level).parts;
       return { arg: { parts: inner, quote: q, isNull: false }, end: after };
     }
-    const { parts, end } = (composite === this.composite ? this : new Parser(this.src, this.base, composite)).parts(i, 'arg', level);
+    const { parts, end } = (composite === this.composite ? this : new Parser(this.src, this.base, composite)).parts(
+      i,
+      'arg',
+      level,
+    );
     if (end >= src.length) throw this.error(`${fn}: missing ')'`, callStart);
     trimTrailing(parts);
     const isNull = parts.length === 1 && parts[0].kind === 'text' && parts[0].text.toLowerCase() === 'null';

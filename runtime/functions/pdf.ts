@@ -14,7 +14,8 @@ export function image2pdf(v: Value, ctx: CallContext): Buffer {
     const s = text(v).trim();
     if (/^https?:\/\//i.test(s)) source = { url: s };
     else if (/^ftp:\/\//i.test(s)) throw new FunctionError('FTP sources are not supported; download the file first');
-    else if (s.length >= 16 && s.length % 2 === 0 && /^[0-9a-fA-F]+$/.test(s)) source = { bytes: Buffer.from(s, 'hex') };
+    else if (s.length >= 16 && s.length % 2 === 0 && /^[0-9a-fA-F]+$/.test(s))
+      source = { bytes: Buffer.from(s, 'hex') };
     else {
       const file = isAbsolute(s) ? s : resolve(ctx.scope.session.cwd, s);
       if (!existsSync(file)) throw new FunctionError(`no such image file: ${file}`);

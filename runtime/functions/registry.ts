@@ -9,7 +9,13 @@ import type { Family, FunctionDef } from './types';
  * The function registry: every #f()/@f() of spec 4.4, one entry each. Evaluation, the REPL and kernel
  * completion and inspect, and docs/functions.md all read it.
  */
-const all: FunctionDef[] = [...dataFunctions, ...stringFunctions, ...dateFunctions, ...otherFunctions, ...operatorFunctions];
+const all: FunctionDef[] = [
+  ...dataFunctions,
+  ...stringFunctions,
+  ...dateFunctions,
+  ...otherFunctions,
+  ...operatorFunctions,
+];
 
 const byName = new Map<string, FunctionDef>();
 for (const def of all) {
@@ -33,7 +39,10 @@ export function suggestFunction(name: string): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of byName.keys()) {
-    const d = candidate.startsWith(lower) || lower.startsWith(candidate) ? Math.abs(candidate.length - lower.length) * 0.5 + 0.5 : distance(lower, candidate);
+    const d =
+      candidate.startsWith(lower) || lower.startsWith(candidate)
+        ? Math.abs(candidate.length - lower.length) * 0.5 + 0.5
+        : distance(lower, candidate);
     if (d < bestDistance) {
       bestDistance = d;
       best = candidate;

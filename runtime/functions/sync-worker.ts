@@ -19,7 +19,12 @@ const port = (workerData as { port: MessagePort }).port;
 async function imageBytes(source: SyncRequest['source']): Promise<Uint8Array> {
   if ('bytes' in source) return source.bytes;
   if ('file' in source) return readFile(source.file);
-  const res = await request(source.url, { method: 'GET', maxRedirections: 5, headersTimeout: 30000, bodyTimeout: 30000 });
+  const res = await request(source.url, {
+    method: 'GET',
+    maxRedirections: 5,
+    headersTimeout: 30000,
+    bodyTimeout: 30000,
+  });
   if (res.statusCode >= 400) {
     await res.body.dump();
     throw new Error(`GET ${source.url} answered HTTP ${res.statusCode}`);

@@ -73,7 +73,7 @@ export function integer(v: Value, what: string): number {
   if (typeof v === 'number' && Number.isInteger(v)) return v;
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'string' && INTEGER.test(v)) return parseInt(v, 10);
-  if (Decimal.isDecimal(v) && (v).isInteger()) return (v).toNumber();
+  if (Decimal.isDecimal(v) && v.isInteger()) return v.toNumber();
   throw new FunctionError(`${what} must be an integer, got '${shown(v)}'`);
 }
 
@@ -85,7 +85,7 @@ export function numeric(v: Value, what: string): number {
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'string' && NUMBER.test(v)) return Number(v);
-  if (Decimal.isDecimal(v)) return (v).toNumber();
+  if (Decimal.isDecimal(v)) return v.toNumber();
   throw new FunctionError(`${what} must be a number, got '${shown(v)}'`);
 }
 
@@ -107,7 +107,7 @@ export function truthy(v: Value): boolean {
     const s = v.trim().toLowerCase();
     return !(s === '' || s === '0' || s === 'false');
   }
-  if (Decimal.isDecimal(v)) return !(v).isZero();
+  if (Decimal.isDecimal(v)) return !v.isZero();
   return true;
 }
 

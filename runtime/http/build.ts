@@ -37,12 +37,18 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   try {
     if (absolute) url = new URL(target);
     else if (connection) url = new URL(joinUrl(connection.baseUrl, target));
-    else throw new ScriptError(`'${target}' is a relative path: name an HTTP connection ([name]) or give a full URL`, 'runtime', spec.targetPos);
+    else
+      throw new ScriptError(
+        `'${target}' is a relative path: name an HTTP connection ([name]) or give a full URL`,
+        'runtime',
+        spec.targetPos,
+      );
   } catch (e) {
     if (e instanceof ScriptError) throw e;
     throw new ScriptError(`invalid URL '${target}'`, 'runtime', spec.targetPos);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ScriptError(`unsupported URL scheme '${url.protocol}' (http or https)`, 'runtime', spec.targetPos);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ScriptError(`unsupported URL scheme '${url.protocol}' (http or https)`, 'runtime', spec.targetPos);
 
   const headers: Record<string, string> = {};
   // A relative path is appended to the connection's base URL, so only an absolute URL can leave its origin.
@@ -53,10 +59,18 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   }
   for (const [k, v] of Object.entries(parseHeaders(spec.headers ?? '', spec.headersPos))) setHeader(headers, k, v);
   if (spec.contentType) setHeader(headers, 'content-type', spec.contentType);
-  else if (spec.payload !== undefined && getHeader(headers, 'content-type') === undefined) setHeader(headers, 'content-type', guessContentType(spec.payload));
+  else if (spec.payload !== undefined && getHeader(headers, 'content-type') === undefined)
+    setHeader(headers, 'content-type', guessContentType(spec.payload));
 
   const timeout = spec.timeout ?? connection?.timeout ?? DEFAULT_TIMEOUT_SECONDS;
-  return { method: spec.method, url, headers, body: spec.payload, timeoutSeconds: timeout, tls: own ? connection.tls : undefined };
+  return {
+    method: spec.method,
+    url,
+    headers,
+    body: spec.payload,
+    timeoutSeconds: timeout,
+    tls: own ? connection.tls : undefined,
+  };
 }
 
 function joinUrl(base: string, path: string): string {

@@ -55,9 +55,13 @@ function callsOf(statement: AbortSignal): Set<CallAbort> {
   let calls = inFlight.get(statement);
   if (!calls) {
     const set = new Set<CallAbort>();
-    statement.addEventListener('abort', () => {
-      for (const call of set) call.abort(statement.reason);
-    }, { once: true });
+    statement.addEventListener(
+      'abort',
+      () => {
+        for (const call of set) call.abort(statement.reason);
+      },
+      { once: true },
+    );
     inFlight.set(statement, set);
     calls = set;
   }

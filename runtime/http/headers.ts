@@ -8,7 +8,11 @@ import type { HttpAuth } from '../workspace/connections';
  */
 export function parseHeaders(text: string, pos?: Position): Record<string, string> {
   const fail = (why: string): never => {
-    throw new ScriptError(`HEADERS ${why}; expected a JSON array of key/value objects, e.g. '[{"x-api-key":"abc"}]'`, 'runtime', pos);
+    throw new ScriptError(
+      `HEADERS ${why}; expected a JSON array of key/value objects, e.g. '[{"x-api-key":"abc"}]'`,
+      'runtime',
+      pos,
+    );
   };
   if (text.trim() === '') return {};
   let parsed: unknown;

@@ -10,12 +10,27 @@ import type { HttpConnection } from '../workspace/connections';
  * connections are reused across statements, cells and runs, and closed with the session. undici's
  * Pool/request is ~6x faster than fetch here (shared/notes/performance.md).
  */
-export function poolFor(resources: Resources, origin: string, tls: HttpConnection['tls'] | undefined, workspace: string): Pool {
+export function poolFor(
+  resources: Resources,
+  origin: string,
+  tls: HttpConnection['tls'] | undefined,
+  workspace: string,
+): Pool {
   const key = tls ? `http ${origin} ${JSON.stringify(tls)}` : `http ${origin}`;
   return resources.shared(key, () => {
     // undici (95 modules, 60 ms) loads with the first HTTP call, not with the interpreter.
     const { Pool: UndiciPool } = require('undici') as typeof import('undici');
-    const pool = new UndiciPool(origin, tls ? { connect: { rejectUnauthorized: tls.rejectUnauthorized, ca: tls.ca ? certificateText(tls.ca, workspace) : undefined } } : {});
+    const pool = new UndiciPool(
+      origin,
+      tls
+        ? {
+            connect: {
+              rejectUnauthorized: tls.rejectUnauthorized,
+              ca: tls.ca ? certificateText(tls.ca, workspace) : undefined,
+            },
+          }
+        : {},
+    );
     // Closing the session must not wait for a call still hanging: destroy, not close.
     return { pool, close: () => pool.destroy() };
   }).pool;

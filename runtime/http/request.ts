@@ -54,14 +54,23 @@ export async function sendHttp(request: HttpRequest, call: CallContext): Promise
     });
     const body = Buffer.from(await res.body.arrayBuffer());
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const contentType = headers['content-type'] ?? '';
     const [mediaType, ...params] = contentType.split(';');
     const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";]+)"?/i.exec(p)?.[1]).find(Boolean) ?? 'utf-8';
-    return { status: res.statusCode, headers, body, mediaType: mediaType.trim().toLowerCase(), charset, elapsedMs: performance.now() - started };
+    return {
+      status: res.statusCode,
+      headers,
+      body,
+      mediaType: mediaType.trim().toLowerCase(),
+      charset,
+      elapsedMs: performance.now() - started,
+    };
   } catch (e) {
     if (call.signal.aborted) throw new ScriptError('cancelled', 'cancelled');
-    if (abort.timedOut) throw new ScriptError(`timed out after ${request.timeoutSeconds} s: ${describeCall(method, url)}`, 'runtime');
+    if (abort.timedOut)
+      throw new ScriptError(`timed out after ${request.timeoutSeconds} s: ${describeCall(method, url)}`, 'runtime');
     throw transportError(e, method, url);
   } finally {
     abort.done();
@@ -83,7 +92,10 @@ function transportError(e: unknown, method: string, url: URL): ScriptError {
       return new ScriptError(`connection closed by ${url.host} before the response: ${call}`, 'runtime');
   }
   if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|TLS/.test(code)) {
-    return new ScriptError(`TLS: ${err.message} (${call}); give the connection its CA (tls.ca) or tls.rejectUnauthorized false`, 'runtime');
+    return new ScriptError(
+      `TLS: ${err.message} (${call}); give the connection its CA (tls.ca) or tls.rejectUnauthorized false`,
+      'runtime',
+    );
   }
   return new ScriptError(`${err.message ?? String(e)}: ${call}`, 'runtime');
 }
@@ -100,7 +112,10 @@ export function checkStatus(response: HttpResponse, method: string, url: URL): v
 
 /** "HTTP 503 Service Unavailable from POST http://h/x: <start of the body>". */
 export function statusError(response: HttpResponse, method: string, url: URL): ScriptError {
-  return new ScriptError(`HTTP ${response.status} ${statusText(response.status)} from ${describeCall(method, url)}${bodyStart(response)}`, 'runtime');
+  return new ScriptError(
+    `HTTP ${response.status} ${statusText(response.status)} from ${describeCall(method, url)}${bodyStart(response)}`,
+    'runtime',
+  );
 }
 
 /** ": " and the first 200 characters of the body on one line, or nothing for an empty body. */

@@ -28,7 +28,12 @@ export interface Attempted {
 const MAX_RETRY_AFTER_SECONDS = 300;
 
 /** Sends `request`, repeating it per `rules`. A failure left after the retries is thrown (transport) or returned (status). */
-export async function sendWithRetries(request: HttpRequest, call: CallContext, rules: RetryRules, onRetry?: (why: string) => void): Promise<Attempted> {
+export async function sendWithRetries(
+  request: HttpRequest,
+  call: CallContext,
+  rules: RetryRules,
+  onRetry?: (why: string) => void,
+): Promise<Attempted> {
   let policyRetries = 0;
   let bodyRetries = 0;
   for (;;) {

@@ -47,7 +47,8 @@ export function normalizeGuid(text: string): string | undefined {
 
 /** A job name is a pipeline name: it names the job's folder, its CDC state and its change logs. */
 export function checkJobName(name: string): string {
-  if (!PIPELINE_NAME.test(name)) throw new ScriptError(`'${name}' is not a job name (letters, digits, _ . -, not starting with . or -)`, 'semantic');
+  if (!PIPELINE_NAME.test(name))
+    throw new ScriptError(`'${name}' is not a job name (letters, digits, _ . -, not starting with . or -)`, 'semantic');
   return name;
 }
 
@@ -59,7 +60,10 @@ export function kindOf(hasReader: boolean, hasWriter: boolean): JobKind {
   if (hasReader && hasWriter) return 'direct';
   if (hasReader) return 'reader';
   if (hasWriter) return 'writer';
-  throw new ScriptError('a job needs a reader script, a writer script or both (--reader FILE.sql, --writer FILE.sql)', 'semantic');
+  throw new ScriptError(
+    'a job needs a reader script, a writer script or both (--reader FILE.sql, --writer FILE.sql)',
+    'semantic',
+  );
 }
 
 export const hasReader = (job: JobDefinition) => job.kind !== 'writer';

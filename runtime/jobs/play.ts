@@ -56,5 +56,11 @@ export async function openWriter(store: JobStore, job: JobDefinition): Promise<W
 /** A kept change log as a run's current log; its file is where PUSH records and resumes its progress. */
 export async function changeLogOf(file: string, workspace: string): Promise<CurrentChangeLog> {
   const log = await readChangeLog(file, { workspace });
-  return { upserts: log.upserts, deletes: log.deletes, keys: log.header.keys, executionId: log.header.executionId, file: { drive: new LocalDrive(dirname(file)), path: basename(file) } };
+  return {
+    upserts: log.upserts,
+    deletes: log.deletes,
+    keys: log.header.keys,
+    executionId: log.header.executionId,
+    file: { drive: new LocalDrive(dirname(file)), path: basename(file) },
+  };
 }

@@ -10,7 +10,12 @@ import type { JobStore } from './store';
  * that stopped half-way recorded its progress beside the log, and resumes there. Recorded in the
  * job's runs.
  */
-export async function replayChangeLog(store: JobStore, name: string, file: string, report: (r: Result) => void): Promise<RunRecord> {
+export async function replayChangeLog(
+  store: JobStore,
+  name: string,
+  file: string,
+  report: (r: Result) => void,
+): Promise<RunRecord> {
   const job = store.get(name);
   const start = new Date();
   const writer = await openWriter(store, job);
@@ -30,7 +35,15 @@ export async function replayChangeLog(store: JobStore, name: string, file: strin
     unsubscribe();
     await writer.session.close();
   }
-  const record: RunRecord = { id: run.executionId, by: 'replay', start: start.toISOString(), end: new Date().toISOString(), rows, outcome: error ? 'failure' : 'success', ...(error ? { error } : {}) };
+  const record: RunRecord = {
+    id: run.executionId,
+    by: 'replay',
+    start: start.toISOString(),
+    end: new Date().toISOString(),
+    rows,
+    outcome: error ? 'failure' : 'success',
+    ...(error ? { error } : {}),
+  };
   await store.runs(name).append(record);
   return record;
 }

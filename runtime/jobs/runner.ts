@@ -28,7 +28,13 @@ export interface PipelineOutcome {
  * Runs one script exactly as `sqlcdc run` does (leading magics included), in a fresh session whose
  * pipeline name is the job's: CDC state, change logs and watermarks are the job's own.
  */
-export async function runJobScript(store: JobStore, source: string, pipeline: string, report: (r: Result) => void, options: { signal?: AbortSignal; cwd?: string } = {}): Promise<PipelineOutcome> {
+export async function runJobScript(
+  store: JobStore,
+  source: string,
+  pipeline: string,
+  report: (r: Result) => void,
+  options: { signal?: AbortSignal; cwd?: string } = {},
+): Promise<PipelineOutcome> {
   const session = store.openSession({ workspace: store.workspace, pipeline, cwd: options.cwd });
   let error: ScriptError | undefined;
   const unsubscribe = session.output.subscribe(({ result }) => report(result));
@@ -88,16 +94,35 @@ export function fires(kind: TriggerKind, record: Pick<RunRecord, 'outcome' | 'ro
 }
 
 /** Runs the jobs the triggers of `job` name, in their order, for a run that ended as `record` says. */
-export async function runTriggers(store: JobStore, job: JobDefinition, record: Pick<RunRecord, 'outcome' | 'rows'>, options: JobRunOptions): Promise<void> {
+export async function runTriggers(
+  store: JobStore,
+  job: JobDefinition,
+  record: Pick<RunRecord, 'outcome' | 'rows'>,
+  options: JobRunOptions,
+): Promise<void> {
   const chain = [...(options.chain ?? []), job.name];
   for (const t of job.triggers) {
     if (!fires(t.on, record)) continue;
     if (chain.includes(t.run)) {
-      options.report({ kind: 'warning', text: `trigger ${t.on} of job ${job.name} would run ${t.run} again in one chain (${chain.join(' → ')}): skipped` }, 'writer', '');
+      options.report(
+        {
+          kind: 'warning',
+          text: `trigger ${t.on} of job ${job.name} would run ${t.run} again in one chain (${chain.join(' → ')}): skipped`,
+        },
+        'writer',
+        '',
+      );
       continue;
     }
     if (!store.exists(t.run)) {
-      options.report({ kind: 'warning', text: `trigger ${t.on} of job ${job.name} names job ${t.run}, which does not exist: skipped` }, 'writer', '');
+      options.report(
+        {
+          kind: 'warning',
+          text: `trigger ${t.on} of job ${job.name} names job ${t.run}, which does not exist: skipped`,
+        },
+        'writer',
+        '',
+      );
       continue;
     }
     await runJob(store, t.run, { ...options, by: `trigger:${job.name}`, chain });

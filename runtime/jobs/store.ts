@@ -3,7 +3,17 @@ import { join } from 'node:path';
 import { ScriptError } from '../errors';
 import { writeFileAtomic } from '../workspace/files';
 import { WorkspaceKey } from '../workspace/workspace-key';
-import { checkJobName, hasReader, hasWriter, kindOf, newGuid, normalizeGuid, secretLabel, type JobDefinition, type Trigger } from './job';
+import {
+  checkJobName,
+  hasReader,
+  hasWriter,
+  kindOf,
+  newGuid,
+  normalizeGuid,
+  secretLabel,
+  type JobDefinition,
+  type Trigger,
+} from './job';
 import { JsonLines } from '../util/json-lines';
 import type { RunRecord } from './run-log';
 import type { OpenSession } from './sessions';
@@ -66,9 +76,14 @@ export class JobStore {
 
   create(request: CreateJob): JobDefinition {
     const name = checkJobName(request.name);
-    if (this.exists(name)) throw new ScriptError(`job '${name}' already exists (sqlcdc job delete ${name} first)`, 'semantic');
+    if (this.exists(name))
+      throw new ScriptError(`job '${name}' already exists (sqlcdc job delete ${name} first)`, 'semantic');
     const kind = kindOf(request.reader !== undefined, request.writer !== undefined);
-    if (request.webhook && kind === 'reader') throw new ScriptError('a reader job cannot be a webhook: a webhook needs a writer (spec §4.1 rule 1)', 'semantic');
+    if (request.webhook && kind === 'reader')
+      throw new ScriptError(
+        'a reader job cannot be a webhook: a webhook needs a writer (spec §4.1 rule 1)',
+        'semantic',
+      );
     const job: JobDefinition = {
       name,
       kind,
@@ -77,7 +92,9 @@ export class JobStore {
       webhook: request.webhook,
       saveSample: request.saveSample,
       triggers: [],
-      ...(request.signingSecret ? { signingSecret: new WorkspaceKey(this.workspace).seal(secretLabel(name), request.signingSecret) } : {}),
+      ...(request.signingSecret
+        ? { signingSecret: new WorkspaceKey(this.workspace).seal(secretLabel(name), request.signingSecret) }
+        : {}),
       created: new Date().toISOString(),
     };
     // Scripts first: a job.json is the job's existence, so it only appears once its scripts are in place.
@@ -164,7 +181,14 @@ export class JobStore {
   }
 
   signingSecret(job: JobDefinition): string | undefined {
-    return job.signingSecret && new WorkspaceKey(this.workspace).open(secretLabel(job.name), job.signingSecret, `the signing secret of job ${job.name}`);
+    return (
+      job.signingSecret &&
+      new WorkspaceKey(this.workspace).open(
+        secretLabel(job.name),
+        job.signingSecret,
+        `the signing secret of job ${job.name}`,
+      )
+    );
   }
 
   runs(name: string): JsonLines<RunRecord> {

@@ -23,8 +23,16 @@ const SCHEMES: Record<string, Connection['kind']> = {
 };
 
 const FLAGS = {
-  header: 'list', basic: 'value', bearer: 'value', apikey: 'value', insecure: 'switch', ca: 'value', timeout: 'value',
-  drive: 'value', sqlite: 'value', postgres: 'value',
+  header: 'list',
+  basic: 'value',
+  bearer: 'value',
+  apikey: 'value',
+  insecure: 'switch',
+  ca: 'value',
+  timeout: 'value',
+  drive: 'value',
+  sqlite: 'value',
+  postgres: 'value',
 } as const;
 
 function splitPair(text: string, sep: string, what: string): [string, string] {
@@ -42,11 +50,15 @@ function parseConnection(words: string[]): Connection {
   if (drive) return { name, kind: 'drive', root: drive };
   // --sqlite and --postgres are the older spellings of the URL forms.
   const target = url ?? (one('sqlite') !== undefined ? `sqlite:${one('sqlite')}` : one('postgres'));
-  if (!target) throw new ScriptError(`connection '${name}' needs a URL (or --drive <folder>); usage: ${USAGE}`, 'semantic');
+  if (!target)
+    throw new ScriptError(`connection '${name}' needs a URL (or --drive <folder>); usage: ${USAGE}`, 'semantic');
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(target)?.[0].toLowerCase();
   const kind = scheme && SCHEMES[scheme];
   if (!kind) {
-    throw new ScriptError(`'${scheme ?? target}' is not a connection URL scheme (known: ${Object.keys(SCHEMES).join(' ')}); a folder is --drive <folder>`, 'semantic');
+    throw new ScriptError(
+      `'${scheme ?? target}' is not a connection URL scheme (known: ${Object.keys(SCHEMES).join(' ')}); a folder is --drive <folder>`,
+      'semantic',
+    );
   }
   if (kind === 'sqlite') {
     const file = target.slice('sqlite:'.length).replace(/^\/\//, '');
@@ -60,7 +72,13 @@ function parseConnection(words: string[]): Connection {
     throw new ScriptError(`'${maskUserinfo(target)}' is not a valid URL`, 'semantic');
   }
   if (kind === 'postgres') return { name, kind, ...splitPassword(parsed.toString()) };
-  if (kind === 'ftp') return { name, kind, ...splitPassword(parsed.toString()), ...(flags.has('insecure') ? { tls: { rejectUnauthorized: false } } : {}) };
+  if (kind === 'ftp')
+    return {
+      name,
+      kind,
+      ...splitPassword(parsed.toString()),
+      ...(flags.has('insecure') ? { tls: { rejectUnauthorized: false } } : {}),
+    };
   return httpConnection(name, parsed, flags);
 }
 
@@ -83,9 +101,11 @@ function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>)
   const basic = one('basic');
   const bearer = one('bearer');
   const apikey = one('apikey');
-  if ([basic, bearer, apikey].filter(Boolean).length > 1) throw new ScriptError('choose one of --basic, --bearer, --apikey', 'semantic');
+  if ([basic, bearer, apikey].filter(Boolean).length > 1)
+    throw new ScriptError('choose one of --basic, --bearer, --apikey', 'semantic');
   // A password in the URL is the same as --basic: kept apart from the URL, sealed like it.
-  if (parsed.password && (bearer || apikey || basic)) throw new ScriptError('give the password in the URL or with --basic, not both', 'semantic');
+  if (parsed.password && (bearer || apikey || basic))
+    throw new ScriptError('give the password in the URL or with --basic, not both', 'semantic');
   if (parsed.username || parsed.password) {
     auth = { type: 'basic', user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
     parsed.username = '';
@@ -102,7 +122,8 @@ function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>)
   const headers = Object.fromEntries((flags.get('header') ?? []).map((h) => splitPair(h, ':', '--header')));
   const timeoutText = one('timeout');
   const timeout = timeoutText === undefined ? undefined : Number(timeoutText);
-  if (timeout !== undefined && !(timeout > 0)) throw new ScriptError(`--timeout takes seconds > 0, got '${timeoutText}'`, 'semantic');
+  if (timeout !== undefined && !(timeout > 0))
+    throw new ScriptError(`--timeout takes seconds > 0, got '${timeoutText}'`, 'semantic');
   const insecure = flags.has('insecure');
   const ca = one('ca');
   return {
@@ -134,7 +155,13 @@ export const connectionMagic: Magic = {
     const store = session.connections;
     switch (sub) {
       case 'list':
-        return [listing(['name', 'kind', 'settings'], store.list().map((c) => [c.name, c.kind, describe(c)]), 'Connections')];
+        return [
+          listing(
+            ['name', 'kind', 'settings'],
+            store.list().map((c) => [c.name, c.kind, describe(c)]),
+            'Connections',
+          ),
+        ];
       case 'add': {
         const c = parseConnection(words);
         const existed = store.find(c.name) !== undefined;

@@ -21,7 +21,11 @@ const PROFILE_COLUMNS: Column[] = [
   { name: 'distinct', type: INT },
   { name: 'min', type: STRING },
   { name: 'max', type: STRING },
-  { name: 'top', type: STRING, description: `the ${TOP_VALUES} most frequent values with their counts; NULL when no value repeats` },
+  {
+    name: 'top',
+    type: STRING,
+    description: `the ${TOP_VALUES} most frequent values with their counts; NULL when no value repeats`,
+  },
 ];
 
 function shown(v: Value, type: ColumnType): string | null {
@@ -64,7 +68,8 @@ export const describeMagic: Magic = {
   description: 'profiles the pipeline dataset: type, nulls, distinct values, min, max and top values of each column',
   run(session, args): Result[] {
     const ds = session.dataset;
-    if (ds.columns.length === 0) return [{ kind: 'message', text: 'the pipeline dataset has no columns yet: load data first' }];
+    if (ds.columns.length === 0)
+      return [{ kind: 'message', text: 'the pipeline dataset has no columns yet: load data first' }];
     return [describeDataset(ds, splitArgs(args))];
   },
 };

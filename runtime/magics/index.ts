@@ -17,7 +17,13 @@ const helpMagic: Magic = {
   name: 'help',
   usage: '%help',
   description: 'lists the magics; SQL CDC statements and functions are documented in docs/',
-  run: (session): Result[] => [listing(['magic', 'description'], session.magics.all().map((m) => [m.usage, m.description]), 'Magics')],
+  run: (session): Result[] => [
+    listing(
+      ['magic', 'description'],
+      session.magics.all().map((m) => [m.usage, m.description]),
+      'Magics',
+    ),
+  ],
 };
 
 const MAGICS: readonly Magic[] = [
@@ -43,8 +49,15 @@ export function magicTable(extra: readonly Magic[] = []): MagicTable {
 export async function* runMagic(session: MagicHost, line: MagicLine): AsyncGenerator<Result> {
   const magic = session.magics.find(line.name);
   if (!magic) {
-    const known = session.magics.all().map((m) => `%${m.name}`).join(', ');
-    throw new ScriptError(`unknown magic %${line.name} (known: ${known})`, 'semantic', { line: line.line, column: 1, offset: 0 });
+    const known = session.magics
+      .all()
+      .map((m) => `%${m.name}`)
+      .join(', ');
+    throw new ScriptError(`unknown magic %${line.name} (known: ${known})`, 'semantic', {
+      line: line.line,
+      column: 1,
+      offset: 0,
+    });
   }
   const results = await magic.run(session, line.args, line);
   for await (const r of results as AsyncIterable<Result>) yield r;
@@ -56,11 +69,22 @@ export function cellMagic(text: string): { name: string; args: string; body: str
   return m ? { name: m[1], args: m[2].trim(), body: m[3] } : undefined;
 }
 
-export async function* runCellMagic(session: MagicHost, cell: { name: string; args: string; body: string }): AsyncGenerator<Result> {
+export async function* runCellMagic(
+  session: MagicHost,
+  cell: { name: string; args: string; body: string },
+): AsyncGenerator<Result> {
   const magic = session.magics.find(cell.name);
   if (!magic?.cell) {
-    const known = session.magics.all().filter((m) => m.cell !== undefined).map((m) => `%%${m.name}`).join(', ');
-    throw new ScriptError(`unknown cell magic %%${cell.name} (known: ${known || 'none'})`, 'semantic', { line: 1, column: 1, offset: 0 });
+    const known = session.magics
+      .all()
+      .filter((m) => m.cell !== undefined)
+      .map((m) => `%%${m.name}`)
+      .join(', ');
+    throw new ScriptError(`unknown cell magic %%${cell.name} (known: ${known || 'none'})`, 'semantic', {
+      line: 1,
+      column: 1,
+      offset: 0,
+    });
   }
   yield* await magic.cell(session, cell.args, cell.body);
 }

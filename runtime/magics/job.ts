@@ -19,7 +19,11 @@ function one(words: string[], action: string): string {
 }
 
 function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
-  const { positional, flags } = parseFlags(words, { reader: 'value', writer: 'value', webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' }, USAGE);
+  const { positional, flags } = parseFlags(
+    words,
+    { reader: 'value', writer: 'value', webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' },
+    USAGE,
+  );
   const script = (flag: string) => {
     const file = flags.get(flag)?.[0];
     if (file === undefined) return undefined;
@@ -30,8 +34,19 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
     }
   };
   const signingSecret = flags.has('signing-secret') ? newSigningSecret(randomBytes(24)) : undefined;
-  const job = store.create({ name: one(positional, 'create'), reader: script('reader'), writer: script('writer'), webhook: flags.has('webhook'), saveSample: flags.has('save-sample'), signingSecret });
-  const lines = [job.kind === 'direct' ? `job ${job.name}: reader ${job.guid}, writer ${job.writerGuid}` : `job ${job.name} (${job.kind}): ${job.guid}`];
+  const job = store.create({
+    name: one(positional, 'create'),
+    reader: script('reader'),
+    writer: script('writer'),
+    webhook: flags.has('webhook'),
+    saveSample: flags.has('save-sample'),
+    signingSecret,
+  });
+  const lines = [
+    job.kind === 'direct'
+      ? `job ${job.name}: reader ${job.guid}, writer ${job.writerGuid}`
+      : `job ${job.name} (${job.kind}): ${job.guid}`,
+  ];
   if (signingSecret) lines.push(`signing secret ${signingSecret} (shown once)`);
   return [{ kind: 'message', text: lines.join('\n') }];
 }
@@ -58,7 +73,8 @@ export const jobMagic: Magic = {
   /** `%%job NAME reader|writer`: the cell's script becomes that part of the job (created as a writer or reader when new). */
   cell(host, args, body): Result[] {
     const [name, part, ...extra] = splitArgs(args);
-    if (!name || (part !== 'reader' && part !== 'writer') || extra.length > 0) throw new ScriptError('usage: %%job NAME reader|writer, then the script', 'semantic');
+    if (!name || (part !== 'reader' && part !== 'writer') || extra.length > 0)
+      throw new ScriptError('usage: %%job NAME reader|writer, then the script', 'semantic');
     if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
     const store = new JobStore(host.workspace, host.openSession);
     if (!store.exists(name)) {
@@ -75,7 +91,22 @@ export const jobMagic: Magic = {
       case 'create':
         return create(host, store, words);
       case 'list':
-        return [listing(['name', 'kind', 'guid', 'webhook', 'triggers'], store.list().map(summary).map((j) => [j.name, j.kind, j.guid, j.webhook ? 'yes' : 'no', j.triggers.map((t) => `${t.on} → ${t.run}`).join(', ')]), 'Jobs')];
+        return [
+          listing(
+            ['name', 'kind', 'guid', 'webhook', 'triggers'],
+            store
+              .list()
+              .map(summary)
+              .map((j) => [
+                j.name,
+                j.kind,
+                j.guid,
+                j.webhook ? 'yes' : 'no',
+                j.triggers.map((t) => `${t.on} → ${t.run}`).join(', '),
+              ]),
+            'Jobs',
+          ),
+        ];
       case 'run':
         return run(host, store, words);
       case 'trigger': {

@@ -6,7 +6,10 @@ import type { Result } from '../results';
 export function listing(columns: string[], rows: string[][], title?: string): Result {
   return {
     kind: 'table',
-    dataset: Dataset.fromRows(columns.map((name) => ({ name, type: STRING })), rows),
+    dataset: Dataset.fromRows(
+      columns.map((name) => ({ name, type: STRING })),
+      rows,
+    ),
     limit: Math.max(rows.length, 1),
     title,
   };

@@ -1,4 +1,11 @@
-import { CHART_KINDS, MAX_CHART_ROWS, VEGA_LITE_MIME, vegaLiteChart, type ChartKind, type ChartRequest } from '../dataset/vega-lite';
+import {
+  CHART_KINDS,
+  MAX_CHART_ROWS,
+  VEGA_LITE_MIME,
+  vegaLiteChart,
+  type ChartKind,
+  type ChartRequest,
+} from '../dataset/vega-lite';
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { splitArgs } from './args';
@@ -11,7 +18,11 @@ function parsePlot(args: string): ChartRequest {
   const [kindWord, ...words] = splitArgs(args);
   if (!kindWord) throw new ScriptError(`which chart? usage: ${USAGE}`, 'semantic');
   const kind = kindWord.toLowerCase() as ChartKind;
-  if (!CHART_KINDS.includes(kind)) throw new ScriptError(`unknown chart kind '${kindWord}' (kinds: ${CHART_KINDS.join(', ')}); usage: ${USAGE}`, 'semantic');
+  if (!CHART_KINDS.includes(kind))
+    throw new ScriptError(
+      `unknown chart kind '${kindWord}' (kinds: ${CHART_KINDS.join(', ')}); usage: ${USAGE}`,
+      'semantic',
+    );
   const given = new Map<string, string>();
   for (const word of words) {
     const eq = word.indexOf('=');
@@ -37,7 +48,8 @@ export const plotMagic: Magic = {
   words: [...CHART_KINDS],
   run(session, args): Result[] {
     const request = parsePlot(args);
-    if (session.dataset.columns.length === 0) throw new ScriptError('the pipeline dataset has no columns yet: load data before %plot', 'runtime');
+    if (session.dataset.columns.length === 0)
+      throw new ScriptError('the pipeline dataset has no columns yet: load data before %plot', 'runtime');
     const chart = vegaLiteChart(session.dataset, request);
     return [{ kind: 'display', data: { [VEGA_LITE_MIME]: chart.spec }, text: chart.text }];
   },

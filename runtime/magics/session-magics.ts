@@ -10,7 +10,8 @@ export const limitMagic: Magic = {
   run(session, args): Result[] {
     if (args) {
       const n = Number(args);
-      if (!Number.isInteger(n) || n < 1) throw new ScriptError(`%limit takes a whole number ≥ 1, not '${args}'`, 'semantic');
+      if (!Number.isInteger(n) || n < 1)
+        throw new ScriptError(`%limit takes a whole number ≥ 1, not '${args}'`, 'semantic');
       session.displayLimit = n;
     }
     return [{ kind: 'message', text: `display limit: ${session.displayLimit} rows` }];
@@ -34,7 +35,10 @@ export const pipelineMagic: Magic = {
   run(session, args): Result[] {
     if (args) {
       if (!PIPELINE_NAME.test(args)) {
-        throw new ScriptError(`a pipeline name is letters, digits, '_', '.' and '-' (it names files), not '${args}'`, 'semantic');
+        throw new ScriptError(
+          `a pipeline name is letters, digits, '_', '.' and '-' (it names files), not '${args}'`,
+          'semantic',
+        );
       }
       session.pipeline = args;
     }
@@ -46,5 +50,7 @@ export const workspaceMagic: Magic = {
   name: 'workspace',
   usage: '%workspace',
   description: 'shows the workspace folder (connections, variables, certificates, change logs)',
-  run: (session): Result[] => [{ kind: 'message', text: `workspace: ${session.workspace}\nworking directory: ${session.cwd}` }],
+  run: (session): Result[] => [
+    { kind: 'message', text: `workspace: ${session.workspace}\nworking directory: ${session.cwd}` },
+  ],
 };

@@ -22,12 +22,20 @@ export const varMagic: Magic = {
       case 'list': {
         if (words.length) throw new ScriptError(`%var list takes no arguments; usage: ${USAGE}`, 'semantic');
         const vars = store.list();
-        if (vars.length === 0) return [{ kind: 'message', text: 'no variables (add one with %var set <name> <value>)' }];
-        return [listing(['name', 'encrypted', 'value'], vars.map((v) => [v.name, v.encrypted ? 'yes' : 'no', v.shown]), 'Variables')];
+        if (vars.length === 0)
+          return [{ kind: 'message', text: 'no variables (add one with %var set <name> <value>)' }];
+        return [
+          listing(
+            ['name', 'encrypted', 'value'],
+            vars.map((v) => [v.name, v.encrypted ? 'yes' : 'no', v.shown]),
+            'Variables',
+          ),
+        ];
       }
       case 'set': {
         const { positional, flags } = parseFlags(words, { encrypted: 'switch' }, USAGE);
-        if (positional.length !== 2) throw new ScriptError(`%var set needs a name and a value; usage: ${USAGE}`, 'semantic');
+        if (positional.length !== 2)
+          throw new ScriptError(`%var set needs a name and a value; usage: ${USAGE}`, 'semantic');
         const [name, value] = positional;
         const encrypted = flags.has('encrypted') ? true : undefined;
         store.set(name, value, encrypted);

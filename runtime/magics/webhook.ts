@@ -5,7 +5,8 @@ import { parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 
-const USAGE = '%webhook start [--port N] [--job NAME] [--no-auth] | take [N] | status | log | wait [--timeout s] | stop';
+const USAGE =
+  '%webhook start [--port N] [--job NAME] [--no-auth] | take [N] | status | log | wait [--timeout s] | stop';
 
 /** The listener of each session (one at a time); it is also in the session's resources, which close it. */
 const listeners = new WeakMap<MagicHost, SessionListener>();
@@ -17,12 +18,22 @@ function current(host: MagicHost): SessionListener {
 }
 
 async function start(host: MagicHost, words: string[], origin: string | undefined): Promise<Result[]> {
-  if (listeners.has(host)) throw new ScriptError(`a webhook listener is running already: ${current(host).url} (%webhook stop first)`, 'semantic');
+  if (listeners.has(host))
+    throw new ScriptError(
+      `a webhook listener is running already: ${current(host).url} (%webhook stop first)`,
+      'semantic',
+    );
   const { positional, flags } = parseFlags(words, { port: 'value', job: 'value', 'no-auth': 'switch' }, USAGE);
   if (positional.length > 0) throw new ScriptError(`unexpected '${positional[0]}'; usage: ${USAGE}`, 'semantic');
   const port = Number(flags.get('port')?.[0] ?? '0');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ScriptError(`--port must be 0..65535, not '${flags.get('port')?.[0]}'`, 'semantic');
-  const listener = await SessionListener.start(host, { port, job: flags.get('job')?.[0], auth: !flags.has('no-auth'), origin });
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ScriptError(`--port must be 0..65535, not '${flags.get('port')?.[0]}'`, 'semantic');
+  const listener = await SessionListener.start(host, {
+    port,
+    job: flags.get('job')?.[0],
+    auth: !flags.has('no-auth'),
+    origin,
+  });
   host.resources.add(listener);
   listeners.set(host, listener);
   const lines = [`webhook listening: ${listener.url}`];
@@ -37,18 +48,32 @@ function take(host: MagicHost, words: string[]): Result[] {
   if (l.calls.length === 0) throw new ScriptError('no webhook call has arrived yet (%webhook wait)', 'runtime');
   const n = words[0] === undefined ? l.calls.length : Number(words[0]);
   const call = l.calls[n - 1];
-  if (!Number.isInteger(n) || !call) throw new ScriptError(`%webhook take N: N is 1 to ${l.calls.length}, not '${words[0]}'`, 'semantic');
+  if (!Number.isInteger(n) || !call)
+    throw new ScriptError(`%webhook take N: N is 1 to ${l.calls.length}, not '${words[0]}'`, 'semantic');
   host.setDataset(call.dataset);
-  return [{ kind: 'table', dataset: call.dataset, limit: host.displayLimit, title: `webhook call ${call.n} is the pipeline dataset` }];
+  return [
+    {
+      kind: 'table',
+      dataset: call.dataset,
+      limit: host.displayLimit,
+      title: `webhook call ${call.n} is the pipeline dataset`,
+    },
+  ];
 }
 
 async function wait(host: MagicHost, words: string[]): Promise<Result[]> {
   const l = current(host);
   const { flags } = parseFlags(words, { timeout: 'value' }, USAGE);
   const timeout = flags.has('timeout') ? Number(flags.get('timeout')![0]) : undefined;
-  if (timeout !== undefined && !(timeout > 0)) throw new ScriptError(`--timeout is seconds > 0, not '${flags.get('timeout')![0]}'`, 'semantic');
+  if (timeout !== undefined && !(timeout > 0))
+    throw new ScriptError(`--timeout is seconds > 0, not '${flags.get('timeout')![0]}'`, 'semantic');
   const call = await l.next(timeout === undefined ? undefined : timeout * 1000);
-  return [{ kind: 'message', text: `webhook call ${call.n} arrived: ${call.dataset.rowCount} rows (%webhook take ${call.n})` }];
+  return [
+    {
+      kind: 'message',
+      text: `webhook call ${call.n} arrived: ${call.dataset.rowCount} rows (%webhook take ${call.n})`,
+    },
+  ];
 }
 
 /**
@@ -72,10 +97,27 @@ export const webhookMagic: Magic = {
       case 'status': {
         const l = current(host);
         const last = l.calls.at(-1);
-        return [{ kind: 'message', text: `url: ${l.url}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${last.dataset.rowCount} rows, ${last.status})` : 'none'}` }];
+        return [
+          {
+            kind: 'message',
+            text: `url: ${l.url}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${last.dataset.rowCount} rows, ${last.status})` : 'none'}`,
+          },
+        ];
       }
       case 'log':
-        return [listing(['call', 'at', 'method', 'rows', 'status'], current(host).calls.map((c) => [String(c.n), c.at.toISOString(), c.method, String(c.dataset.rowCount), String(c.status)]), 'webhook calls')];
+        return [
+          listing(
+            ['call', 'at', 'method', 'rows', 'status'],
+            current(host).calls.map((c) => [
+              String(c.n),
+              c.at.toISOString(),
+              c.method,
+              String(c.dataset.rowCount),
+              String(c.status),
+            ]),
+            'webhook calls',
+          ),
+        ];
       case 'stop': {
         const l = current(host);
         listeners.delete(host);

@@ -42,7 +42,11 @@ export async function readParquetFile(full: string, display: string): Promise<Da
   const columns: Column[] = top.map((e, k) => ({ name: e.name, type: leaves[k].type }));
   const data: Value[][] = columns.map(() => new Array<Value>(rows).fill(null));
   const ordinal = new Map(top.map((e, k) => [e.name, k]));
-  const plain = schema.map((e) => (e.converted_type === 'DECIMAL' || e.logical_type?.type === 'DECIMAL' ? { ...e, converted_type: undefined, logical_type: undefined } : e));
+  const plain = schema.map((e) =>
+    e.converted_type === 'DECIMAL' || e.logical_type?.type === 'DECIMAL'
+      ? { ...e, converted_type: undefined, logical_type: undefined }
+      : e,
+  );
   try {
     await lib.parquetRead({
       file,
@@ -75,7 +79,10 @@ function topLevel(schema: SchemaElement[], display: string): SchemaElement[] {
   for (let k = 0; k < count; k++) {
     const e = schema[i];
     if (e.num_children || (e as { repetition_type?: string }).repetition_type === 'REPEATED') {
-      throw new ScriptError(`${display}: column '${e.name}' is nested or repeated; only flat Parquet columns are read`, 'runtime');
+      throw new ScriptError(
+        `${display}: column '${e.name}' is nested or repeated; only flat Parquet columns are read`,
+        'runtime',
+      );
     }
     out.push(e);
     i++;
@@ -92,18 +99,27 @@ function leafOf(e: SchemaElement, display: string): Leaf {
     case 'INT32':
       if (e.converted_type === 'DATE' || logical === 'DATE') return { type: { base: 'datetime' }, cell: itself };
       if (e.converted_type === 'UINT_8') return { type: { base: 'tinyint' }, cell: asNumber };
-      if (e.converted_type === 'INT_16' || e.converted_type === 'INT_8' || e.converted_type === 'UINT_16') return { type: { base: 'short' }, cell: asNumber };
+      if (e.converted_type === 'INT_16' || e.converted_type === 'INT_8' || e.converted_type === 'UINT_16')
+        return { type: { base: 'short' }, cell: asNumber };
       if (e.converted_type === 'UINT_32') return { type: { base: 'long' }, cell: asBigint };
       return { type: { base: 'int' }, cell: asNumber };
     case 'INT64':
-      if (e.converted_type?.startsWith('TIMESTAMP') || logical === 'TIMESTAMP') return { type: { base: 'datetime' }, cell: itself };
+      if (e.converted_type?.startsWith('TIMESTAMP') || logical === 'TIMESTAMP')
+        return { type: { base: 'datetime' }, cell: itself };
       return { type: { base: 'long' }, cell: asBigint };
     case 'FLOAT':
       return { type: { base: 'float' }, cell: asNumber };
     case 'DOUBLE':
       return { type: { base: 'double' }, cell: asNumber };
     case 'BYTE_ARRAY':
-      if (e.converted_type === 'UTF8' || e.converted_type === 'ENUM' || e.converted_type === 'JSON' || logical === 'STRING' || logical === 'ENUM' || logical === 'JSON') {
+      if (
+        e.converted_type === 'UTF8' ||
+        e.converted_type === 'ENUM' ||
+        e.converted_type === 'JSON' ||
+        logical === 'STRING' ||
+        logical === 'ENUM' ||
+        logical === 'JSON'
+      ) {
         return { type: { base: 'string' }, cell: (v) => (typeof v === 'string' ? v : utf8.decode(v as Uint8Array)) };
       }
       return { type: { base: 'bytes' }, cell: itself };
@@ -114,7 +130,10 @@ function leafOf(e: SchemaElement, display: string): Leaf {
     default:
       // INT96: the legacy timestamp, which hyparquet decodes to a Date.
       if ((e.type as unknown) === 'INT96') return { type: { base: 'datetime' }, cell: itself };
-      throw new ScriptError(`${display}: column '${e.name}' has the Parquet type ${String(e.type)}, which is not read`, 'runtime');
+      throw new ScriptError(
+        `${display}: column '${e.name}' has the Parquet type ${String(e.type)}, which is not read`,
+        'runtime',
+      );
   }
 }
 

@@ -58,10 +58,18 @@ export function parquetColumn(ds: Dataset, c: number): ParquetColumn {
     case 'char':
       return { element: { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8' }, convert: same };
     case 'guid':
-      return { element: { ...base, type: 'FIXED_LEN_BYTE_ARRAY', type_length: 16, logical_type: { type: 'UUID' } }, convert: same };
+      return {
+        element: { ...base, type: 'FIXED_LEN_BYTE_ARRAY', type_length: 16, logical_type: { type: 'UUID' } },
+        convert: same,
+      };
     case 'datetime':
       return {
-        element: { ...base, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' } },
+        element: {
+          ...base,
+          type: 'INT64',
+          converted_type: 'TIMESTAMP_MILLIS',
+          logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
+        },
         convert: same,
       };
     case 'bytes':
@@ -88,21 +96,39 @@ function decimalColumn(column: Column, values: Value[]): ParquetColumn {
   }
   const precision = column.type.precision ?? integerDigits + scale;
   if (precision > MAX_PRECISION) {
-    throw new ScriptError(`column '${column.name}': a Parquet DECIMAL holds at most ${MAX_PRECISION} digits, the values need ${precision}`, 'runtime');
+    throw new ScriptError(
+      `column '${column.name}': a Parquet DECIMAL holds at most ${MAX_PRECISION} digits, the values need ${precision}`,
+      'runtime',
+    );
   }
   const limit = 10n ** BigInt(precision);
   // Digits by text, never by arithmetic: decimal.js rounds products to its precision (20 digits).
   const unscaled = (d: Decimal): bigint => {
     if (d.decimalPlaces() > scale)
-      throw new ScriptError(`column '${column.name}': ${d.toFixed()} has more than ${scale} decimals (decimal(${precision},${scale})); no digit is dropped silently`, 'runtime');
+      throw new ScriptError(
+        `column '${column.name}': ${d.toFixed()} has more than ${scale} decimals (decimal(${precision},${scale})); no digit is dropped silently`,
+        'runtime',
+      );
     const n = BigInt(d.toFixed(scale).replace('.', ''));
-    if (n >= limit || -n >= limit) throw new ScriptError(`column '${column.name}': ${d.toFixed()} does not fit decimal(${precision},${scale})`, 'runtime');
+    if (n >= limit || -n >= limit)
+      throw new ScriptError(
+        `column '${column.name}': ${d.toFixed()} does not fit decimal(${precision},${scale})`,
+        'runtime',
+      );
     return n;
   };
   const element: SchemaElement =
     precision <= INT64_PRECISION
       ? { name: column.name, repetition_type: 'OPTIONAL', type: 'INT64', converted_type: 'DECIMAL', precision, scale }
-      : { name: column.name, repetition_type: 'OPTIONAL', type: 'FIXED_LEN_BYTE_ARRAY', type_length: bytesFor(precision), converted_type: 'DECIMAL', precision, scale };
+      : {
+          name: column.name,
+          repetition_type: 'OPTIONAL',
+          type: 'FIXED_LEN_BYTE_ARRAY',
+          type_length: bytesFor(precision),
+          converted_type: 'DECIMAL',
+          precision,
+          scale,
+        };
   element.logical_type = { type: 'DECIMAL', precision, scale };
   return {
     element,

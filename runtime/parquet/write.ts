@@ -14,14 +14,30 @@ export interface ParquetOptions {
 /** Row groups of 100K rows: what readers and the library itself default to, and a bounded buffer. */
 export const DEFAULT_ROWS_PER_GROUP = 100_000;
 
-const CODECS: Record<string, ParquetCodec> = { snappy: 'SNAPPY', gzip: 'GZIP', brotli: 'BROTLI', none: 'UNCOMPRESSED', uncompressed: 'UNCOMPRESSED' };
+const CODECS: Record<string, ParquetCodec> = {
+  snappy: 'SNAPPY',
+  gzip: 'GZIP',
+  brotli: 'BROTLI',
+  none: 'UNCOMPRESSED',
+  uncompressed: 'UNCOMPRESSED',
+};
 
 /** COMPRESSION '<snappy|gzip|brotli|none>' and ROWS_PER_GROUP n, checked where they were written. */
-export function parquetOptions(compression: { value: string; pos?: Position } | undefined, rowsPerGroup: number | undefined, pos?: Position): ParquetOptions {
+export function parquetOptions(
+  compression: { value: string; pos?: Position } | undefined,
+  rowsPerGroup: number | undefined,
+  pos?: Position,
+): ParquetOptions {
   const codec = compression ? CODECS[compression.value.trim().toLowerCase()] : 'SNAPPY';
-  if (!codec) throw new ScriptError(`COMPRESSION '${compression!.value}' is not a Parquet codec here; use snappy (default), gzip, brotli or none`, 'semantic', compression!.pos);
+  if (!codec)
+    throw new ScriptError(
+      `COMPRESSION '${compression!.value}' is not a Parquet codec here; use snappy (default), gzip, brotli or none`,
+      'semantic',
+      compression!.pos,
+    );
   const rows = rowsPerGroup ?? DEFAULT_ROWS_PER_GROUP;
-  if (!Number.isInteger(rows) || rows < 1) throw new ScriptError(`ROWS_PER_GROUP must be a whole number of at least 1, not ${rows}`, 'semantic', pos);
+  if (!Number.isInteger(rows) || rows < 1)
+    throw new ScriptError(`ROWS_PER_GROUP must be a whole number of at least 1, not ${rows}`, 'semantic', pos);
   return { codec, rowsPerGroup: rows };
 }
 
@@ -31,7 +47,8 @@ export function parquetOptions(compression: { value: string; pos?: Position } | 
  * holds one group beside the dataset whatever its size.
  */
 export async function writeParquet(ds: Dataset, file: string, options: ParquetOptions): Promise<void> {
-  if (ds.columns.length === 0) throw new ScriptError('a Parquet file needs at least one column; the dataset has none', 'runtime');
+  if (ds.columns.length === 0)
+    throw new ScriptError('a Parquet file needs at least one column; the dataset has none', 'runtime');
   const lib = parquetWriterLib();
   const columns = ds.columns.map((_, c) => parquetColumn(ds, c));
   const schema = [{ name: 'root', num_children: columns.length }, ...columns.map((c) => c.element)];

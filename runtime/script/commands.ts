@@ -45,17 +45,19 @@ export const COMMANDS: CommandDef[] = [
     options: O.SELECT_DB,
     syntax: 'SELECT * FROM DB [CONN] ( <native SQL> ) { APPLY PIPELINE ( <statements> ) } ;',
     description:
-      'Runs a query on a SQLite or PostgreSQL connection; its rows become the dataset, typed from the engine\'s column types. ' +
+      "Runs a query on a SQLite or PostgreSQL connection; its rows become the dataset, typed from the engine's column types. " +
       'Rows are read in pages of 10,000 and an inner APPLY PIPELINE runs once per page. #f() and @f() in the SQL are bind ' +
-      'parameters; @pipelinedata() is a table of the pipeline\'s rows.',
-    example: "SELECT * FROM DB [warehouse] ( select id, name from customers where updated_at > #trygetvar('since', '2000-01-01') );",
+      "parameters; @pipelinedata() is a table of the pipeline's rows.",
+    example:
+      "SELECT * FROM DB [warehouse] ( select id, name from customers where updated_at > #trygetvar('since', '2000-01-01') );",
   },
   {
     keyword: 'SELECT FROM DRIVE',
     heads: ['SELECT *? FROM DRIVE'],
     rule: 'selectDrive',
     options: O.SELECT_DRIVE,
-    syntax: "SELECT * FROM DRIVE { [CONN] } '<file or glob>' { FORMAT <CSV|JSON|NDJSON|XML|RAW> } { OPTIONS '…' } { APPLY TX … } ;",
+    syntax:
+      "SELECT * FROM DRIVE { [CONN] } '<file or glob>' { FORMAT <CSV|JSON|NDJSON|XML|RAW> } { OPTIONS '…' } { APPLY TX … } ;",
     description:
       'Reads files. Without a connection the path is local, relative to the working directory (in Jupyter, the notebook folder). ' +
       'Without FORMAT the file extension decides.',
@@ -69,7 +71,7 @@ export const COMMANDS: CommandDef[] = [
     syntax: `LOAD { UPSERTS | INSERTS | UPDATES } { DELETES } FROM { [CONN] } '<name>' { PATH { [CONN] } '<folder>' }
     { WITH { KEY_COLUMNS '<c,…>' } { CHECK_SIGNATURE } { PREVIEW_FILE '<file>' } { INITIAL_ID '<id>' } } ;`,
     description:
-      'Reads a change log written by CAPTURE. A name without extension takes the next change log after the writer\'s high watermark. ' +
+      "Reads a change log written by CAPTURE. A name without extension takes the next change log after the writer's high watermark. " +
       'The stream keywords say which streams are read (singular forms are accepted too).',
     example: "LOAD UPSERTS DELETES FROM 'orders' WITH KEY_COLUMNS 'id';",
   },
@@ -80,7 +82,7 @@ export const COMMANDS: CommandDef[] = [
     options: O.APPLY_TX,
     syntax: "APPLY TX <'path' | (path) | 'csv options'> { ON '<column>' } ;",
     description:
-      'Turns a JSON/XML document (the dataset\'s payload, or the ON column) into rows with a document path: `$` the root, ' +
+      "Turns a JSON/XML document (the dataset's payload, or the ON column) into rows with a document path: `$` the root, " +
       '`..docs` every docs node, `parent || child` a self-join. With CSV options it parses a text column as CSV.',
     example: "APPLY TX (..docs) ON 'payload';",
   },
@@ -186,7 +188,8 @@ ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS
     description:
       'Runs SQL on a database connection for its effects, once, or once per row with PER_ROW (in one transaction). ' +
       '{{field}}, #f() and @f() are sent as bind parameters, never spliced into the SQL: write them bare, not inside quotes.',
-    example: 'EXEC ON DB [warehouse] ( update customers set last_order = {{ordered_at}} where id = {{customer_id}} ) PER_ROW;',
+    example:
+      'EXEC ON DB [warehouse] ( update customers set last_order = {{ordered_at}} where id = {{customer_id}} ) PER_ROW;',
   },
   {
     keyword: 'CAPTURE',
@@ -238,7 +241,8 @@ ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS
     { ON_DELETE (<sql>) { TIMEOUT n } { BATCH n } } { ON_INIT (<sql>) } { ON_COMPLETION (<sql>) }
     { WITH { DISCARD_ON_SUCCESS } { DISCARD_ON_ERROR } { DLQ_ON_ERROR '…' } { RETRY <LINEAR|EXPONENTIAL> (n,p) } } ;`,
     description: 'Writes the upsert/delete streams of the change log to a database table, with generated or given SQL.',
-    example: "PUSH INTO DB [warehouse] TABLE 'orders' AUTO_MERGE ON_COMPLETION ( insert into runs values (@executionId, @success) );",
+    example:
+      "PUSH INTO DB [warehouse] TABLE 'orders' AUTO_MERGE ON_COMPLETION ( insert into runs values (@executionId, @success) );",
   },
   {
     keyword: 'SINK INTO DB',
@@ -249,7 +253,7 @@ ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS
     { WITH { TRUNCATE | RECREATE | TRUNCATE_APPEND | RECREATE_APPEND } { REPLACE } { AUTO_CLEAN } } ;`,
     description:
       'Writes the whole dataset to a table in one transaction (SQLite: one prepared insert; PostgreSQL: COPY), creating the ' +
-      'table from the dataset\'s column types when missing and adding the columns it lacks.',
+      "table from the dataset's column types when missing and adding the columns it lacks.",
     example: "SINK INTO DB [warehouse] TABLE 'customers' WITH TRUNCATE;",
   },
   {
@@ -257,7 +261,8 @@ ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS
     heads: ['SINK INTO? DRIVE'],
     rule: 'sinkDrive',
     options: O.SINK_DRIVE,
-    syntax: "SINK INTO DRIVE { [CONN] } FORMAT <PARQUET|CSV|JSON|NDJSON|XML|RAW> FILE '<name>' { drive options } { WITH … } ;",
+    syntax:
+      "SINK INTO DRIVE { [CONN] } FORMAT <PARQUET|CSV|JSON|NDJSON|XML|RAW> FILE '<name>' { drive options } { WITH … } ;",
     description: 'Writes the whole dataset to a file.',
     example: "SINK INTO DRIVE FORMAT JSON FILE 'out/customers.json';",
   },
@@ -266,9 +271,10 @@ ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS
     heads: ['MERGE INTO?'],
     rule: 'merge',
     options: O.MERGE,
-    syntax: "MERGE INTO [CONN] TABLE '…' { WITH { KEY COLUMNS '…' } { INSERTS } { UPDATES } { DELETES } { SCHEMA_DRIFT } } ;",
+    syntax:
+      "MERGE INTO [CONN] TABLE '…' { WITH { KEY COLUMNS '…' } { INSERTS } { UPDATES } { DELETES } { SCHEMA_DRIFT } } ;",
     description:
-      'Merges the dataset into a table by key columns: INSERTS, UPDATES and DELETES (the table\'s rows the dataset lacks); ' +
+      "Merges the dataset into a table by key columns: INSERTS, UPDATES and DELETES (the table's rows the dataset lacks); " +
       'none named means all three. Without key columns it appends.',
     example: "MERGE INTO [warehouse] TABLE 'customers' WITH KEY COLUMNS 'id' INSERTS UPDATES SCHEMA_DRIFT;",
   },

@@ -114,7 +114,11 @@ run so that the error shows.
 
 function table(rows: OptionDoc[]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  return ['| Option | Meaning |', '|---|---|', ...rows.map((r) => `| \`${esc(r.syntax)}\` | ${esc(r.description)} |`)].join('\n');
+  return [
+    '| Option | Meaning |',
+    '|---|---|',
+    ...rows.map((r) => `| \`${esc(r.syntax)}\` | ${esc(r.description)} |`),
+  ].join('\n');
 }
 
 function section(title: string, set: OptionSet<never>): string {

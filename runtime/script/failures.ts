@@ -21,7 +21,13 @@ export type BodyResult =
 /** Parses the tokens after the head of `command` (`tokens` is the whole statement). */
 export function parseBody(source: SourceText, tokens: IToken[], command: CommandDef, headLength: number): BodyResult {
   try {
-    const body = grammar.parseBody(command.rule, tokens.slice(headLength), source, command.keyword, source.position(tokens[0].startOffset));
+    const body = grammar.parseBody(
+      command.rule,
+      tokens.slice(headLength),
+      source,
+      command.keyword,
+      source.position(tokens[0].startOffset),
+    );
     const e = grammar.errors[0];
     if (body && !e) return { body };
     return { index: e.token.tokenType === EOF ? tokens.length : tokens.indexOf(e.token), failure: e };
@@ -35,7 +41,13 @@ export function parseBody(source: SourceText, tokens: IToken[], command: Command
 }
 
 /** The error for a statement whose body failed as `result` says. */
-export function bodyError(source: SourceText, tokens: IToken[], command: CommandDef, headLength: number, result: Extract<BodyResult, { index: number }>): ScriptError {
+export function bodyError(
+  source: SourceText,
+  tokens: IToken[],
+  command: CommandDef,
+  headLength: number,
+  result: Extract<BodyResult, { index: number }>,
+): ScriptError {
   const missing = missingSemicolon(source, tokens, command, headLength, result.index);
   if (missing) return missing;
   if (result.failure instanceof ScriptError) return result.failure;
@@ -53,22 +65,36 @@ export function bodyError(source: SourceText, tokens: IToken[], command: Command
  * A word that continues the statement on its line (APPLY TX with a bad path) keeps the grammar's
  * message. `errorIndex` is the token the body failed at.
  */
-function missingSemicolon(source: SourceText, tokens: IToken[], command: CommandDef, headLength: number, errorIndex: number): ScriptError | undefined {
+function missingSemicolon(
+  source: SourceText,
+  tokens: IToken[],
+  command: CommandDef,
+  headLength: number,
+  errorIndex: number,
+): ScriptError | undefined {
   for (let i = Math.min(errorIndex, tokens.length - 1); i >= headLength && i > 0; i--) {
     const word = tokens[i];
     if (!isKeywordToken(word) || !COMMAND_WORDS.includes(word.image.toUpperCase())) continue;
     const next = matchHead(tokens.slice(i));
     let startsStatement: boolean;
     if (next.kind === 'mismatch') {
-      startsStatement = i === errorIndex && !nextTokenTypes(command, tokens.slice(headLength, i)).includes(word.tokenType);
+      startsStatement =
+        i === errorIndex && !nextTokenTypes(command, tokens.slice(headLength, i)).includes(word.tokenType);
     } else {
       const ownLine = source.text.slice(endOf(tokens[i - 1]), word.startOffset).includes('\n');
-      startsStatement = errorIndex < i + next.length || (ownLine && i + reach(source, tokens.slice(i), next.command, next.length) > errorIndex);
+      startsStatement =
+        errorIndex < i + next.length ||
+        (ownLine && i + reach(source, tokens.slice(i), next.command, next.length) > errorIndex);
     }
     const before = tokens.slice(0, i);
     if (!startsStatement || reach(source, before, command, headLength) !== Infinity) continue;
     const start = source.position(tokens[0].startOffset);
-    return source.error(`expected ';' after ${command.keyword} (line ${start.line})`, endOf(tokens[i - 1]), 'syntax', command.keyword);
+    return source.error(
+      `expected ';' after ${command.keyword} (line ${start.line})`,
+      endOf(tokens[i - 1]),
+      'syntax',
+      command.keyword,
+    );
   }
   return undefined;
 }
@@ -79,9 +105,17 @@ function reach(source: SourceText, tokens: IToken[], command: CommandDef, headLe
   return 'body' in result ? Infinity : result.index;
 }
 
-function grammarError(source: SourceText, tokens: IToken[], command: CommandDef, headLength: number, index: number, e: IRecognitionException): ScriptError {
+function grammarError(
+  source: SourceText,
+  tokens: IToken[],
+  command: CommandDef,
+  headLength: number,
+  index: number,
+  e: IRecognitionException,
+): ScriptError {
   const atEnd = index === tokens.length;
-  const deeper = e.name === 'NotAllInputParsedException' ? undefined : deeperFailure(tokens, command, headLength, index);
+  const deeper =
+    e.name === 'NotAllInputParsedException' ? undefined : deeperFailure(tokens, command, headLength, index);
   if (deeper) {
     const at = tokens[deeper.index] as IToken | undefined;
     const previous = tokens[deeper.index - 1];
@@ -95,8 +129,15 @@ function grammarError(source: SourceText, tokens: IToken[], command: CommandDef,
     const names = command.options.options.map((o) => o.name);
     const expected = names.length ? `';' or an option of ${command.keyword} (${names.join(', ')})` : "';'";
     // A word where an option may stand is most likely a misspelt or misplaced option.
-    const word = e.token.tokenType === Identifier || (isKeywordToken(e.token) && !COMMAND_WORDS.includes(e.token.image.toUpperCase()));
-    return source.error(`expected ${expected} but found ${found}`, offset, word ? 'semantic' : 'syntax', command.keyword);
+    const word =
+      e.token.tokenType === Identifier ||
+      (isKeywordToken(e.token) && !COMMAND_WORDS.includes(e.token.image.toUpperCase()));
+    return source.error(
+      `expected ${expected} but found ${found}`,
+      offset,
+      word ? 'semantic' : 'syntax',
+      command.keyword,
+    );
   }
   const after = previous && isKeywordToken(previous) ? ` after ${previous.image.toUpperCase()}` : '';
   return source.error(`${e.message}${after} but found ${found}`, offset, 'syntax', command.keyword);
@@ -107,10 +148,16 @@ function grammarError(source: SourceText, tokens: IToken[], command: CommandDef,
  * although APPLY may follow: the failure is where the tokens stop fitting any clause (FOO, where TX
  * or PIPELINE would), found by walking the accepted tokens one by one.
  */
-function deeperFailure(tokens: IToken[], command: CommandDef, headLength: number, index: number): { index: number; expected: TokenType[] } | undefined {
+function deeperFailure(
+  tokens: IToken[],
+  command: CommandDef,
+  headLength: number,
+  index: number,
+): { index: number; expected: TokenType[] } | undefined {
   for (let k = index; k <= tokens.length; k++) {
     const expected = nextTokenTypes(command, tokens.slice(headLength, k));
-    if (k === tokens.length || !expected.includes(tokens[k].tokenType)) return k > index && expected.length ? { index: k, expected } : undefined;
+    if (k === tokens.length || !expected.includes(tokens[k].tokenType))
+      return k > index && expected.length ? { index: k, expected } : undefined;
   }
   return undefined;
 }

@@ -2,9 +2,35 @@ import type { IOrAlt, IParserErrorMessageProvider, IToken, TokenType } from 'che
 import { EmbeddedActionsParser } from './chevrotain';
 import { ScriptError, type Position } from '../errors';
 import type {
-  AddColumn, ApplyFilter, ApplyHttp, ApplyPipeline, ApplySchema, ApplyTx, Capture, ConnectionRef, ExecOnDb, Exit,
-  FilterMode, HttpCommand, HttpSection, Load, Merge, Print, PushDb, PushDrive, PushHttp, RetryPolicy, SelectDb,
-  SelectDrive, SelectHttp, SinkDb, SinkDrive, Text, TraceSpec, TxSpec, ZipColumn,
+  AddColumn,
+  ApplyFilter,
+  ApplyHttp,
+  ApplyPipeline,
+  ApplySchema,
+  ApplyTx,
+  Capture,
+  ConnectionRef,
+  ExecOnDb,
+  Exit,
+  FilterMode,
+  HttpCommand,
+  HttpSection,
+  Load,
+  Merge,
+  Print,
+  PushDb,
+  PushDrive,
+  PushHttp,
+  RetryPolicy,
+  SelectDb,
+  SelectDrive,
+  SelectHttp,
+  SinkDb,
+  SinkDrive,
+  Text,
+  TraceSpec,
+  TxSpec,
+  ZipColumn,
 } from './ast';
 import { columnSpec, httpCommand, retryPair, schemaColumns, typeAndName, type Fail } from './inner';
 import * as O from './options';
@@ -43,14 +69,38 @@ export const FILTER_MODES: readonly FilterMode[] = ['SQL', 'REGEX', 'XPATH', 'TX
 
 /** LOAD's stream words; INSERTS reads the upsert stream like UPSERTS (singular forms tolerated). */
 const LOAD_STREAMS: [TokenType, 'upserts' | 'updates' | 'deletes'][] = [
-  [KW.UPSERTS, 'upserts'], [KW.UPSERT, 'upserts'], [KW.INSERTS, 'upserts'], [KW.INSERT, 'upserts'],
-  [KW.UPDATES, 'updates'], [KW.UPDATE, 'updates'], [KW.DELETES, 'deletes'], [KW.DELETE, 'deletes'],
+  [KW.UPSERTS, 'upserts'],
+  [KW.UPSERT, 'upserts'],
+  [KW.INSERTS, 'upserts'],
+  [KW.INSERT, 'upserts'],
+  [KW.UPDATES, 'updates'],
+  [KW.UPDATE, 'updates'],
+  [KW.DELETES, 'deletes'],
+  [KW.DELETE, 'deletes'],
 ];
 
 /** What the rule of a statement returns: its fields but the common ones the parser adds. */
 export type StatementBody = Body<
-  | SelectHttp | SelectDb | SelectDrive | Load | ApplyTx | ApplySchema | ApplyPipeline | ApplyHttp | ApplyFilter
-  | AddColumn | ZipColumn | ExecOnDb | Capture | PushHttp | SinkDrive | PushDrive | SinkDb | PushDb | Merge | Print
+  | SelectHttp
+  | SelectDb
+  | SelectDrive
+  | Load
+  | ApplyTx
+  | ApplySchema
+  | ApplyPipeline
+  | ApplyHttp
+  | ApplyFilter
+  | AddColumn
+  | ZipColumn
+  | ExecOnDb
+  | Capture
+  | PushHttp
+  | SinkDrive
+  | PushDrive
+  | SinkDb
+  | PushDb
+  | Merge
+  | Print
   | Exit
 >;
 
@@ -70,7 +120,13 @@ export class Grammar extends EmbeddedActionsParser {
   }
 
   /** Parses one statement body; returns undefined with `errors` set when it does not parse. */
-  parseBody(rule: BodyRule, tokens: IToken[], source: SourceText, keyword: string, start: Position): StatementBody | undefined {
+  parseBody(
+    rule: BodyRule,
+    tokens: IToken[],
+    source: SourceText,
+    keyword: string,
+    start: Position,
+  ): StatementBody | undefined {
     this.source = source;
     this.keyword = keyword;
     this.start = start;
@@ -171,18 +227,29 @@ export class Grammar extends EmbeddedActionsParser {
 
   private value(kind: ValueKind, idx: number): unknown {
     switch (kind) {
-      case 'flag': return true;
-      case 'text': return this.subrule(idx, this.text);
+      case 'flag':
+        return true;
+      case 'text':
+        return this.subrule(idx, this.text);
       case 'int':
-      case 'seconds': return this.consume(idx, NumberLit);
-      case 'word': return this.subrule(idx, this.word);
-      case 'connText': return this.subrule(idx, this.connText);
-      case 'tx': return this.subrule(idx, this.tx);
-      case 'pipeline': return this.subrule(idx, this.pipeline);
-      case 'trace': return this.subrule(idx, this.trace);
-      case 'retry': return this.subrule(idx, this.retry);
-      case 'httpSection': return this.subrule(idx, this.httpSection);
-      case 'dbSection': return this.subrule(idx, this.dbSection);
+      case 'seconds':
+        return this.consume(idx, NumberLit);
+      case 'word':
+        return this.subrule(idx, this.word);
+      case 'connText':
+        return this.subrule(idx, this.connText);
+      case 'tx':
+        return this.subrule(idx, this.tx);
+      case 'pipeline':
+        return this.subrule(idx, this.pipeline);
+      case 'trace':
+        return this.subrule(idx, this.trace);
+      case 'retry':
+        return this.subrule(idx, this.retry);
+      case 'httpSection':
+        return this.subrule(idx, this.httpSection);
+      case 'dbSection':
+        return this.subrule(idx, this.dbSection);
     }
   }
 
@@ -246,13 +313,25 @@ export class Grammar extends EmbeddedActionsParser {
 
   private pipeline = this.RULE('pipeline', (): Body<ApplyPipeline> => {
     const body = this.SUBRULE(this.block);
-    const node: Body<ApplyPipeline> = { kind: 'ApplyPipeline', statements: [], body, breakOnEmpty: false, bypass: false };
+    const node: Body<ApplyPipeline> = {
+      kind: 'ApplyPipeline',
+      statements: [],
+      body,
+      breakOnEmpty: false,
+      bypass: false,
+    };
     this.bag(new Occurrences(), O.APPLY_PIPELINE, node, this.stmtStart);
     return node;
   });
 
   private trace = this.RULE('trace', (): TraceSpec => {
-    const node = this.ACTION(() => ({ pos: this.previousPos(), withPayload: false, addTrackingFields: false, truncate: false, truncateAppend: false })) as TraceSpec;
+    const node = this.ACTION(() => ({
+      pos: this.previousPos(),
+      withPayload: false,
+      addTrackingFields: false,
+      truncate: false,
+      truncateAppend: false,
+    })) as TraceSpec;
     this.OPTION(() => this.CONSUME(KW.INTO));
     const connection = this.OPTION1(() => this.SUBRULE(this.connection));
     this.ACTION(() => {
@@ -267,7 +346,8 @@ export class Grammar extends EmbeddedActionsParser {
     const pair = this.SUBRULE(this.block);
     return this.ACTION(() => {
       const k = kind.image.toUpperCase();
-      if (k !== 'LINEAR' && k !== 'EXPONENTIAL') this.fail(`expected LINEAR or EXPONENTIAL after RETRY but found '${kind.image}'`, kind.startOffset);
+      if (k !== 'LINEAR' && k !== 'EXPONENTIAL')
+        this.fail(`expected LINEAR or EXPONENTIAL after RETRY but found '${kind.image}'`, kind.startOffset);
       return { kind: k, ...retryPair(pair, this.fail), pos: this.pos(kind.startOffset) };
     });
   });
@@ -337,7 +417,13 @@ export class Grammar extends EmbeddedActionsParser {
   applySchema = this.RULE('applySchema', (): Body<ApplySchema> => {
     const block = this.SUBRULE(this.block);
     const columns = this.ACTION(() => schemaColumns(block, (o) => this.pos(o), this.fail));
-    const node: Body<ApplySchema> = { kind: 'ApplySchema', columns, continueOnError: false, strictColumns: false, fxByRow: false };
+    const node: Body<ApplySchema> = {
+      kind: 'ApplySchema',
+      columns,
+      continueOnError: false,
+      strictColumns: false,
+      fxByRow: false,
+    };
     this.bag(new Occurrences(), O.APPLY_SCHEMA, node, this.stmtStart);
     return node;
   });
@@ -354,25 +440,43 @@ export class Grammar extends EmbeddedActionsParser {
 
   applyFilter = this.RULE('applyFilter', (): Body<ApplyFilter> => {
     const modeToken = this.OPTION(() =>
-      this.OR({ DEF: [{ ALT: () => this.CONSUME(Identifier) }, { ALT: () => this.CONSUME(KW.TX) }], ERR_MSG: 'SQL, REGEX, XPATH or TX' }),
+      this.OR({
+        DEF: [{ ALT: () => this.CONSUME(Identifier) }, { ALT: () => this.CONSUME(KW.TX) }],
+        ERR_MSG: 'SQL, REGEX, XPATH or TX',
+      }),
     );
     const expression = this.SUBRULE(this.text);
     const mode = this.ACTION((): FilterMode => {
       if (!modeToken) return 'SQL';
       const m = modeToken.image.toUpperCase() as FilterMode;
-      if (!FILTER_MODES.includes(m)) this.fail(`unknown filter mode '${modeToken.image}': expected SQL, REGEX, XPATH or TX`, modeToken.startOffset);
+      if (!FILTER_MODES.includes(m))
+        this.fail(`unknown filter mode '${modeToken.image}': expected SQL, REGEX, XPATH or TX`, modeToken.startOffset);
       return m;
     });
     const node: Body<ApplyFilter> = {
-      kind: 'ApplyFilter', mode, expression, keepEmpty: false, keepInvalid: false, caseInsensitive: false, singleLine: false,
+      kind: 'ApplyFilter',
+      mode,
+      expression,
+      keepEmpty: false,
+      keepInvalid: false,
+      caseInsensitive: false,
+      singleLine: false,
     };
     this.bag(new Occurrences(), O.APPLY_FILTER, node, this.stmtStart);
     return node;
   });
 
   addColumn = this.RULE('addColumn', (): Body<AddColumn> => {
-    const head = this.OR({ DEF: [{ ALT: () => this.CONSUME(StringLit) }, { ALT: () => this.CONSUME(Block) }], ERR_MSG: "'[type] name=default' or (name='default')" });
-    const node = { kind: 'AddColumn', orAlter: false, ignoreIfExists: false, continueOnError: false } as Body<AddColumn> & { expression?: Text };
+    const head = this.OR({
+      DEF: [{ ALT: () => this.CONSUME(StringLit) }, { ALT: () => this.CONSUME(Block) }],
+      ERR_MSG: "'[type] name=default' or (name='default')",
+    });
+    const node = {
+      kind: 'AddColumn',
+      orAlter: false,
+      ignoreIfExists: false,
+      continueOnError: false,
+    } as Body<AddColumn> & { expression?: Text };
     this.bag(new Occurrences(), O.ADD_COLUMN, node, this.stmtStart);
     this.ACTION(() => {
       const raw = head.image.slice(1, -1);
@@ -382,11 +486,19 @@ export class Grammar extends EmbeddedActionsParser {
       delete node.expression;
       if (expression) {
         if (head.tokenType !== StringLit) this.fail("WITH EXPRESSION needs the column as 'name'", head.startOffset);
-        if (raw.includes('=')) this.fail("give the default either in 'name=default' or in WITH EXPRESSION, not both", expression.pos.offset);
-        Object.assign(node, { shape: 'expression', ...typeAndName(unquote(head.image), offset, this.fail), default: expression });
+        if (raw.includes('='))
+          this.fail("give the default either in 'name=default' or in WITH EXPRESSION, not both", expression.pos.offset);
+        Object.assign(node, {
+          shape: 'expression',
+          ...typeAndName(unquote(head.image), offset, this.fail),
+          default: expression,
+        });
       } else {
         const form = head.tokenType === StringLit ? 'quoted' : 'block';
-        Object.assign(node, { shape: form === 'quoted' ? 'typed' : 'paren', ...columnSpec(raw, offset, form, at, this.fail) });
+        Object.assign(node, {
+          shape: form === 'quoted' ? 'typed' : 'paren',
+          ...columnSpec(raw, offset, form, at, this.fail),
+        });
       }
       // The type is the first word of the head (typeAndName trims it).
       if (node.typeName !== undefined) node.typePos = at(offset + /^\s*/.exec(raw)![0].length);
@@ -410,7 +522,14 @@ export class Grammar extends EmbeddedActionsParser {
 
   capture = this.RULE('capture', (): Body<Capture> => {
     const name = this.OPTION(() => this.SUBRULE(this.text));
-    const node: Body<Capture> = { kind: 'Capture', inserts: false, updates: false, deletes: false, initOnFirstRun: false, ignoreDups: false };
+    const node: Body<Capture> = {
+      kind: 'Capture',
+      inserts: false,
+      updates: false,
+      deletes: false,
+      initOnFirstRun: false,
+      ignoreDups: false,
+    };
     if (name) node.name = name;
     this.bag(new Occurrences(), O.CAPTURE, node, this.stmtStart);
     return node;
@@ -430,7 +549,10 @@ export class Grammar extends EmbeddedActionsParser {
   private driveTarget<K extends 'PushDrive' | 'SinkDrive'>(kind: K, set: OptionSet<Body<PushDrive | SinkDrive>>) {
     const connection = this.OPTION(() => this.SUBRULE(this.connection));
     // FORMAT is required and checked by the option set's finish.
-    const node = withConnection({ kind, drive: driveOptions(), options: targetOptions() } as Body<PushDrive | SinkDrive>, connection);
+    const node = withConnection(
+      { kind, drive: driveOptions(), options: targetOptions() } as Body<PushDrive | SinkDrive>,
+      connection,
+    );
     this.bag(new Occurrences(), set, node, this.stmtStart);
     return node as Body<Extract<PushDrive | SinkDrive, { kind: K }>>;
   }
@@ -452,7 +574,14 @@ export class Grammar extends EmbeddedActionsParser {
 
   merge = this.RULE('merge', (): Body<Merge> => {
     const connection = this.SUBRULE(this.connection);
-    const node = { kind: 'Merge', connection, inserts: false, updates: false, deletes: false, schemaDrift: false } as Body<Merge>;
+    const node = {
+      kind: 'Merge',
+      connection,
+      inserts: false,
+      updates: false,
+      deletes: false,
+      schemaDrift: false,
+    } as Body<Merge>;
     this.bag(new Occurrences(), O.MERGE, node, this.stmtStart);
     return node;
   });
@@ -467,9 +596,27 @@ export class Grammar extends EmbeddedActionsParser {
 }
 
 export type BodyRule =
-  | 'selectHttp' | 'selectDb' | 'selectDrive' | 'load' | 'applyTx' | 'applySchema' | 'applyPipeline' | 'applyHttp'
-  | 'applyFilter' | 'addColumn' | 'zipColumn' | 'execOnDb' | 'capture' | 'pushHttp' | 'pushDrive' | 'sinkDrive'
-  | 'pushDb' | 'sinkDb' | 'merge' | 'print' | 'exit';
+  | 'selectHttp'
+  | 'selectDb'
+  | 'selectDrive'
+  | 'load'
+  | 'applyTx'
+  | 'applySchema'
+  | 'applyPipeline'
+  | 'applyHttp'
+  | 'applyFilter'
+  | 'addColumn'
+  | 'zipColumn'
+  | 'execOnDb'
+  | 'capture'
+  | 'pushHttp'
+  | 'pushDrive'
+  | 'sinkDrive'
+  | 'pushDb'
+  | 'sinkDb'
+  | 'merge'
+  | 'print'
+  | 'exit';
 
 function withConnection<N extends { connection?: ConnectionRef }>(node: N, connection: ConnectionRef | undefined): N {
   if (connection) node.connection = connection;

@@ -121,7 +121,10 @@ export function schemaColumns(block: Text, at: Locate, fail: Fail): SchemaColumn
       if (i >= line.length) break;
       const stop = topLevelIndex(line, '|=,', i);
       const headEnd = stop < 0 ? line.length : stop;
-      const column: SchemaColumnSpec = { pos: at(lineOffset + i), ...typeAndName(line.slice(i, headEnd), lineOffset + i, fail) };
+      const column: SchemaColumnSpec = {
+        pos: at(lineOffset + i),
+        ...typeAndName(line.slice(i, headEnd), lineOffset + i, fail),
+      };
       columns.push(column);
       if (stop < 0 || line[stop] === ',') {
         i = headEnd + 1;
@@ -162,7 +165,8 @@ function defaultAfterEquals(rest: string, offset: number, fail: Fail): string {
   const close = value.lastIndexOf("'");
   if (close === 0) fail("unterminated default: the closing quote (') is missing", offset + rest.indexOf("'"));
   const trailing = value.slice(close + 1).trim();
-  if (trailing && trailing !== ',') fail(`unexpected '${trailing}' after the default`, offset + rest.lastIndexOf(trailing));
+  if (trailing && trailing !== ',')
+    fail(`unexpected '${trailing}' after the default`, offset + rest.lastIndexOf(trailing));
   return unescapeQuotes(value.slice(1, close));
 }
 

@@ -6,9 +6,7 @@ import { bodyError, isKeywordToken, parseBody } from './failures';
 import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from './limits';
 import { list } from './options';
 import { SourceText } from './source';
-import {
-  describeToken, endOf, Identifier, keywordNames, lexRange, problemOf, Semicolon, VALUE_WORDS,
-} from './tokens';
+import { describeToken, endOf, Identifier, keywordNames, lexRange, problemOf, Semicolon, VALUE_WORDS } from './tokens';
 
 export { statementDocs, type StatementDoc } from './docs';
 
@@ -51,7 +49,13 @@ function parseStatement(source: SourceText, tokens: IToken[], level: number): St
     const problem = problemOf(t, source);
     if (problem) throw source.error(problem.message, problem.offset, 'syntax', keyword);
   }
-  if (head.kind === 'mismatch') throw headError(source, tokens, head.index, head.expected.map((t) => t.name));
+  if (head.kind === 'mismatch')
+    throw headError(
+      source,
+      tokens,
+      head.index,
+      head.expected.map((t) => t.name),
+    );
 
   const { command } = head;
   const first = tokens[0];
@@ -69,7 +73,8 @@ function parseStatement(source: SourceText, tokens: IToken[], level: number): St
     source: source.text.slice(first.startOffset, endOf(last)),
   };
   // Pipelines are parsed after their enclosing statement: the grammar instance is not re-entrant.
-  const pipeline = statement.kind === 'ApplyPipeline' ? statement : 'pipeline' in statement ? statement.pipeline : undefined;
+  const pipeline =
+    statement.kind === 'ApplyPipeline' ? statement : 'pipeline' in statement ? statement.pipeline : undefined;
   if (pipeline) {
     if (level >= NESTING_LIMIT) throw new ScriptError(NESTED_TOO_DEEPLY, 'syntax', pipeline.pos, 'APPLY PIPELINE');
     const { offset } = pipeline.body.pos;
@@ -108,4 +113,3 @@ export function keywords(): string[] {
 export function commands(): readonly CommandDef[] {
   return COMMANDS;
 }
-

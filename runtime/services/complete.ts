@@ -16,7 +16,19 @@ export interface Completion {
  * The word before a quoted string that makes the string a list of existing columns
  * (ON KEYS 'a,b', OBSERVE, INCLUDE [NOT], EXCLUDE, ORDER BY, KEY_COLUMNS, ZIP COLUMN, ON COLUMN…).
  */
-const COLUMN_LIST_WORDS = new Set(['ON', 'KEYS', 'OBSERVE', 'INCLUDE', 'NOT', 'EXCLUDE', 'BY', 'KEY_COLUMNS', 'COLUMNS', 'COLUMN', 'DATE_FIELD']);
+const COLUMN_LIST_WORDS = new Set([
+  'ON',
+  'KEYS',
+  'OBSERVE',
+  'INCLUDE',
+  'NOT',
+  'EXCLUDE',
+  'BY',
+  'KEY_COLUMNS',
+  'COLUMNS',
+  'COLUMN',
+  'DATE_FIELD',
+]);
 /** The word before a quoted string that makes it a filter/calculation expression over the columns. */
 const EXPRESSION_WORDS = new Set(['FILTER', 'SQL', 'WHEN']);
 
@@ -72,10 +84,21 @@ function completeMagic(magics: MagicTable, code: string, cursor: number, ctx: Cu
 }
 
 /** Columns in a filter expression; a name with other characters is written [name] (reference B.1). */
-function expressionColumns(session: Session, code: string, word: { start: number; text: string }, end: number): Completion {
+function expressionColumns(
+  session: Session,
+  code: string,
+  word: { start: number; text: string },
+  end: number,
+): Completion {
   const bracketed = code[word.start - 1] === '[';
-  const names = filter(columnNames(session), word.text).map((n) => (bracketed || !PLAIN_NAME.test(n) ? `[${n.replace(/[\]\\]/g, '\\$&')}]` : n));
-  return { matches: names, start: bracketed ? word.start - 1 : word.start, end: bracketed && code[end] === ']' ? end + 1 : end };
+  const names = filter(columnNames(session), word.text).map((n) =>
+    bracketed || !PLAIN_NAME.test(n) ? `[${n.replace(/[\]\\]/g, '\\$&')}]` : n,
+  );
+  return {
+    matches: names,
+    start: bracketed ? word.start - 1 : word.start,
+    end: bracketed && code[end] === ']' ? end + 1 : end,
+  };
 }
 
 /** Inside quotes after an option with a closed list of values (PAGING 'pa…, PROCESSING 'left…): those values. */
@@ -152,7 +175,9 @@ export function complete(session: Session, code: string, cursor: number): Comple
     case 'expression':
       return expressionColumns(session, code, word, end);
     case 'words': {
-      const bare = [...expected.keywords, ...expected.values.filter((v) => !v.startsWith("'"))].map((k) => inUserCase(k, word.text));
+      const bare = [...expected.keywords, ...expected.values.filter((v) => !v.startsWith("'"))].map((k) =>
+        inUserCase(k, word.text),
+      );
       const quoted = expected.values.filter((v) => v.startsWith("'"));
       return { matches: filter([...bare, ...quoted], word.text), start: word.start, end };
     }

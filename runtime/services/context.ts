@@ -8,12 +8,12 @@ import { splitCell } from '../script/cell';
 
 /** What encloses the cursor. */
 export type Region =
-  | 'code'      // statement text outside any quote
-  | 'string'    // inside '…' or "…"
-  | 'bracket'   // inside [connection name
-  | 'template'  // inside {{field
-  | 'comment'   // after --
-  | 'magic';    // on a %magic line at the top of the cell
+  | 'code' // statement text outside any quote
+  | 'string' // inside '…' or "…"
+  | 'bracket' // inside [connection name
+  | 'template' // inside {{field
+  | 'comment' // after --
+  | 'magic'; // on a %magic line at the top of the cell
 
 export interface CursorContext {
   region: Region;

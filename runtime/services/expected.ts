@@ -2,7 +2,13 @@ import type { IToken, TokenType } from 'chevrotain';
 import { COMMAND_WORDS, COMMANDS, matchHead, type CommandDef } from '../script/commands';
 import { FILTER_MODES, grammar, type BodyRule } from '../script/grammar';
 import {
-  APPLY_PIPELINE, DB_SECTION_OPTIONS, HTTP_SECTION_OPTIONS, TRACE_OPTIONS, type OptionDef, type OptionSet, type ValueKind,
+  APPLY_PIPELINE,
+  DB_SECTION_OPTIONS,
+  HTTP_SECTION_OPTIONS,
+  TRACE_OPTIONS,
+  type OptionDef,
+  type OptionSet,
+  type ValueKind,
 } from '../script/options';
 import { SourceText } from '../script/source';
 import { KW, lexRange, Semicolon, Star, UnclosedBlock, type KeywordName } from '../script/tokens';
@@ -91,7 +97,8 @@ function nextWords(tokens: IToken[]): { keywords: string[]; values: readonly str
       else name = true;
     }
     // A name or string is next: the option before it may have a closed list of values.
-    if (name) values = optionBefore(command, body)?.values ?? (body.length === 0 ? LEADING_WORDS[command.rule] ?? [] : []);
+    if (name)
+      values = optionBefore(command, body)?.values ?? (body.length === 0 ? (LEADING_WORDS[command.rule] ?? []) : []);
   }
   return { keywords: [...keywords], values };
 }

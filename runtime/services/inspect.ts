@@ -17,7 +17,12 @@ export interface Inspection {
 const NOT_FOUND: Inspection = { found: false, text: '' };
 
 function doc(title: string, code: string, description: string, example?: string): Inspection {
-  const text = [title === code ? code : `${title}\n${code}`, '', description, ...(example ? ['', `Example: ${example}`] : [])].join('\n');
+  const text = [
+    title === code ? code : `${title}\n${code}`,
+    '',
+    description,
+    ...(example ? ['', `Example: ${example}`] : []),
+  ].join('\n');
   const markdown = [
     `**${title}**`,
     '',
@@ -33,11 +38,18 @@ function doc(title: string, code: string, description: string, example?: string)
 
 function functionInspection(d: FunctionDoc): Inspection {
   const aliases = d.aliases.length ? ` Also written ${d.aliases.map((a) => `#${a}`).join(', ')}.` : '';
-  return doc(d.signature, d.signature, d.description + aliases, d.expected === undefined ? d.example : `${d.example} → ${d.expected}`);
+  return doc(
+    d.signature,
+    d.signature,
+    d.description + aliases,
+    d.expected === undefined ? d.example : `${d.example} → ${d.expected}`,
+  );
 }
 
 function statementInspection(session: Session, d: StatementDoc): Inspection {
-  const description = unavailableStatements(session.commands).has(d.keyword) ? `${notAvailableNote(d.keyword)}\n\n${d.description}` : d.description;
+  const description = unavailableStatements(session.commands).has(d.keyword)
+    ? `${notAvailableNote(d.keyword)}\n\n${d.description}`
+    : d.description;
   return doc(d.keyword, d.syntax, description, d.example);
 }
 
@@ -48,7 +60,8 @@ function statementInspection(session: Session, d: StatementDoc): Inspection {
 function optionInspection(d: StatementDoc, word: string): Inspection | undefined {
   if (d.keyword.split(' ').includes(word)) return undefined;
   const words = (text: string) => text.split(/[\s|{}]+/).filter((w) => /^[A-Z_]+$/.test(w));
-  const o = d.options.find((x) => words(x.name).includes(word)) ?? d.options.find((x) => words(x.syntax).includes(word));
+  const o =
+    d.options.find((x) => words(x.name).includes(word)) ?? d.options.find((x) => words(x.syntax).includes(word));
   return o && doc(`${o.name} (option of ${d.keyword})`, o.syntax, o.description);
 }
 
@@ -64,7 +77,8 @@ function statementDocFor(words: string[]): StatementDoc | undefined {
     if (want[0] !== words[0]) continue;
     const last = lastMatched(want, words);
     if (last < 0) continue;
-    if (!best || want.length > best.size || (want.length === best.size && last < best.last)) best = { d, size: want.length, last };
+    if (!best || want.length > best.size || (want.length === best.size && last < best.last))
+      best = { d, size: want.length, last };
   }
   return best?.d;
 }
@@ -109,7 +123,11 @@ export function inspect(session: Session, code: string, cursor: number): Inspect
     const c = session.connections.find(name);
     if (!c) return NOT_FOUND;
     const settings = JSON.stringify(redactConnection(c), null, 2);
-    return { found: true, text: `[${c.name}] ${c.kind} connection\n${settings}`, markdown: `**[${c.name}]** ${c.kind} connection\n\n\`\`\`json\n${settings}\n\`\`\`` };
+    return {
+      found: true,
+      text: `[${c.name}] ${c.kind} connection\n${settings}`,
+      markdown: `**[${c.name}]** ${c.kind} connection\n\n\`\`\`json\n${settings}\n\`\`\``,
+    };
   }
 
   if (ctx.region === 'template') {

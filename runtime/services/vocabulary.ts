@@ -14,7 +14,13 @@ let functionIndex: Map<string, FunctionDoc> | undefined;
 
 /** Language keywords (letters only, uppercase, sorted). */
 export function languageKeywords(): string[] {
-  keywordList ??= [...new Set(keywords().filter((k) => /^[A-Za-z_]+$/.test(k)).map((k) => k.toUpperCase()))].sort();
+  keywordList ??= [
+    ...new Set(
+      keywords()
+        .filter((k) => /^[A-Za-z_]+$/.test(k))
+        .map((k) => k.toUpperCase()),
+    ),
+  ].sort();
   return keywordList;
 }
 

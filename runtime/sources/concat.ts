@@ -57,9 +57,12 @@ export function widenType(a: ColumnType, b: ColumnType): ColumnType {
   if (ra && rb) return ra >= rb ? a : b;
   const floating = (t: ColumnType) => t.base === 'double' || t.base === 'float';
   if (a.base === 'decimal' || b.base === 'decimal') {
-    return (a.base === 'decimal' || ra || floating(a)) && (b.base === 'decimal' || rb || floating(b)) ? { base: 'decimal' } : STRING;
+    return (a.base === 'decimal' || ra || floating(a)) && (b.base === 'decimal' || rb || floating(b))
+      ? { base: 'decimal' }
+      : STRING;
   }
-  if ((ra && floating(b)) || (rb && floating(a))) return a.base === 'long' || b.base === 'long' ? { base: 'decimal' } : { base: 'double' };
+  if ((ra && floating(b)) || (rb && floating(a)))
+    return a.base === 'long' || b.base === 'long' ? { base: 'decimal' } : { base: 'double' };
   if (floating(a) && floating(b)) return { base: 'double' };
   return STRING;
 }

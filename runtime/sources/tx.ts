@@ -1,7 +1,15 @@
 import { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import type { Column, Value } from '../dataset/types';
-import { compilePath, kindOfMediaType, parseDocument, selectDataset, sniffKind, type DocKind, type PathPart } from '../docpath';
+import {
+  compilePath,
+  kindOfMediaType,
+  parseDocument,
+  selectDataset,
+  sniffKind,
+  type DocKind,
+  type PathPart,
+} from '../docpath';
 import { ScriptError, type Position } from '../errors';
 import { concatDatasets } from './concat';
 import { isCsvOptions, parseCsvOptions, type CsvOptions } from './csv/options';
@@ -34,7 +42,10 @@ export function documentKind(text: string, mediaType?: string, source?: string):
   const kind = (mediaType && kindOfMediaType(mediaType)) || sniffKind(text);
   if (!kind) {
     const what = source ? `${source}: the document` : 'the document';
-    throw new ScriptError(`${what} is neither JSON nor XML${mediaType ? ` (${mediaType})` : ''}; APPLY TX with CSV options reads CSV`, 'runtime');
+    throw new ScriptError(
+      `${what} is neither JSON nor XML${mediaType ? ` (${mediaType})` : ''}; APPLY TX with CSV options reads CSV`,
+      'runtime',
+    );
   }
   return kind;
 }
@@ -60,7 +71,12 @@ export function transformText(text: string, plan: TxPlan, options: TxOptions): D
 }
 
 /** The rows of a document the caller has parsed already. */
-export function transformParsed(root: unknown, kind: DocKind, plan: Extract<TxPlan, { kind: 'path' }>, options: TxOptions): Dataset {
+export function transformParsed(
+  root: unknown,
+  kind: DocKind,
+  plan: Extract<TxPlan, { kind: 'path' }>,
+  options: TxOptions,
+): Dataset {
   return selectDataset(root, kind, pathFor(plan, kind), options);
 }
 
@@ -71,7 +87,13 @@ export function transformParsed(root: unknown, kind: DocKind, plan: Extract<TxPl
  * null. A document column named like a carried column is renamed `<ON column>.<name>`. Documents
  * are typed one by one and stacked (concatDatasets widens a column typed differently by two rows).
  */
-export function transformColumn(input: Dataset, column: string, plan: TxPlan, options: TxOptions, carry: boolean): Dataset {
+export function transformColumn(
+  input: Dataset,
+  column: string,
+  plan: TxPlan,
+  options: TxOptions,
+  carry: boolean,
+): Dataset {
   const ordinal = input.require(column);
   const type = input.columns[ordinal].type;
   const columnName = input.columns[ordinal].name;
@@ -92,8 +114,15 @@ export function transformColumn(input: Dataset, column: string, plan: TxPlan, op
     }
     // The row's carried cells, repeated on each of its document's rows (one row when it has none).
     const count = Math.max(1, doc.rowCount);
-    const columns = carriedColumns.concat(doc.columns.map((c) => ({ name: taken.has(c.name.toLowerCase()) ? `${columnName}.${c.name}` : c.name, type: c.type })));
-    const data = carried.map(({ i }) => new Array<Value>(count).fill(input.cell(r, i))).concat(doc.rowCount === 0 ? doc.data.map(() => [null]) : doc.data);
+    const columns = carriedColumns.concat(
+      doc.columns.map((c) => ({
+        name: taken.has(c.name.toLowerCase()) ? `${columnName}.${c.name}` : c.name,
+        type: c.type,
+      })),
+    );
+    const data = carried
+      .map(({ i }) => new Array<Value>(count).fill(input.cell(r, i)))
+      .concat(doc.rowCount === 0 ? doc.data.map(() => [null]) : doc.data);
     parts.push(new Dataset(columns, data, count));
   }
   if (carry && parts.length === 0) return Dataset.fromRows(carriedColumns, []);
@@ -102,6 +131,7 @@ export function transformColumn(input: Dataset, column: string, plan: TxPlan, op
 
 function cellText(v: Value, type: Column['type']): string | undefined {
   if (v === null) return undefined;
-  const text = typeof v === 'string' ? v : v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : formatValue(v, type);
+  const text =
+    typeof v === 'string' ? v : v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : formatValue(v, type);
   return text.trim() === '' ? undefined : text;
 }

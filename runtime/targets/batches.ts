@@ -9,7 +9,8 @@ import { ScriptError, type Position } from '../errors';
  */
 export function batchSize(batch: number | undefined, hasOperator: boolean, pos?: Position): number {
   const size = batch ?? 1;
-  if (!Number.isInteger(size) || size < 1) throw new ScriptError(`BATCH must be a whole number of rows of at least 1, not ${size}`, 'semantic', pos);
+  if (!Number.isInteger(size) || size < 1)
+    throw new ScriptError(`BATCH must be a whole number of rows of at least 1, not ${size}`, 'semantic', pos);
   if (size > 1 && !hasOperator) {
     throw new ScriptError(
       `BATCH ${size} needs a payload with an array operator (@concatjson, @concatjsonarr, @concatxml, @sql…) that expands over the rows of a batch; without one, use BATCH 1 (one call per row)`,
@@ -18,7 +19,11 @@ export function batchSize(batch: number | undefined, hasOperator: boolean, pos?:
     );
   }
   if (size === 1 && hasOperator) {
-    throw new ScriptError('an array operator (@concatjson, @concatxml, @sql…) needs WITH BATCH N greater than 1', 'semantic', pos);
+    throw new ScriptError(
+      'an array operator (@concatjson, @concatxml, @sql…) needs WITH BATCH N greater than 1',
+      'semantic',
+      pos,
+    );
   }
   return size;
 }

@@ -67,7 +67,11 @@ function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput,
       const path = at(day?.(r) ?? '', r);
       const first = paths.get(path);
       if (first !== undefined)
-        throw new ScriptError(`FILE_PER_ROW: rows ${first + 1} and ${r + 1} both name the file '${path}'; add a field that tells them apart to FILE`, 'runtime', out.file!.pos);
+        throw new ScriptError(
+          `FILE_PER_ROW: rows ${first + 1} and ${r + 1} both name the file '${path}'; add a field that tells them apart to FILE`,
+          'runtime',
+          out.file!.pos,
+        );
       paths.set(path, r);
     }
     for (const [path, r] of paths) yield { path, rows: rows.slice(r, r + 1) };
@@ -93,9 +97,18 @@ function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput,
 /** DATE_FIELD: the `yyyy/MM/dd` folder of each row's date (UTC, as datetimes are written), or `undated`. */
 function dayOf(rows: Dataset, field: string, pos: Position | undefined): (r: number) => string {
   const c = rows.indexOf(field);
-  if (c < 0) throw new ScriptError(`DATE_FIELD '${field}': unknown column (columns: ${rows.columns.map((x) => x.name).join(', ') || '(none)'})`, 'runtime', pos);
+  if (c < 0)
+    throw new ScriptError(
+      `DATE_FIELD '${field}': unknown column (columns: ${rows.columns.map((x) => x.name).join(', ') || '(none)'})`,
+      'runtime',
+      pos,
+    );
   if (rows.columns[c].type.base !== 'datetime')
-    throw new ScriptError(`DATE_FIELD '${field}' must be a datetime column, not ${rows.columns[c].type.base} (APPLY SCHEMA can convert it)`, 'runtime', pos);
+    throw new ScriptError(
+      `DATE_FIELD '${field}' must be a datetime column, not ${rows.columns[c].type.base} (APPLY SCHEMA can convert it)`,
+      'runtime',
+      pos,
+    );
   const values = rows.column(c) as (Date | null)[];
   const two = (n: number) => String(n).padStart(2, '0');
   return (r) => {
@@ -130,7 +143,10 @@ async function publishFile(
       rmSync(staged, { force: true });
       if (!retry || attempt >= retry.count || (e instanceof ScriptError && e.kind === 'cancelled')) {
         if (attempt === 0) throw e;
-        throw new ScriptError(`${(e as Error).message} (after ${attempt} ${attempt === 1 ? 'retry' : 'retries'})`, 'runtime');
+        throw new ScriptError(
+          `${(e as Error).message} (after ${attempt} ${attempt === 1 ? 'retry' : 'retries'})`,
+          'runtime',
+        );
       }
       written.retries++;
       await sleep(backoff(retry, attempt), signal);

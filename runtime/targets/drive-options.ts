@@ -46,11 +46,18 @@ const APPLIES: Partial<Record<keyof DriveWriteOptions, { name: string; formats: 
 };
 
 function checkApplies(format: DriveFormat, o: DriveWriteOptions, pos: Text['pos']): void {
-  for (const [key, rule] of Object.entries(APPLIES) as [keyof DriveWriteOptions, { name: string; formats: DriveFormat[] }][]) {
+  for (const [key, rule] of Object.entries(APPLIES) as [
+    keyof DriveWriteOptions,
+    { name: string; formats: DriveFormat[] },
+  ][]) {
     const v = o[key];
     if (v === undefined || v === false || rule.formats.includes(format)) continue;
     const at = typeof v === 'object' ? v.pos : pos;
-    throw new ScriptError(`${rule.name} applies to ${rule.formats.join(', ')} files; this file is ${format}`, 'semantic', at);
+    throw new ScriptError(
+      `${rule.name} applies to ${rule.formats.join(', ')} files; this file is ${format}`,
+      'semantic',
+      at,
+    );
   }
 }
 
@@ -74,7 +81,8 @@ export function driveOutput(format: DriveFormat, o: DriveWriteOptions, scope: Sc
   if (rootNode !== undefined && format === 'XML' && !XML_NAME.test(rootNode))
     throw new ScriptError(`ROOT_NODE '${rootNode}' is not an XML element name`, 'semantic', o.rootNode!.pos);
   const element = o.element ? evaluateText(o.element, scope) : 'row';
-  if (!XML_NAME.test(element)) throw new ScriptError(`ELEMENT '${element}' is not an XML element name`, 'semantic', o.element!.pos);
+  if (!XML_NAME.test(element))
+    throw new ScriptError(`ELEMENT '${element}' is not an XML element name`, 'semantic', o.element!.pos);
   return {
     format,
     cells,
@@ -100,7 +108,12 @@ function delimiter(text: Text): string {
 function widths(text: Text): number[] {
   return text.value.split(',').map((w) => {
     const n = Number(w.trim());
-    if (!Number.isInteger(n) || n < 1) throw new ScriptError(`FIXED_LENGTH '${text.value}': '${w.trim()}' is not a width of at least 1`, 'semantic', text.pos);
+    if (!Number.isInteger(n) || n < 1)
+      throw new ScriptError(
+        `FIXED_LENGTH '${text.value}': '${w.trim()}' is not a width of at least 1`,
+        'semantic',
+        text.pos,
+      );
     return n;
   });
 }

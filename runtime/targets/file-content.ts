@@ -15,7 +15,13 @@ import type { DriveOutput } from './drive-options';
  * `documentChunks`, so a file of any size is written holding one piece of about 64K characters.
  * `single`: the file holds one row (FILE_PER_ROW), so JSON writes that row's object, not an array.
  */
-export async function writeContent(file: string, rows: Dataset, out: DriveOutput, column: number | undefined, single: boolean): Promise<void> {
+export async function writeContent(
+  file: string,
+  rows: Dataset,
+  out: DriveOutput,
+  column: number | undefined,
+  single: boolean,
+): Promise<void> {
   if (out.format === 'PARQUET') return writeParquet(rows, file, out.parquet!);
   if (column !== undefined) return stream(file, fieldValues(rows, column, out));
   const writer = textDocument(rows, out, single);
@@ -39,12 +45,18 @@ function textDocument(rows: Dataset, out: DriveOutput, single: boolean): Documen
       const w = base('JSON');
       const [open, close] = single ? ['', ''] : ['[', ']'];
       const key = out.rootNode === undefined ? undefined : JSON.stringify(out.rootNode);
-      return { ...w, framing: { ...w.framing, open: key ? `{${key}:${open}` : open, close: key ? `${close}}` : close } };
+      return {
+        ...w,
+        framing: { ...w.framing, open: key ? `{${key}:${open}` : open, close: key ? `${close}}` : close },
+      };
     }
     case 'XML': {
       const w = documentWriter('XML', rows.columns, all, { ...out.cells, element: out.element });
       const root = out.rootNode ?? 'root';
-      return { ...w, framing: { ...w.framing, open: `<?xml version="1.0" encoding="utf-8"?><${root}>`, close: `</${root}>` } };
+      return {
+        ...w,
+        framing: { ...w.framing, open: `<?xml version="1.0" encoding="utf-8"?><${root}>`, close: `</${root}>` },
+      };
     }
     case 'RAW':
     case 'PARQUET':
@@ -71,10 +83,17 @@ export function contentColumn(rows: Dataset, out: DriveOutput): number | undefin
   if (out.column) {
     const i = rows.indexOf(out.column.value);
     if (i < 0)
-      throw new ScriptError(`COLUMN '${out.column.value}': unknown column (columns: ${rows.columns.map((c) => c.name).join(', ') || '(none)'})`, 'runtime', out.column.pos);
+      throw new ScriptError(
+        `COLUMN '${out.column.value}': unknown column (columns: ${rows.columns.map((c) => c.name).join(', ') || '(none)'})`,
+        'runtime',
+        out.column.pos,
+      );
     return i;
   }
   if (out.format !== 'RAW') return undefined;
   if (rows.columns.length === 1) return 0;
-  throw new ScriptError(`FORMAT RAW writes one field's values: add COLUMN '<field>' (the dataset has ${rows.columns.length} columns)`, 'semantic');
+  throw new ScriptError(
+    `FORMAT RAW writes one field's values: add COLUMN '<field>' (the dataset has ${rows.columns.length} columns)`,
+    'semantic',
+  );
 }

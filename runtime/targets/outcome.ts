@@ -19,7 +19,10 @@ export interface OutcomeOptions {
 
 /** A target statement's WITH options, the DLQ folder evaluated and checked before anything is sent or written. */
 export function outcomeOptions(o: TargetOptions, scope: Scope): OutcomeOptions {
-  const dlq = o.dlqOnError && { folder: checkDlqFolder(evaluateText(o.dlqOnError, scope), o.dlqOnError.pos), pos: o.dlqOnError.pos };
+  const dlq = o.dlqOnError && {
+    folder: checkDlqFolder(evaluateText(o.dlqOnError, scope), o.dlqOnError.pos),
+    pos: o.dlqOnError.pos,
+  };
   return { discardOnSuccess: o.discardOnSuccess, discardOnError: o.discardOnError, dlq };
 }
 
@@ -27,13 +30,21 @@ export function outcomeOptions(o: TargetOptions, scope: Scope): OutcomeOptions {
 export function checkDlqFolder(folder: string, pos?: Position): string {
   const clean = folder.replace(/\\/g, '/').trim();
   if (clean === '' || clean.startsWith('/') || /^[a-z]:/i.test(clean) || clean.split('/').includes('..')) {
-    throw new ScriptError(`DLQ_ON_ERROR '${folder}' must name a subfolder of the change log's folder (a relative path without '..')`, 'semantic', pos);
+    throw new ScriptError(
+      `DLQ_ON_ERROR '${folder}' must name a subfolder of the change log's folder (a relative path without '..')`,
+      'semantic',
+      pos,
+    );
   }
   return posix.normalize(clean);
 }
 
 /** Applies the outcome; returns a sentence for the cell output, or undefined when nothing was done. */
-export async function applyOutcome(log: ChangeLogFile | undefined, succeeded: boolean, options: OutcomeOptions): Promise<string | undefined> {
+export async function applyOutcome(
+  log: ChangeLogFile | undefined,
+  succeeded: boolean,
+  options: OutcomeOptions,
+): Promise<string | undefined> {
   if (!log) return undefined;
   const name = posix.basename(log.path);
   if (succeeded && options.discardOnSuccess) {

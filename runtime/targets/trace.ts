@@ -56,9 +56,15 @@ export class Tracer {
     private readonly signal: AbortSignal,
     connectionHeaders: readonly string[] = [],
   ) {
-    if (spec.stage) throw new ScriptError('TRACE … STAGE ON is not available: traces go straight into the table', 'unsupported', spec.stage.folder.pos);
-    if (!spec.connection) throw new ScriptError('TRACE INTO needs a database connection: TRACE INTO [conn] TABLE …', 'semantic', spec.pos);
-    if (!spec.table) throw new ScriptError('TRACE INTO needs TABLE \'<table>\'', 'semantic', spec.pos);
+    if (spec.stage)
+      throw new ScriptError(
+        'TRACE … STAGE ON is not available: traces go straight into the table',
+        'unsupported',
+        spec.stage.folder.pos,
+      );
+    if (!spec.connection)
+      throw new ScriptError('TRACE INTO needs a database connection: TRACE INTO [conn] TABLE …', 'semantic', spec.pos);
+    if (!spec.table) throw new ScriptError("TRACE INTO needs TABLE '<table>'", 'semantic', spec.pos);
     this.engine = engineFor(scope, spec.connection);
     this.table = evaluateText(spec.table, scope);
     this.columns = spec.addTrackingFields ? [...COLUMNS, ...TRACKING] : COLUMNS;
@@ -68,7 +74,8 @@ export class Tracer {
   /** Records one call; the rows go to the table in batches. */
   async record(request: HttpRequest, response: HttpResponse | undefined, started: Date): Promise<void> {
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(request.headers)) headers[k] = SECRET_HEADER.test(k) || this.connectionHeaders.has(k.toLowerCase()) ? MASK : v;
+    for (const [k, v] of Object.entries(request.headers))
+      headers[k] = SECRET_HEADER.test(k) || this.connectionHeaders.has(k.toLowerCase()) ? MASK : v;
     const row: Value[] = [
       started,
       request.method,
@@ -80,7 +87,8 @@ export class Tracer {
       response ? JSON.stringify(response.headers) : null,
       response && this.spec.withPayload ? decodeBody(response) : null,
     ];
-    if (this.spec.addTrackingFields) row.push(this.scope.run.executionId, this.scope.run.pipeline, new Date(Number(this.scope.run.executionId)));
+    if (this.spec.addTrackingFields)
+      row.push(this.scope.run.executionId, this.scope.run.pipeline, new Date(Number(this.scope.run.executionId)));
     this.rows.push(row);
     if (this.rows.length >= TRACE_BATCH) await this.flush();
   }
@@ -93,7 +101,8 @@ export class Tracer {
     await this.engine.transaction(async (db) => {
       const table = tableName(this.table, db.dialect);
       let columns = await db.columns(table);
-      if (!this.prepared && columns && (this.spec.truncate || this.spec.truncateAppend)) await db.script(db.dialect.truncate(table.sql));
+      if (!this.prepared && columns && (this.spec.truncate || this.spec.truncateAppend))
+        await db.script(db.dialect.truncate(table.sql));
       if (!columns) columns = await createTable(db, table, data);
       const { missing } = matchColumns(data, columns);
       if (missing.length) columns = columns.concat(await addColumns(db, table, data, missing));

@@ -38,7 +38,8 @@ export class AccessKeys {
     const id = randomBytes(4).toString('hex');
     const key = `sqk_${randomBytes(32).toString('base64url')}`;
     const stored: StoredKey = { id, name: name ?? `key-${id}`, hash: hashOf(key), created: new Date().toISOString() };
-    if (keys.some((k) => k.name === stored.name)) throw new ScriptError(`an access key named '${stored.name}' exists already`, 'semantic');
+    if (keys.some((k) => k.name === stored.name))
+      throw new ScriptError(`an access key named '${stored.name}' exists already`, 'semantic');
     writeFileAtomic(this.file, `${JSON.stringify([...keys, stored], null, 2)}\n`, 0o600);
     return { key, stored };
   }
@@ -48,7 +49,15 @@ export class AccessKeys {
     const keys = this.list();
     const gone = keys.find((k) => k.id === idOrName || k.name === idOrName);
     if (!gone) throw new ScriptError(`no access key '${idOrName}' (sqlcdc webhook key list)`, 'semantic');
-    writeFileAtomic(this.file, `${JSON.stringify(keys.filter((k) => k !== gone), null, 2)}\n`, 0o600);
+    writeFileAtomic(
+      this.file,
+      `${JSON.stringify(
+        keys.filter((k) => k !== gone),
+        null,
+        2,
+      )}\n`,
+      0o600,
+    );
     return gone;
   }
 

@@ -29,7 +29,8 @@ export class IdempotencyStore {
   constructor(workspace: string) {
     this.file = new JsonLines<Entry>(join(workspace, 'webhook', 'idempotency.jsonl'));
     const since = Date.now() - IDEMPOTENCY_WINDOW_MS;
-    for (const e of this.file.read()) if (e.at >= since) this.answers.set(e.key, { at: e.at, answer: Promise.resolve(e.answer) });
+    for (const e of this.file.read())
+      if (e.at >= since) this.answers.set(e.key, { at: e.at, answer: Promise.resolve(e.answer) });
   }
 
   /**

@@ -56,17 +56,31 @@ export class Ingest {
     try {
       dataset = payloadToDataset(body, params);
     } catch (e) {
-      if (e instanceof PayloadError) return { status: 400, body: { error: `bad payload: ${e.message}`, job: job.name } };
+      if (e instanceof PayloadError)
+        return { status: 400, body: { error: `bad payload: ${e.message}`, job: job.name } };
       throw e;
     }
     const loaded = await this.load(job);
     const run = loaded.session.newRun({ dataset, pipeline: job.name, origin });
-    const answer: CallAnswer = { executionId: run.executionId, job: job.name, changeLog: null, rows: dataset.rowCount, writer: { started: false, success: null, error: null } };
+    const answer: CallAnswer = {
+      executionId: run.executionId,
+      job: job.name,
+      changeLog: null,
+      rows: dataset.rowCount,
+      writer: { started: false, success: null, error: null },
+    };
     const start = new Date();
     try {
       await run.execute(loaded.transform);
     } catch (e) {
-      return this.finish(job, start, answer, 500, `the job's pipeline failed before the change log: ${toScriptError(e).message}`, params);
+      return this.finish(
+        job,
+        start,
+        answer,
+        500,
+        `the job's pipeline failed before the change log: ${toScriptError(e).message}`,
+        params,
+      );
     }
     if (job.saveSample) this.store.saveSample(job.name, body);
     const log = run.changeLog?.file ? run.changeLog : await this.writeLog(job, run.executionId, run.dataset);
@@ -101,16 +115,35 @@ export class Ingest {
     const folder = join('changelogs', job.name);
     const path = join(folder, `${job.name}_${executionId}${EXTENSION}`);
     const drive = new LocalDrive(this.store.workspace);
-    await writeChangeLog(drive.local(path), dataset, Dataset.empty(), { executionId, pipeline: job.name, name: job.name, keys: [], inserts: dataset.rowCount, updates: 0 }, {
-      overwrite: false,
-      groupCommit: true,
-      // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
-      frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(dataset.rowCount, 1)),
-    });
-    return { upserts: dataset, deletes: Dataset.fromRows(dataset.columns, []), keys: [], executionId, file: { drive, path } };
+    await writeChangeLog(
+      drive.local(path),
+      dataset,
+      Dataset.empty(),
+      { executionId, pipeline: job.name, name: job.name, keys: [], inserts: dataset.rowCount, updates: 0 },
+      {
+        overwrite: false,
+        groupCommit: true,
+        // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
+        frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(dataset.rowCount, 1)),
+      },
+    );
+    return {
+      upserts: dataset,
+      deletes: Dataset.fromRows(dataset.columns, []),
+      keys: [],
+      executionId,
+      file: { drive, path },
+    };
   }
 
-  private async finish(job: JobDefinition, start: Date, answer: CallAnswer, status: number, error: string | undefined, params: CallParameters): Promise<Answer> {
+  private async finish(
+    job: JobDefinition,
+    start: Date,
+    answer: CallAnswer,
+    status: number,
+    error: string | undefined,
+    params: CallParameters,
+  ): Promise<Answer> {
     const record = {
       id: answer.executionId,
       by: 'webhook',
@@ -122,7 +155,8 @@ export class Ingest {
     };
     await this.store.runs(job.name).append(record);
     const body = status === 500 && answer.changeLog === null ? { ...answer, error } : answer;
-    if (!params.bypassTriggers && job.triggers.length > 0) await runTriggers(this.store, job, record, { by: 'trigger', report: this.report });
+    if (!params.bypassTriggers && job.triggers.length > 0)
+      await runTriggers(this.store, job, record, { by: 'trigger', report: this.report });
     return { status, body };
   }
 
@@ -142,5 +176,4 @@ export class Ingest {
   private async loadWriter(job: JobDefinition, stamp: string): Promise<LoadedJob> {
     return { stamp, ...(await openWriter(this.store, job)) };
   }
-
 }

@@ -36,7 +36,8 @@ function kindOf(mediaType: string, text: string): DocKind | 'form' | 'raw' {
   // A declared JSON or XML type is trusted (a malformed body is then a 400); no type or a generic one is sniffed.
   const declared = kindOfMediaType(mediaType);
   if (declared) return declared;
-  if (mediaType === '' || mediaType === 'application/octet-stream' || mediaType === 'text/plain') return sniffKind(text) ?? 'raw';
+  if (mediaType === '' || mediaType === 'application/octet-stream' || mediaType === 'text/plain')
+    return sniffKind(text) ?? 'raw';
   return 'raw';
 }
 
@@ -50,12 +51,14 @@ export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset
   const text = body.toString('utf8').replace(/^\uFEFF/, '');
   const kind = options.form2json ? 'form' : kindOf(mediaType, text);
   if (text.trim() === '') {
-    if (options.rootPath !== undefined && options.rootPath !== '$') throw new PayloadError('rootpath was given but the call has no payload');
+    if (options.rootPath !== undefined && options.rootPath !== '$')
+      throw new PayloadError('rootpath was given but the call has no payload');
     return Dataset.empty();
   }
   try {
     if (kind === 'raw') {
-      if (options.rootPath !== undefined && options.rootPath !== '$') throw new PayloadError(`rootpath applies to JSON, XML or form payloads, not to ${mediaType || 'text'}`);
+      if (options.rootPath !== undefined && options.rootPath !== '$')
+        throw new PayloadError(`rootpath applies to JSON, XML or form payloads, not to ${mediaType || 'text'}`);
       return Dataset.fromRows([{ name: RAW_COLUMN, type: { base: 'string' } }], [[text]]);
     }
     if (kind === 'form') return documentToDataset(formToJson(text), 'json', options.rootPath ?? '$');

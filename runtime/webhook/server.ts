@@ -64,7 +64,10 @@ export function header(req: IncomingMessage, name: string): string | undefined {
 /** The body, refused with 413 as soon as it passes `max` bytes (Content-Length is checked first). */
 export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > max) return Promise.reject(new Refused(413, `payload of ${declared} bytes is over the listener's limit of ${max} bytes`));
+  if (declared > max)
+    return Promise.reject(
+      new Refused(413, `payload of ${declared} bytes is over the listener's limit of ${max} bytes`),
+    );
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -84,7 +87,11 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
 
 export function send(res: ServerResponse, answer: Answer, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(answer.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -99,19 +106,30 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? '/', 'http://listener');
-      if (url.pathname !== PUSH_PATH) throw new Refused(404, `no such endpoint: ${url.pathname} (the webhook endpoint is ${PUSH_PATH})`);
-      if (!METHODS.has(req.method ?? '')) throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`, { allow: [...METHODS].join(', ') });
+      if (url.pathname !== PUSH_PATH)
+        throw new Refused(404, `no such endpoint: ${url.pathname} (the webhook endpoint is ${PUSH_PATH})`);
+      if (!METHODS.has(req.method ?? ''))
+        throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`, {
+          allow: [...METHODS].join(', '),
+        });
       if (options.keys && !options.keys.accepts(header(req, 'authorization'))) {
-        throw new Refused(401, 'missing or wrong access key (Authorization: Bearer <key>; sqlcdc webhook key new)', { 'www-authenticate': 'Bearer' });
+        throw new Refused(401, 'missing or wrong access key (Authorization: Bearer <key>; sqlcdc webhook key new)', {
+          'www-authenticate': 'Bearer',
+        });
       }
       const query = url.searchParams;
       const guid = query.get('guid') ?? query.get('jobguid');
       if (!guid) throw new Refused(400, 'the guid query parameter (or jobguid) is required');
-      if (!/^\{?[0-9a-fA-F-]{32,36}\}?$/.test(guid.trim())) throw new Refused(400, `guid must be 32 hexadecimal digits, not '${guid}'`);
+      if (!/^\{?[0-9a-fA-F-]{32,36}\}?$/.test(guid.trim()))
+        throw new Refused(400, `guid must be 32 hexadecimal digits, not '${guid}'`);
       const found = options.store.byGuid(guid.trim());
       if (!found) throw new Refused(404, `no job has guid ${guid}`);
       const { job } = found;
-      if (found.writerGuid) throw new Refused(400, `${guid} is the writer guid of direct job ${job.name}: call it with its reader guid (spec §4.1)`);
+      if (found.writerGuid)
+        throw new Refused(
+          400,
+          `${guid} is the writer guid of direct job ${job.name}: call it with its reader guid (spec §4.1)`,
+        );
       if (!job.webhook || !hasWriter(job)) throw new Refused(403, `job ${job.name} is not enabled for webhooks`);
       const params: CallParameters = {
         rootPath: query.get('rootpath') ?? undefined,
@@ -128,7 +146,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       }
       const idempotencyKey = header(req, 'webhook-id') ?? header(req, 'idempotency-key');
       const run = () => options.ingest.call(job, body, params);
-      const { answer, repeated } = idempotencyKey ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, run) : { answer: await run(), repeated: false };
+      const { answer, repeated } = idempotencyKey
+        ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, run)
+        : { answer: await run(), repeated: false };
       send(res, answer, repeated ? { 'idempotent-replayed': 'true' } : {});
     } catch (e) {
       if (e instanceof Refused) {
@@ -142,7 +162,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => void handle(req, res);
-  const server = options.tls ? createHttps({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttp(onRequest);
+  const server = options.tls
+    ? createHttps({ cert: options.tls.cert, key: options.tls.key }, onRequest)
+    : createHttp(onRequest);
   // Keep-alive connections of many clients must outlive short pauses between their calls.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

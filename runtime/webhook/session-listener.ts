@@ -58,7 +58,11 @@ export class SessionListener implements Disposable {
     if (options.job) {
       const store = new JobStore(host.workspace, host.openSession);
       const job = store.get(options.job);
-      if (!job.webhook) throw new ScriptError(`job ${job.name} is not enabled for webhooks (sqlcdc job create … --webhook)`, 'semantic');
+      if (!job.webhook)
+        throw new ScriptError(
+          `job ${job.name} is not enabled for webhooks (sqlcdc job create … --webhook)`,
+          'semantic',
+        );
       this.ingest = new Ingest(store);
     }
   }
@@ -96,7 +100,13 @@ export class SessionListener implements Disposable {
         this.waiters = this.waiters.filter((w) => w !== waiter);
       };
       const onAbort = () => waiter.fail(new ScriptError('cancelled', 'cancelled'));
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => waiter.fail(new ScriptError(`no call arrived within ${timeoutMs / 1000} s`, 'runtime')), timeoutMs);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(
+              () => waiter.fail(new ScriptError(`no call arrived within ${timeoutMs / 1000} s`, 'runtime')),
+              timeoutMs,
+            );
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
     });
@@ -122,8 +132,10 @@ export class SessionListener implements Disposable {
     try {
       const url = new URL(req.url ?? '/', 'http://listener');
       if (url.pathname !== PUSH_PATH) throw new Refused(404, `no such endpoint: ${url.pathname}`);
-      if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method ?? '')) throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`);
-      if (!this.accepts(header(req, 'authorization'))) throw new Refused(401, 'missing or wrong access key (the one %webhook start showed)');
+      if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method ?? ''))
+        throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`);
+      if (!this.accepts(header(req, 'authorization')))
+        throw new Refused(401, 'missing or wrong access key (the one %webhook start showed)');
       const guid = url.searchParams.get('guid') ?? url.searchParams.get('jobguid');
       if (guid?.toLowerCase() !== this.guid) throw new Refused(404, `no listener has guid ${guid}`);
       const params = {
@@ -146,7 +158,14 @@ export class SessionListener implements Disposable {
         const store = this.ingest.store;
         answer = await this.ingest.call(store.get(this.options.job), body, params, this.options.origin);
       }
-      const arrival: Arrival = { n: this.calls.length + 1, at: new Date(), method: req.method ?? '', dataset, status: answer.status, answer: this.ingest ? answer.body : undefined };
+      const arrival: Arrival = {
+        n: this.calls.length + 1,
+        at: new Date(),
+        method: req.method ?? '',
+        dataset,
+        status: answer.status,
+        answer: this.ingest ? answer.body : undefined,
+      };
       this.calls.push(arrival);
       send(res, answer);
       this.publish(arrival);
@@ -160,6 +179,14 @@ export class SessionListener implements Disposable {
   private publish(a: Arrival): void {
     const origin = this.options.origin;
     const job = this.options.job ? `, job ${this.options.job}: ${a.status}` : '';
-    this.host.output.publish({ origin, result: { kind: 'table', dataset: a.dataset, limit: this.host.displayLimit, title: `webhook call ${a.n} (${a.method}, ${a.dataset.rowCount} rows${job})` } });
+    this.host.output.publish({
+      origin,
+      result: {
+        kind: 'table',
+        dataset: a.dataset,
+        limit: this.host.displayLimit,
+        title: `webhook call ${a.n} (${a.method}, ${a.dataset.rowCount} rows${job})`,
+      },
+    });
   }
 }

@@ -16,9 +16,14 @@ export function signatureProblem(secret: string, body: Buffer, headers: Incoming
   const id = one('webhook-id');
   const timestamp = one('webhook-timestamp');
   const signature = one('webhook-signature');
-  if (!id || !timestamp || !signature) return 'this job requires a Standard Webhooks signature (webhook-id, webhook-timestamp and webhook-signature headers)';
+  if (!id || !timestamp || !signature)
+    return 'this job requires a Standard Webhooks signature (webhook-id, webhook-timestamp and webhook-signature headers)';
   try {
-    new Webhook(secret).verify(body, { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature });
+    new Webhook(secret).verify(body, {
+      'webhook-id': id,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': signature,
+    });
     return undefined;
   } catch (e) {
     if (e instanceof WebhookVerificationError) return `signature refused: ${e.message}`;

@@ -42,7 +42,13 @@ export function listCertificates(workspace: string): StoredCertificate[] {
     const keyFile = join(dir, `${basename(name, extname(name))}.key`);
     if (!keyPem && existsSync(keyFile)) keyPem = readFileSync(keyFile, 'utf8');
     const x509 = new X509Certificate(certBlock[0]);
-    out.push({ thumbprint: normalizeThumbprint(x509.fingerprint), subject: x509.subject.replace(/\n/g, ', '), file, certPem: certBlock[0], keyPem });
+    out.push({
+      thumbprint: normalizeThumbprint(x509.fingerprint),
+      subject: x509.subject.replace(/\n/g, ', '),
+      file,
+      certPem: certBlock[0],
+      keyPem,
+    });
   }
   return out;
 }
@@ -52,7 +58,9 @@ export function findCertificate(workspace: string, thumbprint: string): StoredCe
   const all = listCertificates(workspace);
   const found = all.find((c) => c.thumbprint === want);
   if (!found) {
-    const known = all.map((c) => `${c.thumbprint} (${c.subject})`).join('; ') || `none: add PEM files to ${certificatesDir(workspace)}`;
+    const known =
+      all.map((c) => `${c.thumbprint} (${c.subject})`).join('; ') ||
+      `none: add PEM files to ${certificatesDir(workspace)}`;
     throw new ScriptError(`no certificate with thumbprint ${want} (known: ${known})`, 'runtime');
   }
   return found;

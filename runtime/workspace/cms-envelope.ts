@@ -1,10 +1,35 @@
-import { constants, createCipheriv, createDecipheriv, createPrivateKey, publicEncrypt, randomBytes, X509Certificate, type Decipher } from 'node:crypto';
+import {
+  constants,
+  createCipheriv,
+  createDecipheriv,
+  createPrivateKey,
+  publicEncrypt,
+  randomBytes,
+  X509Certificate,
+  type Decipher,
+} from 'node:crypto';
 import type forge from 'node-forge';
 import { ScriptError } from '../errors';
 import { ByteSource, type ByteSink } from '../util/bytes';
 import type { StoredCertificate } from './certificates';
 import { algorithm, certificateDer, CIPHERS, issuerAndSerial, OID } from './cms-ids';
-import { Asn1Error, children, close, elementAt, EOC, expect, openTag, readElement, readHeader, OctetStream, setOf, TAG, tagHeader, tlv, type Header } from './der';
+import {
+  Asn1Error,
+  children,
+  close,
+  elementAt,
+  EOC,
+  expect,
+  openTag,
+  readElement,
+  readHeader,
+  OctetStream,
+  setOf,
+  TAG,
+  tagHeader,
+  tlv,
+  type Header,
+} from './der';
 
 /**
  * CMS EnvelopedData (RFC 5652 §6) in one pass: RSA key transport of a random AES-256 key to the
@@ -19,7 +44,10 @@ const PIECE = 1 << 20;
 function recipientInfo(c: StoredCertificate, key: Buffer): Buffer {
   const x509 = new X509Certificate(c.certPem);
   if (x509.publicKey.asymmetricKeyType !== 'rsa') {
-    throw new ScriptError(`certificate ${c.thumbprint} has a ${x509.publicKey.asymmetricKeyType} key; encryption needs an RSA certificate`, 'runtime');
+    throw new ScriptError(
+      `certificate ${c.thumbprint} has a ${x509.publicKey.asymmetricKeyType} key; encryption needs an RSA certificate`,
+      'runtime',
+    );
   }
   const encryptedKey = publicEncrypt({ key: x509.publicKey, padding: constants.RSA_PKCS1_PADDING }, key);
   return tlv(
@@ -78,7 +106,11 @@ function forgeLib(): typeof forge {
  * transport uses, so forge does it.
  */
 function decryptKey(c: StoredCertificate, encryptedKey: Buffer): Buffer {
-  if (!c.keyPem) throw new ScriptError(`certificate ${c.thumbprint} has no private key (put it in ${c.file} or a .key file beside it)`, 'runtime');
+  if (!c.keyPem)
+    throw new ScriptError(
+      `certificate ${c.thumbprint} has no private key (put it in ${c.file} or a .key file beside it)`,
+      'runtime',
+    );
   const forge = forgeLib();
   // Node reads every PEM key form (PKCS#1, PKCS#8); forge gets PKCS#1.
   const pkcs1 = createPrivateKey(c.keyPem).export({ type: 'pkcs1', format: 'pem' }).toString();
@@ -86,7 +118,10 @@ function decryptKey(c: StoredCertificate, encryptedKey: Buffer): Buffer {
   try {
     return Buffer.from(key.decrypt(encryptedKey.toString('binary')), 'binary');
   } catch {
-    throw new ScriptError(`the content key does not decrypt with the private key of certificate ${c.thumbprint}`, 'runtime');
+    throw new ScriptError(
+      `the content key does not decrypt with the private key of certificate ${c.thumbprint}`,
+      'runtime',
+    );
   }
 }
 
@@ -143,7 +178,12 @@ class EnvelopeContent extends ByteSource {
  * `candidates` (those with a private key; `who` names them in an error), and returns the plaintext
  * as a source.
  */
-export function openEnvelope(src: ByteSource, contentInfo: Header, candidates: StoredCertificate[], who: string): ByteSource {
+export function openEnvelope(
+  src: ByteSource,
+  contentInfo: Header,
+  candidates: StoredCertificate[],
+  who: string,
+): ByteSource {
   const explicit = expect(src, TAG.context(0), 'ContentInfo');
   const envelope = expect(src, TAG.SEQUENCE, 'EnvelopedData');
   readElement(src); // version
@@ -155,8 +195,14 @@ export function openEnvelope(src: ByteSource, contentInfo: Header, candidates: S
   const cipher = CIPHERS.get(algorithmId.der.toString('hex'));
   if (!cipher) throw new Asn1Error(`an unsupported content cipher (${algorithmId.der.toString('hex')})`);
   const content = readHeader(src);
-  if ((content.tag & 0x1f) !== 0 || (content.tag & 0xc0) !== 0x80) throw new Asn1Error('EnvelopedData without its encrypted content');
+  if ((content.tag & 0x1f) !== 0 || (content.tag & 0xc0) !== 0x80)
+    throw new Asn1Error('EnvelopedData without its encrypted content');
   const key = contentKey(recipients, candidates, who);
   const decipher = createDecipheriv(cipher, key, iv.content);
-  return new EnvelopeContent(src, new OctetStream(src, content), decipher, [contentInfo, explicit, envelope, encryptedContentInfo]);
+  return new EnvelopeContent(src, new OctetStream(src, content), decipher, [
+    contentInfo,
+    explicit,
+    envelope,
+    encryptedContentInfo,
+  ]);
 }

@@ -3,7 +3,25 @@ import { ScriptError } from '../errors';
 import { ByteSource, type ByteSink } from '../util/bytes';
 import { normalizeThumbprint, type StoredCertificate } from './certificates';
 import { algorithm, algorithmOf, certificateDer, DIGESTS, issuerAndSerial, OID, SIGNATURES } from './cms-ids';
-import { Asn1Error, children, close, elementAt, EOC, expect, openTag, readElement, readHeader, setOf, TAG, tagHeader, time, tlv, OctetStream, type Element, type Header } from './der';
+import {
+  Asn1Error,
+  children,
+  close,
+  elementAt,
+  EOC,
+  expect,
+  openTag,
+  readElement,
+  readHeader,
+  setOf,
+  TAG,
+  tagHeader,
+  time,
+  tlv,
+  OctetStream,
+  type Element,
+  type Header,
+} from './der';
 
 /**
  * CMS SignedData (RFC 5652 §5) with the content attached, in one pass: the content goes out in BER
@@ -20,7 +38,11 @@ function attribute(type: Buffer, value: Buffer): Buffer {
 
 /** A sink whose bytes reach `out` as the content of SignedData, signed with `signer`'s private key. */
 export function signedSink(signer: StoredCertificate, out: ByteSink, signingTime = new Date()): ByteSink {
-  if (!signer.keyPem) throw new ScriptError(`certificate ${signer.thumbprint} has no private key to sign with (put it in ${signer.file} or a .key file beside it)`, 'runtime');
+  if (!signer.keyPem)
+    throw new ScriptError(
+      `certificate ${signer.thumbprint} has no private key to sign with (put it in ${signer.file} or a .key file beside it)`,
+      'runtime',
+    );
   const key = createPrivateKey(signer.keyPem);
   const certDer = certificateDer(signer.certPem);
   const hash = createHash('sha256');
@@ -55,7 +77,8 @@ export function signedSink(signer: StoredCertificate, out: ByteSink, signingTime
       const signature = sign('sha256', signedAttributes, key);
       const implicit = Buffer.from(signedAttributes);
       implicit[0] = TAG.context(0);
-      const signatureAlgorithm = key.asymmetricKeyType === 'ec' ? algorithm(OID.ecdsaWithSha256) : algorithm(OID.rsaEncryption, tlv(TAG.NULL));
+      const signatureAlgorithm =
+        key.asymmetricKeyType === 'ec' ? algorithm(OID.ecdsaWithSha256) : algorithm(OID.rsaEncryption, tlv(TAG.NULL));
       const signerInfo = tlv(
         TAG.SEQUENCE,
         tlv(TAG.INTEGER, Buffer.from([1])),
@@ -113,7 +136,8 @@ export class SignedContent extends ByteSource {
     }
     this.encapsulated = expect(src, TAG.SEQUENCE, 'EncapsulatedContentInfo');
     readElement(src); // content type
-    if (src.peek() !== TAG.context(0)) throw new ScriptError('the signed data holds no content (a detached signature)', 'runtime');
+    if (src.peek() !== TAG.context(0))
+      throw new ScriptError('the signed data holds no content (a detached signature)', 'runtime');
     this.eContent = readHeader(src);
     this.octets = new OctetStream(src, readHeader(src));
   }
@@ -159,28 +183,47 @@ export class SignedContent extends ByteSource {
     const [, sid, digestAlgorithm, ...rest] = children(info.content);
     const attributes = rest[0]?.tag === TAG.context(0) ? rest.shift() : undefined;
     const [signatureAlgorithm, signature] = rest;
-    if (sid.tag !== TAG.SEQUENCE) throw new ScriptError('the signer is named by a key identifier; only issuer and serial number are supported', 'runtime');
+    if (sid.tag !== TAG.SEQUENCE)
+      throw new ScriptError(
+        'the signer is named by a key identifier; only issuer and serial number are supported',
+        'runtime',
+      );
     const certDer =
       this.certificates.find((c) => c.tag === TAG.SEQUENCE && issuerAndSerial(c.der).equals(sid.der))?.der ??
       trusted.map((t) => certificateDer(t.certPem)).find((der) => issuerAndSerial(der).equals(sid.der));
-    if (!certDer) throw new ScriptError('the signer\'s certificate is neither in the signed data nor in the workspace store', 'runtime');
+    if (!certDer)
+      throw new ScriptError(
+        "the signer's certificate is neither in the signed data nor in the workspace store",
+        'runtime',
+      );
     const cert = new X509Certificate(certDer);
     const digestName = DIGESTS.get(algorithmOf(digestAlgorithm));
     const digest = digestName && digests.get(digestName);
-    if (!digestName || !digest) throw new ScriptError('the signer uses a digest algorithm the signed data does not declare', 'runtime');
-    if (!SIGNATURES.has(algorithmOf(signatureAlgorithm))) throw new ScriptError('the signature algorithm is not supported (RSA PKCS #1 v1.5 or ECDSA)', 'runtime');
-    if (!attributes) throw new ScriptError('the signature has no signed attributes (openssl cms -noattr): not supported', 'runtime');
+    if (!digestName || !digest)
+      throw new ScriptError('the signer uses a digest algorithm the signed data does not declare', 'runtime');
+    if (!SIGNATURES.has(algorithmOf(signatureAlgorithm)))
+      throw new ScriptError('the signature algorithm is not supported (RSA PKCS #1 v1.5 or ECDSA)', 'runtime');
+    if (!attributes)
+      throw new ScriptError('the signature has no signed attributes (openssl cms -noattr): not supported', 'runtime');
 
     const signed = this.messageDigest(attributes);
-    if (!signed.equals(digest)) throw new ScriptError('the content was changed after it was signed (its digest does not match the signed one)', 'runtime');
+    if (!signed.equals(digest))
+      throw new ScriptError(
+        'the content was changed after it was signed (its digest does not match the signed one)',
+        'runtime',
+      );
     const set = Buffer.from(attributes.der);
     set[0] = TAG.SET;
-    if (!verify(digestName, set, cert.publicKey, signature.content)) throw new ScriptError('the signature does not verify with the signer\'s certificate', 'runtime');
+    if (!verify(digestName, set, cert.publicKey, signature.content))
+      throw new ScriptError("the signature does not verify with the signer's certificate", 'runtime');
 
     const thumbprint = normalizeThumbprint(cert.fingerprint);
     const subject = cert.subject.replace(/\n/g, ', ');
     if (!trusted.some((t) => t.thumbprint === thumbprint)) {
-      throw new ScriptError(`signed by ${subject} (thumbprint ${thumbprint}), which is not a certificate of the workspace store`, 'runtime');
+      throw new ScriptError(
+        `signed by ${subject} (thumbprint ${thumbprint}), which is not a certificate of the workspace store`,
+        'runtime',
+      );
     }
     return { thumbprint, subject };
   }

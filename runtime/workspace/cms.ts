@@ -19,7 +19,10 @@ export type ContentType = 'enveloped' | 'signed' | 'other';
 export function readContentInfo(src: ByteSource): { header: Header; type: ContentType } {
   const header = expect(src, TAG.SEQUENCE, 'ContentInfo');
   const type = readElement(src);
-  return { header, type: type.equals(OID.envelopedData) ? 'enveloped' : type.equals(OID.signedData) ? 'signed' : 'other' };
+  return {
+    header,
+    type: type.equals(OID.envelopedData) ? 'enveloped' : type.equals(OID.signedData) ? 'signed' : 'other',
+  };
 }
 
 /** Whether an error comes from bytes that are not the CMS they claim to be (as opposed to a key or trust problem). */

@@ -86,7 +86,10 @@ function withLeaves(c: Connection, leaves: SecretLeaf[]): Connection {
 
 /** A connection safe to show: every secret is ****, URLs show `user:****@`. */
 export function redactConnection(c: Connection): Record<string, unknown> {
-  const masked = withLeaves(c, secretsOf(c).map(([path]) => [path, MASK])) as unknown as Record<string, unknown>;
+  const masked = withLeaves(
+    c,
+    secretsOf(c).map(([path]) => [path, MASK]),
+  ) as unknown as Record<string, unknown>;
   if ((c.kind === 'postgres' || c.kind === 'ftp') && c.password !== undefined) {
     const url = new URL(c.url);
     url.password = 'x';
@@ -144,7 +147,10 @@ export class ConnectionStore {
   private sealedForm(c: Connection, key: WorkspaceKey): StoredConnection {
     const leaves = secretsOf(c);
     if (leaves.length === 0) return c;
-    const masked = withLeaves(c, leaves.map(([path]) => [path, MASK]));
+    const masked = withLeaves(
+      c,
+      leaves.map(([path]) => [path, MASK]),
+    );
     if (masked.kind === 'postgres' || masked.kind === 'ftp') delete masked.password;
     return { ...masked, sealed: key.seal(c.name, JSON.stringify(leaves)) };
   }
@@ -186,7 +192,10 @@ export class ConnectionStore {
   getOf<K extends Connection['kind']>(name: string, ...kinds: K[]): Extract<Connection, { kind: K }> {
     const c = this.get(name);
     if (!(kinds as string[]).includes(c.kind)) {
-      throw new ScriptError(`connection [${c.name}] is a ${c.kind} connection; expected ${kinds.join(' or ')}`, 'runtime');
+      throw new ScriptError(
+        `connection [${c.name}] is a ${c.kind} connection; expected ${kinds.join(' or ')}`,
+        'runtime',
+      );
     }
     return c as Extract<Connection, { kind: K }>;
   }

@@ -68,7 +68,9 @@ export function oid(dotted: string): Buffer {
 export function time(d: Date): Buffer {
   const iso = d.toISOString().replace(/[-:T]|\.\d+/g, '');
   const year = d.getUTCFullYear();
-  return year >= 1950 && year < 2050 ? tlv(TAG.UTC_TIME, Buffer.from(iso.slice(2), 'ascii')) : tlv(TAG.GENERALIZED_TIME, Buffer.from(iso, 'ascii'));
+  return year >= 1950 && year < 2050
+    ? tlv(TAG.UTC_TIME, Buffer.from(iso.slice(2), 'ascii'))
+    : tlv(TAG.GENERALIZED_TIME, Buffer.from(iso, 'ascii'));
 }
 
 /** A SET OF in DER order: elements sorted by their encodings. */
@@ -159,7 +161,7 @@ export function elementAt(buf: Buffer, offset = 0): Element {
 /** The elements inside a constructed element's content. */
 export function children(content: Buffer): Element[] {
   const out: Element[] = [];
-  for (let at = 0; at < content.length; ) {
+  for (let at = 0; at < content.length;) {
     const e = elementAt(content, at);
     out.push(e);
     at += e.der.length;

@@ -1,5 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { close, closeSync, fdatasync, fsync, fsyncSync, link, linkSync, mkdirSync, open, openSync, rename, renameSync, rmSync, unlink, unlinkSync, writeSync } from 'node:fs';
+import {
+  close,
+  closeSync,
+  fdatasync,
+  fsync,
+  fsyncSync,
+  link,
+  linkSync,
+  mkdirSync,
+  open,
+  openSync,
+  rename,
+  renameSync,
+  rmSync,
+  unlink,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';

@@ -57,7 +57,9 @@ export function describeWorkspace(folders: SessionFolders): string {
     case 'SQLCDC_HOME':
       return `${folders.workspace} (from SQLCDC_HOME)`;
     case 'found':
-      return dirname(folders.workspace) === folders.cwd ? folders.workspace : `${folders.workspace} (found in a parent folder)`;
+      return dirname(folders.workspace) === folders.cwd
+        ? folders.workspace
+        : `${folders.workspace} (found in a parent folder)`;
     case 'new':
       return `${folders.workspace} (new)`;
   }

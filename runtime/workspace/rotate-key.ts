@@ -23,7 +23,10 @@ export function rotateWorkspaceKey(workspace: string): Rotation {
   const fromEnv = process.env.SQLCDC_SECRET !== undefined;
   const newSecret = process.env.SQLCDC_NEW_SECRET;
   if (fromEnv && !newSecret) {
-    throw new ScriptError('the workspace key comes from SQLCDC_SECRET: give the new one in SQLCDC_NEW_SECRET, then set SQLCDC_SECRET to it', 'semantic');
+    throw new ScriptError(
+      'the workspace key comes from SQLCDC_SECRET: give the new one in SQLCDC_NEW_SECRET, then set SQLCDC_SECRET to it',
+      'semantic',
+    );
   }
   const current = new WorkspaceKey(workspace);
   const nextKey = fromEnv ? keyFromSecret(newSecret!) : randomBytes(32);
@@ -32,5 +35,9 @@ export function rotateWorkspaceKey(workspace: string): Rotation {
   const variables = new VariableStore(workspace, current).resealWith(next);
   const connections = new ConnectionStore(workspace, current).resealWith(next);
   if (!fromEnv) renameSync(`${current.file}.next`, current.file);
-  return { variables, connections, keySource: fromEnv ? 'SQLCDC_NEW_SECRET (now set SQLCDC_SECRET to it)' : current.file };
+  return {
+    variables,
+    connections,
+    keySource: fromEnv ? 'SQLCDC_NEW_SECRET (now set SQLCDC_SECRET to it)' : current.file,
+  };
 }

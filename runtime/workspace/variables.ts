@@ -95,7 +95,8 @@ export class VariableStore {
   /** Creates or replaces a variable; `encrypted` undefined keeps an existing variable's setting. */
   set(name: string, value: string, encrypted?: boolean): void {
     const clean = name.trim();
-    if (!/^[A-Za-z_][\w.-]*$/.test(clean)) throw new ScriptError(`'${name}' is not a variable name (letters, digits, _ . -)`, 'semantic');
+    if (!/^[A-Za-z_][\w.-]*$/.test(clean))
+      throw new ScriptError(`'${name}' is not a variable name (letters, digits, _ . -)`, 'semantic');
     const vars = new Map(this.load());
     const existing = vars.get(clean.toLowerCase());
     const enc = encrypted ?? existing?.encrypted ?? false;

@@ -43,7 +43,11 @@ export class WorkspaceKey {
       if (key.length !== 32) throw new ScriptError(`${this.file} does not hold a 32-byte key`, 'runtime');
       return key;
     }
-    if (!create) throw new ScriptError(`the workspace key ${this.file} is missing (or set SQLCDC_SECRET): encrypted values cannot be read`, 'runtime');
+    if (!create)
+      throw new ScriptError(
+        `the workspace key ${this.file} is missing (or set SQLCDC_SECRET): encrypted values cannot be read`,
+        'runtime',
+      );
     const key = randomBytes(32);
     writeFileAtomic(this.file, key.toString('base64') + '\n', 0o600);
     return key;
@@ -61,8 +65,16 @@ export class WorkspaceKey {
   open(label: string, sealed: string, what: string): string {
     if (!WorkspaceKey.isSealed(sealed)) throw new ScriptError(`${what}: unknown encrypted format`, 'runtime');
     const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64');
-    const clear = decrypt(this.key(false), label, raw) ?? this.pending().map((k) => decrypt(k, label, raw)).find((c) => c !== undefined);
-    if (clear === undefined) throw new ScriptError(`${what} cannot be decrypted with this workspace key (SQLCDC_SECRET or secret.key changed?)`, 'runtime');
+    const clear =
+      decrypt(this.key(false), label, raw) ??
+      this.pending()
+        .map((k) => decrypt(k, label, raw))
+        .find((c) => c !== undefined);
+    if (clear === undefined)
+      throw new ScriptError(
+        `${what} cannot be decrypted with this workspace key (SQLCDC_SECRET or secret.key changed?)`,
+        'runtime',
+      );
     return clear;
   }
 

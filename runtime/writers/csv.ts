@@ -22,14 +22,18 @@ export function csvWriter(columns: readonly Column[], ordinals: readonly number[
   const n = ordinals.length;
   const widths = options.widths;
   if (widths && widths.length !== n) {
-    throw new ScriptError(`OPTIONS fields gives ${widths.length} width${widths.length === 1 ? '' : 's'} for ${n} field${n === 1 ? '' : 's'}`, 'semantic');
+    throw new ScriptError(
+      `OPTIONS fields gives ${widths.length} width${widths.length === 1 ? '' : 's'} for ${n} field${n === 1 ? '' : 's'}`,
+      'semantic',
+    );
   }
   const field = fieldWriter(options);
   const separator = widths ? '' : options.delimiter;
   const text = ordinals.map((o) => textWriter(columns[o].type, options));
   const plain = keepsStrings(options);
   const nulls = ordinals.map((_, k) => (options.quoting === 'needed' && !widths ? '' : field('', k)));
-  const guard = options.comments.length > 0 && options.quoting !== 'never' && !widths ? commentGuard(options) : undefined;
+  const guard =
+    options.comments.length > 0 && options.quoting !== 'never' && !widths ? commentGuard(options) : undefined;
   const record: RowWriter = (row) => {
     let s = '';
     let first = '';
@@ -54,7 +58,9 @@ function fieldWriter(options: CsvOptions): (s: string, k: number) => string {
   const doubled = quote + quote;
   const escape = (s: string) => quote + s.replaceAll(quote, doubled) + quote;
   if (quoting === 'always') return escape;
-  const special = new RegExp(`[\r\n]|${quote.replace(REGEXP_SPECIAL, '\\$&')}|${options.delimiter.replace(REGEXP_SPECIAL, '\\$&')}`);
+  const special = new RegExp(
+    `[\r\n]|${quote.replace(REGEXP_SPECIAL, '\\$&')}|${options.delimiter.replace(REGEXP_SPECIAL, '\\$&')}`,
+  );
   const empty = options.quoteEmpty ? doubled : '';
   return (s) => (s === '' ? empty : special.test(s) ? escape(s) : s);
 }
@@ -63,5 +69,7 @@ function fieldWriter(options: CsvOptions): (s: string, k: number) => string {
 function commentGuard(options: CsvOptions): (record: string, first: string) => string {
   const { comments, quote } = options;
   return (record, first) =>
-    comments.some((c) => record.startsWith(c)) && !first.startsWith(quote) ? quote + first.replaceAll(quote, quote + quote) + quote + record.slice(first.length) : record;
+    comments.some((c) => record.startsWith(c)) && !first.startsWith(quote)
+      ? quote + first.replaceAll(quote, quote + quote) + quote + record.slice(first.length)
+      : record;
 }

@@ -12,7 +12,11 @@ import type { WriterOptions } from './options';
 /** About 64K characters a piece: few writes, little held. */
 const CHUNK_CHARS = 1 << 16;
 
-export function* documentChunks(ds: Dataset, writer: DocumentWriter, chunkChars = CHUNK_CHARS): Generator<string, void, undefined> {
+export function* documentChunks(
+  ds: Dataset,
+  writer: DocumentWriter,
+  chunkChars = CHUNK_CHARS,
+): Generator<string, void, undefined> {
   const { open, separator, terminator, close } = writer.framing;
   const between = terminator + separator;
   const record = writer.record;
@@ -45,5 +49,13 @@ export function documentText(ds: Dataset, writer: DocumentWriter): string {
 
 /** Every column of every row as one document of `format`. */
 export function datasetText(ds: Dataset, format: DocFormat, options: WriterOptions): string {
-  return documentText(ds, documentWriter(format, ds.columns, ds.columns.map((_, i) => i), options));
+  return documentText(
+    ds,
+    documentWriter(
+      format,
+      ds.columns,
+      ds.columns.map((_, i) => i),
+      options,
+    ),
+  );
 }

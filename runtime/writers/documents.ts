@@ -26,7 +26,12 @@ export function framing(format: DocFormat, csvHeader?: string): Framing {
     case 'JSON':
       return { open: '[', separator: ',', terminator: '', close: ']' };
     case 'XML':
-      return { open: `<?xml version="1.0" encoding="utf-8"?><${XML_ROOT}>`, separator: '', terminator: '', close: `</${XML_ROOT}>` };
+      return {
+        open: `<?xml version="1.0" encoding="utf-8"?><${XML_ROOT}>`,
+        separator: '',
+        terminator: '',
+        close: `</${XML_ROOT}>`,
+      };
     case 'CSV':
       return { open: csvHeader === undefined ? '' : csvHeader + CRLF, separator: '', terminator: CRLF, close: '' };
   }
@@ -39,7 +44,12 @@ export interface DocumentWriter {
   ordinals: readonly number[];
 }
 
-export function documentWriter(format: DocFormat, columns: readonly Column[], ordinals: readonly number[], options: WriterOptions): DocumentWriter {
+export function documentWriter(
+  format: DocFormat,
+  columns: readonly Column[],
+  ordinals: readonly number[],
+  options: WriterOptions,
+): DocumentWriter {
   const { header, record } = recordWriter(format, columns, ordinals, options);
   return { framing: framing(format, header), record, ordinals };
 }
@@ -53,7 +63,10 @@ export function buildDocument(format: DocFormat, fragments: readonly string[]): 
   const firstBreak = fragments[0].indexOf(CRLF);
   const header = firstBreak < 0 ? undefined : fragments[0].slice(0, firstBreak + CRLF.length);
   if (header === undefined || !fragments.every((f) => f.startsWith(header))) return frame(framing('CSV'), fragments);
-  return frame(framing('CSV', header.slice(0, firstBreak)), fragments.map((f) => f.slice(header.length)));
+  return frame(
+    framing('CSV', header.slice(0, firstBreak)),
+    fragments.map((f) => f.slice(header.length)),
+  );
 }
 
 function frame({ open, separator, terminator, close }: Framing, records: readonly string[]): string {

@@ -29,7 +29,12 @@ function resolve(columns: readonly Column[], text: Text, what: string): number[]
  * every column but EXCLUDE's (EXCLUDE is ignored when INCLUDE is given, spec 4.2). Listed names must
  * exist, so a typo is an error rather than a silently missing field.
  */
-export function selectFields(columns: readonly Column[], include: Text | undefined, includeNot: boolean, exclude: Text | undefined): number[] {
+export function selectFields(
+  columns: readonly Column[],
+  include: Text | undefined,
+  includeNot: boolean,
+  exclude: Text | undefined,
+): number[] {
   const all = columns.map((_, i) => i);
   if (include) {
     const listed = resolve(columns, include, includeNot ? 'INCLUDE NOT' : 'INCLUDE');

@@ -14,7 +14,19 @@ export interface FormatOptions extends WriterOptions {
   skip: number;
 }
 
-const KEYS = ['headers', 'skip', 'delimiter', 'quoted', 'trim', 'fields', 'flatten', 'comments', 'date', 'bytes', 'element'] as const;
+const KEYS = [
+  'headers',
+  'skip',
+  'delimiter',
+  'quoted',
+  'trim',
+  'fields',
+  'flatten',
+  'comments',
+  'date',
+  'bytes',
+  'element',
+] as const;
 type Key = (typeof KEYS)[number];
 const CSV_ONLY = new Set<Key>(['headers', 'delimiter', 'quoted', 'fields', 'comments']);
 const BYTES = new Set<BytesEncoding>(['ascii', 'utf8', 'utf32', 'unicode', 'base64', 'hex']);
@@ -83,7 +95,8 @@ export function parseFormatOptions(text: string | undefined, format: DocFormat, 
         options.date = v;
         break;
       case 'bytes':
-        if (!BYTES.has(v.toLowerCase() as BytesEncoding)) throw fail(`bytes must be one of ${[...BYTES].join(', ')}, not '${v}'`);
+        if (!BYTES.has(v.toLowerCase() as BytesEncoding))
+          throw fail(`bytes must be one of ${[...BYTES].join(', ')}, not '${v}'`);
         options.bytes = v.toLowerCase() as BytesEncoding;
         break;
       case 'element':

@@ -9,7 +9,12 @@ import { flat, type RowWriter } from './row-writer';
  * FORMAT JSON|XML|CSV (ADD COLUMN): one record per row, kept as a cell. A CSV fragment written with
  * `headers:1` starts with its own header line, so each one is a complete document (ZIP keeps it once).
  */
-export function rowWriter(format: DocFormat, columns: readonly Column[], ordinals: readonly number[], options: WriterOptions): RowWriter {
+export function rowWriter(
+  format: DocFormat,
+  columns: readonly Column[],
+  ordinals: readonly number[],
+  options: WriterOptions,
+): RowWriter {
   const { header, record } = recordWriter(format, columns, ordinals, options);
   if (header === undefined) return (row) => flat(record(row));
   const head = header + CRLF;

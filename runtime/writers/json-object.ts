@@ -82,8 +82,12 @@ export function objectRowWriter(
   const reads = ordinals.map((o, k) => `v${k} = row[${o}]`).join(', ');
   const guards = fields.map((f, k) => `(v${k} === null || (${f.guard(`v${k}`)}))`).join(' && ');
   // A literal `__proto__:` key would set the prototype; the computed form makes it an own field.
-  const keys = ordinals.map((o) => (columns[o].name === '__proto__' ? '["__proto__"]' : JSON.stringify(columns[o].name)));
-  const values = fields.map((f, k) => (f.value === itself ? `v${k}` : `v${k} === null ? null : ${f.value(`v${k}`, k)}`));
+  const keys = ordinals.map((o) =>
+    columns[o].name === '__proto__' ? '["__proto__"]' : JSON.stringify(columns[o].name),
+  );
+  const values = fields.map((f, k) =>
+    f.value === itself ? `v${k}` : `v${k} === null ? null : ${f.value(`v${k}`, k)}`,
+  );
   const object = keys.map((key, k) => `${key}: ${values[k]}`).join(', ');
   const source = `return function jsonRow(row) {
   const ${reads};

@@ -35,7 +35,11 @@ function jsonCell(column: Column, options: CellOptions): JsonCell {
  * digits, null as null; dates, bytes and guids as strings, docs/types.md). Through JSON.stringify
  * of a generated object when the schema allows it (json-object.ts), else cell by cell.
  */
-export function jsonObjectWriter(columns: readonly Column[], ordinals: readonly number[], options: CellOptions): RowWriter {
+export function jsonObjectWriter(
+  columns: readonly Column[],
+  ordinals: readonly number[],
+  options: CellOptions,
+): RowWriter {
   const n = ordinals.length;
   if (n === 0) return () => '{}';
   const keys = ordinals.map((o, k) => `${k === 0 ? '{' : ','}${JSON.stringify(columns[o].name)}:`);

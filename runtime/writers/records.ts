@@ -13,7 +13,12 @@ export interface Records {
 }
 
 /** The record writer of a format: a CSV line, a JSON object or XML elements per row. */
-export function recordWriter(format: DocFormat, columns: readonly Column[], ordinals: readonly number[], options: WriterOptions): Records {
+export function recordWriter(
+  format: DocFormat,
+  columns: readonly Column[],
+  ordinals: readonly number[],
+  options: WriterOptions,
+): Records {
   switch (format) {
     case 'JSON':
       return { record: jsonObjectWriter(columns, ordinals, options) };

@@ -33,7 +33,11 @@ export function xmlName(name: string): string {
 }
 
 /** One element per non-null field, named after its column, optionally wrapped in `options.element`. */
-export function xmlElementWriter(columns: readonly Column[], ordinals: readonly number[], options: XmlOptions): RowWriter {
+export function xmlElementWriter(
+  columns: readonly Column[],
+  ordinals: readonly number[],
+  options: XmlOptions,
+): RowWriter {
   const n = ordinals.length;
   const open = ordinals.map((o) => `<${xmlName(columns[o].name)}>`);
   const close = ordinals.map((o) => `</${xmlName(columns[o].name)}>`);

@@ -18,7 +18,13 @@ export function tempStateFile(pipeline = 'pipeline', log = 'orders.eds'): string
 }
 
 /** CAPTURE's clauses as written: `keys`/`observe`/`marker` are the quoted texts. */
-export function options(clauses: Partial<Omit<CaptureClauses, 'keys' | 'observe' | 'cdcMarker'>> & { keys?: string; observe?: string; marker?: string } = {}): CaptureOptions {
+export function options(
+  clauses: Partial<Omit<CaptureClauses, 'keys' | 'observe' | 'cdcMarker'>> & {
+    keys?: string;
+    observe?: string;
+    marker?: string;
+  } = {},
+): CaptureOptions {
   const { keys, observe, marker, ...flags } = clauses;
   return captureOptions({
     pos: at,

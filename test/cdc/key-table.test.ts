@@ -47,8 +47,16 @@ test('a key table is built anew at its size when the state shrinks to an eighth 
   const renumber = Int32Array.from(hashes, (_, e) => (e % 50 === 0 ? e / 50 : -1));
   const small = carryTable(slots, renumber, 100, new AddedKeys(new KeyStoreBuilder(0), 0));
   assert.equal(small.length / 2, 1024);
-  assertTable(small, hashes.filter((_, e) => e % 50 === 0));
-  const all = carryTable(slots, Int32Array.from(hashes, (_, e) => e), 5000, new AddedKeys(new KeyStoreBuilder(0), 0));
+  assertTable(
+    small,
+    hashes.filter((_, e) => e % 50 === 0),
+  );
+  const all = carryTable(
+    slots,
+    Int32Array.from(hashes, (_, e) => e),
+    5000,
+    new AddedKeys(new KeyStoreBuilder(0), 0),
+  );
   assert.equal(all.length / 2, 16384);
   assertTable(all, hashes);
 });

@@ -31,7 +31,8 @@ test('without ON KEYS there is no change detection, and the CDC keywords are err
   ] as const) {
     assert.throws(
       () => options(clauses),
-      (e: unknown) => e instanceof ScriptError && e.kind === 'semantic' && e.message.startsWith(`${named} need ON KEYS`),
+      (e: unknown) =>
+        e instanceof ScriptError && e.kind === 'semantic' && e.message.startsWith(`${named} need ON KEYS`),
     );
   }
 });

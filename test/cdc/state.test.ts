@@ -17,7 +17,15 @@ async function savedState(file: string, rows: [number, string][]): Promise<CdcSt
 
 test('a state file holds keys, row hashes and the key table, and reads back as written', async () => {
   const file = tempStateFile();
-  const diff = await captureChanges(dataset(people, [[1, 'a'], [2, 'b'], [3, 'c']]), options({ keys: 'id' }), file);
+  const diff = await captureChanges(
+    dataset(people, [
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ]),
+    options({ keys: 'id' }),
+    file,
+  );
   await writeState(file, diff.next!);
   const read = (await readState(file))!;
   const written = diff.next!;
@@ -41,17 +49,32 @@ test('an empty state (every record deleted) reads back', async () => {
 
 test('a damaged state file is an error saying so, never a state', async () => {
   const file = tempStateFile();
-  await savedState(file, [[1, 'a'], [2, 'b']]);
+  await savedState(file, [
+    [1, 'a'],
+    [2, 'b'],
+  ]);
   const good = readFileSync(file);
   const cases: [string, Buffer, RegExp][] = [
-    ['flipped byte', Buffer.concat([good.subarray(0, 100), Buffer.from([good[100] ^ 1]), good.subarray(101)]), /damaged \(checksum mismatch\)/],
+    [
+      'flipped byte',
+      Buffer.concat([good.subarray(0, 100), Buffer.from([good[100] ^ 1]), good.subarray(101)]),
+      /damaged \(checksum mismatch\)/,
+    ],
     ['truncated', good.subarray(0, good.length - 10), /damaged \(checksum mismatch\)/],
     ['other file', Buffer.from('id,name\n1,a\n'), /damaged \(not a CDC state file\)/],
-    ['newer format', Buffer.concat([good.subarray(0, 8), Buffer.from([2, 0, 0, 0]), good.subarray(12)]), /has format 2; this version reads format 1/],
+    [
+      'newer format',
+      Buffer.concat([good.subarray(0, 8), Buffer.from([2, 0, 0, 0]), good.subarray(12)]),
+      /has format 2; this version reads format 1/,
+    ],
   ];
   for (const [what, bytes, message] of cases) {
     writeFileSync(file, bytes);
-    await assert.rejects(readState(file), (e: unknown) => e instanceof ScriptError && message.test(e.message) && e.message.includes(file), what);
+    await assert.rejects(
+      readState(file),
+      (e: unknown) => e instanceof ScriptError && message.test(e.message) && e.message.includes(file),
+      what,
+    );
   }
 });
 
@@ -63,16 +86,30 @@ test('state files live under <workspace>/cdc/<pipeline>/, names escaped so that 
 
 test('kill -9 while a state is written: the old state file is intact and the partial file is not taken for it', async () => {
   const file = tempStateFile();
-  await savedState(file, [[1, 'a'], [2, 'b'], [3, 'c']]);
+  await savedState(file, [
+    [1, 'a'],
+    [2, 'b'],
+    [3, 'c'],
+  ]);
   const before = readFileSync(file);
   const folder = dirname(file);
   const temps = () => readdirSync(folder).filter((name) => name !== basename(file));
 
-  const child = spawn(process.execPath, [join(__dirname, 'write-state-child.js'), '--write-state', file, String(4_000_000)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [join(__dirname, 'write-state-child.js'), '--write-state', file, String(4_000_000)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const exited = new Promise<NodeJS.Signals | null>((done) => child.on('exit', (_code, signal) => done(signal)));
-  await new Promise<void>((started) => child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('writing') && started()));
+  await new Promise<void>((started) =>
+    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('writing') && started()),
+  );
   // Killed as soon as its temp file has bytes: far from the end of ~170 MB.
-  for (let i = 0; i < 20_000 && !temps().some((name) => statSync(join(folder, name), { throwIfNoEntry: false })?.size); i++) {
+  for (
+    let i = 0;
+    i < 20_000 && !temps().some((name) => statSync(join(folder, name), { throwIfNoEntry: false })?.size);
+    i++
+  ) {
     await new Promise((tick) => setTimeout(tick, 1));
   }
   child.kill('SIGKILL');

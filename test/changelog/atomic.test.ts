@@ -29,38 +29,47 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-test('kill -9 in the middle of a write leaves no partial .eds and the previous fixed-name log intact', LIMITS, async () => {
-  const dir = tempDir('changelog');
-  const path = join(dir, 'log.eds');
-  const previous = allTypes();
-  await writeChangeLog(path, previous, Dataset.empty(), meta(previous, { executionId: '1000', name: 'log.eds' }));
-  const before = readFileSync(path);
+test(
+  'kill -9 in the middle of a write leaves no partial .eds and the previous fixed-name log intact',
+  LIMITS,
+  async () => {
+    const dir = tempDir('changelog');
+    const path = join(dir, 'log.eds');
+    const previous = allTypes();
+    await writeChangeLog(path, previous, Dataset.empty(), meta(previous, { executionId: '1000', name: 'log.eds' }));
+    const before = readFileSync(path);
 
-  const child = spawn(process.execPath, ['-e', CHILD, path, '3000000'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  // Polled until the temp file holds frames: then the child is surely in the middle of its write.
-  let temp: string | undefined;
-  while (!temp) {
-    temp = readdirSync(dir).find((f) => f.startsWith('.log.eds.tmp-') && statSync(join(dir, f)).size > 256 * 1024);
-    if (!temp) await sleep(20);
-    assert.equal(output, '', 'the child finished before it could be killed: give it more rows');
-    assert.equal(child.exitCode, null, 'the child failed before writing its frames');
-  }
-  child.kill('SIGKILL');
-  assert.equal(await exited, 'SIGKILL');
-  assert.equal(output, '');
+    const child = spawn(process.execPath, ['-e', CHILD, path, '3000000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
+    // Polled until the temp file holds frames: then the child is surely in the middle of its write.
+    let temp: string | undefined;
+    while (!temp) {
+      temp = readdirSync(dir).find((f) => f.startsWith('.log.eds.tmp-') && statSync(join(dir, f)).size > 256 * 1024);
+      if (!temp) await sleep(20);
+      assert.equal(output, '', 'the child finished before it could be killed: give it more rows');
+      assert.equal(child.exitCode, null, 'the child failed before writing its frames');
+    }
+    child.kill('SIGKILL');
+    assert.equal(await exited, 'SIGKILL');
+    assert.equal(output, '');
 
-  // The only .eds is the old log, byte for byte; the killed write's temp file does not pass for one.
-  assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.eds')), ['log.eds']);
-  assert.ok(readdirSync(dir).includes(temp), 'the temp file of the killed write');
-  assert.ok(!temp.endsWith('.eds'));
-  assert.deepEqual(readFileSync(path), before);
-  const log = await readChangeLog(path);
-  assert.equal(log.header.executionId, '1000');
-  assert.equal(log.upserts.rowCount, previous.rowCount);
-});
+    // The only .eds is the old log, byte for byte; the killed write's temp file does not pass for one.
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('.eds')),
+      ['log.eds'],
+    );
+    assert.ok(readdirSync(dir).includes(temp), 'the temp file of the killed write');
+    assert.ok(!temp.endsWith('.eds'));
+    assert.deepEqual(readFileSync(path), before);
+    const log = await readChangeLog(path);
+    assert.equal(log.header.executionId, '1000');
+    assert.equal(log.upserts.rowCount, previous.rowCount);
+  },
+);
 
 test('a finished write replaces a fixed-name log whole, and leaves no temp file', async () => {
   const dir = tempDir('changelog');
@@ -80,11 +89,16 @@ test('an execution-id log is never replaced: a second write of the same name fai
   const ds = allTypes();
   await writeChangeLog(path, ds, Dataset.empty(), meta(ds, { executionId: '5' }), { overwrite: false });
   const first = readFileSync(path);
-  await assert.rejects(writeChangeLog(path, ds.slice(0, 1), Dataset.empty(), meta(ds.slice(0, 1), { executionId: '5' }), { overwrite: false }), (e: unknown) => {
-    assert.ok(e instanceof ScriptError);
-    assert.equal(e.message, 'change log orders_5.eds already exists; an execution id names one run');
-    return true;
-  });
+  await assert.rejects(
+    writeChangeLog(path, ds.slice(0, 1), Dataset.empty(), meta(ds.slice(0, 1), { executionId: '5' }), {
+      overwrite: false,
+    }),
+    (e: unknown) => {
+      assert.ok(e instanceof ScriptError);
+      assert.equal(e.message, 'change log orders_5.eds already exists; an execution id names one run');
+      return true;
+    },
+  );
   assert.deepEqual(readFileSync(path), first);
   assert.deepEqual(readdirSync(dir), ['orders_5.eds']);
 });

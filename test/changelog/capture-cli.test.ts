@@ -88,9 +88,7 @@ test(
       { name: 'op', type: 'char[1]' },
     ]);
     assert.ok(
-      show.stdout.startsWith(
-        `{"executionId":"${json.executionId}","pipeline":"orders","keys":["id"],"schema":`,
-      ),
+      show.stdout.startsWith(`{"executionId":"${json.executionId}","pipeline":"orders","keys":["id"],"schema":`),
     );
     assert.ok(
       show.stdout.includes(

@@ -46,7 +46,13 @@ test('a log cut short anywhere is reported truncated, never read as a shorter lo
     writeFileSync(path, bytes.subarray(0, length));
     const e = await readFails(path);
     // An empty file is no change log at all; one cut anywhere after its first byte is truncated.
-    assert.match(e.message, length === 0 ? /^change log cut\.eds: not a change log/ : /^change log cut\.eds is truncated: the data ends after \d+ of the \d+ bytes? expected next$/, `cut at ${length}`);
+    assert.match(
+      e.message,
+      length === 0
+        ? /^change log cut\.eds: not a change log/
+        : /^change log cut\.eds is truncated: the data ends after \d+ of the \d+ bytes? expected next$/,
+      `cut at ${length}`,
+    );
   }
 });
 
@@ -59,7 +65,11 @@ test('any one damaged byte is detected: magic, header, frame fields, cells, trai
     damaged[at] ^= 0x5a;
     writeFileSync(path, damaged);
     const e = await readFails(path);
-    assert.match(e.message, /^change log flip\.eds(: not a change log| is damaged: | is truncated: )/, `byte ${at}: ${e.message}`);
+    assert.match(
+      e.message,
+      /^change log flip\.eds(: not a change log| is damaged: | is truncated: )/,
+      `byte ${at}: ${e.message}`,
+    );
   }
 });
 
@@ -71,13 +81,28 @@ test('bytes after the trailer, a foreign file and a newer format version are ref
   assert.match((await readFails(path)).message, /is damaged: bytes follow the end of the change log/);
   writeFileSync(path, 'id,name\n1,a\n');
   assert.match((await readFails(path)).message, /x\.eds: not a change log/);
-  writeFileSync(path, rewriteHeader(bytes, (json) => json.replace('"version":1', '"version":2')));
-  assert.match((await readFails(path)).message, /is damaged: format version 2 \(this sqlcdc reads version 1; a newer sqlcdc wrote it\)/);
+  writeFileSync(
+    path,
+    rewriteHeader(bytes, (json) => json.replace('"version":1', '"version":2')),
+  );
+  assert.match(
+    (await readFails(path)).message,
+    /is damaged: format version 2 \(this sqlcdc reads version 1; a newer sqlcdc wrote it\)/,
+  );
   // A header that lies about the counts (with a valid checksum) is caught by the frames it describes.
-  writeFileSync(path, rewriteHeader(bytes, (json) => json.replace('"deletes":5', '"deletes":4')));
+  writeFileSync(
+    path,
+    rewriteHeader(bytes, (json) => json.replace('"deletes":5', '"deletes":4')),
+  );
   assert.match((await readFails(path)).message, /is damaged: frame \d+ holds \d rows, more than the header announces/);
-  writeFileSync(path, rewriteHeader(bytes, (json) => json.replace('"deletes":5', '"deletes":6')));
-  assert.match((await readFails(path)).message, /is damaged: the header counts 5 upserts and 6 deletes; the file has 5 and 5/);
+  writeFileSync(
+    path,
+    rewriteHeader(bytes, (json) => json.replace('"deletes":5', '"deletes":6')),
+  );
+  assert.match(
+    (await readFails(path)).message,
+    /is damaged: the header counts 5 upserts and 6 deletes; the file has 5 and 5/,
+  );
 });
 
 test('pages of a truncated log come out whole, and the iteration fails before it completes', async () => {
@@ -93,5 +118,8 @@ test('pages of a truncated log come out whole, and the iteration fails before it
   }, /half\.eds is truncated/);
   // Five rows per stream in frames of two: 2, 2, 1 upserts, then 2, 2, (1: cut) deletes.
   assert.ok(pages.length >= 1);
-  assert.deepEqual(pages.map((p) => p.rowCount), [2, 2, 1, 2, 2].slice(0, pages.length));
+  assert.deepEqual(
+    pages.map((p) => p.rowCount),
+    [2, 2, 1, 2, 2].slice(0, pages.length),
+  );
 });

@@ -32,7 +32,8 @@ function sameDataset(got: Dataset, want: Dataset): void {
   assert.deepEqual(got.columns, want.columns);
   assert.equal(got.rowCount, want.rowCount);
   for (let r = 0; r < want.rowCount; r++) {
-    for (let c = 0; c < want.columns.length; c++) sameCell(got.cell(r, c), want.cell(r, c), `row ${r + 1} ${want.columns[c].name}`);
+    for (let c = 0; c < want.columns.length; c++)
+      sameCell(got.cell(r, c), want.cell(r, c), `row ${r + 1} ${want.columns[c].name}`);
   }
 }
 
@@ -41,7 +42,12 @@ test('every column type round-trips exactly: decimal scale, longs beyond 2^53, d
   const upserts = allTypes();
   const deletes = Dataset.fromRows(ALL_TYPES, allTypeRows().reverse());
   const path = join(dir, 'all.eds');
-  const written = await writeChangeLog(path, upserts, deletes, meta(upserts, { inserts: 3, updates: 2, keys: ['id', 'uid'], marker: 'code' }));
+  const written = await writeChangeLog(
+    path,
+    upserts,
+    deletes,
+    meta(upserts, { inserts: 3, updates: 2, keys: ['id', 'uid'], marker: 'code' }),
+  );
   assert.equal(written.frames, 2);
   const log = await readChangeLog(path);
   sameDataset(log.upserts, upserts);
@@ -60,13 +66,16 @@ test('every column type round-trips exactly: decimal scale, longs beyond 2^53, d
   assert.equal(log.upserts.cell(4, 2), null);
 });
 
-test('numbers that do not fit their column type\'s narrow encoding keep their exact value', async () => {
+test("numbers that do not fit their column type's narrow encoding keep their exact value", async () => {
   const columns: Column[] = [
     { name: 'i', type: { base: 'int' } },
     { name: 'f', type: { base: 'float' } },
   ];
   // Not what APPLY SCHEMA produces, but a change log must never round what it is given.
-  const ds = Dataset.fromRows(columns, [[2 ** 40 + 0.5, 0.1], [-0, 1e300]]);
+  const ds = Dataset.fromRows(columns, [
+    [2 ** 40 + 0.5, 0.1],
+    [-0, 1e300],
+  ]);
   const path = join(tempDir('changelog'), 'wide.eds');
   await writeChangeLog(path, ds, Dataset.empty(), meta(ds));
   sameDataset((await readChangeLog(path)).upserts, ds);
@@ -74,9 +83,17 @@ test('numbers that do not fit their column type\'s narrow encoding keep their ex
 
 test('empty streams: no rows at all, upserts only, deletes only', async () => {
   const dir = tempDir('changelog');
-  const none = new Dataset(ALL_TYPES, ALL_TYPES.map(() => []), 0);
+  const none = new Dataset(
+    ALL_TYPES,
+    ALL_TYPES.map(() => []),
+    0,
+  );
   const some = allTypes();
-  for (const [label, upserts, deletes] of [['none', none, none], ['upserts', some, Dataset.empty()], ['deletes', none, some]] as const) {
+  for (const [label, upserts, deletes] of [
+    ['none', none, none],
+    ['upserts', some, Dataset.empty()],
+    ['deletes', none, some],
+  ] as const) {
     const path = join(dir, `${label}.eds`);
     await writeChangeLog(path, upserts, deletes, meta(upserts));
     const log = await readChangeLog(path);
@@ -139,10 +156,19 @@ test('the writer refuses what it would misrecord, naming the column and row', as
     return true;
   });
   const good = Dataset.fromRows(columns, [[1]]);
-  await assert.rejects(writeChangeLog(join(dir, 'c.eds'), good, Dataset.empty(), meta(good, { inserts: 2 })), /2 inserts and 0 updates do not add up to the 1 upsert rows/);
+  await assert.rejects(
+    writeChangeLog(join(dir, 'c.eds'), good, Dataset.empty(), meta(good, { inserts: 2 })),
+    /2 inserts and 0 updates do not add up to the 1 upsert rows/,
+  );
   const other = Dataset.fromRows([{ name: 'n', type: { base: 'long' } }], [[1n]]);
-  await assert.rejects(writeChangeLog(join(dir, 'd.eds'), good, other, meta(good)), /the delete stream must have the columns and types of the upsert stream/);
-  await assert.rejects(writeChangeLog(join(dir, 'e.eds'), good, Dataset.empty(), meta(good, { keys: ['nope'] })), /key column 'nope' is not a column/);
+  await assert.rejects(
+    writeChangeLog(join(dir, 'd.eds'), good, other, meta(good)),
+    /the delete stream must have the columns and types of the upsert stream/,
+  );
+  await assert.rejects(
+    writeChangeLog(join(dir, 'e.eds'), good, Dataset.empty(), meta(good, { keys: ['nope'] })),
+    /key column 'nope' is not a column/,
+  );
   // Nothing was left behind by the refused writes: no log, no temp file.
   const { readdirSync } = await import('node:fs');
   assert.deepEqual(readdirSync(dir), []);
@@ -155,7 +181,12 @@ test('the header is plain JSON after the magic bytes, readable by anyone who rea
   const bytes = readFileSync(path);
   assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x45, 0x44, 0x53, 0x0d, 0x0a, 0x1a, 0x0a]);
   const length = bytes.readUInt32LE(8);
-  const header = JSON.parse(bytes.subarray(12, 12 + length).toString('utf8')) as { format: unknown; version: unknown; name: unknown; schema: unknown[] };
+  const header = JSON.parse(bytes.subarray(12, 12 + length).toString('utf8')) as {
+    format: unknown;
+    version: unknown;
+    name: unknown;
+    schema: unknown[];
+  };
   assert.equal(header.format, 'sqlcdc-changelog');
   assert.equal(header.version, 1);
   assert.equal(header.name, 'orders');

@@ -118,7 +118,9 @@ test('--help and --version', LIMITS, async () => {
   assert.equal(help.code, 0);
   assert.match(help.stdout, /^Usage:\n {2}sqlcdc \[repl\]/);
   assert.match(help.stdout, /sqlcdc run <script\.sql> \[--workspace DIR\] \[--output table\|json\|csv\]/);
-  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   assert.deepEqual(await sqlcdc(dir, ['--version']), { code: 0, stdout: `${pkg.version}\n`, stderr: '' });
   assert.equal((await sqlcdc(dir, ['-v'])).stdout, `${pkg.version}\n`);
 });
@@ -131,28 +133,34 @@ test('--workspace chooses the workspace folder', LIMITS, async () => {
   assert.ok(existsSync(join(dir, 'elsewhere')));
 });
 
-test('run in a subfolder uses the .sqlcdc of a parent folder; SQLCDC_HOME wins over it, --workspace over both', LIMITS, async () => {
-  const dir = project({ 'ws.sql': '%workspace\n' });
-  mkdirSync(join(dir, '.sqlcdc'));
-  const sub = join(dir, 'scripts');
-  const workspaceOf = async (options: Parameters<typeof sqlcdc>[2], ...args: string[]) => {
-    const r = await sqlcdc(sub, ['run', 'ws.sql', ...args], options);
-    assert.equal(r.code, 0, r.stderr);
-    return /^workspace: (.*)$/m.exec(r.stderr)?.[1];
-  };
-  assert.equal(await workspaceOf({}), join(dir, '.sqlcdc'));
-  assert.ok(!existsSync(join(sub, '.sqlcdc')), 'no new workspace in the subfolder');
-  const home = join(tempDir('cli-home'), 'home');
-  assert.equal(await workspaceOf({ env: { SQLCDC_HOME: home } }), home);
-  assert.equal(await workspaceOf({ env: { SQLCDC_HOME: home } }, '--workspace', 'mine'), join(sub, 'mine'));
-});
+test(
+  'run in a subfolder uses the .sqlcdc of a parent folder; SQLCDC_HOME wins over it, --workspace over both',
+  LIMITS,
+  async () => {
+    const dir = project({ 'ws.sql': '%workspace\n' });
+    mkdirSync(join(dir, '.sqlcdc'));
+    const sub = join(dir, 'scripts');
+    const workspaceOf = async (options: Parameters<typeof sqlcdc>[2], ...args: string[]) => {
+      const r = await sqlcdc(sub, ['run', 'ws.sql', ...args], options);
+      assert.equal(r.code, 0, r.stderr);
+      return /^workspace: (.*)$/m.exec(r.stderr)?.[1];
+    };
+    assert.equal(await workspaceOf({}), join(dir, '.sqlcdc'));
+    assert.ok(!existsSync(join(sub, '.sqlcdc')), 'no new workspace in the subfolder');
+    const home = join(tempDir('cli-home'), 'home');
+    assert.equal(await workspaceOf({ env: { SQLCDC_HOME: home } }), home);
+    assert.equal(await workspaceOf({ env: { SQLCDC_HOME: home } }, '--workspace', 'mine'), join(sub, 'mine'));
+  },
+);
 
 test('SIGINT cancels the running statement and exits 130', LIMITS, async (t) => {
   // Never answers: only cancelling can end the statement.
   const server = await startHttpServer(() => undefined);
   t.after(() => server.close());
   const dir = project({ 'slow.sql': `SELECT * FROM HTTP (GET ${server.url}/never);\nPRINT 'not reached';\n` });
-  const r = await sqlcdc(dir, ['run', 'scripts/slow.sql'], { started: (child) => void server.received(1).then(() => child.kill('SIGINT')) });
+  const r = await sqlcdc(dir, ['run', 'scripts/slow.sql'], {
+    started: (child) => void server.received(1).then(() => child.kill('SIGINT')),
+  });
   assert.equal(r.code, 130);
   assert.match(r.stderr, /^scripts\/slow\.sql:1:1: SELECT FROM HTTP: cancelled/);
   assert.ok(!r.stderr.includes('not reached'));

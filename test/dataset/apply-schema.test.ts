@@ -20,7 +20,10 @@ const at = (line: number, column = 1): Position => ({ line, column, offset: 0 })
 
 type Spec = Omit<SchemaColumnSpec, 'pos'>;
 
-function schema(specs: Spec[], options: Partial<Pick<ApplySchema, 'continueOnError' | 'strictColumns' | 'fxByRow'>> = {}): ApplySchema {
+function schema(
+  specs: Spec[],
+  options: Partial<Pick<ApplySchema, 'continueOnError' | 'strictColumns' | 'fxByRow'>> = {},
+): ApplySchema {
   return {
     kind: 'ApplySchema',
     keyword: 'APPLY SCHEMA',
@@ -53,7 +56,10 @@ async function run(input: Dataset, stmt: ApplySchema): Promise<{ out: Dataset; w
 
 /** What the CSV reader produces: string columns of text cells. */
 function csv(header: string[], rows: string[][]): Dataset {
-  return Dataset.fromRows(header.map((name) => ({ name, type: T('string') })), rows);
+  return Dataset.fromRows(
+    header.map((name) => ({ name, type: T('string') })),
+    rows,
+  );
 }
 
 const orders = () =>
@@ -77,8 +83,14 @@ test('listed columns are converted; schema columns come first, then the others; 
       { typeName: 'datetime', name: 'placed' },
     ]),
   );
-  assert.deepEqual(out.columns.map((c) => c.name), ['id', 'price', 'qty', 'placed', 'note']);
-  assert.deepEqual(out.columns.map((c) => c.type), [T('long'), T('decimal'), T('int'), T('datetime'), T('string')]);
+  assert.deepEqual(
+    out.columns.map((c) => c.name),
+    ['id', 'price', 'qty', 'placed', 'note'],
+  );
+  assert.deepEqual(
+    out.columns.map((c) => c.type),
+    [T('long'), T('decimal'), T('int'), T('datetime'), T('string')],
+  );
   assert.equal(out.rows()[0][0], 9007199254740993n);
   assert.equal((out.rows()[0][1] as Decimal).toFixed(), '12345678901234567890.123456789');
   assert.equal(out.rows()[0][2], 3);
@@ -87,13 +99,25 @@ test('listed columns are converted; schema columns come first, then the others; 
   assert.deepEqual(out.rows()[1].slice(2, 4), [null, null], 'blank text becomes null');
   assert.deepEqual(warnings, []);
   assert.equal(JSON.stringify(input.rows()), snapshot);
-  assert.deepEqual(input.columns.map((c) => c.type.base), ['string', 'string', 'string', 'string', 'string']);
+  assert.deepEqual(
+    input.columns.map((c) => c.type.base),
+    ['string', 'string', 'string', 'string', 'string'],
+  );
 });
 
 test('STRICT_COLUMNS keeps exactly the listed columns, in the schema order', async () => {
-  const { out } = await run(orders(), schema([{ name: 'note' }, { typeName: 'short', name: 'QTY' }], { strictColumns: true }));
-  assert.deepEqual(out.columns.map((c) => c.name), ['note', 'QTY']);
-  assert.deepEqual(out.rows(), [['first', 3], ['second', null]]);
+  const { out } = await run(
+    orders(),
+    schema([{ name: 'note' }, { typeName: 'short', name: 'QTY' }], { strictColumns: true }),
+  );
+  assert.deepEqual(
+    out.columns.map((c) => c.name),
+    ['note', 'QTY'],
+  );
+  assert.deepEqual(out.rows(), [
+    ['first', 3],
+    ['second', null],
+  ]);
 });
 
 test('a missing column is added, with its default or null; a column without type is a string', async () => {
@@ -107,7 +131,10 @@ test('a missing column is added, with its default or null; a column without type
       { typeName: 'guid', name: 'ref' },
     ]),
   );
-  assert.deepEqual(out.columns.slice(0, 5).map((c) => c.type), [T('int'), T('string[10]'), T('decimal(10,2)'), T('string'), T('guid')]);
+  assert.deepEqual(
+    out.columns.slice(0, 5).map((c) => c.type),
+    [T('int'), T('string[10]'), T('decimal(10,2)'), T('string'), T('guid')],
+  );
   for (const row of out.rows()) {
     assert.equal(row[1], 'open');
     assert.equal((row[2] as Decimal).toFixed(), '0.13');
@@ -131,12 +158,24 @@ test('defaults fill null cells only, and can use converted fields and @sql() exp
   assert.deepEqual(col('qty'), [3, 20], 'an existing value stays; the null one gets the default');
   assert.deepEqual(col('label'), ['first-3', 'second-20']);
   assert.deepEqual(col('note_length'), [5, 6]);
-  assert.deepEqual(col('placed').map((d) => (d as Date).toISOString().slice(0, 10)), ['2024-03-31', '2000-01-01']);
+  assert.deepEqual(
+    col('placed').map((d) => (d as Date).toISOString().slice(0, 10)),
+    ['2024-03-31', '2000-01-01'],
+  );
 });
 
 test('a column that already has the type keeps its values as they are', async () => {
   const d = new Decimal('1.25');
-  const input = Dataset.fromRows([{ name: 'amount', type: T('decimal(10,2)') }, { name: 'n', type: T('int') }], [[d, 1], [null, 2]]);
+  const input = Dataset.fromRows(
+    [
+      { name: 'amount', type: T('decimal(10,2)') },
+      { name: 'n', type: T('int') },
+    ],
+    [
+      [d, 1],
+      [null, 2],
+    ],
+  );
   const { out } = await run(input, schema([{ typeName: 'DECIMAL(10, 2)', name: 'amount', default: '0' }]));
   assert.equal(out.rows()[0][0], d);
   assert.equal((out.rows()[1][0] as Decimal).toFixed(2), '0.00');
@@ -145,17 +184,49 @@ test('a column that already has the type keeps its values as they are', async ()
 
 test('a typed column can change type (int to string, decimal to int)', async () => {
   const input = Dataset.fromRows(
-    [{ name: 'n', type: T('int') }, { name: 'd', type: T('decimal(6,1)') }],
-    [[7, new Decimal('2.5')], [-1, new Decimal('-2.5')]],
+    [
+      { name: 'n', type: T('int') },
+      { name: 'd', type: T('decimal(6,1)') },
+    ],
+    [
+      [7, new Decimal('2.5')],
+      [-1, new Decimal('-2.5')],
+    ],
   );
-  const { out } = await run(input, schema([{ typeName: 'string[2]', name: 'n' }, { typeName: 'int', name: 'd' }]));
-  assert.deepEqual(out.rows(), [['7', 2], ['-1', -2]], 'decimal to int rounds half to even, as .NET');
+  const { out } = await run(
+    input,
+    schema([
+      { typeName: 'string[2]', name: 'n' },
+      { typeName: 'int', name: 'd' },
+    ]),
+  );
+  assert.deepEqual(
+    out.rows(),
+    [
+      ['7', 2],
+      ['-1', -2],
+    ],
+    'decimal to int rounds half to even, as .NET',
+  );
 });
 
 test('without CONTINUE_ON_ERROR the first bad cell fails the statement, naming column, row and value', async () => {
-  const input = csv(['id', 'qty'], [['1', '4'], ['2', 'abc'], ['3', 'x']]);
+  const input = csv(
+    ['id', 'qty'],
+    [
+      ['1', '4'],
+      ['2', 'abc'],
+      ['3', 'x'],
+    ],
+  );
   await assert.rejects(
-    run(input, schema([{ typeName: 'int', name: 'id' }, { typeName: 'int', name: 'qty' }])),
+    run(
+      input,
+      schema([
+        { typeName: 'int', name: 'id' },
+        { typeName: 'int', name: 'qty' },
+      ]),
+    ),
     (e: unknown) => {
       assert.ok(e instanceof ScriptError);
       assert.equal(e.kind, 'runtime');
@@ -165,13 +236,26 @@ test('without CONTINUE_ON_ERROR the first bad cell fails the statement, naming c
     },
   );
   await assert.rejects(
-    run(input, schema([{ typeName: 'int', name: 'id' }, { typeName: 'tinyint', name: 'big', default: '@sql(id * 100)' }])),
+    run(
+      input,
+      schema([
+        { typeName: 'int', name: 'id' },
+        { typeName: 'tinyint', name: 'big', default: '@sql(id * 100)' },
+      ]),
+    ),
     /^ScriptError: column 'big', row 3: cannot convert 300 to tinyint: out of range 0\.\.255$/,
   );
 });
 
 test('CONTINUE_ON_ERROR turns failing cells into null (or the default) and warns with counts', async () => {
-  const input = csv(['id', 'qty', 'when'], [['1', 'abc', 'soon'], ['2', '5', '2024-01-01'], ['3', '7', '31/31/2024']]);
+  const input = csv(
+    ['id', 'qty', 'when'],
+    [
+      ['1', 'abc', 'soon'],
+      ['2', '5', '2024-01-01'],
+      ['3', '7', '31/31/2024'],
+    ],
+  );
   const { out, warnings } = await run(
     input,
     schema(
@@ -183,14 +267,23 @@ test('CONTINUE_ON_ERROR turns failing cells into null (or the default) and warns
       { continueOnError: true },
     ),
   );
-  assert.deepEqual(out.rows().map((r) => r[0]), [null, 5, 7]);
-  assert.deepEqual(out.rows().map((r) => r[1] === null), [true, false, true]);
+  assert.deepEqual(
+    out.rows().map((r) => r[0]),
+    [null, 5, 7],
+  );
+  assert.deepEqual(
+    out.rows().map((r) => r[1] === null),
+    [true, false, true],
+  );
   assert.equal(warnings.length, 1);
   assert.equal(
     warnings[0],
     "APPLY SCHEMA: 3 values in 2 rows could not be converted and became null (or the column default); first: column 'qty', row 1: cannot convert 'abc' to int",
   );
-  const fallback = await run(csv(['n'], [['x'], ['2']]), schema([{ typeName: 'int', name: 'n', default: '-1' }], { continueOnError: true }));
+  const fallback = await run(
+    csv(['n'], [['x'], ['2']]),
+    schema([{ typeName: 'int', name: 'n', default: '-1' }], { continueOnError: true }),
+  );
   assert.deepEqual(fallback.out.rows(), [[-1], [2]]);
 });
 
@@ -198,7 +291,11 @@ test('schema mistakes are errors at the column line: bad type, duplicate, unconv
   const checks: Array<[Spec[], RegExp, 'semantic' | 'runtime']> = [
     [[{ name: 'id' }, { typeName: 'integer', name: 'qty' }], /^unknown type 'integer'.*valid types/, 'semantic'],
     [[{ name: 'id' }, { typeName: 'int', name: 'ID' }], /^column 'ID' is listed twice$/, 'semantic'],
-    [[{ name: 'id' }, { typeName: 'int', name: 'qty', default: 'none' }], /^default of column 'qty': cannot convert 'none' to int$/, 'runtime'],
+    [
+      [{ name: 'id' }, { typeName: 'int', name: 'qty', default: 'none' }],
+      /^default of column 'qty': cannot convert 'none' to int$/,
+      'runtime',
+    ],
     [[{ name: 'id' }, { typeName: 'int', name: 'n', default: '{{missing}}' }], /unknown column 'missing'/, 'runtime'],
   ];
   for (const [specs, message, kind] of checks) {
@@ -224,13 +321,25 @@ test('FX_BY_ROW evaluates # functions once per row; without it once for all rows
 });
 
 test('an empty dataset gets the schema columns and no rows', async () => {
-  const { out } = await run(Dataset.empty(), schema([{ typeName: 'int', name: 'id', default: '1' }, { typeName: 'bit', name: 'ok' }]));
-  assert.deepEqual(out.columns, [{ name: 'id', type: T('int') }, { name: 'ok', type: T('bool') }]);
+  const { out } = await run(
+    Dataset.empty(),
+    schema([
+      { typeName: 'int', name: 'id', default: '1' },
+      { typeName: 'bit', name: 'ok' },
+    ]),
+  );
+  assert.deepEqual(out.columns, [
+    { name: 'id', type: T('int') },
+    { name: 'ok', type: T('bool') },
+  ]);
   assert.equal(out.rowCount, 0);
 });
 
 test('descriptions are kept on the columns', async () => {
-  const { out } = await run(orders(), schema([{ typeName: 'int', name: 'qty', description: 'units ordered' }], { strictColumns: true }));
+  const { out } = await run(
+    orders(),
+    schema([{ typeName: 'int', name: 'qty', description: 'units ordered' }], { strictColumns: true }),
+  );
   assert.deepEqual(out.columns, [{ name: 'qty', type: T('int'), description: 'units ordered' }]);
   const values: Value[] = out.rows().map((r) => r[0]);
   assert.deepEqual(values, [3, null]);
@@ -238,7 +347,9 @@ test('descriptions are kept on the columns', async () => {
 
 test('through the session: parsed schema lines, and errors placed at their line', async () => {
   const { session } = tempSession({}, 'schema');
-  const results = await session.run("APPLY SCHEMA (\n  bigint id = '9007199254740993'\n  int qty |units ordered |0\n  SYSNAME owner\n) STRICT_COLUMNS;");
+  const results = await session.run(
+    "APPLY SCHEMA (\n  bigint id = '9007199254740993'\n  int qty |units ordered |0\n  SYSNAME owner\n) STRICT_COLUMNS;",
+  );
   assert.equal(results.at(-1)?.kind, 'table');
   assert.deepEqual(session.dataset.columns, [
     { name: 'id', type: T('long') },
@@ -258,7 +369,10 @@ test('through the session: parsed schema lines, and errors placed at their line'
 });
 
 test('end to end: a CSV file typed by APPLY SCHEMA, with defaults, a computed column and exact JSON', async () => {
-  const { session } = tempSession({ 'orders.csv': 'id,qty,price,note\n9007199254740993,3,2.505,a\n2,,1.25,b\n3,x,1,c\n' }, 'schema');
+  const { session } = tempSession(
+    { 'orders.csv': 'id,qty,price,note\n9007199254740993,3,2.505,a\n2,,1.25,b\n3,x,1,c\n' },
+    'schema',
+  );
   const results = await session.run(
     "SELECT * FROM DRIVE 'orders.csv';\n" +
       "APPLY SCHEMA (\n  bigint id\n  int qty |units |0\n  decimal(10,2) price\n  decimal(12,2) total = '@sql(qty * price)'\n) CONTINUE_ON_ERROR;",

@@ -147,7 +147,15 @@ test('datetime reads ISO 8601 with and without offset and the invariant MM/dd/yy
   assert.equal(iso('0050-01-01'), '0050-01-01T00:00:00.000Z');
   const d = new Date(Date.UTC(2020, 0, 1));
   assert.equal(to('datetime', d), d);
-  for (const bad of ['2023-02-29', '2024-13-01', '2024-01-01T24:00:00', '2024-01-01T10:60', '31/12/2024', 'tomorrow', '0000-01-01']) {
+  for (const bad of [
+    '2023-02-29',
+    '2024-13-01',
+    '2024-01-01T24:00:00',
+    '2024-01-01T10:60',
+    '31/12/2024',
+    'tomorrow',
+    '0000-01-01',
+  ]) {
     assertFails('datetime', bad, `cannot convert '${bad}' to datetime`);
   }
   assertFails('datetime', 1700000000, 'cannot convert 1700000000 to datetime');
@@ -155,10 +163,23 @@ test('datetime reads ISO 8601 with and without offset and the invariant MM/dd/yy
 
 test('guid: .NET forms accepted, canonical lowercase out, invalid ones rejected', () => {
   const canonical = '6f9619ff-8b86-d011-b42d-00c04fc964ff';
-  for (const t of [canonical, '6F9619FF-8B86-D011-B42D-00C04FC964FF', '{6F9619FF-8B86-D011-B42D-00C04FC964FF}', '(6f9619ff-8b86-d011-b42d-00c04fc964ff)', '6f9619ff8b86d011b42d00c04fc964ff', ' 6f9619ff8b86d011b42d00c04fc964ff ']) {
+  for (const t of [
+    canonical,
+    '6F9619FF-8B86-D011-B42D-00C04FC964FF',
+    '{6F9619FF-8B86-D011-B42D-00C04FC964FF}',
+    '(6f9619ff-8b86-d011-b42d-00c04fc964ff)',
+    '6f9619ff8b86d011b42d00c04fc964ff',
+    ' 6f9619ff8b86d011b42d00c04fc964ff ',
+  ]) {
     assert.equal(to('guid', t), canonical, t);
   }
-  for (const bad of ['6f9619ff-8b86-d011-b42d-00c04fc964f', '6f9619ff-8b86-d011-b42d-00c04fc964fg', '{6f9619ff-8b86-d011-b42d-00c04fc964ff', '6f9619ff-8b86d011-b42d-00c04fc964ff', '{6f9619ff8b86d011b42d00c04fc964ff}']) {
+  for (const bad of [
+    '6f9619ff-8b86-d011-b42d-00c04fc964f',
+    '6f9619ff-8b86-d011-b42d-00c04fc964fg',
+    '{6f9619ff-8b86-d011-b42d-00c04fc964ff',
+    '6f9619ff-8b86d011-b42d-00c04fc964ff',
+    '{6f9619ff8b86d011b42d00c04fc964ff}',
+  ]) {
     assertFails('guid', bad, `cannot convert '${bad}' to guid`);
   }
 });

@@ -25,15 +25,38 @@ function parts(d: Decimal): { s: number; e: number; d: number[] } {
 }
 
 const DECIMAL_EDGES = [
-  '0', '-0', '+0.00', '00', '.5', '5.', '-.000000012', '0.0000001', '0.00000001', '000123.4500', '10000000', '100000000000000',
-  '1234567', '12345678', '9999999.9999999', '12345678901234567890.123456789', '-0.10', '+42', '1.0000000000000000000000000001',
+  '0',
+  '-0',
+  '+0.00',
+  '00',
+  '.5',
+  '5.',
+  '-.000000012',
+  '0.0000001',
+  '0.00000001',
+  '000123.4500',
+  '10000000',
+  '100000000000000',
+  '1234567',
+  '12345678',
+  '9999999.9999999',
+  '12345678901234567890.123456789',
+  '-0.10',
+  '+42',
+  '1.0000000000000000000000000001',
 ];
 
 function decimalTexts(): string[] {
   const texts = [...DECIMAL_EDGES];
   for (let i = 0; i < 3000; i++) {
-    const int = random() < 0.2 ? '' : `${random() < 0.2 ? '0'.repeat(1 + Math.floor(random() * 3)) : ''}${digits(1 + Math.floor(random() * 22))}`;
-    const frac = random() < 0.3 ? '' : `${random() < 0.3 ? '0'.repeat(Math.floor(random() * 9)) : ''}${digits(Math.floor(random() * 16))}${random() < 0.3 ? '00' : ''}`;
+    const int =
+      random() < 0.2
+        ? ''
+        : `${random() < 0.2 ? '0'.repeat(1 + Math.floor(random() * 3)) : ''}${digits(1 + Math.floor(random() * 22))}`;
+    const frac =
+      random() < 0.3
+        ? ''
+        : `${random() < 0.3 ? '0'.repeat(Math.floor(random() * 9)) : ''}${digits(Math.floor(random() * 16))}${random() < 0.3 ? '00' : ''}`;
     const text = `${pick(['', '', '-', '+'])}${int}${frac || random() < 0.2 ? '.' : ''}${frac}`;
     if (/\d/.test(text)) texts.push(text);
   }
@@ -91,14 +114,34 @@ test('integer text of up to 15 digits and beyond converts exactly and range-chec
 });
 
 const ISO_FAILURES = [
-  '2024-02-30', '2023-02-29', '2024-13-01', '2024-00-10', '2024-01-00', '0000-01-01', '2024-01-01T24:00', '2024-01-01T10:60',
-  '2024-01-01T10:00:60', '2024-01-01T10:00:6', '2024-01-01T10:00:00.', '2024-01-01T10:00:00Zx', '2024-1-01', '2024-01-01T', '2024-01-01X10:00',
+  '2024-02-30',
+  '2023-02-29',
+  '2024-13-01',
+  '2024-00-10',
+  '2024-01-00',
+  '0000-01-01',
+  '2024-01-01T24:00',
+  '2024-01-01T10:60',
+  '2024-01-01T10:00:60',
+  '2024-01-01T10:00:6',
+  '2024-01-01T10:00:00.',
+  '2024-01-01T10:00:00Zx',
+  '2024-1-01',
+  '2024-01-01T',
+  '2024-01-01X10:00',
 ];
 
 test('ISO datetime text is the UTC clock time written; invalid dates and malformed text are not dates', () => {
   const two = (n: number) => String(n).padStart(2, '0');
   for (let i = 0; i < 3000; i++) {
-    const [y, mo, d, h, mi, s] = [1 + Math.floor(random() * 9998), 1 + Math.floor(random() * 12), 1 + Math.floor(random() * 28), Math.floor(random() * 24), Math.floor(random() * 60), Math.floor(random() * 60)];
+    const [y, mo, d, h, mi, s] = [
+      1 + Math.floor(random() * 9998),
+      1 + Math.floor(random() * 12),
+      1 + Math.floor(random() * 28),
+      Math.floor(random() * 24),
+      Math.floor(random() * 60),
+      Math.floor(random() * 60),
+    ];
     const fraction = digits(1 + Math.floor(random() * 7));
     const ms = Number(fraction.slice(0, 3).padEnd(3, '0'));
     const date = `${String(y).padStart(4, '0')}-${two(mo)}-${two(d)}`;
@@ -113,7 +156,10 @@ test('ISO datetime text is the UTC clock time written; invalid dates and malform
       [`${date}T${two(h)}:${two(mi)}`, expected(h, mi, 0, 0)],
       [`${date} ${two(h)}:${two(mi)}:${two(s)}`, expected(h, mi, s, 0)],
       [`${date}t${two(h)}:${two(mi)}:${two(s)}Z`, expected(h, mi, s, 0)],
-      [`${date}T${two(h)}:${two(mi)}:${two(s)}${pick(['.', ','])}${fraction}${pick(['', 'Z', 'z'])}`, expected(h, mi, s, ms)],
+      [
+        `${date}T${two(h)}:${two(mi)}:${two(s)}${pick(['.', ','])}${fraction}${pick(['', 'Z', 'z'])}`,
+        expected(h, mi, s, ms),
+      ],
     ];
     for (const [text, time] of forms) assert.equal(parseDateTime(text)?.getTime(), time, text);
   }

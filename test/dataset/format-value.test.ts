@@ -14,7 +14,10 @@ test('formatValue: invariant display forms', () => {
   assert.equal(formatValue(Math.fround(3.14159), T('float')), '3.14159');
   assert.equal(formatValue(Math.fround(1e-7), T('float')), '1e-7');
   assert.equal(formatValue(9007199254740993n, T('long')), '9007199254740993');
-  assert.equal(formatValue(new Decimal('12345678901234567890.123456789'), T('decimal')), '12345678901234567890.123456789');
+  assert.equal(
+    formatValue(new Decimal('12345678901234567890.123456789'), T('decimal')),
+    '12345678901234567890.123456789',
+  );
   assert.equal(formatValue(new Decimal('1e-20'), T('decimal')), '0.00000000000000000001');
   assert.equal(formatValue(new Decimal('1.5'), T('decimal(10,2)')), '1.50');
   assert.equal(formatValue(new Decimal('7'), T('decimal(5)')), '7');
@@ -37,7 +40,10 @@ test('toJsonValue: typed JSON text with exact longs and decimals', () => {
   assert.equal(toJsonValue(12, T('int')), '12');
   assert.equal(toJsonValue(false, T('bool')), 'false');
   assert.equal(toJsonValue(9007199254740993n, T('long')), '9007199254740993');
-  assert.equal(toJsonValue(new Decimal('12345678901234567890.123456789'), T('decimal')), '12345678901234567890.123456789');
+  assert.equal(
+    toJsonValue(new Decimal('12345678901234567890.123456789'), T('decimal')),
+    '12345678901234567890.123456789',
+  );
   assert.equal(toJsonValue(new Decimal('2'), T('decimal(6,3)')), '2.000');
   assert.equal(toJsonValue(Math.fround(0.1), T('float')), '0.1');
   assert.equal(toJsonValue(Infinity, T('double')), '"Infinity"');
@@ -50,7 +56,10 @@ test('toPlainValue: numbers while exact, digit strings when a JS number would ro
   assert.equal(toPlainValue(9007199254740993n, T('long')), '9007199254740993');
   assert.equal(toPlainValue(new Decimal('1.25'), T('decimal(10,2)')), '1.25');
   assert.equal(toPlainValue(new Decimal('230'), T('decimal(10,2)')), '230.00');
-  assert.equal(toPlainValue(new Decimal('12345678901234567890.123456789'), T('decimal')), '12345678901234567890.123456789');
+  assert.equal(
+    toPlainValue(new Decimal('12345678901234567890.123456789'), T('decimal')),
+    '12345678901234567890.123456789',
+  );
   assert.equal(toPlainValue(new Date(Date.UTC(2024, 0, 1)), T('datetime')), '2024-01-01T00:00:00');
   assert.equal(toPlainValue(NaN, T('double')), 'NaN');
   assert.equal(toPlainValue(null, T('int')), null);

@@ -40,7 +40,10 @@ test('text: cut at the limit with the total, thousands separated', () => {
   const text = renderText(people(4567), { limit: 20 });
   assert.equal(text.split('\n').at(-1), '(showing 20 of 4,567 rows)');
   assert.equal(text.split('\n').filter((l) => /person/.test(l)).length, 20);
-  const big = Dataset.fromRows([{ name: 'n', type: T('int') }], Array.from({ length: 1_000_000 }, () => [1]));
+  const big = Dataset.fromRows(
+    [{ name: 'n', type: T('int') }],
+    Array.from({ length: 1_000_000 }, () => [1]),
+  );
   const out = renderText(big, { limit: 2 });
   assert.equal(out.split('\n').at(-1), '(showing 2 of 1,000,000 rows)');
   assert.equal(out.split('\n').filter((l) => /^│\s+1 │$/.test(l)).length, 2);
@@ -62,7 +65,10 @@ test('text: fits the terminal width, cutting long cells with …', () => {
       { name: 'payload', type: T('string') },
       { name: 'other', type: T('string') },
     ],
-    [[1, long, 'short'], [2, 'y'.repeat(90), 'z'.repeat(70)]],
+    [
+      [1, long, 'short'],
+      [2, 'y'.repeat(90), 'z'.repeat(70)],
+    ],
   );
   for (const width of [40, 60, 80, 120]) {
     const text = renderText(ds, { limit: 10, width });
@@ -70,7 +76,10 @@ test('text: fits the terminal width, cutting long cells with …', () => {
     assert.match(text, /x…/);
     assert.match(text, /│\s+1 │/, 'the narrow id column is never cut');
   }
-  const narrow = renderText(Dataset.fromRows([{ name: 'payload', type: T('string') }], [[long]]), { limit: 1, width: 10 });
+  const narrow = renderText(Dataset.fromRows([{ name: 'payload', type: T('string') }], [[long]]), {
+    limit: 1,
+    width: 10,
+  });
   for (const w of widths(narrow)) assert.ok(w <= 10, narrow);
   assert.match(narrow, /│ xxxxx… │/);
   const roomy = renderText(people(2), { limit: 10, width: 200 });
@@ -83,7 +92,9 @@ test('text and html: huge non-ASCII cells are cut before drawing, never inside a
   const text = renderText(ds, { limit: 1, width: 64 });
   for (const w of widths(text)) assert.ok(w <= 64, text);
   assert.doesNotMatch(text, /[\ud800-\udbff](?![\udc00-\udfff])/, 'no lone high surrogate');
-  const html = renderHtml(Dataset.fromRows([{ name: 'doc', type: T('string') }], [[`${'a'.repeat(999)}😀tail`]]), { limit: 1 });
+  const html = renderHtml(Dataset.fromRows([{ name: 'doc', type: T('string') }], [[`${'a'.repeat(999)}😀tail`]]), {
+    limit: 1,
+  });
   assert.match(html, /<td>a{999}…<\/td>/);
 });
 
@@ -98,7 +109,13 @@ test('text: columns that cannot fit at all are named in a footer', () => {
 });
 
 test('text: an empty dataset shows its columns and (0 rows); no columns at all says so', () => {
-  const ds = Dataset.fromRows([{ name: 'id', type: T('long') }, { name: 'at', type: T('datetime') }], []);
+  const ds = Dataset.fromRows(
+    [
+      { name: 'id', type: T('long') },
+      { name: 'at', type: T('datetime') },
+    ],
+    [],
+  );
   const text = renderText(ds, { limit: 20 });
   assert.match(text, /│\s+id │ at\s+│/);
   assert.match(text, /│ long │ datetime │/);
@@ -112,7 +129,11 @@ test('html: escaped names and cells, types in the header, NULL, the row count, c
       { name: 'a<b>', type: T('string'), description: 'the "a" & b' },
       { name: 'n', type: T('long') },
     ],
-    [['x & y <z>', 9007199254740993n], [null, 2n], ['three', 3n]],
+    [
+      ['x & y <z>', 9007199254740993n],
+      [null, 2n],
+      ['three', 3n],
+    ],
   );
   const html = renderHtml(ds, { limit: 2 });
   assert.match(html, /^<table class="sqlcdc">/);
@@ -123,7 +144,10 @@ test('html: escaped names and cells, types in the header, NULL, the row count, c
   assert.doesNotMatch(html, /three/);
   assert.match(html, /\(showing 2 of 3 rows\)/);
   assert.doesNotMatch(html, /<b>|<z>/);
-  assert.match(renderHtml(Dataset.fromRows([{ name: 'id', type: T('int') }], []), { limit: 5 }), /<th[^>]*>id<br>[\s\S]*\(0 rows\)/);
+  assert.match(
+    renderHtml(Dataset.fromRows([{ name: 'id', type: T('int') }], []), { limit: 5 }),
+    /<th[^>]*>id<br>[\s\S]*\(0 rows\)/,
+  );
 });
 
 test('json rows keep exact longs and decimals and parse back', () => {
@@ -136,7 +160,13 @@ test('json rows keep exact longs and decimals and parse back', () => {
       { name: 'blob', type: T('byte[]') },
     ],
     [
-      [9007199254740993n, new Decimal('12345678901234567890.123456789'), new Date(Date.UTC(2024, 1, 29, 12)), true, new Uint8Array([1, 2])],
+      [
+        9007199254740993n,
+        new Decimal('12345678901234567890.123456789'),
+        new Date(Date.UTC(2024, 1, 29, 12)),
+        true,
+        new Uint8Array([1, 2]),
+      ],
       [null, null, null, null, null],
     ],
   );
@@ -165,7 +195,11 @@ test('csv: RFC 4180 quoting, CRLF, header line, null vs empty string', () => {
   const csv = toCsv(ds);
   assert.equal(csv, '"name, full",note,n\r\n"Smith, ""Jo""","two\nlines",2.0\r\n"",,\r\n');
   const parsed = Papa.parse<string[]>(csv.trimEnd(), { newline: '\r\n' });
-  assert.deepEqual(parsed.data, [['name, full', 'note', 'n'], ['Smith, "Jo"', 'two\nlines', '2.0'], ['', '', '']]);
+  assert.deepEqual(parsed.data, [
+    ['name, full', 'note', 'n'],
+    ['Smith, "Jo"', 'two\nlines', '2.0'],
+    ['', '', ''],
+  ]);
 });
 
 test('data resource: Table Schema field types and JSON-safe values', () => {
@@ -180,7 +214,15 @@ test('data resource: Table Schema field types and JSON-safe values', () => {
       { name: 'x', type: T('REAL') },
     ],
     [
-      [9007199254740993n, new Decimal('1.5'), false, new Date(Date.UTC(2024, 0, 1)), 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', new Uint8Array([255]), Math.fround(0.1)],
+      [
+        9007199254740993n,
+        new Decimal('1.5'),
+        false,
+        new Date(Date.UTC(2024, 0, 1)),
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+        new Uint8Array([255]),
+        Math.fround(0.1),
+      ],
       [1n, null, null, null, null, null, null],
     ],
   );
@@ -198,7 +240,15 @@ test('data resource: Table Schema field types and JSON-safe values', () => {
     primaryKey: ['id'],
   });
   assert.deepEqual(resource.data, [
-    { id: '9007199254740993', price: '1.50', ok: false, at: '2024-01-01T00:00:00', g: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', b: 'ff', x: 0.1 },
+    {
+      id: '9007199254740993',
+      price: '1.50',
+      ok: false,
+      at: '2024-01-01T00:00:00',
+      g: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      b: 'ff',
+      x: 0.1,
+    },
   ]);
   assert.doesNotThrow(() => JSON.stringify(resource));
   assert.equal(toDataResource(ds, 10).data.length, 2);

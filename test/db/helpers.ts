@@ -31,7 +31,11 @@ let server: PostgresServer | undefined;
  * Declares each test once per engine: SQLite always, PostgreSQL when a real server can be started
  * (one server per test file, started before its first test; a fresh database per test).
  */
-export function dbTest(title: string, body: (db: DbCase) => Promise<void>, engines: EngineName[] = ['sqlite', 'postgres']): void {
+export function dbTest(
+  title: string,
+  body: (db: DbCase) => Promise<void>,
+  engines: EngineName[] = ['sqlite', 'postgres'],
+): void {
   for (const engine of engines) {
     const skip = engine === 'postgres' ? postgresUnavailable() : undefined;
     test(`${title} (${engine})`, { skip }, async () => {

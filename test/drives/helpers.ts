@@ -18,8 +18,26 @@ export const TYPED_COLUMNS: Column[] = [
 
 export function typedRows(): Dataset {
   return Dataset.fromRows(TYPED_COLUMNS, [
-    [1, 9007199254740993n, new Decimal('123456789012345678901234567.125'), 1.5, true, 'Ann, "the first"', new Date('2024-03-01T10:00:00.250Z'), new Uint8Array([0, 1, 255])],
-    [2, -9223372036854775808n, new Decimal('-0.500'), -0.25, false, 'Bob\nline two', new Date('2024-03-02T23:59:59Z'), new Uint8Array([])],
+    [
+      1,
+      9007199254740993n,
+      new Decimal('123456789012345678901234567.125'),
+      1.5,
+      true,
+      'Ann, "the first"',
+      new Date('2024-03-01T10:00:00.250Z'),
+      new Uint8Array([0, 1, 255]),
+    ],
+    [
+      2,
+      -9223372036854775808n,
+      new Decimal('-0.500'),
+      -0.25,
+      false,
+      'Bob\nline two',
+      new Date('2024-03-02T23:59:59Z'),
+      new Uint8Array([]),
+    ],
     [3, null, null, null, null, null, null, null],
   ]);
 }
@@ -37,6 +55,14 @@ export function plain(ds: Dataset): unknown[][] {
   return ds
     .rows()
     .map((row) =>
-      row.map((v) => (v instanceof Decimal ? `D${v.toFixed()}` : v instanceof Uint8Array ? `0x${Buffer.from(v).toString('hex')}` : v instanceof Date ? v.toISOString() : v)),
+      row.map((v) =>
+        v instanceof Decimal
+          ? `D${v.toFixed()}`
+          : v instanceof Uint8Array
+            ? `0x${Buffer.from(v).toString('hex')}`
+            : v instanceof Date
+              ? v.toISOString()
+              : v,
+      ),
     );
 }

@@ -41,9 +41,17 @@ test('CSV: RFC 4180 by default; ADD_HEADER, DELIMITER, FORCE_QUOTED, DATE_FORMAT
   const { session: s, dir } = open();
   s.setDataset(people());
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'plain.csv';");
-  assert.equal(read(dir, 'plain.csv'), '1,  Ann  ,2024-03-01T10:00:00\r\n2,"#Bob\nJr",2024-03-01T23:00:00\r\n3,"Cy;""x""",2024-03-02T08:30:00\r\n4,,\r\n');
-  await s.run("SINK INTO DRIVE FORMAT CSV FILE 'opts.csv' ADD_HEADER DELIMITER ';' DATE_FORMAT 'yyyy/MM/dd' TRIM FLATTEN COMMENT_TOKENS '#';");
-  assert.equal(read(dir, 'opts.csv'), 'id;name;born\r\n1;Ann;2024/03/01\r\n2;#Bob Jr;2024/03/01\r\n3;"Cy;""x""";2024/03/02\r\n4;;\r\n');
+  assert.equal(
+    read(dir, 'plain.csv'),
+    '1,  Ann  ,2024-03-01T10:00:00\r\n2,"#Bob\nJr",2024-03-01T23:00:00\r\n3,"Cy;""x""",2024-03-02T08:30:00\r\n4,,\r\n',
+  );
+  await s.run(
+    "SINK INTO DRIVE FORMAT CSV FILE 'opts.csv' ADD_HEADER DELIMITER ';' DATE_FORMAT 'yyyy/MM/dd' TRIM FLATTEN COMMENT_TOKENS '#';",
+  );
+  assert.equal(
+    read(dir, 'opts.csv'),
+    'id;name;born\r\n1;Ann;2024/03/01\r\n2;#Bob Jr;2024/03/01\r\n3;"Cy;""x""";2024/03/02\r\n4;;\r\n',
+  );
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'quoted.tsv' FORCE_QUOTED DELIMITER '\\t';");
   assert.equal(read(dir, 'quoted.tsv').split('\r\n')[0], '"1"\t"  Ann  "\t"2024-03-01T10:00:00"');
   s.setDataset(
@@ -56,7 +64,11 @@ test('CSV: RFC 4180 by default; ADD_HEADER, DELIMITER, FORCE_QUOTED, DATE_FORMAT
     ),
   );
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'comment.csv' COMMENT_TOKENS '#,//';");
-  assert.equal(read(dir, 'comment.csv'), '"#x",1\r\n', 'a record that would read as a comment gets its first field quoted');
+  assert.equal(
+    read(dir, 'comment.csv'),
+    '"#x",1\r\n',
+    'a record that would read as a comment gets its first field quoted',
+  );
 });
 
 test('CSV FIXED_LENGTH pads or cuts each field to its width; a width count that does not match is an error', async () => {
@@ -64,9 +76,18 @@ test('CSV FIXED_LENGTH pads or cuts each field to its width; a width count that 
   s.setDataset(people());
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'fixed.txt' FIXED_LENGTH '3,6,10' DATE_FORMAT 'yyyy-MM-dd';");
   assert.equal(read(dir, 'fixed.txt').split('\r\n')[0], '1    Ann 2024-03-01');
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE 'fixed.txt' FIXED_LENGTH '3,6';"), /gives 2 widths for 3 fields/);
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE 'f.txt' FIXED_LENGTH '3,x';"), /FIXED_LENGTH '3,x': 'x' is not a width of at least 1/);
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT JSON FILE 'f.json' ADD_HEADER;"), /ADD_HEADER applies to CSV files; this file is JSON/);
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT CSV FILE 'fixed.txt' FIXED_LENGTH '3,6';"),
+    /gives 2 widths for 3 fields/,
+  );
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT CSV FILE 'f.txt' FIXED_LENGTH '3,x';"),
+    /FIXED_LENGTH '3,x': 'x' is not a width of at least 1/,
+  );
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT JSON FILE 'f.json' ADD_HEADER;"),
+    /ADD_HEADER applies to CSV files; this file is JSON/,
+  );
 });
 
 test('JSON: an array of typed objects (longs and decimals exact), under ROOT_NODE when given; NDJSON one object a line', async () => {
@@ -74,7 +95,10 @@ test('JSON: an array of typed objects (longs and decimals exact), under ROOT_NOD
   s.setDataset(typedRows());
   await s.run("SINK INTO DRIVE FORMAT JSON FILE 'rows.json';");
   const text = read(dir, 'rows.json');
-  assert.ok(text.startsWith('[{"id":1,"big":9007199254740993,"amount":123456789012345678901234567.125,'), text.slice(0, 120));
+  assert.ok(
+    text.startsWith('[{"id":1,"big":9007199254740993,"amount":123456789012345678901234567.125,'),
+    text.slice(0, 120),
+  );
   assert.ok(text.endsWith('"at":null,"blob":null}]'));
   await s.run("SINK INTO DRIVE FORMAT JSON FILE 'rooted.json' ROOT_NODE 'items';");
   assert.deepEqual(Object.keys(JSON.parse(read(dir, 'rooted.json')) as object), ['items']);
@@ -100,8 +124,14 @@ test('XML: a document under ROOT_NODE (default root), each row an ELEMENT (defau
   await s.run("SELECT * FROM DRIVE 'q.xml' APPLY TX '//person';");
   assert.equal(s.dataset.rowCount, 4);
   s.setDataset(people());
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT XML FILE 'q.xml' ELEMENT '1bad';"), /ELEMENT '1bad' is not an XML element name/);
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT JSON FILE 'q.json' ELEMENT 'x';"), /ELEMENT applies to XML files; this file is JSON/);
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT XML FILE 'q.xml' ELEMENT '1bad';"),
+    /ELEMENT '1bad' is not an XML element name/,
+  );
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT JSON FILE 'q.json' ELEMENT 'x';"),
+    /ELEMENT applies to XML files; this file is JSON/,
+  );
 });
 
 test('RAW and COLUMN: a field value is the whole file (bytes as they are); a ZIP COLUMN document becomes one file', async () => {
@@ -115,12 +145,23 @@ test('RAW and COLUMN: a field value is the whole file (bytes as they are); a ZIP
     docs.find((d) => d.length === 1),
     [{ id: 4, name: null }],
   );
-  s.setDataset(Dataset.fromRows([{ name: 'b', type: { base: 'bytes' } }], [[new Uint8Array([0xde, 0xad])], [new Uint8Array([0xbe, 0xef])]]));
+  s.setDataset(
+    Dataset.fromRows(
+      [{ name: 'b', type: { base: 'bytes' } }],
+      [[new Uint8Array([0xde, 0xad])], [new Uint8Array([0xbe, 0xef])]],
+    ),
+  );
   await s.run("SINK INTO DRIVE FORMAT RAW FILE 'blob.bin';");
   assert.deepEqual([...readFileSync(join(dir, 'blob.bin'))], [0xde, 0xad, 0xbe, 0xef]);
   s.setDataset(people());
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT RAW FILE 'x.txt';"), /FORMAT RAW writes one field's values: add COLUMN '<field>' \(the dataset has 3 columns\)/);
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT RAW FILE 'x.txt' COLUMN 'nope';"), /COLUMN 'nope': unknown column \(columns: id, name, born\)/);
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT RAW FILE 'x.txt';"),
+    /FORMAT RAW writes one field's values: add COLUMN '<field>' \(the dataset has 3 columns\)/,
+  );
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT RAW FILE 'x.txt' COLUMN 'nope';"),
+    /COLUMN 'nope': unknown column \(columns: id, name, born\)/,
+  );
 });
 
 test('FILE_PER_ROW: FILE evaluated per row with {{field}} and functions; each file one row (JSON an object)', async () => {
@@ -131,28 +172,44 @@ test('FILE_PER_ROW: FILE evaluated per row with {{field}} and functions; each fi
   assert.equal(names.length, 4);
   assert.match(names[0], /^1-[0-9a-f-]{36}\.json$/);
   assert.equal(new Set(names.map((n) => n.slice(2))).size, 4, '#rndguid() is evaluated per row');
-  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'people', names[2]), 'utf8')), { id: 3, name: 'Cy;"x"', born: '2024-03-02T08:30:00' });
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'people', names[2]), 'utf8')), {
+    id: 3,
+    name: 'Cy;"x"',
+    born: '2024-03-02T08:30:00',
+  });
   assert.match(messages(out)[0], /^SINK INTO DRIVE: 4 rows in 4 files on .*: people\/1-.*…$/);
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE 'same/x.csv' FILE_PER_ROW;"), (e: Error) => {
-    assert.match(e.message, /FILE_PER_ROW: rows 1 and 2 both name the file 'same\/x\.csv'; add a field that tells them apart to FILE/);
+    assert.match(
+      e.message,
+      /FILE_PER_ROW: rows 1 and 2 both name the file 'same\/x\.csv'; add a field that tells them apart to FILE/,
+    );
     return true;
   });
   assert.equal(existsSync(join(dir, 'same')), false, 'nothing written when two rows name one file');
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE '{{nope}}.csv' FILE_PER_ROW;"), (e: Error & { position?: { column: number } }) => {
-    assert.match(e.message, /nope/);
-    assert.equal(e.position?.column, 34, 'at the FILE text');
-    return true;
-  });
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT CSV FILE '{{nope}}.csv' FILE_PER_ROW;"),
+    (e: Error & { position?: { column: number } }) => {
+      assert.match(e.message, /nope/);
+      assert.equal(e.position?.column, 34, 'at the FILE text');
+      return true;
+    },
+  );
 });
 
 test('CONTAINER is a folder under the drive; DATE_FIELD writes one file per day under yyyy/MM/dd (undated rows apart)', async () => {
   const { session: s, dir } = open();
   s.setDataset(people());
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'people.csv' CONTAINER 'lake/#format(2024, \"0\")' DATE_FIELD 'born';");
-  assert.equal(read(dir, 'lake/2024/2024/03/01/people.csv'), '1,  Ann  ,2024-03-01T10:00:00\r\n2,"#Bob\nJr",2024-03-01T23:00:00\r\n');
+  assert.equal(
+    read(dir, 'lake/2024/2024/03/01/people.csv'),
+    '1,  Ann  ,2024-03-01T10:00:00\r\n2,"#Bob\nJr",2024-03-01T23:00:00\r\n',
+  );
   assert.equal(read(dir, 'lake/2024/2024/03/02/people.csv'), '3,"Cy;""x""",2024-03-02T08:30:00\r\n');
   assert.equal(read(dir, 'lake/2024/undated/people.csv'), '4,,\r\n');
-  await assert.rejects(s.run("SINK INTO DRIVE FORMAT CSV FILE 'p.csv' DATE_FIELD 'name';"), /DATE_FIELD 'name' must be a datetime column, not string/);
+  await assert.rejects(
+    s.run("SINK INTO DRIVE FORMAT CSV FILE 'p.csv' DATE_FIELD 'name';"),
+    /DATE_FIELD 'name' must be a datetime column, not string/,
+  );
 });
 
 test('atomic: a SINK that fails keeps the old file whole and leaves no temp file; a good one replaces it', async () => {
@@ -161,7 +218,9 @@ test('atomic: a SINK that fails keeps the old file whole and leaves no temp file
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'out/p.csv' ADD_HEADER;");
   const before = read(dir, 'out/p.csv');
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT RAW FILE 'out/p.csv' COLUMN 'missing';"));
-  s.setDataset(Dataset.fromRows([{ name: 'd', type: { base: 'decimal', precision: 3, scale: 0 } }], [[new Decimal('12345')]]));
+  s.setDataset(
+    Dataset.fromRows([{ name: 'd', type: { base: 'decimal', precision: 3, scale: 0 } }], [[new Decimal('12345')]]),
+  );
   await assert.rejects(s.run("SINK INTO DRIVE FORMAT PARQUET FILE 'out/p.csv';"), /does not fit decimal\(3,0\)/);
   assert.equal(read(dir, 'out/p.csv'), before);
   assert.deepEqual(readdirSync(join(dir, 'out')), ['p.csv'], 'no staged file left');
@@ -212,7 +271,9 @@ test('NDJSON read under FORMAT JSON and .jsonl: one document a line, detected; a
 test('an empty dataset: SINK still writes its file (a CSV header, an empty JSON array, a Parquet schema); PUSH writes none', async () => {
   const { session: s, dir } = open();
   s.setDataset(people().slice(0, 0));
-  await s.run("SINK INTO DRIVE FORMAT CSV FILE 'e.csv' ADD_HEADER;\nSINK INTO DRIVE FORMAT JSON FILE 'e.json';\nSINK INTO DRIVE FORMAT PARQUET FILE 'e.parquet';");
+  await s.run(
+    "SINK INTO DRIVE FORMAT CSV FILE 'e.csv' ADD_HEADER;\nSINK INTO DRIVE FORMAT JSON FILE 'e.json';\nSINK INTO DRIVE FORMAT PARQUET FILE 'e.parquet';",
+  );
   assert.equal(read(dir, 'e.csv'), 'id,name,born\r\n');
   assert.equal(read(dir, 'e.json'), '[]');
   await s.run("SELECT * FROM DRIVE 'e.parquet';");

@@ -22,7 +22,7 @@ test('number literals are typed as .NET types them: Int32, Int64, Double, Decima
   assert.equal(value('9223372036854775808'), 9223372036854775808);
   const d = value('1.50');
   assert.ok(d instanceof Decimal);
-  assert.equal((d).toString(), '1.5');
+  assert.equal(d.toString(), '1.5');
   assert.equal(String(value('.5 * 2')), '1');
   assert.equal(value('1e3'), 1000);
   assert.equal(value('2.5E-1'), 0.25);
@@ -49,7 +49,10 @@ test('column references: bare, bracketed with escapes, backticks, case-insensiti
   assert.equal(value('[ItemName]'), 'My Product A');
   assert.equal(value('`ItemName`'), 'My Product A');
   assert.equal(value('[odd name\\]]'), 'x');
-  const cols = [{ name: 'a\\b', type: { base: 'string' as const } }, { name: 'and', type: { base: 'int' as const } }];
+  const cols = [
+    { name: 'a\\b', type: { base: 'string' as const } },
+    { name: 'and', type: { base: 'int' as const } },
+  ];
   assert.deepEqual(values('[a\\\\b]', [['v', 1]], cols), ['v']);
   assert.deepEqual(values('[and] + 1', [['v', 1]], cols), [2]);
 });
@@ -111,16 +114,24 @@ test('binding errors: unknown columns list the known ones; type mismatches name 
 
 test('a filter must be a condition', () => {
   assert.throws(() => compileFilter('id + 1').bind(columns), /a filter must be a condition/);
-  assert.throws(() => compileFilter('ISNULL(ItemName, 1)').bind(columns)(columns.map(() => null)), /a filter must be a condition.*gave int/);
+  assert.throws(
+    () => compileFilter('ISNULL(ItemName, 1)').bind(columns)(columns.map(() => null)),
+    /a filter must be a condition.*gave int/,
+  );
 });
 
 test('a compiled expression binds to several schemas (the column moves)', () => {
   const e = compileExpression('a * 2');
   const one = e.bind([{ name: 'a', type: { base: 'int' } }]);
-  const two = e.bind([{ name: 'x', type: { base: 'string' } }, { name: 'A', type: { base: 'double' } }]);
+  const two = e.bind([
+    { name: 'x', type: { base: 'string' } },
+    { name: 'A', type: { base: 'double' } },
+  ]);
   assert.equal(one([4]), 8);
   assert.equal(two(['?', 1.25]), 2.5);
   assert.deepEqual(e.resultType([{ name: 'a', type: { base: 'long' } }]), { base: 'long' });
   assert.deepEqual(e.resultType([{ name: 'a', type: { base: 'int' } }]), { base: 'int' });
-  assert.deepEqual(compileExpression('ISNULL(a, 1.5)').resultType([{ name: 'a', type: { base: 'int' } }]), { base: 'string' });
+  assert.deepEqual(compileExpression('ISNULL(a, 1.5)').resultType([{ name: 'a', type: { base: 'int' } }]), {
+    base: 'string',
+  });
 });

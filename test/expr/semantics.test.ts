@@ -11,7 +11,11 @@ import { columns, kept, rows, value, values } from './helpers';
 const text = (v: Value) => (v === null ? null : v instanceof Decimal ? decimalText(v) : String(v));
 
 function runtimeFailure(source: string, data: Value[][] = rows, cols: Column[] = columns): ScriptError {
-  const f = compileExpression(source, { line: 1, column: 1, offset: 0 }).bind(cols, undefined, Dataset.fromRows(cols, data));
+  const f = compileExpression(source, { line: 1, column: 1, offset: 0 }).bind(
+    cols,
+    undefined,
+    Dataset.fromRows(cols, data),
+  );
   try {
     data.forEach((r) => f(r));
   } catch (e) {
@@ -22,7 +26,11 @@ function runtimeFailure(source: string, data: Value[][] = rows, cols: Column[] =
 }
 
 test('reference examples: Convert, IIF, LIKE', () => {
-  assert.deepEqual(values("Convert(total, 'System.Int32')"), [1500, 20, null], 'Convert rounds 1500.5 half to even, as .NET');
+  assert.deepEqual(
+    values("Convert(total, 'System.Int32')"),
+    [1500, 20, null],
+    'Convert rounds 1500.5 half to even, as .NET',
+  );
   assert.deepEqual(values("IIF(total>1000, 'expensive', 'dear')"), ['expensive', 'dear', 'dear']);
   assert.deepEqual(kept("ItemName LIKE '*product*'"), [1]);
   assert.throws(() => kept("ItemName LIKE 'te*xt'"), /LIKE pattern 'te\*xt' is invalid/);
@@ -80,10 +88,10 @@ test('a string meets a number in the number type, a date in the date type', () =
   assert.deepEqual(kept("id > '1'"), [2, 3]);
   assert.deepEqual(kept("'2' = id"), [2]);
   assert.deepEqual(kept("when > '2010-01-01'"), [2]);
-  assert.deepEqual(kept("when = #1/31/2006#"), [1]);
+  assert.deepEqual(kept('when = #1/31/2006#'), [1]);
   assert.deepEqual(kept("ok = 'true'"), [1]);
   assert.deepEqual(kept('total > qty * 10'), [1]);
-  const e = runtimeFailure("ItemName > 5");
+  const e = runtimeFailure('ItemName > 5');
   assert.match(e.message, /cannot convert 'My Product A' to int/);
   assert.match(e.message, /character 10 of expression 'ItemName > 5'/);
   assert.deepEqual(e.position, { line: 1, column: 10, offset: 9 });
@@ -96,7 +104,7 @@ test('null semantics: comparisons and arithmetic give null, filters drop null', 
   assert.deepEqual(kept('NOT (total > 100)'), [2]);
   assert.deepEqual(kept('total IS NULL'), [3]);
   assert.deepEqual(kept('total IS NOT NULL'), [1, 2]);
-  assert.deepEqual(kept('ItemName IS NULL OR ItemName LIKE \'o*\''), [2, 3]);
+  assert.deepEqual(kept("ItemName IS NULL OR ItemName LIKE 'o*'"), [2, 3]);
 });
 
 test('AND / OR follow .NET: null AND x is null, null OR x is x', () => {
@@ -113,14 +121,49 @@ test('AND / OR follow .NET: null AND x is null, null OR x is x', () => {
     ['NOT null', null],
   ];
   for (const [source, expected] of table) assert.equal(value(source), expected, source);
-  const flags: Column[] = [{ name: 'a', type: { base: 'bool' } }, { name: 'b', type: { base: 'bool' } }];
-  assert.deepEqual(values('a AND b', [[true, null], [null, false], [false, null]], flags), [null, null, false]);
-  assert.deepEqual(values('a OR b', [[false, null], [null, false], [null, true]], flags), [false, false, true]);
+  const flags: Column[] = [
+    { name: 'a', type: { base: 'bool' } },
+    { name: 'b', type: { base: 'bool' } },
+  ];
+  assert.deepEqual(
+    values(
+      'a AND b',
+      [
+        [true, null],
+        [null, false],
+        [false, null],
+      ],
+      flags,
+    ),
+    [null, null, false],
+  );
+  assert.deepEqual(
+    values(
+      'a OR b',
+      [
+        [false, null],
+        [null, false],
+        [null, true],
+      ],
+      flags,
+    ),
+    [false, false, true],
+  );
 });
 
 test('LIKE: wildcards at the ends only, [ ] escapes, NOT LIKE, case-insensitive', () => {
-  const names: Column[] = [{ name: 'id', type: { base: 'int' } }, { name: 's', type: { base: 'string' } }];
-  const data: Value[][] = [[1, 'Text'], [2, 'context'], [3, 'a*b'], [4, '100%'], [5, null], [6, 'TEXT  ']];
+  const names: Column[] = [
+    { name: 'id', type: { base: 'int' } },
+    { name: 's', type: { base: 'string' } },
+  ];
+  const data: Value[][] = [
+    [1, 'Text'],
+    [2, 'context'],
+    [3, 'a*b'],
+    [4, '100%'],
+    [5, null],
+    [6, 'TEXT  '],
+  ];
   assert.deepEqual(kept("s LIKE 'te*'", data, names), [1, 6]);
   assert.deepEqual(kept("s LIKE '%xt'", data, names), [1, 2, 6]);
   assert.deepEqual(kept("s LIKE '*EX*'", data, names), [1, 2, 6]);
@@ -129,11 +172,36 @@ test('LIKE: wildcards at the ends only, [ ] escapes, NOT LIKE, case-insensitive'
   assert.deepEqual(kept("s LIKE '*[*]*'", data, names), [3]);
   assert.deepEqual(kept("s LIKE '*[%]'", data, names), [4]);
   assert.deepEqual(kept("s NOT LIKE 'te*'", data, names), [2, 3, 4]);
-  assert.deepEqual(kept('id LIKE \'1*\'', [[10, 'x'], [2, 'y']], names), [10]);
+  assert.deepEqual(
+    kept(
+      "id LIKE '1*'",
+      [
+        [10, 'x'],
+        [2, 'y'],
+      ],
+      names,
+    ),
+    [10],
+  );
   assert.throws(() => kept("s LIKE 't*t*'", data, names), /LIKE pattern 't\*t\*' is invalid/);
   assert.throws(() => kept("s LIKE 'a[b'", data, names), /invalid/);
-  const patterns: Column[] = [{ name: 's', type: { base: 'string' } }, { name: 'p', type: { base: 'string' } }];
-  assert.deepEqual(values('s LIKE p', [['abc', 'a*'], ['abc', '*c'], ['abc', 'b*'], ['x', null]], patterns), [true, true, false, null]);
+  const patterns: Column[] = [
+    { name: 's', type: { base: 'string' } },
+    { name: 'p', type: { base: 'string' } },
+  ];
+  assert.deepEqual(
+    values(
+      's LIKE p',
+      [
+        ['abc', 'a*'],
+        ['abc', '*c'],
+        ['abc', 'b*'],
+        ['x', null],
+      ],
+      patterns,
+    ),
+    [true, true, false, null],
+  );
 });
 
 test('IN converts items to the operand type; strings compare case-insensitively', () => {
@@ -167,20 +235,29 @@ test('functions: LEN, ISNULL, TRIM, SUBSTRING (1-based, clamped), CONVERT to our
 });
 
 test('unicode and very long values', () => {
-  const data: Value[][] = [[1, 'ÉCOLE ünïcode'], [2, 'x'.repeat(1_000_000) + 'END']];
-  const cols: Column[] = [{ name: 'id', type: { base: 'int' } }, { name: 's', type: { base: 'string' } }];
+  const data: Value[][] = [
+    [1, 'ÉCOLE ünïcode'],
+    [2, 'x'.repeat(1_000_000) + 'END'],
+  ];
+  const cols: Column[] = [
+    { name: 'id', type: { base: 'int' } },
+    { name: 's', type: { base: 'string' } },
+  ];
   assert.deepEqual(kept("s = 'école ÜNÏCODE'", data, cols), [1]);
   assert.deepEqual(kept("s LIKE '*end'", data, cols), [2]);
   assert.deepEqual(values('LEN(s)', data, cols), [13, 1_000_003]);
 });
 
 test('aggregates inside a row expression are computed once over the rows', () => {
-  assert.deepEqual(values('total / Sum(total)').map((v) => (v === null ? null : Math.round((v as number) * 1000))), [987, 13, null]);
+  assert.deepEqual(
+    values('total / Sum(total)').map((v) => (v === null ? null : Math.round((v as number) * 1000))),
+    [987, 13, null],
+  );
   assert.deepEqual(values('Count(ItemName)'), [2, 2, 2]);
   assert.throws(() => compileExpression('Sum(total)').bind(columns), /needs the dataset's rows/);
 });
 
 test('empty dataset: binding works and nothing is evaluated', () => {
-  assert.deepEqual(values("ItemName > 5", []), []);
+  assert.deepEqual(values('ItemName > 5', []), []);
   assert.deepEqual(kept('id = 1', []), []);
 });

@@ -144,7 +144,10 @@ test('culture from #setjsonsettings: fr-FR numbers and dates', () => {
 });
 
 test('parseDateExact: formats, names, AM/PM, offsets, errors', () => {
-  assert.deepEqual(parseDateExact('15/06/2009 01:45 PM', 'dd/MM/yyyy hh:mm tt').wall, new Date(Date.UTC(2009, 5, 15, 13, 45)));
+  assert.deepEqual(
+    parseDateExact('15/06/2009 01:45 PM', 'dd/MM/yyyy hh:mm tt').wall,
+    new Date(Date.UTC(2009, 5, 15, 13, 45)),
+  );
   assert.deepEqual(parseDateExact('Monday, 15 June 2009', 'D').wall, new Date(Date.UTC(2009, 5, 15)));
   const withZone = parseDateExact('2009-06-15T13:45:30.1234567+02:00', 'yyyy-MM-ddTHH:mm:ss.fffffffzzz');
   assert.equal(withZone.offset, 120);
@@ -172,7 +175,10 @@ test('local time across DST (Europe/Paris, in a child process)', () => {
   assert.equal(inZone('Europe/Paris', '#dateadd(2024-03-30T12:00:00, 1d, o)'), '2024-03-31T12:00:00.0000000+02:00');
   assert.equal(inZone('Europe/Paris', '#torfc1123(2024-01-15T12:00:00)'), 'Mon, 15 Jan 2024 11:00:00 GMT');
   assert.equal(inZone('Europe/Paris', '#formatdate(2024-07-01T00:30:00Z, HH:mm zzz)'), '02:30 +02:00');
-  assert.equal(inZone('America/New_York', '#parsedate(2024-11-03T12:00:00Z, yyyy-MM-ddTHH:mm:ssK, o)'), '2024-11-03T07:00:00.0000000-05:00');
+  assert.equal(
+    inZone('America/New_York', '#parsedate(2024-11-03T12:00:00Z, yyyy-MM-ddTHH:mm:ssK, o)'),
+    '2024-11-03T07:00:00.0000000-05:00',
+  );
   const now = inZone('Asia/Kolkata', '#now(zzz)');
   assert.equal(now, '+05:30');
 });

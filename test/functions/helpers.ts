@@ -17,7 +17,10 @@ export function newState(dataset: Dataset = Dataset.empty(), workspace = tempDir
 }
 
 export function dataset(columns: [string, Column['type']['base']][], rows: Value[][]): Dataset {
-  return Dataset.fromRows(columns.map(([name, base]) => ({ name, type: { base } })), rows);
+  return Dataset.fromRows(
+    columns.map(([name, base]) => ({ name, type: { base } })),
+    rows,
+  );
 }
 
 /** Evaluates a text once with a fresh (or given) state. */

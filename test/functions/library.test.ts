@@ -14,10 +14,17 @@ const openssl = (args: string[], input?: Buffer | string) => execFileSync('opens
 test('hashes match openssl for UTF-8, ASCII and Unicode input', () => {
   const text = 'héllo wörld ✓';
   for (const alg of ['md5', 'sha1', 'sha256', 'sha384', 'sha512']) {
-    const digest = (bytes: Buffer) => openssl(['dgst', `-${alg}`, '-r'], bytes).toString().split(' ')[0];
+    const digest = (bytes: Buffer) =>
+      openssl(['dgst', `-${alg}`, '-r'], bytes)
+        .toString()
+        .split(' ')[0];
     assert.equal(ev(`#hash_${alg}(${text})`), digest(Buffer.from(text, 'utf8')), alg);
     assert.equal(ev(`#hash_${alg}u(${text})`), digest(Buffer.from(text, 'utf16le')), `${alg}u`);
-    assert.equal(ev(`#hash_${alg}a(${text})`), digest(Buffer.from(text.replace(/\P{ASCII}/gu, '?'), 'latin1')), `${alg}a`);
+    assert.equal(
+      ev(`#hash_${alg}a(${text})`),
+      digest(Buffer.from(text.replace(/\P{ASCII}/gu, '?'), 'latin1')),
+      `${alg}a`,
+    );
   }
 });
 
@@ -71,7 +78,18 @@ test('string functions: bounds, empties, unicode', () => {
 });
 
 test('data functions on the live pipeline', () => {
-  const ds = dataset([['name', 'string'], ['qty', 'int'], ['price', 'double']], [['a', 1, 2.5], ['b', 3, 1], ['c', 5, null]]);
+  const ds = dataset(
+    [
+      ['name', 'string'],
+      ['qty', 'int'],
+      ['price', 'double'],
+    ],
+    [
+      ['a', 1, 2.5],
+      ['b', 3, 1],
+      ['c', 5, null],
+    ],
+  );
   const st = newState(ds);
   assert.equal(ev("#data.calc('Sum(qty)')", st), '9');
   assert.equal(ev("#data.calc('Max(qty)', 'qty < 5')", st), '3');
@@ -80,7 +98,10 @@ test('data functions on the live pipeline', () => {
   assert.throws(() => ev('#data.value(3, name)', st), /#data.value: row 3 is out of range \(the pipeline has 3 rows\)/);
   assert.throws(() => ev('#data.value(0, nope)', st), /#data.value: unknown column 'nope'/);
   assert.match(ev('#data.sizekb()', st), /^[1-9]\d*$/);
-  assert.equal(ev('#data.calc_hwm(2024-01-02, 2023-12-31)|#data.calc_hwm(9, 10)|#data.calc_hwm(null, x)'), '2024-01-02|10|x');
+  assert.equal(
+    ev('#data.calc_hwm(2024-01-02, 2023-12-31)|#data.calc_hwm(9, 10)|#data.calc_hwm(null, x)'),
+    '2024-01-02|10|x',
+  );
   assert.equal(ev('#data.calc_hwmnumber(9007199254740993, 9007199254740992)'), '9007199254740993');
   assert.equal(ev('#increment(1.5)|#decrement(10)|#increment(9007199254740992)'), '2.5|9|9007199254740993');
   assert.throws(() => ev('#increment(abc)'), /#increment: a must be a number, got 'abc'/);
@@ -104,7 +125,10 @@ test('date functions: spans, epochs, formats, errors', () => {
   assert.throws(() => ev('#utcdateadd(2024-01-01, 1w)'), /#utcdateadd: '1w' is not a span/);
   assert.throws(() => ev('#utcformatdate(not a date, s)'), /#utcformatdate: the date: 'not a date' is not a date/);
   assert.throws(() => ev('#utcformatdate(null, s)'), /#utcformatdate: the date is empty/);
-  assert.equal(ev('#fromepoch(0)|#fromepoch_sec(86400, yyyy-MM-dd)|#fromepoch_ms(1500, ss.fff)'), '1970-01-01T00:00:00|1970-01-02|01.500');
+  assert.equal(
+    ev('#fromepoch(0)|#fromepoch_sec(86400, yyyy-MM-dd)|#fromepoch_ms(1500, ss.fff)'),
+    '1970-01-01T00:00:00|1970-01-02|01.500',
+  );
   assert.equal(ev('#toepoch_ms(1970-01-01T00:00:01.5Z)|#toepoch(/Date(5000)/)'), '1500|5');
   const epoch = Number(ev('#epoch()'));
   assert.ok(Math.abs(epoch - Date.now() / 1000) < 5);
@@ -122,18 +146,29 @@ test('statebag, variables (encrypted at rest) and %var', async () => {
   const ws = s.workspace;
   await assert.rejects(s.run("PRINT '#setvar(token, abc)';"), /#setvar: variable 'token' does not exist/);
   const set = await s.run('%var set --encrypted token s3cr3t-value\n%var set plain hello');
-  assert.deepEqual(set.map((r) => (r.kind === 'message' ? r.text : '')), ['variable token set (encrypted)', 'variable plain set']);
+  assert.deepEqual(
+    set.map((r) => (r.kind === 'message' ? r.text : '')),
+    ['variable token set (encrypted)', 'variable plain set'],
+  );
   const stored = readFileSync(join(ws, 'variables.json'), 'utf8');
   assert.doesNotMatch(stored, /s3cr3t/);
   assert.equal(statSync(join(ws, 'variables.json')).mode & 0o777, 0o600);
   assert.equal(statSync(join(ws, 'secret.key')).mode & 0o777, 0o600);
-  const out = await s.run("PRINT '#trygetvar(token)|#trygetvar(PLAIN)|#trygetvar(none, dflt)|#trygetvar(none)|'; PRINT '#setvar(token, n3w)#trysetvar(nosuch, x)'; PRINT '#trygetvar(token)';");
-  assert.deepEqual(out.map((r) => (r.kind === 'message' ? r.text : '')), ['s3cr3t-value|hello|dflt||', '', 'n3w']);
+  const out = await s.run(
+    "PRINT '#trygetvar(token)|#trygetvar(PLAIN)|#trygetvar(none, dflt)|#trygetvar(none)|'; PRINT '#setvar(token, n3w)#trysetvar(nosuch, x)'; PRINT '#trygetvar(token)';",
+  );
+  assert.deepEqual(
+    out.map((r) => (r.kind === 'message' ? r.text : '')),
+    ['s3cr3t-value|hello|dflt||', '', 'n3w'],
+  );
   assert.doesNotMatch(readFileSync(join(ws, 'variables.json'), 'utf8'), /n3w/);
   const list = await s.run('%var list');
   const table = list[0];
   assert.ok(table.kind === 'table');
-  assert.deepEqual(table.dataset.rows(), [['plain', 'no', 'hello'], ['token', 'yes', '****']]);
+  assert.deepEqual(table.dataset.rows(), [
+    ['plain', 'no', 'hello'],
+    ['token', 'yes', '****'],
+  ]);
   await s.run('%var remove plain');
   assert.equal((await s.run("PRINT '[#trygetvar(plain)]';"))[0].kind === 'message' && 'ok', 'ok');
   await assert.rejects(s.run('%var remove plain'), /no variable 'plain'/);
@@ -149,27 +184,43 @@ test('statebag, variables (encrypted at rest) and %var', async () => {
 
 test('#jsonformat with every #setjsonsettings key', () => {
   const st = newState();
-  const src = '{"a": 1.50, "n": null, "s": "<é>", "d": "2009-06-15T13:45:30Z", "big": 12345678901234567890, "arr": [1, 2.0]}';
+  const src =
+    '{"a": 1.50, "n": null, "s": "<é>", "d": "2009-06-15T13:45:30Z", "big": 12345678901234567890, "arr": [1, 2.0]}';
   const fmt = () => ev(`#jsonformat('${src}')`, st);
-  assert.equal(fmt(), '{"a":1.5,"n":null,"s":"<é>","d":"2009-06-15T13:45:30Z","big":12345678901234567890,"arr":[1,2.0]}');
+  assert.equal(
+    fmt(),
+    '{"a":1.5,"n":null,"s":"<é>","d":"2009-06-15T13:45:30Z","big":12345678901234567890,"arr":[1,2.0]}',
+  );
   ev('#setjsonsettings(nullvaluehandling:ignore, floatparsehandling:decimal)', st);
   assert.equal(fmt(), '{"a":1.50,"s":"<é>","d":"2009-06-15T13:45:30Z","big":12345678901234567890,"arr":[1,2.0]}');
   ev("#setjsonsettings('stringescapehandling:escapenonascii,dateformathandling:microsoftdateformat')", st);
   assert.match(fmt(), /"s":"<\\u00e9>","d":"\\\/Date\(1245073530000\)\\\/"/);
-  ev('#setjsonsettings(stringescapehandling:escapehtml, dateformathandling:isodateformat, dateformatstring:yyyy-MM-dd HH:mm)', st);
+  ev(
+    '#setjsonsettings(stringescapehandling:escapehtml, dateformathandling:isodateformat, dateformatstring:yyyy-MM-dd HH:mm)',
+    st,
+  );
   assert.match(fmt(), /"s":"\\u003cé\\u003e","d":"2009-06-15 13:45"/);
   ev('#setjsonsettings(dateparsehandling:none, formatting:indented)', st);
-  assert.equal(ev('#jsonformat(\'{"d": "2009-06-15T13:45:30Z", "o": {"x": [1]}}\')', st), '{\n  "d": "2009-06-15T13:45:30Z",\n  "o": {\n    "x": [\n      1\n    ]\n  }\n}');
+  assert.equal(
+    ev('#jsonformat(\'{"d": "2009-06-15T13:45:30Z", "o": {"x": [1]}}\')', st),
+    '{\n  "d": "2009-06-15T13:45:30Z",\n  "o": {\n    "x": [\n      1\n    ]\n  }\n}',
+  );
   const utc = newState();
   ev('#setjsonsettings(datetimezonehandling:utc, dateparsehandling:datetimeoffset)', utc);
-  assert.equal(ev('#jsonformat(\'["2009-06-15T13:45:30+02:00", "2009-06-15T13:45:30Z"]\')', utc), '["2009-06-15T13:45:30+02:00","2009-06-15T13:45:30Z"]');
+  assert.equal(
+    ev('#jsonformat(\'["2009-06-15T13:45:30+02:00", "2009-06-15T13:45:30Z"]\')', utc),
+    '["2009-06-15T13:45:30+02:00","2009-06-15T13:45:30Z"]',
+  );
   ev('#setjsonsettings(dateparsehandling:datetime)', utc);
   assert.equal(ev('#jsonformat(\'["2009-06-15T13:45:30+02:00"]\')', utc), '["2009-06-15T11:45:30Z"]');
   ev('#setjsonsettings(datetimezonehandling:unspecified)', utc);
   assert.equal(ev('#jsonformat(\'["2009-06-15T13:45:30Z"]\')', utc), '["2009-06-15T13:45:30"]');
-  assert.throws(() => ev('#setjsonsettings(formatting:pretty)'), /#setjsonsettings: formatting must be one of none, indented, got 'pretty'/);
+  assert.throws(
+    () => ev('#setjsonsettings(formatting:pretty)'),
+    /#setjsonsettings: formatting must be one of none, indented, got 'pretty'/,
+  );
   assert.throws(() => ev('#setjsonsettings(colour:red)'), /#setjsonsettings: unknown setting 'colour'/);
-  assert.throws(() => ev("#jsonformat('{\"a\": }')"), /#jsonformat: not valid JSON: unexpected '}' at character 7/);
+  assert.throws(() => ev('#jsonformat(\'{"a": }\')'), /#jsonformat: not valid JSON: unexpected '}' at character 7/);
 });
 
 test('#parse, #parsejson, #parsexml', () => {
@@ -193,13 +244,30 @@ test('#parse, #parsejson, #parsexml', () => {
 });
 
 test('#iif truthiness and #last_http_*', () => {
-  for (const [cond, want] of [['0', 'c'], ['false', 'c'], ["''", 'c'], ['null', 'c'], ['1', 'b'], ['x', 'b'], ['-1', 'b']]) {
+  for (const [cond, want] of [
+    ['0', 'c'],
+    ['false', 'c'],
+    ["''", 'c'],
+    ['null', 'c'],
+    ['1', 'b'],
+    ['x', 'b'],
+    ['-1', 'b'],
+  ]) {
     assert.equal(ev(`#iif(${cond}, b, c)`), want, cond);
   }
   assert.throws(() => ev('#last_http_status()'), /#last_http_status: no SELECT FROM HTTP has run/);
   const st = newState();
-  st.run.lastHttp = { status: 201, headers: { 'content-type': 'application/json' }, content: '{"ok":true}', mediaType: 'application/json', byteCount: 11 };
-  assert.equal(ev('#last_http_status()|#last_http_mediatype()|#last_http_bytecount()|#last_http_content()', st), '201|application/json|11|{"ok":true}');
+  st.run.lastHttp = {
+    status: 201,
+    headers: { 'content-type': 'application/json' },
+    content: '{"ok":true}',
+    mediaType: 'application/json',
+    byteCount: 11,
+  };
+  assert.equal(
+    ev('#last_http_status()|#last_http_mediatype()|#last_http_bytecount()|#last_http_content()', st),
+    '201|application/json|11|{"ok":true}',
+  );
   assert.deepEqual(JSON.parse(ev('#last_http_headers()', st)), { 'content-type': 'application/json' });
 });
 
@@ -218,8 +286,15 @@ function png(w: number, h: number): Buffer {
   ihdr.writeUInt32BE(h, 4);
   ihdr[8] = 8;
   ihdr[9] = 2;
-  const raw = Buffer.concat(Array.from({ length: h }, () => Buffer.concat([Buffer.from([0]), Buffer.alloc(w * 3, 0x80)])));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  const raw = Buffer.concat(
+    Array.from({ length: h }, () => Buffer.concat([Buffer.from([0]), Buffer.alloc(w * 3, 0x80)])),
+  );
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 async function pageSize(pdf: Buffer): Promise<[number, number]> {
@@ -235,7 +310,10 @@ test('#image2pdf from bytes, a local file and an http URL', async () => {
   writeFileSync(join(dir, 'img.png'), image);
   const st = newState(undefined, dir);
   assert.deepEqual(await pageSize(Buffer.from(ev('#image2pdf(img.png)', st), 'hex')), [30, 20]);
-  assert.deepEqual(await pageSize(Buffer.from(ev(`#image2pdfbase64(${image.toString('hex')})`, st), 'base64')), [30, 20]);
+  assert.deepEqual(
+    await pageSize(Buffer.from(ev(`#image2pdfbase64(${image.toString('hex')})`, st), 'base64')),
+    [30, 20],
+  );
   const ds = dataset([['img', 'bytes']], [[new Uint8Array(png(5, 7))]]);
   const { compileTemplate } = await import('../../runtime/functions/evaluate');
   const f = compileTemplate('@image2pdfbase64({{img}})').bind(newState(ds), ds);
@@ -266,7 +344,9 @@ const { Dataset } = require(${JSON.stringify(require.resolve('../../runtime/data
 const st = { workspace: '/tmp', cwd: '/tmp', dataset: Dataset.empty(), statebag: new Map(), jsonSettings: new Map(), pipelineVariables: new Map() };
 try { process.stdout.write(evaluateText(process.argv[1], st)); } catch (e) { process.stderr.write(e.message); process.exit(1); }`;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', script, text], { maxBuffer: 1 << 24 }, (err, stdout, stderr) => (err ? reject(new Error(stderr || err.message)) : resolve(stdout)));
+    execFile(process.execPath, ['-e', script, text], { maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
+      err ? reject(new Error(stderr || err.message)) : resolve(stdout),
+    );
   });
 }
 
@@ -274,21 +354,65 @@ test('#encrypt/#decrypt with a workspace certificate, cross-checked with openssl
   const ws = tempDir();
   const certs = join(ws, 'certs');
   mkdirSync(certs);
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(certs, 'agent.key'), '-out', join(certs, 'agent.pem'), '-days', '2', '-subj', '/CN=sqlcdc test']);
-  const thumb = openssl(['x509', '-in', join(certs, 'agent.pem'), '-noout', '-fingerprint', '-sha1']).toString().trim().split('=')[1];
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    join(certs, 'agent.key'),
+    '-out',
+    join(certs, 'agent.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=sqlcdc test',
+  ]);
+  const thumb = openssl(['x509', '-in', join(certs, 'agent.pem'), '-noout', '-fingerprint', '-sha1'])
+    .toString()
+    .trim()
+    .split('=')[1];
   const st = newState(undefined, ws);
   const secret = 'top secret ✓, with commas';
   const b64 = ev(`#encrypt('${thumb}', '${secret}')`, st);
   // openssl decrypts ours…
   writeFileSync(join(ws, 'ours.der'), Buffer.from(b64, 'base64'));
-  const clear = openssl(['cms', '-decrypt', '-inform', 'DER', '-in', join(ws, 'ours.der'), '-recip', join(certs, 'agent.pem'), '-inkey', join(certs, 'agent.key')]);
+  const clear = openssl([
+    'cms',
+    '-decrypt',
+    '-inform',
+    'DER',
+    '-in',
+    join(ws, 'ours.der'),
+    '-recip',
+    join(certs, 'agent.pem'),
+    '-inkey',
+    join(certs, 'agent.key'),
+  ]);
   assert.equal(clear.toString('utf8'), secret);
   // …and we decrypt openssl's (thumbprint in lowercase without colons works too).
   writeFileSync(join(ws, 'msg.txt'), 'from openssl');
-  const theirs = openssl(['cms', '-encrypt', '-binary', '-aes256', '-outform', 'DER', '-in', join(ws, 'msg.txt'), join(certs, 'agent.pem')]);
-  assert.equal(ev(`#decrypt(${thumb.replace(/:/g, '').toLowerCase()}, ${theirs.toString('base64')})`, st), 'from openssl');
+  const theirs = openssl([
+    'cms',
+    '-encrypt',
+    '-binary',
+    '-aes256',
+    '-outform',
+    'DER',
+    '-in',
+    join(ws, 'msg.txt'),
+    join(certs, 'agent.pem'),
+  ]);
+  assert.equal(
+    ev(`#decrypt(${thumb.replace(/:/g, '').toLowerCase()}, ${theirs.toString('base64')})`, st),
+    'from openssl',
+  );
   assert.equal(ev(`#decrypt('${thumb}', #encrypt('${thumb}', round trip))`, st), 'round trip');
-  assert.throws(() => ev('#encrypt(00ff, x)', st), /#encrypt: no certificate with thumbprint 00ff \(known: [0-9a-f]{40} \(CN=sqlcdc test\)\)/);
+  assert.throws(
+    () => ev('#encrypt(00ff, x)', st),
+    /#encrypt: no certificate with thumbprint 00ff \(known: [0-9a-f]{40} \(CN=sqlcdc test\)\)/,
+  );
   assert.throws(() => ev(`#decrypt('${thumb}', bm90IGNtcw==)`, st), /#decrypt: not CMS enveloped data/);
 });
 
@@ -298,7 +422,21 @@ test('cmsSign output verifies with openssl cms -verify', async () => {
   const ws = tempDir();
   mkdirSync(join(ws, 'certs'));
   const pem = join(ws, 'certs', 'signer.pem');
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(ws, 'k.pem'), '-out', join(ws, 'c.pem'), '-days', '2', '-subj', '/CN=signer']);
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    join(ws, 'k.pem'),
+    '-out',
+    join(ws, 'c.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=signer',
+  ]);
   writeFileSync(pem, readFileSync(join(ws, 'c.pem'), 'utf8') + readFileSync(join(ws, 'k.pem'), 'utf8'));
   const thumb = openssl(['x509', '-in', pem, '-noout', '-fingerprint', '-sha1']).toString().trim().split('=')[1];
   const der = cmsSign(Buffer.from('signed content'), findCertificate(ws, thumb));

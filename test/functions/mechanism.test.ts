@@ -9,7 +9,14 @@ import { dataset, ev, newState } from './helpers';
 
 const people = () =>
   dataset(
-    [['name', 'string'], ['amount', 'double'], ['qty', 'int'], ['blob', 'bytes'], ['big', 'long'], ['price', 'decimal']],
+    [
+      ['name', 'string'],
+      ['amount', 'double'],
+      ['qty', 'int'],
+      ['blob', 'bytes'],
+      ['big', 'long'],
+      ['price', 'decimal'],
+    ],
     [
       ['ann', 1234.5, 2, new Uint8Array([0x68, 0x69]), 9007199254740993n, new Decimal('1.10')],
       ['Bob, Jr', 2, 3, null, 1n, null],
@@ -38,16 +45,26 @@ test('arguments: quoted commas, doubled quotes, null, empty, spaces', () => {
 });
 
 test('errors: unknown function with suggestion, arity, unclosed call, function named with position', () => {
-  assert.throws(() => ev('#toupr(x)'), (e: ScriptError) => e instanceof ScriptError && /unknown function #toupr; did you mean #toupper\?/.test(e.message));
-  assert.throws(() => ev('#zzzzzzzz(x)'), (e: ScriptError) => /unknown function #zzzzzzzz$/.test(e.message));
+  assert.throws(
+    () => ev('#toupr(x)'),
+    (e: ScriptError) => e instanceof ScriptError && /unknown function #toupr; did you mean #toupper\?/.test(e.message),
+  );
+  assert.throws(
+    () => ev('#zzzzzzzz(x)'),
+    (e: ScriptError) => /unknown function #zzzzzzzz$/.test(e.message),
+  );
   assert.throws(() => ev('#left(abc)'), /#left takes 2 arguments, got 1: #left\(a, n\)/);
   assert.throws(() => ev('#left(abc, 2'), /#left: missing '\)'/);
   assert.throws(() => ev("#iif(1, 'a, b)"), /unclosed ' in an argument/);
-  assert.throws(() => ev('#left(abc, x)'), (e: ScriptError) => e.message === "#left: n must be an integer, got 'x'");
+  assert.throws(
+    () => ev('#left(abc, x)'),
+    (e: ScriptError) => e.message === "#left: n must be an integer, got 'x'",
+  );
   const at = { line: 3, column: 5, offset: 40 };
   assert.throws(
     () => evaluateText({ value: 'ab #left(abc, -1)', pos: at, form: 'quoted' }, newState()),
-    (e: ScriptError) => e.position?.line === 3 && e.position.column === 8 && /#left: n must be 0 or more/.test(e.message),
+    (e: ScriptError) =>
+      e.position?.line === 3 && e.position.column === 8 && /#left: n must be 0 or more/.test(e.message),
   );
 });
 
@@ -58,7 +75,10 @@ test(`calls nest up to ${NESTING_LIMIT} levels, quoted arguments included; one m
   assert.equal(ev(nested(L)), 'ABC');
   // A quoted argument is a template parsed one level down: its calls count with the call around it.
   const quoted = `#toupper('${nested(L)}')`;
-  for (const [text, offset] of [[nested(L + 1), L * 9], [quoted, "#toupper('".length + (L - 1) * 9]] as const) {
+  for (const [text, offset] of [
+    [nested(L + 1), L * 9],
+    [quoted, "#toupper('".length + (L - 1) * 9],
+  ] as const) {
     assert.throws(
       () => evaluateText({ value: text, pos: at, form: 'quoted' }, newState()),
       (e: unknown) => {
@@ -91,7 +111,10 @@ test('compileTemplate: fields, @ per row, # once, unknown column', () => {
   const byRow = compileTemplate('#rndguid()').bind(newState(ds), ds, { fxByRow: true });
   assert.notEqual(byRow(ds.rows()[0], 0), byRow(ds.rows()[1], 1), 'fxByRow re-evaluates #f()');
   assert.equal(compileTemplate('#toupper(x)').perRow, false);
-  assert.throws(() => compileTemplate('{{nope}}').bind(newState(ds), ds), /unknown column 'nope' in \{\{nope\}\} \(columns: name, amount, qty, blob, big, price\)/);
+  assert.throws(
+    () => compileTemplate('{{nope}}').bind(newState(ds), ds),
+    /unknown column 'nope' in \{\{nope\}\} \(columns: name, amount, qty, blob, big, price\)/,
+  );
 });
 
 test('compileTemplate: a #f() with a field argument is evaluated per row; field names are case-insensitive', () => {
@@ -102,8 +125,13 @@ test('compileTemplate: a #f() with a field argument is evaluated per row; field 
 
 test('binary prefixes and value display', () => {
   const ds = people();
-  const f = compileTemplate('{{blob}}|{{hex:blob}}|{{base64:blob}}|{{utf8:blob}}|{{ascii:blob}}|{{unicode:blob}}|{{base64:name}}|{{big}}|{{price}}|{{amount}}').bind(newState(ds), ds);
-  assert.equal(f(ds.rows()[0], 0), `6869|6869|aGk=|hi|hi|${Buffer.from([0x68, 0x69]).toString('utf16le')}|YW5u|9007199254740993|1.1|1234.5`);
+  const f = compileTemplate(
+    '{{blob}}|{{hex:blob}}|{{base64:blob}}|{{utf8:blob}}|{{ascii:blob}}|{{unicode:blob}}|{{base64:name}}|{{big}}|{{price}}|{{amount}}',
+  ).bind(newState(ds), ds);
+  assert.equal(
+    f(ds.rows()[0], 0),
+    `6869|6869|aGk=|hi|hi|${Buffer.from([0x68, 0x69]).toString('utf16le')}|YW5u|9007199254740993|1.1|1234.5`,
+  );
   assert.equal(f(ds.rows()[1], 1), '||||||Qm9iLCBKcg==|1||2');
 });
 
@@ -124,18 +152,26 @@ test('compileValue keeps the type of a whole-text call or field; mixed text is a
 test('@sql(expression) is a computed value in the expression language', () => {
   const ds = people();
   const f = compileValue('@sql(qty * 2 + 1)').bind(newState(ds), ds);
-  assert.deepEqual(ds.rows().map((r, i) => f(r, i)), [5, 7]);
+  assert.deepEqual(
+    ds.rows().map((r, i) => f(r, i)),
+    [5, 7],
+  );
   assert.throws(() => ev('@sql(1 + 1)'), /needs a row/);
 });
 
 test('bindBatch: operators expand per row, # inside them per row, errors outside a batch', () => {
   const ds = people();
   const st = newState(ds);
-  const json = compileTemplate('{"n": {{qty}}, "items": [@concatjson({"name": "@toupper({{name}})", "g": "#rndguid()"})]}');
+  const json = compileTemplate(
+    '{"n": {{qty}}, "items": [@concatjson({"name": "@toupper({{name}})", "g": "#rndguid()"})]}',
+  );
   assert.equal(json.batch, true);
   const out = JSON.parse(json.bindBatch(st, ds)(ds.rows(), 0)) as { n: number; items: { name: string; g: string }[] };
   assert.equal(out.n, 2);
-  assert.deepEqual(out.items.map((i) => i.name), ['ANN', 'BOB, JR']);
+  assert.deepEqual(
+    out.items.map((i) => i.name),
+    ['ANN', 'BOB, JR'],
+  );
   assert.notEqual(out.items[0].g, out.items[1].g);
   const xml = compileTemplate('<r>@concatxml(<i q="{{qty}}">it\'s</i>)</r>').bindBatch(st, ds);
   assert.equal(xml(ds.rows(), 0), '<r><i q="2">it\'s</i><i q="3">it\'s</i></r>');
@@ -161,9 +197,15 @@ test('through a Session: PRINT evaluates functions; errors carry statement and p
   const { session: s } = tempSession({}, 'fn');
   const out = await s.run("PRINT '#toupper(abc) #iif(0, yes, ''no, never'')';");
   assert.deepEqual(out, [{ kind: 'message', text: 'ABC no, never' }]);
-  await assert.rejects(s.run("PRINT 'x #toupr(a)';"), (e: ScriptError) => e.statement === 'PRINT' && e.position?.column === 10 && /did you mean #toupper/.test(e.message));
+  await assert.rejects(
+    s.run("PRINT 'x #toupr(a)';"),
+    (e: ScriptError) => e.statement === 'PRINT' && e.position?.column === 10 && /did you mean #toupper/.test(e.message),
+  );
   const bag = await s.run("PRINT '#statebag(k, 1)'; PRINT '#statebag(k)';");
-  assert.deepEqual(bag.map((r) => (r.kind === 'message' ? r.text : '')), ['1', '1']);
+  assert.deepEqual(
+    bag.map((r) => (r.kind === 'message' ? r.text : '')),
+    ['1', '1'],
+  );
   const next = await s.run("PRINT '[#statebag(k)]';");
   assert.deepEqual(next, [{ kind: 'message', text: '[]' }], 'the statebag lives for one execution');
 });

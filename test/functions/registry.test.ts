@@ -29,7 +29,10 @@ test('every function of spec 4.4 has a registry entry with signature, descriptio
     assert.ok(def.example.length > 3, `${name} has no example`);
   }
   for (const def of allFunctions()) {
-    assert.ok(def.names.every((n) => SPEC_FUNCTIONS.includes(n)), `${def.names[0]} is not a spec 4.4 function`);
+    assert.ok(
+      def.names.every((n) => SPEC_FUNCTIONS.includes(n)),
+      `${def.names[0]} is not a spec 4.4 function`,
+    );
     assert.ok(def.family === 'operator' || def.impl, `${def.names[0]} has no implementation`);
   }
 });
@@ -42,7 +45,16 @@ test('every deterministic example gives its documented output', () => {
 });
 
 test('operator examples give their documented output over a two-row batch', () => {
-  const ds = dataset([['id', 'int'], ['name', 'string']], [[1, 'a'], [2, 'b']]);
+  const ds = dataset(
+    [
+      ['id', 'int'],
+      ['name', 'string'],
+    ],
+    [
+      [1, 'a'],
+      [2, 'b'],
+    ],
+  );
   for (const def of allFunctions().filter((d) => d.family === 'operator')) {
     const f = compileTemplate(def.example).bindBatch(newState(ds), ds);
     assert.equal(f(ds.rows(), 0), def.expected, def.names[0]);
@@ -52,5 +64,9 @@ test('operator examples give their documented output over a two-row batch', () =
 test('functionDocs lists every entry and docs/functions.md is generated from it', () => {
   assert.equal(functionDocs().length, allFunctions().length);
   const file = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'functions.md'), 'utf8');
-  assert.equal(file, renderFunctionDocs(), 'docs/functions.md is stale: run `node dist/runtime/functions/docs.js --write`');
+  assert.equal(
+    file,
+    renderFunctionDocs(),
+    'docs/functions.md is stale: run `node dist/runtime/functions/docs.js --write`',
+  );
 });

@@ -46,7 +46,14 @@ export async function startFtpServer(options: { tls?: boolean } = {}): Promise<F
     child.on('exit', (code) => reject(new Error(`the FTP server exited (${code}): ${err}`)));
   });
   const scheme = options.tls ? 'ftps' : 'ftp';
-  return { url: `${scheme}://${user}:${password}@127.0.0.1:${port}/`, port, root, user, password, close: () => stop(child) };
+  return {
+    url: `${scheme}://${user}:${password}@127.0.0.1:${port}/`,
+    port,
+    root,
+    user,
+    password,
+    close: () => stop(child),
+  };
 }
 
 function stop(child: ChildProcess): Promise<void> {
@@ -60,7 +67,25 @@ function stop(child: ChildProcess): Promise<void> {
 function selfSignedPem(dir: string): string {
   const key = join(dir, 'k.pem');
   const cert = join(dir, 'c.pem');
-  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0 || !existsSync(cert)) throw new Error(`openssl could not make a certificate: ${r.stderr}`);
   const both = join(dir, 'both.pem');
   writeFileSync(both, readFileSync(key, 'utf8') + readFileSync(cert, 'utf8'));

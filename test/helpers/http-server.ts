@@ -41,7 +41,12 @@ export async function startHttpServer(handler: Handler, options: ServerOptions =
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const received: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(received);
       for (const w of waiters.filter((w) => w.n === requests.length)) w.resolve(received);
       if (requests.length > max) {
@@ -72,7 +77,12 @@ export async function startHttpServer(handler: Handler, options: ServerOptions =
 }
 
 /** Sends a JSON body. */
-export function sendJson(res: ServerResponse, value: unknown, status = 200, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  value: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(value));
 }

@@ -45,7 +45,16 @@ export function startPostgres(): PostgresServer {
   }
   chmodSync(dir, 0o755);
   run('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  run('pg_ctl', ['-D', join(dir, 'data'), '-o', `-k ${dir} -c listen_addresses= -c fsync=off`, '-l', join(dir, 'log'), '-w', 'start']);
+  run('pg_ctl', [
+    '-D',
+    join(dir, 'data'),
+    '-o',
+    `-k ${dir} -c listen_addresses= -c fsync=off`,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    'start',
+  ]);
   let databases = 0;
   const base = `postgres://postgres@/postgres?host=${encodeURIComponent(dir)}`;
   return {
@@ -67,4 +76,3 @@ export function startPostgres(): PostgresServer {
     },
   };
 }
-

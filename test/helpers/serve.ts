@@ -18,7 +18,11 @@ export interface Serve {
 export function startServe(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Serve> {
   const base: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
   delete base.SQLCDC_HOME;
-  const child = spawn(process.execPath, [SQLCDC, 'serve', '--port', '0', ...args], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SQLCDC, 'serve', '--port', '0', ...args], {
+    cwd,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -62,8 +66,13 @@ export interface Call {
 export function call(url: string, c: Call = {}): Promise<Reply> {
   const u = new URL(url);
   for (const [k, v] of Object.entries(c.query ?? {})) u.searchParams.set(k, v);
-  const length: Record<string, string> = c.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(c.body)) };
-  const headers: Record<string, string> = { ...(c.key ? { authorization: `Bearer ${c.key}` } : {}), ...length, ...c.headers };
+  const length: Record<string, string> =
+    c.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(c.body)) };
+  const headers: Record<string, string> = {
+    ...(c.key ? { authorization: `Bearer ${c.key}` } : {}),
+    ...length,
+    ...c.headers,
+  };
   return new Promise((resolve, reject) => {
     const req = request(u, { method: c.method ?? 'POST', headers, agent: c.agent }, (res) => {
       let text = '';

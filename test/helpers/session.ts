@@ -12,7 +12,10 @@ export function tempDir(area: string): string {
  * A session whose working directory is a new temp folder holding `files` (relative path → content,
  * folders made as needed), with its workspace in the `ws` folder there.
  */
-export function tempSession(files: Record<string, string | Buffer> = {}, area = 'session'): { session: Session; dir: string } {
+export function tempSession(
+  files: Record<string, string | Buffer> = {},
+  area = 'session',
+): { session: Session; dir: string } {
   const dir = tempDir(area);
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { BadSignatureError, childOf, decode, encode, newHeader, PROTOCOL_VERSION, Signer, type Message } from '../../jupyter/wire';
+import {
+  BadSignatureError,
+  childOf,
+  decode,
+  encode,
+  newHeader,
+  PROTOCOL_VERSION,
+  Signer,
+  type Message,
+} from '../../jupyter/wire';
 
 function request(content: Record<string, unknown> = { code: "PRINT 'x';" }): Message {
   return {

@@ -19,7 +19,9 @@ import { Session } from '../../runtime/session';
 const testPrint: Command<Print> = async (stmt, _input, ctx) => {
   const text = stmt.text.value;
   if (text === 'wait') {
-    await new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+    await new Promise((_, reject) =>
+      ctx.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+    );
   }
   ctx.emit({ kind: 'message', text });
   if (text.startsWith('later')) setTimeout(() => ctx.emit({ kind: 'message', text: `${text}, after the cell` }), 20);
@@ -44,7 +46,15 @@ function setup() {
   const executor = new Executor(session, history, (type, content) =>
     published.push({ type, content: content as Record<string, unknown>, parent: context.current() }),
   );
-  const request = () => ({ identities: [], header: newHeader('execute_request', 'client'), parent_header: {}, metadata: {}, content: {}, buffers: [] }) as Message;
+  const request = () =>
+    ({
+      identities: [],
+      header: newHeader('execute_request', 'client'),
+      parent_header: {},
+      metadata: {},
+      content: {},
+      buffers: [],
+    }) as Message;
   const run = (code: string, options: Record<string, unknown> = {}) => {
     const msg = request();
     return { msg, reply: context.run(msg, () => executor.execute({ code, ...options })) };
@@ -63,7 +73,10 @@ test('a cell shows execute_input, then its outputs in order, its last table as e
   );
   published.length = 0;
   await run('%help\n%connection list').reply;
-  assert.deepEqual(published.map((p) => p.type), ['execute_input', 'display_data', 'execute_result']);
+  assert.deepEqual(
+    published.map((p) => p.type),
+    ['execute_input', 'display_data', 'execute_result'],
+  );
   const result = published[2].content as { execution_count: number; data: Record<string, string> };
   assert.equal(result.execution_count, 2);
   assert.match(result.data['text/plain'], /^Connections\n/);
@@ -92,7 +105,11 @@ test('interrupt cancels the running statement; the pipeline stays and the next c
   const reply = await pending;
   assert.equal(reply.status, 'error');
   assert.equal(reply.status === 'error' && reply.evalue, 'cancelled');
-  assert.deepEqual(reply.status === 'error' && reply.traceback, ["PRINT at line 1, column 1: cancelled"], 'no caret: the text is not at fault');
+  assert.deepEqual(
+    reply.status === 'error' && reply.traceback,
+    ['PRINT at line 1, column 1: cancelled'],
+    'no caret: the text is not at fault',
+  );
   assert.equal(session.dataset, before);
   assert.equal((await run("PRINT 'next';").reply).status, 'ok');
 });
@@ -118,6 +135,12 @@ test('a silent cell publishes nothing and is neither counted nor kept in history
   assert.equal(reply.status, 'ok');
   assert.equal(reply.execution_count, 1);
   assert.equal(executor.executionCount, 1);
-  assert.deepEqual(published.map((p) => p.type), ['execute_input', 'stream']);
-  assert.deepEqual(history.query({ hist_access_type: 'tail' }).map((r) => r[2]), ["PRINT 'one';"]);
+  assert.deepEqual(
+    published.map((p) => p.type),
+    ['execute_input', 'stream'],
+  );
+  assert.deepEqual(
+    history.query({ hist_access_type: 'tail' }).map((r) => r[2]),
+    ["PRINT 'one';"],
+  );
 });

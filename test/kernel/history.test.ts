@@ -28,10 +28,15 @@ test('a new kernel on the same workspace continues the file in a new session', a
   const second = new History(path);
   assert.equal(second.session, first.session + 1);
   second.add(1, "PRINT 'two';");
-  assert.deepEqual(second.query({ hist_access_type: 'tail', n: 5 }).map((r) => r[0]), [1, 2]);
+  assert.deepEqual(
+    second.query({ hist_access_type: 'tail', n: 5 }).map((r) => r[0]),
+    [1, 2],
+  );
   // range of the current session (0) and of the previous one (-1)
   assert.deepEqual(second.query({ hist_access_type: 'range', session: 0, start: 1 }), [[2, 1, "PRINT 'two';"]]);
-  assert.deepEqual(second.query({ hist_access_type: 'range', session: -1, start: 1, stop: 2 }), [[1, 1, "PRINT 'one';"]]);
+  assert.deepEqual(second.query({ hist_access_type: 'range', session: -1, start: 1, stop: 2 }), [
+    [1, 1, "PRINT 'one';"],
+  ]);
 });
 
 test('cells are appended in order, in the background', async () => {
@@ -39,22 +44,40 @@ test('cells are appended in order, in the background', async () => {
   const h = new History(path);
   for (let i = 1; i <= 50; i++) h.add(i, `c${i};`);
   await h.flushed();
-  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { line: number }).line);
-  assert.deepEqual(lines, Array.from({ length: 50 }, (_, i) => i + 1));
+  const lines = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { line: number }).line);
+  assert.deepEqual(
+    lines,
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
 });
 
 test('range stops before stop', () => {
   const h = new History(file());
   for (let i = 1; i <= 5; i++) h.add(i, `c${i};`);
-  assert.deepEqual(h.query({ hist_access_type: 'range', session: h.session, start: 2, stop: 4 }).map((r) => r[2]), ['c2;', 'c3;']);
+  assert.deepEqual(
+    h.query({ hist_access_type: 'range', session: h.session, start: 2, stop: 4 }).map((r) => r[2]),
+    ['c2;', 'c3;'],
+  );
 });
 
 test('search matches the whole input against a glob; unique keeps the latest of each; n the last n', () => {
   const h = new History(file());
   ['%help', '%connection list', '%help', 'PRINT 1;', '%help'].forEach((c, i) => h.add(i + 1, c));
-  assert.deepEqual(h.query({ hist_access_type: 'search', pattern: '%h*' }).map((r) => r[1]), [1, 3, 5]);
-  assert.deepEqual(h.query({ hist_access_type: 'search', pattern: '%*', unique: true }).map((r) => r[1]), [2, 5]);
-  assert.deepEqual(h.query({ hist_access_type: 'search', pattern: '%h*', n: 2 }).map((r) => r[1]), [3, 5]);
+  assert.deepEqual(
+    h.query({ hist_access_type: 'search', pattern: '%h*' }).map((r) => r[1]),
+    [1, 3, 5],
+  );
+  assert.deepEqual(
+    h.query({ hist_access_type: 'search', pattern: '%*', unique: true }).map((r) => r[1]),
+    [2, 5],
+  );
+  assert.deepEqual(
+    h.query({ hist_access_type: 'search', pattern: '%h*', n: 2 }).map((r) => r[1]),
+    [3, 5],
+  );
   assert.deepEqual(h.query({ hist_access_type: 'search', pattern: 'help' }), []);
   assert.deepEqual(h.query({ hist_access_type: 'search', pattern: '[z-a]*' }), [], 'an invalid glob finds nothing');
 });

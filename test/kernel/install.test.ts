@@ -9,7 +9,10 @@ function install(args: string[], env: Record<string, string | undefined> = {}) {
   const base = { ...process.env };
   delete base.npm_lifecycle_event;
   delete base.JUPYTER_DATA_DIR;
-  return spawnSync(process.execPath, [join(ROOT, 'install.js'), ...args], { encoding: 'utf8', env: { ...base, ...env } });
+  return spawnSync(process.execPath, [join(ROOT, 'install.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...base, ...env },
+  });
 }
 
 function readSpec(dir: string) {
@@ -28,7 +31,10 @@ test('--prefix writes kernel.json with absolute paths, message interrupts and bo
       interrupt_mode: 'message',
       metadata: { debugger: false },
     });
-    for (const [file, size] of [['logo-32x32.png', 32], ['logo-64x64.png', 64]] as const) {
+    for (const [file, size] of [
+      ['logo-32x32.png', 32],
+      ['logo-64x64.png', 64],
+    ] as const) {
       const png = readFileSync(join(dir, file));
       assert.equal(png.subarray(1, 4).toString(), 'PNG');
       assert.equal(png.readUInt32BE(16), size);
@@ -80,35 +86,52 @@ test('a failure exits 1 when run by hand, but only warns when npm runs it', asyn
 
 const MODULES = ['jupyter_client'];
 
-test('jupyter_client finds the installed kernelspec through JUPYTER_PATH', { skip: skipWithoutJupyter(MODULES) }, async () => {
-  assertJupyter(MODULES);
-  await withTempDir('sqlcdc-install-', async (prefix) => {
-    assert.equal(install(['--prefix', prefix]).status, 0);
-    const r = spawnSync(
-      PYTHON,
-      ['-c', 'import json; from jupyter_client.kernelspec import KernelSpecManager as M; s = M().get_kernel_spec("sqlcdc"); print(json.dumps([s.display_name, s.language, s.interrupt_mode, s.argv]))'],
-      { encoding: 'utf8', env: { ...process.env, JUPYTER_PATH: join(prefix, 'share', 'jupyter') } },
-    );
-    assert.equal(r.status, 0, r.stderr);
-    const [name, language, interrupt, argv] = JSON.parse(r.stdout) as [string, string, string, string[]];
-    assert.deepEqual([name, language, interrupt], ['SQL CDC', 'sql', 'message']);
-    assert.equal(argv[1], join(ROOT, 'dist', 'kernel', 'main.js'));
-  });
-});
+test(
+  'jupyter_client finds the installed kernelspec through JUPYTER_PATH',
+  { skip: skipWithoutJupyter(MODULES) },
+  async () => {
+    assertJupyter(MODULES);
+    await withTempDir('sqlcdc-install-', async (prefix) => {
+      assert.equal(install(['--prefix', prefix]).status, 0);
+      const r = spawnSync(
+        PYTHON,
+        [
+          '-c',
+          'import json; from jupyter_client.kernelspec import KernelSpecManager as M; s = M().get_kernel_spec("sqlcdc"); print(json.dumps([s.display_name, s.language, s.interrupt_mode, s.argv]))',
+        ],
+        { encoding: 'utf8', env: { ...process.env, JUPYTER_PATH: join(prefix, 'share', 'jupyter') } },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      const [name, language, interrupt, argv] = JSON.parse(r.stdout) as [string, string, string, string[]];
+      assert.deepEqual([name, language, interrupt], ['SQL CDC', 'sql', 'message']);
+      assert.equal(argv[1], join(ROOT, 'dist', 'kernel', 'main.js'));
+    });
+  },
+);
 
 const KERNELSPEC_CMD = '/usr/bin/jupyter-kernelspec';
 
-test('`jupyter kernelspec list` shows the installed kernel', {
-  skip: !existsSync(KERNELSPEC_CMD) && !process.env.CI ? `needs ${KERNELSPEC_CMD}; install it with: apt-get install -y jupyter-client` : false,
-}, async () => {
-  assert.ok(existsSync(KERNELSPEC_CMD), `${KERNELSPEC_CMD} is missing: apt-get install -y jupyter-client`);
-  await withTempDir('sqlcdc-install-', async (prefix) => {
-    assert.equal(install(['--prefix', prefix]).status, 0);
-    const r = spawnSync('/usr/bin/jupyter', ['kernelspec', 'list'], {
-      encoding: 'utf8',
-      env: { ...process.env, JUPYTER_PATH: join(prefix, 'share', 'jupyter') },
+test(
+  '`jupyter kernelspec list` shows the installed kernel',
+  {
+    skip:
+      !existsSync(KERNELSPEC_CMD) && !process.env.CI
+        ? `needs ${KERNELSPEC_CMD}; install it with: apt-get install -y jupyter-client`
+        : false,
+  },
+  async () => {
+    assert.ok(existsSync(KERNELSPEC_CMD), `${KERNELSPEC_CMD} is missing: apt-get install -y jupyter-client`);
+    await withTempDir('sqlcdc-install-', async (prefix) => {
+      assert.equal(install(['--prefix', prefix]).status, 0);
+      const r = spawnSync('/usr/bin/jupyter', ['kernelspec', 'list'], {
+        encoding: 'utf8',
+        env: { ...process.env, JUPYTER_PATH: join(prefix, 'share', 'jupyter') },
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(
+        r.stdout,
+        new RegExp(`^\\s*sqlcdc\\s+${join(prefix, 'share', 'jupyter', 'kernels', 'sqlcdc')}$`, 'm'),
+      );
     });
-    assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, new RegExp(`^\\s*sqlcdc\\s+${join(prefix, 'share', 'jupyter', 'kernels', 'sqlcdc')}$`, 'm'));
-  });
-});
+  },
+);

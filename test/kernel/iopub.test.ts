@@ -11,11 +11,22 @@ const signer = new Signer('key');
 /** Bounds a receive that would wait for ever (a lost message); not a timing check. */
 const RECEIVE_LIMIT_MS = 20_000;
 
-const cell = (id: string) => ({ header: { msg_id: id, msg_type: 'execute_request', session: 'client', username: 'u', date: '', version: '5.3' }, identities: [] });
-const stream = (parent: string, name: string, text: string) => childOf(cell(parent), 'stream', { name, text }, 'kernel', []) as Message<unknown>;
+const cell = (id: string) => ({
+  header: { msg_id: id, msg_type: 'execute_request', session: 'client', username: 'u', date: '', version: '5.3' },
+  identities: [],
+});
+const stream = (parent: string, name: string, text: string) =>
+  childOf(cell(parent), 'stream', { name, text }, 'kernel', []) as Message<unknown>;
 const display = (parent: string, type: string, id: string, text: string) =>
-  childOf(cell(parent), type, { data: { 'text/plain': text }, metadata: {}, transient: { display_id: id } }, 'kernel', []) as Message<unknown>;
-const status = (parent: string, state: string) => childOf(cell(parent), 'status', { execution_state: state }, 'kernel', []) as Message<unknown>;
+  childOf(
+    cell(parent),
+    type,
+    { data: { 'text/plain': text }, metadata: {}, transient: { display_id: id } },
+    'kernel',
+    [],
+  ) as Message<unknown>;
+const status = (parent: string, state: string) =>
+  childOf(cell(parent), 'status', { execution_state: state }, 'kernel', []) as Message<unknown>;
 
 interface Rig {
   publisher: IopubPublisher;
@@ -26,7 +37,11 @@ interface Rig {
 const PROBE = 'probe';
 
 /** A publisher on an IPC path in a fresh folder (a freed TCP port could be taken by another test process). */
-async function withPublisher(limits: IopubLimits, options: { sendHighWaterMark?: number }, fn: (rig: Rig) => Promise<void>): Promise<void> {
+async function withPublisher(
+  limits: IopubLimits,
+  options: { sendHighWaterMark?: number },
+  fn: (rig: Rig) => Promise<void>,
+): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'sqlcdc-iopub-'));
   const address = `ipc://${join(folder, 'iopub')}`;
   const publisher = new IopubPublisher(new zmq.XPublisher({ linger: 0, ...options }), signer, limits);
@@ -99,7 +114,8 @@ test('stream writes of one request and stream are coalesced, in order, and flush
     for (const m of messages) {
       const key = m.content.name ?? m.content.execution_state;
       const prev = runs.at(-1);
-      if (m.header.msg_type === 'stream' && prev?.[0] === 'stream' && prev[1] === parentOf(m) && prev[2] === key) prev[3] += m.content.text as string;
+      if (m.header.msg_type === 'stream' && prev?.[0] === 'stream' && prev[1] === parentOf(m) && prev[2] === key)
+        prev[3] += m.content.text as string;
       else runs.push([m.header.msg_type, parentOf(m), key, (m.content.text as string) ?? '']);
     }
     let expected = '';
@@ -131,7 +147,7 @@ test('a subscriber reading nothing: waiting output stays bounded, the excess is 
   await withPublisher(limits, { sendHighWaterMark: 4 }, async ({ publisher, subscribe }) => {
     const sub = await subscribe({ receiveHighWaterMark: 4 });
     const writes = 10_000; // 10 MB: far more than ZeroMQ's and the system's buffers hold
-    for (let n = 0; n < writes; ) {
+    for (let n = 0; n < writes;) {
       // a cell's statements give the event loop a turn now and then; 10 KB at a time stays under the backlog bound
       for (let k = 0; k < 10; k++, n++) void publisher.publish(stream('a', 'stdout', LINE(n)));
       await yieldToLoop();
@@ -139,7 +155,10 @@ test('a subscriber reading nothing: waiting output stays bounded, the excess is 
     void publisher.publish(status('a', 'idle'));
     const messages = await untilIdle(sub, 'a');
     assert.equal(messages.at(-1)?.header.msg_type, 'status');
-    assert.ok(assertGapsTold(messages.slice(0, -1), writes) > 0, 'nothing was dropped: the test did not fill the buffers');
+    assert.ok(
+      assertGapsTold(messages.slice(0, -1), writes) > 0,
+      'nothing was dropped: the test did not fill the buffers',
+    );
   });
 });
 
@@ -206,7 +225,7 @@ test('past the bound, a display updated in place skips states but arrives in its
         ['display_data', ...Array<string>(states.length - 1).fill('update_display_data')],
         `display ${id}`,
       );
-      const numbers = states.map((m) => Number(((m.content.data as Record<string, string>)['text/plain']).split(' ')[1]));
+      const numbers = states.map((m) => Number((m.content.data as Record<string, string>)['text/plain'].split(' ')[1]));
       assert.deepEqual(
         numbers,
         [...numbers].sort((x, y) => x - y),
@@ -229,7 +248,9 @@ test('a subscriber reading nothing holds the others back only for the stall time
     // One message at a time, each read before the next is published: the reader never lacks room,
     // so it must get all of them once the stuck subscriber no longer holds IOPub.
     for (let n = 0; n < 5000; n++) {
-      void publisher.publish(childOf(cell('k'), 'execute_input', { code: String(n), execution_count: n }, 'kernel', []));
+      void publisher.publish(
+        childOf(cell('k'), 'execute_input', { code: String(n), execution_count: n }, 'kernel', []),
+      );
       assert.equal((await next(reader)).content.code, String(n));
     }
   });

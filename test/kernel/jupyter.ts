@@ -51,7 +51,11 @@ export function installKernelspec(): Kernelspec {
   delete env.npm_lifecycle_event;
   const r = spawnSync(process.execPath, [join(ROOT, 'install.js'), '--prefix', dir], { encoding: 'utf8', env });
   assert.equal(r.status, 0, `install.js failed: ${r.stderr}`);
-  return { jupyterPath: join(dir, 'share', 'jupyter'), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    jupyterPath: join(dir, 'share', 'jupyter'),
+    dir,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 export interface RunResult {
@@ -64,7 +68,10 @@ export interface RunResult {
  * Runs Debian's Python on a driver script with the kernelspec visible and a fresh workspace.
  * `limitSeconds` only bounds a hung run (a kernel that never answers); it is not a timing check.
  */
-export function runPython(args: string[], options: { env?: Record<string, string>; cwd?: string; limitSeconds?: number } = {}): Promise<RunResult> {
+export function runPython(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; limitSeconds?: number } = {},
+): Promise<RunResult> {
   return new Promise((done) => {
     const child = spawn(PYTHON, args, {
       cwd: options.cwd ?? PY_DIR,
@@ -75,10 +82,13 @@ export function runPython(args: string[], options: { env?: Record<string, string
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const limit = setTimeout(() => {
-      stderr += `\n[killed after ${options.limitSeconds ?? 300} s]`;
-      child.kill('SIGKILL');
-    }, (options.limitSeconds ?? 300) * 1000);
+    const limit = setTimeout(
+      () => {
+        stderr += `\n[killed after ${options.limitSeconds ?? 300} s]`;
+        child.kill('SIGKILL');
+      },
+      (options.limitSeconds ?? 300) * 1000,
+    );
     child.on('close', (code) => {
       clearTimeout(limit);
       done({ code, stdout, stderr });

@@ -40,7 +40,9 @@ test('requests served by a listener a cell opened are attributed to that cell', 
   });
   ctx.run(msg('execute_request'), () => undefined);
   const port = (server.address() as { port: number }).port;
-  await new Promise<void>((done) => request({ host: '127.0.0.1', port, path: '/' }, (res) => res.resume().on('end', done)).end());
+  await new Promise<void>((done) =>
+    request({ host: '127.0.0.1', port, path: '/' }, (res) => res.resume().on('end', done)).end(),
+  );
   server.close();
   assert.equal(seen, cell);
 });

@@ -13,10 +13,21 @@ export const KERNEL = join(__dirname, '..', '..', 'kernel', 'main.js');
  */
 export function ipcConnectionFile(dir: string): string {
   const file = join(dir, 'kernel.json');
-  writeFileSync(file, JSON.stringify({
-    shell_port: 1, iopub_port: 2, stdin_port: 3, control_port: 4, hb_port: 5,
-    ip: join(dir, 'kernel'), key: 'k', transport: 'ipc', signature_scheme: 'hmac-sha256', kernel_name: 'sqlcdc',
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      shell_port: 1,
+      iopub_port: 2,
+      stdin_port: 3,
+      control_port: 4,
+      hb_port: 5,
+      ip: join(dir, 'kernel'),
+      key: 'k',
+      transport: 'ipc',
+      signature_scheme: 'hmac-sha256',
+      kernel_name: 'sqlcdc',
+    }),
+  );
   return file;
 }
 
@@ -32,12 +43,19 @@ export async function startKernel(
   const file = ipcConnectionFile(options.dir);
   const env: Record<string, string | undefined> = { ...process.env, ...options.env };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  const kernel = spawn(process.execPath, [KERNEL, file, ...(options.args ?? [])], { cwd: options.cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const kernel = spawn(process.execPath, [KERNEL, file, ...(options.args ?? [])], {
+    cwd: options.cwd,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   t.after(() => kernel.kill());
   let log = '';
   kernel.stderr.setEncoding('utf8');
   while (!log.includes('\n')) {
-    const [chunk] = (await Promise.race([once(kernel.stderr, 'data'), once(kernel, 'exit').then(() => [undefined])])) as [string | undefined];
+    const [chunk] = (await Promise.race([
+      once(kernel.stderr, 'data'),
+      once(kernel, 'exit').then(() => [undefined]),
+    ])) as [string | undefined];
     if (chunk === undefined) throw new Error(`the kernel exited before logging; stderr: ${log}`);
     log += chunk;
   }

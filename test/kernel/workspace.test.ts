@@ -19,7 +19,11 @@ test('the kernel started in a subfolder uses the .sqlcdc of a parent folder and 
   const project = tempDir('kernel-project');
   mkdirSync(join(project, '.sqlcdc'));
   mkdirSync(join(project, 'notebooks'));
-  const { file, firstLine } = await startKernel(t, { dir: tempDir('kernel-ws'), cwd: join(project, 'notebooks'), env: { SQLCDC_HOME: undefined } });
+  const { file, firstLine } = await startKernel(t, {
+    dir: tempDir('kernel-ws'),
+    cwd: join(project, 'notebooks'),
+    env: { SQLCDC_HOME: undefined },
+  });
   assert.equal(firstLine, `[sqlcdc kernel] workspace ${join(project, '.sqlcdc')} (found in a parent folder)`);
   assert.equal(await workspaceOf(file), join(project, '.sqlcdc'));
   assert.ok(!existsSync(join(project, 'notebooks', '.sqlcdc')));
@@ -29,7 +33,12 @@ test('the kernel takes --workspace from its argv, over SQLCDC_HOME and a parent 
   const project = tempDir('kernel-project');
   mkdirSync(join(project, '.sqlcdc'));
   const chosen = join(tempDir('kernel-chosen'), 'ws');
-  const { file, firstLine } = await startKernel(t, { dir: tempDir('kernel-ws'), cwd: project, args: ['--workspace', chosen], env: { SQLCDC_HOME: join(project, 'home') } });
+  const { file, firstLine } = await startKernel(t, {
+    dir: tempDir('kernel-ws'),
+    cwd: project,
+    args: ['--workspace', chosen],
+    env: { SQLCDC_HOME: join(project, 'home') },
+  });
   assert.equal(firstLine, `[sqlcdc kernel] workspace ${chosen}`);
   assert.equal(await workspaceOf(file), chosen);
 });
@@ -37,7 +46,11 @@ test('the kernel takes --workspace from its argv, over SQLCDC_HOME and a parent 
 test('the kernel takes SQLCDC_HOME from its environment', LIMITS, async (t) => {
   const project = tempDir('kernel-project');
   const home = join(project, 'home');
-  const { file, firstLine } = await startKernel(t, { dir: tempDir('kernel-ws'), cwd: project, env: { SQLCDC_HOME: home } });
+  const { file, firstLine } = await startKernel(t, {
+    dir: tempDir('kernel-ws'),
+    cwd: project,
+    env: { SQLCDC_HOME: home },
+  });
   assert.equal(firstLine, `[sqlcdc kernel] workspace ${home} (from SQLCDC_HOME)`);
   assert.equal(await workspaceOf(file), home);
 });

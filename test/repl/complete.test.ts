@@ -11,14 +11,16 @@ import { tempDir } from './harness';
 function session(): Session {
   const dir = tempDir('complete');
   const s = new Session({ workspace: join(dir, 'ws'), cwd: dir });
-  s.setDataset(Dataset.fromRows(
-    [
-      { name: 'OrderId', type: { base: 'long' } },
-      { name: 'customer name', type: STRING },
-      { name: 'amount', type: { base: 'decimal', precision: 10, scale: 2 } },
-    ],
-    [],
-  ));
+  s.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'OrderId', type: { base: 'long' } },
+        { name: 'customer name', type: STRING },
+        { name: 'amount', type: { base: 'decimal', precision: 10, scale: 2 } },
+      ],
+      [],
+    ),
+  );
   s.connections.add({ name: 'Billing API', kind: 'http', baseUrl: 'http://127.0.0.1:1' });
   s.connections.add({ name: 'warehouse', kind: 'sqlite', file: 'w.db' });
   return s;
@@ -123,7 +125,16 @@ test('statement heads at a statement start, then the words that continue a head'
 
 test("inside a statement: that statement's options, multi-word options word by word", () => {
   const s = session();
-  const filterOptions = ['CASE_INSENSITIVE', 'KEEP_EMPTY', 'KEEP_INVALID', 'LIMIT', 'ON', 'ORDER', 'SINGLE_LINE', 'WITH'];
+  const filterOptions = [
+    'CASE_INSENSITIVE',
+    'KEEP_EMPTY',
+    'KEEP_INVALID',
+    'LIMIT',
+    'ON',
+    'ORDER',
+    'SINGLE_LINE',
+    'WITH',
+  ];
   assert.deepEqual(at(s, "APPLY FILTER 'amount > 5' ").matches.sort(), filterOptions);
   assert.deepEqual(at(s, "APPLY FILTER 'amount > 5' LIMIT 3 KEEP_").matches.sort(), ['KEEP_EMPTY', 'KEEP_INVALID']);
   assert.deepEqual(at(s, "APPLY FILTER 'amount > 5' ORDER ").matches, ['BY']);
@@ -137,7 +148,10 @@ test("inside a statement: that statement's options, multi-word options word by w
   const trace = at(s, "SELECT * FROM HTTP (GET /x) TRACE [db] TABLE 't' ").matches;
   assert.ok(trace.includes('WITH_PAYLOAD') && trace.includes('PAGING'), trace.join());
   const section = at(s, 'PUSH INTO HTTP ON_UPSERT (PUT /x) ').matches;
-  assert.ok(section.includes('THROW_ON_REGEX') && section.includes('ON_DELETE') && section.includes('DLQ_ON_ERROR'), section.join());
+  assert.ok(
+    section.includes('THROW_ON_REGEX') && section.includes('ON_DELETE') && section.includes('DLQ_ON_ERROR'),
+    section.join(),
+  );
   assert.deepEqual(at(s, "APPLY PIPELINE (PRINT 'a') ").matches.sort(), ['BREAK_ON_EMPTY', 'BYPASS', 'WITH']);
 });
 
@@ -157,18 +171,32 @@ test('every option of the tables is offered in its statement', () => {
   for (const command of checked) {
     const offered = at(s, prefixes[command.keyword]).matches;
     for (const option of command.options.options) {
-      for (const spelling of option.spellings) assert.ok(offered.includes(spelling[0].name), `${command.keyword}: ${spelling[0].name}`);
+      for (const spelling of option.spellings)
+        assert.ok(offered.includes(spelling[0].name), `${command.keyword}: ${spelling[0].name}`);
     }
   }
 });
 
 test('values an option knows: FORMAT, PAGING, PROCESSING, in code and inside quotes', () => {
   const s = session();
-  assert.deepEqual(at(s, "SELECT * FROM DRIVE 'a' FORMAT ").matches, ['CSV', 'JSON', 'NDJSON', 'XML', 'RAW', 'PARQUET']);
+  assert.deepEqual(at(s, "SELECT * FROM DRIVE 'a' FORMAT ").matches, [
+    'CSV',
+    'JSON',
+    'NDJSON',
+    'XML',
+    'RAW',
+    'PARQUET',
+  ]);
   assert.deepEqual(at(s, "select * from drive 'a' format j").matches, ['json']);
   assert.deepEqual(at(s, "ZIP COLUMN 'doc' FORMAT ").matches, ['JSON', 'XML', 'CSV'], 'document formats only');
   assert.deepEqual(at(s, "SELECT * FROM DRIVE 'a' FORMAT '").matches.length, 6);
-  assert.deepEqual(at(s, 'SELECT * FROM HTTP (GET /x) WITH PAGING ').matches, ["'none'", "'offset'", "'page'", "'link'", "'token'"]);
+  assert.deepEqual(at(s, 'SELECT * FROM HTTP (GET /x) WITH PAGING ').matches, [
+    "'none'",
+    "'offset'",
+    "'page'",
+    "'link'",
+    "'token'",
+  ]);
   const paging = "SELECT * FROM HTTP (GET /x) WITH PAGING 'pa";
   assert.deepEqual(at(s, paging), { matches: ['page'], start: paging.length - 2, end: paging.length });
   const inside = at(s, "APPLY HTTP (GET /x) WITH PROCESSING 'le|ft'");
@@ -180,7 +208,11 @@ test('inside blocks: pipelines hold statements, APPLY SCHEMA types and columns, 
   const s = session();
   assert.ok(at(s, 'APPLY PIPELINE (\n  ').matches.includes('ADD'));
   assert.deepEqual(at(s, "APPLY PIPELINE (\n  ADD COLUMN 'x=1';\n  APPLY FIL").matches, ['FILTER']);
-  assert.deepEqual(at(s, "SELECT * FROM HTTP (GET /x)\n  APPLY PIPELINE (\n    ADD COLUMN 'a=1' FORMAT ").matches, ['JSON', 'XML', 'CSV']);
+  assert.deepEqual(at(s, "SELECT * FROM HTTP (GET /x)\n  APPLY PIPELINE (\n    ADD COLUMN 'a=1' FORMAT ").matches, [
+    'JSON',
+    'XML',
+    'CSV',
+  ]);
   const schema = at(s, 'APPLY SCHEMA (\n  ').matches;
   assert.ok(schema.includes('decimal') && schema.includes('OrderId'), schema.join());
   assert.deepEqual(at(s, 'APPLY SCHEMA (\n  lo').matches, ['long']);

@@ -24,7 +24,12 @@ export class ReplProcess {
 
   /** `env` adds to the environment; an undefined value removes a variable. */
   constructor(cwd: string, env: Record<string, string | undefined> = {}, args: string[] = []) {
-    const merged: Record<string, string | undefined> = { ...process.env, SQLCDC_HOME: join(cwd, 'ws'), NO_COLOR: '1', ...env };
+    const merged: Record<string, string | undefined> = {
+      ...process.env,
+      SQLCDC_HOME: join(cwd, 'ws'),
+      NO_COLOR: '1',
+      ...env,
+    };
     for (const k of Object.keys(merged)) if (merged[k] === undefined) delete merged[k];
     this.child = spawn(process.execPath, [SQLCDC, '--interactive', ...args], { cwd, env: merged });
     this.child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -57,7 +62,8 @@ export class ReplProcess {
     for (;;) {
       const text = this.stdout.slice(this.mark);
       if (done(text)) return text;
-      if (!this.alive) throw new Error(`REPL exited while waiting for ${what}; stdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
+      if (!this.alive)
+        throw new Error(`REPL exited while waiting for ${what}; stdout:\n${this.stdout}\nstderr:\n${this.stderr}`);
       await new Promise<void>((r) => this.waiters.push(r));
     }
   }

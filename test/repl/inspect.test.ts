@@ -10,14 +10,16 @@ import { tempSession } from '../helpers/session';
 
 function session(): Session {
   const { session: s } = tempSession({}, 'inspect');
-  s.setDataset(Dataset.fromRows(
-    [
-      { name: 'id', type: { base: 'long' } },
-      { name: 'amount', type: { base: 'decimal', precision: 10, scale: 2 } },
-      { name: 'name', type: STRING },
-    ],
-    [[1n, null, 'lamp']],
-  ));
+  s.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'long' } },
+        { name: 'amount', type: { base: 'decimal', precision: 10, scale: 2 } },
+        { name: 'name', type: STRING },
+      ],
+      [[1n, null, 'lamp']],
+    ),
+  );
   return s;
 }
 
@@ -74,7 +76,12 @@ test('a column shows its type, in templates, expressions and as an identifier', 
 
 test('magics and connections are documented; secrets are not shown', () => {
   const s = session();
-  s.connections.add({ name: 'my api', kind: 'http', baseUrl: 'http://127.0.0.1:1', auth: { type: 'bearer', token: 'T0P-S3CRET' } });
+  s.connections.add({
+    name: 'my api',
+    kind: 'http',
+    baseUrl: 'http://127.0.0.1:1',
+    auth: { type: 'bearer', token: 'T0P-S3CRET' },
+  });
   const conn = at(s, 'SELECT * FROM HTTP [my a|pi] (GET /)');
   assert.equal(conn.found, true);
   assert.match(conn.text, /^\[my api\] http connection/);

@@ -11,7 +11,10 @@ const LIMITS = { timeout: 60_000 };
 
 const CSV = 'id,name,amount\n1,lamp,12.50\n2,fridge,499.99\n3,door,80\n';
 
-function startRepl(t: { after(fn: () => void): void }, env: Record<string, string | undefined> = {}): { repl: ReplProcess; dir: string } {
+function startRepl(
+  t: { after(fn: () => void): void },
+  env: Record<string, string | undefined> = {},
+): { repl: ReplProcess; dir: string } {
   const dir = tempDir('repl');
   writeFileSync(join(dir, 'items.csv'), CSV);
   const repl = new ReplProcess(dir, env);
@@ -21,7 +24,10 @@ function startRepl(t: { after(fn: () => void): void }, env: Record<string, strin
 
 test('a statement spans lines until its ";" and PRINT prints', LIMITS, async (t) => {
   const { repl, dir } = startRepl(t);
-  assert.equal(await repl.response(), `SQL CDC REPL — workspace ${join(dir, 'ws')} (from SQLCDC_HOME)\nType .help for help, Ctrl-D to exit.\n${PROMPT}`);
+  assert.equal(
+    await repl.response(),
+    `SQL CDC REPL — workspace ${join(dir, 'ws')} (from SQLCDC_HOME)\nType .help for help, Ctrl-D to exit.\n${PROMPT}`,
+  );
   assert.equal(await repl.send('PRINT'), CONTINUATION);
   assert.equal(await repl.send("'hello from the REPL';"), `hello from the REPL\n${PROMPT}`);
 
@@ -42,38 +48,49 @@ test('a magic runs at once and changes the session', LIMITS, async (t) => {
   assert.doesNotMatch(table, /door/);
 });
 
-test('%describe prints the profile as a table; %plot says what it would draw and that it needs Jupyter', LIMITS, async (t) => {
-  const { repl } = startRepl(t);
-  await repl.response();
-  await repl.send("SELECT * FROM DRIVE 'items.csv';");
-  const profile = body(await repl.send('%describe'));
-  assert.match(profile, /^Profile of the pipeline dataset \(3 rows, 3 columns\)\n/);
-  assert.match(profile, /│ name +│ string +│ +0 │ +3 │ door +│ lamp +│ NULL +│/);
-  assert.equal(body(await repl.send('%plot bar x=name y=amount')), 'needs Jupyter: bar chart of amount by name, 3 rows\n');
-  assert.match(body(await repl.send('%plot pie x=name')), /^error: %plot: unknown chart kind 'pie'/);
-});
+test(
+  '%describe prints the profile as a table; %plot says what it would draw and that it needs Jupyter',
+  LIMITS,
+  async (t) => {
+    const { repl } = startRepl(t);
+    await repl.response();
+    await repl.send("SELECT * FROM DRIVE 'items.csv';");
+    const profile = body(await repl.send('%describe'));
+    assert.match(profile, /^Profile of the pipeline dataset \(3 rows, 3 columns\)\n/);
+    assert.match(profile, /│ name +│ string +│ +0 │ +3 │ door +│ lamp +│ NULL +│/);
+    assert.equal(
+      body(await repl.send('%plot bar x=name y=amount')),
+      'needs Jupyter: bar chart of amount by name, 3 rows\n',
+    );
+    assert.match(body(await repl.send('%plot pie x=name')), /^error: %plot: unknown chart kind 'pie'/);
+  },
+);
 
-test('an error shows the statement, line, column and a caret, and the session stays usable with its dataset', LIMITS, async (t) => {
-  const { repl } = startRepl(t);
-  await repl.response();
-  await repl.send("SELECT * FROM DRIVE 'items.csv';");
+test(
+  'an error shows the statement, line, column and a caret, and the session stays usable with its dataset',
+  LIMITS,
+  async (t) => {
+    const { repl } = startRepl(t);
+    await repl.response();
+    await repl.send("SELECT * FROM DRIVE 'items.csv';");
 
-  const err = body(await repl.send("PRINT 'ok';  SELECT * FROM DRIVE 'nowhere.csv';"));
-  const lines = err.split('\n');
-  assert.equal(lines[0], 'ok');
-  // The caret is under the path the error is about.
-  assert.match(lines[1], /^error: SELECT FROM DRIVE at line 1, column 35: .*nowhere\.csv/);
-  assert.equal(lines[2], "  PRINT 'ok';  SELECT * FROM DRIVE 'nowhere.csv';");
-  assert.equal(lines[3], `  ${' '.repeat(34)}^`);
-  assert.doesNotMatch(err, /\n\s+at /, 'no stack trace');
+    const err = body(await repl.send("PRINT 'ok';  SELECT * FROM DRIVE 'nowhere.csv';"));
+    const lines = err.split('\n');
+    assert.equal(lines[0], 'ok');
+    // The caret is under the path the error is about.
+    assert.match(lines[1], /^error: SELECT FROM DRIVE at line 1, column 35: .*nowhere\.csv/);
+    assert.equal(lines[2], "  PRINT 'ok';  SELECT * FROM DRIVE 'nowhere.csv';");
+    assert.equal(lines[3], `  ${' '.repeat(34)}^`);
+    assert.doesNotMatch(err, /\n\s+at /, 'no stack trace');
 
-  const syntax = body(await repl.send('APPLY FILTR x;'));
-  assert.match(syntax, /^error: .*line 1, column 7/);
-  assert.match(syntax, /\n {8}\^\n$/);
+    const syntax = body(await repl.send('APPLY FILTR x;'));
+    assert.match(syntax, /^error: .*line 1, column 7/);
+    assert.match(syntax, /\n {8}\^\n$/);
 
-  // The dataset loaded before the errors is still there.
-  assert.equal(body(await repl.send("PRINT 'rows: #data.count()';")), 'rows: 3\n');
-});
+    // The dataset loaded before the errors is still there.
+    assert.equal(body(await repl.send("PRINT 'rows: #data.count()';")), 'rows: 3\n');
+  },
+);
 
 test('an error in the second line of a multi-line statement points into that line', LIMITS, async (t) => {
   const { repl } = startRepl(t);
@@ -81,7 +98,7 @@ test('an error in the second line of a multi-line statement points into that lin
   assert.equal(await repl.send('SELECT * FROM DRIVE'), CONTINUATION);
   const err = body(await repl.send("    'missing.csv';"));
   assert.match(err, /^error: SELECT FROM DRIVE at line 2, column 6: /);
-  const syntax = body(await repl.send('PRINT') + (await repl.send('  42 43;')));
+  const syntax = body((await repl.send('PRINT')) + (await repl.send('  42 43;')));
   assert.match(syntax, /line 2, column \d+/);
   assert.match(syntax, /\n {2} {2}42 43;\n/);
 });
@@ -107,18 +124,22 @@ test('Ctrl-C cancels a running statement; the REPL stays alive and keeps its dat
   assert.equal(await repl.close(), 0);
 });
 
-test('Ctrl-C while a statement is being typed drops it; at an empty prompt node asks for a second one', LIMITS, async (t) => {
-  const { repl } = startRepl(t);
-  await repl.response();
-  assert.equal(await repl.send('SELECT * FROM'), CONTINUATION);
-  repl.child.kill('SIGINT');
-  assert.match(await repl.response(), new RegExp(`${PROMPT}$`));
-  assert.equal(body(await repl.send("PRINT 'fresh';")), 'fresh\n');
+test(
+  'Ctrl-C while a statement is being typed drops it; at an empty prompt node asks for a second one',
+  LIMITS,
+  async (t) => {
+    const { repl } = startRepl(t);
+    await repl.response();
+    assert.equal(await repl.send('SELECT * FROM'), CONTINUATION);
+    repl.child.kill('SIGINT');
+    assert.match(await repl.response(), new RegExp(`${PROMPT}$`));
+    assert.equal(body(await repl.send("PRINT 'fresh';")), 'fresh\n');
 
-  repl.child.kill('SIGINT');
-  assert.match(await repl.response(), /press Ctrl\+C again/);
-  assert.ok(repl.alive);
-});
+    repl.child.kill('SIGINT');
+    assert.match(await repl.response(), /press Ctrl\+C again/);
+    assert.ok(repl.alive);
+  },
+);
 
 test('input arriving all at once (a paste, a pipe) runs in order, and the end of input exits', LIMITS, async (t) => {
   const { repl } = startRepl(t);
@@ -128,9 +149,18 @@ test('input arriving all at once (a paste, a pipe) runs in order, and the end of
   );
   assert.equal(await repl.close(), 0);
   const out = repl.stdout;
-  const order = ['one', 'fridge', 'amount: string', 'display limit: 1 rows', 'rows: 3', 'last, no semicolon'].map((s) => out.indexOf(s));
-  assert.ok(order.every((i) => i >= 0), out);
-  assert.deepEqual([...order].sort((a, b) => a - b), order, out);
+  const order = ['one', 'fridge', 'amount: string', 'display limit: 1 rows', 'rows: 3', 'last, no semicolon'].map((s) =>
+    out.indexOf(s),
+  );
+  assert.ok(
+    order.every((i) => i >= 0),
+    out,
+  );
+  assert.deepEqual(
+    [...order].sort((a, b) => a - b),
+    order,
+    out,
+  );
 });
 
 test('history is kept in the workspace, without lines that carry secrets', LIMITS, async (t) => {
@@ -181,49 +211,72 @@ test('the banner names the workspace found in a parent folder, which the session
   mkdirSync(join(dir, 'sub'));
   const repl = new ReplProcess(join(dir, 'sub'), { SQLCDC_HOME: undefined });
   t.after(() => repl.kill());
-  assert.match(await repl.response(), new RegExp(`^SQL CDC REPL — workspace ${escape(join(dir, '.sqlcdc'))} \\(found in a parent folder\\)\n`));
+  assert.match(
+    await repl.response(),
+    new RegExp(`^SQL CDC REPL — workspace ${escape(join(dir, '.sqlcdc'))} \\(found in a parent folder\\)\n`),
+  );
   assert.match(body(await repl.send('%workspace')), new RegExp(`^workspace: ${escape(join(dir, '.sqlcdc'))}\n`));
   assert.ok(!existsSync(join(dir, 'sub', '.sqlcdc')));
 });
 
-test('piped input (not a terminal) prints no banner and no prompts: only what the statements print', LIMITS, async () => {
-  const dir = tempDir('repl-pipe');
-  writeFileSync(join(dir, 'items.csv'), CSV);
-  const env = { SQLCDC_HOME: join(dir, 'ws') };
-  assert.deepEqual(await runCli(dir, [], { input: "PRINT 'hi';\n", env }), { code: 0, stdout: 'hi\n', stderr: '' });
-  const r = await runCli(dir, ['repl'], { input: "SELECT *\n  FROM DRIVE 'items.csv';\n%limit 1\nPRINT 'rows: #data.count()';\n", env });
-  assert.equal(r.code, 0, r.stderr);
-  assert.doesNotMatch(r.stdout, /sqlcdc>|\.\.\.>|SQL CDC REPL/);
-  assert.match(r.stdout, /^┌/, 'the table comes first');
-  assert.match(r.stdout, /\(3 rows\)\ndisplay limit: 1 rows\nrows: 3\n$/);
-});
+test(
+  'piped input (not a terminal) prints no banner and no prompts: only what the statements print',
+  LIMITS,
+  async () => {
+    const dir = tempDir('repl-pipe');
+    writeFileSync(join(dir, 'items.csv'), CSV);
+    const env = { SQLCDC_HOME: join(dir, 'ws') };
+    assert.deepEqual(await runCli(dir, [], { input: "PRINT 'hi';\n", env }), { code: 0, stdout: 'hi\n', stderr: '' });
+    const r = await runCli(dir, ['repl'], {
+      input: "SELECT *\n  FROM DRIVE 'items.csv';\n%limit 1\nPRINT 'rows: #data.count()';\n",
+      env,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /sqlcdc>|\.\.\.>|SQL CDC REPL/);
+    assert.match(r.stdout, /^┌/, 'the table comes first');
+    assert.match(r.stdout, /\(3 rows\)\ndisplay limit: 1 rows\nrows: 3\n$/);
+  },
+);
 
-test('.load runs a SQL CDC script as one cell, .save writes the statements that ran, .clear starts a new pipeline', LIMITS, async (t) => {
-  const { repl, dir } = startRepl(t);
-  writeFileSync(join(dir, 'load.sql'), "%limit 1\nSELECT * FROM DRIVE 'items.csv';\nPRINT 'loaded #data.count() rows';\n");
-  writeFileSync(join(dir, 'broken.sql'), "PRINT 'first';\nSELECT * FROM DRIVE 'nowhere.csv';\nPRINT 'not reached';\n");
-  await repl.response();
-  const loaded = body(await repl.send('.load load.sql'));
-  assert.match(loaded, /^display limit: 1 rows\nloaded 3 rows\n/);
-  assert.match(loaded, /showing 1 of 3 rows/);
+test(
+  '.load runs a SQL CDC script as one cell, .save writes the statements that ran, .clear starts a new pipeline',
+  LIMITS,
+  async (t) => {
+    const { repl, dir } = startRepl(t);
+    writeFileSync(
+      join(dir, 'load.sql'),
+      "%limit 1\nSELECT * FROM DRIVE 'items.csv';\nPRINT 'loaded #data.count() rows';\n",
+    );
+    writeFileSync(
+      join(dir, 'broken.sql'),
+      "PRINT 'first';\nSELECT * FROM DRIVE 'nowhere.csv';\nPRINT 'not reached';\n",
+    );
+    await repl.response();
+    const loaded = body(await repl.send('.load load.sql'));
+    assert.match(loaded, /^display limit: 1 rows\nloaded 3 rows\n/);
+    assert.match(loaded, /showing 1 of 3 rows/);
 
-  const broken = body(await repl.send('.load broken.sql'));
-  assert.match(broken, /^first\nerror: SELECT FROM DRIVE at line 2, column 22: .*nowhere\.csv/);
-  assert.doesNotMatch(broken, /not reached/);
-  assert.equal(body(await repl.send('.load missing.sql')).split(':')[0], 'cannot read missing.sql');
+    const broken = body(await repl.send('.load broken.sql'));
+    assert.match(broken, /^first\nerror: SELECT FROM DRIVE at line 2, column 22: .*nowhere\.csv/);
+    assert.doesNotMatch(broken, /not reached/);
+    assert.equal(body(await repl.send('.load missing.sql')).split(':')[0], 'cannot read missing.sql');
 
-  await repl.send('%connection add api http://127.0.0.1:9 --bearer s3cret');
-  await repl.send('APPLY FILTER');
-  await repl.send("  'id > 1';");
-  assert.equal(body(await repl.send('.save saved.sql')), `saved 2 cell(s) to ${join(dir, 'saved.sql')}\n`);
-  const saved = readFileSync(join(dir, 'saved.sql'), 'utf8');
-  assert.equal(saved, "SELECT * FROM DRIVE 'items.csv';\nPRINT 'loaded #data.count() rows';\nAPPLY FILTER\n  'id > 1';\n");
+    await repl.send('%connection add api http://127.0.0.1:9 --bearer s3cret');
+    await repl.send('APPLY FILTER');
+    await repl.send("  'id > 1';");
+    assert.equal(body(await repl.send('.save saved.sql')), `saved 2 cell(s) to ${join(dir, 'saved.sql')}\n`);
+    const saved = readFileSync(join(dir, 'saved.sql'), 'utf8');
+    assert.equal(
+      saved,
+      "SELECT * FROM DRIVE 'items.csv';\nPRINT 'loaded #data.count() rows';\nAPPLY FILTER\n  'id > 1';\n",
+    );
 
-  assert.equal(body(await repl.send('.clear')), 'pipeline reset: empty dataset\n');
-  assert.equal(body(await repl.send("PRINT 'rows: #data.count()';")), 'rows: 0\n');
-  // What .save wrote runs again, as `sqlcdc run` would run it.
-  assert.match(body(await repl.send('.load saved.sql')), /^loaded 3 rows\n[^]*\(showing 1 of 2 rows\)\n$/);
-});
+    assert.equal(body(await repl.send('.clear')), 'pipeline reset: empty dataset\n');
+    assert.equal(body(await repl.send("PRINT 'rows: #data.count()';")), 'rows: 0\n');
+    // What .save wrote runs again, as `sqlcdc run` would run it.
+    assert.match(body(await repl.send('.load saved.sql')), /^loaded 3 rows\n[^]*\(showing 1 of 2 rows\)\n$/);
+  },
+);
 
 test('.help describes the REPL commands for SQL CDC, not for JavaScript', LIMITS, async (t) => {
   const { repl } = startRepl(t);

@@ -5,7 +5,15 @@ import { cellStatus, splitCell } from '../../runtime/script/cell';
 const status = (text: string) => cellStatus(text).status;
 
 test('complete: empty, only comments, or ending with ; outside strings and blocks', () => {
-  for (const text of ['', '   \n', '-- just a note', "PRINT 'a';", "PRINT 'a';  -- done\n", "PRINT 'a'; PRINT 'b';", 'APPLY PIPELINE (PRINT 1; PRINT 2);'.replace(/PRINT (\d)/g, "PRINT '$1'")]) {
+  for (const text of [
+    '',
+    '   \n',
+    '-- just a note',
+    "PRINT 'a';",
+    "PRINT 'a';  -- done\n",
+    "PRINT 'a'; PRINT 'b';",
+    'APPLY PIPELINE (PRINT 1; PRINT 2);'.replace(/PRINT (\d)/g, "PRINT '$1'"),
+  ]) {
     assert.equal(status(text), 'complete', text);
   }
 });
@@ -14,7 +22,7 @@ test('incomplete: an open string, block or {{, or no ; yet', () => {
   assert.deepEqual(cellStatus("PRINT 'it''s"), { status: 'incomplete', indent: '' });
   assert.deepEqual(cellStatus("PRINT 'a;"), { status: 'incomplete', indent: '' });
   assert.deepEqual(cellStatus('  SELECT * FROM DB [d] (\n    select 1;'), { status: 'incomplete', indent: '      ' });
-  assert.deepEqual(cellStatus('APPLY PIPELINE (\n  PRINT \'a\';'), { status: 'incomplete', indent: '    ' });
+  assert.deepEqual(cellStatus("APPLY PIPELINE (\n  PRINT 'a';"), { status: 'incomplete', indent: '    ' });
   assert.deepEqual(cellStatus('PRINT {{name'), { status: 'incomplete', indent: '' });
   assert.deepEqual(cellStatus("SELECT * FROM HTTP (GET /a)\n  APPLY TX '$'"), { status: 'incomplete', indent: '    ' });
   assert.equal(status("PRINT 'a'"), 'incomplete');
@@ -36,7 +44,10 @@ test('leading magic lines are complete; the statements after them decide', () =>
   assert.equal(status('%limit 5'), 'complete');
   assert.equal(status('%limit 5\n-- a note\n%help\n'), 'complete');
   assert.equal(status("%limit 5\nPRINT 'a';"), 'complete');
-  assert.deepEqual(cellStatus('%limit 5\nSELECT * FROM DB [d] (\n  select 1;'), { status: 'incomplete', indent: '    ' });
+  assert.deepEqual(cellStatus('%limit 5\nSELECT * FROM DB [d] (\n  select 1;'), {
+    status: 'incomplete',
+    indent: '    ',
+  });
   assert.equal(status("%limit 5\nPRINT 'a'; )"), 'invalid');
   // a % line after a statement is not a magic line
   assert.equal(status("PRINT 'a';\n%limit 5"), 'invalid');

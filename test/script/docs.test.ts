@@ -10,8 +10,27 @@ import { NESTING_LIMIT } from '../../runtime/script/limits';
 import { commands, keywords, parseScript, statementDocs } from '../../runtime/script/parser';
 
 const ALL_KINDS: StatementKind[] = [
-  'SelectHttp', 'SelectDb', 'SelectDrive', 'Load', 'ApplyTx', 'ApplySchema', 'ApplyPipeline', 'ApplyHttp', 'ApplyFilter',
-  'AddColumn', 'ZipColumn', 'ExecOnDb', 'Capture', 'PushHttp', 'SinkDrive', 'PushDrive', 'SinkDb', 'PushDb', 'Merge', 'Print', 'Exit',
+  'SelectHttp',
+  'SelectDb',
+  'SelectDrive',
+  'Load',
+  'ApplyTx',
+  'ApplySchema',
+  'ApplyPipeline',
+  'ApplyHttp',
+  'ApplyFilter',
+  'AddColumn',
+  'ZipColumn',
+  'ExecOnDb',
+  'Capture',
+  'PushHttp',
+  'SinkDrive',
+  'PushDrive',
+  'SinkDb',
+  'PushDb',
+  'Merge',
+  'Print',
+  'Exit',
 ];
 
 test('every statement kind is documented, and every example parses to that statement', () => {
@@ -32,7 +51,10 @@ test('every option of every command is documented and is a keyword for completio
   const words = new Set(keywords());
   for (const doc of statementDocs) {
     const command = commands().find((c) => c.keyword === doc.keyword)!;
-    assert.deepEqual(doc.options.map((o) => o.name), command.options.options.map((o) => o.name));
+    assert.deepEqual(
+      doc.options.map((o) => o.name),
+      command.options.options.map((o) => o.name),
+    );
     for (const o of doc.options) {
       assert.ok(o.description, `${doc.keyword} ${o.name}`);
       for (const w of o.name.split(' ')) assert.ok(words.has(w), `${w} is a keyword`);
@@ -50,12 +72,16 @@ test('a statement that does not run yet says so in docs/language.md and in inspe
   const unavailable = unavailableStatements();
   assert.ok(unavailable.size > 0 && !unavailable.has('PRINT') && !unavailable.has('APPLY FILTER'));
   const docs = languageDocs();
-  const sectionOf = (keyword: string) => docs.slice(docs.indexOf(`### ${keyword}\n`), docs.indexOf('\n### ', docs.indexOf(`### ${keyword}\n`) + 4));
+  const sectionOf = (keyword: string) =>
+    docs.slice(docs.indexOf(`### ${keyword}\n`), docs.indexOf('\n### ', docs.indexOf(`### ${keyword}\n`) + 4));
   const { session } = tempSession({}, 'docs');
   for (const keyword of unavailable) {
     assert.match(sectionOf(keyword), /Not available yet/, keyword);
     const parsed = parseScript(statementDocs.find((d) => d.keyword === keyword)!.example);
-    await assert.rejects(session.run(statementDocs.find((d) => d.keyword === keyword)!.example), new RegExp(`not supported yet: ${parsed.statements[0].keyword}`));
+    await assert.rejects(
+      session.run(statementDocs.find((d) => d.keyword === keyword)!.example),
+      new RegExp(`not supported yet: ${parsed.statements[0].keyword}`),
+    );
   }
   assert.doesNotMatch(sectionOf('PRINT'), /Not available yet/);
   const first = [...unavailable][0];
@@ -68,5 +94,7 @@ test('a statement that does not run yet says so in docs/language.md and in inspe
 
 test('the hand-written expression reference names the nesting limit the code has', () => {
   const file = readFileSync(resolve(__dirname, '../../../docs/expressions.md'), 'utf8');
-  assert.ok(file.includes(`nesting limit** of ${NESTING_LIMIT}`) && file.includes(`nested too deeply (limit ${NESTING_LIMIT})`));
+  assert.ok(
+    file.includes(`nesting limit** of ${NESTING_LIMIT}`) && file.includes(`nested too deeply (limit ${NESTING_LIMIT})`),
+  );
 });

@@ -31,7 +31,11 @@ export function txt(t: Text | undefined): [string, Text['form']] | undefined {
 export function textAt(text: string, p: { line: number; column: number; offset: number } | undefined): string {
   assert.ok(p, 'a position');
   const line = text.split('\n')[p.line - 1];
-  assert.equal(text[p.offset] ?? '', line[p.column - 1] ?? (p.offset < text.length ? '\n' : ''), 'line/column and offset agree');
+  assert.equal(
+    text[p.offset] ?? '',
+    line[p.column - 1] ?? (p.offset < text.length ? '\n' : ''),
+    'line/column and offset agree',
+  );
   return text.slice(p.offset);
 }
 

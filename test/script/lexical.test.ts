@@ -5,8 +5,14 @@ import { one, textAt, txt } from './helpers';
 
 test('statements are separated by ; and the last one may omit it', () => {
   const s = parseScript("PRINT 'a'; PRINT 'b';\n;; PRINT 'c'").statements;
-  assert.deepEqual(s.map((x) => x.kind === 'Print' && x.text.value), ['a', 'b', 'c']);
-  assert.deepEqual(s.map((x) => x.source), ["PRINT 'a'", "PRINT 'b'", "PRINT 'c'"]);
+  assert.deepEqual(
+    s.map((x) => x.kind === 'Print' && x.text.value),
+    ['a', 'b', 'c'],
+  );
+  assert.deepEqual(
+    s.map((x) => x.source),
+    ["PRINT 'a'", "PRINT 'b'", "PRINT 'c'"],
+  );
 });
 
 test('an empty script or one with only comments has no statements', () => {
@@ -56,13 +62,16 @@ test("a -- comment in a block hides its quotes and parentheses from the search f
   assert.equal(e.sql.value, " update t set a = 1 -- don't (yet\n where id = 2 ");
   assert.equal(e.perRow, true);
   // Not a comment: no space before it, or an XML comment end.
-  const x = one("APPLY HTTP (GET /a--b) PAYLOAD (<a><!-- x --></a>)", 'ApplyHttp');
+  const x = one('APPLY HTTP (GET /a--b) PAYLOAD (<a><!-- x --></a>)', 'ApplyHttp');
   assert.equal(x.command.target.value, '/a--b');
   assert.equal(x.options.payload?.value, '<a><!-- x --></a>');
 });
 
 test('functions nest and take unquoted arguments, in strings and bare', () => {
-  assert.deepEqual(txt(one('PRINT #urlencode(#toiso8601(#utcnow()))', 'Print').text), ['#urlencode(#toiso8601(#utcnow()))', 'bare']);
+  assert.deepEqual(txt(one('PRINT #urlencode(#toiso8601(#utcnow()))', 'Print').text), [
+    '#urlencode(#toiso8601(#utcnow()))',
+    'bare',
+  ]);
   assert.deepEqual(txt(one("PRINT '#pick(lamp,fridge,door)'", 'Print').text), ['#pick(lamp,fridge,door)', 'quoted']);
   assert.deepEqual(txt(one("PRINT #format('{0}) x', @name)", 'Print').text), ["#format('{0}) x', @name)", 'bare']);
   assert.deepEqual(txt(one('PRINT @highwatermark', 'Print').text), ['@highwatermark', 'bare']);
@@ -93,10 +102,17 @@ test('parsing may start after leading text (magic lines): positions stay in cell
 });
 
 test('CRLF line ends: same statements, positions and block contents without stray carriage returns', () => {
-  const text = "PRINT 'a';\r\nAPPLY SCHEMA (\r\n  int id\r\n  string name |the name\r\n) STRICT_COLUMNS;\r\nSELECT * FROM HTTP (GET /x\r\n)";
+  const text =
+    "PRINT 'a';\r\nAPPLY SCHEMA (\r\n  int id\r\n  string name |the name\r\n) STRICT_COLUMNS;\r\nSELECT * FROM HTTP (GET /x\r\n)";
   const [, schema, http] = parseScript(text).statements;
   assert.ok(schema.kind === 'ApplySchema');
-  assert.deepEqual(schema.columns.map((c) => [c.typeName, c.name, c.description]), [['int', 'id', undefined], ['string', 'name', 'the name']]);
+  assert.deepEqual(
+    schema.columns.map((c) => [c.typeName, c.name, c.description]),
+    [
+      ['int', 'id', undefined],
+      ['string', 'name', 'the name'],
+    ],
+  );
   assert.deepEqual(schema.pos, { line: 2, column: 1, offset: text.indexOf('APPLY') });
   assert.ok(http.kind === 'SelectHttp');
   assert.equal(http.command.target.value, '/x');

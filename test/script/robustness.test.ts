@@ -12,14 +12,39 @@ test('mangled scripts give ScriptErrors with positions, never crashes', () => {
   let seed = 20240601;
   const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
-  const inserts = ["'", '(', ')', ';', '--', '[', ']', '{{', '}}', '#f(', ' WITH ', ' ON ', ' FORMAT ', '\n', '"', ' 5 ', ' -1 ', ' APPLY ', ' TRACE ', ' = ', ','];
+  const inserts = [
+    "'",
+    '(',
+    ')',
+    ';',
+    '--',
+    '[',
+    ']',
+    '{{',
+    '}}',
+    '#f(',
+    ' WITH ',
+    ' ON ',
+    ' FORMAT ',
+    '\n',
+    '"',
+    ' 5 ',
+    ' -1 ',
+    ' APPLY ',
+    ' TRACE ',
+    ' = ',
+    ',',
+  ];
   const bases = statementDocs.map((d) => d.example);
   let errors = 0;
   for (let i = 0; i < 4000; i++) {
     let text = pick(bases);
     for (let edits = 1 + Math.floor(random() * 3); edits > 0; edits--) {
       const at = Math.floor(random() * (text.length + 1));
-      text = random() < 0.5 ? text.slice(0, at) + text.slice(at + 1 + Math.floor(random() * 4)) : text.slice(0, at) + pick(inserts) + text.slice(at);
+      text =
+        random() < 0.5
+          ? text.slice(0, at) + text.slice(at + 1 + Math.floor(random() * 4))
+          : text.slice(0, at) + pick(inserts) + text.slice(at);
     }
     try {
       parseScript(text);

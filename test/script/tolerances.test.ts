@@ -49,7 +49,7 @@ test("APPLY TX 'path' and APPLY TX (path)", () => {
   const b = one('APPLY TX (..docs)', 'ApplyTx');
   assert.equal(a.tx.path.value, b.tx.path.value);
   assert.deepEqual([a.tx.path.form, b.tx.path.form], ['quoted', 'block']);
-  const s = one("SELECT * FROM HTTP (GET /a) APPLY TX ($.items)", 'SelectHttp');
+  const s = one('SELECT * FROM HTTP (GET /a) APPLY TX ($.items)', 'SelectHttp');
   assert.equal(s.tx?.path.value, '$.items');
 });
 
@@ -57,7 +57,7 @@ test('SELECT without *, and PUSH/SINK/MERGE without INTO', () => {
   same('SELECT FROM HTTP (GET /a)', 'SELECT * FROM HTTP (GET /a)');
   same('SELECT FROM DB [d] (select 1)', 'SELECT * FROM DB [d] (select 1)');
   same('PUSH HTTP ON_UPSERT (POST /a)', 'PUSH INTO HTTP ON_UPSERT (POST /a)');
-  same("PUSH DRIVE FORMAT CSV", "PUSH INTO DRIVE FORMAT CSV");
+  same('PUSH DRIVE FORMAT CSV', 'PUSH INTO DRIVE FORMAT CSV');
   same('PUSH DB [d] AUTO_MERGE', 'PUSH INTO DB [d] AUTO_MERGE');
   same("SINK DB [d] TABLE 't'", "SINK INTO DB [d] TABLE 't'");
   same("SINK DRIVE FORMAT RAW FILE 'x'", "SINK INTO DRIVE FORMAT RAW FILE 'x'");
@@ -66,7 +66,10 @@ test('SELECT without *, and PUSH/SINK/MERGE without INTO', () => {
 
 test('CONTINUE_ON_HTTP and CONTINUE_ON_HTTPERROR are both accepted', () => {
   same("APPLY HTTP (GET /a) CONTINUE_ON_HTTP '404'", "APPLY HTTP (GET /a) CONTINUE_ON_HTTPERROR '404'");
-  same("PUSH INTO HTTP ON_UPSERT (POST /a) CONTINUE_ON_HTTPERROR '404'", "PUSH INTO HTTP ON_UPSERT (POST /a) CONTINUE_ON_HTTP '404'");
+  same(
+    "PUSH INTO HTTP ON_UPSERT (POST /a) CONTINUE_ON_HTTPERROR '404'",
+    "PUSH INTO HTTP ON_UPSERT (POST /a) CONTINUE_ON_HTTP '404'",
+  );
 });
 
 test('options come in any order', () => {

@@ -44,7 +44,9 @@ async function profile(session: Session, cell = '%describe'): Promise<Record<str
   assert.ok(r.limit >= r.dataset.rowCount, 'the profile shows every column whatever %limit says');
   const headers = r.dataset.columns.map((c) => c.name);
   assert.deepEqual(headers, ['column', 'type', 'nulls', 'distinct', 'min', 'max', 'top']);
-  return Object.fromEntries(r.dataset.rows().map((row) => [row[0] as string, Object.fromEntries(headers.map((h, i) => [h, row[i]]))] as const));
+  return Object.fromEntries(
+    r.dataset.rows().map((row) => [row[0] as string, Object.fromEntries(headers.map((h, i) => [h, row[i]]))] as const),
+  );
 }
 
 type Display = Extract<Result, { kind: 'display' }>;
@@ -71,14 +73,62 @@ test('%describe profiles every column: type, nulls, distinct values, min, max an
   assert.deepEqual(p.id, { column: 'id', type: 'int', nulls: 0, distinct: 5, min: '1', max: '5', top: null });
   // Distinct values are exact (East ≠ east would count twice), the order is the language's
   // (case-insensitive: East sorts before north); ties keep the order the values first appear in.
-  assert.deepEqual(p.region, { column: 'region', type: 'string', nulls: 0, distinct: 3, min: 'East', max: 'south', top: 'north (3), south (1), East (1)' });
+  assert.deepEqual(p.region, {
+    column: 'region',
+    type: 'string',
+    nulls: 0,
+    distinct: 3,
+    min: 'East',
+    max: 'south',
+    top: 'north (3), south (1), East (1)',
+  });
   // 10.50 and 10.5 are one value; the first one seen is shown, with its scale.
-  assert.deepEqual(p.amount, { column: 'amount', type: 'decimal', nulls: 1, distinct: 3, min: '7.25', max: '20', top: '10.50 (2), 20 (1), 7.25 (1)' });
-  assert.deepEqual(p.status, { column: 'status', type: 'string', nulls: 0, distinct: 4, min: 'cancelled', max: 'shipped', top: 'shipped (2), pending (1), Shipped (1)' });
-  assert.deepEqual(p.ordered, { column: 'ordered', type: 'datetime', nulls: 1, distinct: 4, min: '2024-01-01T00:00:00', max: '2024-01-05T00:00:00', top: null });
-  assert.deepEqual(p.paid, { column: 'paid', type: 'bool', nulls: 1, distinct: 2, min: 'false', max: 'true', top: 'true (3), false (1)' });
+  assert.deepEqual(p.amount, {
+    column: 'amount',
+    type: 'decimal',
+    nulls: 1,
+    distinct: 3,
+    min: '7.25',
+    max: '20',
+    top: '10.50 (2), 20 (1), 7.25 (1)',
+  });
+  assert.deepEqual(p.status, {
+    column: 'status',
+    type: 'string',
+    nulls: 0,
+    distinct: 4,
+    min: 'cancelled',
+    max: 'shipped',
+    top: 'shipped (2), pending (1), Shipped (1)',
+  });
+  assert.deepEqual(p.ordered, {
+    column: 'ordered',
+    type: 'datetime',
+    nulls: 1,
+    distinct: 4,
+    min: '2024-01-01T00:00:00',
+    max: '2024-01-05T00:00:00',
+    top: null,
+  });
+  assert.deepEqual(p.paid, {
+    column: 'paid',
+    type: 'bool',
+    nulls: 1,
+    distinct: 2,
+    min: 'false',
+    max: 'true',
+    top: 'true (3), false (1)',
+  });
   // Bytes have no order; equal byte arrays are still one value.
-  assert.deepEqual(p.payload, { column: 'payload', type: 'byte[]', nulls: 1, distinct: 3, min: null, max: null, top: '0a (2), 0b (1), ff (1)' });
+  assert.deepEqual(p.payload, {
+    column: 'payload',
+    type: 'byte[]',
+    nulls: 1,
+    distinct: 3,
+    min: null,
+    max: null,
+    top: '0a (2), 0b (1), ff (1)',
+  });
 });
 
 test('%describe names the dataset size in its title, profiles the columns asked for, and ignores %limit', async () => {
@@ -97,13 +147,23 @@ test('%describe of a filtered dataset profiles the rows the filter kept', async 
   const s = await orders();
   await s.run("APPLY FILTER 'region = ''north''';");
   const p = await profile(s, '%describe region amount');
-  assert.deepEqual(p.region, { column: 'region', type: 'string', nulls: 0, distinct: 1, min: 'north', max: 'north', top: 'north (3)' });
+  assert.deepEqual(p.region, {
+    column: 'region',
+    type: 'string',
+    nulls: 0,
+    distinct: 1,
+    min: 'north',
+    max: 'north',
+    top: 'north (3)',
+  });
   assert.equal(p.amount.nulls, 1);
 });
 
 test('%describe of the empty pipeline says there is nothing to profile', async () => {
   const { session } = tempSession({}, 'look');
-  assert.deepEqual(await session.run('%describe'), [{ kind: 'message', text: 'the pipeline dataset has no columns yet: load data first' }]);
+  assert.deepEqual(await session.run('%describe'), [
+    { kind: 'message', text: 'the pipeline dataset has no columns yet: load data first' },
+  ]);
 });
 
 test('%plot bar: a Vega-Lite spec of the plotted columns, and a sentence saying what it shows', async () => {
@@ -136,7 +196,10 @@ test('%plot line over dates, counts without y, histograms, and quoted column nam
   const counts = await plot(s, '%plot bar x=id');
   assert.equal(counts.result.text, 'bar chart of row count by id, 5 rows');
   // Numbers on a bar chart's x are categories, one bar each.
-  assert.deepEqual(counts.spec.encoding, { x: { field: 'x', type: 'ordinal', title: 'id' }, y: { aggregate: 'count', type: 'quantitative', title: 'rows' } });
+  assert.deepEqual(counts.spec.encoding, {
+    x: { field: 'x', type: 'ordinal', title: 'id' },
+    y: { aggregate: 'count', type: 'quantitative', title: 'rows' },
+  });
 
   const histogram = await plot(s, '%plot histogram x=[amount]');
   assert.equal(histogram.result.text, 'histogram of amount, 5 rows');
@@ -164,7 +227,10 @@ test('%plot rejects unknown kinds, columns and arguments with the usage', async 
     ['%plot bar x=region x=id', /x= is given twice/],
     ['%plot bar x=', /x= needs a column name/],
     ['%plot histogram x=amount y=id', /a histogram takes x only/],
-    ['%plot histogram x=region', /a histogram needs a numeric x; 'region' is string \(count its values with %plot bar x=region\)/],
+    [
+      '%plot histogram x=region',
+      /a histogram needs a numeric x; 'region' is string \(count its values with %plot bar x=region\)/,
+    ],
     ['%plot point x=payload y=id', /x=payload: a byte\[\] column cannot be plotted/],
   ];
   for (const [cell, message] of cases) await assert.rejects(s.run(cell), message, cell);
@@ -184,7 +250,10 @@ test('%plot embeds at most 5,000 rows: an evenly spaced sample from the first ro
   assert.equal(xs.length, 5000);
   assert.deepEqual(xs.slice(0, 6), [0, 2, 4, 7, 9, 12]);
   assert.equal(xs.at(-1), 11997);
-  assert.ok(xs.every((x, i) => i === 0 || x > xs[i - 1]), 'rows stay in their order');
+  assert.ok(
+    xs.every((x, i) => i === 0 || x > xs[i - 1]),
+    'rows stay in their order',
+  );
 
   await session.run("APPLY FILTER 'n < 5000';");
   const all = await plot(session, '%plot point x=n y=half');

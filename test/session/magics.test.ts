@@ -54,7 +54,10 @@ test('%connection add, list and remove keep connections in the workspace without
 test('%connection rejects bad input with a clear message', async () => {
   const s = newSession();
   await assert.rejects(s.run('%connection add api not-a-url'), /'not-a-url' is not a connection URL scheme/);
-  await assert.rejects(s.run('%connection add api gopher://x'), /'gopher:' is not a connection URL scheme \(known: http: https: sqlite: postgres: postgresql: ftp: ftps:\)/);
+  await assert.rejects(
+    s.run('%connection add api gopher://x'),
+    /'gopher:' is not a connection URL scheme \(known: http: https: sqlite: postgres: postgresql: ftp: ftps:\)/,
+  );
   await assert.rejects(s.run('%connection add api http://u:pw@[bad'), /'http:\/\/\*\*\*\*@\[bad' is not a valid URL/);
   await assert.rejects(s.run('%connection add api http://x --bogus 1'), /unknown option --bogus/);
   await assert.rejects(s.run('%connection add api http://x --basic nocolon'), /--basic must look like a:b/);
@@ -71,7 +74,11 @@ test('%limit, %workspace, %help and an unknown magic', async () => {
   assert.ok(ws.kind === 'message' && ws.text.includes(s.workspace));
   const [help] = await s.run('%help');
   const names = cells(help).map((r) => r[0]);
-  for (const m of ['%connection', '%limit', '%reset', '%workspace', '%help']) assert.ok(names.some((n) => n.startsWith(m)), m);
+  for (const m of ['%connection', '%limit', '%reset', '%workspace', '%help'])
+    assert.ok(
+      names.some((n) => n.startsWith(m)),
+      m,
+    );
   const results = await collect(s, '%nosuch');
   assert.equal(results.length, 1);
   assert.equal(results[0].kind, 'error');
@@ -91,5 +98,10 @@ test('%pipeline shows and sets the pipeline name; a name that cannot name a file
 test('docs/session.md lists every magic %help lists', () => {
   const doc = readFileSync(resolve(__dirname, '../../../docs/session.md'), 'utf8');
   const table = doc.slice(doc.indexOf('## Magics'));
-  for (const m of newSession().magics.all()) assert.match(table, new RegExp(`^\\| \`%${m.name}[ \`]`, 'm'), `%${m.name} is not in docs/session.md's table of magics`);
+  for (const m of newSession().magics.all())
+    assert.match(
+      table,
+      new RegExp(`^\\| \`%${m.name}[ \`]`, 'm'),
+      `%${m.name} is not in docs/session.md's table of magics`,
+    );
 });

@@ -25,17 +25,25 @@ test("a SELECT without ';' before the next line's APPLY FILTER", async () => {
   assert.equal(errors.length, 1);
   const [r] = errors;
   assert.ok(r.kind === 'error' && r.error instanceof ScriptError);
-  assert.equal(describeError(r.error), "SELECT FROM DRIVE at line 3, column 28: expected ';' after SELECT FROM DRIVE (line 3)");
+  assert.equal(
+    describeError(r.error),
+    "SELECT FROM DRIVE at line 3, column 28: expected ';' after SELECT FROM DRIVE (line 3)",
+  );
   assert.deepEqual(caretLines(cell, r.error.position!), ["SELECT * FROM DRIVE 'd.csv'", `${' '.repeat(27)}^`]);
 });
 
 test("inside a pipeline, and a clause that continues the statement keeps the grammar's message", async () => {
-  let [r] = await collect("SELECT * FROM DRIVE 'd.csv' APPLY PIPELINE (\n  ADD COLUMN 'x=1'\n  APPLY FILTER 'id > 1'\n);");
+  let [r] = await collect(
+    "SELECT * FROM DRIVE 'd.csv' APPLY PIPELINE (\n  ADD COLUMN 'x=1'\n  APPLY FILTER 'id > 1'\n);",
+  );
   assert.ok(r.kind === 'error');
   assert.equal(describeError(r.error), "ADD COLUMN at line 2, column 19: expected ';' after ADD COLUMN (line 2)");
   [r] = await collect("SELECT * FROM DRIVE 'd.csv'\n  APPLY TX '$' FOO;");
   assert.ok(r.kind === 'error');
-  assert.match(describeError(r.error), /^SELECT FROM DRIVE at line 2, column 16: expected ';' or an option of SELECT FROM DRIVE .* but found 'FOO'$/);
+  assert.match(
+    describeError(r.error),
+    /^SELECT FROM DRIVE at line 2, column 16: expected ';' or an option of SELECT FROM DRIVE .* but found 'FOO'$/,
+  );
 });
 
 test('with the ; the same cell runs', async () => {

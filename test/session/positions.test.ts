@@ -11,7 +11,10 @@ import { startHttpServer } from '../helpers/http-server';
  */
 
 function newSession(): Session {
-  const { session: s, dir } = tempSession({ 'items.csv': 'id,name\n1,lamp\n2,fridge\n', 'broken.json': '{"id": ' }, 'positions');
+  const { session: s, dir } = tempSession(
+    { 'items.csv': 'id,name\n1,lamp\n2,fridge\n', 'broken.json': '{"id": ' },
+    'positions',
+  );
   s.connections.add({ name: 'files', kind: 'drive', root: dir });
   s.connections.add({ name: 'api', kind: 'http', baseUrl: 'http://127.0.0.1:1' });
   return s;

@@ -34,9 +34,16 @@ test('a cell and a run started meanwhile on the same session see only their own 
 
   const outputs: OutputItem[] = [];
   const unsubscribe = session.output.subscribe((item) => outputs.push(item));
-  const payload = Dataset.fromRows([{ name: 'payload_col', type: { base: 'string' } }], [['a'], ['b'], ['c'], ['d'], ['e']]);
+  const payload = Dataset.fromRows(
+    [{ name: 'payload_col', type: { base: 'string' } }],
+    [['a'], ['b'], ['c'], ['d'], ['e']],
+  );
   const other = session.newRun({ dataset: payload, pipeline: 'hook', origin: 'webhook call 1' });
-  await other.execute(parseScript("PRINT 'other: [#statebag(who)]|#data.count()'; PRINT '#statebag(who, other)'; APPLY FILTER 'payload_col <> ''a''';").statements);
+  await other.execute(
+    parseScript(
+      "PRINT 'other: [#statebag(who)]|#data.count()'; PRINT '#statebag(who, other)'; APPLY FILTER 'payload_col <> ''a''';",
+    ).statements,
+  );
   unsubscribe();
   assert.deepEqual(
     outputs.map((o) => [o.origin, o.result.kind === 'message' ? o.result.text : o.result.kind]),
@@ -51,7 +58,11 @@ test('a cell and a run started meanwhile on the same session see only their own 
   assert.notEqual(other.executionId, undefined);
 
   answer!();
-  assert.deepEqual(texts(await cell), ['cell before: cell|2', 'cell after: cell|3'], "the cell keeps its statebag; the other run's value never reached it");
+  assert.deepEqual(
+    texts(await cell),
+    ['cell before: cell|2', 'cell after: cell|3'],
+    "the cell keeps its statebag; the other run's value never reached it",
+  );
   assert.deepEqual(
     session.dataset.columns.map((c) => c.name),
     ['n'],
@@ -102,7 +113,10 @@ test('resources: shared by key, all closed with the session even when one fails,
   const resources = new Resources();
   const closed: string[] = [];
   const a = resources.shared('a', () => ({ close: () => void closed.push('a') }));
-  assert.equal(resources.shared('a', () => assert.fail('created twice')), a);
+  assert.equal(
+    resources.shared('a', () => assert.fail('created twice')),
+    a,
+  );
   resources.add({
     close: async () => {
       throw new Error('b failed');
@@ -132,9 +146,17 @@ test('closing the session closes its HTTP connections', async () => {
 test('a second CAPTURE, or a LOAD that is not first and only, fails before any statement runs', async () => {
   const { session } = tempSession({}, 'runs');
   const cases: [string, RegExp, number][] = [
-    ["PRINT 'side effect';\nCAPTURE 'a' ON KEYS 'id';\nAPPLY PIPELINE (\n  CAPTURE 'b' ON KEYS 'id';\n);", /only one CAPTURE is allowed per pipeline; the first is at line 2/, 4],
+    [
+      "PRINT 'side effect';\nCAPTURE 'a' ON KEYS 'id';\nAPPLY PIPELINE (\n  CAPTURE 'b' ON KEYS 'id';\n);",
+      /only one CAPTURE is allowed per pipeline; the first is at line 2/,
+      4,
+    ],
     ["PRINT 'side effect';\nLOAD UPSERTS FROM 'orders';", /LOAD must be the first statement of the pipeline/, 2],
-    ["LOAD UPSERTS FROM 'a';\nLOAD UPSERTS FROM 'b';", /only one LOAD is allowed per pipeline; the first is at line 1/, 2],
+    [
+      "LOAD UPSERTS FROM 'a';\nLOAD UPSERTS FROM 'b';",
+      /only one LOAD is allowed per pipeline; the first is at line 1/,
+      2,
+    ],
   ];
   for (const [script, message, line] of cases) {
     const results: Result[] = [];

@@ -46,7 +46,9 @@ function assertNoSecret(text: string, where: string): void {
 }
 
 test('connection secrets of every kind are sealed at rest, used, and never shown', async () => {
-  const server = await startHttpServer((req, res) => sendJson(res, { auth: req.headers.authorization ?? null, key: req.headers['x-api-key'] ?? null }));
+  const server = await startHttpServer((req, res) =>
+    sendJson(res, { auth: req.headers.authorization ?? null, key: req.headers['x-api-key'] ?? null }),
+  );
   servers.push(server);
   const { session, dir } = tempSession({}, 'secrets');
   const closed = 'http://127.0.0.1:9';
@@ -64,7 +66,9 @@ test('connection secrets of every kind are sealed at rest, used, and never shown
   assertNoSecret(added, 'adding');
 
   // Used: the server receives them.
-  const [bearer] = (await session.run(`SELECT * FROM HTTP [bearer] (GET /a) APPLY TX '$';`)).filter((r) => r.kind === 'table');
+  const [bearer] = (await session.run(`SELECT * FROM HTTP [bearer] (GET /a) APPLY TX '$';`)).filter(
+    (r) => r.kind === 'table',
+  );
   assert.ok(bearer.kind === 'table');
   assert.deepEqual(bearer.dataset.rows()[0], ['Bearer BEARERTOK1', null]);
   await session.run(`SELECT * FROM HTTP [basic] (GET /b) APPLY TX '$';`);
@@ -84,7 +88,10 @@ test('connection secrets of every kind are sealed at rest, used, and never shown
     assertNoSecret(found.text + (found.markdown ?? ''), `inspect [${name}]`);
   }
   assertNoSecret(await outputOf(session, 'SELECT * FROM HTTP [refused] (GET /x);'), 'a refused connection');
-  assertNoSecret(await outputOf(session, `SELECT * FROM HTTP (GET http://bob:INLINEPW7@127.0.0.1:9/x);`), 'an inline URL');
+  assertNoSecret(
+    await outputOf(session, `SELECT * FROM HTTP (GET http://bob:INLINEPW7@127.0.0.1:9/x);`),
+    'an inline URL',
+  );
   assertNoSecret(await outputOf(session, `SELECT * FROM DRIVE [pg] 'x.csv';`), 'a connection of the wrong kind');
 
   // At rest: no file of the workspace holds one, and the connections file is private.
@@ -107,7 +114,13 @@ test('a connections file with secrets in clear is rewritten sealed on first use'
   writeFileSync(
     join(ws, 'connections.json'),
     JSON.stringify([
-      { name: 'api', kind: 'http', baseUrl: 'http://127.0.0.1:9/', auth: { type: 'bearer', token: 'BEARERTOK1' }, headers: { 'X-Custom': 'HDRVAL4' } },
+      {
+        name: 'api',
+        kind: 'http',
+        baseUrl: 'http://127.0.0.1:9/',
+        auth: { type: 'bearer', token: 'BEARERTOK1' },
+        headers: { 'X-Custom': 'HDRVAL4' },
+      },
       { name: 'pg', kind: 'postgres', target: 'postgres://app:PGPASS5@127.0.0.1:1/shop' },
       { name: 'lite', kind: 'sqlite', target: 'shop.db' },
     ]),
@@ -127,12 +140,18 @@ test('rotating the workspace key reseals variables and connections; the old key 
   await session.run('%connection add api http://127.0.0.1:9/ --bearer BEARERTOK1\n%var set --encrypted token APIKEY3');
   const oldKey = readFileSync(join(ws, 'secret.key'), 'utf8');
   const rotation = rotateWorkspaceKey(ws);
-  assert.deepEqual({ variables: rotation.variables, connections: rotation.connections }, { variables: 1, connections: 1 });
+  assert.deepEqual(
+    { variables: rotation.variables, connections: rotation.connections },
+    { variables: 1, connections: 1 },
+  );
   assert.notEqual(readFileSync(join(ws, 'secret.key'), 'utf8'), oldKey);
   const after = new Session({ workspace: ws, cwd: dir });
   const api = after.connections.getOf('api', 'http');
   assert.ok(api.auth?.type === 'bearer' && api.auth.token === 'BEARERTOK1');
-  assert.deepEqual((await after.run("PRINT '#trygetvar(token)';")).map((r) => (r.kind === 'message' ? r.text : '')), ['APIKEY3']);
+  assert.deepEqual(
+    (await after.run("PRINT '#trygetvar(token)';")).map((r) => (r.kind === 'message' ? r.text : '')),
+    ['APIKEY3'],
+  );
   for (const f of filesUnder(ws)) assertNoSecret(f.text, f.path);
   // With the old key put back, nothing opens: the values really are sealed under the new one.
   writeFileSync(join(ws, 'secret.key'), oldKey);
@@ -148,7 +167,9 @@ test('sqlcdc workspace rotate-key reseals through the CLI; with SQLCDC_SECRET it
   assert.equal(rotated.code, 0, rotated.stderr);
   assert.match(rotated.stdout, /0 encrypted variables and 1 connections resealed/);
   assertNoSecret(rotated.stdout + rotated.stderr, 'rotate-key output');
-  const refused = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws], { env: { SQLCDC_SECRET: 'old-secret' } });
+  const refused = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws], {
+    env: { SQLCDC_SECRET: 'old-secret' },
+  });
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /give the new one in SQLCDC_NEW_SECRET/);
   const usage = await runCli(dir, ['workspace', 'frob']);

@@ -21,14 +21,20 @@ test('the dataset persists from cell to cell and a cell ends with it as a table'
   assert.equal(s.dataset.rowCount, 3);
   await s.run('EXIT KEEP 2;');
   assert.equal(s.dataset.rowCount, 2);
-  assert.deepEqual(s.dataset.columns.map((c) => c.name), ['id', 'name']);
+  assert.deepEqual(
+    s.dataset.columns.map((c) => c.name),
+    ['id', 'name'],
+  );
 });
 
 test('a failing statement stops the cell and leaves the dataset as it was before it', async () => {
   const s = newSession();
   await s.run("SELECT * FROM DRIVE 'items.csv';");
   const before = s.dataset;
-  const results = await collect(s, "PRINT 'first';\nAPPLY FILTER 'id = 1';\nSELECT * FROM DRIVE 'missing.csv';\nPRINT 'never';");
+  const results = await collect(
+    s,
+    "PRINT 'first';\nAPPLY FILTER 'id = 1';\nSELECT * FROM DRIVE 'missing.csv';\nPRINT 'never';",
+  );
   const kinds = results.map((r) => r.kind);
   assert.deepEqual(kinds, ['message', 'error']);
   const err = results[1].kind === 'error' ? results[1].error : undefined;
@@ -44,7 +50,10 @@ test('a failing statement stops the cell and leaves the dataset as it was before
 test('EXIT stops the script: later statements do not run', async () => {
   const s = newSession();
   const results = await collect(s, "SELECT * FROM DRIVE 'items.csv';\nEXIT KEEP 2;\nPRINT 'never';");
-  assert.deepEqual(results.map((r) => r.kind), ['table']);
+  assert.deepEqual(
+    results.map((r) => r.kind),
+    ['table'],
+  );
   assert.equal(s.dataset.rowCount, 2);
 });
 

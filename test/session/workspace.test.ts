@@ -50,7 +50,10 @@ test('a session started in a subfolder uses the .sqlcdc of a parent folder, and 
     assert.equal(await workspaceOf(session), join(root, '.sqlcdc'));
     const [list] = await session.run('%connection list');
     assert.equal(list.kind, 'table');
-    assert.deepEqual(list.dataset.rows().map((r) => r[0]), ['shop']);
+    assert.deepEqual(
+      list.dataset.rows().map((r) => r[0]),
+      ['shop'],
+    );
     assert.ok(!existsSync(join(sub, '.sqlcdc')), 'no new workspace in the subfolder');
   });
 });

@@ -15,9 +15,10 @@ test('APPLY TX after SELECT FROM HTTP turns the payload into rows (the response 
   assert.deepEqual(plain(ds), [[1], [2]]);
 });
 
-test('APPLY TX ON a column: each row\'s document expands, its other columns repeated', async () => {
+test("APPLY TX ON a column: each row's document expands, its other columns repeated", async () => {
   const { session } = sessionWith({
-    'in.csv': 'batch,doc\nb1,"{""lines"":[{""sku"":""a""},{""sku"":""b""}]}"\nb2,\nb3,"{""lines"":[{""sku"":""c"",""batch"":9}]}"\n',
+    'in.csv':
+      'batch,doc\nb1,"{""lines"":[{""sku"":""a""},{""sku"":""b""}]}"\nb2,\nb3,"{""lines"":[{""sku"":""c"",""batch"":9}]}"\n',
   });
   const ds = await load(session, "SELECT * FROM DRIVE 'in.csv'; APPLY TX 'lines' ON 'doc';");
   assert.deepEqual(schema(ds), ['batch:string', 'sku:string', 'doc.batch:int']);
@@ -33,15 +34,24 @@ test('APPLY TX with CSV options parses a text column as CSV', async () => {
   const { session } = sessionWith({ 'raw.txt': 'a;b\n1;2\n3;4\n' });
   const ds = await load(session, "SELECT * FROM DRIVE 'raw.txt'; APPLY TX 'headers:1 delimiter:;' ON 'content';");
   assert.deepEqual(schema(ds), ['file:string', 'a:string', 'b:string']);
-  assert.deepEqual(plain(ds), [['raw.txt', '1', '2'], ['raw.txt', '3', '4']]);
+  assert.deepEqual(plain(ds), [
+    ['raw.txt', '1', '2'],
+    ['raw.txt', '3', '4'],
+  ]);
 });
 
-test('APPLY TX without ON reads the payload column, or a one-column dataset\'s only column', async () => {
+test("APPLY TX without ON reads the payload column, or a one-column dataset's only column", async () => {
   const { session } = sessionWith({ 'x.txt': '<r><i>1</i><i>2</i></r>' });
   await session.run("SELECT * FROM DRIVE 'x.txt';");
-  await assert.rejects(session.run("APPLY TX '//i';"), /name the document column with ON '<column>': there is no payload column \(columns: file, content\)/);
+  await assert.rejects(
+    session.run("APPLY TX '//i';"),
+    /name the document column with ON '<column>': there is no payload column \(columns: file, content\)/,
+  );
   const ds = await load(session, "SELECT * FROM DRIVE 'x.txt'; APPLY TX '//i' ON 'content';");
-  assert.deepEqual(plain(ds), [['x.txt', 1], ['x.txt', 2]]);
+  assert.deepEqual(plain(ds), [
+    ['x.txt', 1],
+    ['x.txt', 2],
+  ]);
 });
 
 test('APPLY TX errors: an unknown ON column, a cell that is no document, a malformed document', async () => {
@@ -49,12 +59,22 @@ test('APPLY TX errors: an unknown ON column, a cell that is no document, a malfo
   await session.run("SELECT * FROM DRIVE 'd.csv';");
   await assert.rejects(session.run("APPLY TX '$' ON 'nope';"), (e: Error & { position?: { column: number } }) => {
     assert.match(e.message, /unknown column 'nope'/);
-    assert.equal(e.position?.column, 18, "the column name inside the quotes");
+    assert.equal(e.position?.column, 18, 'the column name inside the quotes');
     return true;
   });
   await assert.rejects(session.run("APPLY TX '$' ON 'doc';"), /row 1 of doc: the document is neither JSON nor XML/);
-  assert.deepEqual(plain(session.dataset), [['1', 'hello'], ['2', '{"a":']], 'a failing APPLY TX leaves the dataset as it was');
-  await assert.rejects(session.run("APPLY FILTER 'id = 2'; APPLY TX '$' ON 'doc';"), /row 1 of doc: invalid JSON at line 1, column 6/);
+  assert.deepEqual(
+    plain(session.dataset),
+    [
+      ['1', 'hello'],
+      ['2', '{"a":'],
+    ],
+    'a failing APPLY TX leaves the dataset as it was',
+  );
+  await assert.rejects(
+    session.run("APPLY FILTER 'id = 2'; APPLY TX '$' ON 'doc';"),
+    /row 1 of doc: invalid JSON at line 1, column 6/,
+  );
 });
 
 test('APPLY TX on an empty dataset says to read a document first', async () => {
@@ -63,17 +83,30 @@ test('APPLY TX on an empty dataset says to read a document first', async () => {
 });
 
 test("APPLY TX '$.data.customers[*]' gives one row per customer, as '$.data.customers' does", async () => {
-  const doc = { data: { customers: [{ name: 'Ann', city: 'Oslo' }, { name: 'Bob', city: 'Rome' }, { name: 'Cy', city: 'Lima' }] } };
+  const doc = {
+    data: {
+      customers: [
+        { name: 'Ann', city: 'Oslo' },
+        { name: 'Bob', city: 'Rome' },
+        { name: 'Cy', city: 'Lima' },
+      ],
+    },
+  };
   const server = await startHttpServer((req, res) => sendJson(res, doc));
   const { session } = sessionWith();
   after(async () => {
     await session.close();
     await server.close();
   });
-  const byPath = async (path: string) => load(session, `SELECT * FROM HTTP (GET ${server.url}/customers); APPLY TX '${path}';`);
+  const byPath = async (path: string) =>
+    load(session, `SELECT * FROM HTTP (GET ${server.url}/customers); APPLY TX '${path}';`);
   const all = await byPath('$.data.customers[*]');
   assert.deepEqual(schema(all), ['name:string', 'city:string']);
-  assert.deepEqual(plain(all), [['Ann', 'Oslo'], ['Bob', 'Rome'], ['Cy', 'Lima']]);
+  assert.deepEqual(plain(all), [
+    ['Ann', 'Oslo'],
+    ['Bob', 'Rome'],
+    ['Cy', 'Lima'],
+  ]);
   assert.deepEqual(plain(await byPath('$.data.customers')), plain(all));
   assert.deepEqual(plain(await byPath('$.data.customers.*')), plain(all));
   assert.deepEqual(plain(await byPath('$.data.customers[*].city')), [['Oslo'], ['Rome'], ['Lima']]);

@@ -17,7 +17,12 @@ function bigCsv(rows: number, eol: string): { text: string; expected: string[][]
   for (let i = 1; i <= rows; i++) {
     const when = `2024-01-${String(1 + (i % 28)).padStart(2, '0')}T10:00:00`;
     // Every seventh note spans lines and every fifth holds escaped quotes: some straddle a piece boundary.
-    const note = i % 7 === 0 ? `line one of ${i}${eol}line two, "quoted"` : i % 5 === 0 ? `say "hi" ${i}` : `plain note number ${i}`;
+    const note =
+      i % 7 === 0
+        ? `line one of ${i}${eol}line two, "quoted"`
+        : i % 5 === 0
+          ? `say "hi" ${i}`
+          : `plain note number ${i}`;
     const field = /[",\r\n]/.test(note) ? `"${note.replace(/"/g, '""')}"` : note;
     lines.push(`${i},${cities[i % cities.length]},${when},${field}`);
     expected.push([String(i), cities[i % cities.length], when, note]);
@@ -49,20 +54,39 @@ test('CSV files of many pieces: errors name the line in the whole file and the d
     'late.csv': `${'skipped\n'.repeat(3)}${text}\n# note\n3,Oslo,x,"bad" quote\n`,
   });
   await assert.rejects(session.run("SELECT * FROM DRIVE 'open.csv';"), (e: Error) => {
-    assert.match(e.message, new RegExp(`^open\\.csv: invalid CSV at line ${lineCount + 1}, column 11: quoted field unterminated`));
+    assert.match(
+      e.message,
+      new RegExp(`^open\\.csv: invalid CSV at line ${lineCount + 1}, column 11: quoted field unterminated`),
+    );
     return true;
   });
-  await assert.rejects(session.run("SELECT * FROM DRIVE 'wide.csv';"), /wide\.csv: invalid CSV: data row 20001 has 5 fields; the header has 4/);
+  await assert.rejects(
+    session.run("SELECT * FROM DRIVE 'wide.csv';"),
+    /wide\.csv: invalid CSV: data row 20001 has 5 fields; the header has 4/,
+  );
   await assert.rejects(session.run("SELECT * FROM DRIVE 'late.csv' OPTIONS 'skip:3 comments:#';"), (e: Error) => {
-    assert.match(e.message, new RegExp(`^late\\.csv: invalid CSV at line ${lineCount + 6}, column 11: trailing quote on quoted field is malformed`));
+    assert.match(
+      e.message,
+      new RegExp(
+        `^late\\.csv: invalid CSV at line ${lineCount + 6}, column 11: trailing quote on quoted field is malformed`,
+      ),
+    );
     return true;
   });
 });
 
 test('CSV files of many pieces: skip, comments, headers:0 and fixed-width fields', async () => {
-  const body = Array.from({ length: 30_000 }, (_, i) => (i % 1000 === 0 ? `# comment ${i}` : `${String(i).padEnd(6)}${i % 3 === 0 ? 'abc' : 'de'}`));
-  const { session } = sessionWith({ 'f.txt': `title line\n${body.join('\n')}\n`, 'short.csv': 'a,b,c\n' + '1\n'.repeat(70_000) + '1,2,3\n' });
-  const fixed = await load(session, "SELECT * FROM DRIVE 'f.txt' FORMAT CSV OPTIONS 'headers:0 skip:1 comments:# fields:6,3 trim:1';");
+  const body = Array.from({ length: 30_000 }, (_, i) =>
+    i % 1000 === 0 ? `# comment ${i}` : `${String(i).padEnd(6)}${i % 3 === 0 ? 'abc' : 'de'}`,
+  );
+  const { session } = sessionWith({
+    'f.txt': `title line\n${body.join('\n')}\n`,
+    'short.csv': 'a,b,c\n' + '1\n'.repeat(70_000) + '1,2,3\n',
+  });
+  const fixed = await load(
+    session,
+    "SELECT * FROM DRIVE 'f.txt' FORMAT CSV OPTIONS 'headers:0 skip:1 comments:# fields:6,3 trim:1';",
+  );
   const expected = body.filter((l) => !l.startsWith('#')).map((l) => [l.slice(0, 6).trim(), l.slice(6)]);
   assert.deepEqual(plain(fixed), expected);
   const short = await load(session, "SELECT * FROM DRIVE 'short.csv' OPTIONS 'headers:0';");
@@ -74,8 +98,11 @@ test('CSV files of many pieces: skip, comments, headers:0 and fixed-width fields
 
 test('a CSV file read with an aborted signal is cancelled', async () => {
   const { dir } = sessionWith({ 'a.csv': 'a\n1\n' });
-  await assert.rejects(readCsvFile(join(dir, 'a.csv'), 'a.csv', parseCsvOptions('headers:1'), AbortSignal.abort()), (e: Error & { kind?: string }) => {
-    assert.equal(e.kind, 'cancelled');
-    return true;
-  });
+  await assert.rejects(
+    readCsvFile(join(dir, 'a.csv'), 'a.csv', parseCsvOptions('headers:1'), AbortSignal.abort()),
+    (e: Error & { kind?: string }) => {
+      assert.equal(e.kind, 'cancelled');
+      return true;
+    },
+  );
 });

@@ -16,9 +16,15 @@ test('CSV options: headers:0 names columns Column1…; delimiter, trim, skip, co
   const { session } = sessionWith({
     'b.txt': 'exported by tool\nversion 2\n# a comment\n a ; b \n// another\nc;d\n',
   });
-  const ds = await load(session, "SELECT * FROM DRIVE 'b.txt' FORMAT CSV OPTIONS 'headers:0 delimiter:; trim:1 skip:2 comments:#,//';");
+  const ds = await load(
+    session,
+    "SELECT * FROM DRIVE 'b.txt' FORMAT CSV OPTIONS 'headers:0 delimiter:; trim:1 skip:2 comments:#,//';",
+  );
   assert.deepEqual(schema(ds), ['Column1:string', 'Column2:string']);
-  assert.deepEqual(plain(ds), [['a', 'b'], ['c', 'd']]);
+  assert.deepEqual(plain(ds), [
+    ['a', 'b'],
+    ['c', 'd'],
+  ]);
 });
 
 test('CSV options: a blank delimiter, quoted:0 and a custom quote character', async () => {
@@ -36,20 +42,34 @@ test('CSV options: fixed-width fields and flatten', async () => {
   });
   const fixed = await load(session, "SELECT * FROM DRIVE 'fixed.txt' FORMAT CSV OPTIONS 'fields:5,10,4 trim:1';");
   assert.deepEqual(schema(fixed), ['id:string', 'name:string', 'city:string']);
-  assert.deepEqual(plain(fixed), [['1', 'Ann', 'Oslo'], ['22', 'Bob', 'Rome']]);
+  assert.deepEqual(plain(fixed), [
+    ['1', 'Ann', 'Oslo'],
+    ['22', 'Bob', 'Rome'],
+  ]);
   const flat = await load(session, "SELECT * FROM DRIVE 'multi.csv' OPTIONS 'flatten:1';");
   assert.deepEqual(plain(flat), [['line1line2', 'x']]);
 });
 
 test('CSV: short rows get nulls, trailing delimiters are dropped, extra values are an error', async () => {
   const { session } = sessionWith({ 'r.csv': 'a,b,c\n1,2\n3,4,5,\n', 'bad.csv': 'a,b\n1,2\n3,4,5\n' });
-  assert.deepEqual(plain(await load(session, "SELECT * FROM DRIVE 'r.csv';")), [['1', '2', null], ['3', '4', '5']]);
-  await assert.rejects(session.run("SELECT * FROM DRIVE 'bad.csv';"), /bad\.csv: invalid CSV: data row 2 has 3 fields; the header has 2/);
+  assert.deepEqual(plain(await load(session, "SELECT * FROM DRIVE 'r.csv';")), [
+    ['1', '2', null],
+    ['3', '4', '5'],
+  ]);
+  await assert.rejects(
+    session.run("SELECT * FROM DRIVE 'bad.csv';"),
+    /bad\.csv: invalid CSV: data row 2 has 3 fields; the header has 2/,
+  );
 });
 
 test('CSV: duplicate and empty header names get unique names; a .tsv file is tab-separated', async () => {
   const { session } = sessionWith({ 'h.csv': 'id,ID,,name\n1,2,3,4\n', 't.tsv': 'a\tb\n1\t2\n' });
-  assert.deepEqual(schema(await load(session, "SELECT * FROM DRIVE 'h.csv';")), ['id:string', 'ID_2:string', 'Column3:string', 'name:string']);
+  assert.deepEqual(schema(await load(session, "SELECT * FROM DRIVE 'h.csv';")), [
+    'id:string',
+    'ID_2:string',
+    'Column3:string',
+    'name:string',
+  ]);
   assert.deepEqual(plain(await load(session, "SELECT * FROM DRIVE 't.tsv';")), [['1', '2']]);
 });
 
@@ -63,10 +83,16 @@ test('CSV: an unterminated quote is an error naming the file and line', async ()
 
 test('CSV options: unknown keys, bad values and write-only keys are rejected', async () => {
   const { session } = sessionWith({ 'a.csv': 'a\n1\n' });
-  await assert.rejects(session.run("SELECT * FROM DRIVE 'a.csv' OPTIONS 'header:1';"), /unknown key 'header' \(known: headers, delimiter/);
+  await assert.rejects(
+    session.run("SELECT * FROM DRIVE 'a.csv' OPTIONS 'header:1';"),
+    /unknown key 'header' \(known: headers, delimiter/,
+  );
   await assert.rejects(session.run("SELECT * FROM DRIVE 'a.csv' OPTIONS 'skip:x';"), /skip takes a whole number/);
   await assert.rejects(session.run("SELECT * FROM DRIVE 'a.csv' OPTIONS 'date:s';"), /date applies to writing/);
-  await assert.rejects(session.run("SELECT * FROM DRIVE 'a.csv' OPTIONS 'fields:5, 6';"), /expected key:value|fields takes/);
+  await assert.rejects(
+    session.run("SELECT * FROM DRIVE 'a.csv' OPTIONS 'fields:5, 6';"),
+    /expected key:value|fields takes/,
+  );
 });
 
 test('CSV: an empty file gives an empty dataset; a header alone gives columns and no rows', async () => {

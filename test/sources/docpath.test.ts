@@ -6,7 +6,14 @@ import { plain, schema } from './helpers';
 const shop = JSON.stringify({
   shop: 'north',
   orders: [
-    { id: 1, customer: { name: 'Ann', city: 'Oslo' }, items: [{ sku: 'a', qty: 2 }, { sku: 'b', qty: 1 }] },
+    {
+      id: 1,
+      customer: { name: 'Ann', city: 'Oslo' },
+      items: [
+        { sku: 'a', qty: 2 },
+        { sku: 'b', qty: 1 },
+      ],
+    },
     { id: 2, customer: { name: 'Bob', city: 'Rome' }, items: [] },
   ],
   archive: { docs: [{ id: 'x' }], nested: { docs: [{ id: 'y' }, { id: 'z' }] } },
@@ -20,7 +27,10 @@ test('$ on a JSON object: its direct children are the columns of one row', () =>
 });
 
 test('$ on a JSON array gives one row per element; scalars are a value column', () => {
-  assert.deepEqual(plain(documentToDataset('[{"a":1},{"a":2,"b":"x"}]', 'json', '$')), [[1, null], [2, 'x']]);
+  assert.deepEqual(plain(documentToDataset('[{"a":1},{"a":2,"b":"x"}]', 'json', '$')), [
+    [1, null],
+    [2, 'x'],
+  ]);
   const scalars = documentToDataset('[1, "two", null]', 'json', '$');
   assert.deepEqual(schema(scalars), ['value:string']);
   assert.deepEqual(plain(scalars), [['1'], ['two'], [null]]);
@@ -31,8 +41,14 @@ test('a node under the root: `orders` and `$.orders`; nested paths step through 
   const rooted = documentToDataset(shop, 'json', '$.orders');
   assert.deepEqual(plain(bare), plain(rooted));
   assert.deepEqual(schema(bare), ['id:int', 'customer:string', 'items:string']);
-  assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders.customer')), [['Ann', 'Oslo'], ['Bob', 'Rome']]);
-  assert.deepEqual(plain(documentToDataset(shop, 'json', 'orders.items')), [['a', 2], ['b', 1]]);
+  assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders.customer')), [
+    ['Ann', 'Oslo'],
+    ['Bob', 'Rome'],
+  ]);
+  assert.deepEqual(plain(documentToDataset(shop, 'json', 'orders.items')), [
+    ['a', 2],
+    ['b', 1],
+  ]);
   assert.deepEqual(plain(documentToDataset(shop, 'json', "$.orders[1]['customer']")), [['Bob', 'Rome']]);
 });
 
@@ -41,13 +57,19 @@ test('..name selects that node at any depth', () => {
   assert.deepEqual(plain(documentToDataset(shop, 'json', '$..sku')), [['a'], ['b']]);
 });
 
-test('[*] and .* select an array\'s elements, at any depth and on nested arrays; on an object its values', () => {
+test("[*] and .* select an array's elements, at any depth and on nested arrays; on an object its values", () => {
   const perOrder = plain(documentToDataset(shop, 'json', '$.orders'));
   assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders[*]')), perOrder);
   assert.deepEqual(plain(documentToDataset(shop, 'json', 'orders.*')), perOrder);
   // every order's items, one row per item
-  assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders[*].items[*]')), [['a', 2], ['b', 1]]);
-  assert.deepEqual(plain(documentToDataset(shop, 'json', '..items[*]')), [['a', 2], ['b', 1]]);
+  assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders[*].items[*]')), [
+    ['a', 2],
+    ['b', 1],
+  ]);
+  assert.deepEqual(plain(documentToDataset(shop, 'json', '..items[*]')), [
+    ['a', 2],
+    ['b', 1],
+  ]);
   assert.deepEqual(plain(documentToDataset(shop, 'json', '..docs[*]')), [['x'], ['y'], ['z']]);
   assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders[0].customer.*')), [['Ann'], ['Oslo']]);
   // an array of arrays: [*] gives the inner arrays, whose elements are the rows
@@ -56,7 +78,11 @@ test('[*] and .* select an array\'s elements, at any depth and on nested arrays;
   // as a child path of a self-join
   assert.deepEqual(
     plain(documentToDataset(shop, 'json', '$.orders || items[*]')).map((r) => [r[0], r[2], r[3]]),
-    [[1, 'a', 2], [1, 'b', 1], [2, null, null]],
+    [
+      [1, 'a', 2],
+      [1, 'b', 1],
+      [2, null, null],
+    ],
   );
 });
 
@@ -65,7 +91,11 @@ test('parent || child: parent fields repeated per child; a parent without childr
   assert.deepEqual(schema(ds), ['id:int', 'customer:string', 'sku:string', 'qty:int']);
   assert.deepEqual(
     plain(ds).map((r) => [r[0], r[2], r[3]]),
-    [[1, 'a', 2], [1, 'b', 1], [2, null, null]],
+    [
+      [1, 'a', 2],
+      [1, 'b', 1],
+      [2, null, null],
+    ],
   );
 });
 
@@ -82,12 +112,18 @@ test('paths are case-sensitive; a path that selects nothing gives no rows', () =
 });
 
 test('JSONPath filters are handed to jsonpath-plus', () => {
-  assert.deepEqual(plain(documentToDataset(shop, 'json', '$.orders[?(@.id == 2)]')).map((r) => r[0]), [2]);
+  assert.deepEqual(
+    plain(documentToDataset(shop, 'json', '$.orders[?(@.id == 2)]')).map((r) => r[0]),
+    [2],
+  );
 });
 
 test('XPath on a JSON document and bad paths are clear errors', () => {
   assert.throws(() => documentToDataset(shop, 'json', '//orders'), /is an XPath; JSON documents take paths like/);
-  assert.throws(() => documentToDataset(shop, 'json', '$.orders[x'), /invalid document path '\$\.orders\[x': missing '\]'/);
+  assert.throws(
+    () => documentToDataset(shop, 'json', '$.orders[x'),
+    /invalid document path '\$\.orders\[x': missing '\]'/,
+  );
   assert.throws(() => documentToDataset(shop, 'json', 'orders || '), /empty part around '\|\|'/);
 });
 
@@ -118,12 +154,15 @@ test('XML: dotted names start at the root element, with or without its own name'
 test('XML: XPath selects records; attributes and child elements become columns', () => {
   const ds = documentToDataset(orders, 'xml', "//order[@status='open']/line");
   assert.deepEqual(schema(ds), ['sku:string', 'qty:int']);
-  assert.deepEqual(plain(ds), [['a', 2], ['b', 1]]);
+  assert.deepEqual(plain(ds), [
+    ['a', 2],
+    ['b', 1],
+  ]);
   assert.deepEqual(plain(documentToDataset(orders, 'xml', '/shop/orders/order[2]/@id')), [[2]]);
   assert.deepEqual(plain(documentToDataset(orders, 'xml', 'count(//line)')), [[2]]);
 });
 
-test('XML: parent || child joins; RAWCOL keeps each record\'s XML', () => {
+test("XML: parent || child joins; RAWCOL keeps each record's XML", () => {
   const ds = documentToDataset(orders, 'xml', '//order || line', { rawCol: 'xml' });
   assert.deepEqual(schema(ds), ['id:int', 'status:string', 'customer:string', 'sku:string', 'qty:int', 'xml:string']);
   assert.deepEqual(plain(ds), [
@@ -133,15 +172,22 @@ test('XML: parent || child joins; RAWCOL keeps each record\'s XML', () => {
   ]);
 });
 
-test('JSON RAWCOL keeps each record\'s JSON, long numbers exactly', () => {
+test("JSON RAWCOL keeps each record's JSON, long numbers exactly", () => {
   const ds = documentToDataset('[{"id":12345678901234567890,"a":{"b":1}}]', 'json', '$', { rawCol: 'raw' });
   assert.deepEqual(plain(ds), [['12345678901234567890m', '{"b":1}', '{"id":12345678901234567890,"a":{"b":1}}']]);
 });
 
 test('XML numbers are typed only in canonical form; an attribute named like a child is @name', () => {
-  const ds = documentToDataset('<r><i code="1"><code>007</code><n>-3</n><x>1e3</x></i><i code="2"><code>8</code><n>4</n><x>2</x></i></r>', 'xml', '$');
+  const ds = documentToDataset(
+    '<r><i code="1"><code>007</code><n>-3</n><x>1e3</x></i><i code="2"><code>8</code><n>4</n><x>2</x></i></r>',
+    'xml',
+    '$',
+  );
   assert.deepEqual(schema(ds), ['@code:int', 'code:string', 'n:int', 'x:double']);
-  assert.deepEqual(plain(ds), [[1, '007', -3, 1000], [2, '8', 4, 2]]);
+  assert.deepEqual(plain(ds), [
+    [1, '007', -3, 1000],
+    [2, '8', 4, 2],
+  ]);
 });
 
 test('invalid XPath is a clear error', () => {

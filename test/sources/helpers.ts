@@ -23,7 +23,8 @@ export function plain(ds: Dataset): unknown[][] {
 
 function plainValue(v: Value): unknown {
   if (typeof v === 'bigint') return `${v}n`;
-  if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array) && !(v instanceof Date)) return `${v.toString()}m`;
+  if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array) && !(v instanceof Date))
+    return `${v.toString()}m`;
   return v;
 }
 

@@ -37,7 +37,10 @@ test('GET without APPLY TX: one row with payload, status, headers and elapsed_ms
   assert.equal(server.requests[0].method, 'GET');
   assert.equal(server.requests[0].url, '/greet?x=1');
   // The facts of the last call reach the next cell (#last_http_* read them).
-  const out = await results(session, "PRINT '#last_http_status() #last_http_mediatype() #last_http_bytecount()'; PRINT '#last_http_content()';");
+  const out = await results(
+    session,
+    "PRINT '#last_http_status() #last_http_mediatype() #last_http_bytecount()'; PRINT '#last_http_content()';",
+  );
   assert.deepEqual(messages(out), ['200 application/json 17', '{"hello":"world"}']);
 });
 
@@ -56,7 +59,9 @@ test('POST with a payload, HEADERS in both shapes and CONTENT_TYPE; texts hold f
   assert.equal(req.headers['x-tenant'], 'acme');
   assert.equal(req.headers['content-type'], 'application/json');
   assert.equal(session.dataset.rows()[0][1], 201);
-  await session.run(`SELECT * FROM HTTP (PUT ${server.url}/x) WITH PAYLOAD ('a=1') CONTENT_TYPE 'application/x-www-form-urlencoded';`);
+  await session.run(
+    `SELECT * FROM HTTP (PUT ${server.url}/x) WITH PAYLOAD ('a=1') CONTENT_TYPE 'application/x-www-form-urlencoded';`,
+  );
   assert.equal(server.requests[1].method, 'PUT');
   assert.equal(server.requests[1].headers['content-type'], 'application/x-www-form-urlencoded');
 });
@@ -66,21 +71,51 @@ test('APPLY TX turns the response into rows; XML responses too; RAWCOL keeps eac
     if (req.url === '/xml') {
       res.writeHead(200, { 'content-type': 'application/xml; charset=utf-8' });
       res.end('<r><i n="1"/><i n="2"/></r>');
-    } else sendJson(res, { data: { items: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] } });
+    } else
+      sendJson(res, {
+        data: {
+          items: [
+            { id: 1, name: 'a' },
+            { id: 2, name: 'b' },
+          ],
+        },
+      });
   });
   const ds = await load(session, `SELECT * FROM HTTP (GET ${server.url}/json) APPLY TX '$.data.items';`);
   assert.deepEqual(schema(ds), ['id:int', 'name:string']);
-  assert.deepEqual(plain(ds), [[1, 'a'], [2, 'b']]);
+  assert.deepEqual(plain(ds), [
+    [1, 'a'],
+    [2, 'b'],
+  ]);
   const xml = await load(session, `SELECT * FROM HTTP (GET ${server.url}/xml) APPLY TX '//i' WITH RAWCOL 'raw';`);
-  assert.deepEqual(plain(xml), [[1, '<i n="1"/>'], [2, '<i n="2"/>']]);
+  assert.deepEqual(plain(xml), [
+    [1, '<i n="1"/>'],
+    [2, '<i n="2"/>'],
+  ]);
 });
 
 test('a connection gives the base URL, default headers and auth (basic, bearer, apikey)', async () => {
   const { server, session } = await setup((req, res) => sendJson(res, []));
-  session.connections.add({ name: 'api', kind: 'http', baseUrl: `${server.url}/v1/`, headers: { 'X-Client': 'sqlcdc' }, auth: { type: 'bearer', token: 't0k' } });
-  session.connections.add({ name: 'basic', kind: 'http', baseUrl: server.url, auth: { type: 'basic', user: 'u', password: 'p@ss' } });
-  session.connections.add({ name: 'keyed', kind: 'http', baseUrl: server.url, auth: { type: 'apikey', header: 'X-Api-Key', key: 'sekret' } });
-  await session.run("SELECT * FROM HTTP [api] (GET /orders?since=1) WITH HEADERS '[{\"X-Client\":\"override\"}]';");
+  session.connections.add({
+    name: 'api',
+    kind: 'http',
+    baseUrl: `${server.url}/v1/`,
+    headers: { 'X-Client': 'sqlcdc' },
+    auth: { type: 'bearer', token: 't0k' },
+  });
+  session.connections.add({
+    name: 'basic',
+    kind: 'http',
+    baseUrl: server.url,
+    auth: { type: 'basic', user: 'u', password: 'p@ss' },
+  });
+  session.connections.add({
+    name: 'keyed',
+    kind: 'http',
+    baseUrl: server.url,
+    auth: { type: 'apikey', header: 'X-Api-Key', key: 'sekret' },
+  });
+  await session.run('SELECT * FROM HTTP [api] (GET /orders?since=1) WITH HEADERS \'[{"X-Client":"override"}]\';');
   await session.run('SELECT * FROM HTTP [basic] (GET status);');
   await session.run('SELECT * FROM HTTP [keyed] (DELETE /things/1);');
   const [a, b, c] = server.requests;
@@ -100,11 +135,19 @@ test("a connection's credentials are not sent to another origin, and never appea
   });
   const other = await startHttpServer((req, res) => sendJson(res, {}));
   opened.push({ server: other, session });
-  session.connections.add({ name: 'api', kind: 'http', baseUrl: server.url, auth: { type: 'bearer', token: 'supersecret' } });
+  session.connections.add({
+    name: 'api',
+    kind: 'http',
+    baseUrl: server.url,
+    auth: { type: 'bearer', token: 'supersecret' },
+  });
   await session.run(`SELECT * FROM HTTP [api] (GET ${other.url}/elsewhere);`);
   assert.equal(other.requests[0].headers.authorization, undefined);
   await assert.rejects(session.run('SELECT * FROM HTTP [api] (GET /private?api_key=abc123&page=2);'), (e: Error) => {
-    assert.match(e.message, /^HTTP 401 Unauthorized from GET http:\/\/127\.0\.0\.1:\d+\/private\?api_key=\*\*\*\*&page=2: denied$/);
+    assert.match(
+      e.message,
+      /^HTTP 401 Unauthorized from GET http:\/\/127\.0\.0\.1:\d+\/private\?api_key=\*\*\*\*&page=2: denied$/,
+    );
     assert.doesNotMatch(e.message, /supersecret|abc123/);
     return true;
   });
@@ -115,27 +158,42 @@ test('HTTP errors name the status, the call and the start of the body', async ()
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: 'no such order', detail: 'x'.repeat(500) }));
   });
-  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${server.url}/orders/9);`), (e: Error & { statement?: string }) => {
-    assert.match(e.message, /^HTTP 404 Not Found from GET http:\/\/127\.0\.0\.1:\d+\/orders\/9: \{"error":"no such order","detail":"x+…$/);
-    assert.ok(e.message.length < 320);
-    assert.equal(e.statement, 'SELECT FROM HTTP');
-    return true;
-  });
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${server.url}/orders/9);`),
+    (e: Error & { statement?: string }) => {
+      assert.match(
+        e.message,
+        /^HTTP 404 Not Found from GET http:\/\/127\.0\.0\.1:\d+\/orders\/9: \{"error":"no such order","detail":"x+…$/,
+      );
+      assert.ok(e.message.length < 320);
+      assert.equal(e.statement, 'SELECT FROM HTTP');
+      return true;
+    },
+  );
 });
 
 test('a relative path without a connection, a refused connection and a bad URL are clear errors', async () => {
   const { session } = await setup((req, res) => sendJson(res, {}));
-  await assert.rejects(session.run('SELECT * FROM HTTP (GET /orders);'), /'\/orders' is a relative path: name an HTTP connection/);
+  await assert.rejects(
+    session.run('SELECT * FROM HTTP (GET /orders);'),
+    /'\/orders' is a relative path: name an HTTP connection/,
+  );
   const closed = await startHttpServer(() => undefined);
   const url = closed.url;
   await closed.close();
-  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${url}/x);`), /connection refused by 127\.0\.0\.1:\d+: GET http:\/\/127\.0\.0\.1:\d+\/x/);
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${url}/x);`),
+    /connection refused by 127\.0\.0\.1:\d+: GET http:\/\/127\.0\.0\.1:\d+\/x/,
+  );
   await assert.rejects(session.run('SELECT * FROM HTTP (GET ftp://127.0.0.1/x);'), /unsupported URL scheme 'ftp:'/);
 });
 
 test('TIMEOUT ends a call the server never answers', async () => {
   const { server, session } = await setup(() => undefined);
-  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${server.url}/slow) WITH TIMEOUT 0.3;`), /timed out after 0\.3 s: GET http:\/\/127\.0\.0\.1:\d+\/slow/);
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${server.url}/slow) WITH TIMEOUT 0.3;`),
+    /timed out after 0\.3 s: GET http:\/\/127\.0\.0\.1:\d+\/slow/,
+  );
 });
 
 test('aborting the signal cancels a pending call at once', async () => {
@@ -168,9 +226,18 @@ test("PAGING 'offset' grows the offset by each page's records until an empty pag
     const skip = Number(url.searchParams.get('skip') ?? 0);
     sendJson(res, { items: PEOPLE.slice(skip, skip + 3) });
   });
-  const ds = await load(session, `SELECT * FROM HTTP (GET ${server.url}/people?limit=3) APPLY TX 'items' WITH PAGING 'offset' PAGING_PARAM 'skip';`);
-  assert.deepEqual(plain(ds).map((r) => r[0]), [1, 2, 3, 4, 5, 6, 7]);
-  assert.deepEqual(server.requests.map((r) => r.url), ['/people?limit=3', '/people?limit=3&skip=3', '/people?limit=3&skip=6', '/people?limit=3&skip=7']);
+  const ds = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/people?limit=3) APPLY TX 'items' WITH PAGING 'offset' PAGING_PARAM 'skip';`,
+  );
+  assert.deepEqual(
+    plain(ds).map((r) => r[0]),
+    [1, 2, 3, 4, 5, 6, 7],
+  );
+  assert.deepEqual(
+    server.requests.map((r) => r.url),
+    ['/people?limit=3', '/people?limit=3&skip=3', '/people?limit=3&skip=6', '/people?limit=3&skip=7'],
+  );
 });
 
 test("PAGING 'page' counts pages from the URL's value; without APPLY TX a JSON array body is the page", async () => {
@@ -178,21 +245,31 @@ test("PAGING 'page' counts pages from the URL's value; without APPLY TX a JSON a
     const page = Number(new URL(req.url, 'http://x').searchParams.get('p'));
     sendJson(res, PEOPLE.slice(page * 3, page * 3 + 3));
   });
-  const ds = await load(session, `SELECT * FROM HTTP (GET ${server.url}/people?p=0) WITH PAGING 'page' PAGING_PARAM 'p';`);
+  const ds = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/people?p=0) WITH PAGING 'page' PAGING_PARAM 'p';`,
+  );
   assert.equal(ds.rowCount, 4, 'three pages with records and the empty one, a row each');
-  assert.deepEqual(server.requests.map((r) => r.url), ['/people?p=0', '/people?p=1', '/people?p=2', '/people?p=3']);
+  assert.deepEqual(
+    server.requests.map((r) => r.url),
+    ['/people?p=0', '/people?p=1', '/people?p=2', '/people?p=3'],
+  );
 });
 
 test("PAGING 'link' follows the Link header's rel=next, or the link at PAGING_PATH", async () => {
   const { server, session } = await setup((req, res) => {
     const n = Number(new URL(req.url, 'http://x').searchParams.get('n') ?? 1);
-    const headers: Record<string, string> = n < 3 ? { link: `<${server.url}/h?n=${n + 1}>; rel="next", </h?n=1>; rel="first"` } : {};
+    const headers: Record<string, string> =
+      n < 3 ? { link: `<${server.url}/h?n=${n + 1}>; rel="next", </h?n=1>; rel="first"` } : {};
     if (req.url.startsWith('/h')) sendJson(res, [{ n }], 200, headers);
     else sendJson(res, { rows: [{ n }], paging: { next: n < 3 ? `/b?n=${n + 1}` : null } });
   });
   const byHeader = await load(session, `SELECT * FROM HTTP (GET ${server.url}/h) APPLY TX '$' WITH PAGING 'link';`);
   assert.deepEqual(plain(byHeader), [[1], [2], [3]]);
-  const byBody = await load(session, `SELECT * FROM HTTP (GET ${server.url}/b) APPLY TX 'rows' WITH PAGING 'link' PAGING_PATH 'paging.next';`);
+  const byBody = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/b) APPLY TX 'rows' WITH PAGING 'link' PAGING_PATH 'paging.next';`,
+  );
   assert.deepEqual(plain(byBody), [[1], [2], [3]]);
 });
 
@@ -202,10 +279,22 @@ test("PAGING 'token' sends the token found at PAGING_PATH until there is none", 
     const at = token ? Number(token.slice(1)) : 0;
     sendJson(res, { data: PEOPLE.slice(at, at + 4), next: at + 4 < PEOPLE.length ? `c${at + 4}` : '' });
   });
-  const ds = await load(session, `SELECT * FROM HTTP (GET ${server.url}/people?size=4) APPLY TX 'data' WITH PAGING 'token' PAGING_PARAM 'cursor' PAGING_PATH 'next';`);
-  assert.deepEqual(plain(ds).map((r) => r[0]), [1, 2, 3, 4, 5, 6, 7]);
-  assert.deepEqual(server.requests.map((r) => r.url), ['/people?size=4', '/people?size=4&cursor=c4']);
-  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${server.url}/people) WITH PAGING 'token';`), /PAGING 'token' needs PAGING_PATH/);
+  const ds = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/people?size=4) APPLY TX 'data' WITH PAGING 'token' PAGING_PARAM 'cursor' PAGING_PATH 'next';`,
+  );
+  assert.deepEqual(
+    plain(ds).map((r) => r[0]),
+    [1, 2, 3, 4, 5, 6, 7],
+  );
+  assert.deepEqual(
+    server.requests.map((r) => r.url),
+    ['/people?size=4', '/people?size=4&cursor=c4'],
+  );
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${server.url}/people) WITH PAGING 'token';`),
+    /PAGING 'token' needs PAGING_PATH/,
+  );
 });
 
 test('paging stops when a server ignores the paging parameter or repeats a link', async () => {
@@ -215,9 +304,15 @@ test('paging stops when a server ignores the paging parameter or repeats a link'
   });
   const same = await load(session, `SELECT * FROM HTTP (GET ${server.url}/same) APPLY TX 'items' WITH PAGING 'page';`);
   assert.equal(same.rowCount, 2, 'the repeated page is read once more, then paging stops');
-  const loop = await load(session, `SELECT * FROM HTTP (GET ${server.url}/loop) APPLY TX 'items' WITH PAGING 'link' PAGING_PATH 'next';`);
+  const loop = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/loop) APPLY TX 'items' WITH PAGING 'link' PAGING_PATH 'next';`,
+  );
   assert.equal(loop.rowCount, 2);
-  assert.deepEqual(server.requests.map((r) => r.url), ['/same', '/same?page=2', '/loop', '/loop']);
+  assert.deepEqual(
+    server.requests.map((r) => r.url),
+    ['/same', '/same?page=2', '/loop', '/loop'],
+  );
 });
 
 test('an inline APPLY PIPELINE runs once per page; BREAK_ON_EMPTY stops the paging', async () => {
@@ -225,12 +320,18 @@ test('an inline APPLY PIPELINE runs once per page; BREAK_ON_EMPTY stops the pagi
     const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? 1);
     sendJson(res, { items: PEOPLE.slice((page - 1) * 3, page * 3) });
   });
-  const out = await results(session, `SELECT * FROM HTTP (GET ${server.url}/p) APPLY TX 'items' WITH PAGING 'page'
-    APPLY PIPELINE ( PRINT 'page of #data.count() rows'; );`);
+  const out = await results(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/p) APPLY TX 'items' WITH PAGING 'page'
+    APPLY PIPELINE ( PRINT 'page of #data.count() rows'; );`,
+  );
   assert.deepEqual(messages(out), ['page of 3 rows', 'page of 3 rows', 'page of 1 rows', 'page of 0 rows']);
   assert.equal(session.dataset.rowCount, 7);
-  const stopped = await results(session, `SELECT * FROM HTTP (GET ${server.url}/p) APPLY TX 'items' WITH PAGING 'page'
-    APPLY PIPELINE ( APPLY FILTER 'id < 3'; ) BREAK_ON_EMPTY;`);
+  const stopped = await results(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/p) APPLY TX 'items' WITH PAGING 'page'
+    APPLY PIPELINE ( APPLY FILTER 'id < 3'; ) BREAK_ON_EMPTY;`,
+  );
   assert.equal(stopped.filter((r) => r.kind === 'error').length, 0);
   assert.deepEqual(plain(session.dataset), [[1], [2]]);
 });
@@ -240,17 +341,32 @@ test('the empty page that ends page paging keeps the columns, so an inline block
     const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? 1);
     sendJson(res, { items: PEOPLE.slice((page - 1) * 3, page * 3) });
   });
-  const out = await results(session, `SELECT * FROM HTTP (GET ${server.url}/p) APPLY TX 'items' WITH PAGING 'page'
-    APPLY PIPELINE ( APPLY FILTER 'id <> 2'; ADD COLUMN 'int twice=@sql(id * 2)'; PRINT 'page of #data.count() rows'; );`);
+  const out = await results(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/p) APPLY TX 'items' WITH PAGING 'page'
+    APPLY PIPELINE ( APPLY FILTER 'id <> 2'; ADD COLUMN 'int twice=@sql(id * 2)'; PRINT 'page of #data.count() rows'; );`,
+  );
   assert.deepEqual(messages(out), ['page of 2 rows', 'page of 3 rows', 'page of 1 rows', 'page of 0 rows']);
   assert.deepEqual(session.dataset.columns.map((c) => c.name).slice(-1), ['twice']);
-  assert.deepEqual(session.dataset.rows().map((r) => r.at(-1)), [2, 6, 8, 10, 12, 14]);
+  assert.deepEqual(
+    session.dataset.rows().map((r) => r.at(-1)),
+    [2, 6, 8, 10, 12, 14],
+  );
 });
 
 test('options of APPLY HTTP are rejected on SELECT FROM HTTP', async () => {
   const { server, session } = await setup((req, res) => sendJson(res, {}));
-  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH PROCESSING 'enhance';`), /PROCESSING is an APPLY HTTP option/);
-  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH RETRY_COUNT 3;`), /RETRY_COUNT is not supported on SELECT FROM HTTP/);
-  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH HEADERS 'x-key: abc';`), /HEADERS is not valid JSON; expected a JSON array/);
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH PROCESSING 'enhance';`),
+    /PROCESSING is an APPLY HTTP option/,
+  );
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH RETRY_COUNT 3;`),
+    /RETRY_COUNT is not supported on SELECT FROM HTTP/,
+  );
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH HEADERS 'x-key: abc';`),
+    /HEADERS is not valid JSON; expected a JSON array/,
+  );
   assert.equal(server.requests.length, 0);
 });

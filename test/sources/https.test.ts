@@ -11,14 +11,31 @@ import { load, sessionWith } from './helpers';
 /** A self-signed certificate for 127.0.0.1, made by openssl for this test. */
 function selfSigned(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-tls-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
 }
 
-test('HTTPS: an unknown CA is a TLS error; the connection\'s ca or rejectUnauthorized:false lets it through', async () => {
+test("HTTPS: an unknown CA is a TLS error; the connection's ca or rejectUnauthorized:false lets it through", async () => {
   const { key, cert } = selfSigned();
   const server = createServer({ key, cert }, (req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -32,7 +49,10 @@ test('HTTPS: an unknown CA is a TLS error; the connection\'s ca or rejectUnautho
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
-  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${url}/x);`), /TLS: .*self[- ]signed.*give the connection its CA/i);
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${url}/x);`),
+    /TLS: .*self[- ]signed.*give the connection its CA/i,
+  );
   session.connections.add({ name: 'pinned', kind: 'http', baseUrl: url, tls: { ca: cert } });
   session.connections.add({ name: 'lax', kind: 'http', baseUrl: url, tls: { rejectUnauthorized: false } });
   assert.equal((await load(session, "SELECT * FROM HTTP [pinned] (GET /x) APPLY TX '$';")).rows()[0][0], true);

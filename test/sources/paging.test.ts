@@ -3,8 +3,20 @@ import assert from 'node:assert/strict';
 import { MAX_PAGES, Pager, nextLink, type PageFacts } from '../../runtime/sources/http/paging';
 import type { HttpResponse } from '../../runtime/http/request';
 
-function facts(body: string, records: number, values: Record<string, string | null> = {}, headers: Record<string, string> = {}): PageFacts {
-  const response: HttpResponse = { status: 200, headers, body: Buffer.from(body), mediaType: 'application/json', charset: 'utf-8', elapsedMs: 1 };
+function facts(
+  body: string,
+  records: number,
+  values: Record<string, string | null> = {},
+  headers: Record<string, string> = {},
+): PageFacts {
+  const response: HttpResponse = {
+    status: 200,
+    headers,
+    body: Buffer.from(body),
+    mediaType: 'application/json',
+    charset: 'utf-8',
+    elapsedMs: 1,
+  };
   return { response, records: () => records, valueAt: (path) => values[path] ?? null };
 }
 

@@ -50,14 +50,21 @@ const ORDERS: Record<string, { order: string; amount: number }[]> = {
 function shop(seen: Set<string>): Handler {
   return (req, res) => {
     const path = req.url;
-    const body = (req.headers['content-type'] === 'application/json' ? JSON.parse(req.body) : {}) as Record<string, unknown>;
+    const body = (req.headers['content-type'] === 'application/json' ? JSON.parse(req.body) : {}) as Record<
+      string,
+      unknown
+    >;
     let m = /^\/customers\/(\w+)\/orders$/.exec(path);
     if (m) return sendJson(res, { orders: ORDERS[m[1]] });
     m = /^\/crm\/(\w+)$/.exec(path);
-    if (m) return m[1] === 'cy' ? sendJson(res, { error: 'unknown customer' }, 404) : sendJson(res, { segment: 'retail', since: 2019 });
+    if (m)
+      return m[1] === 'cy'
+        ? sendJson(res, { error: 'unknown customer' }, 404)
+        : sendJson(res, { segment: 'retail', since: 2019 });
     if (path === '/rates/EUR') return sendJson(res, { currency: 'EUR', rate: 1.08 });
     if (path === '/legacy/orders/2') return sendJson(res, { error: 'duplicate order 2' }, 409);
-    if (path === '/validate') return sendJson(res, { status: Number(body.qty) > 3 ? 'rejected: qty above 3' : 'accepted' });
+    if (path === '/validate')
+      return sendJson(res, { status: Number(body.qty) > 3 ? 'rejected: qty above 3' : 'accepted' });
     if (path.startsWith('/flaky/') && !seen.has(path)) {
       seen.add(path);
       return sendJson(res, { error: 'busy' }, 503, { 'retry-after': '0' });
@@ -97,7 +104,8 @@ test('every example of docs/push.md runs against the shop API as the text says',
   for (const [i, example] of all.entries()) {
     if (example.markers.includes('bodies')) {
       const lines = new Set(sent.flatMap((b) => b.split('\n')));
-      for (const line of example.code.split('\n').filter(Boolean)) assert.ok(lines.has(line), `a body line the example before sent: ${line}`);
+      for (const line of example.code.split('\n').filter(Boolean))
+        assert.ok(lines.has(line), `a body line the example before sent: ${line}`);
       continue;
     }
     if (!examples.includes(example)) continue;
@@ -113,7 +121,8 @@ test('every example of docs/push.md runs against the shop API as the text says',
     sent = server.requests.slice(before).map((r) => r.body);
     const expected = example.markers.find((m) => m.startsWith('expect error: '))?.slice('expect error: '.length);
     const where = `block ${i}: ${example.code.split('\n')[0]}`;
-    if (expected) assert.ok(error?.message.includes(expected), `${where} fails with "${expected}" (got: ${error?.message})`);
+    if (expected)
+      assert.ok(error?.message.includes(expected), `${where} fails with "${expected}" (got: ${error?.message})`);
     else assert.equal(error, undefined, `${where} runs`);
     const shape = example.markers.map((m) => /^rows: (\d+); columns: (.+)$/.exec(m)).find(Boolean);
     if (shape) {

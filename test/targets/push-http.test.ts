@@ -42,7 +42,9 @@ function ok(_req: unknown, res: ServerResponse): void {
 
 test('BATCH 1: one call per row, fields and functions evaluated per call, an idempotency key per call', async () => {
   const { server, session } = await setup(ok, 3);
-  const out = await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({"name": "{{name}}", "call": "#rndguid()"});`);
+  const out = await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({"name": "{{name}}", "call": "#rndguid()"});`,
+  );
   assert.deepEqual(
     server.requests.map((r) => [r.method, r.url]),
     [
@@ -61,7 +63,9 @@ test('BATCH 1: one call per row, fields and functions evaluated per call, an ide
   const keys = server.requests.map((r) => r.headers['idempotency-key']);
   assert.equal(new Set(keys).size, 3);
   assert.match(String(keys[0]), /^\d+-upsert-1$/);
-  assert.deepEqual(messages(out), ['PUSH INTO HTTP: 3 calls made, 3 rows sent, 0 retries, 0 failures let through by CONTINUE_ON_HTTP']);
+  assert.deepEqual(messages(out), [
+    'PUSH INTO HTTP: 3 calls made, 3 rows sent, 0 retries, 0 failures let through by CONTINUE_ON_HTTP',
+  ]);
   assert.equal(session.dataset.rowCount, 3, 'the dataset stays as it was');
 });
 
@@ -72,22 +76,37 @@ test('BATCH N with @concatjson: one call per N rows; BATCH N without an array op
     server.requests.map((r) => (JSON.parse(r.body) as { id: number }[]).map((o) => o.id)),
     [[1, 2, 3], [4, 5, 6], [7]],
   );
-  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ({"id": {{id}}}) WITH BATCH 3;`), /BATCH 3 needs a payload with an array operator/);
-  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ([@concatjson({"id": {{id}}})]);`), /needs WITH BATCH N greater than 1/);
+  await assert.rejects(
+    session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ({"id": {{id}}}) WITH BATCH 3;`),
+    /BATCH 3 needs a payload with an array operator/,
+  );
+  await assert.rejects(
+    session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ([@concatjson({"id": {{id}}})]);`),
+    /needs WITH BATCH N greater than 1/,
+  );
   assert.equal(server.requests.length, 3, 'the refused pushes sent nothing');
 });
 
 test('a status outside 2xx stops the push with the status, the request and the start of the body; CONTINUE_ON_HTTP lets listed ones through', async () => {
   const { server, session } = await setup((req, res) => {
-    if (req.url === '/items/2') return void res.writeHead(409, { 'content-type': 'text/plain' }).end('duplicate item 2\nsecond line');
+    if (req.url === '/items/2')
+      return void res.writeHead(409, { 'content-type': 'text/plain' }).end('duplicate item 2\nsecond line');
     ok(req, res);
   }, 4);
-  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({{id}});`), (e: Error & { position?: { line: number } }) => {
-    assert.match(e.message, /HTTP 409 Conflict from POST http:\/\/127\.0\.0\.1:\d+\/items\/2: duplicate item 2 second line/);
-    return true;
-  });
+  await assert.rejects(
+    session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({{id}});`),
+    (e: Error & { position?: { line: number } }) => {
+      assert.match(
+        e.message,
+        /HTTP 409 Conflict from POST http:\/\/127\.0\.0\.1:\d+\/items\/2: duplicate item 2 second line/,
+      );
+      return true;
+    },
+  );
   assert.equal(server.requests.length, 2, 'the push stopped at the failing call');
-  const out = await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({{id}}) CONTINUE_ON_HTTP '409, 422';`);
+  const out = await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({{id}}) CONTINUE_ON_HTTP '409, 422';`,
+  );
   assert.equal(server.requests.length, 6);
   assert.match(messages(out)[0], /4 calls made, 4 rows sent, 0 retries, 1 failure let through/);
 });
@@ -104,13 +123,19 @@ test('RETRY_ON retries the same call when the body (or its RETRY_PATH node) says
   let calls = 0;
   const { server, session } = await setup((_req, res) => {
     calls++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(calls < 3 ? '{"state": "busy"}' : '{"state": "done"}');
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(calls < 3 ? '{"state": "busy"}' : '{"state": "done"}');
   }, 1);
-  const out = await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) RETRY_ON 'busy' RETRY_PATH '$.state' RETRY_INTERVAL 0 RETRY_COUNT 5;`);
+  const out = await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) RETRY_ON 'busy' RETRY_PATH '$.state' RETRY_INTERVAL 0 RETRY_COUNT 5;`,
+  );
   assert.equal(server.requests.length, 3);
   assert.match(messages(out)[0], /1 call made, 1 row sent, 2 retries/);
   calls = 0;
-  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) RETRY_ONREGEX 'bu+sy' RETRY_INTERVAL 0;`);
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) RETRY_ONREGEX 'bu+sy' RETRY_INTERVAL 0;`,
+  );
   assert.equal(server.requests.length, 5, 'RETRY_COUNT defaults to 1: the call and one retry');
 });
 
@@ -127,16 +152,28 @@ test('WITH RETRY retries 5xx, 429 (honouring Retry-After) and resets; without it
   assert.equal(server.requests.length, 4);
   assert.match(messages(out)[0], /1 call made, 1 row sent, 3 retries/);
   calls = 0;
-  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});`), /HTTP 503 Service Unavailable/);
+  await assert.rejects(
+    session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});`),
+    /HTTP 503 Service Unavailable/,
+  );
   calls = 0;
-  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) WITH RETRY EXPONENTIAL (1, 0);`), /HTTP 429 Too Many Requests/, 'out of retries: the last answer stands');
+  await assert.rejects(
+    session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) WITH RETRY EXPONENTIAL (1, 0);`),
+    /HTTP 429 Too Many Requests/,
+    'out of retries: the last answer stands',
+  );
 });
 
 test('TIMEOUT bounds each call; cancelling stops a push at once', async () => {
   const { session } = await setup(() => undefined, 2);
-  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) WITH TIMEOUT 0.2;`), /timed out after 0\.2 s: POST/);
+  await assert.rejects(
+    session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) WITH TIMEOUT 0.2;`),
+    /timed out after 0\.2 s: POST/,
+  );
   const controller = new AbortController();
-  const running = session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});`, { signal: controller.signal });
+  const running = session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});`, {
+    signal: controller.signal,
+  });
   setTimeout(() => controller.abort(), 100);
   await assert.rejects(running, /cancelled/);
 });
@@ -153,7 +190,8 @@ test('without a change log the dataset is the upsert stream and ON_DELETE has no
 test('a long push reports progress as it goes, and a last time when done', async () => {
   const { session } = await setup((req, res) => void setTimeout(() => ok(req, res), 30), 12);
   const progress: Extract<Result, { kind: 'progress' }>[] = [];
-  for await (const r of session.execute(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});`)) if (r.kind === 'progress') progress.push(r);
+  for await (const r of session.execute(`PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});`))
+    if (r.kind === 'progress') progress.push(r);
   assert.ok(progress.length >= 2, `at least one update and the final one (${progress.length})`);
   assert.equal(new Set(progress.map((p) => p.id)).size, 1, 'one display, updated in place');
   assert.deepEqual(
@@ -182,20 +220,31 @@ test('fields inside batch operators keep the batch valid: JSON values, escaped X
   await session.run(`APPLY SCHEMA ( int id
     string name
     decimal(10,2) price = '12.50' );`);
-  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /json) PAYLOAD ([@concatjson({"id": {{id}}, "name": {{name}}, "label": "#{{id}}: {{name}}", "price": {{price}}})]) WITH BATCH 10;`);
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /json) PAYLOAD ([@concatjson({"id": {{id}}, "name": {{name}}, "label": "#{{id}}: {{name}}", "price": {{price}}})]) WITH BATCH 10;`,
+  );
   const json = JSON.parse(server.requests[0].body) as Record<string, unknown>[];
   assert.deepEqual(json, [
-    { id: 1, name: 'say "hi"\\ <b>&\'quoted\'</b>\nnew line', label: '#1: say "hi"\\ <b>&\'quoted\'</b>\nnew line', price: 12.5 },
+    {
+      id: 1,
+      name: 'say "hi"\\ <b>&\'quoted\'</b>\nnew line',
+      label: '#1: say "hi"\\ <b>&\'quoted\'</b>\nnew line',
+      price: 12.5,
+    },
     { id: 2, name: 'Ünïcødé — 日本 🚀', label: '#2: Ünïcødé — 日本 🚀', price: 12.5 },
     { id: 3, name: null, label: '#3: ', price: 12.5 },
   ]);
   assert.match(server.requests[0].body, /"price": 12\.50/, 'a decimal keeps its scale, bare');
-  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /xml) PAYLOAD (<rows>@concatxml(<row id="{{id}}">{{name}}</row>)</rows>) WITH BATCH 10;`);
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /xml) PAYLOAD (<rows>@concatxml(<row id="{{id}}">{{name}}</row>)</rows>) WITH BATCH 10;`,
+  );
   assert.equal(
     server.requests[1].body,
     '<rows><row id="1">say &quot;hi&quot;\\ &lt;b&gt;&amp;&apos;quoted&apos;&lt;/b&gt;\nnew line</row><row id="2">Ünïcødé — 日本 🚀</row><row id="3"></row></rows>',
   );
-  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /sql) PAYLOAD (@sql(INSERT INTO t VALUES ({{id}}, {{name}}, 'n: {{name}}'))) WITH BATCH 10;`);
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /sql) PAYLOAD (@sql(INSERT INTO t VALUES ({{id}}, {{name}}, 'n: {{name}}'))) WITH BATCH 10;`,
+  );
   assert.equal(
     server.requests[2].body,
     "INSERT INTO t VALUES (1, 'say \"hi\"\\ <b>&''quoted''</b>\nnew line', 'n: say \"hi\"\\ <b>&''quoted''</b>\nnew line');\n" +
@@ -210,9 +259,15 @@ test('10,000 rows at several batch sizes: every row sent once, in order', async 
     const before = server.requests.length;
     const payload = size === 1 ? '{{id}}' : '[@concatjsonarr([{{id}}])]';
     await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /b) PAYLOAD (${payload}) WITH BATCH ${size};`);
-    const got = server.requests.slice(before).flatMap((r) => (size === 1 ? [Number(r.body)] : (JSON.parse(r.body) as number[][]).map((a) => a[0])));
+    const got = server.requests
+      .slice(before)
+      .flatMap((r) => (size === 1 ? [Number(r.body)] : (JSON.parse(r.body) as number[][]).map((a) => a[0])));
     assert.equal(server.requests.length - before, Math.ceil(10_000 / size), `calls at BATCH ${size}`);
-    assert.deepEqual(got, Array.from({ length: 10_000 }, (_, i) => i + 1), `rows at BATCH ${size}`);
+    assert.deepEqual(
+      got,
+      Array.from({ length: 10_000 }, (_, i) => i + 1),
+      `rows at BATCH ${size}`,
+    );
   }
 });
 
@@ -234,7 +289,9 @@ test('a payload that cannot be made for a row stops the push there, after every 
   );
   const progress: Extract<Result, { kind: 'progress' }>[] = [];
   let error: Error | undefined;
-  for await (const r of session.execute(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({"letter": "#frombase64({{code}})"});`)) {
+  for await (const r of session.execute(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({"letter": "#frombase64({{code}})"});`,
+  )) {
     if (r.kind === 'progress') progress.push(r);
     if (r.kind === 'error') error = r.error;
   }
@@ -246,7 +303,11 @@ test('a payload that cannot be made for a row stops the push there, after every 
       ['/items/2', '{"letter": "b"}'],
     ],
   );
-  assert.match(progress[progress.length - 1].text, /2 \/ 4 rows, 2 calls/, 'the call before the failing row was answered and counted');
+  assert.match(
+    progress[progress.length - 1].text,
+    /2 \/ 4 rows, 2 calls/,
+    'the call before the failing row was answered and counted',
+  );
 });
 
 test('WITH RETRY waits out a long backoff (cancelling cuts it short), but a Retry-After over 300 s fails the call at once', async () => {
@@ -254,10 +315,16 @@ test('WITH RETRY waits out a long backoff (cancelling cuts it short), but a Retr
     if (req.url === '/later') return void res.writeHead(503, { 'retry-after': '301' }).end('come back later');
     res.socket?.destroy();
   }, 1);
-  await assert.rejects(session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /later) PAYLOAD ({{id}}) WITH RETRY LINEAR (3, 0);`), /HTTP 503 Service Unavailable/);
+  await assert.rejects(
+    session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /later) PAYLOAD ({{id}}) WITH RETRY LINEAR (3, 0);`),
+    /HTTP 503 Service Unavailable/,
+  );
   assert.equal(server.requests.length, 1, 'a Retry-After over 300 s is not waited for');
   const controller = new AbortController();
-  const running = session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /drop) PAYLOAD ({{id}}) WITH RETRY LINEAR (1, 400);`, { signal: controller.signal });
+  const running = session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /drop) PAYLOAD ({{id}}) WITH RETRY LINEAR (1, 400);`,
+    { signal: controller.signal },
+  );
   await server.received(2);
   // Time for the dropped connection to reach the push, which must then be waiting 400 s, not failing.
   setTimeout(() => controller.abort(), 300);
@@ -268,15 +335,22 @@ test('WITH RETRY waits out a long backoff (cancelling cuts it short), but a Retr
 test('TRACE INTO records every call of a push in a SQLite table, in batches, the request body and masked headers', async () => {
   const { session } = await setup(ok, 3);
   await session.run('%connection add tr sqlite:push-trace.db');
-  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({"name": "{{name}}"}) HEADERS '[{"X-Api-Key": "PUSH-KEY-7"}]' TRACE INTO [tr] TABLE 'push_calls' ADD_TRACKING_FIELDS;`);
-  await session.run(`SELECT * FROM DB [tr] (SELECT method, url, status, request_headers, request_body, response_body, pipeline FROM push_calls);`);
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) PAYLOAD ({"name": "{{name}}"}) HEADERS '[{"X-Api-Key": "PUSH-KEY-7"}]' TRACE INTO [tr] TABLE 'push_calls' ADD_TRACKING_FIELDS;`,
+  );
+  await session.run(
+    `SELECT * FROM DB [tr] (SELECT method, url, status, request_headers, request_body, response_body, pipeline FROM push_calls);`,
+  );
   const rows = session.dataset.rows();
   assert.equal(rows.length, 3);
-  assert.deepEqual(rows.map((r) => [r[0], String(r[1]).replace(/^http:\/\/127\.0\.0\.1:\d+/, ''), r[2]]), [
-    ['POST', '/items/1', 200],
-    ['POST', '/items/2', 200],
-    ['POST', '/items/3', 200],
-  ]);
+  assert.deepEqual(
+    rows.map((r) => [r[0], String(r[1]).replace(/^http:\/\/127\.0\.0\.1:\d+/, ''), r[2]]),
+    [
+      ['POST', '/items/1', 200],
+      ['POST', '/items/2', 200],
+      ['POST', '/items/3', 200],
+    ],
+  );
   assert.equal(rows[0][4], '{"name": "item 1"}');
   assert.equal(rows[0][5], null, 'no response body without WITH_PAYLOAD');
   assert.doesNotMatch(JSON.stringify(rows), /PUSH-KEY-7/, 'the API key header is masked');

@@ -63,9 +63,12 @@ test('defaults: {{field}}, @f(), #f(), @sql(expr)', async () => {
   assert.deepEqual(column(dataset, 'label'), ['cheap', 'dear', 'dear', 'cheap']);
 });
 
-test('the (name=\'default\') shape and the older WITH EXPRESSION spelling', async () => {
+test("the (name='default') shape and the older WITH EXPRESSION spelling", async () => {
   const s = sessionWith(orderColumns, orders().slice(0, 2));
-  const { dataset } = await run(s, "ADD COLUMN (note='hello world'); ADD COLUMN 'twice' WITH EXPRESSION '@sql(qty * 2)'");
+  const { dataset } = await run(
+    s,
+    "ADD COLUMN (note='hello world'); ADD COLUMN 'twice' WITH EXPRESSION '@sql(qty * 2)'",
+  );
   assert.deepEqual(column(dataset, 'note'), ['hello world', 'hello world']);
   assert.deepEqual(column(dataset, 'twice'), ['8', '2']);
 });
@@ -102,10 +105,16 @@ test('CONTINUE_ON_ERROR leaves failing cells null and warns with the count of fa
   const e = await failure(s, "ADD COLUMN 'int n=@sql(name)'");
   assert.match(e.message, /column 'n', row 1: .*cannot convert 'Widget' to int/);
 
-  const { dataset, warnings } = await run(s, "ADD COLUMN 'int n=@sql(IIF(id = 2, ''12'', name))' WITH CONTINUE_ON_ERROR");
+  const { dataset, warnings } = await run(
+    s,
+    "ADD COLUMN 'int n=@sql(IIF(id = 2, ''12'', name))' WITH CONTINUE_ON_ERROR",
+  );
   assert.deepEqual(column(dataset, 'n'), [null, 12, null, null]);
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0], /ADD COLUMN 'n': 2 rows failed and were left null \(CONTINUE_ON_ERROR\); first error: column 'n', row 1/);
+  assert.match(
+    warnings[0],
+    /ADD COLUMN 'n': 2 rows failed and were left null \(CONTINUE_ON_ERROR\); first error: column 'n', row 1/,
+  );
 });
 
 test('a constant default that does not convert fails the statement even with CONTINUE_ON_ERROR', async () => {

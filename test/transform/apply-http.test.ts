@@ -17,7 +17,9 @@ const api: Handler = (req, res) => {
   const m = /^\/customers\/(\d+)\/orders/.exec(req.url);
   if (m) {
     const n = Number(m[1]) === 3 ? 0 : Number(m[1]);
-    return sendJson(res, { orders: Array.from({ length: n }, (_, i) => ({ order: `${m[1]}-${i + 1}`, total: 10 * (i + 1) })) });
+    return sendJson(res, {
+      orders: Array.from({ length: n }, (_, i) => ({ order: `${m[1]}-${i + 1}`, total: 10 * (i + 1) })),
+    });
   }
   if (req.url.startsWith('/fail')) return sendJson(res, { error: 'boom' }, 500);
   if (req.url.startsWith('/rate')) return sendJson(res, { rate: 1.1, currency: 'EUR' });
@@ -49,8 +51,13 @@ async function setup(): Promise<{ server: TestServer; session: Session }> {
 test("PROCESSING 'left join' and 'inner join' call once per row and repeat each row per response row", async () => {
   const { server, session } = await setup();
   const input = session.dataset;
-  await session.run(`APPLY HTTP [crm] (GET /customers/{{id}}/orders?call=#rndint(0, 1000000)) APPLY TX '$.orders' WITH PROCESSING 'left join';`);
-  assert.deepEqual(session.dataset.columns.map((c) => c.name), ['id', 'name', 'order', 'total']);
+  await session.run(
+    `APPLY HTTP [crm] (GET /customers/{{id}}/orders?call=#rndint(0, 1000000)) APPLY TX '$.orders' WITH PROCESSING 'left join';`,
+  );
+  assert.deepEqual(
+    session.dataset.columns.map((c) => c.name),
+    ['id', 'name', 'order', 'total'],
+  );
   assert.deepEqual(
     session.dataset.rows().map((r) => [r[0], r[2]]),
     [
@@ -62,7 +69,9 @@ test("PROCESSING 'left join' and 'inner join' call once per row and repeat each 
   );
   assert.equal(server.requests.length, 3);
   session.setDataset(input);
-  await session.run(`APPLY HTTP [crm] (GET /customers/{{id}}/orders) APPLY TX '$.orders' WITH PROCESSING 'inner join' WHEN 'id <> 1';`);
+  await session.run(
+    `APPLY HTTP [crm] (GET /customers/{{id}}/orders) APPLY TX '$.orders' WITH PROCESSING 'inner join' WHEN 'id <> 1';`,
+  );
   assert.deepEqual(
     session.dataset.rows().map((r) => [r[0], r[2]]),
     [
@@ -82,16 +91,23 @@ test("PROCESSING 'continue', 'replace' and 'enhance' call once", async () => {
   assert.equal(server.requests[0].body, '{"first": "ann"}', 'one call, fields from the first row');
   await session.run(`APPLY HTTP [crm] (GET /rate) APPLY TX '$' WITH PROCESSING 'enhance';`);
   assert.deepEqual(session.dataset.rows()[2], [3, 'cy', 1.1, 'EUR']);
-  await session.run(`APPLY HTTP [crm] (GET /customers/2/orders) APPLY TX '$.orders' WITH PROCESSING 'replace' SHIFT_ROWS 1;`);
+  await session.run(
+    `APPLY HTTP [crm] (GET /customers/2/orders) APPLY TX '$.orders' WITH PROCESSING 'replace' SHIFT_ROWS 1;`,
+  );
   assert.deepEqual(session.dataset.rows(), [['2-2', 20]]);
   assert.equal(server.requests.length, 3);
 });
 
 test('a failing call stops the statement unless CONTINUE_ON_ERRORS or CONTINUE_ON_HTTPERROR lets it through', async () => {
   const { session } = await setup();
-  await assert.rejects(session.run(`APPLY HTTP [crm] (GET /fail/{{id}}) WITH PROCESSING 'left join';`), /HTTP 500 Internal Server Error from GET http:\/\/127\.0\.0\.1:\d+\/fail\/1: \{"error":"boom"\}/);
+  await assert.rejects(
+    session.run(`APPLY HTTP [crm] (GET /fail/{{id}}) WITH PROCESSING 'left join';`),
+    /HTTP 500 Internal Server Error from GET http:\/\/127\.0\.0\.1:\d+\/fail\/1: \{"error":"boom"\}/,
+  );
   assert.equal(session.dataset.rowCount, 3, 'the dataset stays as it was');
-  const out = await session.run(`APPLY HTTP [crm] (GET /fail/{{id}}) WITH PROCESSING 'left join' CONTINUE_ON_HTTPERROR '500';`);
+  const out = await session.run(
+    `APPLY HTTP [crm] (GET /fail/{{id}}) WITH PROCESSING 'left join' CONTINUE_ON_HTTPERROR '500';`,
+  );
   assert.equal(session.dataset.rowCount, 3);
   assert.ok(out.some((r) => r.kind === 'warning' && /3 of the calls failed/.test(r.text)));
   await session.run(`APPLY HTTP (GET http://127.0.0.1:9/x) WITH PROCESSING 'left join' CONTINUE_ON_ERRORS;`);
@@ -100,11 +116,15 @@ test('a failing call stops the statement unless CONTINUE_ON_ERRORS or CONTINUE_O
 
 test('TRACE INTO records one row per call in a database table, secrets masked, the body only WITH_PAYLOAD', async () => {
   const { session } = await setup();
-  await session.run(`%connection add crm2 ${servers[servers.length - 1].url} --bearer TRACE-SECRET-1 --header "X-Tenant: acme"\n%connection add tr sqlite:trace.db`);
+  await session.run(
+    `%connection add crm2 ${servers[servers.length - 1].url} --bearer TRACE-SECRET-1 --header "X-Tenant: acme"\n%connection add tr sqlite:trace.db`,
+  );
   await session.run(
     `APPLY HTTP [crm2] (GET /customers/{{id}}/orders) APPLY TX '$.orders' WITH PROCESSING 'left join' TRACE INTO [tr] TABLE 'calls' WITH_PAYLOAD ADD_TRACKING_FIELDS;`,
   );
-  await session.run(`SELECT * FROM DB [tr] (SELECT method, url, status, request_headers, response_body, execution_id, pipeline FROM calls ORDER BY url);`);
+  await session.run(
+    `SELECT * FROM DB [tr] (SELECT method, url, status, request_headers, response_body, execution_id, pipeline FROM calls ORDER BY url);`,
+  );
   const rows = session.dataset.rows();
   assert.equal(rows.length, 3);
   assert.deepEqual(

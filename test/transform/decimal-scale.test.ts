@@ -61,10 +61,7 @@ test('decimal products beyond 28 decimals round half to even, as System.Decimal 
 });
 
 test('Sum and Avg of decimals keep the scale of the values', async () => {
-  const t = sessionWith(
-    [{ name: 'amount', type: { base: 'string' } }],
-    [['1.25'], ['2.50'], ['0.10']],
-  );
+  const t = sessionWith([{ name: 'amount', type: { base: 'string' } }], [['1.25'], ['2.50'], ['0.10']]);
   const out = await run(
     t,
     `ADD OR ALTER COLUMN 'decimal amount';

@@ -7,8 +7,10 @@ import { column, run } from './helpers';
 /** The transformations on data read from real files, as a script would run them. */
 function sessionOnFiles(): Session {
   const files = {
-    'orders.csv': 'id,name,price,region\n1,Widget,2.50,east\n2,"Gadget, large",10,West\n3,Gizmo,7.25,Europe\n4,Doohickey,,east\n',
-    'items.json': '{"items":[{"sku":"a","qty":2,"tags":{"hot":true}},{"sku":"b","qty":5},{"sku":"c","qty":1,"tags":{"hot":false}}]}',
+    'orders.csv':
+      'id,name,price,region\n1,Widget,2.50,east\n2,"Gadget, large",10,West\n3,Gizmo,7.25,Europe\n4,Doohickey,,east\n',
+    'items.json':
+      '{"items":[{"sku":"a","qty":2,"tags":{"hot":true}},{"sku":"b","qty":5},{"sku":"c","qty":1,"tags":{"hot":false}}]}',
   };
   return tempSession(files, 'transform').session;
 }

@@ -40,7 +40,10 @@ test('FORMAT JSON keeps decimals and longs exact, writes dates, bytes and guids 
     column(dataset, 'doc')[0],
     '{"amount":12345678901234567.50,"big":9007199254740993,"ok":true,"at":"2024-02-29T23:59:01","raw":"6869","ratio":0.1,"id":"6f9619ff-8b86-d011-b42d-00c04fc964ff"}',
   );
-  const opts = await run(s, "ADD COLUMN 'doc2' FORMAT JSON INCLUDE 'at,raw' OPTIONS 'date:yyyy-MM-dd HH:mm bytes:base64'");
+  const opts = await run(
+    s,
+    "ADD COLUMN 'doc2' FORMAT JSON INCLUDE 'at,raw' OPTIONS 'date:yyyy-MM-dd HH:mm bytes:base64'",
+  );
   assert.equal(column(opts.dataset, 'doc2')[0], '{"at":"2024-02-29 23:59","raw":"aGk="}');
   const utf = await run(s, "ADD COLUMN 'doc3' FORMAT JSON INCLUDE 'raw' OPTIONS 'bytes:utf8'");
   assert.equal(column(utf.dataset, 'doc3')[0], '{"raw":"hi"}');
@@ -74,7 +77,14 @@ test('FORMAT JSON without decimals or floats: the same text for every kind, odd 
   const trimmed = await run(s, "ADD COLUMN 'doc2' FORMAT JSON INCLUDE '__proto__' OPTIONS 'trim:1'");
   assert.equal(column(trimmed.dataset, 'doc2')[0], '{"__proto__":"\\"q\\" \\ud800"}');
   // Keys that are array indexes keep the column order (JSON.stringify of an object would not).
-  const numeric = sessionWith([{ name: 'b', type: { base: 'int' } }, { name: '2', type: { base: 'int' } }, { name: '1', type: { base: 'string' } }], [[1, 2, 'x']]);
+  const numeric = sessionWith(
+    [
+      { name: 'b', type: { base: 'int' } },
+      { name: '2', type: { base: 'int' } },
+      { name: '1', type: { base: 'string' } },
+    ],
+    [[1, 2, 'x']],
+  );
   assert.equal(column((await run(numeric, "ADD COLUMN 'doc' FORMAT JSON")).dataset, 'doc')[0], '{"b":1,"2":2,"1":"x"}');
 });
 
@@ -91,7 +101,10 @@ test('INCLUDE (in its order), INCLUDE NOT, EXCLUDE, and EXCLUDE ignored when INC
   assert.equal(column(dataset, 'b')[0], '{"id":1,"region":"east"}');
   assert.equal(column(dataset, 'c')[0], '{"id":1,"name":"Widget"}');
   assert.equal(column(dataset, 'd')[0], '{"id":1}');
-  assert.match((await failure(s, "ADD COLUMN 'e' FORMAT JSON INCLUDE 'id,nope'")).message, /INCLUDE: unknown column 'nope'/);
+  assert.match(
+    (await failure(s, "ADD COLUMN 'e' FORMAT JSON INCLUDE 'id,nope'")).message,
+    /INCLUDE: unknown column 'nope'/,
+  );
 });
 
 test('COLLAPSE removes the fields used; WHEN limits the rows formatted', async () => {
@@ -101,10 +114,19 @@ test('COLLAPSE removes the fields used; WHEN limits the rows formatted', async (
     dataset.columns.map((c) => c.name),
     ['id', 'qty', 'region', 'doc'],
   );
-  assert.deepEqual(column(dataset, 'doc'), [null, '{"name":"Gadget, large","price":10}', '{"name":"Gizmo \\"pro\\"","price":7.25}', null]);
+  assert.deepEqual(column(dataset, 'doc'), [
+    null,
+    '{"name":"Gadget, large","price":10}',
+    '{"name":"Gizmo \\"pro\\"","price":7.25}',
+    null,
+  ]);
   const withDefault = sessionWith(orderColumns, orders());
   const out = await run(withDefault, "ADD COLUMN 'doc={}' FORMAT JSON INCLUDE 'id' WHEN 'id > 2' OPTIONS 'skip:1'");
-  assert.deepEqual(column(out.dataset, 'doc'), ['{}', '{}', '{}', '{"id":4}'], 'rows not formatted take the default; skip:1 skips the first selected row');
+  assert.deepEqual(
+    column(out.dataset, 'doc'),
+    ['{}', '{}', '{}', '{"id":4}'],
+    'rows not formatted take the default; skip:1 skips the first selected row',
+  );
 });
 
 test('FORMAT XML: escaped, encoded names, nulls omitted, element wraps each fragment', async () => {
@@ -113,17 +135,29 @@ test('FORMAT XML: escaped, encoded names, nulls omitted, element wraps each frag
     { name: 'first name', type: { base: 'string' } },
     { name: 'note', type: { base: 'string' } },
   ];
-  const s = sessionWith(cols, [[1, 'A & B <c>', 'line\r\nnext\u0001'], [2, null, 'x']]);
-  const { dataset } = await run(s, "ADD COLUMN 'x' FORMAT XML; ADD COLUMN 'y' FORMAT XML EXCLUDE 'x' OPTIONS 'element:row flatten:1'");
+  const s = sessionWith(cols, [
+    [1, 'A & B <c>', 'line\r\nnext\u0001'],
+    [2, null, 'x'],
+  ]);
+  const { dataset } = await run(
+    s,
+    "ADD COLUMN 'x' FORMAT XML; ADD COLUMN 'y' FORMAT XML EXCLUDE 'x' OPTIONS 'element:row flatten:1'",
+  );
   const xs = column(dataset, 'x') as string[];
-  assert.equal(xs[0], '<id>1</id><first_x0020_name>A &amp; B &lt;c&gt;</first_x0020_name><note>line&#xD;\nnext\ufffd</note>');
+  assert.equal(
+    xs[0],
+    '<id>1</id><first_x0020_name>A &amp; B &lt;c&gt;</first_x0020_name><note>line&#xD;\nnext\ufffd</note>',
+  );
   assert.equal(xs[1], '<id>2</id><note>x</note>');
   const ys = column(dataset, 'y') as string[];
   assert.equal(ys[1], '<row><id>2</id><note>x</note></row>');
   const doc = new DOMParser().parseFromString(`<root>${ys.join('')}</root>`, 'text/xml');
   assert.equal(doc.getElementsByTagName('row').length, 2);
   assert.equal(doc.getElementsByTagName('note')[0].textContent, 'line next\ufffd');
-  assert.match((await failure(s, "ADD COLUMN 'z' FORMAT XML OPTIONS 'element:1bad'")).message, /not a valid XML element name/);
+  assert.match(
+    (await failure(s, "ADD COLUMN 'z' FORMAT XML OPTIONS 'element:1bad'")).message,
+    /not a valid XML element name/,
+  );
 });
 
 test('FORMAT CSV follows RFC 4180; headers, delimiter, quoted, trim, flatten, fields, comments', async () => {
@@ -137,7 +171,12 @@ test('FORMAT CSV follows RFC 4180; headers, delimiter, quoted, trim, flatten, fi
      ADD COLUMN 'e' FORMAT CSV INCLUDE 'id,region' OPTIONS 'fields:3,6';
      ADD COLUMN 'f' FORMAT CSV INCLUDE 'region,id' OPTIONS 'comments:#,eu quoted:'''`,
   );
-  assert.deepEqual(column(dataset, 'a'), ['1,Widget,2.5,4,east', '2,"Gadget, large",10,1,west', '3,"Gizmo ""pro""",7.25,2,Europe', '4,,,,']);
+  assert.deepEqual(column(dataset, 'a'), [
+    '1,Widget,2.5,4,east',
+    '2,"Gadget, large",10,1,west',
+    '3,"Gizmo ""pro""",7.25,2,Europe',
+    '4,,,,',
+  ]);
   assert.equal(column(dataset, 'b')[1], 'id;name\r\n2;Gadget, large');
   assert.equal(column(dataset, 'c')[0], '"1","east"');
   assert.equal(column(dataset, 'd')[1], '2\tGadget, large');

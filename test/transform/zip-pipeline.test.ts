@@ -5,21 +5,30 @@ import { column, failure, orderColumns, orders, run, sessionWith } from './helpe
 
 test('ZIP JSON: batches of N rows become JSON arrays, one row per batch', async () => {
   const s = sessionWith(orderColumns, orders());
-  const { dataset } = await run(s, "ADD COLUMN 'doc' FORMAT JSON INCLUDE 'id' COLLAPSE; ZIP COLUMN 'doc' FORMAT JSON BATCH 3");
+  const { dataset } = await run(
+    s,
+    "ADD COLUMN 'doc' FORMAT JSON INCLUDE 'id' COLLAPSE; ZIP COLUMN 'doc' FORMAT JSON BATCH 3",
+  );
   assert.deepEqual(dataset.columns, [{ name: 'doc', type: { base: 'string' } }]);
   assert.deepEqual(column(dataset, 'doc'), ['[{"id":1},{"id":2},{"id":3}]', '[{"id":4}]']);
 });
 
 test('ZIP without BATCH collapses all rows into one document; null fragments are left out', async () => {
   const s = sessionWith(orderColumns, orders());
-  const { dataset } = await run(s, "ADD COLUMN 'doc' FORMAT JSON INCLUDE 'id' WHEN 'id <> 2'; ZIP COLUMN 'doc' FORMAT 'JSON'");
+  const { dataset } = await run(
+    s,
+    "ADD COLUMN 'doc' FORMAT JSON INCLUDE 'id' WHEN 'id <> 2'; ZIP COLUMN 'doc' FORMAT 'JSON'",
+  );
   assert.equal(dataset.rowCount, 1);
   assert.deepEqual(JSON.parse(column(dataset, 'doc')[0] as string), [{ id: 1 }, { id: 3 }, { id: 4 }]);
 });
 
 test('ZIP XML gives a well-formed document under <root>', async () => {
   const s = sessionWith(orderColumns, orders());
-  const { dataset } = await run(s, "ADD COLUMN 'x' FORMAT XML INCLUDE 'id,name' OPTIONS 'element:order'; ZIP COLUMN 'x' FORMAT XML BATCH 10");
+  const { dataset } = await run(
+    s,
+    "ADD COLUMN 'x' FORMAT XML INCLUDE 'id,name' OPTIONS 'element:order'; ZIP COLUMN 'x' FORMAT XML BATCH 10",
+  );
   const xml = column(dataset, 'x')[0] as string;
   assert.match(xml, /^<\?xml version="1.0" encoding="utf-8"\?><root><order><id>1<\/id><name>Widget<\/name><\/order>/);
   const doc = new DOMParser().parseFromString(xml, 'text/xml');
@@ -29,17 +38,32 @@ test('ZIP XML gives a well-formed document under <root>', async () => {
 
 test('ZIP CSV keeps one header line when the fragments carry headers', async () => {
   const s = sessionWith(orderColumns, orders());
-  const { dataset } = await run(s, "ADD COLUMN 'c' FORMAT CSV INCLUDE 'id,name' OPTIONS 'headers:1'; ZIP COLUMN 'c' FORMAT CSV BATCH 2");
-  assert.deepEqual(column(dataset, 'c'), ['id,name\r\n1,Widget\r\n2,"Gadget, large"\r\n', 'id,name\r\n3,"Gizmo ""pro"""\r\n4,\r\n']);
-  const bare = await run(sessionWith(orderColumns, orders()), "ADD COLUMN 'c' FORMAT CSV INCLUDE 'id'; ZIP COLUMN 'c' FORMAT CSV");
+  const { dataset } = await run(
+    s,
+    "ADD COLUMN 'c' FORMAT CSV INCLUDE 'id,name' OPTIONS 'headers:1'; ZIP COLUMN 'c' FORMAT CSV BATCH 2",
+  );
+  assert.deepEqual(column(dataset, 'c'), [
+    'id,name\r\n1,Widget\r\n2,"Gadget, large"\r\n',
+    'id,name\r\n3,"Gizmo ""pro"""\r\n4,\r\n',
+  ]);
+  const bare = await run(
+    sessionWith(orderColumns, orders()),
+    "ADD COLUMN 'c' FORMAT CSV INCLUDE 'id'; ZIP COLUMN 'c' FORMAT CSV",
+  );
   assert.deepEqual(column(bare.dataset, 'c'), ['1\r\n2\r\n3\r\n4\r\n']);
 });
 
 test('ZIP errors and the empty pipeline', async () => {
   const s = sessionWith(orderColumns, orders());
   assert.match((await failure(s, "ZIP COLUMN 'nope' FORMAT JSON")).message, /unknown column 'nope'/);
-  assert.match((await failure(s, "ZIP COLUMN 'name' FORMAT JSON BATCH 0")).message, /BATCH must be a whole number of rows of at least 1/);
-  const { dataset } = await run(sessionWith(orderColumns, []), "ADD COLUMN 'doc' FORMAT JSON; ZIP COLUMN 'doc' FORMAT JSON BATCH 5");
+  assert.match(
+    (await failure(s, "ZIP COLUMN 'name' FORMAT JSON BATCH 0")).message,
+    /BATCH must be a whole number of rows of at least 1/,
+  );
+  const { dataset } = await run(
+    sessionWith(orderColumns, []),
+    "ADD COLUMN 'doc' FORMAT JSON; ZIP COLUMN 'doc' FORMAT JSON BATCH 5",
+  );
   assert.equal(dataset.rowCount, 0);
 });
 

@@ -24,7 +24,10 @@ test('items pushed faster than they are taken come out once each, in order, acro
   queue.close();
   await consumer;
   assert.equal(taken.length, n);
-  assert.ok(taken.every((v, i) => v === i), 'an item came out of order or twice');
+  assert.ok(
+    taken.every((v, i) => v === i),
+    'an item came out of order or twice',
+  );
 });
 
 test('a consumer waiting on an empty queue wakes for the next item and ends at close', async () => {

@@ -10,7 +10,13 @@ test('a fifo gives its items back in order across compactions, with first, last 
   let pushed = 0;
   let taken = 0;
   // Uneven rounds: more pushed than taken, then drained to empty, across the compaction threshold.
-  for (const [push, take] of [[3000, 2500], [10, 400], [5000, 5110], [1, 0], [2048, 2049]]) {
+  for (const [push, take] of [
+    [3000, 2500],
+    [10, 400],
+    [5000, 5110],
+    [1, 0],
+    [2048, 2049],
+  ]) {
     for (let i = 0; i < push; i++) fifo.push(pushed++);
     assert.equal(fifo.last(), pushed - 1);
     for (let i = 0; i < take; i++) assert.equal(fifo.shift(), taken++);

@@ -24,12 +24,21 @@ test('the kernel shows a webhook call as display_data under the cell that starte
     published.push({ type, content: content as Record<string, unknown>, parent: context.current() }),
   );
   const run = (code: string) => {
-    const msg = { identities: [], header: newHeader('execute_request', 'client'), parent_header: {}, metadata: {}, content: {}, buffers: [] } as Message;
+    const msg = {
+      identities: [],
+      header: newHeader('execute_request', 'client'),
+      parent_header: {},
+      metadata: {},
+      content: {},
+      buffers: [],
+    } as Message;
     return { msg, reply: context.run(msg, () => executor.execute({ code })) };
   };
   const start = run('%webhook start --no-auth');
   assert.equal((await start.reply).status, 'ok');
-  const url = /webhook listening: (\S+)/.exec(published.map((p) => (typeof p.content.text === 'string' ? p.content.text : '')).join(''))![1];
+  const url = /webhook listening: (\S+)/.exec(
+    published.map((p) => (typeof p.content.text === 'string' ? p.content.text : '')).join(''),
+  )![1];
   const later = run('%webhook status');
   await later.reply;
   published.length = 0;

@@ -47,65 +47,82 @@ async function checkLogs(sent: Sent[]): Promise<void> {
   }
 }
 
-test('10,000 posts from 100 concurrent clients: every 2xx has its own complete change log, no payload mixed', LIMITS, async () => {
-  const { dir, guid } = await webhookJob();
-  const s = await serve(dir);
-  const agent = new Agent({ keepAlive: true, maxSockets: 100 });
-  const sent: Sent[] = [];
-  const CLIENTS = 100;
-  const PER_CLIENT = 100;
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, client) => {
-      for (let seq = 0; seq < PER_CLIENT; seq++) {
-        const body = payload(client, seq);
-        const r = await call(s.url, { agent, query: { guid, startwriter: seq % 2 === 0 ? '0' : '1' }, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        assert.equal(r.status, seq % 2 === 0 ? 202 : 200, r.text);
-        sent.push({ body, changeLog: (r.json as RunAnswer).changeLog });
-      }
-    }),
-  );
-  agent.destroy();
-  assert.equal(sent.length, CLIENTS * PER_CLIENT);
-  await checkLogs(sent);
-  assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'load')).filter((f) => f.endsWith('.eds')).length, sent.length);
-});
-
-test('kill -9 of sqlcdc serve under load, then a restart: every call answered 2xx has its complete log', LIMITS, async () => {
-  const { dir, guid } = await webhookJob();
-  const s = await serve(dir);
-  const agent = new Agent({ keepAlive: true, maxSockets: 50 });
-  const sent: Sent[] = [];
-  let killed = false;
-  const KILL_AFTER = 1000;
-  await Promise.all(
-    Array.from({ length: 50 }, async (_, client) => {
-      for (let seq = 0; !killed || seq === 0; seq++) {
-        const body = payload(client, seq);
-        try {
-          const r = await call(s.url, { agent, query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
-          assert.equal(r.status, 202, r.text);
+test(
+  '10,000 posts from 100 concurrent clients: every 2xx has its own complete change log, no payload mixed',
+  LIMITS,
+  async () => {
+    const { dir, guid } = await webhookJob();
+    const s = await serve(dir);
+    const agent = new Agent({ keepAlive: true, maxSockets: 100 });
+    const sent: Sent[] = [];
+    const CLIENTS = 100;
+    const PER_CLIENT = 100;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, client) => {
+        for (let seq = 0; seq < PER_CLIENT; seq++) {
+          const body = payload(client, seq);
+          const r = await call(s.url, {
+            agent,
+            query: { guid, startwriter: seq % 2 === 0 ? '0' : '1' },
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          assert.equal(r.status, seq % 2 === 0 ? 202 : 200, r.text);
           sent.push({ body, changeLog: (r.json as RunAnswer).changeLog });
-        } catch (e) {
-          // Calls cut off by the kill get no answer: they promised nothing.
-          if (!killed) throw e;
-          return;
         }
-        if (sent.length >= KILL_AFTER && !killed) {
-          killed = true;
-          s.child.kill('SIGKILL');
+      }),
+    );
+    agent.destroy();
+    assert.equal(sent.length, CLIENTS * PER_CLIENT);
+    await checkLogs(sent);
+    assert.equal(
+      readdirSync(join(dir, 'ws', 'changelogs', 'load')).filter((f) => f.endsWith('.eds')).length,
+      sent.length,
+    );
+  },
+);
+
+test(
+  'kill -9 of sqlcdc serve under load, then a restart: every call answered 2xx has its complete log',
+  LIMITS,
+  async () => {
+    const { dir, guid } = await webhookJob();
+    const s = await serve(dir);
+    const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+    const sent: Sent[] = [];
+    let killed = false;
+    const KILL_AFTER = 1000;
+    await Promise.all(
+      Array.from({ length: 50 }, async (_, client) => {
+        for (let seq = 0; !killed || seq === 0; seq++) {
+          const body = payload(client, seq);
+          try {
+            const r = await call(s.url, { agent, query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
+            assert.equal(r.status, 202, r.text);
+            sent.push({ body, changeLog: (r.json as RunAnswer).changeLog });
+          } catch (e) {
+            // Calls cut off by the kill get no answer: they promised nothing.
+            if (!killed) throw e;
+            return;
+          }
+          if (sent.length >= KILL_AFTER && !killed) {
+            killed = true;
+            s.child.kill('SIGKILL');
+          }
         }
-      }
-    }),
-  );
-  agent.destroy();
-  assert.ok(killed);
-  await checkLogs(sent);
-  // The restarted listener takes calls again, on the same store, without reusing a name.
-  const again = await serve(dir);
-  const body = payload(99, 0);
-  const r = await call(again.url, { query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
-  assert.equal(r.status, 202, r.text);
-  await checkLogs([...sent, { body, changeLog: (r.json as RunAnswer).changeLog }]);
-  // Every log in the store reads whole: a killed write leaves only a dot-named temp file.
-  for (const f of readdirSync(join(dir, 'ws', 'changelogs', 'load')).filter((f) => f.endsWith('.eds'))) await readChangeLog(join(dir, 'ws', 'changelogs', 'load', f));
-});
+      }),
+    );
+    agent.destroy();
+    assert.ok(killed);
+    await checkLogs(sent);
+    // The restarted listener takes calls again, on the same store, without reusing a name.
+    const again = await serve(dir);
+    const body = payload(99, 0);
+    const r = await call(again.url, { query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
+    assert.equal(r.status, 202, r.text);
+    await checkLogs([...sent, { body, changeLog: (r.json as RunAnswer).changeLog }]);
+    // Every log in the store reads whole: a killed write leaves only a dot-named temp file.
+    for (const f of readdirSync(join(dir, 'ws', 'changelogs', 'load')).filter((f) => f.endsWith('.eds')))
+      await readChangeLog(join(dir, 'ws', 'changelogs', 'load', f));
+  },
+);

@@ -55,70 +55,120 @@ async function logRows(dir: string, file: string): Promise<unknown[]> {
 
 const WRITER = `ADD COLUMN 'long doubled=@sql(id * 2)';\n`;
 
-test('200: a JSON payload becomes a durable change log (all rows inserts), then the writer runs; the answer names both', LIMITS, async () => {
-  const dir = project({ 'w.sql': WRITER });
-  const guid = await createJob(dir, 'orders', ['--writer', 'w.sql', '--webhook']);
-  const key = await newKey(dir);
-  const s = await serve(dir);
-  const r = await call(s.url, { key, query: { guid }, headers: { 'content-type': 'application/json' }, body: '[{"id": 1}, {"id": 2}]' });
-  assert.equal(r.status, 200, r.text);
-  const answer = r.json as RunAnswer;
-  assert.match(answer.executionId, /^\d+$/);
-  assert.deepEqual({ ...answer, executionId: 'x', changeLog: 'x' }, { executionId: 'x', job: 'orders', changeLog: 'x', rows: 2, writer: { started: true, success: true, error: null } });
-  assert.equal(answer.changeLog, join(dir, 'ws', 'changelogs', 'orders', `orders_${answer.executionId}.eds`));
-  const shown = JSON.parse(await cli(dir, ['changelog', 'show', answer.changeLog, '--output', 'json'])) as { executionId: string; upserts: unknown[] };
-  assert.equal(shown.executionId, answer.executionId);
-  assert.deepEqual(shown.upserts, [{ id: 1, doubled: 2 }, { id: 2, doubled: 4 }]);
-  // jobguid is the other name of guid; the run is recorded
-  const again = await call(s.url, { key, query: { jobguid: guid.toUpperCase() }, body: '{"id": 5}' });
-  assert.equal(again.status, 200, again.text);
-  const runs = JSON.parse(await cli(dir, ['job', 'runs', 'orders', '--output', 'json'])) as { by: string; outcome: string; rows: number }[];
-  assert.deepEqual(runs.map((x) => [x.by, x.outcome, x.rows]), [['webhook', 'success', 2], ['webhook', 'success', 1]]);
-  // Neither the payload nor the key appear in what the listener printed.
-  assert.doesNotMatch(s.stderr(), /"id"|sqk_/);
-});
+test(
+  '200: a JSON payload becomes a durable change log (all rows inserts), then the writer runs; the answer names both',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'orders', ['--writer', 'w.sql', '--webhook']);
+    const key = await newKey(dir);
+    const s = await serve(dir);
+    const r = await call(s.url, {
+      key,
+      query: { guid },
+      headers: { 'content-type': 'application/json' },
+      body: '[{"id": 1}, {"id": 2}]',
+    });
+    assert.equal(r.status, 200, r.text);
+    const answer = r.json as RunAnswer;
+    assert.match(answer.executionId, /^\d+$/);
+    assert.deepEqual(
+      { ...answer, executionId: 'x', changeLog: 'x' },
+      {
+        executionId: 'x',
+        job: 'orders',
+        changeLog: 'x',
+        rows: 2,
+        writer: { started: true, success: true, error: null },
+      },
+    );
+    assert.equal(answer.changeLog, join(dir, 'ws', 'changelogs', 'orders', `orders_${answer.executionId}.eds`));
+    const shown = JSON.parse(await cli(dir, ['changelog', 'show', answer.changeLog, '--output', 'json'])) as {
+      executionId: string;
+      upserts: unknown[];
+    };
+    assert.equal(shown.executionId, answer.executionId);
+    assert.deepEqual(shown.upserts, [
+      { id: 1, doubled: 2 },
+      { id: 2, doubled: 4 },
+    ]);
+    // jobguid is the other name of guid; the run is recorded
+    const again = await call(s.url, { key, query: { jobguid: guid.toUpperCase() }, body: '{"id": 5}' });
+    assert.equal(again.status, 200, again.text);
+    const runs = JSON.parse(await cli(dir, ['job', 'runs', 'orders', '--output', 'json'])) as {
+      by: string;
+      outcome: string;
+      rows: number;
+    }[];
+    assert.deepEqual(
+      runs.map((x) => [x.by, x.outcome, x.rows]),
+      [
+        ['webhook', 'success', 2],
+        ['webhook', 'success', 1],
+      ],
+    );
+    // Neither the payload nor the key appear in what the listener printed.
+    assert.doesNotMatch(s.stderr(), /"id"|sqk_/);
+  },
+);
 
-test('every refusal has its status: 404 path, 405 method, 401 key, 400 guid, 404 unknown guid, 400 writer guid, 403 not enabled, 413 size', LIMITS, async () => {
-  const dir = project({ 'w.sql': WRITER, 'r.sql': "PRINT 'ran';\n" });
-  const writer = await createJob(dir, 'w', ['--writer', 'w.sql', '--webhook']);
-  const quiet = await createJob(dir, 'quiet', ['--writer', 'w.sql']);
-  const reader = await createJob(dir, 'reads', ['--reader', 'r.sql']);
-  const direct = (await cli(dir, ['job', 'create', 'both', '--reader', 'r.sql', '--writer', 'w.sql', '--webhook'])).trim().split('\n');
-  assert.match(direct[0], /^reader [0-9a-f]{32}$/);
-  assert.match(direct[1], /^writer [0-9a-f]{32}$/);
-  const writerGuid = direct[1].split(' ')[1];
-  const key = await newKey(dir);
-  const s = await serve(dir, ['--max-body', '1kb']);
-  const statusOf = async (c: Parameters<typeof call>[1], url = s.url) => {
-    const r = await call(url, c);
-    assert.equal(typeof (r.json as Partial<Refusal>).error === 'string' || r.status < 300, true, r.text);
-    return r.status;
-  };
-  assert.equal(await statusOf({ key, query: { guid: writer } }, s.url.replace('/job/push', '/job/other')), 404);
-  assert.equal(await statusOf({ key, method: 'OPTIONS', query: { guid: writer } }), 405);
-  assert.equal(await statusOf({ query: { guid: writer }, body: '{}' }), 401);
-  assert.equal(await statusOf({ key: 'sqk_wrong', query: { guid: writer }, body: '{}' }), 401);
-  assert.equal(await statusOf({ key, body: '{}' }), 400);
-  assert.equal(await statusOf({ key, query: { guid: 'xyz' }, body: '{}' }), 400);
-  assert.equal(await statusOf({ key, query: { guid: '0'.repeat(32) }, body: '{}' }), 404);
-  assert.equal(await statusOf({ key, query: { guid: writerGuid }, body: '{}' }), 400);
-  assert.equal(await statusOf({ key, query: { guid: quiet }, body: '{}' }), 403);
-  assert.equal(await statusOf({ key, query: { guid: reader }, body: '{}' }), 403);
-  assert.equal(await statusOf({ key, query: { guid: writer }, body: `[${'{"id": 1},'.repeat(200)}{"id": 2}]` }), 413);
-  assert.equal(await statusOf({ key, query: { guid: writer, startwriter: 'maybe' }, body: '{}' }), 400);
-  const bad = await call(s.url, { key, query: { guid: writer }, headers: { 'content-type': 'application/json' }, body: '{"id": ' });
-  assert.equal(bad.status, 400);
-  assert.match((bad.json as Refusal).error, /bad payload: .*invalid JSON/);
-  const badPath = await call(s.url, { key, query: { guid: writer, rootpath: '$[' }, body: '{"id": 1}' });
-  assert.equal(badPath.status, 400, badPath.text);
-  // GET, PUT, PATCH and DELETE are calls too; a direct job's reader guid runs only its writer pipeline.
-  for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
-    const r = await call(s.url, { key, method, query: { guid: direct[0].split(' ')[1], startwriter: 'no' }, body: method === 'GET' ? undefined : '{"id": 3}' });
-    assert.equal(r.status, method === 'GET' ? 500 : 202, `${method}: ${r.text}`);
-  }
-  // Nothing refused left a change log behind.
-  assert.equal(existsSync(join(dir, 'ws', 'changelogs', 'w')), false);
-});
+test(
+  'every refusal has its status: 404 path, 405 method, 401 key, 400 guid, 404 unknown guid, 400 writer guid, 403 not enabled, 413 size',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER, 'r.sql': "PRINT 'ran';\n" });
+    const writer = await createJob(dir, 'w', ['--writer', 'w.sql', '--webhook']);
+    const quiet = await createJob(dir, 'quiet', ['--writer', 'w.sql']);
+    const reader = await createJob(dir, 'reads', ['--reader', 'r.sql']);
+    const direct = (await cli(dir, ['job', 'create', 'both', '--reader', 'r.sql', '--writer', 'w.sql', '--webhook']))
+      .trim()
+      .split('\n');
+    assert.match(direct[0], /^reader [0-9a-f]{32}$/);
+    assert.match(direct[1], /^writer [0-9a-f]{32}$/);
+    const writerGuid = direct[1].split(' ')[1];
+    const key = await newKey(dir);
+    const s = await serve(dir, ['--max-body', '1kb']);
+    const statusOf = async (c: Parameters<typeof call>[1], url = s.url) => {
+      const r = await call(url, c);
+      assert.equal(typeof (r.json as Partial<Refusal>).error === 'string' || r.status < 300, true, r.text);
+      return r.status;
+    };
+    assert.equal(await statusOf({ key, query: { guid: writer } }, s.url.replace('/job/push', '/job/other')), 404);
+    assert.equal(await statusOf({ key, method: 'OPTIONS', query: { guid: writer } }), 405);
+    assert.equal(await statusOf({ query: { guid: writer }, body: '{}' }), 401);
+    assert.equal(await statusOf({ key: 'sqk_wrong', query: { guid: writer }, body: '{}' }), 401);
+    assert.equal(await statusOf({ key, body: '{}' }), 400);
+    assert.equal(await statusOf({ key, query: { guid: 'xyz' }, body: '{}' }), 400);
+    assert.equal(await statusOf({ key, query: { guid: '0'.repeat(32) }, body: '{}' }), 404);
+    assert.equal(await statusOf({ key, query: { guid: writerGuid }, body: '{}' }), 400);
+    assert.equal(await statusOf({ key, query: { guid: quiet }, body: '{}' }), 403);
+    assert.equal(await statusOf({ key, query: { guid: reader }, body: '{}' }), 403);
+    assert.equal(await statusOf({ key, query: { guid: writer }, body: `[${'{"id": 1},'.repeat(200)}{"id": 2}]` }), 413);
+    assert.equal(await statusOf({ key, query: { guid: writer, startwriter: 'maybe' }, body: '{}' }), 400);
+    const bad = await call(s.url, {
+      key,
+      query: { guid: writer },
+      headers: { 'content-type': 'application/json' },
+      body: '{"id": ',
+    });
+    assert.equal(bad.status, 400);
+    assert.match((bad.json as Refusal).error, /bad payload: .*invalid JSON/);
+    const badPath = await call(s.url, { key, query: { guid: writer, rootpath: '$[' }, body: '{"id": 1}' });
+    assert.equal(badPath.status, 400, badPath.text);
+    // GET, PUT, PATCH and DELETE are calls too; a direct job's reader guid runs only its writer pipeline.
+    for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
+      const r = await call(s.url, {
+        key,
+        method,
+        query: { guid: direct[0].split(' ')[1], startwriter: 'no' },
+        body: method === 'GET' ? undefined : '{"id": 3}',
+      });
+      assert.equal(r.status, method === 'GET' ? 500 : 202, `${method}: ${r.text}`);
+    }
+    // Nothing refused left a change log behind.
+    assert.equal(existsSync(join(dir, 'ws', 'changelogs', 'w')), false);
+  },
+);
 
 test('--no-auth is refused on a non-loopback address, and a revoked key stops working at once', LIMITS, async () => {
   const dir = project({ 'w.sql': WRITER });
@@ -130,7 +180,10 @@ test('--no-auth is refused on a non-loopback address, and a revoked key stops wo
   const s = await serve(dir);
   assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 200);
   const list = JSON.parse(await cli(dir, ['webhook', 'key', 'list', '--output', 'json'])) as { name: string }[];
-  assert.deepEqual(list.map((k) => k.name), ['ci']);
+  assert.deepEqual(
+    list.map((k) => k.name),
+    ['ci'],
+  );
   assert.doesNotMatch(readFileSync(join(dir, 'ws', 'webhook', 'keys.json'), 'utf8'), new RegExp(key));
   await cli(dir, ['webhook', 'key', 'revoke', 'ci']);
   assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 401);
@@ -146,132 +199,242 @@ test('a listener with no key configured makes one and shows it once, on stderr',
   assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 200);
 });
 
-test('payload kinds: form (automatic and form2json), XML with rootpath, JSON rootpath, raw text as one row', LIMITS, async () => {
-  const dir = project({ 'w.sql': "PRINT 'ran';\n" });
-  const guid = await createJob(dir, 'p', ['--writer', 'w.sql', '--webhook']);
-  const s = await serve(dir, ['--no-auth']);
-  const post = async (query: Record<string, string>, contentType: string | undefined, body: string) => {
-    const r = await call(s.url, { query: { guid, startwriter: '0', ...query }, headers: contentType ? { 'content-type': contentType } : {}, body });
-    assert.equal(r.status, 202, r.text);
-    const answer = r.json as RunAnswer;
-    assert.deepEqual(answer.writer, { started: false, success: null, error: null });
-    return logRows(dir, answer.changeLog);
-  };
-  assert.deepEqual(await post({}, 'application/x-www-form-urlencoded', 'name=lamp&tag=a&tag=b'), [{ name: 'lamp', tag: '["a","b"]' }]);
-  assert.deepEqual(await post({ form2json: '1' }, 'text/plain', 'name=door&qty=3'), [{ name: 'door', qty: '3' }]);
-  assert.deepEqual(await post({ rootpath: '//item' }, 'application/xml', '<order><item><sku>A</sku></item><item><sku>B</sku></item></order>'), [{ sku: 'A' }, { sku: 'B' }]);
-  assert.deepEqual(await post({ rootpath: '$.data.items' }, 'application/json', '{"data": {"items": [{"x": 1}, {"x": 2}, {"x": 3}]}}'), [{ x: 1 }, { x: 2 }, { x: 3 }]);
-  assert.deepEqual(await post({}, 'text/csv', 'a,b\n1,2\n'), [{ payload: 'a,b\n1,2\n' }]);
-});
+test(
+  'payload kinds: form (automatic and form2json), XML with rootpath, JSON rootpath, raw text as one row',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': "PRINT 'ran';\n" });
+    const guid = await createJob(dir, 'p', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const post = async (query: Record<string, string>, contentType: string | undefined, body: string) => {
+      const r = await call(s.url, {
+        query: { guid, startwriter: '0', ...query },
+        headers: contentType ? { 'content-type': contentType } : {},
+        body,
+      });
+      assert.equal(r.status, 202, r.text);
+      const answer = r.json as RunAnswer;
+      assert.deepEqual(answer.writer, { started: false, success: null, error: null });
+      return logRows(dir, answer.changeLog);
+    };
+    assert.deepEqual(await post({}, 'application/x-www-form-urlencoded', 'name=lamp&tag=a&tag=b'), [
+      { name: 'lamp', tag: '["a","b"]' },
+    ]);
+    assert.deepEqual(await post({ form2json: '1' }, 'text/plain', 'name=door&qty=3'), [{ name: 'door', qty: '3' }]);
+    assert.deepEqual(
+      await post(
+        { rootpath: '//item' },
+        'application/xml',
+        '<order><item><sku>A</sku></item><item><sku>B</sku></item></order>',
+      ),
+      [{ sku: 'A' }, { sku: 'B' }],
+    );
+    assert.deepEqual(
+      await post(
+        { rootpath: '$.data.items' },
+        'application/json',
+        '{"data": {"items": [{"x": 1}, {"x": 2}, {"x": 3}]}}',
+      ),
+      [{ x: 1 }, { x: 2 }, { x: 3 }],
+    );
+    assert.deepEqual(await post({}, 'text/csv', 'a,b\n1,2\n'), [{ payload: 'a,b\n1,2\n' }]);
+  },
+);
 
-test('the writer PUSHes the webhook log to an HTTP server; a failing push answers 500, keeps the log, and changelog replay plays it', LIMITS, async () => {
-  let failing = true;
-  const target = await startHttpServer((_req, res) => void res.writeHead(failing ? 503 : 200).end('{}'));
-  servers.push(target);
-  const writer = `%connection add api ${target.url}
+test(
+  'the writer PUSHes the webhook log to an HTTP server; a failing push answers 500, keeps the log, and changelog replay plays it',
+  LIMITS,
+  async () => {
+    let failing = true;
+    const target = await startHttpServer((_req, res) => void res.writeHead(failing ? 503 : 200).end('{}'));
+    servers.push(target);
+    const writer = `%connection add api ${target.url}
 ADD COLUMN 'string label=item {{id}}';
 PUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD ({"id": {{id}}, "label": "{{label}}"});
 `;
-  const dir = project({ 'w.sql': writer });
-  const guid = await createJob(dir, 'pusher', ['--writer', 'w.sql', '--webhook']);
-  const s = await serve(dir, ['--no-auth']);
-  const failed = await call(s.url, { query: { guid }, body: '[{"id": 7}, {"id": 8}]' });
-  assert.equal(failed.status, 500, failed.text);
-  const failure = failed.json as RunAnswer;
-  assert.equal(failure.writer.started, true);
-  assert.equal(failure.writer.success, false);
-  assert.match(failure.writer.error ?? '', /503/);
-  assert.deepEqual(await logRows(dir, failure.changeLog), [{ id: 7, label: 'item 7' }, { id: 8, label: 'item 8' }]);
-  failing = false;
-  const before = target.requests.length;
-  await cli(dir, ['changelog', 'replay', failure.changeLog, '--job', 'pusher']);
-  assert.deepEqual(target.requests.slice(before).map((r) => JSON.parse(r.body) as unknown), [{ id: 7, label: 'item 7' }, { id: 8, label: 'item 8' }]);
-  const ok = await call(s.url, { query: { guid }, body: '{"id": 9}' });
-  assert.equal(ok.status, 200, ok.text);
-  assert.deepEqual(JSON.parse(target.requests.at(-1)!.body), { id: 9, label: 'item 9' });
-  const runs = JSON.parse(await cli(dir, ['job', 'runs', 'pusher', '--output', 'json'])) as { by: string; outcome: string }[];
-  assert.deepEqual(runs.map((r) => `${r.by} ${r.outcome}`), ['webhook failure', 'replay success', 'webhook success']);
-});
+    const dir = project({ 'w.sql': writer });
+    const guid = await createJob(dir, 'pusher', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const failed = await call(s.url, { query: { guid }, body: '[{"id": 7}, {"id": 8}]' });
+    assert.equal(failed.status, 500, failed.text);
+    const failure = failed.json as RunAnswer;
+    assert.equal(failure.writer.started, true);
+    assert.equal(failure.writer.success, false);
+    assert.match(failure.writer.error ?? '', /503/);
+    assert.deepEqual(await logRows(dir, failure.changeLog), [
+      { id: 7, label: 'item 7' },
+      { id: 8, label: 'item 8' },
+    ]);
+    failing = false;
+    const before = target.requests.length;
+    await cli(dir, ['changelog', 'replay', failure.changeLog, '--job', 'pusher']);
+    assert.deepEqual(
+      target.requests.slice(before).map((r) => JSON.parse(r.body) as unknown),
+      [
+        { id: 7, label: 'item 7' },
+        { id: 8, label: 'item 8' },
+      ],
+    );
+    const ok = await call(s.url, { query: { guid }, body: '{"id": 9}' });
+    assert.equal(ok.status, 200, ok.text);
+    assert.deepEqual(JSON.parse(target.requests.at(-1)!.body), { id: 9, label: 'item 9' });
+    const runs = JSON.parse(await cli(dir, ['job', 'runs', 'pusher', '--output', 'json'])) as {
+      by: string;
+      outcome: string;
+    }[];
+    assert.deepEqual(
+      runs.map((r) => `${r.by} ${r.outcome}`),
+      ['webhook failure', 'replay success', 'webhook success'],
+    );
+  },
+);
 
-test('triggers run after a call unless bypasstriggers; job run runs reader then writer and its triggers', LIMITS, async () => {
-  const dir = project({
-    'w.sql': WRITER,
-    'next.sql': "PRINT 'next ran';\n",
-    'r.sql': "SELECT * FROM DRIVE 'rows.csv';\nAPPLY SCHEMA (\n  long id\n);\nCAPTURE 'items';\n",
-    'load.sql': "LOAD UPSERTS FROM 'items';\nADD COLUMN 'long doubled=@sql(id * 2)';\n",
-    'rows.csv': 'id\n1\n2\n',
-  });
-  const guid = await createJob(dir, 'hook', ['--writer', 'w.sql', '--webhook']);
-  await createJob(dir, 'next', ['--reader', 'next.sql']);
-  await createJob(dir, 'fail', ['--reader', 'next.sql']);
-  await cli(dir, ['job', 'trigger', 'hook', '--on', 'success-with-data', '--run', 'next']);
-  await cli(dir, ['job', 'trigger', 'hook', '--on', 'failure', '--run', 'fail']);
-  const listed = JSON.parse(await cli(dir, ['job', 'list', '--output', 'json'])) as { name: string; triggers: unknown }[];
-  assert.deepEqual(listed.find((j) => j.name === 'hook')?.triggers, [{ on: 'success-with-data', run: 'next' }, { on: 'failure', run: 'fail' }]);
-  const s = await serve(dir, ['--no-auth']);
-  const runsOf = async (job: string) => JSON.parse(await cli(dir, ['job', 'runs', job, '--output', 'json'])) as { by: string }[];
-  assert.equal((await call(s.url, { query: { guid, bypasstriggers: '1' }, body: '{"id": 1}' })).status, 200);
-  assert.deepEqual(await runsOf('next'), []);
-  assert.equal((await call(s.url, { query: { guid }, body: '{"id": 1}' })).status, 200);
-  assert.deepEqual((await runsOf('next')).map((r) => r.by), ['trigger:hook']);
-  assert.deepEqual(await runsOf('fail'), []);
-  // A direct job from the CLI: the reader captures a change log in the job's store, the writer loads it;
-  // exit code 0. The writer failing gives exit 1 and a failure record.
-  await cli(dir, ['job', 'create', 'direct', '--reader', 'r.sql', '--writer', 'load.sql']);
-  const ran = await sqlcdc(dir, ['job', 'run', 'direct', '--workspace', 'ws']);
-  assert.equal(ran.code, 0, ran.stderr);
-  assert.match(ran.stderr, /change log .*items_\d+\.eds loaded: 2 inserts/);
-  writeFileSync(join(dir, 'rows.csv'), 'id\n1\n2\n3\n');
-  writeFileSync(join(dir, 'ws', 'jobs', 'direct', 'writer.sql'), "LOAD UPSERTS FROM 'items';\nADD COLUMN 'long x=@sql(nope * 2)';\n");
-  const broken = await sqlcdc(dir, ['job', 'run', 'direct', '--workspace', 'ws']);
-  assert.equal(broken.code, 1);
-  assert.match(broken.stderr, /writer\.sql:2:\d+: ADD COLUMN: unknown column 'nope'/);
-  assert.deepEqual((await runsOf('direct')).map((r: { by: string; outcome?: string }) => r.outcome), ['success', 'failure']);
-});
+test(
+  'triggers run after a call unless bypasstriggers; job run runs reader then writer and its triggers',
+  LIMITS,
+  async () => {
+    const dir = project({
+      'w.sql': WRITER,
+      'next.sql': "PRINT 'next ran';\n",
+      'r.sql': "SELECT * FROM DRIVE 'rows.csv';\nAPPLY SCHEMA (\n  long id\n);\nCAPTURE 'items';\n",
+      'load.sql': "LOAD UPSERTS FROM 'items';\nADD COLUMN 'long doubled=@sql(id * 2)';\n",
+      'rows.csv': 'id\n1\n2\n',
+    });
+    const guid = await createJob(dir, 'hook', ['--writer', 'w.sql', '--webhook']);
+    await createJob(dir, 'next', ['--reader', 'next.sql']);
+    await createJob(dir, 'fail', ['--reader', 'next.sql']);
+    await cli(dir, ['job', 'trigger', 'hook', '--on', 'success-with-data', '--run', 'next']);
+    await cli(dir, ['job', 'trigger', 'hook', '--on', 'failure', '--run', 'fail']);
+    const listed = JSON.parse(await cli(dir, ['job', 'list', '--output', 'json'])) as {
+      name: string;
+      triggers: unknown;
+    }[];
+    assert.deepEqual(listed.find((j) => j.name === 'hook')?.triggers, [
+      { on: 'success-with-data', run: 'next' },
+      { on: 'failure', run: 'fail' },
+    ]);
+    const s = await serve(dir, ['--no-auth']);
+    const runsOf = async (job: string) =>
+      JSON.parse(await cli(dir, ['job', 'runs', job, '--output', 'json'])) as { by: string }[];
+    assert.equal((await call(s.url, { query: { guid, bypasstriggers: '1' }, body: '{"id": 1}' })).status, 200);
+    assert.deepEqual(await runsOf('next'), []);
+    assert.equal((await call(s.url, { query: { guid }, body: '{"id": 1}' })).status, 200);
+    assert.deepEqual(
+      (await runsOf('next')).map((r) => r.by),
+      ['trigger:hook'],
+    );
+    assert.deepEqual(await runsOf('fail'), []);
+    // A direct job from the CLI: the reader captures a change log in the job's store, the writer loads it;
+    // exit code 0. The writer failing gives exit 1 and a failure record.
+    await cli(dir, ['job', 'create', 'direct', '--reader', 'r.sql', '--writer', 'load.sql']);
+    const ran = await sqlcdc(dir, ['job', 'run', 'direct', '--workspace', 'ws']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stderr, /change log .*items_\d+\.eds loaded: 2 inserts/);
+    writeFileSync(join(dir, 'rows.csv'), 'id\n1\n2\n3\n');
+    writeFileSync(
+      join(dir, 'ws', 'jobs', 'direct', 'writer.sql'),
+      "LOAD UPSERTS FROM 'items';\nADD COLUMN 'long x=@sql(nope * 2)';\n",
+    );
+    const broken = await sqlcdc(dir, ['job', 'run', 'direct', '--workspace', 'ws']);
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /writer\.sql:2:\d+: ADD COLUMN: unknown column 'nope'/);
+    assert.deepEqual(
+      (await runsOf('direct')).map((r: { by: string; outcome?: string }) => r.outcome),
+      ['success', 'failure'],
+    );
+  },
+);
 
-test('Standard Webhooks signatures: unsigned and stale calls are 401, a signed one runs; a repeated webhook-id answers the first result without a second log', LIMITS, async () => {
-  const dir = project({ 'w.sql': WRITER });
-  const out = await cli(dir, ['job', 'create', 'signed', '--writer', 'w.sql', '--webhook', '--signing-secret']);
-  const [guidLine, secretLine] = out.trim().split('\n');
-  const secret = /^signing secret (whsec_\S+)$/.exec(secretLine)![1];
-  assert.doesNotMatch(readFileSync(join(dir, 'ws', 'jobs', 'signed', 'job.json'), 'utf8'), new RegExp(secret.slice(6)));
-  const guid = guidLine.trim();
-  const s = await serve(dir, ['--no-auth']);
-  const body = '{"id": 4}';
-  const signed = (id: string, at: Date, payload = body) => ({ 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, payload) });
-  assert.equal((await call(s.url, { query: { guid }, body })).status, 401);
-  assert.equal((await call(s.url, { query: { guid }, body, headers: signed('msg_old', new Date(Date.now() - 3600_000)) })).status, 401);
-  assert.equal((await call(s.url, { query: { guid }, body: '{"id": 5}', headers: signed('msg_tampered', new Date()) })).status, 401);
-  const first = await call(s.url, { query: { guid }, body, headers: signed('msg_1', new Date()) });
-  assert.equal(first.status, 200, first.text);
-  const repeat = await call(s.url, { query: { guid }, body, headers: signed('msg_1', new Date()) });
-  assert.equal(repeat.status, 200);
-  assert.deepEqual(repeat.json, first.json);
-  assert.equal(repeat.headers['idempotent-replayed'], 'true');
-  assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'signed')).filter((f) => f.endsWith('.eds')).length, 1);
-});
+test(
+  'Standard Webhooks signatures: unsigned and stale calls are 401, a signed one runs; a repeated webhook-id answers the first result without a second log',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const out = await cli(dir, ['job', 'create', 'signed', '--writer', 'w.sql', '--webhook', '--signing-secret']);
+    const [guidLine, secretLine] = out.trim().split('\n');
+    const secret = /^signing secret (whsec_\S+)$/.exec(secretLine)![1];
+    assert.doesNotMatch(
+      readFileSync(join(dir, 'ws', 'jobs', 'signed', 'job.json'), 'utf8'),
+      new RegExp(secret.slice(6)),
+    );
+    const guid = guidLine.trim();
+    const s = await serve(dir, ['--no-auth']);
+    const body = '{"id": 4}';
+    const signed = (id: string, at: Date, payload = body) => ({
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign(id, at, payload),
+    });
+    assert.equal((await call(s.url, { query: { guid }, body })).status, 401);
+    assert.equal(
+      (await call(s.url, { query: { guid }, body, headers: signed('msg_old', new Date(Date.now() - 3600_000)) }))
+        .status,
+      401,
+    );
+    assert.equal(
+      (await call(s.url, { query: { guid }, body: '{"id": 5}', headers: signed('msg_tampered', new Date()) })).status,
+      401,
+    );
+    const first = await call(s.url, { query: { guid }, body, headers: signed('msg_1', new Date()) });
+    assert.equal(first.status, 200, first.text);
+    const repeat = await call(s.url, { query: { guid }, body, headers: signed('msg_1', new Date()) });
+    assert.equal(repeat.status, 200);
+    assert.deepEqual(repeat.json, first.json);
+    assert.equal(repeat.headers['idempotent-replayed'], 'true');
+    assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'signed')).filter((f) => f.endsWith('.eds')).length, 1);
+  },
+);
 
-test('Idempotency-Key: a repeat, also after a restart, gets the first answer and writes no second log', LIMITS, async () => {
-  const dir = project({ 'w.sql': WRITER });
-  const guid = await createJob(dir, 'idem', ['--writer', 'w.sql', '--webhook']);
-  let s = await serve(dir, ['--no-auth']);
-  const headers = { 'idempotency-key': 'order-42' };
-  const [a, b] = await Promise.all([call(s.url, { query: { guid }, headers, body: '{"id": 42}' }), call(s.url, { query: { guid }, headers, body: '{"id": 42}' })]);
-  assert.equal(a.status, 200, a.text);
-  assert.deepEqual(b.json, a.json);
-  await s.stop();
-  s = await serve(dir, ['--no-auth']);
-  const c = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
-  assert.deepEqual(c.json, a.json);
-  const other = await call(s.url, { query: { guid }, headers: { 'idempotency-key': 'order-43' }, body: '{"id": 43}' });
-  assert.notEqual((other.json as RunAnswer).executionId, (a.json as RunAnswer).executionId);
-  assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 2);
-});
+test(
+  'Idempotency-Key: a repeat, also after a restart, gets the first answer and writes no second log',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'idem', ['--writer', 'w.sql', '--webhook']);
+    let s = await serve(dir, ['--no-auth']);
+    const headers = { 'idempotency-key': 'order-42' };
+    const [a, b] = await Promise.all([
+      call(s.url, { query: { guid }, headers, body: '{"id": 42}' }),
+      call(s.url, { query: { guid }, headers, body: '{"id": 42}' }),
+    ]);
+    assert.equal(a.status, 200, a.text);
+    assert.deepEqual(b.json, a.json);
+    await s.stop();
+    s = await serve(dir, ['--no-auth']);
+    const c = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
+    assert.deepEqual(c.json, a.json);
+    const other = await call(s.url, {
+      query: { guid },
+      headers: { 'idempotency-key': 'order-43' },
+      body: '{"id": 43}',
+    });
+    assert.notEqual((other.json as RunAnswer).executionId, (a.json as RunAnswer).executionId);
+    assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 2);
+  },
+);
 
 test('HTTPS with --tls-cert and --tls-key', LIMITS, async () => {
   const dir = project({ 'w.sql': WRITER });
   const { execFileSync } = await import('node:child_process');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-days', '2', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'k.pem'),
+      '-out',
+      join(dir, 'c.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+    ],
+    { stdio: 'ignore' },
+  );
   const guid = await createJob(dir, 'tls', ['--writer', 'w.sql', '--webhook']);
   const s = await serve(dir, ['--no-auth', '--tls-cert', 'c.pem', '--tls-key', 'k.pem']);
   assert.match(s.url, /^https:\/\/127\.0\.0\.1:\d+\/job\/push$/);
@@ -279,10 +442,19 @@ test('HTTPS with --tls-cert and --tls-key', LIMITS, async () => {
   const status = await new Promise<number>((resolve, reject) => {
     const u = new URL(s.url);
     u.searchParams.set('guid', guid);
-    request(u, { method: 'POST', ca: readFileSync(join(dir, 'c.pem')), servername: 'localhost', checkServerIdentity: () => undefined }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    })
+    request(
+      u,
+      {
+        method: 'POST',
+        ca: readFileSync(join(dir, 'c.pem')),
+        servername: 'localhost',
+        checkServerIdentity: () => undefined,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    )
       .on('error', reject)
       .end('{"id": 1}');
   });

@@ -33,16 +33,29 @@ test('%webhook start: calls arrive under the starting cell, %webhook wait/take/s
   assert.equal((await call(url, { body: '{"id": 1}' })).status, 401);
   assert.equal((await call(url.replace(/guid=\w+/, `guid=${'0'.repeat(32)}`), { key, body: '{}' })).status, 404);
   const waiting = session.run('%webhook wait --timeout 60', { origin: 'cell-2' });
-  const r = await call(url, { key, headers: { 'content-type': 'application/json' }, body: '[{"id": 1, "name": "lamp"}, {"id": 2, "name": "door"}]' });
+  const r = await call(url, {
+    key,
+    headers: { 'content-type': 'application/json' },
+    body: '[{"id": 1, "name": "lamp"}, {"id": 2, "name": "door"}]',
+  });
   assert.equal(r.status, 202, r.text);
   assert.match(text(await waiting), /webhook call 1 arrived: 2 rows/);
   const shown = output.filter((o) => o.result.kind === 'table');
-  assert.deepEqual(shown.map((o) => o.origin), ['cell-1']);
+  assert.deepEqual(
+    shown.map((o) => o.origin),
+    ['cell-1'],
+  );
   const table = shown[0].result as Extract<Result, { kind: 'table' }>;
-  assert.deepEqual(table.dataset.rows(), [[1, 'lamp'], [2, 'door']]);
+  assert.deepEqual(table.dataset.rows(), [
+    [1, 'lamp'],
+    [2, 'door'],
+  ]);
   await call(url, { key, body: 'name=chair', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
   await session.run('%webhook take 1');
-  assert.deepEqual(session.dataset.rows(), [[1, 'lamp'], [2, 'door']]);
+  assert.deepEqual(session.dataset.rows(), [
+    [1, 'lamp'],
+    [2, 'door'],
+  ]);
   await session.run('%webhook take');
   assert.deepEqual(session.dataset.rows(), [['chair']]);
   // The payload is the pipeline dataset: statements run on it.
@@ -77,15 +90,27 @@ test('%webhook start --job runs each call through the job writer and keeps its c
 
 test('%job create, trigger, list and run from a notebook session', async () => {
   const { session, dir } = open();
-  writeFileSync(join(dir, 'read.sql'), "SELECT * FROM DRIVE 'rows.csv';\nAPPLY SCHEMA (\n  long id\n);\nCAPTURE 'items';\n");
+  writeFileSync(
+    join(dir, 'read.sql'),
+    "SELECT * FROM DRIVE 'rows.csv';\nAPPLY SCHEMA (\n  long id\n);\nCAPTURE 'items';\n",
+  );
   writeFileSync(join(dir, 'write.sql'), "LOAD UPSERTS FROM 'items';\nPRINT 'loaded #data.count() rows';\n");
   writeFileSync(join(dir, 'after.sql'), "PRINT 'after ran';\n");
   writeFileSync(join(dir, 'rows.csv'), 'id\n1\n2\n3\n');
-  assert.match(text(await session.run('%job create sync --reader read.sql --writer write.sql')), /^job sync: reader [0-9a-f]{32}, writer [0-9a-f]{32}$/);
+  assert.match(
+    text(await session.run('%job create sync --reader read.sql --writer write.sql')),
+    /^job sync: reader [0-9a-f]{32}, writer [0-9a-f]{32}$/,
+  );
   await session.run('%job create after --reader after.sql');
   await session.run('%job trigger sync --on success --run after');
   const list = (await session.run('%job list')).find((r) => r.kind === 'table') as Extract<Result, { kind: 'table' }>;
-  assert.deepEqual(list.dataset.rows().map((r) => [r[0], r[1], r[4]]), [['after', 'reader', ''], ['sync', 'direct', 'success → after']]);
+  assert.deepEqual(
+    list.dataset.rows().map((r) => [r[0], r[1], r[4]]),
+    [
+      ['after', 'reader', ''],
+      ['sync', 'direct', 'success → after'],
+    ],
+  );
   const ran = text(await session.run('%job run sync'));
   assert.match(ran, /loaded 3 rows/);
   assert.match(ran, /after ran/);
@@ -101,7 +126,10 @@ test('%%job NAME reader|writer saves the cell as that part of the job; the cell 
   const made = text(await session.run("%%job nb reader\nSELECT * FROM DRIVE 'rows.csv';\nCAPTURE 'rows';\n"));
   assert.match(made, /^job nb \(reader\) created with this reader: [0-9a-f]{32}$/);
   assert.equal(session.dataset.rowCount, 0, 'the script was saved, not run');
-  assert.match(text(await session.run("%%job nb writer\nLOAD UPSERTS FROM 'rows';\nPRINT 'wrote #data.count() rows';\n")), /job nb: writer saved \(direct\)/);
+  assert.match(
+    text(await session.run("%%job nb writer\nLOAD UPSERTS FROM 'rows';\nPRINT 'wrote #data.count() rows';\n")),
+    /job nb: writer saved \(direct\)/,
+  );
   assert.match(text(await session.run('%job run nb')), /wrote 2 rows/);
   await assert.rejects(session.run('%%job nb other\nPRINT 1;'), /usage: %%job NAME reader\|writer/);
   await assert.rejects(session.run('%%nosuch\nx'), /unknown cell magic %%nosuch/);

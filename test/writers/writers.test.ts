@@ -10,7 +10,14 @@ import { Dataset } from '../../runtime/dataset/dataset';
 import { toCsv, toJsonRows } from '../../runtime/dataset/render';
 import { parseTypeName } from '../../runtime/dataset/type-names';
 import type { Column, Value } from '../../runtime/dataset/types';
-import { datasetText, documentChunks, documentText, documentWriter, writerOptions, type WriterOptions } from '../../runtime/writers';
+import {
+  datasetText,
+  documentChunks,
+  documentText,
+  documentWriter,
+  writerOptions,
+  type WriterOptions,
+} from '../../runtime/writers';
 import { tempDir } from '../helpers/session';
 import { column, run, sessionWith } from '../transform/helpers';
 
@@ -48,16 +55,33 @@ test('JSON rows: valid objects whose numbers keep every digit; no columns give {
 
 test('CSV delimiter: fields holding the delimiter are quoted, commas no longer are', () => {
   assert.equal(csv(peopleRows, { delimiter: ';' }), '1;"Ada; ""the first""";a,b\r\n2;;\r\n3;"two\nlines";plain\r\n');
-  assert.equal(csv(peopleRows, { delimiter: '\t' }), '1\t"Ada; ""the first"""\ta,b\r\n2\t\t\r\n3\t"two\nlines"\tplain\r\n');
+  assert.equal(
+    csv(peopleRows, { delimiter: '\t' }),
+    '1\t"Ada; ""the first"""\ta,b\r\n2\t\t\r\n3\t"two\nlines"\tplain\r\n',
+  );
   // A delimiter of several characters (and regular-expression characters) is matched as written.
   assert.equal(csv([[1, 'a|b', 'c||d']], { delimiter: '||' }), '1||a|b||"c||d"\r\n');
-  const parsed = Papa.parse<string[]>(csv(peopleRows, { delimiter: ';', header: true }).trimEnd(), { delimiter: ';', newline: '\r\n' });
-  assert.deepEqual(parsed.data, [['id', 'name', 'note'], ['1', 'Ada; "the first"', 'a,b'], ['2', '', ''], ['3', 'two\nlines', 'plain']]);
+  const parsed = Papa.parse<string[]>(csv(peopleRows, { delimiter: ';', header: true }).trimEnd(), {
+    delimiter: ';',
+    newline: '\r\n',
+  });
+  assert.deepEqual(parsed.data, [
+    ['id', 'name', 'note'],
+    ['1', 'Ada; "the first"', 'a,b'],
+    ['2', '', ''],
+    ['3', 'two\nlines', 'plain'],
+  ]);
 });
 
 test('CSV force quoting: every field quoted with the quote character, null as two quotes; never quoting writes text as is', () => {
-  assert.equal(csv(peopleRows, { quoting: 'always' }), '"1","Ada; ""the first""","a,b"\r\n"2","",""\r\n"3","two\nlines","plain"\r\n');
-  assert.equal(csv([[1, "it's", null]], { quoting: 'always', quote: "'", header: true }), "'id','name','note'\r\n'1','it''s',''\r\n");
+  assert.equal(
+    csv(peopleRows, { quoting: 'always' }),
+    '"1","Ada; ""the first""","a,b"\r\n"2","",""\r\n"3","two\nlines","plain"\r\n',
+  );
+  assert.equal(
+    csv([[1, "it's", null]], { quoting: 'always', quote: "'", header: true }),
+    "'id','name','note'\r\n'1','it''s',''\r\n",
+  );
   assert.equal(csv(peopleRows.slice(0, 1), { quoting: 'never' }), '1,Ada; "the first",a,b\r\n');
   // A quote character other than `"` decides which fields need quoting.
   assert.equal(csv([[1, 'say "hi"', "it's"]], { quote: "'" }), `1,say "hi",'it''s'\r\n`);
@@ -78,7 +102,9 @@ test('cell options apply to CSV, JSON and XML alike: date format, bytes encoding
     { name: 'raw', type: T('byte[]') },
     { name: 'text', type: T('string') },
   ];
-  const ds = Dataset.fromRows(columns, [[new Date(Date.UTC(2024, 1, 29, 13, 5)), new Uint8Array([0x68, 0x69]), '  a\r\nb  ']]);
+  const ds = Dataset.fromRows(columns, [
+    [new Date(Date.UTC(2024, 1, 29, 13, 5)), new Uint8Array([0x68, 0x69]), '  a\r\nb  '],
+  ]);
   const options = writerOptions({ date: 'dd.MM.yyyy HH:mm', bytes: 'base64', trim: true, flatten: true });
   assert.equal(datasetText(ds, 'CSV', options), '29.02.2024 13:05,aGk=,a b\r\n');
   assert.equal(datasetText(ds, 'JSON', options), '[{"at":"29.02.2024 13:05","raw":"aGk=","text":"a b"}]');
@@ -100,7 +126,13 @@ function mixed(rows: number): Dataset {
   ];
   const data: Value[][] = [];
   for (let i = 0; i < rows; i++) {
-    data.push([BigInt(i) * 1_000_000_007n, new Decimal(i).div(4), i % 3 === 0 ? null : `name ${i}, "${'x'.repeat(i % 40)}"`, new Date(Date.UTC(2024, 0, 1) + i * 1000), i % 2 === 0]);
+    data.push([
+      BigInt(i) * 1_000_000_007n,
+      new Decimal(i).div(4),
+      i % 3 === 0 ? null : `name ${i}, "${'x'.repeat(i % 40)}"`,
+      new Date(Date.UTC(2024, 0, 1) + i * 1000),
+      i % 2 === 0,
+    ]);
   }
   return Dataset.fromRows(columns, data);
 }
@@ -109,12 +141,20 @@ test('streaming in pieces gives the one-shot text, each piece bounded, for every
   for (const rows of [0, 1, 7, 500]) {
     const ds = mixed(rows);
     for (const format of ['CSV', 'JSON', 'XML'] as const) {
-      const writer = documentWriter(format, ds.columns, all(ds), writerOptions({ header: format === 'CSV', element: 'row' }));
+      const writer = documentWriter(
+        format,
+        ds.columns,
+        all(ds),
+        writerOptions({ header: format === 'CSV', element: 'row' }),
+      );
       const whole = documentText(ds, writer);
       for (const size of [1, 100, 4096]) {
         const pieces = [...documentChunks(ds, writer, size)];
         assert.equal(pieces.join(''), whole, `${format}, ${rows} rows, pieces of ${size}`);
-        assert.ok(pieces.every((p) => p !== ''), 'no empty pieces');
+        assert.ok(
+          pieces.every((p) => p !== ''),
+          'no empty pieces',
+        );
         // A piece ends at the first record that reaches the size: it never holds much more.
         const longest = Math.max(0, ...pieces.map((p) => p.length));
         assert.ok(longest <= size + 400, `${format}: a piece of ${longest} characters for pieces of ${size}`);
@@ -141,15 +181,21 @@ test('a streamed CSV piped to a file is byte for byte the one-shot CSV', async (
 test('a selection (APPLY FILTER) is written from its picked rows, fields in the order given', () => {
   const ds = mixed(10).pick([9, 2, 4]);
   const writer = documentWriter('CSV', ds.columns, [2, 0], writerOptions({ header: true }));
-  assert.equal(documentText(ds, writer), 'name,id\r\n,9000000063\r\n"name 2, ""xx""",2000000014\r\n"name 4, ""xxxx""",4000000028\r\n');
+  assert.equal(
+    documentText(ds, writer),
+    'name,id\r\n,9000000063\r\n"name 2, ""xx""",2000000014\r\n"name 4, ""xxxx""",4000000028\r\n',
+  );
 });
 
 test('FORMAT fragments zipped into a document are what the document writer writes from the rows', async () => {
   const session = sessionWith(people, peopleRows);
   const input = session.dataset;
-  await run(session, `ADD COLUMN 'csv' FORMAT CSV INCLUDE 'id,name,note' OPTIONS 'delimiter:; headers:1';
+  await run(
+    session,
+    `ADD COLUMN 'csv' FORMAT CSV INCLUDE 'id,name,note' OPTIONS 'delimiter:; headers:1';
     ADD COLUMN 'json' FORMAT JSON INCLUDE 'id,name,note';
-    ADD COLUMN 'xml' FORMAT XML INCLUDE 'id,name,note' OPTIONS 'element:row'`);
+    ADD COLUMN 'xml' FORMAT XML INCLUDE 'id,name,note' OPTIONS 'element:row'`,
+  );
   const formatted = session.dataset;
   const zipped = async (name: string, format: string) => {
     session.setDataset(formatted);

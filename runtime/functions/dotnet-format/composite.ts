@@ -36,7 +36,10 @@ function parseComposite(text: string): CompositePart[] {
     const close = text.indexOf('}', i);
     if (close < 0) throw new FormatError(`'${text}': '{' at ${i + 1} is not closed`);
     const m = /^\s*(\d+)\s*(?:,\s*(-?\d+)\s*)?(?::(.*))?$/s.exec(text.slice(i + 1, close));
-    if (!m) throw new FormatError(`'${text}': '${text.slice(i, close + 1)}' is not a format item ({index[,alignment][:format]})`);
+    if (!m)
+      throw new FormatError(
+        `'${text}': '${text.slice(i, close + 1)}' is not a format item ({index[,alignment][:format]})`,
+      );
     if (lit) parts.push(lit);
     lit = '';
     parts.push({ index: parseInt(m[1], 10), align: m[2] ? parseInt(m[2], 10) : 0, format: m[3] ?? '' });

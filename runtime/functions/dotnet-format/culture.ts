@@ -31,7 +31,20 @@ export interface Culture {
   patterns: Record<string, string>;
 }
 
-const INVARIANT_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const INVARIANT_MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const INVARIANT_DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 export const INVARIANT: Culture = Object.freeze({
@@ -90,24 +103,32 @@ function fromIntl(locale: string): Culture {
   } catch {
     supported = [];
   }
-  if (supported.length === 0) throw new Error(`unknown culture '${locale}' (use invariantculture, currentculture or a name such as fr-FR)`);
+  if (supported.length === 0)
+    throw new Error(`unknown culture '${locale}' (use invariantculture, currentculture or a name such as fr-FR)`);
   const numberParts = new Intl.NumberFormat(locale, { useGrouping: true }).formatToParts(-1234567.5);
   const part = (type: string, fallback: string) => numberParts.find((p) => p.type === type)?.value ?? fallback;
   const percentParts = new Intl.NumberFormat(locale, { style: 'percent' }).formatToParts(0.5);
   const percentSpaced = percentParts.some((p) => p.type === 'literal' && /\s/.test(p.value));
-  const percentFirst = percentParts.findIndex((p) => p.type === 'percentSign') < percentParts.findIndex((p) => p.type === 'integer');
+  const percentFirst =
+    percentParts.findIndex((p) => p.type === 'percentSign') < percentParts.findIndex((p) => p.type === 'integer');
   const utc = (m: number, d: number) => new Date(Date.UTC(2009, m, d, 12));
   const fmt = (o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...o });
   const months = Array.from({ length: 12 }, (_, m) => fmt({ month: 'long' }).format(utc(m, 1)));
-  const genitive = Array.from({ length: 12 }, (_, m) =>
-    fmt({ month: 'long', day: 'numeric' }).formatToParts(utc(m, 1)).find((p) => p.type === 'month')!.value,
+  const genitive = Array.from(
+    { length: 12 },
+    (_, m) =>
+      fmt({ month: 'long', day: 'numeric' })
+        .formatToParts(utc(m, 1))
+        .find((p) => p.type === 'month')!.value,
   );
   // 2009-02-01 is a Sunday.
   const days = Array.from({ length: 7 }, (_, d) => fmt({ weekday: 'long' }).format(utc(1, 1 + d)));
   const shortDays = Array.from({ length: 7 }, (_, d) => fmt({ weekday: 'short' }).format(utc(1, 1 + d)));
   const shortMonths = Array.from({ length: 12 }, (_, m) => fmt({ month: 'short' }).format(utc(m, 1)));
   const dayPeriods = (h: number) =>
-    fmt({ hour: 'numeric', hour12: true }).formatToParts(new Date(Date.UTC(2009, 0, 1, h))).find((p) => p.type === 'dayPeriod')?.value;
+    fmt({ hour: 'numeric', hour12: true })
+      .formatToParts(new Date(Date.UTC(2009, 0, 1, h)))
+      .find((p) => p.type === 'dayPeriod')?.value;
   const hour12 = fmt({ hour: 'numeric' }).resolvedOptions().hour12 ?? false;
   const patterns = {
     d: patternOf(locale, { year: 'numeric', month: '2-digit', day: '2-digit' }),
@@ -117,7 +138,10 @@ function fromIntl(locale: string): Culture {
     M: patternOf(locale, { month: 'long', day: 'numeric' }),
     Y: patternOf(locale, { year: 'numeric', month: 'long' }),
   };
-  const dateSep = fmt({ year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(utc(5, 15)).find((p) => p.type === 'literal')?.value ?? '/';
+  const dateSep =
+    fmt({ year: 'numeric', month: '2-digit', day: '2-digit' })
+      .formatToParts(utc(5, 15))
+      .find((p) => p.type === 'literal')?.value ?? '/';
   return {
     name: locale,
     decimal: part('decimal', '.'),
@@ -147,7 +171,9 @@ function fromIntl(locale: string): Culture {
 
 /** A .NET custom pattern equivalent to what Intl prints for these options, read from formatToParts. */
 function patternOf(locale: string, options: Intl.DateTimeFormatOptions): string {
-  const parts = new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...options }).formatToParts(new Date(Date.UTC(2009, 5, 15, 13, 45, 30)));
+  const parts = new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...options }).formatToParts(
+    new Date(Date.UTC(2009, 5, 15, 13, 45, 30)),
+  );
   let out = '';
   for (const p of parts) {
     switch (p.type) {

@@ -36,7 +36,15 @@ export function localOffsetAt(wall: Date): number {
 
 /** The instant of a local wall clock (held in a Date's UTC fields, as datetime cells are). */
 export function localInstant(wall: Date): Date {
-  const d = new Date(wall.getUTCFullYear(), wall.getUTCMonth(), wall.getUTCDate(), wall.getUTCHours(), wall.getUTCMinutes(), wall.getUTCSeconds(), wall.getUTCMilliseconds());
+  const d = new Date(
+    wall.getUTCFullYear(),
+    wall.getUTCMonth(),
+    wall.getUTCDate(),
+    wall.getUTCHours(),
+    wall.getUTCMinutes(),
+    wall.getUTCSeconds(),
+    wall.getUTCMilliseconds(),
+  );
   if (wall.getUTCFullYear() < 100) d.setFullYear(wall.getUTCFullYear());
   return d;
 }
@@ -88,7 +96,10 @@ const FIXED: Record<string, string> = {
 };
 
 /** A standard format letter → { pattern, culture-independent?, shown in UTC? }. */
-function expandStandard(letter: string, c: Culture): { pattern: string; invariant: boolean; toUtc: boolean } | undefined {
+function expandStandard(
+  letter: string,
+  c: Culture,
+): { pattern: string; invariant: boolean; toUtc: boolean } | undefined {
   if (FIXED[letter]) return { pattern: FIXED[letter], invariant: true, toUtc: 'rRu'.includes(letter) };
   const p = c.patterns;
   switch (letter) {
@@ -133,7 +144,7 @@ function compileCustom(fmt: string): Piece[] {
   const out: Piece[] = [];
   const lit = (s: string) => out.push(() => s);
   const genitive = /(^|[^d])d{1,2}([^d]|$)/.test(fmt.replace(/'[^']*'|"[^"]*"/g, ''));
-  for (let i = 0; i < fmt.length; ) {
+  for (let i = 0; i < fmt.length;) {
     const ch = fmt[i];
     const n = run(fmt, i);
     // A letter's case takes its whole run (dddd, HH…); the others say how far they reach.
@@ -237,7 +248,10 @@ const dateFormats = new FormatCache<CompiledDate>();
 function compileDate(format: string, c: Culture): CompiledDate {
   if (format.length > 1) return { pieces: compileCustom(format), invariant: false, toUtc: false };
   const std = expandStandard(format, c);
-  if (!std) throw new FormatError(`'${format}' is not a standard date format (d D f F g G M o R s t T u U Y) nor a custom pattern`);
+  if (!std)
+    throw new FormatError(
+      `'${format}' is not a standard date format (d D f F g G M o R s t T u U Y) nor a custom pattern`,
+    );
   return { pieces: compileCustom(std.pattern), invariant: std.invariant, toUtc: std.toUtc };
 }
 
@@ -251,7 +265,10 @@ export function formatDate(wall: Date, format: string, kind: DateKind, culture: 
   const key = `${culture.name}\u0000${f}`;
   const compiled = dateFormats.get(key) ?? dateFormats.remember(key, compileDate(f, culture));
   const c = compiled.invariant ? INVARIANT : culture;
-  const p = compiled.toUtc && kind === 'local' ? partsOf(localInstant(wall), 'utc') : partsOf(wall, compiled.toUtc ? 'utc' : kind);
+  const p =
+    compiled.toUtc && kind === 'local'
+      ? partsOf(localInstant(wall), 'utc')
+      : partsOf(wall, compiled.toUtc ? 'utc' : kind);
   let s = '';
   for (const piece of compiled.pieces) s += piece(p, c);
   return s;
@@ -290,7 +307,8 @@ function toParsed(p: Parsed): ParsedDate {
   return { wall, offset: p.offset };
 }
 
-const ISO = /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?\s*$/i;
+const ISO =
+  /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?\s*$/i;
 const US = /^\s*(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(AM|PM)?)?\s*$/i;
 const MS_JSON = /^\s*\/Date\((-?\d+)([+-]\d{4})?\)\/\s*$/;
 
@@ -313,13 +331,30 @@ function fraction(f: string | undefined): number {
 export function parseDateLoose(text: string): ParsedDate {
   let m = ISO.exec(text);
   if (m) {
-    return toParsed({ year: +m[1], month: +m[2], day: +m[3], hour: +(m[4] ?? 0), minute: +(m[5] ?? 0), second: +(m[6] ?? 0), ms: fraction(m[7]), offset: zone(m[8]) });
+    return toParsed({
+      year: +m[1],
+      month: +m[2],
+      day: +m[3],
+      hour: +(m[4] ?? 0),
+      minute: +(m[5] ?? 0),
+      second: +(m[6] ?? 0),
+      ms: fraction(m[7]),
+      offset: zone(m[8]),
+    });
   }
   m = US.exec(text);
   if (m) {
     let hour = +(m[4] ?? 0);
     if (m[8]) hour = (hour % 12) + (m[8].toUpperCase() === 'PM' ? 12 : 0);
-    return toParsed({ year: +m[3], month: +m[1], day: +m[2], hour, minute: +(m[5] ?? 0), second: +(m[6] ?? 0), ms: fraction(m[7]) });
+    return toParsed({
+      year: +m[3],
+      month: +m[1],
+      day: +m[2],
+      hour,
+      minute: +(m[5] ?? 0),
+      second: +(m[6] ?? 0),
+      ms: fraction(m[7]),
+    });
   }
   m = MS_JSON.exec(text);
   if (m) return { wall: new Date(parseInt(m[1], 10)), offset: 0 };
@@ -327,7 +362,9 @@ export function parseDateLoose(text: string): ParsedDate {
     const t = Date.parse(text);
     if (!Number.isNaN(t)) return { wall: new Date(t), offset: 0 };
   }
-  throw new DateParseError(`'${text}' is not a date (expected ISO 8601 such as 2009-06-15T13:45:30, MM/dd/yyyy, or RFC 1123)`);
+  throw new DateParseError(
+    `'${text}' is not a date (expected ISO 8601 such as 2009-06-15T13:45:30, MM/dd/yyyy, or RFC 1123)`,
+  );
 }
 
 // Exact parsing: a format compiled to a regular expression with one setter per capture group.
@@ -364,7 +401,7 @@ function compileParser(format: string, c: Culture): CompiledParser {
   };
   const names = (list: string[]) => list.map(escapeRe).join('|');
   let pm: boolean | undefined;
-  for (let i = 0; i < pattern.length; ) {
+  for (let i = 0; i < pattern.length;) {
     const ch = pattern[i];
     const n = run(pattern, i);
     // A numeric field: one letter reads one or two digits, two letters exactly two.
@@ -376,8 +413,13 @@ function compileParser(format: string, c: Culture): CompiledParser {
         break;
       case 'M':
         if (n <= 2) group(digits, (p, s) => (p.month = +s));
-        else if (n === 3) group(names(c.abbreviatedMonthNames), (p, s, cc) => (p.month = nameIndex(cc.abbreviatedMonthNames, s) + 1));
-        else group(names([...c.monthNames, ...c.monthGenitiveNames]), (p, s, cc) => (p.month = (nameIndex([...cc.monthNames, ...cc.monthGenitiveNames], s) % 12) + 1));
+        else if (n === 3)
+          group(names(c.abbreviatedMonthNames), (p, s, cc) => (p.month = nameIndex(cc.abbreviatedMonthNames, s) + 1));
+        else
+          group(
+            names([...c.monthNames, ...c.monthGenitiveNames]),
+            (p, s, cc) => (p.month = (nameIndex([...cc.monthNames, ...cc.monthGenitiveNames], s) % 12) + 1),
+          );
         break;
       case 'y':
         if (n <= 2) group(digits, (p, s) => (p.year = 2000 + +s - (+s > 49 ? 100 : 0)));

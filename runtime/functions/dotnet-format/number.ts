@@ -130,7 +130,18 @@ type StandardFn = (x: Numeric, c: Culture) => string;
 function currencyPattern(n: string, neg: boolean, c: Culture): string {
   const s = c.currency;
   if (!neg) return [`${s}${n}`, `${n}${s}`, `${s} ${n}`, `${n} ${s}`][c.currencyPositive] ?? `${s}${n}`;
-  const patterns = [`(${s}${n})`, `-${s}${n}`, `${s}-${n}`, `${s}${n}-`, `(${n}${s})`, `-${n}${s}`, `${n}-${s}`, `${n}${s}-`, `-${n} ${s}`, `-${s} ${n}`];
+  const patterns = [
+    `(${s}${n})`,
+    `-${s}${n}`,
+    `${s}-${n}`,
+    `${s}${n}-`,
+    `(${n}${s})`,
+    `-${n}${s}`,
+    `${n}-${s}`,
+    `${n}${s}-`,
+    `-${n} ${s}`,
+    `-${s} ${n}`,
+  ];
   return (patterns[c.currencyNegative] ?? `-${s}${n}`).replace('-', c.negative);
 }
 
@@ -166,7 +177,8 @@ function standard(letter: string, precision: number | undefined, integral: boole
     case 'D':
     case 'd':
       return (x, c) => {
-        if (!integral && !(typeof x === 'number' && Number.isInteger(x))) throw new FormatError(`format ${letter} is for integers`);
+        if (!integral && !(typeof x === 'number' && Number.isInteger(x)))
+          throw new FormatError(`format ${letter} is for integers`);
         const d = fixedDigits(x, 0);
         return (d.neg && d.int !== '0' ? c.negative : '') + d.int.padStart(precision ?? 0, '0');
       };
@@ -216,7 +228,8 @@ function standard(letter: string, precision: number | undefined, integral: boole
     case 'X':
     case 'x':
       return (x) => {
-        if (!integral && !(typeof x === 'number' && Number.isInteger(x))) throw new FormatError(`format ${letter} is for integers`);
+        if (!integral && !(typeof x === 'number' && Number.isInteger(x)))
+          throw new FormatError(`format ${letter} is for integers`);
         let n = typeof x === 'bigint' ? x : BigInt(x as number);
         // Negative integers print as two's complement of their .NET width (Int32, else Int64).
         if (n < 0n) n += n >= -(2n ** 31n) ? 2n ** 32n : 2n ** 64n;
@@ -312,7 +325,16 @@ function tokenize(fmt: string): Token[][] {
 }
 
 function analyze(tokens: Token[]): Section {
-  const s: Section = { tokens, intPlaceholders: 0, minInt: 0, minFrac: 0, maxFrac: 0, grouping: false, shift: 0, hasDigits: false };
+  const s: Section = {
+    tokens,
+    intPlaceholders: 0,
+    minInt: 0,
+    minFrac: 0,
+    maxFrac: 0,
+    grouping: false,
+    shift: 0,
+    hasDigits: false,
+  };
   let inFrac = false;
   let firstZero = -1;
   let digitsBefore = 0;
@@ -460,7 +482,8 @@ function custom(fmt: string): (x: Numeric, c: Culture) => string {
     const zeroSec = sections[2]?.tokens.length ? sections[2] : undefined;
     const rounded = value.times(new D0(10).pow(pos.shift)).toDecimalPlaces(pos.exp ? 15 : pos.maxFrac);
     if (rounded.isZero() && zeroSec) return renderSection(zeroSec, value.abs(), false, c);
-    if (value.isNegative() && !rounded.isZero()) return negSec ? renderSection(negSec, value.abs(), false, c) : renderSection(pos, value, true, c);
+    if (value.isNegative() && !rounded.isZero())
+      return negSec ? renderSection(negSec, value.abs(), false, c) : renderSection(pos, value, true, c);
     return renderSection(pos, value.abs(), false, c);
   };
 }
@@ -482,7 +505,10 @@ function compile(format: string): Compiled {
       return isIntegral(x) ? intFn(x, c) : numFn(x, c);
     };
   }
-  if (/^[A-Za-z]\d*$/.test(format)) throw new FormatError(`'${format}' is not a numeric format (standard: C D E F G N P R X with optional precision 0-999)`);
+  if (/^[A-Za-z]\d*$/.test(format))
+    throw new FormatError(
+      `'${format}' is not a numeric format (standard: C D E F G N P R X with optional precision 0-999)`,
+    );
   return custom(format);
 }
 

@@ -97,7 +97,8 @@ export function parseCsvOptions(text: string, pos?: Position): CsvOptions {
         if (options.comments.length === 0) fail('comments takes comma-separated strings');
         break;
       case 'fields':
-        if (!/^[1-9]\d*(,[1-9]\d*)*$/.test(value)) fail(`fields takes comma-separated widths without spaces (5,15,25), not '${value}'`);
+        if (!/^[1-9]\d*(,[1-9]\d*)*$/.test(value))
+          fail(`fields takes comma-separated widths without spaces (5,15,25), not '${value}'`);
         options.fields = value.split(',').map(Number);
         break;
       default:

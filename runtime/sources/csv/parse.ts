@@ -217,7 +217,6 @@ export class CsvReader {
     });
     this.width = names.length;
   }
-
 }
 
 function headerless(width: number): Column[] {

@@ -40,22 +40,41 @@ export async function driveFiles(read: DriveRead): Promise<DriveFile[]> {
 export async function readDriveFile(file: DriveFile, read: DriveRead, signal?: AbortSignal): Promise<Dataset> {
   const format = formatOf(file.full, read.format);
   if (format === 'PARQUET') {
-    if (read.tx !== undefined || read.options !== undefined) throw new ScriptError(`${file.display} is read as PARQUET: its columns come from the file, without OPTIONS or APPLY TX`, 'semantic');
+    if (read.tx !== undefined || read.options !== undefined)
+      throw new ScriptError(
+        `${file.display} is read as PARQUET: its columns come from the file, without OPTIONS or APPLY TX`,
+        'semantic',
+      );
     return readParquetFile(file.full, file.display);
   }
   return readTextFile(file, read, format, signal);
 }
 
-async function readTextFile(file: DriveFile, read: DriveRead, fileFormat: FileFormat, signal?: AbortSignal): Promise<Dataset> {
+async function readTextFile(
+  file: DriveFile,
+  read: DriveRead,
+  fileFormat: FileFormat,
+  signal?: AbortSignal,
+): Promise<Dataset> {
   let format = fileFormat;
   const docPath = read.tx !== undefined && !isCsvOptions(read.tx) ? read.tx : undefined;
-  if (docPath !== undefined && format === 'CSV') throw new ScriptError(`APPLY TX '${docPath}' is a document path; CSV files take CSV options ('headers:1 delimiter:;')`, 'semantic');
+  if (docPath !== undefined && format === 'CSV')
+    throw new ScriptError(
+      `APPLY TX '${docPath}' is a document path; CSV files take CSV options ('headers:1 delimiter:;')`,
+      'semantic',
+    );
   if (read.tx !== undefined && docPath === undefined) format = 'CSV';
   if (format === 'CSV') return readCsvFile(file.full, file.display, csvOptionsOf(read, file.full), signal);
   const text = await readText(file.full, file.display, signal);
   if (docPath !== undefined && format === 'RAW') format = sniffFormat(text, file.display);
-  if (read.options !== undefined) throw new ScriptError(`OPTIONS are CSV reading options; ${file.display} is read as ${format}`, 'semantic');
-  const shape: FileShape = { csv: DEFAULT_CSV, path: docPath ?? '$', rawCol: read.rawCol, floatDecimal: read.floatDecimal };
+  if (read.options !== undefined)
+    throw new ScriptError(`OPTIONS are CSV reading options; ${file.display} is read as ${format}`, 'semantic');
+  const shape: FileShape = {
+    csv: DEFAULT_CSV,
+    path: docPath ?? '$',
+    rawCol: read.rawCol,
+    floatDecimal: read.floatDecimal,
+  };
   return shapeText(text, format, shape, file.display);
 }
 

@@ -30,7 +30,8 @@ export async function expandGlob(base: string, pattern: string): Promise<string[
     entries = await readdir(folder, { recursive });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new ScriptError(`folder not found: ${fixed || '.'} (for '${pattern}')`, 'runtime');
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new ScriptError(`folder not found: ${fixed || '.'} (for '${pattern}')`, 'runtime');
     throw new ScriptError(`cannot list ${fixed || '.'}: ${(e as Error).message}`, 'runtime');
   }
   const matches: string[] = [];
@@ -70,7 +71,11 @@ export function globSource(glob: string, syntax: GlobSyntax): string {
       else {
         const body = glob.slice(first, close);
         for (const [, from, to] of body.matchAll(/(.)-(.)/gsu)) {
-          if (from > to) throw new ScriptError(`invalid glob '${glob}': the range ${from}-${to} in [${body}] runs backwards`, 'runtime');
+          if (from > to)
+            throw new ScriptError(
+              `invalid glob '${glob}': the range ${from}-${to} in [${body}] runs backwards`,
+              'runtime',
+            );
         }
         out += `[${negated ? '^' : ''}${body.replace(/[\]\\]/g, '\\$&')}]`;
         i = close;

@@ -28,7 +28,11 @@ const BY_EXTENSION: Record<string, DriveFormat> = {
 export function formatOf(file: string, explicit: DriveFormat | undefined): DriveFormat {
   if (explicit) return explicit;
   const format = BY_EXTENSION[extname(file).toLowerCase()];
-  if (!format) throw new ScriptError(`cannot tell the format of '${file}' from its extension; add FORMAT CSV|JSON|NDJSON|XML|RAW|PARQUET`, 'semantic');
+  if (!format)
+    throw new ScriptError(
+      `cannot tell the format of '${file}' from its extension; add FORMAT CSV|JSON|NDJSON|XML|RAW|PARQUET`,
+      'semantic',
+    );
   return format;
 }
 
@@ -53,12 +57,18 @@ export async function readText(full: string, display: string, signal?: AbortSign
  * A CSV file read in chunks into a CsvReader: its text never sits whole in memory beside its rows
  * (docs/sources.md, "Performance").
  */
-export async function readCsvFile(full: string, display: string, options: CsvOptions, signal?: AbortSignal): Promise<Dataset> {
+export async function readCsvFile(
+  full: string,
+  display: string,
+  options: CsvOptions,
+  signal?: AbortSignal,
+): Promise<Dataset> {
   let reader: CsvReader;
   try {
     // The file's size in bytes stands for its length in characters: it sizes the column arrays.
     reader = new CsvReader(options, display, (await stat(full)).size);
-    for await (const chunk of createReadStream(full, { encoding: 'utf8', highWaterMark: CHUNK, signal })) reader.push(chunk as string);
+    for await (const chunk of createReadStream(full, { encoding: 'utf8', highWaterMark: CHUNK, signal }))
+      reader.push(chunk as string);
   } catch (e) {
     throw e instanceof ScriptError ? e : readError(e, display, signal);
   }
@@ -72,7 +82,8 @@ function readError(e: unknown, display: string, signal: AbortSignal | undefined)
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new ScriptError(`file not found: ${display}`, 'runtime');
   if (code === 'EISDIR') return new ScriptError(`${display} is a folder, not a file`, 'runtime');
-  if (code === 'EACCES' || code === 'EPERM') return new ScriptError(`cannot read ${display}: permission denied`, 'runtime');
+  if (code === 'EACCES' || code === 'EPERM')
+    return new ScriptError(`cannot read ${display}: permission denied`, 'runtime');
   return new ScriptError(`cannot read ${display}: ${(e as Error).message}`, 'runtime');
 }
 
@@ -82,11 +93,22 @@ export function shapeText(text: string, format: FileFormat, shape: FileShape, di
     case 'CSV':
       return parseCsv(text, shape.csv, display);
     case 'RAW':
-      return new Dataset([{ name: 'file', type: STRING }, { name: 'content', type: STRING }], [[display], [text]]);
+      return new Dataset(
+        [
+          { name: 'file', type: STRING },
+          { name: 'content', type: STRING },
+        ],
+        [[display], [text]],
+      );
     case 'XML':
       return selectDataset(parseXml(text, display), 'xml', compilePath(shape.path, 'xml'), shape);
     case 'JSON':
-      return selectDataset(looksLikeLines(text) ? parseLines(text, display) : parseJson(text, display), 'json', compilePath(shape.path, 'json'), shape);
+      return selectDataset(
+        looksLikeLines(text) ? parseLines(text, display) : parseJson(text, display),
+        'json',
+        compilePath(shape.path, 'json'),
+        shape,
+      );
     case 'NDJSON':
       return selectDataset(parseLines(text, display), 'json', compilePath(shape.path, 'json'), shape);
   }
@@ -124,6 +146,7 @@ function looksLikeLines(text: string): boolean {
 /** The document kind of a RAW text given a document path: by its first character. */
 export function sniffFormat(text: string, display: string): FileFormat {
   const kind = sniffKind(text);
-  if (!kind) throw new ScriptError(`${display} is neither JSON nor XML; APPLY TX needs a document (or CSV options)`, 'runtime');
+  if (!kind)
+    throw new ScriptError(`${display} is neither JSON nor XML; APPLY TX needs a document (or CSV options)`, 'runtime');
   return kind === 'xml' ? 'XML' : 'JSON';
 }

@@ -53,7 +53,11 @@ export class Pager {
   ) {
     this.param = spec.param ?? DEFAULT_PARAM[spec.mode] ?? '';
     if (spec.mode === 'token' && !spec.path) {
-      throw new ScriptError("PAGING 'token' needs PAGING_PATH: where the response holds the next token", 'semantic', spec.pos);
+      throw new ScriptError(
+        "PAGING 'token' needs PAGING_PATH: where the response holds the next token",
+        'semantic',
+        spec.pos,
+      );
     }
   }
 

@@ -1,7 +1,15 @@
 import { parseDocument, valueAtPath, type DocKind } from '../../docpath';
 import { documentKind } from '../tx';
 import { Pager } from './paging';
-import { checkStatus, decodeBody, describeCall, sendHttp, type CallContext, type HttpRequest, type HttpResponse } from '../../http/request';
+import {
+  checkStatus,
+  decodeBody,
+  describeCall,
+  sendHttp,
+  type CallContext,
+  type HttpRequest,
+  type HttpResponse,
+} from '../../http/request';
 
 /** One response of a paged read, with its text and document parsed once, on first use. */
 export class Page {
@@ -55,6 +63,10 @@ export async function readPages(
     const page = new Page(url, response, describeCall(request.method, url));
     const { records, stop } = await onPage(page);
     if (stop || call.signal.aborted) return;
-    url = pager.next(url, { response, records, valueAt: (path) => valueAtPath(page.document().root, page.document().kind, path) });
+    url = pager.next(url, {
+      response,
+      records,
+      valueAt: (path) => valueAtPath(page.document().root, page.document().kind, path),
+    });
   }
 }
