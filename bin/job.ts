@@ -20,6 +20,7 @@ import {
   TRIGGER_KINDS,
   type Value,
   Session,
+  redactMagicLine,
 } from '../runtime/index';
 
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
@@ -140,7 +141,13 @@ async function run(args: string[]): Promise<number> {
         `folder         ${store.jobFolder(job.name)}`,
       ];
       for (const script of ['reader', 'writer'] as const) {
-        if (s[script] !== null) lines.push('', `${script}.sql:`, store.script(job.name, script).trimEnd());
+        // The script as written, but a connection magic in it shows no secret.
+        if (s[script] !== null)
+          lines.push(
+            '',
+            `${script}.sql:`,
+            store.script(job.name, script).trimEnd().split('\n').map(redactMagicLine).join('\n'),
+          );
       }
       out(`${lines.join('\n')}\n`);
       return EXIT.ok;

@@ -21,3 +21,17 @@ export function redactUrl(text: string): string {
 export function redactUrlsIn(text: string): string {
   return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi, (url) => redactUrl(url));
 }
+
+/**
+ * A `%connection add …` line with its secrets masked: the values of --bearer, --basic, --apikey and
+ * --header, and a URL's password. For showing scripts back (`sqlcdc job show`); other lines are kept.
+ */
+export function redactMagicLine(line: string): string {
+  if (!/^\s*%connection\s+add\b/i.test(line)) return line;
+  return redactUrlsIn(line)
+    .replace(/(--(?:bearer|basic)\s+)("[^"]*"|'[^']*'|\S+)/gi, `$1${MASK}`)
+    .replace(
+      /(--(?:apikey|header)\s+)(["']?)([^:"']+):\s*([^"']*)\2/gi,
+      (_m, flag: string, quote: string, name: string) => `${flag}${quote}${name}: ${MASK}${quote}`,
+    );
+}

@@ -9,6 +9,7 @@ import { rotateWorkspaceKey } from '../../runtime/workspace/rotate-key';
 import { sendJson, startHttpServer, type TestServer } from '../helpers/http-server';
 import { tempSession } from '../helpers/session';
 import { runCli } from '../helpers/cli';
+import { ftpUnavailable, startFtpServer } from '../helpers/ftp-server';
 
 const SECRETS = ['BEARERTOK1', 'BASICPW2', 'APIKEY3', 'HDRVAL4', 'PGPASS5', 'FTPPASS6', 'INLINEPW7'];
 
@@ -176,3 +177,52 @@ test('sqlcdc workspace rotate-key reseals through the CLI; with SQLCDC_SECRET it
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /unknown workspace command 'frob'/);
 });
+
+test(
+  'a change log captured to an FTP connection with a password, and sqlcdc job show, never show a secret',
+  { skip: ftpUnavailable() },
+  async () => {
+    const server = await startFtpServer();
+    const { session, dir } = tempSession({ 'orders.csv': 'id,amount\n1,10\n2,20\n' }, 'secrets');
+    try {
+      await session.run(`%connection add site ftp://${server.user}:${server.password}@127.0.0.1:${server.port}/`);
+      const out = await outputOf(
+        session,
+        "SELECT * FROM DRIVE 'orders.csv';\nCAPTURE 'orders' ON KEYS 'id' WITH PATH [site] '/logs';",
+      );
+      assert.doesNotMatch(out, new RegExp(server.password));
+      const [log] = readdirSync(join(server.root, 'logs'));
+      assert.match(log, /^orders_\d+\.eds$/);
+      assert.ok(
+        !readFileSync(join(server.root, 'logs', log), 'latin1').includes(server.password),
+        'the log holds no password',
+      );
+      const shown = await runCli(dir, ['changelog', 'show', join(server.root, 'logs', log), '--output', 'json']);
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.ok(!shown.stdout.includes(server.password));
+      for (const f of filesUnder(join(dir, 'ws'))) assert.ok(!f.text.includes(server.password), f.path);
+    } finally {
+      await session.close();
+      await server.close();
+    }
+    writeFileSync(
+      join(dir, 'writer.sql'),
+      `%connection add api http://127.0.0.1:9/ --bearer BEARERTOK1 --header "X-Api-Key: APIKEY3"\n%connection add pg postgres://app:PGPASS5@127.0.0.1:1/shop\nPUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}});\n`,
+    );
+    const created = await runCli(dir, [
+      'job',
+      'create',
+      'sync',
+      '--writer',
+      'writer.sql',
+      '--workspace',
+      join(dir, 'ws'),
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    const shownJob = await runCli(dir, ['job', 'show', 'sync', '--workspace', join(dir, 'ws')]);
+    assert.equal(shownJob.code, 0, shownJob.stderr);
+    assertNoSecret(shownJob.stdout + shownJob.stderr, 'sqlcdc job show');
+    assert.match(shownJob.stdout, /--bearer \*\*\*\*/);
+    assert.match(shownJob.stdout, /app:\*\*\*\*@127\.0\.0\.1:1\/shop/);
+  },
+);
