@@ -134,7 +134,7 @@ test(
     assert.equal((await sqlcdc(dir, ['changelog', 'show', 'logs/missing.eds'])).code, 2);
     const usage = await sqlcdc(dir, ['changelog']);
     assert.equal(usage.code, 2);
-    assert.match(usage.stderr, /^sqlcdc: changelog needs show or list/);
+    assert.match(usage.stderr, /^sqlcdc: changelog needs show, list or replay/);
     assert.match(
       (await sqlcdc(dir, ['changelog', 'show', 'x.eds', '--output', 'csv'])).stderr,
       /--output of changelog must be table or json, not 'csv'/,
