@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -18,21 +18,19 @@ export interface FtpServer {
 
 /** Why a real FTP server cannot be started here, or undefined when it can (Debian python3-pyftpdlib). */
 export function ftpUnavailable(): string | undefined {
-  const r = spawnSync('/usr/bin/python3', ['-c', 'import pyftpdlib, OpenSSL'], { encoding: 'utf8' });
+  const r = spawnSync('/usr/bin/python3', ['-c', 'import pyftpdlib'], { encoding: 'utf8' });
   if (r.status === 0) return undefined;
-  return 'the FTP tests need a real FTP server: apt-get install -y python3-pyftpdlib python3-openssl';
+  return 'the FTP tests need a real FTP server: apt-get install -y python3-pyftpdlib';
 }
 
 /**
  * A real FTP server (pyftpdlib) on 127.0.0.1 and a port the system chose, serving a new temp folder.
- * With `tls`, FTPS with a throwaway self-signed certificate made by openssl.
  */
-export async function startFtpServer(options: { tls?: boolean } = {}): Promise<FtpServer> {
+export async function startFtpServer(): Promise<FtpServer> {
   const root = mkdtempSync(join(tmpdir(), 'sqlcdc-ftp-'));
   const user = 'uploader';
   const password = 'ftp-Pa55';
   const args = [SCRIPT, root, user, password];
-  if (options.tls) args.push(selfSignedPem(mkdtempSync(join(tmpdir(), 'sqlcdc-ftps-cert-'))));
   const child = spawn('/usr/bin/python3', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await new Promise<number>((resolvePort, reject) => {
     let out = '';
@@ -45,9 +43,8 @@ export async function startFtpServer(options: { tls?: boolean } = {}): Promise<F
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('exit', (code) => reject(new Error(`the FTP server exited (${code}): ${err}`)));
   });
-  const scheme = options.tls ? 'ftps' : 'ftp';
   return {
-    url: `${scheme}://${user}:${password}@127.0.0.1:${port}/`,
+    url: `ftp://${user}:${password}@127.0.0.1:${port}/`,
     port,
     root,
     user,
@@ -62,32 +59,4 @@ function stop(child: ChildProcess): Promise<void> {
     child.once('exit', () => done());
     child.kill('SIGTERM');
   });
-}
-
-function selfSignedPem(dir: string): string {
-  const key = join(dir, 'k.pem');
-  const cert = join(dir, 'c.pem');
-  const r = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0 || !existsSync(cert)) throw new Error(`openssl could not make a certificate: ${r.stderr}`);
-  const both = join(dir, 'both.pem');
-  writeFileSync(both, readFileSync(key, 'utf8') + readFileSync(cert, 'utf8'));
-  return both;
 }

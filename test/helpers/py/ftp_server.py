@@ -1,8 +1,7 @@
 """A real FTP (or FTPS) server for the tests: pyftpdlib serving one folder to one user.
 
-Usage: ftp_server.py ROOT USER PASSWORD [CERTFILE]
+Usage: ftp_server.py ROOT USER PASSWORD
 Prints "listening on PORT" once ready (port chosen by the system), then serves until killed.
-With CERTFILE (a PEM holding key and certificate) it is FTPS: explicit TLS, protected data channel.
 """
 import sys
 
@@ -16,13 +15,6 @@ def main():
     authorizer = DummyAuthorizer()
     authorizer.add_user(user, password, root, perm="elradfmwMT")
     handler = FTPHandler
-    if len(sys.argv) > 4:
-        from pyftpdlib.handlers import TLS_FTPHandler
-
-        handler = TLS_FTPHandler
-        handler.certfile = sys.argv[4]
-        handler.tls_control_required = True
-        handler.tls_data_required = True
     handler.authorizer = authorizer
     server = FTPServer(("127.0.0.1", 0), handler)
     print("listening on %d" % server.address[1], flush=True)
