@@ -1,3 +1,4 @@
+import { after } from 'node:test';
 import Decimal from 'decimal.js';
 import { Dataset, type Result } from '../../runtime/index';
 import type { Column } from '../../runtime/dataset/types';
@@ -42,8 +43,16 @@ export function typedRows(): Dataset {
   ]);
 }
 
+const opened: Session[] = [];
+after(async () => {
+  for (const s of opened) await s.close();
+});
+
+/** A session in a temp folder holding `files`; every session made here is closed when the file's tests end. */
 export function session(files: Record<string, string | Buffer> = {}): { session: Session; dir: string } {
-  return tempSession(files, 'drivesink');
+  const made = tempSession(files, 'drivesink');
+  opened.push(made.session);
+  return made;
 }
 
 export function messages(results: Result[]): string[] {

@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import Decimal from 'decimal.js';
 import { Dataset } from '../../runtime/index';
-import type { Session } from '../../runtime/session';
 import { messages, plain, session, typedRows, TYPED_COLUMNS } from './helpers';
 
-const sessions: Session[] = [];
-after(async () => {
-  for (const s of sessions) await s.close();
-});
-
-function open(files: Record<string, string | Buffer> = {}) {
-  const made = session(files);
-  sessions.push(made.session);
-  return made;
-}
-
 test('SINK PARQUET then SELECT it back: every type equal, longs past 2^53 and 30-digit decimals exact, nulls kept', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(typedRows());
   const out = await s.run("SINK INTO DRIVE FORMAT PARQUET FILE 'out/typed.parquet';");
   assert.match(messages(out)[0], /^SINK INTO DRIVE: 3 rows in 1 file on .*: out\/typed\.parquet$/);
@@ -40,7 +28,7 @@ test('SINK PARQUET then SELECT it back: every type equal, longs past 2^53 and 30
 });
 
 test('FORMAT PARQUET on a name without the extension; decimal(p,s) declared keeps its precision and scale and trailing zeros', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(
     Dataset.fromRows(
       [
@@ -81,7 +69,7 @@ test('FORMAT PARQUET on a name without the extension; decimal(p,s) declared keep
 });
 
 test('every COMPRESSION reads back; an unknown codec or a bad ROWS_PER_GROUP is refused where it is written', async () => {
-  const { session: s } = open();
+  const { session: s } = session();
   s.setDataset(typedRows());
   for (const codec of ['snappy', 'gzip', 'brotli', 'none']) {
     await s.run(`SINK INTO DRIVE FORMAT PARQUET FILE 'c-${codec}.parquet' COMPRESSION '${codec}';`);
@@ -119,7 +107,7 @@ test('every COMPRESSION reads back; an unknown codec or a bad ROWS_PER_GROUP is 
 });
 
 test('many row groups: 250,001 rows with ROWS_PER_GROUP 100000 read back in order', async () => {
-  const { session: s } = open();
+  const { session: s } = session();
   const n = 250_001;
   const ids = Array.from({ length: n }, (_, i) => i);
   const longs = ids.map((i) => BigInt(i) * 3_000_000_000n);
@@ -140,7 +128,7 @@ test('many row groups: 250,001 rows with ROWS_PER_GROUP 100000 read back in orde
 });
 
 test('a decimal with more decimals than its declared scale fails and leaves no file behind', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(
     Dataset.fromRows([{ name: 'p', type: { base: 'decimal', precision: 5, scale: 1 } }], [[new Decimal('1.25')]]),
   );
@@ -155,7 +143,7 @@ test('a decimal with more decimals than its declared scale fails and leaves no f
 });
 
 test('a file that is not Parquet is a clear error', async () => {
-  const { session: s } = open({ 'bad.parquet': 'hello, not parquet' });
+  const { session: s } = session({ 'bad.parquet': 'hello, not parquet' });
   await assert.rejects(s.run("SELECT * FROM DRIVE 'bad.parquet';"), /bad\.parquet is not a readable Parquet file/);
   await assert.rejects(s.run("SELECT * FROM DRIVE 'missing.parquet';"), /file not found: missing\.parquet/);
 });

@@ -1,22 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import Decimal from 'decimal.js';
 import { Dataset } from '../../runtime/index';
-import type { Session } from '../../runtime/session';
 import { messages, session, typedRows } from './helpers';
-
-const sessions: Session[] = [];
-after(async () => {
-  for (const s of sessions) await s.close();
-});
-
-function open(files: Record<string, string | Buffer> = {}) {
-  const made = session(files);
-  sessions.push(made.session);
-  return made;
-}
 
 const people = () =>
   Dataset.fromRows(
@@ -38,7 +26,7 @@ function read(dir: string, path: string): string {
 }
 
 test('CSV: RFC 4180 by default; ADD_HEADER, DELIMITER, FORCE_QUOTED, DATE_FORMAT, TRIM, FLATTEN, COMMENT_TOKENS', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(people());
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'plain.csv';");
   assert.equal(
@@ -72,7 +60,7 @@ test('CSV: RFC 4180 by default; ADD_HEADER, DELIMITER, FORCE_QUOTED, DATE_FORMAT
 });
 
 test('CSV FIXED_LENGTH pads or cuts each field to its width; a width count that does not match is an error', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(people());
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'fixed.txt' FIXED_LENGTH '3,6,10' DATE_FORMAT 'yyyy-MM-dd';");
   assert.equal(read(dir, 'fixed.txt').split('\r\n')[0], '1    Ann 2024-03-01');
@@ -91,7 +79,7 @@ test('CSV FIXED_LENGTH pads or cuts each field to its width; a width count that 
 });
 
 test('JSON: an array of typed objects (longs and decimals exact), under ROOT_NODE when given; NDJSON one object a line', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(typedRows());
   await s.run("SINK INTO DRIVE FORMAT JSON FILE 'rows.json';");
   const text = read(dir, 'rows.json');
@@ -112,7 +100,7 @@ test('JSON: an array of typed objects (longs and decimals exact), under ROOT_NOD
 });
 
 test('XML: a document under ROOT_NODE (default root), each row an ELEMENT (default row), null fields left out', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(people());
   await s.run("SINK INTO DRIVE FORMAT XML FILE 'p.xml' DATE_FORMAT 'yyyy-MM-dd';");
   assert.equal(
@@ -135,7 +123,7 @@ test('XML: a document under ROOT_NODE (default root), each row an ELEMENT (defau
 });
 
 test('RAW and COLUMN: a field value is the whole file (bytes as they are); a ZIP COLUMN document becomes one file', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(people());
   await s.run("ADD COLUMN 'doc' FORMAT JSON INCLUDE 'id,name' COLLAPSE;\nZIP COLUMN 'doc' FORMAT JSON BATCH 3;");
   await s.run("SINK INTO DRIVE FORMAT JSON FILE 'zipped/#rndguid().json' COLUMN 'doc' FILE_PER_ROW;");
@@ -165,7 +153,7 @@ test('RAW and COLUMN: a field value is the whole file (bytes as they are); a ZIP
 });
 
 test('FILE_PER_ROW: FILE evaluated per row with {{field}} and functions; each file one row (JSON an object)', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(people());
   const out = await s.run("SINK INTO DRIVE FORMAT JSON FILE 'people/{{id}}-#rndguid().json' FILE_PER_ROW;");
   const names = readdirSync(join(dir, 'people')).sort();
@@ -197,7 +185,7 @@ test('FILE_PER_ROW: FILE evaluated per row with {{field}} and functions; each fi
 });
 
 test('CONTAINER is a folder under the drive; DATE_FIELD writes one file per day under yyyy/MM/dd (undated rows apart)', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(people());
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'people.csv' CONTAINER 'lake/#format(2024, \"0\")' DATE_FIELD 'born';");
   assert.equal(
@@ -213,7 +201,7 @@ test('CONTAINER is a folder under the drive; DATE_FIELD writes one file per day 
 });
 
 test('atomic: a SINK that fails keeps the old file whole and leaves no temp file; a good one replaces it', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(people());
   await s.run("SINK INTO DRIVE FORMAT CSV FILE 'out/p.csv' ADD_HEADER;");
   const before = read(dir, 'out/p.csv');
@@ -231,7 +219,7 @@ test('atomic: a SINK that fails keeps the old file whole and leaves no temp file
 });
 
 test('a large dataset streams to its file: 300,000 rows of CSV, every line there', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   const n = 300_000;
   s.setDataset(
     new Dataset(
@@ -249,7 +237,7 @@ test('a large dataset streams to its file: 300,000 rows of CSV, every line there
 });
 
 test('NDJSON read under FORMAT JSON and .jsonl: one document a line, detected; a pretty-printed document is still one', async () => {
-  const { session: s } = open({
+  const { session: s } = session({
     'log.json': '{"a":1,"b":"x"}\n{"a":2,"b":"y"}\n\n{"a":3,"c":true}\n',
     'log.jsonl': '{"a":1}\n{"a":2}\n',
     'pretty.json': '{\n  "a": 1\n}\n',
@@ -269,7 +257,7 @@ test('NDJSON read under FORMAT JSON and .jsonl: one document a line, detected; a
 });
 
 test('an empty dataset: SINK still writes its file (a CSV header, an empty JSON array, a Parquet schema); PUSH writes none', async () => {
-  const { session: s, dir } = open();
+  const { session: s, dir } = session();
   s.setDataset(people().slice(0, 0));
   await s.run(
     "SINK INTO DRIVE FORMAT CSV FILE 'e.csv' ADD_HEADER;\nSINK INTO DRIVE FORMAT JSON FILE 'e.json';\nSINK INTO DRIVE FORMAT PARQUET FILE 'e.parquet';",
