@@ -111,7 +111,12 @@ export class Run implements RunState {
   }
 
   variableNames(): string[] {
-    const names = new Set(['executionId', 'highwatermark', ...this.pipelineVariables.keys(), ...this.session.variables.keys()]);
+    const names = new Set([
+      'executionId',
+      'highwatermark',
+      ...this.pipelineVariables.keys(),
+      ...this.session.variables.keys(),
+    ]);
     names.delete('executionid');
     return [...names].sort();
   }
