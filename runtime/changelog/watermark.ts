@@ -34,13 +34,20 @@ function highWatermarkFile(workspace: string, pipeline: string): string {
   return pipelineFile(workspace, pipeline, 'highwatermark', '.json');
 }
 
+type StoredJson = { type?: unknown; value?: unknown };
+
 /** The high watermark of `pipeline` as stored: its type name and text; undefined when none was stored yet. */
 export function storedHighWatermark(workspace: string, pipeline: string): { type: string; value: string } | undefined {
   const file = highWatermarkFile(workspace, pipeline);
   if (!existsSync(file)) return undefined;
-  const stored = JSON.parse(readFileSync(file, 'utf8')) as { type?: unknown; value?: unknown };
-  if (typeof stored.type !== 'string' || typeof stored.value !== 'string')
-    throw new ScriptError(`${file} does not hold a high watermark {type, value}`, 'runtime');
+  let stored: StoredJson | null = null;
+  try {
+    stored = JSON.parse(readFileSync(file, 'utf8')) as StoredJson | null;
+  } catch {
+    // Reported below with the file's name, as a file of the wrong shape is.
+  }
+  if (typeof stored?.type !== 'string' || typeof stored.value !== 'string')
+    throw new ScriptError(`${file} does not hold a high watermark {"type": …, "value": …}`, 'runtime');
   return { type: stored.type, value: stored.value };
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Decimal from 'decimal.js';
@@ -90,6 +90,13 @@ PRINT '#data.calc_hwmdate(2024-01-01, {{@highwatermark}}) [{{@highwatermark}}]';
   assert.equal(await print(session, '{{@highwatermark}}'), '100');
   session.pipeline = 'orders-sync';
   assert.equal(await print(session, '{{@highwatermark}}'), '2024-03-05T11:30:01');
+
+  // A damaged file is an error naming it, not a watermark silently starting over.
+  writeFileSync(join(dir, 'ws', 'cdc', 'orders-sync', 'highwatermark.json'), '{"type": "datetime"');
+  await assert.rejects(
+    session.run("PRINT '{{@highwatermark}}';"),
+    /orders-sync\/highwatermark\.json does not hold a high watermark/,
+  );
 });
 
 test('a decimal high watermark keeps its digits; a variable in @concatjson is a JSON value, in SQL a bind parameter', async () => {
