@@ -15,6 +15,7 @@ import {
   renderText,
   runJob,
   sessionFolders,
+  storedHighWatermark,
   summary,
   toScriptError,
   TRIGGER_KINDS,
@@ -129,6 +130,7 @@ async function run(args: string[]): Promise<number> {
     case 'show': {
       const job = store.get(one(rest, 'show'));
       const s = summary(job);
+      const hwm = storedHighWatermark(store.workspace, job.name);
       const lines = [
         `job            ${job.name}`,
         `kind           ${job.kind}`,
@@ -138,6 +140,7 @@ async function run(args: string[]): Promise<number> {
         `save sample    ${job.saveSample ? 'yes' : 'no'}`,
         `signing secret ${job.signingSecret ? 'set' : 'none'}`,
         `triggers       ${s.triggers.map((t) => `${t.on} → ${t.run}`).join(', ') || 'none'}`,
+        `high watermark ${hwm ? `${hwm.value} (${hwm.type})` : 'none'}`,
         `folder         ${store.jobFolder(job.name)}`,
       ];
       for (const script of ['reader', 'writer'] as const) {

@@ -13,7 +13,7 @@ export const workspaceCommands: CommandGroup = {
     try {
       const r = rotateWorkspaceKey(workspace);
       process.stdout.write(
-        `workspace ${workspace}: ${r.variables} encrypted variables and ${r.connections} connections resealed; the key is now in ${r.keySource}\n`,
+        `workspace ${workspace}: ${r.variables} encrypted variables, ${r.connections} connections and ${r.jobs} job signing secrets resealed; the key is now in ${r.keySource}\n`,
       );
       return EXIT.ok;
     } catch (e) {

@@ -22,6 +22,7 @@ export { rotateWorkspaceKey } from './workspace/rotate-key';
 export { describeWorkspace, sessionFolders, type SessionFolders } from './workspace/location';
 export { isScriptError } from './errors';
 export { listChangeLogs, type ChangeLogEntry } from './changelog/list';
+export { storedHighWatermark } from './changelog/watermark';
 export { writeChangeLogJson } from './changelog/json';
 export { changeLogTable, viewChangeLog, type ChangeLogView } from './changelog/inspect';
 export { JobStore } from './jobs/store';

@@ -1,5 +1,6 @@
 import type { Dataset } from './dataset/dataset';
 import type { Value } from './dataset/types';
+import { readHighWatermark, writeHighWatermark } from './changelog/watermark';
 import { ScriptError, toScriptError } from './errors';
 import { nextExecutionId } from './execution-id';
 import type { Result } from './results';
@@ -45,6 +46,7 @@ export class Run implements RunState {
   private readonly commands: CommandTable;
   private readonly onSuccess: (() => Promise<void> | void)[] = [];
   private readonly endTasks: (() => Promise<void>)[] = [];
+  private nextHighWatermark: Value = null;
 
   constructor(
     readonly session: SessionEnv,
@@ -92,6 +94,39 @@ export class Run implements RunState {
    */
   afterSuccess(action: () => Promise<void> | void): void {
     this.onSuccess.push(action);
+  }
+
+  variable(name: string): Value | undefined {
+    const key = name.toLowerCase();
+    const own = this.pipelineVariables.get(key);
+    if (own !== undefined) return own;
+    if (key === 'executionid') return this.executionId;
+    if (key === 'highwatermark') {
+      // Read once per run: the value the run started from, whatever it proposes meanwhile.
+      const stored = readHighWatermark(this.session.workspace, this.pipeline);
+      this.pipelineVariables.set(key, stored);
+      return stored;
+    }
+    return this.session.variables.get(key);
+  }
+
+  variableNames(): string[] {
+    const names = new Set([
+      'executionId',
+      'highwatermark',
+      ...this.pipelineVariables.keys(),
+      ...this.session.variables.keys(),
+    ]);
+    names.delete('executionid');
+    return [...names].sort();
+  }
+
+  proposeHighWatermark(value: Value, larger: (a: Value, b: Value) => Value): void {
+    if (value === null || value === '') return;
+    if (this.nextHighWatermark === null) {
+      this.afterSuccess(() => writeHighWatermark(this.session.workspace, this.pipeline, this.nextHighWatermark!));
+      this.nextHighWatermark = value;
+    } else this.nextHighWatermark = larger(this.nextHighWatermark, value);
   }
 
   atEnd(task: () => Promise<void>): void {

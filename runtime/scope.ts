@@ -27,6 +27,11 @@ export interface SessionEnv {
   readonly resources: Resources;
   /** #setjsonsettings keys → values, lowercase keys; a session-wide setting, like the agent's. */
   readonly jsonSettings: Map<string, string>;
+  /**
+   * Pipeline variables the session gives every run on it, lowercase names: `@webhookurl` while a
+   * `%webhook start` listener runs. A run's own variables of the same name win.
+   */
+  readonly variables: Map<string, Value>;
 }
 
 /**
@@ -40,8 +45,20 @@ export interface RunState {
   readonly pipeline: string;
   /** #statebag values. */
   readonly statebag: Map<string, Value>;
-  /** Reserved pipeline variables (@executionId, @highwatermark…) → values. */
+  /** The run's own pipeline variables, lowercase names (@executionId once CAPTURE or LOAD ran) → values. */
   readonly pipelineVariables: Map<string, Value>;
+  /**
+   * `{{@name}}` (any case): the run's own variable, else @executionId (the run's) and @highwatermark
+   * (the pipeline's stored one, null before the first), else the session's; undefined for an unknown name.
+   */
+  variable(name: string): Value | undefined;
+  /** The names `variable` knows, for messages. */
+  variableNames(): string[];
+  /**
+   * A `#data.calc_hwm*` result: the run keeps the larger of its proposals (`larger`) and stores it as
+   * the pipeline's high watermark once every statement has succeeded.
+   */
+  proposeHighWatermark(value: Value, larger: (a: Value, b: Value) => Value): void;
   lastHttp?: LastHttp;
   /** The change log the run works on, from CAPTURE or LOAD. */
   changeLog?: CurrentChangeLog;

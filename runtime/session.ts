@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { Dataset } from './dataset/dataset';
+import type { Value } from './dataset/types';
 import { toScriptError } from './errors';
 import { evaluateText } from './functions/evaluate';
 import type { Magic, MagicHost, MagicTable } from './magics/magic';
@@ -53,6 +54,7 @@ export class Session implements SessionEnv, MagicHost {
   readonly connections: ConnectionStore;
   readonly resources = new Resources();
   readonly jsonSettings = new Map<string, string>();
+  readonly variables = new Map<string, Value>();
   /** Output arriving outside a running cell (late results, job runs, webhook calls), for front ends. */
   readonly output = new OutputChannel();
   readonly commands: CommandTable;

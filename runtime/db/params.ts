@@ -202,9 +202,8 @@ export function renderSql(segments: readonly Segment[], dialect: Dialect, pipeli
 }
 
 function written(part: Exclude<Part, { kind: 'text' }>): string {
-  return part.kind === 'field'
-    ? `{{${part.prefix ? `${part.prefix}:` : ''}${part.name}}}`
-    : `${part.sigil}${part.name}(…)`;
+  if (part.kind === 'call') return `${part.sigil}${part.name}(…)`;
+  return `{{${part.prefix ? `${part.prefix}:` : ''}${part.kind === 'variable' ? '@' : ''}${part.name}}}`;
 }
 
 function misplaced(part: Exclude<Part, { kind: 'text' }>, state: State): ScriptError {

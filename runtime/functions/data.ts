@@ -5,7 +5,7 @@ import { variablesOf } from '../workspace/variables';
 import { wallOf } from './dates';
 import { define } from './define';
 import { expressionEngine } from './engines';
-import { FunctionError, type CallContext, type FunctionDef } from './types';
+import { FunctionError, type CallContext, type FunctionDef, type FunctionImpl } from './types';
 import { exactNumber, integer, isNullOrEmpty, numeric, text } from './values';
 
 const F = define.bind(null, 'data');
@@ -56,6 +56,19 @@ function byKind(x: Value, y: Value): number {
   }
 }
 
+/**
+ * A calc_hwm function: the larger of its two arguments, proposed to the run as the pipeline's next
+ * high watermark, which the run stores once it has succeeded (the largest of its proposals).
+ */
+function highWatermark(compare: (x: Value, y: Value) => number): FunctionImpl {
+  const larger = (a: Value, b: Value) => hwm(a, b, compare);
+  return (args, ctx) => {
+    const v = larger(args[0], args[1]);
+    ctx.scope.run.proposeHighWatermark(v, larger);
+    return v;
+  };
+}
+
 /** Approximate bytes of a cell in memory (UTF-16 strings, 8-byte numbers and dates, plus a slot). */
 function cellBytes(v: Value): number {
   if (v === null) return 8;
@@ -102,28 +115,28 @@ export const dataFunctions: FunctionDef[] = [
     'data.calc_hwm',
     '#data.calc_hwm(a, b)',
     2,
-    'The larger of a and b for the next high watermark: compared as numbers, else as dates, else as text; null or empty loses.',
+    'The larger of a and b, compared as numbers, else as dates, else as text (null or empty loses); it becomes the next @highwatermark once the run succeeds.',
     '#data.calc_hwm(17, 5)',
     '17',
-    (args) => hwm(args[0], args[1], byKind),
+    highWatermark(byKind),
   ),
   F(
     'data.calc_hwmdate',
     '#data.calc_hwmdate(a, b)',
     2,
-    'The later of two dates (null or empty loses).',
+    'The later of two dates (null or empty loses); it becomes the next @highwatermark once the run succeeds.',
     '#data.calc_hwmdate(2024-01-02, 2023-12-31T23:00:00)',
     '2024-01-02',
-    (args) => hwm(args[0], args[1], byDate),
+    highWatermark(byDate),
   ),
   F(
     'data.calc_hwmnumber',
     '#data.calc_hwmnumber(a, b)',
     2,
-    'The larger of two numbers (null or empty loses).',
+    'The larger of two numbers (null or empty loses); it becomes the next @highwatermark once the run succeeds.',
     '#data.calc_hwmnumber(9, 10)',
     '10',
-    (args) => hwm(args[0], args[1], byNumber),
+    highWatermark(byNumber),
   ),
   F(
     'data.count',

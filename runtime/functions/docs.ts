@@ -29,6 +29,7 @@ PRINT '#urlencode(#toiso8601(#utcnow()))';
 | \`#f()\` | once per evaluation of the statement or expression context: every row gets the same value | O(1) |
 | \`@f()\` | once per row where the statement works row by row | O(n) |
 | \`{{field}}\` | the field of the current row | O(n) |
+| \`{{@name}}\` | a pipeline variable: one value for the whole statement | O(1) |
 
 - A \`#f()\` whose arguments use \`{{field}}\` or \`@f()\` depends on the row, so it is evaluated per row.
 - Statements that re-evaluate per row or per batch item choose it themselves (spec 4.4): APPLY HTTP in
@@ -40,6 +41,32 @@ PRINT '#urlencode(#toiso8601(#utcnow()))';
   (\`unknown function #toupr; did you mean #toupper?\`). Errors name the function and its position.
 - A text compiled once: templates are parsed when a statement starts, fields are resolved to column
   positions once, and the per-row work is only the calls themselves.
+
+## Pipeline variables
+
+\`{{@name}}\` (any case) reads a pipeline variable. It has one value for the whole statement, so it also
+works where there is no row (PRINT, the URL of a SELECT), and in the SQL of SELECT FROM DB and EXEC ON DB
+it is a bind parameter like a field.
+
+| Variable | Value |
+|---|---|
+| \`{{@executionId}}\` | the execution id of the change log CAPTURE wrote or LOAD read in this run; before either, the run's own execution id |
+| \`{{@highwatermark}}\` | the pipeline's high watermark as its last successful run left it; null (empty text) before the first |
+| \`{{@webhookurl}}\`, \`{{@webhookkey}}\` | while a \`%webhook start\` listener runs in the session: its push URL, and its access key when it has one |
+
+An unknown name is an error listing the known ones. Inside a batch operator a variable is written as a
+field is (a JSON value in \`@concatjson\`, escaped text in \`@concatxml\`, a literal in \`@sql…\`).
+
+**The high watermark.** A call of \`#data.calc_hwm(a, b)\`, \`#data.calc_hwmdate(a, b)\` or
+\`#data.calc_hwmnumber(a, b)\` returns the larger of a and b and proposes it as the next high watermark.
+The run keeps the largest of its proposals and stores it, per pipeline name (so per job, per notebook
+pipeline, per script), only once every statement of the run has succeeded; the next run reads it as
+\`{{@highwatermark}}\`, typed as it was computed (docs/jobs.md, "The high watermark").
+
+\`\`\`sql
+SELECT * FROM HTTP [shop] (GET /orders?since=#urlencode({{@highwatermark}})) APPLY TX '$.items';
+PRINT 'next: #data.calc_hwm(#data.calc(''Max(modified)''), {{@highwatermark}})';
+\`\`\`
 
 ## Arguments
 
@@ -54,7 +81,8 @@ PRINT '#urlencode(#toiso8601(#utcnow()))';
 - \`{{name}}\` names a field. In \`#format\`'s format string (its first argument) a field must follow \`{{\` directly
   (a letter or \`_\`); any other \`{{\` is .NET's brace escape, and \`}}\` always is: \`#format('{{0}} is {0}', x)\` gives
   \`{0} is x\`, \`#format('{{{0}}}', x)\` gives \`{x}\`. A field whose name starts with a digit is passed as an
-  argument there: \`#format('{0}', {{1st}})\`. Elsewhere every \`{{…}}\` is a field.
+  argument there: \`#format('{0}', {{1st}})\`. Elsewhere every \`{{…}}\` is a field, but \`{{@name}}\`, a
+  pipeline variable.
 
 ## Fields and binary values
 

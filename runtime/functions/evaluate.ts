@@ -5,7 +5,16 @@ import { ScriptError, type Position } from '../errors';
 import type { Text } from '../script/ast';
 import type { Scope } from '../scope';
 import { expressionEngine } from './engines';
-import { parseTemplate, positionIn, type Arg, type CallPart, type FieldPart, type Part } from './parse';
+import { inferType } from '../dataset/convert';
+import {
+  parseTemplate,
+  positionIn,
+  type Arg,
+  type CallPart,
+  type FieldPart,
+  type Part,
+  type VariablePart,
+} from './parse';
 import { FunctionError, type CallContext } from './types';
 import { formatValue } from '../dataset/format-value';
 import { displayValue, fieldText } from './values';
@@ -114,6 +123,21 @@ function bindField(part: FieldPart, env: Env): Bound {
   return { c: false, f: (row) => fieldText(row[ordinal], prefix) };
 }
 
+/** `{{@name}}`: one value for the whole text, so it needs no row; in a batch operator, written in its style. */
+function bindVariable(part: VariablePart, env: Env): Bound {
+  const v = env.scope.run.variable(part.name);
+  if (v === undefined) {
+    const known = env.scope.run
+      .variableNames()
+      .map((n) => `@${n}`)
+      .join(', ');
+    throw new ScriptError(`unknown pipeline variable @${part.name} (known: ${known})`, 'runtime', part.pos);
+  }
+  if (part.prefix) return constant(fieldText(v, part.prefix));
+  const styled = env.fieldStyles?.get(part);
+  return constant(styled ? styled(inferType([v]))(v) : v);
+}
+
 /** Concatenation of parts as text; a single part keeps its value (and type). */
 function bindParts(parts: Part[], env: Env): Bound {
   if (parts.length === 0) return constant('');
@@ -185,6 +209,8 @@ function bindPart(part: Part, env: Env): Bound {
       return constant(part.text);
     case 'field':
       return bindField(part, env);
+    case 'variable':
+      return bindVariable(part, env);
     case 'call':
       return part.def.raw ? bindOperator(part, env) : bindCall(part, env);
   }
@@ -381,7 +407,7 @@ function fieldStyles(parts: Part[], style: FieldStyle): Map<Part, (type: ColumnT
   const inside = insideStrings(parts, style);
   const out = new Map<Part, (type: ColumnType) => (v: Value) => string>();
   parts.forEach((p, i) => {
-    if (p.kind === 'field') out.set(p, (type) => styledField(style, inside[i], type));
+    if (p.kind === 'field' || p.kind === 'variable') out.set(p, (type) => styledField(style, inside[i], type));
   });
   return out;
 }

@@ -7,7 +7,7 @@ import type { BinaryPrefix, FunctionDef } from './types';
  * The template language of spec 4.3/4.4, parsed once: literal text, `{{field}}` (with an optional
  * binary prefix) and `#f(…)`/`@f(…)` calls whose arguments are templates themselves.
  */
-export type Part = TextPart | FieldPart | CallPart;
+export type Part = TextPart | FieldPart | VariablePart | CallPart;
 
 export interface TextPart {
   kind: 'text';
@@ -16,6 +16,15 @@ export interface TextPart {
 
 export interface FieldPart {
   kind: 'field';
+  name: string;
+  prefix?: BinaryPrefix;
+  pos?: Position;
+}
+
+/** `{{@name}}`: a pipeline variable (@executionId, @highwatermark, @webhookurl…), one value for the whole text. */
+export interface VariablePart {
+  kind: 'variable';
+  /** Without the `@`, as written. */
   name: string;
   prefix?: BinaryPrefix;
   pos?: Position;
@@ -46,6 +55,7 @@ export interface Arg {
 const PASSTHROUGH = new Set(['pipelinedata']);
 
 const IDENT_START = /[A-Za-z_]/;
+const VARIABLE = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
 const IDENT = /[A-Za-z0-9_.]/;
 const FIELD = /^\s*(?:(ascii|base64|hex|utf8|unicode)\s*:\s*)?([^{}\r\n]*?[^{}\s][^{}\r\n]*?)\s*$/i;
 
@@ -125,7 +135,12 @@ class Parser {
         if (m) {
           flush();
           const prefix = m[1]?.toLowerCase() as BinaryPrefix | undefined;
-          parts.push({ kind: 'field', name: m[2], prefix, pos: this.pos(i) });
+          const variable = VARIABLE.exec(m[2]);
+          parts.push(
+            variable
+              ? { kind: 'variable', name: variable[1], prefix, pos: this.pos(i) }
+              : { kind: 'field', name: m[2], prefix, pos: this.pos(i) },
+          );
           i = close + 2;
           continue;
         }

@@ -44,21 +44,13 @@ export interface JobSummary {
 export type Script = 'reader' | 'writer';
 
 /**
- * The jobs of a workspace: `<workspace>/jobs/<name>/` holds job.json, reader.sql and/or writer.sql
- * (each written atomically), runs.jsonl (run records), and sample.txt when the job keeps the last
- * webhook payload.
+ * The job definitions of a workspace, `<workspace>/jobs/<name>/job.json`: what reading, saving and
+ * resealing them needs, without running anything (`sqlcdc workspace rotate-key` uses it alone).
  */
-export class JobStore {
+export class JobDefinitions {
   readonly folder: string;
-  private readonly runLogs = new Map<string, JsonLines<RunRecord>>();
-  /** guid → job name, checked against the file on each use so a deleted or changed job is seen. */
-  private byGuidCache = new Map<string, string>();
 
-  constructor(
-    readonly workspace: string,
-    /** How a run of a job gets its session (jobs/sessions.ts). */
-    readonly openSession: OpenSession,
-  ) {
+  constructor(readonly workspace: string) {
     this.folder = join(workspace, 'jobs');
   }
 
@@ -66,12 +58,76 @@ export class JobStore {
     return join(this.folder, checkJobName(name));
   }
 
-  scriptFile(name: string, script: Script): string {
-    return join(this.jobFolder(name), `${script}.sql`);
-  }
-
   exists(name: string): boolean {
     return existsSync(join(this.jobFolder(name), 'job.json'));
+  }
+
+  save(job: JobDefinition): void {
+    writeFileAtomic(join(this.jobFolder(job.name), 'job.json'), `${JSON.stringify(job, null, 2)}\n`);
+  }
+
+  get(name: string): JobDefinition {
+    const file = join(this.jobFolder(name), 'job.json');
+    if (!existsSync(file)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
+    return JSON.parse(readFileSync(file, 'utf8')) as JobDefinition;
+  }
+
+  list(): JobDefinition[] {
+    if (!existsSync(this.folder)) return [];
+    return readdirSync(this.folder)
+      .filter((n) => existsSync(join(this.folder, n, 'job.json')))
+      .sort()
+      .map((n) => this.get(n));
+  }
+
+  signingSecret(job: JobDefinition): string | undefined {
+    return (
+      job.signingSecret &&
+      new WorkspaceKey(this.workspace).open(
+        secretLabel(job.name),
+        job.signingSecret,
+        `the signing secret of job ${job.name}`,
+      )
+    );
+  }
+
+  /**
+   * Seals every job's signing secret again under `next` (workspace rotate-key), each job.json
+   * replaced atomically; returns how many. A secret already sealed under `next` by a rotation that
+   * stopped half-way still opens (WorkspaceKey falls back to secret.key.next).
+   */
+  resealWith(next: WorkspaceKey): number {
+    let n = 0;
+    for (const job of this.list()) {
+      const secret = this.signingSecret(job);
+      if (secret === undefined) continue;
+      this.save({ ...job, signingSecret: next.seal(secretLabel(job.name), secret) });
+      n++;
+    }
+    return n;
+  }
+}
+
+/**
+ * The jobs of a workspace: `<workspace>/jobs/<name>/` holds job.json, reader.sql and/or writer.sql
+ * (each written atomically), runs.jsonl (run records), and sample.txt when the job keeps the last
+ * webhook payload.
+ */
+export class JobStore extends JobDefinitions {
+  private readonly runLogs = new Map<string, JsonLines<RunRecord>>();
+  /** guid → job name, checked against the file on each use so a deleted or changed job is seen. */
+  private byGuidCache = new Map<string, string>();
+
+  constructor(
+    workspace: string,
+    /** How a run of a job gets its session (jobs/sessions.ts). */
+    readonly openSession: OpenSession,
+  ) {
+    super(workspace);
+  }
+
+  scriptFile(name: string, script: Script): string {
+    return join(this.jobFolder(name), `${script}.sql`);
   }
 
   create(request: CreateJob): JobDefinition {
@@ -121,24 +177,6 @@ export class JobStore {
     return job;
   }
 
-  save(job: JobDefinition): void {
-    writeFileAtomic(join(this.jobFolder(job.name), 'job.json'), `${JSON.stringify(job, null, 2)}\n`);
-  }
-
-  get(name: string): JobDefinition {
-    const file = join(this.jobFolder(name), 'job.json');
-    if (!existsSync(file)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
-    return JSON.parse(readFileSync(file, 'utf8')) as JobDefinition;
-  }
-
-  list(): JobDefinition[] {
-    if (!existsSync(this.folder)) return [];
-    return readdirSync(this.folder)
-      .filter((n) => existsSync(join(this.folder, n, 'job.json')))
-      .sort()
-      .map((n) => this.get(n));
-  }
-
   delete(name: string): void {
     if (!this.exists(name)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
     // job.json goes first: a delete cut short leaves a folder that is no longer a job.
@@ -178,17 +216,6 @@ export class JobStore {
         return s ? `${s.ino}:${s.mtimeMs}` : '-';
       })
       .join('/');
-  }
-
-  signingSecret(job: JobDefinition): string | undefined {
-    return (
-      job.signingSecret &&
-      new WorkspaceKey(this.workspace).open(
-        secretLabel(job.name),
-        job.signingSecret,
-        `the signing secret of job ${job.name}`,
-      )
-    );
   }
 
   runs(name: string): JsonLines<RunRecord> {

@@ -1,4 +1,5 @@
 import type { Dataset } from '../dataset/dataset';
+import type { Value } from '../dataset/types';
 import type { OutputChannel } from '../output';
 import type { Resources } from '../resources';
 import type { Result } from '../results';
@@ -19,6 +20,8 @@ export interface MagicHost {
   displayLimit: number;
   /** What the session holds open; a listener a magic starts is closed with the session. */
   readonly resources: Resources;
+  /** Pipeline variables of the session, lowercase names (%webhook start sets @webhookurl). */
+  readonly variables: Map<string, Value>;
   /** Output arriving outside a running cell (a listener's calls). */
   readonly output: OutputChannel;
   reset(): void;

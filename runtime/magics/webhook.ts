@@ -36,9 +36,12 @@ async function start(host: MagicHost, words: string[], origin: string | undefine
   });
   host.resources.add(listener);
   listeners.set(host, listener);
-  const lines = [`webhook listening: ${listener.url}`];
+  // Statements of later cells post to it by these names (PUSH INTO HTTP … (POST {{@webhookurl}})).
+  host.variables.set('webhookurl', listener.url);
+  if (listener.key) host.variables.set('webhookkey', listener.key);
+  const lines = [`webhook listening: ${listener.url} (@webhookurl)`];
   // The key is the session's own, shown once to the user who started the listener.
-  if (listener.key) lines.push(`access key (send as Authorization: Bearer <key>): ${listener.key}`);
+  if (listener.key) lines.push(`access key (send as Authorization: Bearer <key>; @webhookkey): ${listener.key}`);
   if (listener.options.job) lines.push(`each call runs through job ${listener.options.job}'s writer`);
   return [{ kind: 'message', text: lines.join('\n') }];
 }
@@ -121,6 +124,8 @@ export const webhookMagic: Magic = {
       case 'stop': {
         const l = current(host);
         listeners.delete(host);
+        host.variables.delete('webhookurl');
+        host.variables.delete('webhookkey');
         await host.resources.release(l);
         return [{ kind: 'message', text: `webhook listener stopped after ${l.calls.length} calls` }];
       }

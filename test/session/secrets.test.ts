@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { Result } from '../../runtime/results';
 import { inspect } from '../../runtime/services/inspect';
 import { Session } from '../../runtime/session';
+import { JobDefinitions, JobStore } from '../../runtime/jobs/store';
 import { rotateWorkspaceKey } from '../../runtime/workspace/rotate-key';
+import { WorkspaceKey } from '../../runtime/workspace/workspace-key';
 import { sendJson, startHttpServer, type TestServer } from '../helpers/http-server';
 import { tempSession } from '../helpers/session';
 import { runCli } from '../helpers/cli';
@@ -142,8 +145,8 @@ test('rotating the workspace key reseals variables and connections; the old key 
   const oldKey = readFileSync(join(ws, 'secret.key'), 'utf8');
   const rotation = rotateWorkspaceKey(ws);
   assert.deepEqual(
-    { variables: rotation.variables, connections: rotation.connections },
-    { variables: 1, connections: 1 },
+    { variables: rotation.variables, connections: rotation.connections, jobs: rotation.jobs },
+    { variables: 1, connections: 1, jobs: 0 },
   );
   assert.notEqual(readFileSync(join(ws, 'secret.key'), 'utf8'), oldKey);
   const after = new Session({ workspace: ws, cwd: dir });
@@ -160,13 +163,43 @@ test('rotating the workspace key reseals variables and connections; the old key 
   assert.throws(() => withOld.connections.get('api'), /cannot be decrypted with this workspace key/);
 });
 
+test('rotate-key run again after a rotation stopped half-way finishes it with the same new key', async () => {
+  const { session, dir } = tempSession({}, 'secrets');
+  const ws = join(dir, 'ws');
+  await session.run('%connection add api http://127.0.0.1:9/ --bearer BEARERTOK1');
+  const jobs = new JobStore(ws, session.openSession);
+  jobs.create({
+    name: 'hook',
+    writer: "PRINT 'x';\n",
+    webhook: true,
+    saveSample: false,
+    signingSecret: 'whsec_SIGNSECRET8',
+  });
+  // As a rotation leaves things when stopped after resealing the jobs: the new key in secret.key.next,
+  // the job sealed under it, the connection still under the old key. Both still read.
+  const interrupted = randomBytes(32);
+  writeFileSync(join(ws, 'secret.key.next'), `${interrupted.toString('base64')}\n`, { mode: 0o600 });
+  assert.equal(new JobDefinitions(ws).resealWith(new WorkspaceKey(ws, interrupted)), 1);
+  assert.equal(jobs.signingSecret(jobs.get('hook')), 'whsec_SIGNSECRET8');
+
+  const rotation = rotateWorkspaceKey(ws);
+  assert.deepEqual([rotation.connections, rotation.jobs], [1, 1]);
+  assert.equal(Buffer.from(readFileSync(join(ws, 'secret.key'), 'utf8').trim(), 'base64').equals(interrupted), true);
+  assert.ok(!existsSync(join(ws, 'secret.key.next')));
+  const after = new Session({ workspace: ws, cwd: dir });
+  const api = after.connections.getOf('api', 'http');
+  assert.ok(api.auth?.type === 'bearer' && api.auth.token === 'BEARERTOK1');
+  assert.equal(new JobDefinitions(ws).signingSecret(jobs.get('hook')), 'whsec_SIGNSECRET8');
+  for (const f of filesUnder(ws)) assert.ok(!f.text.includes('SIGNSECRET8'), f.path);
+});
+
 test('sqlcdc workspace rotate-key reseals through the CLI; with SQLCDC_SECRET it needs SQLCDC_NEW_SECRET', async () => {
   const { session, dir } = tempSession({}, 'secrets');
   await session.run('%connection add api http://127.0.0.1:9/ --bearer BEARERTOK1');
   const ws = join(dir, 'ws');
   const rotated = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws]);
   assert.equal(rotated.code, 0, rotated.stderr);
-  assert.match(rotated.stdout, /0 encrypted variables and 1 connections resealed/);
+  assert.match(rotated.stdout, /0 encrypted variables, 1 connections and 0 job signing secrets resealed/);
   assertNoSecret(rotated.stdout + rotated.stderr, 'rotate-key output');
   const refused = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws], {
     env: { SQLCDC_SECRET: 'old-secret' },

@@ -5,6 +5,7 @@ import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
+import { JobDefinitions } from '../../runtime/jobs/store';
 import { call, startServe, type Refusal, type RunAnswer, type Serve } from '../helpers/serve';
 import { tempDir } from '../helpers/session';
 
@@ -383,6 +384,47 @@ test(
     assert.deepEqual(repeat.json, first.json);
     assert.equal(repeat.headers['idempotent-replayed'], 'true');
     assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'signed')).filter((f) => f.endsWith('.eds')).length, 1);
+  },
+);
+
+test(
+  'workspace rotate-key reseals a job signing secret: signed calls still verify, the old key no longer opens job.json',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const out = await cli(dir, ['job', 'create', 'signed', '--writer', 'w.sql', '--webhook', '--signing-secret']);
+    const [guid, secretLine] = out.trim().split('\n');
+    const secret = /^signing secret (whsec_\S+)$/.exec(secretLine)![1];
+    const ws = join(dir, 'ws');
+    const oldKey = readFileSync(join(ws, 'secret.key'), 'utf8');
+    const sealedBefore = readFileSync(join(ws, 'jobs', 'signed', 'job.json'), 'utf8');
+    assert.match(await cli(dir, ['workspace', 'rotate-key']), /1 job signing secrets resealed/);
+    const newKey = readFileSync(join(ws, 'secret.key'), 'utf8');
+    assert.notEqual(newKey, oldKey);
+    assert.notEqual(readFileSync(join(ws, 'jobs', 'signed', 'job.json'), 'utf8'), sealedBefore);
+    assert.ok(!existsSync(join(ws, 'secret.key.next')));
+
+    const s = await serve(dir, ['--no-auth']);
+    const at = new Date();
+    const body = '{"id": 7}';
+    const signed = await call(s.url, {
+      query: { guid },
+      body,
+      headers: {
+        'webhook-id': 'msg_rotated',
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(secret).sign('msg_rotated', at, body),
+      },
+    });
+    assert.equal(signed.status, 200, signed.text);
+    assert.equal((await call(s.url, { query: { guid }, body })).status, 401);
+
+    // The old key file content put back cannot open the resealed secret.
+    writeFileSync(join(ws, 'secret.key'), oldKey);
+    const jobs = new JobDefinitions(ws);
+    assert.throws(() => jobs.signingSecret(jobs.get('signed')), /cannot be decrypted with this workspace key/);
+    writeFileSync(join(ws, 'secret.key'), newKey);
+    assert.equal(jobs.signingSecret(jobs.get('signed')), secret);
   },
 );
 

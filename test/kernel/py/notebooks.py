@@ -10,10 +10,11 @@ is executed and the run fails, printing a diff, when an output differs from the 
 Compared, as nbval does: per output, the stream name and text, the text/plain of results and
 displays, the data of tables (application/vnd.dataresource+json) and of charts (the Vega-Lite spec),
 an error's name and value. Not compared: execution counts, metadata, text/html (the same data as
-HTML). Values that change on every run are masked first: GUIDs (whole, or cut to fit a table; numbered
-per cell, so that which GUIDs are equal is still compared), execution ids (Unix milliseconds, in change
-log names and listings; numbered per cell likewise), the ISO times of this run (`…T12:34:56.789Z`) and
-this run's temporary folder.
+HTML). Values that change on every run are masked first: GUIDs (whole, or cut to fit a table, or the
+32 hex digits of a job or listener guid; numbered per cell, so that which GUIDs are equal is still
+compared), execution ids (Unix milliseconds, in change log names and listings; numbered per cell
+likewise), the ISO times of this run (`…T12:34:56.789Z`), the port of a listener on 127.0.0.1 (taken
+free on each run) and the access key it makes, a push's rows/s, and this run's temporary folder.
 A cell tagged `nbval-ignore-output` is run but its outputs are not compared; a cell tagged
 `raises-exception` may end in an error (nbclient's tag), any other error fails the run.
 
@@ -45,19 +46,28 @@ GUID = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
     # or one cut to fit a text table's column
     r"|\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{0,12}){0,4}…"
+    # or the 32 hex digits of a job's or a webhook listener's guid (`/job/push?guid=…`)
+    r"|\b[0-9a-f]{32}\b"
 )
 # 13 digits starting with 1: Unix milliseconds from 2001 to 2286 (`orders_1764000000123.eds`).
 EXECUTION_ID = re.compile(r"(?<![0-9])1[0-9]{12}(?![0-9])")
 # As JavaScript's toISOString writes a moment, milliseconds included; dates in data have no milliseconds or no Z.
 ISO_TIME = re.compile(r"\b[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+# A listener on an ephemeral port (`%webhook start`: http://127.0.0.1:40123/job/push…).
+LOOPBACK_PORT = re.compile(r"(127\.0\.0\.1|localhost|\[::1\]):[0-9]+\b")
+# A push's rate in its last progress line (`PUSH INTO HTTP: 3 / 3 rows, 2 calls, 0 retries, 57 rows/s`).
+RATE = re.compile(r"\b[0-9][0-9,]* rows/s\b")
+# The access key a `%webhook start` listener makes (32 random bytes, base64url).
+ACCESS_KEY = re.compile(r"\bsqk_[A-Za-z0-9_-]{43}")
 TEMP = re.compile(re.escape(os.path.join(tempfile.gettempdir(), TEMP_PREFIX)) + r"[A-Za-z0-9_]+")
 
 
 def mask(text, seen):
-    """`text` with this run's temporary folder, ISO times, GUIDs and execution ids masked. A GUID
-    becomes <guid N> and an id <id N>, N counting the distinct ones of the cell (`seen`), so which
-    values are equal is still compared."""
+    """`text` with this run's temporary folder, ISO times, loopback ports, access keys, push rates, GUIDs and execution
+    ids masked. A GUID becomes <guid N> and an id <id N>, N counting the distinct ones of the cell
+    (`seen`), so which values are equal is still compared."""
     text = ISO_TIME.sub("<time>", TEMP.sub("<tmp>", text))
+    text = RATE.sub("<n> rows/s", LOOPBACK_PORT.sub(r"\1:<port>", ACCESS_KEY.sub("<access key>", text)))
     text = GUID.sub(lambda m: numbered(seen, "guid", m.group(0)), text)
     return EXECUTION_ID.sub(lambda m: numbered(seen, "id", m.group(0)), text)
 
