@@ -28,6 +28,11 @@ export interface Dialect {
   readonly truncate: (table: string) => string;
   /** A condition true when two values of a column differ, nulls included. */
   readonly differs: (a: string, b: string) => string;
+  /**
+   * SQL bounding each statement of the current transaction to `ms` milliseconds, run first in it; undefined
+   * when the engine has none (a SQLite statement runs on the interpreter's thread, no timer can stop it).
+   */
+  readonly statementTimeout: (ms: number) => string | undefined;
 }
 
 /** A column of an existing table. */

@@ -5,7 +5,15 @@ import { ScriptError, type Position } from '../errors';
 import type { Text } from '../script/ast';
 import type { Scope } from '../scope';
 import { expressionEngine } from './engines';
-import { parseTemplate, positionIn, type Arg, type CallPart, type FieldPart, type Part } from './parse';
+import {
+  parseTemplate,
+  positionIn,
+  type Arg,
+  type CallPart,
+  type FieldPart,
+  type Part,
+  type VariablePart,
+} from './parse';
 import { FunctionError, type CallContext } from './types';
 import { formatValue } from '../dataset/format-value';
 import { displayValue, fieldText } from './values';
@@ -187,7 +195,21 @@ function bindPart(part: Part, env: Env): Bound {
       return bindField(part, env);
     case 'call':
       return part.def.raw ? bindOperator(part, env) : bindCall(part, env);
+    case 'variable':
+      return constant(variableValue(part, env.scope));
   }
+}
+
+/**
+ * A pipeline variable's value for the run: `@executionId` is the change log's execution id once
+ * CAPTURE or LOAD set it, else the run's own; `@success` exists only where a statement sets it
+ * (PUSH INTO DB's ON_COMPLETION).
+ */
+function variableValue(part: VariablePart, scope: Scope): Value {
+  const value = scope.run.pipelineVariables.get(part.name);
+  if (value !== undefined) return value;
+  if (part.name === 'executionid') return scope.run.executionId;
+  throw new ScriptError(`${part.text} is only set in the ON_COMPLETION SQL of PUSH INTO DB`, 'runtime', part.pos);
 }
 
 function bindArg(arg: Arg, env: Env): Bound {

@@ -7,7 +7,7 @@ import type { BinaryPrefix, FunctionDef } from './types';
  * The template language of spec 4.3/4.4, parsed once: literal text, `{{field}}` (with an optional
  * binary prefix) and `#f(…)`/`@f(…)` calls whose arguments are templates themselves.
  */
-export type Part = TextPart | FieldPart | CallPart;
+export type Part = TextPart | FieldPart | CallPart | VariablePart;
 
 export interface TextPart {
   kind: 'text';
@@ -19,6 +19,25 @@ export interface FieldPart {
   name: string;
   prefix?: BinaryPrefix;
   pos?: Position;
+}
+
+/** A reserved pipeline variable written without parentheses: `@executionId`, `@success` (reference A). */
+export interface VariablePart {
+  kind: 'variable';
+  /** Lowercase: the key of RunState.pipelineVariables. */
+  name: PipelineVariable;
+  /** As written, for messages. */
+  text: string;
+  pos?: Position;
+}
+
+/** The pipeline variables templates read; any other `@word` is text (an e-mail address, a SQL Server @param). */
+export const PIPELINE_VARIABLES = ['executionid', 'success'] as const;
+export type PipelineVariable = (typeof PIPELINE_VARIABLES)[number];
+
+function pipelineVariable(name: string): PipelineVariable | undefined {
+  const lower = name.toLowerCase();
+  return PIPELINE_VARIABLES.find((v) => v === lower);
 }
 
 export interface CallPart {
@@ -108,6 +127,16 @@ class Parser {
             i = call.end;
             continue;
           }
+        }
+        // A sentence may end right after a variable: `… run @executionId.`
+        let end = j;
+        while (src[end - 1] === '.') end--;
+        const variable = c === '@' ? pipelineVariable(src.slice(i + 1, end)) : undefined;
+        if (variable) {
+          flush();
+          parts.push({ kind: 'variable', name: variable, text: src.slice(i, end), pos: this.pos(i) });
+          i = end;
+          continue;
         }
         text += src.slice(i, j);
         i = j;

@@ -929,6 +929,16 @@ export const PUSH_DB: OptionSet<Body<PushDb>> = {
     ),
     ...TARGET_OPTIONS,
   ],
+  finish(n, c) {
+    if (n.autoMerge && !n.table) c.fail("AUTO_MERGE needs TABLE '<table>': the table it merges the streams into");
+    if (n.table && !n.autoMerge)
+      c.fail(
+        'TABLE names the table AUTO_MERGE writes: add AUTO_MERGE, or write the SQL of each stream in ON_UPSERT (…) / ON_DELETE (…)',
+        n.table.pos,
+      );
+    if (!n.autoMerge && !n.onUpsert && !n.onDelete)
+      c.fail("PUSH INTO DB needs TABLE '<table>' AUTO_MERGE, or ON_UPSERT (<sql>) / ON_DELETE (<sql>)");
+  },
 };
 
 const sinkDb = builder<Body<SinkDb>>();
