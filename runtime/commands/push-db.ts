@@ -432,8 +432,8 @@ function summary(
 ): string {
   const stream = (name: Stream, rows: number, one: string) => {
     const p = players.find((x) => x.stream === name);
-    if (!p) return rows ? `${counted(rows, one)} not played (no ON_${name.toUpperCase()})` : undefined;
-    return `${counted(rows, one)} by ${p.by}`;
+    if (rows === 0) return undefined;
+    return p ? `${counted(rows, one)} by ${p.by}` : `${counted(rows, one)} not played (no ON_${name.toUpperCase()})`;
   };
   const streams = [stream('upsert', upserts, 'upsert'), stream('delete', deletes, 'delete')].filter(Boolean).join(', ');
   const merged = players
