@@ -10,7 +10,7 @@ is executed and the run fails, printing a diff, when an output differs from the 
 Compared, as nbval does: per output, the stream name and text, the text/plain of results and
 displays, the data of tables (application/vnd.dataresource+json) and of charts (the Vega-Lite spec),
 an error's name and value. Not compared: execution counts, metadata, text/html (the same data as
-HTML). Values that change on every run are masked first: GUIDs (whole, or cut to fit a table; numbered
+HTML). Values that change on every run are masked first: a push's rows/s, GUIDs (whole, or cut to fit a table; numbered
 per cell, so that which GUIDs are equal is still compared), execution ids (Unix milliseconds, in change
 log names and listings; numbered per cell likewise), the ISO times of this run (`…T12:34:56.789Z`) and
 this run's temporary folder.
@@ -51,13 +51,15 @@ EXECUTION_ID = re.compile(r"(?<![0-9])1[0-9]{12}(?![0-9])")
 # As JavaScript's toISOString writes a moment, milliseconds included; dates in data have no milliseconds or no Z.
 ISO_TIME = re.compile(r"\b[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 TEMP = re.compile(re.escape(os.path.join(tempfile.gettempdir(), TEMP_PREFIX)) + r"[A-Za-z0-9_]+")
+# The speed a push's progress line ends with (`1,139 rows/s`): a measure of the machine, not of the notebook.
+RATE = re.compile(r"\b[0-9][0-9,]* rows/s\b")
 
 
 def mask(text, seen):
-    """`text` with this run's temporary folder, ISO times, GUIDs and execution ids masked. A GUID
+    """`text` with this run's temporary folder, ISO times, rates, GUIDs and execution ids masked. A GUID
     becomes <guid N> and an id <id N>, N counting the distinct ones of the cell (`seen`), so which
     values are equal is still compared."""
-    text = ISO_TIME.sub("<time>", TEMP.sub("<tmp>", text))
+    text = RATE.sub("<rate> rows/s", ISO_TIME.sub("<time>", TEMP.sub("<tmp>", text)))
     text = GUID.sub(lambda m: numbered(seen, "guid", m.group(0)), text)
     return EXECUTION_ID.sub(lambda m: numbered(seen, "id", m.group(0)), text)
 
