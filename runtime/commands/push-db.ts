@@ -16,7 +16,7 @@ import {
   temporaryFrom,
   temporaryName,
 } from '../db/tables';
-import { deleteByKeys, mergeByKeys, tableKeys } from '../db/upsert';
+import { deleteByKeys, tableKeys, upsertRows } from '../db/upsert';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import { backoff, sleep } from '../http/retry';
@@ -177,6 +177,8 @@ interface MergeTarget {
   ordinals: number[];
   /** Key columns under the table's spelling; empty: the upserts are appended. */
   keys: string[];
+  /** The keys are the table's primary key (what an upsert row by row needs). */
+  primaryKey: boolean;
 }
 
 async function prepareTable(
@@ -208,7 +210,9 @@ async function prepareTable(
     for (const k of keys)
       if (!upserts.has(k))
         throw new ScriptError(`the change log has no column ${k} of the primary key of ${showTable(table)}`, 'runtime');
-    return { table, columns: [...rows.columns], ordinals: [...rows.ordinals], keys };
+    const primary = primaryKeyOf(columns);
+    const primaryKey = keys.length === primary.length && keys.every((k) => primary.includes(k));
+    return { table, columns: [...rows.columns], ordinals: [...rows.ordinals], keys, primaryKey };
   }, ctx.signal);
 }
 
@@ -224,15 +228,7 @@ function upsertPlayer(target: MergeTarget, upserts: Dataset, stmt: PushDb): Play
     play: async (db, start, end, signal) => {
       const rows = batch(upserts.slice(start, end));
       if (keys.length === 0) return { ...NONE, inserted: await db.insert(table.sql, rows, signal) };
-      const c = await mergeByKeys(
-        db,
-        table,
-        rows,
-        keys,
-        { inserts: true, updates: true, deletesMissing: false },
-        signal,
-      );
-      return { ...NONE, ...c };
+      return { ...NONE, ...(await upsertRows(db, table, rows, keys, target.primaryKey, signal)) };
     },
   };
 }

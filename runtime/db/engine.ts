@@ -89,6 +89,18 @@ export interface DbSession {
   insert(table: string, rows: BulkRows, signal: AbortSignal): Promise<number>;
   /** The columns of a table, in order; undefined when there is no such table. */
   columns(table: TableName): Promise<TableColumn[] | undefined>;
+  /**
+   * Upserts rows by `keys`, the table's primary key, one prepared statement per row: where statements
+   * run in-process (SQLite) that costs less than staging the rows first. Absent where a round trip per
+   * row would cost more (PostgreSQL: COPY into a staging table, then set-based SQL, upsert.ts).
+   */
+  upsertByPrimaryKey?(table: string, rows: BulkRows, keys: readonly string[], signal: AbortSignal): Promise<Upserted>;
+}
+
+/** What an upsert did: rows inserted, and rows updated because a value differed. */
+export interface Upserted {
+  inserted: number;
+  updated: number;
 }
 
 /**

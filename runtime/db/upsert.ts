@@ -1,5 +1,5 @@
 import { ScriptError } from '../errors';
-import type { BulkRows, DbSession, TableColumn, TableName } from './engine';
+import type { BulkRows, DbSession, TableColumn, TableName, Upserted } from './engine';
 import { dropTable, showTable, stagingFor } from './tables';
 
 /**
@@ -9,9 +9,7 @@ import { dropTable, showTable, stagingFor } from './tables';
  * ON CONFLICT would) and run the same on both engines.
  */
 
-export interface MergeCounts {
-  inserted: number;
-  updated: number;
+export interface MergeCounts extends Upserted {
   deleted: number;
 }
 
@@ -72,6 +70,23 @@ export async function mergeByKeys(
   }
   await dropTable(db, stage);
   return counts;
+}
+
+/**
+ * Upserts `rows` by `keys`: inserts new keys, updates rows that differ. When the keys are the table's
+ * primary key and the engine upserts row by row cheaply (SQLite), one prepared statement per row;
+ * else through a staging table (mergeByKeys).
+ */
+export async function upsertRows(
+  db: DbSession,
+  table: TableName,
+  rows: BulkRows,
+  keys: readonly string[],
+  primaryKey: boolean,
+  signal: AbortSignal,
+): Promise<Upserted> {
+  if (primaryKey && db.upsertByPrimaryKey) return db.upsertByPrimaryKey(table.sql, rows, keys, signal);
+  return mergeByKeys(db, table, rows, keys, { inserts: true, updates: true, deletesMissing: false }, signal);
 }
 
 /** Deletes the table's rows whose key is one of `rows`' (their other columns are not read); resolves how many. */
