@@ -123,7 +123,7 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
     try {
       await complete(completion, failure === undefined, engine, ctx);
     } catch (error) {
-      if (failure) ctx.emit({ kind: 'warning', text: `ON_COMPLETION failed too: ${(error as Error).message}` });
+      if (failure) ctx.emit({ kind: 'warning', text: `${(error as Error).message} (after the push had failed)` });
       else failure = { error };
     }
   }
