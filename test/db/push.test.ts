@@ -301,6 +301,33 @@ dbTest(
 );
 
 dbTest(
+  'TIMEOUT on SQLite is checked every 1,000 rows of a batch; WITH RETRY plays a failed batch again',
+  async (db) => {
+    await db.run('%connection add src sqlite:src.db');
+    await db.run(
+      'SELECT * FROM DB [src] (with recursive s(i) as (select 1 union all select i + 1 from s where i < 1500) select i as id from s);\n' +
+        "CAPTURE 'ids' ON KEYS 'id' WITH PATH 'logs';",
+    );
+    await db.run('EXEC ON DB [db] (create table ids (id int primary key));');
+    const timeout = await db.error(
+      "LOAD UPSERTS FROM 'ids' PATH 'logs';\nPUSH INTO DB [db] ON_UPSERT (insert into ids values ({{id}})) TIMEOUT 0;",
+    );
+    assert.match(
+      timeout.message,
+      /^ON_UPSERT: upsert batch 1 of 1 \(rows 1–1,?500\) was rolled back: TIMEOUT 0: the rows took longer than 0 s$/,
+    );
+    assert.deepEqual(await db.rows('select count(*) from ids'), [[0]]);
+    await db.run('EXEC ON DB [db] (insert into ids values (1500));');
+    const retried = await db.error(
+      "LOAD UPSERTS FROM 'ids' PATH 'logs';\nPUSH INTO DB [db] ON_UPSERT (insert into ids values ({{id}})) WITH RETRY LINEAR (2, 0);",
+    );
+    assert.match(retried.message, /UNIQUE constraint failed: ids\.id \(after 2 retries\)$/);
+    assert.deepEqual(await db.rows('select count(*) from ids'), [[1]]);
+  },
+  ['sqlite'],
+);
+
+dbTest(
   'Ctrl-C stops a long push between batches: the batches committed stay, the rest is left to a replay',
   async (db) => {
     await db.run('%connection add src sqlite:src.db');
