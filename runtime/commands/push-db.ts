@@ -31,7 +31,7 @@ import type { Command, CommandContext } from './command';
 type Stream = 'upsert' | 'delete';
 
 /** Rows per transaction when a section gives no BATCH, and always for AUTO_MERGE (docs/databases.md). */
-export const DEFAULT_BATCH = 10_000;
+export const DEFAULT_BATCH = 50_000;
 
 /** How often a long push redraws its progress. */
 const PROGRESS_EVERY_MS = 250;

@@ -417,7 +417,7 @@ export const DB_SECTION_OPTIONS: OptionSet<DbSection> = {
     dbSection.seconds('TIMEOUT', 'maximum seconds for the SQL of each batch', (n, v) => {
       n.timeout = v;
     }),
-    dbSection.int('BATCH', 'rows per transaction (default 10000)', (n, v) => {
+    dbSection.int('BATCH', 'rows per transaction (default 50000)', (n, v) => {
       n.batch = v;
     }),
   ],

@@ -331,7 +331,7 @@ dbTest(
   'Ctrl-C stops a long push between batches: the batches committed stay, the rest is left to a replay',
   async (db) => {
     await db.run('%connection add src sqlite:src.db');
-    const rows = 8 * DEFAULT_BATCH;
+    const rows = 3 * DEFAULT_BATCH;
     await db.run(
       `SELECT * FROM DB [src] (with recursive s(i) as (select 1 union all select i + 1 from s where i < ${rows}) select i as id, 'row ' || i as label from s);\n` +
         "CAPTURE 'big' ON KEYS 'id' WITH PATH 'logs';",
