@@ -1,30 +1,14 @@
 import type { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
-import type { BulkRows, DbSession, TableColumn, TableName } from '../db/engine';
 import { engineFor } from '../db/engine-for';
-import {
-  addColumns,
-  allColumns,
-  createTable,
-  dropTable,
-  matchColumns,
-  requireColumns,
-  showTable,
-  stagingFor,
-  tableName,
-} from '../db/tables';
+import { addColumns, allColumns, createTable, matchColumns, requireColumns, showTable, tableName } from '../db/tables';
+import { mergeByKeys, tableKeys, type MergeCounts } from '../db/upsert';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import { positionIn } from '../functions/parse';
 import type { Merge, Text } from '../script/ast';
 import { atArgument } from '../at-argument';
-import type { Command, CommandContext } from './command';
-
-interface Counts {
-  inserted: number;
-  updated: number;
-  deleted: number;
-}
+import type { Command } from './command';
 
 /**
  * MERGE INTO [CONN] TABLE '…' { WITH { KEY COLUMNS '…' } { INSERTS } { UPDATES } { DELETES }
@@ -34,10 +18,7 @@ interface Counts {
  * hold every record). None of the three named means all three. Without key columns the rows are
  * appended. A missing table is created from the dataset's types, with the keys as primary key; an
  * existing one gains the dataset's new columns only with SCHEMA_DRIFT (else they are not written).
- *
- * The table's rows are matched through a staging table typed like the target, with plain UPDATE …
- * FROM / INSERT … WHERE NOT EXISTS / DELETE, which need no unique index on the keys (INSERT … ON
- * CONFLICT would) and run the same on both engines.
+ * The table's rows are matched through a staging table typed like the target (db/upsert.ts).
  */
 export const merge: Command<Merge> = async (stmt, input, ctx) => {
   requireColumns(input, stmt.keyword);
@@ -52,7 +33,7 @@ export const merge: Command<Merge> = async (stmt, input, ctx) => {
       text: 'MERGE without KEY COLUMNS appends every row: UPDATES and DELETES need key columns to match rows by',
     });
   }
-  const counts = await engine.transaction(async (db): Promise<Counts> => {
+  const counts = await engine.transaction(async (db): Promise<MergeCounts> => {
     let columns = await db.columns(table);
     if (!columns) {
       await createTable(db, table, input, keys);
@@ -70,7 +51,8 @@ export const merge: Command<Merge> = async (stmt, input, ctx) => {
     }
     const { rows } = matchColumns(input, columns);
     if (keys.length === 0) return { inserted: await db.insert(table.sql, rows, ctx.signal), updated: 0, deleted: 0 };
-    return mergeByKeys(db, table, columns, rows, keys, ops, ctx);
+    const matched = { inserts: ops.inserts, updates: ops.updates, deletesMissing: ops.deletes };
+    return mergeByKeys(db, table, rows, tableKeys(table, columns, keys), matched, ctx.signal);
   }, ctx.signal);
   ctx.emit({
     kind: 'message',
@@ -111,53 +93,4 @@ function keyColumns(text: Text, data: Dataset): string[] {
     seen.set(key, r);
   }
   return ordinals.map((o) => data.columns[o].name);
-}
-
-async function mergeByKeys(
-  db: DbSession,
-  table: TableName,
-  columns: TableColumn[],
-  rows: BulkRows,
-  keyNames: string[],
-  ops: { inserts: boolean; updates: boolean; deletes: boolean },
-  ctx: CommandContext,
-): Promise<Counts> {
-  const byName = new Map(columns.map((c) => [c.name.toLowerCase(), c.name]));
-  const keys = keyNames.map((k) => {
-    const name = byName.get(k.toLowerCase());
-    if (name === undefined)
-      throw new ScriptError(`key column '${k}' is not a column of ${showTable(table)}`, 'runtime');
-    return name;
-  });
-  const { quote, differs } = db.dialect;
-  const stage = await stagingFor(db, table, rows, ctx.signal);
-  const target = table.sql;
-  const matches = (t: string, s: string) => keys.map((k) => `${t}.${quote(k)} = ${s}.${quote(k)}`).join(' AND ');
-  const keySet = new Set(keys);
-  const others = rows.columns.filter((c) => !keySet.has(c));
-  const counts: Counts = { inserted: 0, updated: 0, deleted: 0 };
-  if (ops.deletes) {
-    counts.deleted = await db.exec(
-      `DELETE FROM ${target} AS t WHERE NOT EXISTS (SELECT 1 FROM ${stage} AS s WHERE ${matches('s', 't')})`,
-      [],
-    );
-  }
-  if (ops.updates && others.length) {
-    const set = others.map((c) => `${quote(c)} = s.${quote(c)}`).join(', ');
-    const changed = others.map((c) => differs(`t.${quote(c)}`, `s.${quote(c)}`)).join(' OR ');
-    counts.updated = await db.exec(
-      `UPDATE ${target} AS t SET ${set} FROM ${stage} AS s WHERE ${matches('t', 's')} AND (${changed})`,
-      [],
-    );
-  }
-  if (ops.inserts) {
-    const list = rows.columns.map(quote);
-    counts.inserted = await db.exec(
-      `INSERT INTO ${target} (${list.join(', ')}) SELECT ${list.map((c) => `s.${c}`).join(', ')} FROM ${stage} AS s ` +
-        `WHERE NOT EXISTS (SELECT 1 FROM ${target} AS t WHERE ${matches('t', 's')})`,
-      [],
-    );
-  }
-  await dropTable(db, stage);
-  return counts;
 }

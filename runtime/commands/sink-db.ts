@@ -14,7 +14,10 @@ import {
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { RunState } from '../scope';
-import type { SinkDb } from '../script/ast';
+import type { SinkDb, Text } from '../script/ast';
+import type { Dataset } from '../dataset/dataset';
+import { compileTx, transformColumn } from '../sources/tx';
+import { floatsAsDecimal } from './settings';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
 
@@ -31,16 +34,11 @@ const cleaned = new WeakMap<RunState, Set<string>>();
  * transaction, creating the table from the dataset's types when missing and adding the columns it
  * lacks. TRUNCATE/RECREATE reset the table each time the statement runs (in an inline pipeline: each
  * page); the _APPEND forms only the first time in the run, then append. REPLACE replaces the rows
- * whose primary key matches; AUTO_CLEAN drops the table when the run ends (a staging table).
+ * whose primary key matches; AUTO_CLEAN drops the table when the run ends (a staging table). ON COLUMN
+ * writes the records of the documents a column holds instead of the rows (`shredded`).
  */
-export const sinkDb: Command<SinkDb> = async (stmt, input, ctx) => {
-  if (stmt.onColumn) {
-    throw new ScriptError(
-      'SINK INTO DB … ON COLUMN (an XML column shredded into tables) is not supported yet',
-      'unsupported',
-      stmt.onColumn.pos,
-    );
-  }
+export const sinkDb: Command<SinkDb> = async (stmt, given, ctx) => {
+  const input = stmt.onColumn ? shredded(stmt.onColumn, given, ctx) : given;
   requireColumns(input, stmt.keyword);
   const engine = engineFor(ctx, stmt.connection);
   const table = atArgument(stmt.table, () => tableName(evaluateText(stmt.table, ctx), engine.dialect));
@@ -75,6 +73,18 @@ export const sinkDb: Command<SinkDb> = async (stmt, input, ctx) => {
     text: `SINK INTO DB: ${written.toLocaleString('en-US')} row${written === 1 ? '' : 's'} written to ${showTable(table)}`,
   });
 };
+
+/**
+ * ON COLUMN '<column>': the XML or JSON document each row holds there is shredded as APPLY TX '$' ON
+ * '<column>' does — its records become rows, the row's other columns repeated on each — and those rows
+ * are what the table receives. A row whose document is null, blank or has no records adds none.
+ */
+function shredded(column: Text, input: Dataset, ctx: CommandContext): Dataset {
+  const floatDecimal = floatsAsDecimal(ctx.session);
+  return atArgument(column, () => transformColumn(input, column.value, ROOT, { floatDecimal }, true, false));
+}
+
+const ROOT = compileTx('$');
 
 /** Whether `key` is new to the run (and records it). */
 function once(run: RunState, key: string): boolean {

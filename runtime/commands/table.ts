@@ -13,6 +13,7 @@ import { exit } from './exit';
 import { load } from './load';
 import { merge } from './merge';
 import { print } from './print';
+import { pushDb } from './push-db';
 import { pushDrive } from './push-drive';
 import { pushHttp } from './push-http';
 import { selectDb } from './select-db';
@@ -43,6 +44,7 @@ export const COMMANDS: CommandTable = {
   Load: load,
   Merge: merge,
   Print: print,
+  PushDb: pushDb,
   PushDrive: pushDrive,
   PushHttp: pushHttp,
   SelectDb: selectDb,

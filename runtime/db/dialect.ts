@@ -14,6 +14,7 @@ export const SQLITE: Dialect = {
   ddl: sqliteDdl,
   truncate: (table) => `DELETE FROM ${table}`,
   differs: (a, b) => `${a} IS NOT ${b}`,
+  statementTimeout: () => undefined,
 };
 
 export const POSTGRES: Dialect = {
@@ -25,4 +26,5 @@ export const POSTGRES: Dialect = {
   truncate: (table) => `TRUNCATE TABLE ${table}`,
   // Compared as text: json and xml have no equality operator.
   differs: (a, b) => `${a}::text IS DISTINCT FROM ${b}::text`,
+  statementTimeout: (ms) => `SET LOCAL statement_timeout = ${Math.max(1, Math.round(ms))}`,
 };

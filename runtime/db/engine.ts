@@ -28,6 +28,11 @@ export interface Dialect {
   readonly truncate: (table: string) => string;
   /** A condition true when two values of a column differ, nulls included. */
   readonly differs: (a: string, b: string) => string;
+  /**
+   * SQL bounding each statement of the current transaction to `ms` milliseconds, run first in it; undefined
+   * when the engine has none (a SQLite statement runs on the interpreter's thread, no timer can stop it).
+   */
+  readonly statementTimeout: (ms: number) => string | undefined;
 }
 
 /** A column of an existing table. */
@@ -84,6 +89,18 @@ export interface DbSession {
   insert(table: string, rows: BulkRows, signal: AbortSignal): Promise<number>;
   /** The columns of a table, in order; undefined when there is no such table. */
   columns(table: TableName): Promise<TableColumn[] | undefined>;
+  /**
+   * Upserts rows by `keys`, the table's primary key, one prepared statement per row: where statements
+   * run in-process (SQLite) that costs less than staging the rows first. Absent where a round trip per
+   * row would cost more (PostgreSQL: COPY into a staging table, then set-based SQL, upsert.ts).
+   */
+  upsertByPrimaryKey?(table: string, rows: BulkRows, keys: readonly string[], signal: AbortSignal): Promise<Upserted>;
+}
+
+/** What an upsert did: rows inserted, and rows updated because a value differed. */
+export interface Upserted {
+  inserted: number;
+  updated: number;
 }
 
 /**

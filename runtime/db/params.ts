@@ -179,12 +179,17 @@ export function planFor(text: Text): SqlPlan {
  * (`why` says what to write instead), as there is no row to read.
  */
 export function valuesOnce(plan: SqlPlan, params: readonly number[], scope: Scope, why: string): Value[] {
-  const reading = plan.params.find((p) => p.value.fields.length > 0);
-  if (reading) throw new ScriptError(`${reading.text} reads a row, but ${why}`, 'runtime', reading.pos);
+  requireNoRow(plan, why);
   return params.map((i) => plan.params[i].value.bind(scope, NO_ROWS)([], 0));
 }
 
 const NO_ROWS = Dataset.empty();
+
+/** SQL run outside any row has no `{{field}}` to read: one is an error, `why` saying what to write instead. */
+export function requireNoRow(plan: SqlPlan, why: string): void {
+  const reading = plan.params.find((p) => p.value.fields.length > 0);
+  if (reading) throw new ScriptError(`${reading.text} reads a row, but ${why}`, 'runtime', reading.pos);
+}
 
 /** The SQL of `segments` for `dialect`, the pipeline data's table at @pipelinedata(). */
 export function renderSql(segments: readonly Segment[], dialect: Dialect, pipelineTable?: string): RenderedSql {
@@ -203,6 +208,7 @@ export function renderSql(segments: readonly Segment[], dialect: Dialect, pipeli
 
 function written(part: Exclude<Part, { kind: 'text' }>): string {
   if (part.kind === 'call') return `${part.sigil}${part.name}(…)`;
+  if (part.kind === 'variable' && part.bare) return `@${part.name}`;
   return `{{${part.prefix ? `${part.prefix}:` : ''}${part.kind === 'variable' ? '@' : ''}${part.name}}}`;
 }
 

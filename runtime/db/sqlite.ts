@@ -16,6 +16,7 @@ import type {
   QueryOptions,
   TableColumn,
   TableName,
+  Upserted,
 } from './engine';
 import { cancelled, engineError } from './errors';
 import { SerialLock } from './lock';
@@ -211,6 +212,63 @@ class SqliteSession implements DbSession {
       }
     }
     return data.rowCount;
+  }
+
+  async upsertByPrimaryKey(
+    table: string,
+    rows: BulkRows,
+    keys: readonly string[],
+    signal: AbortSignal,
+  ): Promise<Upserted> {
+    const { columns, data, ordinals } = rows;
+    const { quote } = SQLITE;
+    const keyAt = keys.map((k) => columns.indexOf(k));
+    if (keyAt.includes(-1)) throw new Error(`upsert: key ${keys.join(', ')} not among the columns written`);
+    const otherAt = columns.map((_, i) => i).filter((i) => !keyAt.includes(i));
+    // A new key is inserted; a key the table has conflicts, and then the row is updated when a value differs.
+    const insert = this.db.prepare(
+      `INSERT INTO ${table} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ` +
+        `ON CONFLICT (${keys.map(quote).join(', ')}) DO NOTHING`,
+    );
+    const others = otherAt.map((i) => quote(columns[i]));
+    const update =
+      others.length > 0
+        ? this.db.prepare(
+            `UPDATE ${table} SET ${others.map((c) => `${c} = ?`).join(', ')} WHERE ${keys.map((k) => `${quote(k)} = ?`).join(' AND ')} ` +
+              `AND (${others.map((c) => `${c} IS NOT ?`).join(' OR ')})`,
+          )
+        : undefined;
+    const values = ordinals.map((o) => data.column(o));
+    const encoders = ordinals.map((o) => sqliteEncoder(data.columns[o].type));
+    const width = values.length;
+    const args = new Array<SqliteValue>(width);
+    const updateArgs = new Array<SqliteValue>(otherAt.length * 2 + keyAt.length);
+    const done: Upserted = { inserted: 0, updated: 0 };
+    for (let start = 0; start < data.rowCount; start += BATCH_ROWS) {
+      const end = Math.min(start + BATCH_ROWS, data.rowCount);
+      for (let r = start; r < end; r++) {
+        for (let c = 0; c < width; c++) {
+          const v = values[c][r];
+          const encode = encoders[c];
+          args[c] = v === null ? null : encode ? encode(v) : (v as SqliteValue);
+        }
+        if (insert.run(args).changes > 0) {
+          done.inserted++;
+          continue;
+        }
+        if (!update) continue;
+        let k = 0;
+        for (const i of otherAt) updateArgs[k++] = args[i];
+        for (const i of keyAt) updateArgs[k++] = args[i];
+        for (const i of otherAt) updateArgs[k++] = args[i];
+        done.updated += update.run(updateArgs).changes;
+      }
+      if (end < data.rowCount) {
+        await nextTurn();
+        if (signal.aborted) throw cancelled();
+      }
+    }
+    return done;
   }
 
   async columns(table: TableName): Promise<TableColumn[] | undefined> {

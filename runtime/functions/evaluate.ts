@@ -127,6 +127,8 @@ function bindField(part: FieldPart, env: Env): Bound {
 function bindVariable(part: VariablePart, env: Env): Bound {
   const v = env.scope.run.variable(part.name);
   if (v === undefined) {
+    if (part.name.toLowerCase() === 'success')
+      throw new ScriptError(`@${part.name} is only set in the ON_COMPLETION SQL of PUSH INTO DB`, 'runtime', part.pos);
     const known = env.scope.run
       .variableNames()
       .map((n) => `@${n}`)

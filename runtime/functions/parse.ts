@@ -21,14 +21,23 @@ export interface FieldPart {
   pos?: Position;
 }
 
-/** `{{@name}}`: a pipeline variable (@executionId, @highwatermark, @webhookurl…), one value for the whole text. */
+/**
+ * A pipeline variable, one value for the whole text: `{{@name}}` reads any of them (@executionId,
+ * @highwatermark, @webhookurl, a declared variable…); the reserved ones are also read bare, as
+ * reference A writes them in SQL (`@executionId`, `@success`, `@highwatermark`).
+ */
 export interface VariablePart {
   kind: 'variable';
   /** Without the `@`, as written. */
   name: string;
   prefix?: BinaryPrefix;
+  /** Written without braces. */
+  bare?: boolean;
   pos?: Position;
 }
+
+/** The variables read bare; any other `@word` is text (an e-mail address, a SQL Server @param). */
+const BARE_VARIABLES = new Set(['executionid', 'success', 'highwatermark']);
 
 export interface CallPart {
   kind: 'call';
@@ -118,6 +127,16 @@ class Parser {
             i = call.end;
             continue;
           }
+        }
+        // A sentence may end right after a variable: `… run @executionId.`
+        let end = j;
+        while (src[end - 1] === '.') end--;
+        const name = src.slice(i + 1, end);
+        if (c === '@' && BARE_VARIABLES.has(name.toLowerCase())) {
+          flush();
+          parts.push({ kind: 'variable', name, bare: true, pos: this.pos(i) });
+          i = end;
+          continue;
         }
         text += src.slice(i, j);
         i = j;

@@ -240,7 +240,11 @@ ADD COLUMN (doc='') FORMAT JSON INCLUDE 'id,name' COLLAPSE WITH IGNORE_IF_EXISTS
     syntax: `PUSH INTO DB [CONN] { TABLE '…' } { AUTO_MERGE } { ON_UPSERT (<sql>) { TIMEOUT n } { BATCH n } }
     { ON_DELETE (<sql>) { TIMEOUT n } { BATCH n } } { ON_INIT (<sql>) } { ON_COMPLETION (<sql>) }
     { WITH { DISCARD_ON_SUCCESS } { DISCARD_ON_ERROR } { DLQ_ON_ERROR '…' } { RETRY <LINEAR|EXPONENTIAL> (n,p) } } ;`,
-    description: 'Writes the upsert/delete streams of the change log to a database table, with generated or given SQL.',
+    description:
+      'Plays the upsert and delete streams of the change log (or the dataset, as upserts) into a database, a transaction per ' +
+      'batch: AUTO_MERGE merges them into TABLE by the key columns (creating it when missing); ON_UPSERT/ON_DELETE run your ' +
+      'SQL per row with {{field}} as bind parameters (per batch over @pipelinedata()). ON_INIT runs first, ON_COMPLETION last ' +
+      'with @success; @executionId everywhere.',
     example:
       "PUSH INTO DB [warehouse] TABLE 'orders' AUTO_MERGE ON_COMPLETION ( insert into runs values (@executionId, @success) );",
   },

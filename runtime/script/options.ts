@@ -414,10 +414,10 @@ const dbSection = builder<DbSection>();
 /** Options of one ON_UPSERT / ON_DELETE section of PUSH INTO DB. */
 export const DB_SECTION_OPTIONS: OptionSet<DbSection> = {
   options: [
-    dbSection.seconds('TIMEOUT', 'maximum seconds for the SQL of this section', (n, v) => {
+    dbSection.seconds('TIMEOUT', 'maximum seconds for the SQL of each batch', (n, v) => {
       n.timeout = v;
     }),
-    dbSection.int('BATCH', 'records per execution of the SQL', (n, v) => {
+    dbSection.int('BATCH', 'rows per transaction (default 50000)', (n, v) => {
       n.batch = v;
     }),
   ],
@@ -902,18 +902,26 @@ export const PUSH_DB: OptionSet<Body<PushDb>> = {
       },
       "'<table>'",
     ),
-    pushDb.flag('AUTO_MERGE', 'generate the upsert/delete SQL from the key columns', (n) => {
+    pushDb.flag('AUTO_MERGE', 'merge the streams without a section into TABLE by the key columns', (n) => {
       n.autoMerge = true;
     }),
-    pushDb.dbSection('ON_UPSERT', 'SQL run for the upsert stream', (n, v) => {
-      n.onUpsert = v;
-    }),
-    pushDb.dbSection('ON_DELETE', 'SQL run for the delete stream', (n, v) => {
-      n.onDelete = v;
-    }),
+    pushDb.dbSection(
+      'ON_UPSERT',
+      'SQL run per row of the upsert stream (per batch when it names @pipelinedata())',
+      (n, v) => {
+        n.onUpsert = v;
+      },
+    ),
+    pushDb.dbSection(
+      'ON_DELETE',
+      'SQL run per row of the delete stream (per batch when it names @pipelinedata())',
+      (n, v) => {
+        n.onDelete = v;
+      },
+    ),
     pushDb.text(
       'ON_INIT',
-      'SQL run before writing',
+      'SQL run once before the streams',
       (n, v) => {
         n.onInit = v;
       },
@@ -921,7 +929,7 @@ export const PUSH_DB: OptionSet<Body<PushDb>> = {
     ),
     pushDb.text(
       'ON_COMPLETION',
-      'SQL run after writing (@success tells the outcome)',
+      'SQL run once after the streams, after a failure too (@success tells which)',
       (n, v) => {
         n.onCompletion = v;
       },
@@ -929,6 +937,16 @@ export const PUSH_DB: OptionSet<Body<PushDb>> = {
     ),
     ...TARGET_OPTIONS,
   ],
+  finish(n, c) {
+    if (n.autoMerge && !n.table) c.fail("AUTO_MERGE needs TABLE '<table>': the table it merges the streams into");
+    if (n.table && !n.autoMerge)
+      c.fail(
+        'TABLE names the table AUTO_MERGE writes: add AUTO_MERGE, or write the SQL of each stream in ON_UPSERT (…) / ON_DELETE (…)',
+        n.table.pos,
+      );
+    if (!n.autoMerge && !n.onUpsert && !n.onDelete)
+      c.fail("PUSH INTO DB needs TABLE '<table>' AUTO_MERGE, or ON_UPSERT (<sql>) / ON_DELETE (<sql>)");
+  },
 };
 
 const sinkDb = builder<Body<SinkDb>>();
@@ -950,7 +968,7 @@ export const SINK_DB: OptionSet<Body<SinkDb>> = {
     ),
     sinkDb.text(
       'ON COLUMN',
-      'write the XML held in this column',
+      "write the records of the XML or JSON document each row holds in this column (as APPLY TX '$' ON)",
       (n, v) => {
         n.onColumn = v;
       },

@@ -93,6 +93,8 @@ export function transformColumn(
   plan: TxPlan,
   options: TxOptions,
   carry: boolean,
+  /** With `carry`: a row whose document gives no rows stays (APPLY TX), or is left out (SINK … ON COLUMN). */
+  keepEmpty = true,
 ): Dataset {
   const ordinal = input.require(column);
   const type = input.columns[ordinal].type;
@@ -112,6 +114,7 @@ export function transformColumn(
       parts.push(doc);
       continue;
     }
+    if (doc.rowCount === 0 && !keepEmpty) continue;
     // The row's carried cells, repeated on each of its document's rows (one row when it has none).
     const count = Math.max(1, doc.rowCount);
     const columns = carriedColumns.concat(

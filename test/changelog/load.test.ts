@@ -222,3 +222,17 @@ test('without PATH, LOAD reads the workspace store of the pipeline that captured
     /changelogs\/other\/orders_\d+\.eds loaded/,
   );
 });
+
+test("@executionId is the loaded log's execution id, the run's own without one; other @words stay text", async () => {
+  const { f, files } = await threeLogs();
+  const s = f.session();
+  const loaded = await cell(
+    s,
+    `LOAD UPSERTS FROM '${files[1]}' PATH 'logs';\nPRINT 'played @executionId. Mail ops@success.example or @someone';`,
+  );
+  assert.equal(loaded.messages.at(-1), `played ${idOf(files[1])}. Mail ops@success.example or @someone`);
+  const own = await cell(s, "PRINT '@EXECUTIONID';");
+  assert.match(own.messages[0], /^\d{13}$/);
+  assert.notEqual(own.messages[0], String(idOf(files[1])));
+  await assert.rejects(cell(s, "PRINT '@success';"), /@success is only set in the ON_COMPLETION SQL of PUSH INTO DB/);
+});

@@ -58,7 +58,7 @@ test('SELECT without *, and PUSH/SINK/MERGE without INTO', () => {
   same('SELECT FROM DB [d] (select 1)', 'SELECT * FROM DB [d] (select 1)');
   same('PUSH HTTP ON_UPSERT (POST /a)', 'PUSH INTO HTTP ON_UPSERT (POST /a)');
   same('PUSH DRIVE FORMAT CSV', 'PUSH INTO DRIVE FORMAT CSV');
-  same('PUSH DB [d] AUTO_MERGE', 'PUSH INTO DB [d] AUTO_MERGE');
+  same("PUSH DB [d] TABLE 't' AUTO_MERGE", "PUSH INTO DB [d] TABLE 't' AUTO_MERGE");
   same("SINK DB [d] TABLE 't'", "SINK INTO DB [d] TABLE 't'");
   same("SINK DRIVE FORMAT RAW FILE 'x'", "SINK INTO DRIVE FORMAT RAW FILE 'x'");
   same("MERGE [d] TABLE 't'", "MERGE INTO [d] TABLE 't'");

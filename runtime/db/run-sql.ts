@@ -1,0 +1,109 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Dataset } from '../dataset/dataset';
+import type { Value } from '../dataset/types';
+import { ScriptError } from '../errors';
+import type { Scope } from '../scope';
+import type { DbSession, Dialect } from './engine';
+import { cancelled } from './errors';
+import { renderSql, valuesOnce, type SqlPlan } from './params';
+
+/** Rows run between two turns of the event loop (Ctrl-C and the kernel stay responsive). */
+export const ROWS_PER_TURN = 1_000;
+
+/**
+ * A statement's SQL run once, outside any row (EXEC ON DB without PER_ROW, PUSH INTO DB's ON_INIT,
+ * ON_COMPLETION and per-batch SQL): as a script when it has no parameters (a trigger's body keeps its
+ * `;`), else statement by statement with the values computed now. `why` says what to write instead
+ * of a `{{field}}`, which has no row to read.
+ */
+export function sqlOnce(
+  plan: SqlPlan,
+  dialect: Dialect,
+  scope: Scope,
+  why: string,
+  pipelineTable?: string,
+): (db: DbSession) => Promise<void> {
+  if (plan.params.length === 0) {
+    const script = renderSql(plan.whole, dialect, pipelineTable).sql;
+    return (db) => db.script(script);
+  }
+  const values = valuesOnce(
+    plan,
+    plan.params.map((_, i) => i),
+    scope,
+    why,
+  );
+  const statements = plan.statements.map((s) => renderSql(s, dialect, pipelineTable));
+  return async (db) => {
+    for (const s of statements)
+      await db.exec(
+        s.sql,
+        s.params.map((i) => values[i]),
+      );
+  };
+}
+
+/**
+ * A statement's SQL run once per row of a dataset (EXEC ON DB … PER_ROW, PUSH INTO DB's ON_UPSERT and
+ * ON_DELETE): its parameters bound to the dataset once, `#f()` computed per row too (spec 4.4); each
+ * unit of work prepares the statements once and runs them over its range of rows.
+ */
+export class SqlPerRow {
+  private readonly values: ((row: Value[], r: number) => Value)[];
+
+  constructor(
+    private readonly plan: SqlPlan,
+    scope: Scope,
+    private readonly rows: Dataset,
+    private readonly pipelineTable?: string,
+  ) {
+    this.values = plan.params.map((p) => p.value.bind(scope, rows, { fxByRow: true }));
+  }
+
+  /**
+   * Runs rows `start` to `end` (exclusive). A `timeout`
+   * (PUSH INTO DB's TIMEOUT on SQLite, whose statements no timer can stop) is checked where the loop
+   * yields, every ROWS_PER_TURN rows.
+   */
+  async run(
+    db: DbSession,
+    start: number,
+    end: number,
+    signal: AbortSignal,
+    timeout?: { seconds: number; until: number },
+  ): Promise<void> {
+    const { plan, rows } = this;
+    const turn = async (r: number) => {
+      if ((r - start) % ROWS_PER_TURN !== ROWS_PER_TURN - 1) return;
+      await nextTurn();
+      if (signal.aborted) throw cancelled();
+      if (timeout && performance.now() > timeout.until)
+        throw new ScriptError(`TIMEOUT ${timeout.seconds}: the rows took longer than ${timeout.seconds} s`, 'runtime');
+    };
+    if (plan.params.length === 0) {
+      const script = renderSql(plan.whole, db.dialect, this.pipelineTable).sql;
+      for (let r = start; r < end; r++) {
+        await db.script(script);
+        await turn(r);
+      }
+      return;
+    }
+    const statements = plan.statements.map((s) => {
+      const rendered = renderSql(s, db.dialect, this.pipelineTable);
+      return {
+        prepared: db.prepare(rendered.sql),
+        values: rendered.params.map((i) => this.values[i]),
+        args: rendered.params.map(() => null as Value),
+      };
+    });
+    const reader = rows.reader();
+    for (let r = start; r < end; r++) {
+      const row = reader(r);
+      for (const s of statements) {
+        for (let k = 0; k < s.args.length; k++) s.args[k] = s.values[k](row, r);
+        await s.prepared.run(s.args);
+      }
+      await turn(r);
+    }
+  }
+}
