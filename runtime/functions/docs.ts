@@ -156,11 +156,11 @@ can differ from .NET's tables in small details; the currency symbol stays \`¤\`
   (one cell, one \`sqlcdc run\`). A missing key is \`''\`, or \`NULL\` when the key is written in single
   quotes (\`#statebag('k')\`) inside a SQL command — a text the statement compiles as SQL (EXEC ON DB,
   SELECT FROM DB, PUSH INTO DB scripts), where the null is rendered as the keyword \`NULL\`.
-- Pipeline variables are written without parentheses: \`@executionId\` is the execution id of the change
-  log CAPTURE wrote or LOAD read in this run (else the run's own), \`@success\` is \`true\`/\`false\` in the
-  ON_COMPLETION SQL of PUSH INTO DB (and an error elsewhere). In SQL they are bind parameters like the
-  functions. Any other \`@word\` without parentheses is plain text (an e-mail address, a SQL Server
-  \`@param\`).
+- The reserved pipeline variables may also be written bare, without braces or parentheses, as in
+  reference A's SQL: \`@executionId\` (as \`{{@executionId}}\`), \`@highwatermark\`, and \`@success\`, which is
+  \`true\`/\`false\` in the ON_COMPLETION SQL of PUSH INTO DB (and an error elsewhere). In SQL they are bind
+  parameters like the functions. Any other \`@word\` without parentheses or braces is plain text (an
+  e-mail address, a SQL Server \`@param\`): write \`{{@name}}\` for the other variables.
 
 ## Certificates
 

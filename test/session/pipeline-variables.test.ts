@@ -150,3 +150,23 @@ test('%webhook start gives the session @webhookurl and @webhookkey; statements p
   await assert.rejects(session.run("PRINT '{{@webhookkey}}';"), /unknown pipeline variable @webhookkey/);
   await session.run('%webhook stop');
 });
+
+test('the reserved variables read bare as in reference A (@executionId, @highwatermark; @success only where set); other @words stay text', async () => {
+  const { session } = open({ 'orders.csv': ORDERS });
+  await session.run(`${TYPED}PRINT '#data.calc_hwmnumber(#data.calc(''Max(amount)''), {{@highwatermark}})';`);
+  assert.equal(await print(session, '@highwatermark @HighWatermark. {{@highwatermark}}'), '99.99 99.99. 99.99');
+  assert.match(await print(session, '@executionId = {{@executionId}}'), /^(1\d{12}) = \1$/);
+  assert.equal(await print(session, 'mail ops@example.com or @param'), 'mail ops@example.com or @param');
+
+  await session.run('%connection add db sqlite::memory:');
+  const [table] = (
+    await session.run('SELECT * FROM DB [db] (SELECT @highwatermark AS hwm, typeof(@highwatermark) AS t);')
+  ).filter((r) => r.kind === 'table');
+  // A decimal goes to SQLite as its exact digits (docs/databases.md), as a decimal field would.
+  assert.deepEqual(table.dataset.rows(), [['99.99', 'text']]);
+  await assert.rejects(session.run("PRINT 'x';\nPRINT 'ok @success';"), (e: ScriptError) => {
+    assert.match(e.message, /@success is only set in the ON_COMPLETION SQL of PUSH INTO DB/);
+    assert.deepEqual([e.position?.line, e.position?.column], [2, 11]);
+    return true;
+  });
+});
