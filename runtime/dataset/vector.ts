@@ -537,7 +537,7 @@ export function splitDecimal(d: Decimal, out: { unscaled: number; scale: number 
   const digits = point < 0 ? text : text.slice(0, point) + text.slice(point + 1);
   const unscaled = Number(digits);
   if (!Number.isSafeInteger(unscaled) || Math.abs(unscaled) > MAX_UNSCALED) return false;
-  if (unscaled === 0 && text.startsWith('-')) return false;
+  if (unscaled === 0 && d.isNeg()) return false;
   out.unscaled = unscaled + 0;
   out.scale = point < 0 ? 0 : text.length - point - 1;
   return true;
