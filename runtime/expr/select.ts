@@ -22,8 +22,14 @@ import { coercion } from './operations';
  * bound condition itself or an exact rewriting of its comparison.
  */
 
-type Plan =
-  { kind: 'and' | 'or'; parts: Plan[] } | { kind: 'condition'; node: ExprNode; bound: Bound; ordinals: number[] };
+interface Condition {
+  kind: 'condition';
+  node: ExprNode;
+  bound: Bound;
+  ordinals: number[];
+}
+
+type Plan = { kind: 'and' | 'or'; parts: Plan[] } | Condition;
 
 /** Rows of a selection: ascending row numbers, or null for every row. */
 type Rows = Uint32Array | null;
@@ -79,8 +85,19 @@ function allRows(count: number): Uint32Array {
 function run(plan: Plan, rows: Rows, data: Dataset, env: BindEnv): Rows {
   if (plan.kind === 'condition') return condition(plan, rows, data, env);
   if (plan.kind === 'and') {
-    for (const part of plan.parts) rows = run(part, rows, data, env);
-    return rows;
+    // Consecutive conditions that are tests of typed arrays run as one loop; the others in turn.
+    let tests: Test[] = [];
+    for (const part of plan.parts) {
+      const test = part.kind === 'condition' ? testOf(part, data, env) : undefined;
+      if (test) {
+        tests.push(test);
+        continue;
+      }
+      if (tests.length > 0) rows = fused(tests, rows, data.rowCount);
+      tests = [];
+      rows = run(part, rows, data, env);
+    }
+    return tests.length > 0 ? fused(tests, rows, data.rowCount) : rows;
   }
   // OR: each part runs over the rows no earlier part kept (as the tree skips its right operand).
   const kept = new Uint8Array(data.rowCount);
@@ -119,14 +136,14 @@ function marked(rows: Rows, mark: Uint8Array, count: number): Uint32Array {
   return out.subarray(0, m);
 }
 
-function condition(plan: Extract<Plan, { kind: 'condition' }>, rows: Rows, data: Dataset, env: BindEnv): Rows {
+function condition(plan: Condition, rows: Rows, data: Dataset, env: BindEnv): Rows {
   const { bound, ordinals } = plan;
   if (bound.constant) return bound.value === true ? rows : new Uint32Array(0);
+  const test = testOf(plan, data, env);
+  if (test) return fused([test], rows, data.rowCount);
   if (ordinals.length === 1) {
     const vector = data.vector(ordinals[0]);
     if (vector instanceof DictionaryVector) return byDictionary(vector, ordinals[0], rows, data, bound);
-    const fast = comparison(plan.node, vector, env);
-    if (fast) return fast(rows);
   }
   return byRow(bound, ordinals, rows, data);
 }
@@ -146,21 +163,29 @@ function byRow(bound: Bound, ordinals: number[], rows: Rows, data: Dataset): Uin
 }
 
 const KEEP = 1;
-/** The condition failed on this value: the rows holding it are evaluated again, so the error names its row. */
+/** The condition failed on this value. */
 const FAILED = 2;
 
-function byDictionary(vector: DictionaryVector, ordinal: number, rows: Rows, data: Dataset, bound: Bound): Uint32Array {
-  const { codes, table } = vector;
+/** The condition's verdict on each distinct value of a dictionary column: KEEP, 0 or FAILED. */
+function verdictsOf(vector: DictionaryVector, ordinal: number, data: Dataset, bound: Bound): Uint8Array {
   const row = new Array<Value>(data.columns.length).fill(null);
-  const verdicts = new Uint8Array(table.length);
-  for (let code = 0; code < table.length; code++) {
-    row[ordinal] = table[code];
+  const verdicts = new Uint8Array(vector.table.length);
+  for (let code = 0; code < verdicts.length; code++) {
+    row[ordinal] = vector.table[code];
     try {
       verdicts[code] = bound.fn(row) === true ? KEEP : 0;
     } catch {
       verdicts[code] = FAILED;
     }
   }
+  return verdicts;
+}
+
+/** A dictionary column whose condition fails on some value: the rows holding it are evaluated again, so the error names its row. */
+function byDictionary(vector: DictionaryVector, ordinal: number, rows: Rows, data: Dataset, bound: Bound): Uint32Array {
+  const { codes, table } = vector;
+  const verdicts = verdictsOf(vector, ordinal, data, bound);
+  const row = new Array<Value>(data.columns.length).fill(null);
   const n = rows ? rows.length : data.rowCount;
   const out = new Uint32Array(n);
   let m = 0;
@@ -176,13 +201,33 @@ function byDictionary(vector: DictionaryVector, ordinal: number, rows: Rows, dat
   return out.subarray(0, m);
 }
 
-/** A comparison kernel: the rows of a selection whose cell compares true with the constant. */
-type Kernel = (rows: Rows) => Uint32Array;
+/**
+ * A condition as a test of typed arrays, for a generated loop: `code` is a JS condition on the row
+ * number `r` reading the arrays and constants `args` as `a0`, `a1`… (numbered when the loop is built).
+ */
+interface Test {
+  code: (arg: (value: unknown) => string) => string;
+}
+
+/** The condition as a test of its column's storage; undefined when it must run on rows. */
+function testOf(plan: Condition, data: Dataset, env: BindEnv): Test | undefined {
+  if (plan.bound.constant || plan.ordinals.length !== 1) return undefined;
+  const vector = data.vector(plan.ordinals[0]);
+  if (vector instanceof DictionaryVector) return dictionaryTest(vector, plan.ordinals[0], data, plan.bound);
+  return comparison(plan.node, vector, env);
+}
+
+/** A dictionary column's condition as a lookup of its verdict per distinct value; undefined when one fails. */
+function dictionaryTest(vector: DictionaryVector, ordinal: number, data: Dataset, bound: Bound): Test | undefined {
+  const verdicts = verdictsOf(vector, ordinal, data, bound);
+  if (verdicts.includes(FAILED)) return undefined;
+  return { code: (arg) => `${arg(verdicts)}[${arg(vector.codes)}[r]] === ${KEEP}` };
+}
 
 const FLIPPED: Partial<Record<BinaryOp, BinaryOp>> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=' };
 
-/** `column <op> constant` (either side) on a typed vector, as a loop over its array; undefined otherwise. */
-function comparison(node: ExprNode, vector: Vector, env: BindEnv): Kernel | undefined {
+/** `column <op> constant` (either side) on a typed vector, as a comparison of its array's element; undefined otherwise. */
+function comparison(node: ExprNode, vector: Vector, env: BindEnv): Test | undefined {
   if (node.type !== 'binary' || opClass(node.op) !== 'relational') return undefined;
   let left = bindNode(node.left, env);
   let right = bindNode(node.right, env);
@@ -204,11 +249,11 @@ function comparison(node: ExprNode, vector: Vector, env: BindEnv): Kernel | unde
   }
   if (constant === null) return;
   if (vector instanceof NumberVector && isJsNumber(kind))
-    return kernel(op, vector.data, vector.nulls, constant as number);
+    return compare(op, vector.data, vector.nulls, constant as number);
   if (vector instanceof DateVector && kind === 'datetime')
-    return kernel(op, vector.ms, vector.nulls, (constant as Date).getTime());
+    return compare(op, vector.ms, vector.nulls, (constant as Date).getTime());
   if (vector instanceof DecimalVector && kind === 'decimal' && typeof vector.scale === 'number')
-    return scaledKernel(op, vector, constant as Decimal);
+    return scaledCompare(op, vector, constant as Decimal);
   return undefined;
 }
 
@@ -219,31 +264,18 @@ const Exact = Decimal.clone({ precision: 1e9 });
  * constant with more decimals than the column lies between two units, which turns each comparison
  * into one against the unit below or above it (`x > 2.5` on integers is `x > 2`).
  */
-function scaledKernel(op: BinaryOp, vector: DecimalVector, constant: Decimal): Kernel | undefined {
+function scaledCompare(op: BinaryOp, vector: DecimalVector, constant: Decimal): Test | undefined {
   const units = new Exact(constant.toFixed()).times(new Exact(10).pow(vector.scale as number));
   let at: Decimal = units;
   if (!units.isInteger()) {
-    if (op === '=' || op === '<>') {
-      // Never equal: every non-null cell differs.
-      return kernel(op === '=' ? '<' : '>=', vector.unscaled, vector.nulls, -Infinity);
-    }
+    // Never equal: every non-null cell differs.
+    if (op === '=' || op === '<>') return compare(op === '=' ? '<' : '>=', vector.unscaled, vector.nulls, -Infinity);
     at = op === '>' || op === '>=' ? units.floor() : units.ceil();
     op = op === '>' || op === '>=' ? '>' : '<';
   }
   if (at.abs().gt(Number.MAX_SAFE_INTEGER)) return undefined;
-  return kernel(op, vector.unscaled, vector.nulls, at.toNumber());
+  return compare(op, vector.unscaled, vector.nulls, at.toNumber());
 }
-
-type Loop = (
-  data: ArrayLike<number>,
-  nulls: Uint8Array | undefined,
-  c: number,
-  rows: Rows,
-  count: number,
-  out: Uint32Array,
-) => number;
-
-const loops = new Map<BinaryOp, Loop>();
 
 const JS_OPERATORS: Partial<Record<BinaryOp, string>> = {
   '=': '===',
@@ -254,44 +286,53 @@ const JS_OPERATORS: Partial<Record<BinaryOp, string>> = {
   '>=': '>=',
 };
 
+function compare(op: BinaryOp, data: ArrayLike<number>, nulls: Uint8Array | undefined, c: number): Test {
+  const js = JS_OPERATORS[op]!;
+  return {
+    code: (arg) => {
+      const cell = `${arg(data)}[r] ${js} ${arg(c)}`;
+      return nulls ? `(${arg(nulls)}[r >>> 3] & (1 << (r & 7))) === 0 && ${cell}` : cell;
+    },
+  };
+}
+
+type Loop = (rows: Rows, count: number, out: Uint32Array, args: unknown[]) => number;
+
+const loops = new Map<string, Loop>();
+const LOOP_CACHE_LIMIT = 1000;
+
 /**
- * The loop of one operator, generated once: a shared loop calling a comparison per row would be a
- * call per row, one loop per operator written out would be six copies of it.
+ * The rows passing every test, in one loop generated for the tests' code and cached by it: the
+ * tests become straight-line code over local arrays, as a loop written by hand for them would be
+ * (a loop calling a closure per test and row would be a call per row).
  */
-function loopFor(op: BinaryOp): Loop {
-  let loop = loops.get(op);
+function fused(tests: Test[], rows: Rows, count: number): Uint32Array {
+  const args: unknown[] = [];
+  const arg = (value: unknown) => `a${args.push(value) - 1}`;
+  const condition = tests.map((t) => `(${t.code(arg)})`).join(' && ');
+  const key = `${args.length}|${condition}`;
+  let loop = loops.get(key);
   if (!loop) {
-    const js = JS_OPERATORS[op]!;
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- built once per operator from a fixed table
+    const locals = args.map((_, i) => `const a${i} = args[${i}];`).join(' ');
+    // Built from the fixed operator table, array names and integer indices only.
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiled once per shape of filter, run per row
     loop = new Function(
-      'data',
-      'nulls',
-      'c',
       'rows',
       'count',
       'out',
-      `let m = 0;
-      const n = rows === null ? count : rows.length;
-      if (nulls === undefined) {
-        if (rows === null) { for (let r = 0; r < n; r++) if (data[r] ${js} c) out[m++] = r; }
-        else for (let k = 0; k < n; k++) { const r = rows[k]; if (data[r] ${js} c) out[m++] = r; }
+      'args',
+      `${locals}
+      let m = 0;
+      if (rows === null) {
+        for (let r = 0; r < count; r++) if (${condition}) out[m++] = r;
       } else {
-        for (let k = 0; k < n; k++) {
-          const r = rows === null ? k : rows[k];
-          if ((nulls[r >>> 3] & (1 << (r & 7))) === 0 && data[r] ${js} c) out[m++] = r;
-        }
+        for (let k = 0; k < rows.length; k++) { const r = rows[k]; if (${condition}) out[m++] = r; }
       }
       return m;`,
     ) as Loop;
-    loops.set(op, loop);
+    if (loops.size >= LOOP_CACHE_LIMIT) loops.clear();
+    loops.set(key, loop);
   }
-  return loop;
-}
-
-function kernel(op: BinaryOp, data: ArrayLike<number>, nulls: Uint8Array | undefined, c: number): Kernel {
-  const loop = loopFor(op);
-  return (rows) => {
-    const out = new Uint32Array(rows === null ? data.length : rows.length);
-    return out.subarray(0, loop(data, nulls, c, rows, data.length, out));
-  };
+  const out = new Uint32Array(rows === null ? count : rows.length);
+  return out.subarray(0, loop(rows, count, out, args));
 }
