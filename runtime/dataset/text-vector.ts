@@ -6,26 +6,33 @@ const BLOCK_BITS = 10;
 const BLOCK = 1 << BLOCK_BITS;
 
 /**
- * Text cells packed into one string per block of 1,024 rows, each cell found by its offset
- * (docs/sources.md, "Typed columns"). A string cell costs its characters and 4 bytes, against about
- * 24 bytes of string header and 8 of array slot held as its own string; reading one cuts it out of
- * its block (V8 makes a slice, not a copy, for 13 characters or more).
+ * Where the cells of a block start: a number when they all have that length (timestamps, codes,
+ * ids of one width), else one offset per cell, in 16 bits when the block is shorter than 64K characters.
+ */
+type Offsets = number | Uint16Array | Uint32Array;
+
+/**
+ * Text cells packed into one string per block of 1,024 rows (docs/sources.md, "Cells packed"). A
+ * cell costs its characters and 0, 2 or 4 bytes of offset, against about 24 bytes of string header and
+ * 8 of array slot held as its own string; reading one cuts it out of its block (V8 makes a slice,
+ * not a copy, for 13 characters or more).
  */
 export class PackedTextVector implements Vector {
   constructor(
     private readonly blocks: readonly string[],
-    /** Where each cell starts in its block. */
-    private readonly starts: Uint32Array,
+    private readonly offsets: readonly Offsets[],
     private readonly nulls: Uint8Array | undefined,
     readonly length: number,
   ) {}
 
   get(r: number): Value {
     if (this.nulls && bitAt(this.nulls, r)) return null;
-    const block = this.blocks[r >>> BLOCK_BITS];
-    const next = r + 1;
-    const end = (next & (BLOCK - 1)) === 0 || next === this.length ? block.length : this.starts[next];
-    return block.substring(this.starts[r], end);
+    const b = r >>> BLOCK_BITS;
+    const i = r & (BLOCK - 1);
+    const block = this.blocks[b];
+    const offsets = this.offsets[b];
+    if (typeof offsets === 'number') return block.substring(i * offsets, (i + 1) * offsets);
+    return block.substring(offsets[i], i + 1 < offsets.length ? offsets[i + 1] : block.length);
   }
 
   values(): Value[] {
@@ -39,6 +46,19 @@ export class PackedTextVector implements Vector {
     for (let k = 0; k < rows.length; k++) builder.add(this.get(rows[k]) as string | null);
     return builder.finish();
   }
+}
+
+/** The offsets of a block's cells. */
+function offsetsOf(cells: readonly string[], length: number): Offsets {
+  const width = cells[0].length;
+  if (cells.every((c) => c.length === width)) return width;
+  const out = length < 65536 ? new Uint16Array(cells.length) : new Uint32Array(cells.length);
+  let at = 0;
+  for (let i = 0; i < cells.length; i++) {
+    out[i] = at;
+    at += cells[i].length;
+  }
+  return out;
 }
 
 /**
@@ -70,18 +90,22 @@ export class TextColumnBuilder {
   private codes: Uint32Array | undefined;
   // Packed state.
   private blocks: string[] = [];
-  private starts: Uint32Array | undefined;
+  private offsets: Offsets[] = [];
   private block: string[] = [];
-  private offset = 0;
+  private blockLength = 0;
+  /** The expected number of rows, which sizes the arrays once a column is known to repeat. */
+  private readonly expected: number;
 
-  /** `capacity`: the expected number of rows (the arrays grow by half past it). */
-  constructor(capacity: number, dictionary = true) {
-    this.capacity = Math.max(capacity, 16);
+  /**
+   * `expected`: the expected number of rows. A dictionary's codes are sized for the rows of its
+   * probe first: most columns turn to packing within it, and their codes would be garbage.
+   */
+  constructor(expected: number, dictionary = true) {
+    this.expected = Math.max(expected, 16);
+    this.capacity = dictionary ? Math.min(this.expected, 2 * DICTIONARY_PROBE) : this.expected;
     if (dictionary) {
       this.index = new Map();
       this.codes = new Uint32Array(this.capacity);
-    } else {
-      this.starts = new Uint32Array(this.capacity);
     }
   }
 
@@ -101,7 +125,7 @@ export class TextColumnBuilder {
         code = this.table.length;
         if (this.repeatsTooLittle(code)) {
           this.toPacked(r);
-          this.pack(r, v);
+          this.pack(v);
           return;
         }
         // Map keys must not be slices of the text they were cut from, which they would keep alive.
@@ -112,7 +136,7 @@ export class TextColumnBuilder {
       this.codes![r] = code;
       return;
     }
-    this.pack(r, v);
+    this.pack(v);
   }
 
   finish(): Vector {
@@ -120,7 +144,7 @@ export class TextColumnBuilder {
       return new DictionaryVector(narrowCodes(fitted(this.codes!, this.count), this.table.length), this.table);
     if (this.block.length > 0) this.closeBlock();
     const nulls = this.nulls?.subarray(0, (this.count + 7) >>> 3);
-    return new PackedTextVector(this.blocks, fitted(this.starts!, this.count), nulls, this.count);
+    return new PackedTextVector(this.blocks, this.offsets, nulls, this.count);
   }
 
   private repeatsTooLittle(distinct: number): boolean {
@@ -132,17 +156,17 @@ export class TextColumnBuilder {
     this.nulls[r >>> 3] |= 1 << (r & 7);
   }
 
-  private pack(r: number, v: string): void {
-    this.starts![r] = this.offset;
+  private pack(v: string): void {
     this.block.push(v);
-    this.offset += v.length;
+    this.blockLength += v.length;
     if (this.block.length === BLOCK) this.closeBlock();
   }
 
   private closeBlock(): void {
+    this.offsets.push(offsetsOf(this.block, this.blockLength));
     this.blocks.push(this.block.join(''));
     this.block = [];
-    this.offset = 0;
+    this.blockLength = 0;
   }
 
   /** Packs the rows before `r`, read from the dictionary. */
@@ -150,24 +174,23 @@ export class TextColumnBuilder {
     const { codes, table } = this;
     this.index = undefined;
     this.codes = undefined;
-    this.starts = new Uint32Array(this.capacity);
     for (let k = 0; k < r; k++) {
       const v = table[codes![k]];
       if (v === null) this.setNull(k);
-      this.pack(k, v ?? '');
+      this.pack(v ?? '');
     }
     this.table = [null];
   }
 
   private grow(): void {
-    this.capacity = Math.ceil(this.capacity * 1.5);
+    // A dictionary past its probe repeats: sized for the expected rows from then on.
+    this.capacity = Math.max(Math.ceil(this.capacity * 1.5), this.codes ? this.expected : 0);
     const grown = <T extends Uint32Array | Uint8Array>(a: T, length: number): T => {
       const out = new (a.constructor as new (n: number) => T)(length);
       out.set(a);
       return out;
     };
     if (this.codes) this.codes = grown(this.codes, this.capacity);
-    if (this.starts) this.starts = grown(this.starts, this.capacity);
     if (this.nulls) this.nulls = grown(this.nulls, (this.capacity + 7) >>> 3);
   }
 }
