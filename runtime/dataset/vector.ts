@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import { decimalText, parseDecimal } from './decimal-scale';
+import { parseDateTimeMs } from './parse-datetime';
 import type { ColumnType, Value } from './types';
 
 /**
@@ -366,6 +367,15 @@ class DateStore implements Store {
     return true;
   }
 
+  /** Datetime text with nothing to trim, read as the converter reads it (parse-datetime.ts), without a Date. */
+  putText(r: number, text: string): boolean {
+    if (!isPrintable(text.charCodeAt(0)) || !isPrintable(text.charCodeAt(text.length - 1))) return false;
+    const ms = parseDateTimeMs(text);
+    if (ms === undefined) return false;
+    this.ms[r] = ms;
+    return true;
+  }
+
   vector(length: number): Vector {
     return new DateVector(cut(this.ms, length), this.nulls.cut(length));
   }
@@ -473,6 +483,11 @@ class DecimalStore implements Store {
     const scale = this.common === -2 ? cut(this.scales, length) : Math.max(this.common, 0);
     return new DecimalVector(cut(this.unscaled, length), scale, this.nulls.cut(length));
   }
+}
+
+/** A printable ASCII character other than the space (NaN, past the end, is not). */
+function isPrintable(code: number): boolean {
+  return code > 32 && code < 127;
 }
 
 function cut<T extends Typed>(data: T, length: number): T {
