@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import { decimalText, parseDecimal } from './decimal-scale';
+import { decimalFromUnscaled, decimalText, parseDecimal } from './decimal-scale';
 import { parseDateTimeMs } from './parse-datetime';
 import type { ColumnType, Value } from './types';
 
@@ -165,6 +165,8 @@ export class DateVector extends BaseVector {
 
 /** The largest unscaled value kept as a double: every integer up to it is exact. */
 const MAX_UNSCALED = Number.MAX_SAFE_INTEGER;
+/** The largest power of ten a double holds exactly. */
+const MAX_EXACT_POWER = 22;
 /** System.Decimal's largest scale (decimal-scale.ts), which a byte holds. */
 const MAX_STORED_SCALE = 28;
 
@@ -196,8 +198,9 @@ export class DecimalVector extends BaseVector {
   }
 }
 
-/** The decimal `unscaled / 10^scale`, printing with `scale` decimals (parsed as the text a loader would read). */
+/** The decimal `unscaled / 10^scale`, printing with `scale` decimals, as `parseDecimal` reads its text. */
 function decimalOf(unscaled: number, scale: number): Decimal {
+  if (scale <= MAX_EXACT_POWER) return decimalFromUnscaled(unscaled, scale);
   const negative = unscaled < 0;
   const digits = String(negative ? -unscaled : unscaled);
   let text: string;
