@@ -44,13 +44,7 @@ export function selectRows(tree: ExprNode, env: BindEnv, data: Dataset): Uint32A
 /** The plan, or undefined when a condition is not statically boolean (its checks happen per row in the tree). */
 function planOf(tree: ExprNode, env: BindEnv): Plan | undefined {
   const op = logicalOp(tree);
-  if (!op) {
-    const bound = bindNode(tree, env);
-    if (bound.type !== 'bool' && bound.type !== 'null') return undefined;
-    const ordinals = new Set<number>();
-    for (const node of nodesOf(tree)) if (node.type === 'column') ordinals.add(ordinalOf(node.name, env));
-    return { kind: 'condition', node: tree, bound, ordinals: [...ordinals] };
-  }
+  if (!op) return conditionOf(tree, env);
   // A chain of one operator (thousands of ORs) is a left-deep tree: walked by a loop, not recursion.
   const operands: ExprNode[] = [];
   const stack: ExprNode[] = [tree];
@@ -58,6 +52,9 @@ function planOf(tree: ExprNode, env: BindEnv): Plan | undefined {
     if (node.type === 'binary' && node.op === op) stack.push(node.right, node.left);
     else operands.push(node);
   }
+  // Each part of an OR passes over the rows left undecided: a long list (`x = 1 OR x = 2 OR …`) is
+  // one condition instead, which on a dictionary column is still evaluated once per distinct value.
+  if (op === 'OR' && operands.length > MAX_OR_PARTS) return conditionOf(tree, env);
   const parts: Plan[] = [];
   for (const operand of operands) {
     const part = planOf(operand, env);
@@ -65,6 +62,16 @@ function planOf(tree: ExprNode, env: BindEnv): Plan | undefined {
     parts.push(part);
   }
   return { kind: op === 'AND' ? 'and' : 'or', parts };
+}
+
+const MAX_OR_PARTS = 8;
+
+function conditionOf(tree: ExprNode, env: BindEnv): Condition | undefined {
+  const bound = bindNode(tree, env);
+  if (bound.type !== 'bool' && bound.type !== 'null') return undefined;
+  const ordinals = new Set<number>();
+  for (const node of nodesOf(tree)) if (node.type === 'column') ordinals.add(ordinalOf(node.name, env));
+  return { kind: 'condition', node: tree, bound, ordinals: [...ordinals] };
 }
 
 function logicalOp(node: ExprNode): 'AND' | 'OR' | undefined {

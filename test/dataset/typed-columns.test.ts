@@ -213,6 +213,9 @@ test('APPLY FILTER over typed columns keeps exactly the rows the row-by-row pred
     'id = id',
     '1 = 1 AND amount > 999',
     '1 = 0 OR amount > 999',
+    // Long OR lists run as one condition.
+    Array.from({ length: 12 }, (_, i) => `id = ${i * 7}`).join(' OR '),
+    `${['1', '3', 'x', '9', '1', '3', 'x', '9', '2'].map((c) => `code = '${c}'`).join(' OR ')} OR city = 'Oslo'`,
   ];
   let total = 0;
   for (const filter of filters) {
