@@ -13,6 +13,7 @@ import type { ColumnType, Value } from './types';
  *   cell) when every value has at most 15 significant digits, else the Decimal objects;
  * - bool: a bitmap;
  * - string, char, guid: a dictionary (codes into a table of the distinct strings) when they repeat;
+ *   a CSV load's text is a dictionary or packed text (text-vector.ts);
  * - nulls: a bitmap beside the typed array.
  * Anything else, or a column whose values do not fit its storage, is a plain array (`ValuesVector`).
  * Vectors are immutable once built; `pick` gathers rows into a new vector of the same storage.
@@ -549,7 +550,7 @@ export function vectorOf(type: ColumnType, values: Value[]): Vector {
  * A decimal's exact `unscaled` digits and `scale` (what it prints with), written into `out`; false when
  * it has more than 15 significant digits, or is a negative zero (which a double's digits would lose).
  */
-export function splitDecimal(d: Decimal, out: { unscaled: number; scale: number }): boolean {
+function splitDecimal(d: Decimal, out: { unscaled: number; scale: number }): boolean {
   const text = decimalText(d);
   const point = text.indexOf('.');
   const digits = point < 0 ? text : text.slice(0, point) + text.slice(point + 1);
