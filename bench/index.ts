@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   db: async () => (await import('./db')).runDbBench(),
   webhook: async () => (await import('./webhook')).runWebhookBench(),
   push: async () => (await import('./push')).runPushBench(),
+  scale: async () => (await import('./scale')).runScaleBench(),
 };
 
 async function main(): Promise<void> {

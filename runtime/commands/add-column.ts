@@ -2,6 +2,7 @@ import { converterTo, type Converter } from '../dataset/convert';
 import { Dataset } from '../dataset/dataset';
 import { parseTypeName } from '../dataset/type-names';
 import type { Column, ColumnType, Value } from '../dataset/types';
+import { vectorOf, type Vector } from '../dataset/vector';
 import { ScriptError, toScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { compileValue } from '../functions/evaluate';
@@ -68,8 +69,8 @@ export function addColumnTo(
     target = columns.length;
     columns.push({ name: stmt.name, type });
   }
-  const data = keep.map((i) => input.column(i));
-  data[target] = computeColumn(input, value);
+  const data: (Value[] | Vector)[] = keep.map((i) => input.vector(i));
+  data[target] = vectorOf(type, computeColumn(input, value));
   if (failures.rows > 0) {
     const count = `${failures.rows} row${failures.rows === 1 ? '' : 's'}`;
     warn(

@@ -28,15 +28,9 @@ export function filterDataset(stmt: ApplyFilter, input: Dataset, scope: Scope): 
   return input.pick(kept);
 }
 
-/** The indices of the rows the SQL filter keeps; the reader copies only the cells it names. */
+/** The indices of the rows the SQL filter keeps, computed a column at a time. */
 function filterRows(stmt: ApplyFilter, input: Dataset, scope: Scope): Uint32Array {
-  const filter = compileFilter(stmt.expression.value, stmt.expression.pos);
-  const keep = filter.bind(input.columns, scope, input);
-  const read = input.reader(filter.columns.map((name) => input.indexOf(name)).filter((i) => i >= 0));
-  const kept = new Uint32Array(input.rowCount);
-  let n = 0;
-  for (let r = 0; r < input.rowCount; r++) if (keep(read(r))) kept[n++] = r;
-  return kept.subarray(0, n);
+  return compileFilter(stmt.expression.value, stmt.expression.pos).select(input, scope);
 }
 
 function allRows(count: number): number[] {

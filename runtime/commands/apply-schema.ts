@@ -2,6 +2,7 @@ import { converterTo, type Converter } from '../dataset/convert';
 import { Dataset } from '../dataset/dataset';
 import { parseTypeName, sameType } from '../dataset/type-names';
 import type { Column, ColumnType, Value } from '../dataset/types';
+import { VectorBuilder, type Vector } from '../dataset/vector';
 import { ScriptError, toScriptError } from '../errors';
 import { compileValue } from '../functions/evaluate';
 import type { ApplySchema, SchemaColumnSpec } from '../script/ast';
@@ -71,7 +72,7 @@ function plan(stmt: ApplySchema, input: Dataset): PlannedColumn[] {
 
 /**
  * Pass 1: the columns in the output layout. A column whose type does not change is the input's own
- * array, shared; a converted one is a new array. Without CONTINUE_ON_ERROR the error reported is the
+ * vector, shared; a converted one is built in its type's storage. Without CONTINUE_ON_ERROR the error reported is the
  * first failing cell in row order, as if the rows had been converted one by one.
  */
 function convertColumns(
@@ -80,23 +81,23 @@ function convertColumns(
   sources: number[],
   continueOnError: boolean,
   failures: Failures,
-): Value[][] {
+): (Value[] | Vector)[] {
   let firstError: { row: number; error: ScriptError } | undefined;
-  const data = sources.map((source, j) => {
+  const data = sources.map((source, j): Value[] | Vector => {
     if (source < 0) return new Array<Value>(input.rowCount).fill(null);
-    const values = input.column(source);
     const convert = planned[j]?.convert;
-    if (!convert) return values;
-    const out = new Array<Value>(input.rowCount);
+    if (!convert) return input.vector(source);
+    const values = input.vector(source);
+    const out = new VectorBuilder(planned[j].type, input.rowCount);
     const end = firstError?.row ?? input.rowCount;
     for (let r = 0; r < end; r++) {
-      const v = values[r];
+      const v = values.get(r);
       if (v === null) {
-        out[r] = null;
+        out.set(r, null);
         continue;
       }
       try {
-        out[r] = convert(v);
+        if (typeof v !== 'string' || !out.setText(r, v)) out.set(r, convert(v));
       } catch (e) {
         const error = cellError(e, planned[j].spec, r);
         if (!continueOnError) {
@@ -104,10 +105,10 @@ function convertColumns(
           break;
         }
         failures.add(r, j, error.message);
-        out[r] = null;
+        out.set(r, null);
       }
     }
-    return out;
+    return out.finish();
   });
   if (firstError) throw firstError.error;
   return data;
@@ -115,12 +116,13 @@ function convertColumns(
 
 /**
  * Pass 2: null cells of the column at `ordinal` take its default, converted to the column's type.
- * The column is replaced in `out` by a filled copy (it may be the input's array), so the defaults
- * of later columns see this one filled.
+ * The column is replaced in `data` by a filled copy, so the defaults of later columns see this one
+ * filled.
  */
 function fillDefault(
   text: string,
-  out: Dataset,
+  columns: Column[],
+  data: (Value[] | Vector)[],
   ordinal: number,
   p: PlannedColumn,
   stmt: ApplySchema,
@@ -130,10 +132,11 @@ function fillDefault(
   const spec = p.spec;
   const convert = converterTo(p.type);
   const compiled = compileValue(text);
+  const out = new Dataset(columns, data);
   const evaluate = atArgument(spec, () => compiled.bind(scope, out, { fxByRow: stmt.fxByRow }));
-  const values = out.data[ordinal];
-  if (!values.includes(null)) return;
-  const filled = values.slice();
+  const column = data[ordinal];
+  const filled = Array.isArray(column) ? column.slice() : column.values();
+  if (!filled.includes(null)) return;
   if (!compiled.perRow && !stmt.fxByRow) {
     // One value for every row: a default that does not convert is a mistake in the script, not the data.
     let value: Value;
@@ -155,7 +158,7 @@ function fillDefault(
       }
     }
   }
-  out.data[ordinal] = filled;
+  data[ordinal] = filled;
 }
 
 export function applySchemaTo(stmt: ApplySchema, input: Dataset, scope: Scope, warn: (text: string) => void): Dataset {
@@ -172,16 +175,12 @@ export function applySchemaTo(stmt: ApplySchema, input: Dataset, scope: Scope, w
   const sources = [...planned.map((p) => p.source), ...others];
 
   const failures = new Failures();
-  const out = new Dataset(
-    columns,
-    convertColumns(input, planned, sources, stmt.continueOnError, failures),
-    input.rowCount,
-  );
+  const data = convertColumns(input, planned, sources, stmt.continueOnError, failures);
   planned.forEach((p, ordinal) => {
-    if (p.spec.default !== undefined) fillDefault(p.spec.default, out, ordinal, p, stmt, scope, failures);
+    if (p.spec.default !== undefined) fillDefault(p.spec.default, columns, data, ordinal, p, stmt, scope, failures);
   });
   if (failures.cells > 0) warn(failures.warning());
-  return out;
+  return Dataset.encoded(columns, data, input.rowCount);
 }
 
 export const applySchema: Command<ApplySchema> = async (stmt, input, ctx) =>

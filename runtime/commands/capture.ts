@@ -78,9 +78,9 @@ function protectionOf(stmt: Capture, ctx: CommandContext): Protection {
  */
 function markDeletes(deletes: Dataset, upserts: Dataset, marker: string): Dataset {
   const column = upserts.columns[upserts.indexOf(marker)];
-  return new Dataset(
+  return Dataset.encoded(
     [...deletes.columns.map((c) => ({ ...c })), { ...column }],
-    [...deletes.data, new Array<Value>(deletes.rowCount).fill('D')],
+    [...deletes.columns.map((_, c) => deletes.vector(c)), new Array<Value>(deletes.rowCount).fill('D')],
     deletes.rowCount,
   );
 }

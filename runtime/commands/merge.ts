@@ -73,13 +73,13 @@ function keyColumns(text: Text, data: Dataset): string[] {
     ordinals.push(atArgument(at && { pos: at }, () => data.require(name)));
   }
   if (ordinals.length === 0) throw new ScriptError('KEY COLUMNS lists no column', 'semantic', text.pos);
-  const values = ordinals.map((o) => data.column(o));
+  const values = ordinals.map((o) => data.vector(o));
   const types = ordinals.map((o) => data.columns[o].type);
   const seen = new Map<string, number>();
   for (let r = 0; r < data.rowCount; r++) {
     let key = '';
     for (let k = 0; k < values.length; k++) {
-      const v = values[k][r];
+      const v = values[k].get(r);
       if (v === null)
         throw new ScriptError(`key column '${data.columns[ordinals[k]].name}' is null in row ${r + 1}`, 'runtime');
       key += (k ? '\u0000' : '') + formatValue(v, types[k]);

@@ -1,14 +1,19 @@
 import { ScriptError } from '../errors';
 import { rowReader, type RowReader } from './row-reader';
 import type { Column, Value } from './types';
+import { ValuesVector, vectorOf, type Vector } from './vector';
 
 /**
  * The pipeline dataset: a typed schema and its cells stored by column.
  *
  * Columns, not rows, because a loaded file's memory is mostly its cells' containers: one array per
  * row costs 136 bytes for ten cells, ten column arrays cost 80 bytes a row (docs/sources.md,
- * "Performance"). Statements that change one column (ADD COLUMN, APPLY SCHEMA) build that column and
- * share the others. Per-row closures still see a row: `reader()` fills one reused array per row.
+ * "Performance"). Each column is a `Vector` (vector.ts): typed columns in typed arrays, repeated text
+ * in a dictionary, the rest in plain arrays. Statements that change one column (ADD COLUMN, APPLY
+ * SCHEMA) build that column and share the others. Per-row closures still see a row: `reader()` fills
+ * one reused array per row. `column(c)` gives a column as an array of values, built on each call for
+ * a typed column (a cache would keep the objects the typed storage saves): the hot paths read
+ * `vector(c)` or `cell(r, c)` instead.
  *
  * A filtered dataset is a selection of its input's rows (`pick`): each column is copied out the
  * first time a statement reads it, so a filter costs its predicate, and a table shown after it
@@ -26,8 +31,8 @@ export class Dataset {
   readonly columns: Column[];
   readonly rowCount: number;
   private readonly index: Map<string, number>;
-  /** One array per column, each `rowCount` long; a column of a selection is undefined until read. */
-  private readonly cells: (Value[] | undefined)[];
+  /** One vector per column, each `rowCount` long; a column of a selection is undefined until read. */
+  private readonly cells: (Vector | undefined)[];
   /**
    * Set when this dataset is rows of another (`pick`, what APPLY FILTER returns): a column is gathered
    * from the source the first time it is read, and the source is let go once all have been. Display
@@ -35,18 +40,31 @@ export class Dataset {
    */
   private selection: { source: Dataset; rows: ArrayLike<number> } | undefined;
 
-  /** `rowCount` is only needed when there are no columns (rows of empty records). */
-  constructor(columns: Column[] = [], data: Value[][] = [], rowCount = data.length > 0 ? data[0].length : 0) {
+  /**
+   * `rowCount` is only needed when there are no columns (rows of empty records). A column given as an
+   * array is kept as it is (see `encoded` for typed storage).
+   */
+  constructor(
+    columns: Column[] = [],
+    data: readonly (Value[] | Vector)[] = [],
+    rowCount = data.length > 0 ? data[0].length : 0,
+  ) {
     if (data.length !== columns.length)
       throw new Error(`dataset: ${columns.length} columns but ${data.length} column arrays`);
     this.columns = columns;
-    this.cells = data;
+    this.cells = data.map((d) => (Array.isArray(d) ? new ValuesVector(d) : d));
     this.rowCount = rowCount;
     this.index = new Map(columns.map((c, i) => [c.name.toLowerCase(), i]));
   }
 
   static empty(): Dataset {
     return new Dataset();
+  }
+
+  /** A dataset whose columns are stored as their types allow (vector.ts): what sources and typing produce. */
+  static encoded(columns: Column[], data: readonly (Value[] | Vector)[], rowCount?: number): Dataset {
+    const vectors = data.map((d, c) => (Array.isArray(d) ? vectorOf(columns[c].type, d) : d));
+    return new Dataset(columns, vectors, rowCount);
   }
 
   /** A dataset from rows of cells in column order (sources that produce records one by one). */
@@ -56,7 +74,7 @@ export class Dataset {
       for (let r = 0; r < rows.length; r++) values[r] = rows[r][c] ?? null;
       return values;
     });
-    return new Dataset(columns, data, rows.length);
+    return Dataset.encoded(columns, data, rows.length);
   }
 
   /** Ordinal of a column, or -1. */
@@ -78,21 +96,25 @@ export class Dataset {
     return i;
   }
 
-  /** The values of column `c`, in row order. */
+  /** The values of column `c`, in row order (never modified: a new array for a typed column). */
   column(c: number): Value[] {
+    return this.vector(c).values();
+  }
+
+  /** How column `c` is stored. */
+  vector(c: number): Vector {
     return this.cells[c] ?? this.gather(c);
   }
 
   /** Every column's values (`data[c][r]`). */
   get data(): Value[][] {
-    for (let c = 0; c < this.cells.length; c++) this.column(c);
-    return this.cells as Value[][];
+    return this.columns.map((_, c) => this.column(c));
   }
 
   /** The cell at row `r`, column `c`, without gathering a selection's column. */
   cell(r: number, c: number): Value {
     const values = this.cells[c];
-    if (values) return values[r];
+    if (values) return values.get(r);
     const { source, rows } = this.selection!;
     return source.cell(rows[r], c);
   }
@@ -113,9 +135,9 @@ export class Dataset {
 
   /** Reads rows into one reused array; only `ordinals` are filled when given (see row-reader.ts). */
   reader(ordinals?: readonly number[]): RowReader {
-    if (!ordinals) return rowReader(this.data);
-    const data: Value[][] = this.columns.map(() => []);
-    for (const c of ordinals) data[c] = this.column(c);
+    const all = ordinals ?? this.columns.map((_, c) => c);
+    const data: Vector[] = this.columns.map(() => EMPTY);
+    for (const c of all) data[c] = this.vector(c);
     return rowReader(data, ordinals);
   }
 
@@ -135,26 +157,27 @@ export class Dataset {
   slice(start: number, end: number): Dataset {
     const from = Math.max(0, Math.min(start, this.rowCount));
     const to = Math.max(from, Math.min(end, this.rowCount));
-    const data = this.data;
-    if (from === 0 && to === this.rowCount) return new Dataset(this.copyColumns(), data, this.rowCount);
+    const vectors = this.columns.map((_, c) => this.vector(c));
+    if (from === 0 && to === this.rowCount) return new Dataset(this.copyColumns(), vectors, this.rowCount);
+    const rows = Uint32Array.from({ length: to - from }, (_, k) => from + k);
     return new Dataset(
       this.copyColumns(),
-      data.map((values) => values.slice(from, to)),
-      to - from,
+      vectors.map((v) => v.pick(rows)),
+      rows.length,
     );
   }
 
-  private gather(c: number): Value[] {
+  private gather(c: number): Vector {
     const { source, rows } = this.selection!;
-    const from = source.column(c);
-    const values = new Array<Value>(rows.length);
-    for (let k = 0; k < rows.length; k++) values[k] = from[rows[k]];
-    this.cells[c] = values;
+    const vector = source.vector(c).pick(rows);
+    this.cells[c] = vector;
     if (!this.cells.includes(undefined)) this.selection = undefined;
-    return values;
+    return vector;
   }
 
   private copyColumns(): Column[] {
     return this.columns.map((c) => ({ ...c }));
   }
 }
+
+const EMPTY: Vector = new ValuesVector([]);

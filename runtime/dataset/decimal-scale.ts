@@ -170,3 +170,70 @@ function parsePlain(text: string, scale: number | undefined): Decimal | undefine
 export function decimalText(d: Decimal): string {
   return d instanceof ScaledDecimal ? d.toFixed(d.scale) : d.toFixed();
 }
+
+const WORD = 1e7;
+
+/** The words of `n` (an exact integer) in base 1e7, most significant first, into SCRATCH from `at`; the new end. */
+function integerWords(n: number, at: number): number {
+  const start = at;
+  while (n > 0) {
+    const word = n % WORD;
+    SCRATCH[at++] = word;
+    n = (n - word) / WORD;
+  }
+  // Collected least significant first.
+  for (let i = start, j = at - 1; i < j; i++, j--) {
+    const t = SCRATCH[i];
+    SCRATCH[i] = SCRATCH[j];
+    SCRATCH[j] = t;
+  }
+  return at;
+}
+
+/**
+ * `unscaled / 10^scale` printing with `scale` decimals, as `parseDecimal` reads its text, built from
+ * the integer's words without text (a typed decimal column's cell, read once per row by writers and
+ * expressions). `unscaled` is an exact integer below 2^53 in magnitude and `scale` at most 22 (10^22
+ * is the largest power of ten a double holds exactly).
+ */
+export function decimalFromUnscaled(unscaled: number, scale: number): Decimal {
+  const negative = unscaled < 0;
+  const a = negative ? -unscaled : unscaled;
+  if (a === 0) return withScale(new Decimal(negative ? '-0' : '0'), scale);
+  const unit = POW10_EXACT[scale];
+  const fraction = a % unit;
+  const integer = (a - fraction) / unit;
+  let words = integerWords(integer, 0);
+  let e: number;
+  if (integer > 0) {
+    e = String(integer).length - 1;
+  } else {
+    // The exponent of the leading digit: -(zeros after the point + 1).
+    e = String(fraction).length - scale - 1;
+  }
+  // Fraction words: each covers the next 7 decimals, padded with zeros past the last one.
+  let places = fraction === 0 ? 0 : scale;
+  let rest = fraction;
+  while (rest > 0 && rest % 10 === 0) {
+    rest /= 10;
+    places--;
+  }
+  for (let digit = 0; digit < places; digit += WORD_DIGITS) {
+    const below = places - digit - WORD_DIGITS;
+    let word: number;
+    if (below >= 0) {
+      const div = POW10_EXACT[below];
+      const low = rest % div;
+      word = ((rest - low) / div) % WORD;
+    } else {
+      word = (rest % POW10_EXACT[places - digit]) * POW10_EXACT[-below];
+    }
+    if (words === 0 && word === 0) continue; // no leading zero word
+    SCRATCH[words++] = word;
+  }
+  while (SCRATCH[words - 1] === 0) words--;
+  return decimalFromParts(negative ? -1 : 1, e, SCRATCH.slice(0, words), scale > places ? scale : -1);
+}
+
+/** 10^0 … 10^22: every power of ten a double holds exactly. */
+const POW10_EXACT = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));

@@ -13,6 +13,12 @@ const INVARIANT = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{
 
 /** The instant `text` denotes, or undefined when it is not a valid date in an accepted form. */
 export function parseDateTime(text: string): Date | undefined {
+  const ms = parseDateTimeMs(text);
+  return ms === undefined ? undefined : new Date(ms);
+}
+
+/** `parseDateTime` as milliseconds since the epoch (what a datetime column stores), without the Date. */
+export function parseDateTimeMs(text: string): number | undefined {
   const canonical = parseCanonical(text);
   if (canonical !== undefined) return canonical ?? undefined;
   let m = ISO.exec(text);
@@ -58,7 +64,7 @@ function digits(text: string, at: number, count: number): number {
  * `yyyy-MM-dd`, `yyyy-MM-ddTHH:mm[:ss[.fff…]][Z]`. Returns undefined when `text` is not in one of
  * them (the regexes decide), null when it is but denotes no valid instant.
  */
-function parseCanonical(text: string): Date | null | undefined {
+function parseCanonical(text: string): number | null | undefined {
   const n = text.length;
   if (n < 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined;
   const year = digits(text, 0, 4);
@@ -103,7 +109,7 @@ function build(
   second: number,
   fraction: string | undefined,
   offsetMinutes: number,
-): Date | undefined {
+): number | undefined {
   const ms = fraction ? Number(fraction.slice(0, 3).padEnd(3, '0')) : 0;
   return buildMs(year, month, day, hour, minute, second, ms, offsetMinutes);
 }
@@ -117,13 +123,13 @@ function buildMs(
   second: number,
   ms: number,
   offsetMinutes: number,
-): Date | undefined {
+): number | undefined {
   if (year < 1 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   if (day > daysInMonth(year, month)) return undefined;
   // Date.UTC maps years 0..99 to 1900..1999; 400 Gregorian years later the calendar repeats exactly.
   const early = year < 100;
   const t = Date.UTC(early ? year + 400 : year, month - 1, day, hour, minute - offsetMinutes, second, ms);
-  return new Date(early ? t - MS_IN_400_YEARS : t);
+  return early ? t - MS_IN_400_YEARS : t;
 }
 
 const MS_IN_400_YEARS = 146_097 * 86_400_000;

@@ -217,13 +217,13 @@ function columnsOf(result: pg.QueryResult<unknown[]>): Column[] {
 
 /** The rows in COPY's text format, a few thousand per chunk. */
 function* copyChunks({ data, ordinals }: BulkRows): Generator<string> {
-  const values = ordinals.map((o) => data.column(o));
+  const values = ordinals.map((o) => data.vector(o));
   const encoders = ordinals.map((o) => copyEncoder(data.columns[o].type));
   const last = values.length - 1;
   let chunk = '';
   for (let r = 0; r < data.rowCount; r++) {
     for (let c = 0; c <= last; c++) {
-      const v = values[c][r];
+      const v = values[c].get(r);
       chunk += v === null ? '\\N' : encoders[c](v);
       chunk += c === last ? '\n' : '\t';
     }

@@ -192,7 +192,7 @@ class SqliteSession implements DbSession {
     const stmt = this.db.prepare(
       `INSERT INTO ${table} (${columns.map(SQLITE.quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
     );
-    const values = ordinals.map((o) => data.column(o));
+    const values = ordinals.map((o) => data.vector(o));
     const encoders = ordinals.map((o) => sqliteEncoder(data.columns[o].type));
     const width = values.length;
     const args = new Array<SqliteValue>(width);
@@ -200,7 +200,7 @@ class SqliteSession implements DbSession {
       const end = Math.min(start + BATCH_ROWS, data.rowCount);
       for (let r = start; r < end; r++) {
         for (let c = 0; c < width; c++) {
-          const v = values[c][r];
+          const v = values[c].get(r);
           const encode = encoders[c];
           args[c] = v === null ? null : encode ? encode(v) : (v as SqliteValue);
         }

@@ -8,6 +8,7 @@ import { bindNode } from './compile';
 import type { ErrorContext } from './errors';
 import { kindOf } from './kinds';
 import { parseExpression } from './parser';
+import { selectRows } from './select';
 
 /**
  * The DataColumn.Expression engine (reference.md B.1): one parser and one evaluator for APPLY FILTER
@@ -34,6 +35,8 @@ export interface Filter {
   readonly columns: string[];
   /** Closure telling whether a row passes: true only when the expression is true (null drops it). */
   bind(columns: Column[], scope?: Scope, data?: Dataset): (row: Value[]) => boolean;
+  /** The rows of `data` that pass, ascending, computed column by column (select.ts). */
+  select(data: Dataset, scope?: Scope): Uint32Array;
 }
 
 export function compileExpression(source: string, at?: Position): Expression {
@@ -55,14 +58,30 @@ export function compileExpression(source: string, at?: Position): Expression {
 export function compileFilter(source: string, at?: Position): Filter {
   const context: ErrorContext = { source, at };
   const tree = parseExpression(context);
+  const columns = referencedColumns(tree);
   return {
     source,
-    columns: referencedColumns(tree),
-    bind: (columns, scope, data) => {
-      const env = environment(context, columns, scope, data);
+    columns,
+    bind: (schema, scope, data) => {
+      const env = environment(context, schema, scope, data);
       return predicate(bindNode(tree, env), env);
     },
+    select: (data, scope) => {
+      const env = environment(context, data.columns, scope, data);
+      // The whole tree is bound first: it reports what is wrong with the expression as a whole.
+      const keep = predicate(bindNode(tree, env), env);
+      return selectRows(tree, env, data) ?? rowsWhere(keep, data, columns);
+    },
   };
+}
+
+/** The rows `keep` passes, one row at a time; the reader copies only the cells of `columns`. */
+function rowsWhere(keep: (row: Value[]) => boolean, data: Dataset, columns: string[]): Uint32Array {
+  const read = data.reader(columns.map((name) => data.indexOf(name)).filter((i) => i >= 0));
+  const kept = new Uint32Array(data.rowCount);
+  let n = 0;
+  for (let r = 0; r < data.rowCount; r++) if (keep(read(r))) kept[n++] = r;
+  return kept.subarray(0, n);
 }
 
 function predicate(bound: Bound, env: BindEnv): (row: Value[]) => boolean {
@@ -108,13 +127,7 @@ export function calculate(aggregate: string, filter: string | undefined, dataset
     );
   }
   let rows = dataset;
-  if (filter !== undefined && filter.trim() !== '') {
-    const keep = compileFilter(filter).bind(dataset.columns);
-    const read = dataset.reader();
-    const kept: number[] = [];
-    for (let r = 0; r < dataset.rowCount; r++) if (keep(read(r))) kept.push(r);
-    rows = dataset.pick(kept);
-  }
+  if (filter !== undefined && filter.trim() !== '') rows = dataset.pick(compileFilter(filter).select(dataset));
   return bindNode(tree, { columns: dataset.columns, context: expression, dataset: () => rows }).fn([]);
 }
 

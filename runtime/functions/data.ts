@@ -164,7 +164,9 @@ export const dataFunctions: FunctionDef[] = [
     undefined,
     (_args, ctx) => {
       let bytes = 0;
-      for (const values of ctx.scope.dataset.data) for (const v of values) bytes += cellBytes(v);
+      const ds = ctx.scope.dataset;
+      for (let c = 0; c < ds.columns.length; c++)
+        for (let r = 0; r < ds.rowCount; r++) bytes += cellBytes(ds.cell(r, c));
       return Math.ceil(bytes / 1024);
     },
   ),

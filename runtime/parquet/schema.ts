@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import type { Dataset } from '../dataset/dataset';
 import { scaleOf } from '../dataset/decimal-scale';
 import type { Column, Value } from '../dataset/types';
+import type { Vector } from '../dataset/vector';
 import { ScriptError } from '../errors';
 
 /** A Parquet schema element as hyparquet-writer takes it (the thrift SchemaElement, loosely typed). */
@@ -75,7 +76,7 @@ export function parquetColumn(ds: Dataset, c: number): ParquetColumn {
     case 'bytes':
       return { element: { ...base, type: 'BYTE_ARRAY' }, convert: same };
     case 'decimal':
-      return decimalColumn(column, ds.column(c));
+      return decimalColumn(column, ds.vector(c));
   }
 }
 
@@ -84,11 +85,12 @@ export function parquetColumn(ds: Dataset, c: number): ParquetColumn {
  * are written as their unscaled integer (an INT64 up to 18 digits, a big-endian two's complement
  * FIXED_LEN_BYTE_ARRAY beyond), so no digit goes through a float.
  */
-function decimalColumn(column: Column, values: Value[]): ParquetColumn {
+function decimalColumn(column: Column, values: Vector): ParquetColumn {
   let scale = column.type.scale ?? 0;
   let integerDigits = 1;
   const declared = column.type.scale !== undefined;
-  for (const v of values) {
+  for (let r = 0; r < values.length; r++) {
+    const v = values.get(r);
     if (v === null) continue;
     const d = v as Decimal;
     if (!declared) scale = Math.max(scale, scaleOf(d));

@@ -1,4 +1,6 @@
 import type { Dataset } from '../dataset/dataset';
+import type { Value } from '../dataset/types';
+import type { Vector } from '../dataset/vector';
 import { ScriptError, type Position } from '../errors';
 import { COMPRESSORS, parquetWriterLib } from './library';
 import { parquetColumn } from './schema';
@@ -52,7 +54,7 @@ export async function writeParquet(ds: Dataset, file: string, options: ParquetOp
   const lib = parquetWriterLib();
   const columns = ds.columns.map((_, c) => parquetColumn(ds, c));
   const schema = [{ name: 'root', num_children: columns.length }, ...columns.map((c) => c.element)];
-  const cells = ds.columns.map((_, c) => ds.column(c));
+  const vectors = ds.columns.map((_, c) => ds.vector(c));
   const writer = new lib.ParquetWriter({
     writer: lib.fileWriter(file),
     schema: schema as never,
@@ -62,10 +64,20 @@ export async function writeParquet(ds: Dataset, file: string, options: ParquetOp
   });
   for (let start = 0; start < ds.rowCount; start += options.rowsPerGroup) {
     const end = Math.min(ds.rowCount, start + options.rowsPerGroup);
-    const columnData = columns.map((c, k) => ({ name: c.element.name, data: c.convert(cells[k], start, end) }));
+    // Cells as values one group at a time: a typed column is never a whole array of objects.
+    const columnData = columns.map((c, k) => ({
+      name: c.element.name,
+      data: c.convert(groupValues(vectors[k], start, end), 0, end - start),
+    }));
     await writer.write({ columnData, rowGroupSize: end - start });
     // A turn for the event loop between row groups: Ctrl-C and the kernel's heartbeat stay live.
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   await writer.finish();
+}
+
+function groupValues(vector: Vector, start: number, end: number): Value[] {
+  const out = new Array<Value>(end - start);
+  for (let r = start; r < end; r++) out[r - start] = vector.get(r);
+  return out;
 }

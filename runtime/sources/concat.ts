@@ -43,7 +43,7 @@ export function concatDatasets(parts: Dataset[]): Dataset {
     }
     return out;
   });
-  return new Dataset(columns, data, total);
+  return Dataset.encoded(columns, data, total);
 }
 
 const INTEGER_RANK: Partial<Record<ColumnType['base'], number>> = { tinyint: 1, short: 2, int: 3, long: 4 };

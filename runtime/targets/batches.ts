@@ -39,7 +39,7 @@ export function batchCount(rows: number, size: number): number {
  * (bench/push.ts). The templates read a batch's rows while making its texts and keep none.
  */
 export function batchRows(dataset: Dataset, size: number): (start: number) => Value[][] {
-  const data = dataset.data;
+  const data = dataset.columns.map((_, c) => dataset.vector(c));
   const width = data.length;
   const full = Array.from({ length: Math.min(size, dataset.rowCount) }, () => new Array<Value>(width));
   return (start) => {
@@ -47,7 +47,7 @@ export function batchRows(dataset: Dataset, size: number): (start: number) => Va
     const rows = count === full.length ? full : full.slice(0, count);
     for (let k = 0; k < count; k++) {
       const row = rows[k];
-      for (let c = 0; c < width; c++) row[c] = data[c][start + k];
+      for (let c = 0; c < width; c++) row[c] = data[c].get(start + k);
     }
     return rows;
   };

@@ -109,10 +109,10 @@ function dayOf(rows: Dataset, field: string, pos: Position | undefined): (r: num
       'runtime',
       pos,
     );
-  const values = rows.column(c) as (Date | null)[];
+  const values = rows.vector(c);
   const two = (n: number) => String(n).padStart(2, '0');
   return (r) => {
-    const d = values[r];
+    const d = values.get(r) as Date | null;
     if (d === null || Number.isNaN(d.getTime())) return UNDATED;
     return `${d.getUTCFullYear()}/${two(d.getUTCMonth() + 1)}/${two(d.getUTCDate())}`;
   };

@@ -69,10 +69,10 @@ function textDocument(rows: Dataset, out: DriveOutput, single: boolean): Documen
  * as they are, text as UTF-8, other types as their text. A ZIP COLUMN document becomes its file.
  */
 function* fieldValues(rows: Dataset, column: number, out: DriveOutput): Generator<string | Uint8Array> {
-  const values = rows.column(column);
+  const values = rows.vector(column);
   const text = textWriter(rows.columns[column].type, out.cells);
   for (let r = 0; r < rows.rowCount; r++) {
-    const v: Value = values[r];
+    const v: Value = values.get(r);
     if (v === null) continue;
     yield v instanceof Uint8Array ? v : text(v);
   }

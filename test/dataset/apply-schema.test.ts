@@ -7,6 +7,7 @@ import Decimal from 'decimal.js';
 import { applySchema } from '../../runtime/commands/apply-schema';
 import type { CommandContext } from '../../runtime/commands/command';
 import { Dataset } from '../../runtime/dataset/dataset';
+import { decimalText } from '../../runtime/dataset/decimal-scale';
 import { toJsonRows } from '../../runtime/dataset/render';
 import { parseTypeName } from '../../runtime/dataset/type-names';
 import type { Value } from '../../runtime/dataset/types';
@@ -177,7 +178,9 @@ test('a column that already has the type keeps its values as they are', async ()
     ],
   );
   const { out } = await run(input, schema([{ typeName: 'DECIMAL(10, 2)', name: 'amount', default: '0' }]));
-  assert.equal(out.rows()[0][0], d);
+  // Typed storage gives a new Decimal per read: the same value, digits and scale.
+  assert.ok((out.rows()[0][0] as Decimal).eq(d));
+  assert.equal(decimalText(out.rows()[0][0] as Decimal), decimalText(d));
   assert.equal((out.rows()[1][0] as Decimal).toFixed(2), '0.00');
   assert.notEqual(out.rows()[0], input.rows()[0], 'rows are new arrays');
 });

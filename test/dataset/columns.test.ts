@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ColumnBuilder } from '../../runtime/dataset/column-builder';
+import { PackedTextVector, TextColumnBuilder } from '../../runtime/dataset/text-vector';
+import { DictionaryVector } from '../../runtime/dataset/vector';
 import { Dataset } from '../../runtime/dataset/dataset';
 import type { Column, Value } from '../../runtime/dataset/types';
 import { parseCsvOptions } from '../../runtime/sources/csv/options';
@@ -83,28 +85,50 @@ test('a slice gives the rows in its range, of a dataset or of a selection', () =
   assert.deepEqual(source.pick([2, 0]).slice(0, 1).rows(), [['3']]);
 });
 
-test('a column builder sized by an estimate grows past it and is cut to its count', () => {
-  const builder = new ColumnBuilder(2);
-  const add = (a: Value, b: Value) => {
-    builder.reserve(1, 3);
-    builder.data[0][builder.count] = a;
-    builder.data[1][builder.count] = b;
+test('a column builder sized by an estimate grows past it, widens with nulls and is cut to its count', () => {
+  const builder = new ColumnBuilder(2, 3);
+  const add = (...cells: (string | null)[]) => {
+    cells.forEach((v, c) => builder.add(c, v));
     builder.count++;
   };
   for (let i = 0; i < 10; i++) add(String(i), i % 2 ? null : 'even');
   builder.widen(3);
-  builder.reserve(1);
-  builder.data[0][builder.count] = 'last';
-  builder.data[1][builder.count] = null;
-  builder.data[2][builder.count] = 'new';
-  builder.count++;
+  add('last', null, 'new');
   const data = builder.finish();
   assert.deepEqual(
     data.map((values) => values.length),
     [11, 11, 11],
   );
-  assert.deepEqual(data[0], [...Array.from({ length: 10 }, (_, i) => String(i)), 'last']);
-  assert.deepEqual(data[2], [...Array<Value>(10).fill(null), 'new']);
+  assert.deepEqual(data[0].values(), [...Array.from({ length: 10 }, (_, i) => String(i)), 'last']);
+  assert.deepEqual(data[1].values(), [...Array.from({ length: 10 }, (_, i) => (i % 2 ? null : 'even')), null]);
+  assert.deepEqual(data[2].values(), [...Array<Value>(10).fill(null), 'new']);
+});
+
+test('a text column stays a dictionary while it repeats and is packed once it does not', () => {
+  const repeating = new TextColumnBuilder(10);
+  const unique = new TextColumnBuilder(10);
+  const expected: (string | null)[][] = [[], []];
+  for (let i = 0; i < 20_000; i++) {
+    const cells = [i % 7 === 0 ? null : `city ${i % 50}`, i % 11 === 0 ? null : `customer number ${i} ünïcödé`];
+    repeating.add(cells[0]);
+    unique.add(cells[1]);
+    expected[0].push(cells[0]);
+    expected[1].push(cells[1]);
+  }
+  const [dictionary, packed] = [repeating.finish(), unique.finish()];
+  assert.ok(dictionary instanceof DictionaryVector);
+  assert.ok(packed instanceof PackedTextVector);
+  assert.deepEqual(dictionary.values(), expected[0]);
+  assert.deepEqual(packed.values(), expected[1]);
+  const rows = [19_999, 0, 1023, 1024, 11, 5000];
+  assert.deepEqual(
+    packed.pick(rows).values(),
+    rows.map((r) => expected[1][r]),
+  );
+  assert.deepEqual(
+    dictionary.pick(rows).values(),
+    rows.map((r) => expected[0][r]),
+  );
 });
 
 test('CSV read with a wrong expected length still gives every row exactly', () => {

@@ -2,7 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Decimal from 'decimal.js';
 import { converterTo } from '../../runtime/dataset/convert';
-import { decimalText, parseDecimal, scaleOf, withScale } from '../../runtime/dataset/decimal-scale';
+import {
+  decimalFromUnscaled,
+  decimalText,
+  parseDecimal,
+  scaleOf,
+  withScale,
+} from '../../runtime/dataset/decimal-scale';
 import { parseDateTime } from '../../runtime/dataset/parse-datetime';
 
 /**
@@ -167,4 +173,35 @@ test('ISO datetime text is the UTC clock time written; invalid dates and malform
   assert.equal(parseDateTime('2024-01-31T10:00:00+02:00')?.toISOString(), '2024-01-31T08:00:00.000Z');
   assert.equal(parseDateTime('2024-01-31T10:00:00 Z')?.toISOString(), '2024-01-31T10:00:00.000Z');
   for (const text of ISO_FAILURES) assert.equal(parseDateTime(text), undefined, text);
+});
+
+test('a decimal built from its unscaled integer and scale is the decimal its text parses to, word for word', () => {
+  const cases: [number, number][] = [
+    [0, 0],
+    [0, 2],
+    [5, 0],
+    [-5, 3],
+    [1, 7],
+    [1, 8],
+    [10_000_000, 7],
+    [10_000_000, 0],
+    [123_456_789, 14],
+    [Number.MAX_SAFE_INTEGER, 0],
+    [-Number.MAX_SAFE_INTEGER, 22],
+    [100, 2],
+    [1_000_000_000_000, 15],
+  ];
+  for (let i = 0; i < 20_000; i++) {
+    const magnitude = Math.floor(random() * 2 ** (1 + Math.floor(random() * 52)));
+    cases.push([random() < 0.5 ? -magnitude : magnitude, Math.floor(random() * 23)]);
+  }
+  for (const [unscaled, scale] of cases) {
+    const digits = String(Math.abs(unscaled)).padStart(scale + 1, '0');
+    const text = `${unscaled < 0 ? '-' : ''}${scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`}`;
+    const built = decimalFromUnscaled(unscaled, scale);
+    const parsed = parseDecimal(text);
+    assert.equal(decimalText(built), text, `${unscaled} / 10^${scale}`);
+    assert.equal(scaleOf(built), scaleOf(parsed), text);
+    assert.deepEqual(parts(built), parts(parsed), text);
+  }
 });

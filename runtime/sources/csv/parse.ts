@@ -5,7 +5,6 @@ import { STRING, type Column } from '../../dataset/types';
 import { lineColumn, where } from '../../docpath/location';
 import { uniqueName } from '../../docpath/typing';
 import { ScriptError } from '../../errors';
-import { CellStore } from './cells';
 import type { CsvOptions } from './options';
 
 /** CSV text → a dataset of string columns (APPLY SCHEMA types them). */
@@ -27,13 +26,12 @@ const LINE_FEEDS = /[\r\n]+/g;
  * Reads CSV text pushed in pieces of any size (a file read in chunks), so the whole text never sits
  * in memory beside the rows. Pieces are parsed in batches of whole lines by papaparse (to arrays,
  * twice as fast as to objects); a row whose quoted field runs past the batch is carried into the
- * next one. Cells go straight into column arrays (sized from `expectedLength`), kept by a CellStore.
+ * next one. Cells go straight into text columns (sized from `expectedLength`; column-builder.ts).
  */
 export class CsvReader {
   private readonly options: CsvOptions;
   private readonly source: string | undefined;
   private readonly comments: RegExp | undefined;
-  private readonly cells = new CellStore();
   private parser: Papa.Parser | undefined;
   private started = false;
   private skipLeft: number;
@@ -183,19 +181,16 @@ export class CsvReader {
       }
     }
     // Without a header the widest row decides the columns (Column1…): shorter rows get nulls.
-    const store = (this.store ??= new ColumnBuilder(width));
+    const store = (this.store ??= new ColumnBuilder(width, this.expectedRows));
     if (width > store.width) store.widen(width);
-    store.reserve(1, this.expectedRows);
-    const data = store.data;
-    const r = store.count;
     const { trim, flatten } = this.options;
     for (let c = 0; c < n; c++) {
       let v = fields[c];
       if (flatten && (v.includes('\n') || v.includes('\r'))) v = v.replace(LINE_FEEDS, '');
       if (trim) v = v.trim();
-      data[c][r] = this.cells.keep(c, v);
+      store.add(c, v);
     }
-    for (let c = n; c < store.width; c++) data[c][r] = null;
+    for (let c = n; c < store.width; c++) store.add(c, null);
     store.count++;
   }
 
