@@ -209,10 +209,13 @@ export class JobStore {
     return readFileSync(this.scriptFile(name, script), 'utf8').replace(/^\uFEFF/, '');
   }
 
-  /** Modification stamp of a job's definition and scripts: a listener reloads a job when it changes. */
+  /**
+   * Modification stamp of what a listener runs of a job, its definition and its writer (a call
+   * never runs a direct job's reader): a listener reloads a job when it changes.
+   */
   stamp(name: string): string {
     const folder = this.jobFolder(name);
-    return ['job.json', 'reader.sql', 'writer.sql']
+    return ['job.json', 'writer.sql']
       .map((f) => {
         const s = statSync(join(folder, f), { throwIfNoEntry: false });
         return s ? `${s.ino}:${s.mtimeMs}` : '-';
