@@ -139,14 +139,17 @@ export async function writeChangeLog(
     ] as const) {
       const data = ds.rowCount > 0 ? ds.data : [];
       for (let start = 0; start < ds.rowCount; start += frameRows) {
+        // Between frames, not after the last: a log of one frame (a webhook call's) needs no extra turn.
+        if (frames > 0) {
+          await nextTurn();
+          options.signal?.throwIfAborted();
+        }
         const end = Math.min(start + frameRows, ds.rowCount);
         const raw = encoder.encode(data, start, end);
         const stored = compress(raw);
         out.write(frameHeader(kind, end - start, raw.length, stored));
         out.write(stored);
         frames++;
-        await nextTurn();
-        options.signal?.throwIfAborted();
       }
     }
     out.write(trailer({ upserts: upserts.rowCount, deletes: deletes.rowCount, frames }));

@@ -18,15 +18,23 @@ export interface AtomicFileOptions {
   overwrite?: boolean;
 }
 
-/** A temp name beside `path` that no other writer, in this process or another, can take. */
+/** Random once per process: drawing random bytes for each of a listener's thousands of temp files costs more than the rest of the name. */
+const processNonce = randomBytes(4).toString('hex');
+let tempCount = 0;
+
+/**
+ * A temp name beside `path` that no other writer can take: the process id tells live processes
+ * apart, the nonce a process from an earlier one with the same id (whose temp file a crash left),
+ * the count the files of this process.
+ */
 export function tempPathOf(path: string): string {
-  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${processNonce}${(tempCount++).toString(16)}`);
 }
 
 /**
  * A file that appears whole or not at all: written under a temp name in the same folder (so the
  * rename stays on one file system), flushed to disk, renamed, and the folder flushed so the rename
- * itself survives a power cut. The temp name starts with a dot and ends in `.tmp-<pid>-<random>`,
+ * itself survives a power cut. The temp name starts with a dot and ends in `.tmp-<pid>-<hex>`,
  * so no reader that looks for a file's extension (`*.eds`, `*.json`) ever sees a partial one. A
  * crash leaves at most a temp file behind, never a half-written target.
  */
