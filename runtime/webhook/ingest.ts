@@ -108,11 +108,12 @@ export class Ingest {
     }
   }
 
-  /** Closes the job sessions (their HTTP pools). */
+  /** Closes the job sessions (their HTTP pools) and, once the logs handed over are published, the group commit's thread. */
   async close(): Promise<void> {
     const loading = [...this.loaded.values()];
     this.loaded.clear();
     await Promise.allSettled(loading.map(async (l) => (await l).session.close()));
+    await this.logs.close();
   }
 
   /**

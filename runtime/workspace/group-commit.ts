@@ -30,6 +30,8 @@ export class GroupCommit {
   private outgoing: ToPublish[] = [];
   private readonly waiting = new Map<number, { done: () => void; fail: (e: Error) => void }>();
   private nextId = 0;
+  /** Called once no file waits any more (close waits for it). */
+  private drained?: () => void;
 
   /** Resolves once `path` holds `parts` durably; rejects (and leaves no temp file) if it could not. */
   publish(path: string, parts: readonly Uint8Array[], options: PublishOptions = {}): Promise<void> {
@@ -46,7 +48,7 @@ export class GroupCommit {
 
   /** Stops the thread once the files handed over are published (or failed). */
   async close(): Promise<void> {
-    while (this.waiting.size > 0) await new Promise((resolve) => setImmediate(resolve));
+    if (this.waiting.size > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();
@@ -67,6 +69,7 @@ export class GroupCommit {
         this.waiting.delete(id);
         w.fail(e);
       }
+      this.idle();
     };
     worker.on('error', lost);
     worker.on('exit', (code) => lost(new Error(`the group commit thread stopped (exit code ${code})`)));
@@ -83,6 +86,12 @@ export class GroupCommit {
       this.waiting.get(f.id)?.fail(Object.assign(new Error(f.message), f.code ? { code: f.code } : {}));
       this.waiting.delete(f.id);
     }
-    if (this.waiting.size === 0) this.worker?.unref();
+    if (this.waiting.size === 0) this.idle();
+  }
+
+  private idle(): void {
+    this.worker?.unref();
+    this.drained?.();
+    this.drained = undefined;
   }
 }
