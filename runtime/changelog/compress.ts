@@ -13,10 +13,23 @@ const OPTIONS = {
   params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_GENERIC },
 };
 
+/**
+ * Brotli's window, in bits: as large as the frame, so a small frame (a webhook call's) does not set
+ * up the default 4 MB window; never above that default, so large frames compress as they always did.
+ */
+function windowBits(length: number): number {
+  const fits = Math.ceil(Math.log2(length + 1));
+  return Math.min(Math.max(fits, constants.BROTLI_MIN_WINDOW_BITS), constants.BROTLI_DEFAULT_WINDOW);
+}
+
 export function compress(raw: Uint8Array): Buffer {
   return brotliCompressSync(raw, {
     ...OPTIONS,
-    params: { ...OPTIONS.params, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+    params: {
+      ...OPTIONS.params,
+      [constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+      [constants.BROTLI_PARAM_LGWIN]: windowBits(raw.length),
+    },
   });
 }
 

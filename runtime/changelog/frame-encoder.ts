@@ -38,8 +38,12 @@ function describe(v: Value): string {
 
 /** A growable byte buffer, reused frame after frame. */
 class Output {
-  buf = Buffer.allocUnsafe(1 << 16);
+  buf: Buffer;
   pos = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
 
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
@@ -68,16 +72,20 @@ class Output {
 
 /** Encodes frames of up to `maxRows` rows of these columns. */
 export class FrameEncoder {
-  private readonly out = new Output();
+  private readonly out: Output;
   private readonly scratch: Scratch;
   private readonly lengths: Uint32Array;
   private readonly parts: string[];
-  private words = new Uint32Array(1 << 16);
+  /** Decimal digits; it grows as frames need. */
+  private words = new Uint32Array(256);
 
   constructor(
     private readonly columns: readonly Column[],
     maxRows: number,
   ) {
+    // Sized for frames of small rows; it grows for wider ones. A webhook call encodes a frame of a
+    // few rows, where a fixed 64 KB per encoder was most of what the call allocated.
+    this.out = new Output(Math.min(1 << 16, 256 * Math.max(maxRows, 1)));
     this.scratch = new Scratch(maxRows);
     this.lengths = new Uint32Array(Math.max(maxRows, 1));
     this.parts = new Array<string>(maxRows);

@@ -61,7 +61,8 @@ export function lastExecutionId(fileNames: Iterable<string>, stem: string): bigi
   return last;
 }
 
-function lastId(folder: string, stem: string): bigint {
+/** The largest execution id among the `<stem>_<id>.eds` files of `folder`, or 0. */
+export function lastIdIn(folder: string, stem: string): bigint {
   return existsSync(folder) ? lastExecutionId(readdirSync(folder), stem) : 0n;
 }
 
@@ -86,7 +87,7 @@ export function changeLogTarget(
   if (name !== undefined) checkName(name, 'change log name');
   const fixed = name !== undefined && extname(name) !== '';
   const stem = name ?? pipelineStem(pipeline);
-  const inFolder = fixed || folder === undefined ? 0n : lastId(folder, stem);
+  const inFolder = fixed || folder === undefined ? 0n : lastIdIn(folder, stem);
   const floor = [inFolder, options.after === undefined ? 0n : BigInt(options.after)].reduce((a, b) => (a > b ? a : b));
   const now = BigInt(Math.trunc(options.now ?? Date.now()));
   const executionId = (now > floor ? now : floor + 1n).toString();

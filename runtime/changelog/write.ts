@@ -1,11 +1,11 @@
-import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Dataset } from '../dataset/dataset';
 import type { Column } from '../dataset/types';
 import { ScriptError, toScriptError } from '../errors';
-import type { ByteSink } from '../util/bytes';
 import type { StoredCertificate } from '../workspace/certificates';
 import { AtomicFile } from '../workspace/files';
+import type { GroupCommit } from '../workspace/group-commit';
+import { BufferSink, type ByteSink } from '../util/bytes';
 import { CellTypeError, FrameEncoder } from './frame-encoder';
 import { compress, COMPRESSION } from './compress';
 import { FORMAT, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
@@ -33,8 +33,11 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** The header's createdAt; now by default. */
   now?: Date;
-  /** Create and flush without blocking the event loop, sharing folder flushes with concurrent writers (AtomicFile.create, commitAsync). */
-  groupCommit?: boolean;
+  /**
+   * Publish through this group commit (a listener writing a log per call): the log is encoded in
+   * memory, then written and flushed with the logs of concurrent calls, off the event loop.
+   */
+  groupCommit?: GroupCommit;
 }
 
 export interface WrittenChangeLog {
@@ -108,8 +111,9 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Writes a change log (docs/changelog.md) to `path`, atomically: under a temp name, flushed,
  * then renamed, so the file is either absent or whole, never visible half-written, and durable
  * once this returns. Rows go out a frame at a time (encoded, compressed, written), so memory
- * beyond the datasets themselves stays at about one frame; the event loop gets a turn between
- * frames, and `signal` stops the write there, leaving nothing behind.
+ * beyond the datasets themselves stays at about one frame (with a group commit, the whole log);
+ * the event loop gets a turn between frames, and `signal` stops the write there, leaving nothing
+ * behind.
  */
 export async function writeChangeLog(
   path: string,
@@ -121,10 +125,11 @@ export async function writeChangeLog(
   const frameRows = options.frameRows ?? DEFAULT_FRAME_ROWS;
   const header = headerOf(upserts, deletes, meta, options, frameRows);
   const fileOptions = { overwrite: options.overwrite ?? true };
-  const file = options.groupCommit ? await AtomicFile.create(path, fileOptions) : new AtomicFile(path, fileOptions);
+  const group = options.groupCommit;
+  const sink = group ? new BufferSink() : new AtomicFile(path, fileOptions);
   let frames = 0;
   try {
-    const out: ByteSink = protect(file, options);
+    const out: ByteSink = protect(sink, options);
     out.write(MAGIC);
     out.write(headerBlock(JSON.stringify(header)));
     const encoder = new FrameEncoder(header.schema, frameRows);
@@ -134,27 +139,34 @@ export async function writeChangeLog(
     ] as const) {
       const data = ds.rowCount > 0 ? ds.data : [];
       for (let start = 0; start < ds.rowCount; start += frameRows) {
+        // Between frames, not after the last: a log of one frame (a webhook call's) needs no extra turn.
+        if (frames > 0) {
+          await nextTurn();
+          options.signal?.throwIfAborted();
+        }
         const end = Math.min(start + frameRows, ds.rowCount);
         const raw = encoder.encode(data, start, end);
         const stored = compress(raw);
         out.write(frameHeader(kind, end - start, raw.length, stored));
         out.write(stored);
         frames++;
-        await nextTurn();
-        options.signal?.throwIfAborted();
       }
     }
     out.write(trailer({ upserts: upserts.rowCount, deletes: deletes.rowCount, frames }));
     out.end();
-    if (options.groupCommit) await file.commitAsync();
-    else file.commit();
+    if (sink instanceof AtomicFile) {
+      sink.commit();
+      return { path, header, bytes: sink.size, frames };
+    }
+    const bytes = sink.bytes();
+    await group!.publish(path, [bytes], fileOptions);
+    return { path, header, bytes: bytes.length, frames };
   } catch (e) {
-    file.abort();
+    if (sink instanceof AtomicFile) sink.abort();
     if (e instanceof CellTypeError)
       throw new ScriptError(`cannot write change log ${basename(path)}: ${e.message}`, 'runtime');
     if ((e as NodeJS.ErrnoException).code === 'EEXIST')
       throw new ScriptError(`change log ${basename(path)} already exists; an execution id names one run`, 'runtime');
     throw toScriptError(e);
   }
-  return { path, header, bytes: statSync(path).size, frames };
 }

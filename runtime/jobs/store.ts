@@ -43,6 +43,12 @@ export interface JobSummary {
 
 export type Script = 'reader' | 'writer';
 
+/** A job's definition and the stamp of the files it was read from (`JobStore.stamp`). */
+export interface CurrentJob {
+  job: JobDefinition;
+  stamp: string;
+}
+
 /**
  * The job definitions of a workspace, `<workspace>/jobs/<name>/job.json`: what reading, saving and
  * resealing them needs, without running anything (`sqlcdc workspace rotate-key` uses it alone).
@@ -73,11 +79,15 @@ export class JobDefinitions {
   }
 
   list(): JobDefinition[] {
+    return this.names().map((n) => this.get(n));
+  }
+
+  /** The names of the workspace's jobs, sorted. */
+  protected names(): string[] {
     if (!existsSync(this.folder)) return [];
     return readdirSync(this.folder)
       .filter((n) => existsSync(join(this.folder, n, 'job.json')))
-      .sort()
-      .map((n) => this.get(n));
+      .sort();
   }
 
   signingSecret(job: JobDefinition): string | undefined {
@@ -117,6 +127,8 @@ export class JobStore extends JobDefinitions {
   private readonly runLogs = new Map<string, JsonLines<RunRecord>>();
   /** guid → job name, checked against the file on each use so a deleted or changed job is seen. */
   private byGuidCache = new Map<string, string>();
+  /** Definitions `current` read, by job name. */
+  private readonly definitions = new Map<string, CurrentJob>();
 
   constructor(
     workspace: string,
@@ -184,21 +196,49 @@ export class JobStore extends JobDefinitions {
     rmSync(this.jobFolder(name), { recursive: true, force: true });
   }
 
+  /**
+   * The job as its files are now, or undefined when it does not exist: read again only when its
+   * stamp changed since the last time (a listener asks on every call, and stating three files costs
+   * less than reading and parsing job.json). The definition is shared between callers, who do not
+   * modify it.
+   */
+  current(name: string): CurrentJob | undefined {
+    const stamp = this.stamp(name);
+    const known = this.definitions.get(name);
+    if (known?.stamp === stamp) return known;
+    this.definitions.delete(name);
+    // The stamp begins with job.json's: '-' when it is gone.
+    if (stamp.startsWith('-')) return undefined;
+    let job: JobDefinition;
+    try {
+      job = this.get(name);
+    } catch (e) {
+      // Deleted between the stat and the read.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || e instanceof ScriptError) return undefined;
+      throw e;
+    }
+    const fresh = { job, stamp };
+    this.definitions.set(name, fresh);
+    return fresh;
+  }
+
   /** The job a webhook guid names, and whether it is the writer guid of a direct job. */
-  byGuid(guid: string): { job: JobDefinition; writerGuid: boolean } | undefined {
+  byGuid(guid: string): (CurrentJob & { writerGuid: boolean }) | undefined {
     const g = normalizeGuid(guid);
     if (!g) return undefined;
-    const cached = this.byGuidCache.get(g);
-    if (cached !== undefined && this.exists(cached)) {
-      const job = this.get(cached);
-      if (job.guid === g || job.writerGuid === g) return { job, writerGuid: job.writerGuid === g };
-    }
+    const name = this.byGuidCache.get(g);
+    const cached = name === undefined ? undefined : this.current(name);
+    if (cached && (cached.job.guid === g || cached.job.writerGuid === g))
+      return { ...cached, writerGuid: cached.job.writerGuid === g };
     this.byGuidCache = new Map();
-    let found: { job: JobDefinition; writerGuid: boolean } | undefined;
-    for (const job of this.list()) {
+    let found: (CurrentJob & { writerGuid: boolean }) | undefined;
+    for (const name of this.names()) {
+      const current = this.current(name);
+      if (!current) continue;
+      const { job } = current;
       this.byGuidCache.set(job.guid, job.name);
       if (job.writerGuid) this.byGuidCache.set(job.writerGuid, job.name);
-      if (job.guid === g || job.writerGuid === g) found = { job, writerGuid: job.writerGuid === g };
+      if (job.guid === g || job.writerGuid === g) found = { ...current, writerGuid: job.writerGuid === g };
     }
     return found;
   }
@@ -207,10 +247,13 @@ export class JobStore extends JobDefinitions {
     return readFileSync(this.scriptFile(name, script), 'utf8').replace(/^\uFEFF/, '');
   }
 
-  /** Modification stamp of a job's definition and scripts: a listener reloads a job when it changes. */
+  /**
+   * Modification stamp of what a listener runs of a job, its definition and its writer (a call
+   * never runs a direct job's reader): a listener reloads a job when it changes.
+   */
   stamp(name: string): string {
     const folder = this.jobFolder(name);
-    return ['job.json', 'reader.sql', 'writer.sql']
+    return ['job.json', 'writer.sql']
       .map((f) => {
         const s = statSync(join(folder, f), { throwIfNoEntry: false });
         return s ? `${s.ino}:${s.mtimeMs}` : '-';

@@ -138,8 +138,8 @@ export class BufferSink implements ByteSink {
   private readonly parts: Uint8Array[] = [];
 
   write(bytes: Uint8Array): void {
-    // A copy: writers may reuse their buffers.
-    this.parts.push(Uint8Array.from(bytes));
+    // A copy (a typed array's constructor copies in one go): writers may reuse their buffers.
+    this.parts.push(new Uint8Array(bytes));
   }
 
   end(): void {}

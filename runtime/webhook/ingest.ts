@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { writeChangeLog } from '../changelog/write';
-import { EXTENSION } from '../changelog/naming';
+import { EXTENSION, lastIdIn } from '../changelog/naming';
+import { continueAfter } from '../execution-id';
 import { DEFAULT_FRAME_ROWS } from '../changelog/layout';
 import { Dataset } from '../dataset/dataset';
 import { LocalDrive } from '../drives/local';
@@ -8,10 +9,14 @@ import { toScriptError } from '../errors';
 import type { JobDefinition } from '../jobs/job';
 import { openWriter, playChangeLog, type WriterSession } from '../jobs/play';
 import { runTriggers, type JobReport } from '../jobs/runner';
-import type { JobStore } from '../jobs/store';
+import type { CurrentJob, JobStore } from '../jobs/store';
 import type { CurrentChangeLog } from '../scope';
+import { GroupCommit } from '../workspace/group-commit';
 import type { Answer } from './idempotency';
 import { payloadToDataset, PayloadError } from './payload';
+
+/** Where a job's webhook logs go, in the workspace: `changelogs/<job>/`. */
+const LOG_FOLDER = 'changelogs';
 
 /** The parameters of one call (spec §4.1, decision C.6), already validated. */
 export interface CallParameters {
@@ -45,13 +50,17 @@ interface LoadedJob extends WriterSession {
  */
 export class Ingest {
   private readonly loaded = new Map<string, Promise<LoadedJob>>();
+  /** Every call's log goes through it, so calls arriving together share their flushes. */
+  private readonly logs = new GroupCommit();
 
   constructor(
     readonly store: JobStore,
     private readonly report: JobReport = () => {},
   ) {}
 
-  async call(job: JobDefinition, body: Buffer, params: CallParameters, origin?: string): Promise<Answer> {
+  /** `current`: the job as its files were when the call came in (JobStore.current). */
+  async call(current: CurrentJob, body: Buffer, params: CallParameters, origin?: string): Promise<Answer> {
+    const { job } = current;
     let dataset: Dataset;
     try {
       dataset = payloadToDataset(body, params);
@@ -60,7 +69,7 @@ export class Ingest {
         return { status: 400, body: { error: `bad payload: ${e.message}`, job: job.name } };
       throw e;
     }
-    const loaded = await this.load(job);
+    const loaded = await this.load(current);
     const run = loaded.session.newRun({ dataset, pipeline: job.name, origin });
     const answer: CallAnswer = {
       executionId: run.executionId,
@@ -99,11 +108,12 @@ export class Ingest {
     }
   }
 
-  /** Closes the job sessions (their HTTP pools). */
+  /** Closes the job sessions (their HTTP pools) and, once the logs handed over are published, the group commit's thread. */
   async close(): Promise<void> {
     const loading = [...this.loaded.values()];
     this.loaded.clear();
     await Promise.allSettled(loading.map(async (l) => (await l).session.close()));
+    await this.logs.close();
   }
 
   /**
@@ -112,7 +122,7 @@ export class Ingest {
    * reused; `overwrite: false` makes sure of it rather than replace a log.
    */
   private async writeLog(job: JobDefinition, executionId: string, dataset: Dataset): Promise<CurrentChangeLog> {
-    const folder = join('changelogs', job.name);
+    const folder = join(LOG_FOLDER, job.name);
     const path = join(folder, `${job.name}_${executionId}${EXTENSION}`);
     const drive = new LocalDrive(this.store.workspace);
     await writeChangeLog(
@@ -122,7 +132,7 @@ export class Ingest {
       { executionId, pipeline: job.name, name: job.name, keys: [], inserts: dataset.rowCount, updates: 0 },
       {
         overwrite: false,
-        groupCommit: true,
+        groupCommit: this.logs,
         // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
         frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(dataset.rowCount, 1)),
       },
@@ -161,8 +171,7 @@ export class Ingest {
   }
 
   /** The job's writer, parsed once and again whenever its files change. */
-  private async load(job: JobDefinition): Promise<LoadedJob> {
-    const stamp = this.store.stamp(job.name);
+  private async load({ job, stamp }: CurrentJob): Promise<LoadedJob> {
     const known = this.loaded.get(job.name);
     if (known && (await known.catch(() => undefined))?.stamp === stamp) return known;
     // Calls arriving while the job loads share one session; a failed load is tried again next call.
@@ -174,6 +183,7 @@ export class Ingest {
   }
 
   private async loadWriter(job: JobDefinition, stamp: string): Promise<LoadedJob> {
+    continueAfter(lastIdIn(join(this.store.workspace, LOG_FOLDER, job.name), job.name));
     return { stamp, ...(await openWriter(this.store, job)) };
   }
 }

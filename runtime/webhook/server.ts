@@ -145,7 +145,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         if (problem) throw new Refused(401, problem);
       }
       const idempotencyKey = header(req, 'webhook-id') ?? header(req, 'idempotency-key');
-      const run = () => options.ingest.call(job, body, params);
+      const run = () => options.ingest.call(found, body, params);
       const { answer, repeated } = idempotencyKey
         ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, run)
         : { answer: await run(), repeated: false };

@@ -155,8 +155,10 @@ export class SessionListener implements Disposable {
       }
       let answer: Answer = { status: 202, body: { call: this.calls.length + 1, rows: dataset.rowCount } };
       if (this.ingest && this.options.job) {
-        const store = this.ingest.store;
-        answer = await this.ingest.call(store.get(this.options.job), body, params, this.options.origin);
+        const job = this.options.job;
+        const current = this.ingest.store.current(job);
+        if (!current) throw new ScriptError(`no job '${job}' in ${this.ingest.store.folder}`, 'semantic');
+        answer = await this.ingest.call(current, body, params, this.options.origin);
       }
       const arrival: Arrival = {
         n: this.calls.length + 1,

@@ -47,6 +47,25 @@ async function checkLogs(sent: Sent[]): Promise<void> {
   }
 }
 
+/**
+ * After a kill: every call answered 2xx has its complete log, every log in the store reads whole (a
+ * killed write leaves only a dot-named temp file), and a restarted listener takes calls again on the
+ * same store without reusing a name.
+ */
+async function checkAfterKill(dir: string, guid: string, sent: Sent[]): Promise<void> {
+  await checkLogs(sent);
+  const again = await serve(dir);
+  const body = payload(99_999, 0);
+  const r = await call(again.url, { query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
+  assert.equal(r.status, 202, r.text);
+  await checkLogs([...sent, { body, changeLog: (r.json as RunAnswer).changeLog }]);
+  const folder = join(dir, 'ws', 'changelogs', 'load');
+  for (const f of readdirSync(folder)) {
+    if (f.endsWith('.eds')) await readChangeLog(join(folder, f));
+    else assert.match(f, /^\.load_\d+\.eds\.tmp-\d+-[0-9a-f]+$/);
+  }
+}
+
 test(
   '10,000 posts from 100 concurrent clients: every 2xx has its own complete change log, no payload mixed',
   LIMITS,
@@ -114,15 +133,43 @@ test(
     );
     agent.destroy();
     assert.ok(killed);
-    await checkLogs(sent);
-    // The restarted listener takes calls again, on the same store, without reusing a name.
-    const again = await serve(dir);
-    const body = payload(99, 0);
-    const r = await call(again.url, { query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
-    assert.equal(r.status, 202, r.text);
-    await checkLogs([...sent, { body, changeLog: (r.json as RunAnswer).changeLog }]);
-    // Every log in the store reads whole: a killed write leaves only a dot-named temp file.
-    for (const f of readdirSync(join(dir, 'ws', 'changelogs', 'load')).filter((f) => f.endsWith('.eds')))
-      await readChangeLog(join(dir, 'ws', 'changelogs', 'load', f));
+    await checkAfterKill(dir, guid, sent);
+  },
+);
+
+test(
+  'kill -9 during bursts of 200 calls at once (their logs flushed in shared batches): every 2xx has its complete log',
+  LIMITS,
+  async () => {
+    const { dir, guid } = await webhookJob();
+    const s = await serve(dir);
+    const BURST = 200;
+    const agent = new Agent({ keepAlive: true, maxSockets: BURST });
+    const sent: Sent[] = [];
+    let killed = false;
+    for (let round = 0; !killed; round++) {
+      // Every call of a round is in flight at once; the listener is killed as the first answer of the
+      // third round comes back, while the rest of that round's logs are being written and flushed.
+      await Promise.all(
+        Array.from({ length: BURST }, async (_, client) => {
+          const body = payload(client, round);
+          try {
+            const r = await call(s.url, { agent, query: { guid, startwriter: '0' }, body: JSON.stringify(body) });
+            assert.equal(r.status, 202, r.text);
+            sent.push({ body, changeLog: (r.json as RunAnswer).changeLog });
+          } catch (e) {
+            if (!killed) throw e;
+            return;
+          }
+          if (round === 2 && !killed) {
+            killed = true;
+            s.child.kill('SIGKILL');
+          }
+        }),
+      );
+    }
+    agent.destroy();
+    assert.ok(sent.length > 2 * BURST, 'the first two rounds were answered in full');
+    await checkAfterKill(dir, guid, sent);
   },
 );
