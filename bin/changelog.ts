@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   changeLogTable,
@@ -49,6 +50,8 @@ async function show(file: string, cmd: ChangeLogCommand): Promise<void> {
 }
 
 async function list(folder: string, cmd: ChangeLogCommand): Promise<void> {
+  // A folder that is not there is a mistyped argument to report, not an empty listing.
+  statSync(folder);
   const entries = listChangeLogs(folder);
   if (cmd.output === 'json') return write(`${JSON.stringify(entries)}\n`);
   await write(`${renderText(changeLogTable(entries), { limit: Math.max(entries.length, 1), width: width() })}\n`);
@@ -78,7 +81,7 @@ export async function runChangeLogCommand(cmd: ChangeLogCommand): Promise<number
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (isScriptError(e)) process.stderr.write(`sqlcdc: ${e.message}\n`);
-    else if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
+    else if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR')
       process.stderr.write(`sqlcdc: cannot read ${cmd.target}: ${(e as Error).message}\n`);
     else throw e;
     return isScriptError(e) ? EXIT.scriptError : EXIT.usage;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { clearScreenDown, cursorTo, moveCursor } from 'node:readline';
 import { cellStatus, complete, describeWorkspace, inspect, Session, sessionFolders } from '../runtime/index';
 import { CellRepl } from './cell-repl';
 import { formatInternalError, formatResult, useColor, type TerminalStyle } from './format';
@@ -69,10 +70,18 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   });
   const server = cells.server;
 
-  // Output of something a statement started (a listener, a timer) after its cell finished.
+  // Output of something a statement started (a listener, a timer) after its cell finished. At a
+  // prompt it goes above it: the prompt and the half-typed line are wiped, the output written, and
+  // both drawn again below with the cursor where it was.
   session.output.subscribe(({ result }) => {
+    const atPrompt = !cells.running && !cells.closed;
+    if (atPrompt && terminal) {
+      moveCursor(output, 0, -server.getCursorPos().rows);
+      cursorTo(output, 0);
+      clearScreenDown(output);
+    }
     write(formatResult(result, style()));
-    if (!cells.running && !cells.closed) server.displayPrompt(true);
+    if (atPrompt) server.displayPrompt(true);
   });
 
   if (terminal) cells.loadHistory(history.load());

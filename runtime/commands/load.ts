@@ -10,7 +10,7 @@ import { evaluateText } from '../functions/evaluate';
 import type { Load } from '../script/ast';
 import { splitNames } from '../writers/fields';
 import { counted } from '../util/words';
-import type { Command, CommandContext } from './command';
+import { ExitSignal, type Command, type CommandContext } from './command';
 
 /**
  * LOAD { UPSERTS | INSERTS | UPDATES } { DELETES } FROM { [conn] } '<name>' { PATH { [conn] } '<folder>' }
@@ -20,7 +20,7 @@ import type { Command, CommandContext } from './command';
  * moves to it only when the whole run succeeds. UPSERTS, INSERTS and UPDATES are spellings of one read,
  * the upsert stream (spec 4.2 rule 4 pairs CAPTURE with `LOAD UPDATES`); a CDCMARKER column tells
  * inserts from updates. The dataset is the upsert stream (the delete stream with DELETES alone); the
- * other rides along as the run's change log.
+ * other rides along as the run's change log. With nothing new the run ends at LOAD, successfully.
  */
 export const load: Command<Load> = async (stmt, _input, ctx) => {
   const name = evaluateText(stmt.name, ctx).trim();
@@ -30,7 +30,9 @@ export const load: Command<Load> = async (stmt, _input, ctx) => {
       ? changeLogFolder(locationOf(stmt), ctx)
       : storeFolder(ctx.session.workspace, storePipelineFor(ctx.session.workspace, ctx.run.pipeline, name));
   const picked = extname(name) !== '' ? await named(name, location, stmt) : await next(name, location, stmt, ctx);
-  if (!picked) return Dataset.empty();
+  // Nothing to play: what follows a LOAD works on its log (a PUSH names its fields), so the run ends
+  // here, successfully, rather than failing on a dataset without columns.
+  if (!picked) throw new ExitSignal(Dataset.empty());
   const { drive } = location;
   const file = posix.join(location.folder, picked.fileName);
   const fetched = await drive.fetch(file);
@@ -118,7 +120,7 @@ async function next(
   }
   ctx.emit({
     kind: 'message',
-    text: `no new change log of '${name}' in ${location.label}${watermark ? ` after execution id ${watermark}` : ''}: nothing to load`,
+    text: `no new change log of '${name}' in ${location.label}${watermark ? ` after execution id ${watermark}` : ''}: nothing to load, the rest of the pipeline is skipped`,
   });
   return undefined;
 }

@@ -1,4 +1,5 @@
-import { toScriptError } from '../errors';
+import { ScriptError, toScriptError } from '../errors';
+import { hasWriter } from './job';
 import type { Result } from '../results';
 import { changeLogOf, openWriter, playChangeLog } from './play';
 import type { RunRecord } from './run-log';
@@ -17,6 +18,11 @@ export async function replayChangeLog(
   report: (r: Result) => void,
 ): Promise<RunRecord> {
   const job = store.get(name);
+  if (!hasWriter(job))
+    throw new ScriptError(
+      `job ${name} has no writer to play a change log (a reader job writes logs; give the job that plays them)`,
+      'semantic',
+    );
   const start = new Date();
   const writer = await openWriter(store, job);
   const unsubscribe = writer.session.output.subscribe(({ result }) => report(result));

@@ -3,6 +3,7 @@ import { ScriptError, type Position } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { TargetOptions } from '../script/ast';
 import type { ChangeLogFile, Scope } from '../scope';
+import { clearProgress, progressPath } from './resume';
 
 /**
  * What becomes of a change log after a target played it (spec §3, WITH options of PUSH HTTP, PUSH
@@ -54,10 +55,14 @@ export async function applyOutcome(
   if (!succeeded && options.dlq) {
     const target = posix.join(posix.dirname(log.path), options.dlq.folder, name);
     await log.drive.move(log.path, target);
+    // The record of the batches that succeeded goes along, so a replay of the moved log resumes.
+    if (await log.drive.exists(progressPath(log.path)))
+      await log.drive.move(progressPath(log.path), progressPath(target));
     return `change log ${name} moved to ${posix.join(posix.dirname(log.path), options.dlq.folder)}`;
   }
   if (!succeeded && options.discardOnError) {
     await log.drive.remove(log.path);
+    await clearProgress(log);
     return `change log ${name} discarded after the failure`;
   }
   return undefined;

@@ -13,13 +13,14 @@ export interface PushProgress {
   done: Record<string, Record<string, number>>;
 }
 
-function progressPath(log: ChangeLogFile): string {
-  return `${log.path}.progress.json`;
+/** The record travels with its log (DLQ_ON_ERROR moves both), so it is named after the log's path. */
+export function progressPath(logPath: string): string {
+  return `${logPath}.progress.json`;
 }
 
 export async function readProgress(log: ChangeLogFile | undefined): Promise<PushProgress> {
-  if (!log || !(await log.drive.exists(progressPath(log)))) return { done: {} };
-  const fetched = await log.drive.fetch(progressPath(log));
+  if (!log || !(await log.drive.exists(progressPath(log.path)))) return { done: {} };
+  const fetched = await log.drive.fetch(progressPath(log.path));
   try {
     return JSON.parse(readFileSync(fetched.file, 'utf8')) as PushProgress;
   } catch {
@@ -32,11 +33,11 @@ export async function readProgress(log: ChangeLogFile | undefined): Promise<Push
 
 export async function writeProgress(log: ChangeLogFile | undefined, progress: PushProgress): Promise<void> {
   if (!log) return;
-  const staged = log.drive.stage(progressPath(log));
+  const staged = log.drive.stage(progressPath(log.path));
   writeFileSync(staged, JSON.stringify(progress));
-  await log.drive.publish(staged, progressPath(log));
+  await log.drive.publish(staged, progressPath(log.path));
 }
 
 export async function clearProgress(log: ChangeLogFile | undefined): Promise<void> {
-  if (log && (await log.drive.exists(progressPath(log)))) await log.drive.remove(progressPath(log));
+  if (log && (await log.drive.exists(progressPath(log.path)))) await log.drive.remove(progressPath(log.path));
 }

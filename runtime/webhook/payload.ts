@@ -31,8 +31,20 @@ export function formToJson(text: string): Record<string, string | string[]> {
   return out;
 }
 
+/** A JSON object or array, whole: a form-typed body that is one was not meant as a form. */
+function isJsonDocument(text: string): boolean {
+  if (sniffKind(text) !== 'json') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function kindOf(mediaType: string, text: string): DocKind | 'form' | 'raw' {
-  if (mediaType === FORM) return 'form';
+  // `curl -d '{"id": 1}'` declares a form; read as one it would be a field named by the whole document.
+  if (mediaType === FORM) return isJsonDocument(text) ? 'json' : 'form';
   // A declared JSON or XML type is trusted (a malformed body is then a 400); no type or a generic one is sniffed.
   const declared = kindOfMediaType(mediaType);
   if (declared) return declared;

@@ -70,7 +70,7 @@ test(
     const none = await cell(w, `LOAD UPSERTS DELETES FROM 'orders' PATH [site] '/cdc/orders';`);
     assert.match(
       none.messages[0],
-      /^no new change log of 'orders' in \[site\] \/cdc\/orders after execution id \d+: nothing to load$/,
+      /^no new change log of 'orders' in \[site\] \/cdc\/orders after execution id \d+: nothing to load, the rest of the pipeline is skipped$/,
     );
     const byName = await cell(w, `LOAD DELETES FROM '${files[1]}' PATH [site] '/cdc/orders';`);
     assert.deepEqual(rows(byName.dataset), [['1', null, null]]);

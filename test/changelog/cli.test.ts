@@ -132,6 +132,13 @@ test(
     );
 
     assert.equal((await sqlcdc(dir, ['changelog', 'show', 'logs/missing.eds'])).code, 2);
+    // list of a folder that is not there, or of a file, says so (exit 2) instead of listing nothing.
+    const missing = await sqlcdc(dir, ['changelog', 'list', 'logz']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^sqlcdc: cannot read logz: ENOENT/);
+    const file = await sqlcdc(dir, ['changelog', 'list', 'items.csv']);
+    assert.equal(file.code, 2);
+    assert.match(file.stderr, /^sqlcdc: cannot read items\.csv: ENOTDIR/);
     const usage = await sqlcdc(dir, ['changelog']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /^sqlcdc: changelog needs show, list or replay/);

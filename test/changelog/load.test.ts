@@ -56,7 +56,7 @@ test('LOAD by name takes the next log after the watermark, oldest first, one per
   assert.deepEqual(rows(third.dataset), [['3', 'new', '30', 'I']]);
   const none = await cell(s, load);
   assert.deepEqual(none.messages, [
-    `no new change log of 'orders' in logs after execution id ${idOf(files[2])}: nothing to load`,
+    `no new change log of 'orders' in logs after execution id ${idOf(files[2])}: nothing to load, the rest of the pipeline is skipped`,
   ]);
   assert.equal(none.dataset.rowCount, 0);
   assert.equal(
@@ -70,6 +70,24 @@ test('LOAD by name takes the next log after the watermark, oldest first, one per
     ['1', 'new', '10', 'I'],
     ['2', 'new', '20', 'I'],
   ]);
+});
+
+test('a write pipeline with nothing new to load ends there successfully: its PUSH, which names fields, is not reached', async () => {
+  const { f, files } = await threeLogs();
+  const server = await startHttpServer((_req, res) => void res.writeHead(200).end('{}'));
+  servers.push(server);
+  const s = f.session({ pipeline: 'writer' });
+  const writer = `LOAD UPSERTS DELETES FROM 'orders' PATH 'logs';
+PUSH INTO HTTP ON_UPSERT (POST ${server.url}/orders/{{id}}) PAYLOAD ({"status": "{{status}}"});
+PRINT 'pushed';`;
+  for (let i = 0; i < files.length; i++) await cell(s, writer);
+  assert.equal(server.requests.length, 4, 'every upsert of the three logs was pushed');
+  const none = await cell(s, writer);
+  assert.deepEqual(none.messages, [
+    `no new change log of 'orders' in logs after execution id ${idOf(files[2])}: nothing to load, the rest of the pipeline is skipped`,
+  ]);
+  assert.equal(none.dataset.rowCount, 0);
+  assert.equal(server.requests.length, 4);
 });
 
 test('UPSERTS, INSERTS and UPDATES read the upsert stream; DELETES alone gives the delete stream', async () => {
@@ -207,7 +225,7 @@ test('without PATH, LOAD reads the workspace store of the pipeline that captured
   const out = await cell(writer, `LOAD UPDATES FROM 'orders';`);
   assert.deepEqual(out.messages, [`change log ${join(store, file)} loaded: 1 insert, 0 updates, 0 deletes`]);
   assert.deepEqual((await cell(writer, `LOAD UPDATES FROM 'orders';`)).messages, [
-    `no new change log of 'orders' in ${store} after execution id ${idOf(file)}: nothing to load`,
+    `no new change log of 'orders' in ${store} after execution id ${idOf(file)}: nothing to load, the rest of the pipeline is skipped`,
   ]);
 
   // The same name captured by a second pipeline: which one is meant must be said.

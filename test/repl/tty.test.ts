@@ -9,7 +9,7 @@ import { SQLCDC, tempDir } from './harness';
 // the prompt, Tab completion, Ctrl-C on a half-typed statement, Ctrl-D.
 const DRIVER = join(__dirname, '..', '..', '..', 'test', 'repl', 'py', 'tty_driver.py');
 
-type Step = ['send' | 'expect', string];
+type Step = ['send' | 'expect' | 'post', string];
 
 function drive(steps: Step[]): { status: number | null; transcript: string } {
   const dir = tempDir('tty');
@@ -65,5 +65,75 @@ test(
     ]);
     assert.equal(status, 0, transcript);
     assert.doesNotMatch(transcript, /JavaScript|\bJS\b/);
+  },
+);
+
+/**
+ * The screen a transcript leaves, one string per row: a small terminal model of what readline and
+ * the REPL send (text, CR/LF, cursor to column, up/down/left/right, erase to end of line or screen).
+ */
+function screen(transcript: string): string[] {
+  const rows: string[] = [''];
+  let row = 0;
+  let col = 0;
+  const put = (ch: string) => {
+    const line = rows[row].padEnd(col, ' ');
+    rows[row] = line.slice(0, col) + ch + line.slice(col + 1);
+    col++;
+  };
+  const ESC = String.fromCharCode(27);
+  for (const m of transcript.matchAll(new RegExp(`${ESC}\\[(\\d*)([A-Za-z])|${ESC}[^[]|[^${ESC}]`, 'g'))) {
+    if (m[2] === undefined) {
+      if (m[0] === '\r') col = 0;
+      else if (m[0] === '\n') {
+        row++;
+        if (row === rows.length) rows.push('');
+      } else if (m[0].length === 1 && m[0] >= ' ') put(m[0]);
+      continue;
+    }
+    const n = m[1] === '' ? 1 : Number(m[1]);
+    if (m[2] === 'G') col = n - 1;
+    else if (m[2] === 'A') row = Math.max(0, row - n);
+    else if (m[2] === 'B') row = Math.min(rows.length - 1, row + n);
+    else if (m[2] === 'C') col += n;
+    else if (m[2] === 'D') col = Math.max(0, col - n);
+    else if (m[2] === 'K') rows[row] = rows[row].slice(0, col);
+    else if (m[2] === 'J') {
+      rows[row] = rows[row].slice(0, col);
+      rows.length = row + 1;
+    }
+  }
+  return rows.map((r) => r.trimEnd());
+}
+
+test(
+  'in a terminal: a webhook call arriving while a line is typed shows above the prompt, and the typed line stays intact',
+  { timeout: 90_000 },
+  () => {
+    const { status, transcript } = drive([
+      ['expect', 'sqlcdc> '],
+      ['send', '%webhook start --no-auth\r'],
+      ['expect', 'webhook listening: .*sqlcdc> '],
+      ['send', "PRINT 'typed"],
+      ['expect', "PRINT 'typed"],
+      ['post', '[{"id": 41}]'],
+      ['expect', "webhook call 1 .*41.*sqlcdc> .*PRINT 'typed"],
+      ['send', " on'; \r"],
+      ['expect', 'typed on'],
+      ['send', '%webhook stop\r'],
+      ['expect', 'stopped after 1 call'],
+      ['send', '\x04'],
+    ]);
+    assert.equal(status, 0, transcript);
+    const rows = screen(transcript);
+    const arrived = rows.findIndex((r) => r.startsWith('webhook call 1 (POST, 1 rows)'));
+    assert.ok(arrived > 0, rows.join('\n'));
+    assert.ok(
+      rows.slice(0, arrived).every((r) => !r.includes("PRINT 'typed")),
+      `the half-typed line is not left above the call:\n${rows.join('\n')}`,
+    );
+    assert.ok(rows.slice(arrived).some((r) => /│ +41 │/.test(r)));
+    assert.ok(rows.slice(arrived).includes("sqlcdc> PRINT 'typed on';"), rows.join('\n'));
+    assert.ok(rows.slice(arrived).includes('typed on'), rows.join('\n'));
   },
 );

@@ -222,6 +222,14 @@ test(
       { name: 'lamp', tag: '["a","b"]' },
     ]);
     assert.deepEqual(await post({ form2json: '1' }, 'text/plain', 'name=door&qty=3'), [{ name: 'door', qty: '3' }]);
+    // curl -d declares every body a form: one that is a JSON document is read as JSON, unless form2json=1.
+    assert.deepEqual(await post({}, 'application/x-www-form-urlencoded', '[{"id": 1}, {"id": 2}]'), [
+      { id: 1 },
+      { id: 2 },
+    ]);
+    assert.deepEqual(await post({ form2json: '1' }, 'application/x-www-form-urlencoded', '{"a":1}'), [
+      { '{"a":1}': '' },
+    ]);
     assert.deepEqual(
       await post(
         { rootpath: '//item' },

@@ -1,9 +1,10 @@
 """Drives the REPL in a real pseudo-terminal, as a person at a terminal would.
 
 usage: tty_driver.py <steps.json> -- <command…>
-steps: a JSON list of ["send", text] and ["expect", regex] items; each expect waits (bounded) for the
-regex to match the screen output received since the previous expect. Prints the whole transcript
-to stdout; exits 1 with the unmatched regex when an expect times out.
+steps: a JSON list of ["send", text], ["expect", regex] and ["post", body] items; each expect waits
+(bounded) for the regex to match the screen output received since the previous expect; a post sends
+body (JSON) to the last webhook push URL the REPL printed, as a client outside the terminal would.
+Prints the whole transcript to stdout; exits 1 with the unmatched regex when an expect times out.
 """
 import json
 import os
@@ -12,6 +13,7 @@ import re
 import select
 import sys
 import time
+import urllib.request
 
 steps = json.load(open(sys.argv[1]))
 command = sys.argv[sys.argv.index('--') + 1:]
@@ -45,6 +47,10 @@ for kind, value in steps:
         for ch in value:
             os.write(fd, ch.encode())
             time.sleep(0.01)
+    elif kind == 'post':
+        url = re.findall(r'http://127\.0\.0\.1:\d+/job/push\?guid=[0-9a-f]{32}', transcript)[-1]
+        request = urllib.request.Request(url, data=value.encode(), headers={'content-type': 'application/json'})
+        urllib.request.urlopen(request).read()
     else:
         deadline = time.time() + 15
         pattern = re.compile(value, re.S)

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { Dataset } from '../../runtime/index';
+import type { Session } from '../../runtime/session';
+import { startHttpServer, type TestServer } from '../helpers/http-server';
+import { tempSession } from '../helpers/session';
+
+const servers: TestServer[] = [];
+const sessions: Session[] = [];
+after(async () => {
+  for (const s of sessions) await s.close();
+  for (const s of servers) await s.close();
+});
+
+/**
+ * A session that captured items 1, 2, 3 into a change log in `logs/`, and a server that answers 503 to
+ * item 2 while `failing.now` is set, 200 to everything else.
+ */
+async function captured(): Promise<{
+  session: Session;
+  dir: string;
+  server: TestServer;
+  failing: { now: boolean };
+  file: string;
+}> {
+  const failing = { now: true };
+  const server = await startHttpServer((req, res) => {
+    const refused = failing.now && (JSON.parse(req.body) as { id: number }).id === 2;
+    res.writeHead(refused ? 503 : 200).end('{}');
+  });
+  servers.push(server);
+  const { session, dir } = tempSession({}, 'push-outcome');
+  sessions.push(session);
+  await session.run(`%connection add api ${server.url}`);
+  session.setDataset(Dataset.fromRows([{ name: 'id', type: { base: 'int' } }], [[1], [2], [3]]));
+  await session.run("CAPTURE 'items' ON KEYS 'id' WITH PATH 'logs';");
+  const [file] = readdirSync(join(dir, 'logs'));
+  assert.match(file, /^items_\d+\.eds$/);
+  return { session, dir, server, failing, file };
+}
+
+const push = (options: string) => `PUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD ({"id": {{id}}}) ${options};`;
+
+const sentIds = (server: TestServer, from = 0) =>
+  server.requests.slice(from).map((r) => (JSON.parse(r.body) as { id: number }).id);
+
+test('a failed push without outcome options keeps the log and records, beside it, the batches that succeeded', async () => {
+  const { session, dir, server, failing, file } = await captured();
+  await assert.rejects(session.run(push('')), /HTTP 503/);
+  assert.deepEqual(readdirSync(join(dir, 'logs')).sort(), [file, `${file}.progress.json`]);
+  failing.now = false;
+  const before = server.requests.length;
+  await session.run(`LOAD UPSERTS FROM '${file}' PATH 'logs';\n${push('')}`);
+  assert.deepEqual(sentIds(server, before), [2, 3], 'the replay resumes at the batch that failed');
+  assert.deepEqual(readdirSync(join(dir, 'logs')), [file], 'a push that succeeds removes the record');
+});
+
+test('DLQ_ON_ERROR moves the log and its progress record into the subfolder; a LOAD of the moved log resumes there', async () => {
+  const { session, dir, server, failing, file } = await captured();
+  await assert.rejects(session.run(push("WITH DLQ_ON_ERROR 'dlq'")), /HTTP 503/);
+  assert.deepEqual(sentIds(server), [1, 2]);
+  assert.deepEqual(readdirSync(join(dir, 'logs')), ['dlq'], 'nothing of the log is left in its folder');
+  assert.deepEqual(readdirSync(join(dir, 'logs', 'dlq')).sort(), [file, `${file}.progress.json`]);
+  failing.now = false;
+  const before = server.requests.length;
+  await session.run(`LOAD UPSERTS FROM '${file}' PATH 'logs/dlq';\n${push("WITH DLQ_ON_ERROR 'dlq'")}`);
+  assert.deepEqual(sentIds(server, before), [2, 3]);
+  assert.deepEqual(readdirSync(join(dir, 'logs', 'dlq')), [file]);
+});
+
+test('DISCARD_ON_ERROR deletes the log and its progress record; DISCARD_ON_SUCCESS deletes the log after success', async () => {
+  const failed = await captured();
+  await assert.rejects(failed.session.run(push('WITH DISCARD_ON_ERROR')), /HTTP 503/);
+  assert.deepEqual(readdirSync(join(failed.dir, 'logs')), []);
+  const done = await captured();
+  done.failing.now = false;
+  await done.session.run(push('WITH DISCARD_ON_SUCCESS'));
+  assert.deepEqual(sentIds(done.server), [1, 2, 3]);
+  assert.deepEqual(readdirSync(join(done.dir, 'logs')), []);
+});
+
+test("DLQ_ON_ERROR outside the log's folder ('..' or absolute) is refused before any call; the log stays", async () => {
+  const { session, dir, server, file } = await captured();
+  for (const folder of ['../failed', 'dlq/../../failed', '/tmp/failed']) {
+    await assert.rejects(
+      session.run(push(`WITH DLQ_ON_ERROR '${folder}'`)),
+      (e: Error) =>
+        e.message ===
+        `DLQ_ON_ERROR '${folder}' must name a subfolder of the change log's folder (a relative path without '..')`,
+    );
+  }
+  assert.equal(server.requests.length, 0);
+  assert.deepEqual(readdirSync(join(dir, 'logs')), [file]);
+});
