@@ -190,12 +190,14 @@ function classify(
 
 /** The rows to report, in input order. */
 function wantedRows(kinds: Uint8Array, options: CaptureOptions): Int32Array {
-  const wanted = (kind: number) => (kind === INSERTED && options.inserts) || (kind === UPDATED && options.updates);
+  const wanted = new Uint8Array(DROPPED + 1);
+  wanted[INSERTED] = options.inserts ? 1 : 0;
+  wanted[UPDATED] = options.updates ? 1 : 0;
   let m = 0;
-  for (let r = 0; r < kinds.length; r++) if (wanted(kinds[r])) m++;
+  for (let r = 0; r < kinds.length; r++) m += wanted[kinds[r]];
   const rows = new Int32Array(m);
   m = 0;
-  for (let r = 0; r < kinds.length; r++) if (wanted(kinds[r])) rows[m++] = r;
+  for (let r = 0; r < kinds.length; r++) if (wanted[kinds[r]]) rows[m++] = r;
   return rows;
 }
 
