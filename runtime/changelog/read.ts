@@ -37,13 +37,6 @@ export interface ChangeLogPage {
   data: Dataset;
 }
 
-/**
- * Frames being decompressed ahead of the one decoded, as many as the thread pool has threads: on a
- * busy machine a decompression waits for its thread to be scheduled, and one frame ahead left the
- * reader waiting for it between frames.
- */
-const FRAMES_AHEAD = 4;
-
 /** What is damaged in a file, as opposed to a problem with keys or trust (ScriptError) or the disk. */
 class Damage extends Error {}
 
@@ -93,7 +86,7 @@ export class ChangeLogReader {
   /**
    * The rows, a frame at a time: upsert pages, then delete pages. Decodes into new arrays per page;
    * `into` (readChangeLog) gives arrays to fill instead, at each stream's running row offset.
-   * While a frame is decoded, the next ones are already being decompressed in the thread pool.
+   * While a frame is decoded, the next one is already being decompressed in the thread pool.
    */
   async *pages(into?: Record<StreamName, Value[][]>): AsyncGenerator<ChangeLogPage> {
     const src = this.layers.content;
@@ -103,25 +96,13 @@ export class ChangeLogReader {
     const claimed = { upserts: 0, deletes: 0 };
     const decoded = { upserts: 0, deletes: 0 };
     let frames = 0;
-    const ahead: PendingFrame[] = [];
-    let started = 0;
-    let atTrailer = false;
-    const startMore = () => {
-      while (!atTrailer && ahead.length < FRAMES_AHEAD) {
-        const frame = this.guard(() => this.startFrame(src, started + 1, claimed, expected));
-        if (frame) {
-          ahead.push(frame);
-          started++;
-        } else atTrailer = true;
-      }
-    };
     try {
-      startMore();
-      while (ahead.length) {
-        const frame = ahead.shift()!;
+      let next = this.guard(() => this.startFrame(src, 1, claimed, expected));
+      while (next) {
+        const frame = next;
         const body = await this.guardAsync(frame.body);
         frames++;
-        startMore();
+        next = this.guard(() => this.startFrame(src, frames + 1, claimed, expected));
         const { stream, rows } = frame;
         const target = into?.[stream] ?? schema.map(() => new Array<Value>(rows));
         this.guard(() => decoder.decode(body, rows, target, into ? decoded[stream] : 0));
