@@ -32,8 +32,12 @@ export interface CaptureDiff {
    * is no delete), `duplicates` the rows IGNORE_DUPS dropped.
    */
   counts: { inserted: number; updated: number; deleted: number; unchanged: number; duplicates: number };
-  /** The state to commit after the change log; undefined without KEYS. */
-  next?: CdcState;
+  /**
+   * Builds the state to commit after the change log; undefined without KEYS. Built only when it is
+   * committed: a run that fails before its log is durable never pays for it, and the diff itself is
+   * only the comparison.
+   */
+  next?: () => CdcState;
 }
 
 /** What a row is (0: unchanged). */
@@ -51,7 +55,7 @@ export async function captureChanges(input: Dataset, options: CaptureOptions, st
 
 /** Writes the next state; call it only once the change log built from the same diff is durable. */
 export async function commitState(stateFile: string, diff: CaptureDiff): Promise<void> {
-  if (diff.next) await writeState(stateFile, diff.next);
+  if (diff.next) await writeState(stateFile, diff.next());
 }
 
 /** Compares `input` with `previous` (see CaptureDiff); `stateFile` is only named in messages. */
@@ -91,7 +95,7 @@ export function captureDiff(
     addedRows: rows.addedRows,
     hashes,
   };
-  const next = nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
+  const next = () => nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
   const tally = counts(inserted, rows.updated, options.deletes ? deleted : 0, matched - rows.updated, dropped);
   if (!previous && options.initOnFirstRun) {
     return {
@@ -130,8 +134,9 @@ interface Classified {
 /**
  * Finds each row's key in the state, or among the keys new in this run. Sources mostly return
  * their records in the same order every time, and the state keeps that order: a row's key is
- * first compared with the entry after the last one matched, and only looked up in the state's
- * table, then in the new keys' table, when it is not that one.
+ * first compared with the entry after the last one matched, then with the one after that (the
+ * record between was deleted), and only looked up in the state's table, then in the new keys'
+ * table, when it is neither.
  */
 function classify(
   input: Dataset,
@@ -153,8 +158,10 @@ function classify(
   let updated = 0;
   for (let r = 0; r < n; r++) {
     key.encode(r);
-    let e = cursor;
-    if (cursor >= stateCount || !key.equals(stateKeys, cursor)) {
+    let e: number;
+    if (cursor < stateCount && key.equals(stateKeys, cursor)) e = cursor;
+    else if (cursor + 1 < stateCount && key.equals(stateKeys, cursor + 1)) e = cursor + 1;
+    else {
       const h = key.hash();
       e = stateCount ? findKey(previous!.table, stateKeys, key, h) : -1;
       if (e < 0) {
@@ -183,12 +190,14 @@ function classify(
 
 /** The rows to report, in input order. */
 function wantedRows(kinds: Uint8Array, options: CaptureOptions): Int32Array {
-  const wanted = (kind: number) => (kind === INSERTED && options.inserts) || (kind === UPDATED && options.updates);
+  const wanted = new Uint8Array(DROPPED + 1);
+  wanted[INSERTED] = options.inserts ? 1 : 0;
+  wanted[UPDATED] = options.updates ? 1 : 0;
   let m = 0;
-  for (let r = 0; r < kinds.length; r++) if (wanted(kinds[r])) m++;
+  for (let r = 0; r < kinds.length; r++) m += wanted[kinds[r]];
   const rows = new Int32Array(m);
   m = 0;
-  for (let r = 0; r < kinds.length; r++) if (wanted(kinds[r])) rows[m++] = r;
+  for (let r = 0; r < kinds.length; r++) if (wanted[kinds[r]]) rows[m++] = r;
   return rows;
 }
 

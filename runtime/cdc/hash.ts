@@ -214,8 +214,10 @@ const HASHERS: Record<Family, ColumnHasher> = {
  * Rows are hashed a block at a time, each column in turn over the block: one loop per column type,
  * and the block's cells (allocated row by row by whatever read them) stay in the cache from one
  * column to the next, where whole columns one after the other would fetch every cell from memory.
+ * A small block, so that they stay in the first-level cache: on the bench's rows (8 columns), a
+ * diff's hashing took 160 ms of CPU in blocks of 8 rows, 175 in blocks of 16, 232 in blocks of 512.
  */
-const BLOCK = 512;
+const BLOCK = 8;
 
 /** The hash of every row of `ds` over the columns `ordinals`, taken in that order: row r's lanes are hashes[2r] and hashes[2r + 1]. */
 export function hashRows(ds: Dataset, ordinals: readonly number[]): Int32Array {

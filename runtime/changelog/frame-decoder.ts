@@ -33,6 +33,7 @@ class Input {
 export class FrameDecoder {
   private readonly scratch: Scratch;
   private readonly lengths: Uint32Array;
+  private words = new Uint32Array(0);
 
   constructor(
     private readonly columns: readonly Column[],
@@ -120,13 +121,14 @@ export class FrameDecoder {
   }
 
   private decimalColumn(input: Input, rows: number, values: Value[], at: number): void {
-    const fixed = new Uint8Array(rows * 8);
-    fixed.set(input.take(rows * 8));
-    const meta = new Uint32Array(fixed.buffer, 0, rows);
-    const exponents = new Int32Array(fixed.buffer, rows * 4, rows);
+    const s = this.scratch;
+    s.bytes(rows * 8).set(input.take(rows * 8));
+    const meta = new Uint32Array(s.raw, 0, rows);
+    const exponents = new Int32Array(s.raw, rows * 4, rows);
     const total = input.u32();
-    const words = new Uint32Array(total);
-    new Uint8Array(words.buffer).set(input.take(total * 4));
+    const stored = input.take(total * 4);
+    const words = this.wordsFor(total);
+    new Uint8Array(words.buffer, 0, total * 4).set(stored);
     let pos = 0;
     for (let r = 0; r < rows; r++) {
       const m = meta[r];
@@ -144,6 +146,15 @@ export class FrameDecoder {
       }
     }
     if (pos !== total) throw new FrameError(`decimal word counts add up to ${pos}, the column has ${total}`);
+  }
+
+  /**
+   * A buffer of at least `n` words, kept from frame to frame like the scratch: buffers made per
+   * frame would add up to what starts V8's full collections early (external memory pressure).
+   */
+  private wordsFor(n: number): Uint32Array {
+    if (this.words.length < n) this.words = new Uint32Array(Math.max(n, 2 * this.words.length));
+    return this.words;
   }
 
   private bytesColumn(input: Input, rows: number, values: Value[], at: number): void {

@@ -20,8 +20,14 @@ export const KIND = { upserts: 0x55, deletes: 0x44, end: 0x45 } as const;
 export const FRAME_HEADER = 17;
 export const TRAILER = 25;
 
-/** Rows per frame unless the writer is told otherwise: ~3 MB of raw cells for a dozen typical columns. */
-export const DEFAULT_FRAME_ROWS = 65_536;
+/**
+ * Rows per frame unless the writer is told otherwise: under 1 MB of raw cells for a dozen typical
+ * columns. Small enough that a reader's decompressed frame is garbage before V8 promotes it: with
+ * 65,536 rows the frames outlived young-generation collections, their buffers added up to V8's
+ * external memory limit and started two full collections of the heap being read into, which made a
+ * million-row read ~15% dearer; files are ~4% larger than with 65,536 rows.
+ */
+export const DEFAULT_FRAME_ROWS = 16_384;
 
 /** No frame of ours comes near this; a larger length is damage, refused before anything is allocated. */
 export const MAX_FRAME_BYTES = 1 << 30;
