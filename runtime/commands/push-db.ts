@@ -27,14 +27,12 @@ import { clearProgress, readProgress, writeProgress, type PushProgress } from '.
 import { atArgument } from '../at-argument';
 import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
+import { progressLine } from '../targets/progress';
 
 type Stream = 'upsert' | 'delete';
 
 /** Rows per transaction when a section gives no BATCH, and always for AUTO_MERGE (docs/databases.md). */
 export const DEFAULT_BATCH = 50_000;
-
-/** How often a long push redraws its progress. */
-const PROGRESS_EVERY_MS = 250;
 
 /** What one batch changed in the table AUTO_MERGE writes (zeros for SQL of a section). */
 interface BatchCounts {
@@ -409,13 +407,12 @@ async function withRetries<T>(
 }
 
 function report(ctx: CommandContext, id: string, t: Tally, done: boolean): void {
-  const now = performance.now();
-  if (!done && now - t.shown < PROGRESS_EVERY_MS) return;
-  t.shown = now;
-  const seconds = (now - t.started) / 1000;
-  const rate = seconds > 0 ? Math.round(t.rows / seconds) : 0;
-  const text = `PUSH INTO DB: ${t.rows.toLocaleString('en-US')} / ${t.total.toLocaleString('en-US')} rows, ${counted(t.transactions, 'transaction')}, ${rate.toLocaleString('en-US')} rows/s`;
-  ctx.emit({ kind: 'progress', id, text, done });
+  const text = progressLine('PUSH INTO DB', t, details, done);
+  if (text) ctx.emit({ kind: 'progress', id, text, done });
+}
+
+function details(t: Tally): string {
+  return counted(t.transactions, 'transaction');
 }
 
 function summary(

@@ -16,6 +16,7 @@ import { atArgument } from '../at-argument';
 import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
 import { bodyRetry, statusCodes, userRegex } from './http-options';
+import { progressLine } from '../targets/progress';
 
 type Stream = 'upsert' | 'delete';
 
@@ -34,9 +35,6 @@ interface Tally {
 
 /** A call made ready: its request and how many rows it carries, or the error making it raised. */
 type Prepared = { request: HttpRequest; rows: number } | { error: unknown };
-
-/** How often a long push redraws its progress. */
-const PROGRESS_EVERY_MS = 250;
 
 /**
  * PUSH INTO HTTP [conn] ON_UPSERT (…) … ON_DELETE (…) … WITH … (spec §4.2 PUSH HTTP, §4.3, §3, §7;
@@ -237,13 +235,12 @@ function afterPendingWrites(): Promise<void> {
 }
 
 function report(ctx: CommandContext, id: string, t: Tally, done: boolean): void {
-  const now = performance.now();
-  if (!done && now - t.shown < PROGRESS_EVERY_MS) return;
-  t.shown = now;
-  const seconds = (now - t.started) / 1000;
-  const rate = seconds > 0 ? Math.round(t.rows / seconds) : 0;
-  const text = `PUSH INTO HTTP: ${t.rows.toLocaleString('en-US')} / ${t.total.toLocaleString('en-US')} rows, ${t.calls.toLocaleString('en-US')} calls, ${t.retries} retries, ${rate.toLocaleString('en-US')} rows/s`;
-  ctx.emit({ kind: 'progress', id, text, done });
+  const text = progressLine('PUSH INTO HTTP', t, details, done);
+  if (text) ctx.emit({ kind: 'progress', id, text, done });
+}
+
+function details(t: Tally): string {
+  return `${t.calls.toLocaleString('en-US')} calls, ${t.retries} retries`;
 }
 
 function summary(t: Tally): string {
