@@ -1,4 +1,6 @@
 import Decimal from 'decimal.js';
+import { UNSCALED, UNSCALED_MAX_SCALE, UNSCALED_WORDS, unscaledWords } from '../dataset/decimal-scale';
+import type { DecimalVector } from '../dataset/vector';
 
 /**
  * A decimal's value as decimal.js represents it (documented): sign s, exponent e of the leading
@@ -35,4 +37,43 @@ export function fromParts(sign: number, e: number, words: readonly number[]): De
       .join('')
   ).replace(/0+$/, '');
   return new Decimal(`${sign < 0 ? '-' : ''}${digits[0]}.${digits.slice(1) || '0'}e${e}`);
+}
+
+/** A decimal's sign (as `signOf`), exponent and digit words: d[0 .. words). */
+export interface DecimalWords {
+  sign: number;
+  e: number;
+  words: number;
+  d: readonly number[];
+}
+
+const CELL: DecimalWords = { sign: 1, e: 0, words: 1, d: [0] };
+const ZERO_WORDS = [0];
+
+/**
+ * The parts of cell `r` of a typed decimal column, `unscaled / 10^scale`, as `partsOf` gives them for
+ * the Decimal the cell reads as (so 1 and 1.0 have the same), without making that Decimal when the
+ * scale allows. Reused: valid until the next call.
+ */
+export function cellWords(vector: DecimalVector, r: number): DecimalWords {
+  const unscaled = vector.unscaled[r];
+  const scale = typeof vector.scale === 'number' ? vector.scale : vector.scale[r];
+  if (unscaled === 0) {
+    CELL.sign = 1;
+    CELL.e = 0;
+    CELL.words = 1;
+    CELL.d = ZERO_WORDS;
+  } else if (scale > UNSCALED_MAX_SCALE) {
+    const parts = partsOf(vector.get(r) as Decimal);
+    CELL.sign = signOf(parts);
+    CELL.e = parts.d === null ? 0 : parts.e;
+    CELL.words = parts.d === null ? 0 : parts.d.length;
+    CELL.d = parts.d ?? ZERO_WORDS;
+  } else {
+    CELL.words = unscaledWords(unscaled < 0 ? -unscaled : unscaled, scale);
+    CELL.sign = unscaled < 0 ? -1 : 1;
+    CELL.e = UNSCALED.e;
+    CELL.d = UNSCALED_WORDS;
+  }
+  return CELL;
 }
