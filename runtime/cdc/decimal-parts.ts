@@ -49,6 +49,15 @@ export interface DecimalWords {
 
 const CELL: DecimalWords = { sign: 1, e: 0, words: 1, d: [0] };
 const ZERO_WORDS = [0];
+const ONE_WORD = [0, 0];
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7];
+
+/** The number of decimal digits of `n`, a positive integer below 1e7. */
+function digitsOf(n: number): number {
+  let digits = 1;
+  while (digits < 7 && n >= POW10[digits]) digits++;
+  return digits;
+}
 
 /**
  * The parts of cell `r` of a typed decimal column, `unscaled / 10^scale`, as `partsOf` gives them for
@@ -63,6 +72,24 @@ export function cellWords(vector: DecimalVector, r: number): DecimalWords {
     CELL.e = 0;
     CELL.words = 1;
     CELL.d = ZERO_WORDS;
+  } else if (scale <= 7 && (unscaled < 0 ? -unscaled : unscaled) < 1e7 * POW10[scale]) {
+    // The common case, one word before the point and at most one after, without unscaledWords' divisions.
+    const a = unscaled < 0 ? -unscaled : unscaled;
+    const unit = POW10[scale];
+    const fraction = a % unit;
+    const integer = (a - fraction) / unit;
+    CELL.sign = unscaled < 0 ? -1 : 1;
+    CELL.d = ONE_WORD;
+    if (integer > 0) {
+      CELL.e = digitsOf(integer) - 1;
+      ONE_WORD[0] = integer;
+      ONE_WORD[1] = fraction * POW10[7 - scale];
+      CELL.words = fraction === 0 ? 1 : 2;
+    } else {
+      CELL.e = digitsOf(fraction) - scale - 1;
+      ONE_WORD[0] = fraction * POW10[7 - scale];
+      CELL.words = 1;
+    }
   } else if (scale > UNSCALED_MAX_SCALE) {
     const parts = partsOf(vector.get(r) as Decimal);
     CELL.sign = signOf(parts);
