@@ -7,6 +7,7 @@ import { readChangeLog } from '../../runtime/changelog/read';
 import { writeChangeLog } from '../../runtime/changelog/write';
 import { decimalText } from '../../runtime/dataset/decimal-scale';
 import type { Value } from '../../runtime/dataset/types';
+import { BigIntVector, DateVector } from '../../runtime/dataset/vector';
 import { both, cols, N, STORAGE } from '../helpers/typed-data';
 import { meta, tempDir } from './helpers';
 
@@ -18,7 +19,7 @@ function exact(v: Value): string {
   return `${typeof v} ${String(v)}`;
 }
 
-test('a change log written from typed columns is byte for byte the one written from the same values, frames cut anywhere', async () => {
+test('a change log written from typed columns is byte for byte the one written from the same values, frames cut anywhere; read back, every cell is the same', async () => {
   const dir = tempDir('changelog-typed');
   const all = Array.from({ length: N }, (_, r) => r);
   // Every other row from the back: a selection, whose vectors are gathered from the typed ones.
@@ -36,6 +37,9 @@ test('a change log written from typed columns is byte for byte the one written f
     assert.deepEqual(readFileSync(typedPath), readFileSync(plainPath), `frames of ${frameRows} rows`);
 
     const log = await readChangeLog(typedPath);
+    // Datetimes and longs are read into typed storage, not a Date or a bigint per cell.
+    assert.ok(log.upserts.vector(cols.findIndex((c) => c.name === 't')) instanceof DateVector);
+    assert.ok(log.deletes.vector(cols.findIndex((c) => c.name === 'l')) instanceof BigIntVector);
     for (const [got, want] of [
       [log.upserts, upserts.plain],
       [log.deletes, deletes.plain],
