@@ -230,7 +230,11 @@ function upserts(
   for (let k = 0; k < markers.length; k++)
     markers[k] = kinds && rows !== 'all' && kinds[rows[k]] === UPDATED ? 'U' : 'I';
   const column: Column = { name: marker, type: MARKER_TYPE };
-  return new Dataset([...picked.columns.map((c) => ({ ...c })), column], [...picked.data, markers], markers.length);
+  return new Dataset(
+    [...picked.columns.map((c) => ({ ...c })), column],
+    [...picked.columns.map((_, c) => picked.vector(c)), markers],
+    markers.length,
+  );
 }
 
 /** The state's records the input no longer has: their keys, every other column null. */

@@ -23,3 +23,14 @@ export function splitInt64(v: number | bigint): void {
   INT64[0] = Number(BigInt.asIntN(32, big));
   INT64[1] = Number(BigInt.asIntN(32, big >> 32n));
 }
+
+/** Whether this machine stores an int64 low half first, as INT64 and the key bytes hold it. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * The halves of a long column's cells, two to a cell (low first) as `splitInt64` gives them: a view
+ * of the same memory, or undefined on a big-endian machine, where the cells are split one by one.
+ */
+export function int64Words(data: BigInt64Array): Int32Array | undefined {
+  return LITTLE_ENDIAN ? new Int32Array(data.buffer, data.byteOffset, 2 * data.length) : undefined;
+}

@@ -2,9 +2,19 @@ import type Decimal from 'decimal.js';
 import type { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import type { ColumnType, Value } from '../dataset/types';
-import { fromParts, partsOf, signOf } from './decimal-parts';
+import {
+  BigIntVector,
+  bitAt,
+  BoolVector,
+  DateVector,
+  DecimalVector,
+  DictionaryVector,
+  NumberVector,
+  type Vector,
+} from '../dataset/vector';
+import { cellWords, fromParts, partsOf, signOf, type DecimalWords } from './decimal-parts';
 import { familyOf, type Family } from './families';
-import { INT64, splitInt64 } from './int64';
+import { INT64, int64Words, splitInt64 } from './int64';
 
 /**
  * Record keys as canonical bytes. Two keys are the same record exactly when their bytes are equal, so
@@ -94,12 +104,16 @@ function writeBool(w: ByteWriter, v: Exclude<Value, null>): void {
 function writeDecimal(w: ByteWriter, v: Exclude<Value, null>): void {
   const parts = partsOf(v as Decimal);
   const words = parts.d ?? [];
-  w.room(10 + 4 * words.length);
+  writeDecimalWords(w, signOf(parts), parts.d === null ? 0 : parts.e, words.length, words);
+}
+
+function writeDecimalWords(w: ByteWriter, sign: number, e: number, count: number, words: readonly number[]): void {
+  w.room(10 + 4 * count);
   w.bytes[w.pos++] = TAGS.decimal;
-  w.bytes[w.pos++] = signOf(parts) + 1;
-  w.u32(parts.d === null ? 0 : parts.e);
-  w.u32(words.length);
-  for (const word of words) w.u32(word);
+  w.bytes[w.pos++] = sign + 1;
+  w.u32(e);
+  w.u32(count);
+  for (let i = 0; i < count; i++) w.u32(words[i]);
 }
 
 function writeText(w: ByteWriter, v: Exclude<Value, null>): void {
@@ -144,16 +158,104 @@ const WRITERS: Record<Family, Write> = {
   bytes: writeBytes,
 };
 
+/** Writes one column's key bytes for row r, its null tag included. */
+type CellWriter = (w: ByteWriter, r: number) => void;
+
+function writeNull(w: ByteWriter): void {
+  w.room(1);
+  w.bytes[w.pos++] = TAG_NULL;
+}
+
+/**
+ * The key writer of a column read from its storage (vector.ts) without making a value per cell,
+ * writing what the value each cell reads as writes; storage without a reader of its own is read as values.
+ */
+function cellWriter(vector: Vector, family: Family): CellWriter {
+  if (family === 'integer' && vector instanceof NumberVector && vector.data instanceof Int32Array) {
+    const { data, nulls } = vector;
+    return (w, r) => {
+      if (nulls && bitAt(nulls, r)) return writeNull(w);
+      w.room(9);
+      w.bytes[w.pos++] = TAGS.integer;
+      w.u32(data[r]);
+      w.u32(data[r] >> 31);
+    };
+  }
+  const longs = family === 'integer' && vector instanceof BigIntVector ? int64Words(vector.data) : undefined;
+  if (longs) {
+    const { nulls } = vector as BigIntVector;
+    return (w, r) => {
+      if (nulls && bitAt(nulls, r)) return writeNull(w);
+      w.room(9);
+      w.bytes[w.pos++] = TAGS.integer;
+      w.u32(longs[2 * r]);
+      w.u32(longs[2 * r + 1]);
+    };
+  }
+  if (
+    (family === 'float' && vector instanceof NumberVector) ||
+    (family === 'datetime' && vector instanceof DateVector)
+  ) {
+    const data = vector instanceof DateVector ? vector.ms : vector.data;
+    const nulls = vector.nulls;
+    const tag = TAGS[family];
+    return (w, r) => {
+      if (nulls && bitAt(nulls, r)) return writeNull(w);
+      w.room(9);
+      w.bytes[w.pos++] = tag;
+      w.f64(data[r]);
+    };
+  }
+  if (family === 'bool' && vector instanceof BoolVector) {
+    const { bits, nulls } = vector;
+    return (w, r) => {
+      if (nulls && bitAt(nulls, r)) return writeNull(w);
+      w.room(2);
+      w.bytes[w.pos++] = TAGS.bool;
+      w.bytes[w.pos++] = bitAt(bits, r) ? 1 : 0;
+    };
+  }
+  if (family === 'decimal' && vector instanceof DecimalVector) {
+    const { nulls } = vector;
+    return (w, r) => {
+      if (nulls && bitAt(nulls, r)) return writeNull(w);
+      const d: DecimalWords = cellWords(vector, r);
+      writeDecimalWords(w, d.sign, d.e, d.words, d.d);
+    };
+  }
+  if (family === 'text' && vector instanceof DictionaryVector) {
+    // Each distinct string's bytes once; a row copies those of its code.
+    const { codes, table } = vector;
+    const encoded = table.map((s) => {
+      const one = new ByteWriter(16);
+      if (s === null) writeNull(one);
+      else writeText(one, s);
+      return one.bytes.slice(0, one.pos);
+    });
+    return (w, r) => {
+      const bytes = encoded[codes[r]];
+      w.room(bytes.length);
+      w.bytes.set(bytes, w.pos);
+      w.pos += bytes.length;
+    };
+  }
+  const values = vector.values();
+  const write = WRITERS[family];
+  return (w, r) => {
+    const v = values[r];
+    if (v === null) writeNull(w);
+    else write(w, v);
+  };
+}
+
 /** Encodes the key of one row at a time: `bytes[0 .. length)` holds it until the next `encode`. */
 export class KeyEncoder {
   private readonly writer = new ByteWriter(64);
-  private readonly columns: Value[][];
-  private readonly writers: Write[];
+  private readonly cells: CellWriter[];
   length = 0;
 
   constructor(ds: Dataset, ordinals: readonly number[]) {
-    this.columns = ordinals.map((c) => ds.column(c));
-    this.writers = ordinals.map((c) => WRITERS[familyOf(ds.columns[c].type.base)]);
+    this.cells = ordinals.map((c) => cellWriter(ds.vector(c), familyOf(ds.columns[c].type.base)));
   }
 
   get bytes(): Uint8Array {
@@ -163,13 +265,7 @@ export class KeyEncoder {
   encode(r: number): void {
     const w = this.writer;
     w.pos = 0;
-    for (let k = 0; k < this.columns.length; k++) {
-      const v = this.columns[k][r];
-      if (v === null) {
-        w.room(1);
-        w.bytes[w.pos++] = TAG_NULL;
-      } else this.writers[k](w, v);
-    }
+    for (let k = 0; k < this.cells.length; k++) this.cells[k](w, r);
     this.length = w.pos;
   }
 

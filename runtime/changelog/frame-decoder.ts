@@ -1,6 +1,7 @@
 import Decimal from 'decimal.js';
 import { decimalFromParts } from '../dataset/decimal-scale';
 import type { Column, Value } from '../dataset/types';
+import { BigIntVector, DateVector, type Vector } from '../dataset/vector';
 import { ENCODING, Scratch } from './frame-format';
 
 /** A frame body that does not decode: its bytes contradict its own lengths or encodings. */
@@ -29,6 +30,42 @@ class Input {
   }
 }
 
+/**
+ * A whole datetime or long column of a stream decoded into typed storage (readChangeLog): frames
+ * copy their epoch milliseconds or int64s into it, with no Date or bigint per cell.
+ */
+export class TypedColumn {
+  readonly data: Float64Array | BigInt64Array;
+  private nulls: Uint8Array | undefined;
+
+  constructor(
+    readonly encoding: typeof ENCODING.DATE | typeof ENCODING.I64,
+    private readonly length: number,
+  ) {
+    this.data = encoding === ENCODING.DATE ? new Float64Array(length) : new BigInt64Array(length);
+  }
+
+  setNull(r: number): void {
+    (this.nulls ??= new Uint8Array((this.length + 7) >> 3))[r >> 3] |= 1 << (r & 7);
+  }
+
+  vector(): Vector {
+    return this.data instanceof Float64Array
+      ? new DateVector(this.data, this.nulls)
+      : new BigIntVector(this.data, this.nulls);
+  }
+}
+
+/** Where a column's cells are decoded to: an array of values, or typed storage. */
+export type ColumnTarget = Value[] | TypedColumn;
+
+/** The target of a column of `length` cells when a whole stream is read: typed storage for datetimes and longs. */
+export function targetFor(column: Column, length: number): ColumnTarget {
+  if (column.type.base === 'datetime') return new TypedColumn(ENCODING.DATE, length);
+  if (column.type.base === 'long') return new TypedColumn(ENCODING.I64, length);
+  return new Array<Value>(length);
+}
+
 /** Decodes frames of up to `maxRows` rows of these columns into column arrays. */
 export class FrameDecoder {
   private readonly scratch: Scratch;
@@ -43,10 +80,14 @@ export class FrameDecoder {
     this.lengths = new Uint32Array(Math.max(maxRows, 1));
   }
 
-  /** Decodes `rows` rows from `raw` into `into[c][at…]`. */
-  decode(raw: Buffer, rows: number, into: Value[][], at: number): void {
+  /** Decodes `rows` rows from `raw` into `into[c]` from row `at`. */
+  decode(raw: Buffer, rows: number, into: readonly ColumnTarget[], at: number): void {
     const input = new Input(raw);
-    for (let c = 0; c < this.columns.length; c++) this.column(input, rows, into[c], at, this.columns[c]);
+    for (let c = 0; c < this.columns.length; c++) {
+      const target = into[c];
+      if (target instanceof TypedColumn) this.typedColumn(input, rows, target, at, this.columns[c]);
+      else this.column(input, rows, target, at, this.columns[c]);
+    }
     if (input.pos !== raw.length)
       throw new FrameError(`${raw.length - input.pos} bytes left over after the last column`);
   }
@@ -99,6 +140,20 @@ export class FrameDecoder {
     }
     // Nulls last: the loops above stay free of a per-row branch for them.
     if (nulls) for (let r = 0; r < rows; r++) if (nulls[r >> 3] & (1 << (r & 7))) values[at + r] = null;
+  }
+
+  /** The frame's cells copied into typed storage as they are stored (the encoder writes a null's slot as 0). */
+  private typedColumn(input: Input, rows: number, target: TypedColumn, at: number, column: Column): void {
+    const encoding = input.u8();
+    const hasNulls = input.u8();
+    if (hasNulls > 1) throw new FrameError(`column '${column.name}': a null flag of ${hasNulls}`);
+    if (encoding !== target.encoding)
+      throw new FrameError(
+        `column '${column.name}' (${column.type.base}): encoding ${encoding}, not ${target.encoding}`,
+      );
+    const nulls = hasNulls ? input.take((rows + 7) >> 3) : undefined;
+    new Uint8Array(target.data.buffer, at * 8, rows * 8).set(input.take(rows * 8));
+    if (nulls) for (let r = 0; r < rows; r++) if (nulls[r >> 3] & (1 << (r & 7))) target.setNull(at + r);
   }
 
   private readLengths(input: Input, rows: number): Uint32Array {

@@ -1,6 +1,16 @@
 import Decimal from 'decimal.js';
 import { carriedScale, type DecimalParts } from '../dataset/decimal-scale';
 import type { BaseType, Column, Value } from '../dataset/types';
+import {
+  BigIntVector,
+  bitAt,
+  BoolVector,
+  DateVector,
+  DictionaryVector,
+  NumberVector,
+  ValuesVector,
+  type Vector,
+} from '../dataset/vector';
 import { ENCODING, Scratch } from './frame-format';
 
 /** The JS representation each column type's cells have (runtime/dataset/types.ts). */
@@ -89,13 +99,101 @@ export class FrameEncoder {
     this.scratch = new Scratch(maxRows);
     this.lengths = new Uint32Array(Math.max(maxRows, 1));
     this.parts = new Array<string>(maxRows);
+    this.cells = new Array<Value>(maxRows);
   }
 
-  /** Rows `start` to `end` of `data` (column arrays); the result is valid until the next call. */
-  encode(data: readonly (readonly Value[])[], start: number, end: number): Buffer {
+  /** Cells of a frame read out of typed storage the encoder has no reader of its own for. */
+  private readonly cells: Value[];
+
+  /** Rows `start` to `end` of `data` (the columns' storage); the result is valid until the next call. */
+  encode(data: readonly Vector[], start: number, end: number): Buffer {
     this.out.pos = 0;
-    for (let c = 0; c < this.columns.length; c++) this.column(data[c], start, end, this.columns[c]);
+    for (let c = 0; c < this.columns.length; c++) {
+      const vector = data[c];
+      const column = this.columns[c];
+      if (vector instanceof ValuesVector) this.column(vector.array, start, end, column);
+      else if (!this.typedColumn(vector, start, end, column)) {
+        // Decimals, packed text: the frame's cells as values (one frame's worth, not the column's).
+        const cells = this.cells;
+        cells.length = end - start;
+        for (let r = start; r < end; r++) cells[r - start] = vector.get(r);
+        this.column(cells, 0, end - start, column);
+      }
+    }
     return this.out.buf.subarray(0, this.out.pos);
+  }
+
+  /**
+   * Writes a column from typed storage (vector.ts) as `column` writes the same cells as values,
+   * without a value per cell; false, writing nothing, for storage it has no reader for. The storage
+   * holds its type's representation by construction, so no cell is checked.
+   */
+  private typedColumn(vector: Vector, start: number, end: number, column: Column): boolean {
+    const rows = end - start;
+    const base = column.type.base;
+    const s = this.scratch;
+    let encoding: number;
+    let nulls: Uint8Array | undefined;
+    if (vector instanceof NumberVector && vector.data instanceof Int32Array && INTEGER_TYPES.has(base)) {
+      encoding = ENCODING.I32;
+      s.i32.set(vector.data.subarray(start, end));
+      nulls = vector.nulls;
+    } else if (vector instanceof NumberVector && vector.data instanceof Float32Array && base === 'float') {
+      encoding = ENCODING.F32;
+      s.f32.set(vector.data.subarray(start, end));
+      nulls = vector.nulls;
+    } else if (vector instanceof NumberVector && vector.data instanceof Float64Array && base === 'double') {
+      encoding = ENCODING.F64;
+      s.f64.set(vector.data.subarray(start, end));
+      nulls = vector.nulls;
+    } else if (vector instanceof DateVector && base === 'datetime') {
+      encoding = ENCODING.DATE;
+      s.f64.set(vector.ms.subarray(start, end));
+      nulls = vector.nulls;
+    } else if (vector instanceof BigIntVector && base === 'long') {
+      encoding = ENCODING.I64;
+      s.i64.set(vector.data.subarray(start, end));
+      nulls = vector.nulls;
+    } else if (vector instanceof BoolVector && base === 'bool') {
+      encoding = ENCODING.BOOL;
+      nulls = vector.nulls;
+    } else if (vector instanceof DictionaryVector && REPRESENTATION[base] === 'string') {
+      const text = this.joinCodes(vector, start, end);
+      const utf16 = !isWellFormed(text);
+      const out = this.out;
+      out.u8(utf16 ? ENCODING.UTF16 : ENCODING.UTF8);
+      const bits = nullCodes(vector.codes, start, end);
+      out.u8(bits ? 1 : 0);
+      if (bits) out.bytes(bits);
+      this.textPayload(text, rows, utf16);
+      return true;
+    } else return false;
+    const out = this.out;
+    out.u8(encoding);
+    const bits = frameNulls(nulls, start, end);
+    out.u8(bits ? 1 : 0);
+    if (bits) {
+      out.bytes(bits);
+      // A null cell's slot holds 0, as `column` writes it, whatever the storage left there.
+      for (let r = 0; r < rows; r++) if (bits[r >> 3] & (1 << (r & 7))) zero(s, encoding, r);
+    }
+    if (vector instanceof BoolVector) out.bytes(bitsOf(vector.bits, start, end));
+    else out.bytes(s.bytes(rows * (encoding === ENCODING.I32 || encoding === ENCODING.F32 ? 4 : 8)));
+    return true;
+  }
+
+  /** `joinText` for dictionary codes (code 0 is null). */
+  private joinCodes({ codes, table }: DictionaryVector, start: number, end: number): string {
+    const rows = end - start;
+    const parts = this.parts;
+    const lengths = this.lengths;
+    for (let r = 0; r < rows; r++) {
+      const text = table[codes[start + r]] ?? '';
+      parts[r] = text;
+      lengths[r] = text.length;
+    }
+    parts.length = rows;
+    return parts.join('');
   }
 
   private column(values: readonly Value[], start: number, end: number, column: Column): void {
@@ -306,4 +404,39 @@ function bitmap(values: readonly Value[], start: number, end: number, nulls: boo
   const marked = nulls ? null : true;
   for (let r = start; r < end; r++) if (values[r] === marked) bits[(r - start) >> 3] |= 1 << ((r - start) & 7);
   return bits;
+}
+
+/** Bits `start` … `end` - 1 of a bitmap, from bit 0 (a frame's rows). */
+function bitsOf(bits: Uint8Array, start: number, end: number): Uint8Array {
+  const out = new Uint8Array((end - start + 7) >> 3);
+  if ((start & 7) === 0) {
+    out.set(bits.subarray(start >> 3, (end + 7) >> 3));
+    // The last byte's bits past `end` belong to the next frame.
+    if ((end - start) & 7) out[out.length - 1] &= (1 << ((end - start) & 7)) - 1;
+    return out;
+  }
+  for (let r = start; r < end; r++) if (bitAt(bits, r)) out[(r - start) >> 3] |= 1 << ((r - start) & 7);
+  return out;
+}
+
+/** A frame's null bitmap from a column's, undefined when no row of the frame is null. */
+function frameNulls(nulls: Uint8Array | undefined, start: number, end: number): Uint8Array | undefined {
+  if (!nulls) return undefined;
+  const bits = bitsOf(nulls, start, end);
+  return bits.some((b) => b !== 0) ? bits : undefined;
+}
+
+/** The null bitmap of a frame of dictionary codes (code 0 is null), undefined when none is null. */
+function nullCodes(codes: Uint8Array | Uint16Array | Uint32Array, start: number, end: number): Uint8Array | undefined {
+  let out: Uint8Array | undefined;
+  for (let r = start; r < end; r++)
+    if (codes[r] === 0) (out ??= new Uint8Array((end - start + 7) >> 3))[(r - start) >> 3] |= 1 << ((r - start) & 7);
+  return out;
+}
+
+function zero(s: Scratch, encoding: number, r: number): void {
+  if (encoding === ENCODING.I32) s.i32[r] = 0;
+  else if (encoding === ENCODING.F32) s.f32[r] = 0;
+  else if (encoding === ENCODING.I64) s.i64[r] = 0n;
+  else if (encoding !== ENCODING.BOOL) s.f64[r] = 0;
 }

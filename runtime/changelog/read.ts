@@ -7,7 +7,7 @@ import { ScriptError } from '../errors';
 import { EndOfData, FileSource, type ByteSource } from '../util/bytes';
 import type { Signer } from '../workspace/cms-signed';
 import { isMalformed } from '../workspace/cms';
-import { FrameDecoder, FrameError } from './frame-decoder';
+import { FrameDecoder, FrameError, targetFor, TypedColumn, type ColumnTarget } from './frame-decoder';
 import { decompress } from './compress';
 import { parseHeader, type ChangeLogHeader } from './header';
 import {
@@ -85,10 +85,11 @@ export class ChangeLogReader {
 
   /**
    * The rows, a frame at a time: upsert pages, then delete pages. Decodes into new arrays per page;
-   * `into` (readChangeLog) gives arrays to fill instead, at each stream's running row offset.
+   * `into` (readChangeLog) gives whole columns to fill instead (arrays, or typed storage for
+   * datetimes and longs), at each stream's running row offset, and yields no page.
    * While a frame is decoded, the next one is already being decompressed in the thread pool.
    */
-  async *pages(into?: Record<StreamName, Value[][]>): AsyncGenerator<ChangeLogPage> {
+  async *pages(into?: Record<StreamName, readonly ColumnTarget[]>): AsyncGenerator<ChangeLogPage> {
     const src = this.layers.content;
     const { schema, counts } = this.header;
     const decoder = new FrameDecoder(schema, this.header.frameRows);
@@ -104,18 +105,22 @@ export class ChangeLogReader {
         frames++;
         next = this.guard(() => this.startFrame(src, frames + 1, claimed, expected));
         const { stream, rows } = frame;
-        const target = into?.[stream] ?? schema.map(() => new Array<Value>(rows));
-        this.guard(() => decoder.decode(body, rows, target, into ? decoded[stream] : 0));
+        if (into) {
+          this.guard(() => decoder.decode(body, rows, into[stream], decoded[stream]));
+          decoded[stream] += rows;
+          continue;
+        }
+        const target = schema.map(() => new Array<Value>(rows));
+        this.guard(() => decoder.decode(body, rows, target, 0));
         decoded[stream] += rows;
-        if (!into)
-          yield {
-            stream,
-            data: new Dataset(
-              schema.map((c) => ({ ...c, type: { ...c.type } })),
-              target,
-              rows,
-            ),
-          };
+        yield {
+          stream,
+          data: new Dataset(
+            schema.map((c) => ({ ...c, type: { ...c.type } })),
+            target,
+            rows,
+          ),
+        };
       }
       this.guard(() => this.finish(src, decoded, frames, expected));
     } finally {
@@ -246,21 +251,22 @@ export interface ChangeLog {
 
 /**
  * A whole change log in memory, its two streams as datasets. Cells are decoded straight into
- * arrays sized from the header, so no page is copied; it returns only after the trailer and, with
+ * columns sized from the header (datetimes as epoch milliseconds and longs as int64s, typed storage), so no page is copied; it returns only after the trailer and, with
  * checkSignature, the signature have been checked.
  */
 export async function readChangeLog(path: string, options: ReadOptions = {}): Promise<ChangeLog> {
   const reader = ChangeLogReader.open(path, options);
   const { schema, counts } = reader.header;
   const columns = () => schema.map((c) => ({ ...c, type: { ...c.type } }));
-  const upserts = schema.map(() => new Array<Value>(counts.inserts + counts.updates));
-  const deletes = schema.map(() => new Array<Value>(counts.deletes));
+  const upserts = schema.map((c) => targetFor(c, counts.inserts + counts.updates));
+  const deletes = schema.map((c) => targetFor(c, counts.deletes));
   const pages = reader.pages({ upserts, deletes });
   while (!(await pages.next()).done);
+  const stored = (targets: ColumnTarget[]) => targets.map((t) => (t instanceof TypedColumn ? t.vector() : t));
   return {
     header: reader.header,
-    upserts: new Dataset(columns(), upserts, counts.inserts + counts.updates),
-    deletes: new Dataset(columns(), deletes, counts.deletes),
+    upserts: new Dataset(columns(), stored(upserts), counts.inserts + counts.updates),
+    deletes: new Dataset(columns(), stored(deletes), counts.deletes),
     encrypted: reader.encrypted,
     signed: reader.signed,
     signers: reader.signers,

@@ -137,7 +137,7 @@ export async function writeChangeLog(
       [KIND.upserts, upserts],
       [KIND.deletes, deletes],
     ] as const) {
-      const data = ds.rowCount > 0 ? ds.data : [];
+      const data = ds.columns.map((_, c) => ds.vector(c));
       for (let start = 0; start < ds.rowCount; start += frameRows) {
         // Between frames, not after the last: a log of one frame (a webhook call's) needs no extra turn.
         if (frames > 0) {

@@ -200,16 +200,31 @@ export function decimalFromUnscaled(unscaled: number, scale: number): Decimal {
   const negative = unscaled < 0;
   const a = negative ? -unscaled : unscaled;
   if (a === 0) return withScale(new Decimal(negative ? '-0' : '0'), scale);
+  const words = unscaledWords(a, scale);
+  return decimalFromParts(negative ? -1 : 1, UNSCALED.e, SCRATCH.slice(0, words), scale > UNSCALED.places ? scale : -1);
+}
+
+/**
+ * What `unscaledWords` found besides the words: decimal.js's exponent of the leading digit, and how
+ * many decimals are left once trailing zeros are dropped.
+ */
+export const UNSCALED = { e: 0, places: 0 };
+
+/**
+ * The digit words decimal.js holds for `a / 10^scale` (`a` a positive exact integer, `scale` at most
+ * 22), in `UNSCALED_WORDS` from 0; their count is returned, the exponent left in `UNSCALED.e`. Change
+ * detection hashes and keys a typed decimal column's cells from these without making a Decimal.
+ */
+export function unscaledWords(a: number, scale: number): number {
   const unit = POW10_EXACT[scale];
   const fraction = a % unit;
   const integer = (a - fraction) / unit;
   let words = integerWords(integer, 0);
-  let e: number;
   if (integer > 0) {
-    e = String(integer).length - 1;
+    UNSCALED.e = String(integer).length - 1;
   } else {
     // The exponent of the leading digit: -(zeros after the point + 1).
-    e = String(fraction).length - scale - 1;
+    UNSCALED.e = String(fraction).length - scale - 1;
   }
   // Fraction words: each covers the next 7 decimals, padded with zeros past the last one.
   let places = fraction === 0 ? 0 : scale;
@@ -232,8 +247,15 @@ export function decimalFromUnscaled(unscaled: number, scale: number): Decimal {
     SCRATCH[words++] = word;
   }
   while (SCRATCH[words - 1] === 0) words--;
-  return decimalFromParts(negative ? -1 : 1, e, SCRATCH.slice(0, words), scale > places ? scale : -1);
+  UNSCALED.places = places;
+  return words;
 }
+
+/** The words `unscaledWords` leaves (valid until its next call). */
+export const UNSCALED_WORDS: readonly number[] = SCRATCH;
 
 /** 10^0 … 10^22: every power of ten a double holds exactly. */
 const POW10_EXACT = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
+
+/** The largest scale `unscaledWords` takes. */
+export const UNSCALED_MAX_SCALE = POW10_EXACT.length - 1;
