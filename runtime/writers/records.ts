@@ -41,7 +41,11 @@ export function recordWriter(
  * Which fields a writer can take as their invariant text (`formatValue`) in place of the value: decimals,
  * and datetimes unless a date format needs the Date.
  */
-export function textualFields(columns: readonly Column[], ordinals: readonly number[], options: WriterOptions): boolean[] {
+export function textualFields(
+  columns: readonly Column[],
+  ordinals: readonly number[],
+  options: WriterOptions,
+): boolean[] {
   return ordinals.map((o) => {
     const base = columns[o].type.base;
     return base === 'decimal' || (base === 'datetime' && options.date === undefined);
