@@ -2,13 +2,13 @@ import { converterTo, type Converter } from '../dataset/convert';
 import { Dataset } from '../dataset/dataset';
 import { parseTypeName } from '../dataset/type-names';
 import type { Column, ColumnType, Value } from '../dataset/types';
-import { vectorOf, type Vector } from '../dataset/vector';
+import { textView, vectorOf, type Vector } from '../dataset/vector';
 import { ScriptError, toScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { compileValue } from '../functions/evaluate';
 import type { AddColumn, FormatSpec } from '../script/ast';
 import type { Scope } from '../scope';
-import { parseFormatOptions, rowWriter, selectFields } from '../writers';
+import { parseFormatOptions, rowWriter, selectFields, textualFields } from '../writers';
 import { atArgument } from '../at-argument';
 import type { Command } from './command';
 
@@ -52,8 +52,10 @@ export function addColumnTo(
   // The ordinals the new values are computed from: the row reader fills only those cells, so a column
   // the statement does not name costs nothing per row (a typed decimal or datetime would be an object).
   const reads = new Set<number>();
+  // FORMAT's fields read as text (a typed datetime or decimal, when nothing else reads it as a value).
+  const views = new Map<number, Vector>();
   const valueOf = stmt.format
-    ? formatted(stmt, stmt.format, input, scope, existing, reads)
+    ? formatted(stmt, stmt.format, input, scope, existing, reads, views)
     : stmt.default.value.trim() !== ''
       ? defaultValue(stmt, input, scope, convert, reads)
       : existing >= 0
@@ -73,7 +75,7 @@ export function addColumnTo(
     columns.push({ name: stmt.name, type });
   }
   const data: (Value[] | Vector)[] = keep.map((i) => input.vector(i));
-  data[target] = vectorOf(type, computeColumn(input, value, reads));
+  data[target] = vectorOf(type, computeColumn(input, value, reads, views));
   if (failures.rows > 0) {
     const count = `${failures.rows} row${failures.rows === 1 ? '' : 's'}`;
     warn(
@@ -133,11 +135,10 @@ function formatted(
   scope: Scope,
   existing: number,
   reads: Set<number>,
+  views: Map<number, Vector>,
 ): ValueOf {
   const options = parseFormatOptions(format.options?.value, format.format, format.options?.pos);
   const fields = selectFields(input.columns, format.include, format.includeNot, format.exclude);
-  for (const o of fields) reads.add(o);
-  const write = atArgument(format, () => rowWriter(format.format, input.columns, fields, options));
   let when: ((row: Value[]) => boolean) | undefined;
   if (format.when) {
     const filter = compileFilter(format.when.value, format.when.pos);
@@ -151,6 +152,15 @@ function formatted(
       : existing >= 0
         ? (row) => row[existing]
         : () => null;
+  // A field only the fragment reads is read as its text when its storage gives it (vector.ts textView).
+  const textual = textualFields(input.columns, fields, options);
+  const texts = fields.map((o, k) => {
+    const view = textual[k] && !reads.has(o) ? textView(input.vector(o), input.columns[o].type) : undefined;
+    if (view) views.set(o, view);
+    else reads.add(o);
+    return view !== undefined;
+  });
+  const write = atArgument(format, () => rowWriter(format.format, input.columns, fields, options, texts));
   let toSkip = options.skip;
   if (!when && toSkip === 0) return (row) => write(row);
   return (row, i) => {
@@ -180,9 +190,17 @@ function guarded(valueOf: ValueOf, stmt: AddColumn, failures: Failures): ValueOf
 }
 
 /** The new column's values, from the cells of `reads`; the other columns are shared with the input, not copied. */
-function computeColumn(input: Dataset, value: ValueOf, reads: ReadonlySet<number>): Value[] {
+function computeColumn(
+  input: Dataset,
+  value: ValueOf,
+  reads: ReadonlySet<number>,
+  views: ReadonlyMap<number, Vector>,
+): Value[] {
   const out = new Array<Value>(input.rowCount);
-  const read = input.reader([...reads].sort((a, b) => a - b));
+  const read = input.reader(
+    [...reads, ...views.keys()].sort((a, b) => a - b),
+    views,
+  );
   for (let r = 0; r < out.length; r++) out[r] = value(read(r), r);
   return out;
 }

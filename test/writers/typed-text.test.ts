@@ -161,3 +161,24 @@ test('a loaded and typed CSV sinks the same JSON and CSV as the file it was read
     assert.equal(csv[i], `${id},${ts},${amount}`, `row ${i} CSV`);
   }
 });
+
+test('ADD COLUMN … FORMAT writes typed fields as it writes the same values held as objects, WHEN reading one of them', async () => {
+  const { typed, plain } = both(600);
+  const statements = [
+    "ADD COLUMN 'doc' FORMAT JSON",
+    "ADD COLUMN 'doc' FORMAT CSV INCLUDE 'narrow,ts,amount' OPTIONS 'delimiter:.'",
+    "ADD COLUMN 'doc' FORMAT XML INCLUDE 'ts,price'",
+    "ADD COLUMN 'doc=none' FORMAT JSON INCLUDE 'id,ts,amount' WHEN 'amount > 0 AND ts > #2000-01-01#'",
+  ];
+  for (const statement of statements) {
+    const docs = async (ds: Dataset) => {
+      const { session } = tempSession({}, 'typed-text');
+      session.setDataset(ds);
+      await session.run(statement);
+      return session.dataset.column(session.dataset.indexOf('doc'));
+    };
+    const fromTyped = await docs(typed);
+    assert.deepEqual(fromTyped, await docs(plain), statement);
+    assert.ok(new Set(fromTyped).size > 100, `${statement}: the fragments differ from row to row`);
+  }
+});
