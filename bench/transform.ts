@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import alasql from 'alasql';
 import { Dataset } from '../runtime/dataset/dataset';
+import { formatDateTime } from '../runtime/dataset/format-value';
 import type { Column, Value } from '../runtime/dataset/types';
 import { DateVector, DecimalVector } from '../runtime/dataset/vector';
 import { Session } from '../runtime/session';
@@ -271,7 +272,7 @@ export async function runTransformBench(): Promise<void> {
     const typedObjects = objects.map((o, r) => ({
       ...o,
       balance: Number(balance.get(r)!.toString()),
-      ts: (ts.get(r) as Date).toISOString().slice(0, 19),
+      ts: formatDateTime(ts.get(r) as Date),
     }));
     const typedStringify = await best(
       RUNS,
