@@ -2,13 +2,13 @@ import { converterTo, type Converter } from '../dataset/convert';
 import { Dataset } from '../dataset/dataset';
 import { parseTypeName } from '../dataset/type-names';
 import type { Column, ColumnType, Value } from '../dataset/types';
-import { vectorOf, type Vector } from '../dataset/vector';
+import { textView, vectorOf, type Vector } from '../dataset/vector';
 import { ScriptError, toScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { compileValue } from '../functions/evaluate';
 import type { AddColumn, FormatSpec } from '../script/ast';
 import type { Scope } from '../scope';
-import { parseFormatOptions, rowWriter, selectFields } from '../writers';
+import { parseFormatOptions, rowWriter, selectFields, textualFields } from '../writers';
 import { atArgument } from '../at-argument';
 import type { Command } from './command';
 
@@ -49,12 +49,17 @@ export function addColumnTo(
   }
   const type = columnType(stmt, input, existing);
   const convert = converterTo(type);
+  // The ordinals the new values are computed from: the row reader fills only those cells, so a column
+  // the statement does not name costs nothing per row (a typed decimal or datetime would be an object).
+  const reads = new Set<number>();
+  // FORMAT's fields read as text (a typed datetime or decimal, when nothing else reads it as a value).
+  const views = new Map<number, Vector>();
   const valueOf = stmt.format
-    ? formatted(stmt, stmt.format, input, scope, existing)
+    ? formatted(stmt, stmt.format, input, scope, existing, reads, views)
     : stmt.default.value.trim() !== ''
-      ? defaultValue(stmt, input, scope, convert)
+      ? defaultValue(stmt, input, scope, convert, reads)
       : existing >= 0
-        ? converted(input, existing, type)
+        ? converted(input, existing, type, reads)
         : undefined;
   const dropped = stmt.format?.collapse
     ? selectFields(input.columns, stmt.format.include, stmt.format.includeNot, stmt.format.exclude)
@@ -70,7 +75,7 @@ export function addColumnTo(
     columns.push({ name: stmt.name, type });
   }
   const data: (Value[] | Vector)[] = keep.map((i) => input.vector(i));
-  data[target] = vectorOf(type, computeColumn(input, value));
+  data[target] = vectorOf(type, computeColumn(input, value, reads, views));
   if (failures.rows > 0) {
     const count = `${failures.rows} row${failures.rows === 1 ? '' : 's'}`;
     warn(
@@ -99,9 +104,9 @@ function columnType(stmt: AddColumn, input: Dataset, existing: number): ColumnTy
 }
 
 /** The default, converted to the column type. A default that is the same for all rows is converted once. */
-function defaultValue(stmt: AddColumn, input: Dataset, scope: Scope, convert: Converter): ValueOf {
+function defaultValue(stmt: AddColumn, input: Dataset, scope: Scope, convert: Converter, reads: Set<number>): ValueOf {
   const compiled = compileValue(stmt.default);
-  const evaluate: ValueOf = atArgument(stmt.default, () => compiled.bind(scope, input));
+  const evaluate: ValueOf = atArgument(stmt.default, () => compiled.bind(scope, input, { reads }));
   if (compiled.perRow) return (row, i) => convert(evaluate(row, i));
   let value: Value;
   try {
@@ -113,7 +118,8 @@ function defaultValue(stmt: AddColumn, input: Dataset, scope: Scope, convert: Co
 }
 
 /** OR ALTER with a new type and no new values: the existing values, converted. */
-function converted(input: Dataset, ordinal: number, type: ColumnType): ValueOf {
+function converted(input: Dataset, ordinal: number, type: ColumnType, reads: Set<number>): ValueOf {
+  reads.add(ordinal);
   const convert = converterTo(type, input.columns[ordinal].type);
   return (row) => convert(row[ordinal]);
 }
@@ -122,19 +128,39 @@ function converted(input: Dataset, ordinal: number, type: ColumnType): ValueOf {
  * FORMAT: the fragment of each row WHEN selects (after the first `skip:` of them); other rows get the
  * default when one is given, else keep their value (OR ALTER) or are null.
  */
-function formatted(stmt: AddColumn, format: FormatSpec, input: Dataset, scope: Scope, existing: number): ValueOf {
+function formatted(
+  stmt: AddColumn,
+  format: FormatSpec,
+  input: Dataset,
+  scope: Scope,
+  existing: number,
+  reads: Set<number>,
+  views: Map<number, Vector>,
+): ValueOf {
   const options = parseFormatOptions(format.options?.value, format.format, format.options?.pos);
   const fields = selectFields(input.columns, format.include, format.includeNot, format.exclude);
-  const write = atArgument(format, () => rowWriter(format.format, input.columns, fields, options));
-  const when = format.when
-    ? compileFilter(format.when.value, format.when.pos).bind(input.columns, scope, input)
-    : undefined;
+  let when: ((row: Value[]) => boolean) | undefined;
+  if (format.when) {
+    const filter = compileFilter(format.when.value, format.when.pos);
+    when = filter.bind(input.columns, scope, input);
+    for (const name of filter.columns) if (input.has(name)) reads.add(input.indexOf(name));
+  }
+  if (stmt.default.value.trim() === '' && existing >= 0) reads.add(existing);
   const otherwise: ValueOf =
     stmt.default.value.trim() !== ''
-      ? defaultValue(stmt, input, scope, converterTo({ base: 'string' }))
+      ? defaultValue(stmt, input, scope, converterTo({ base: 'string' }), reads)
       : existing >= 0
         ? (row) => row[existing]
         : () => null;
+  // A field only the fragment reads is read as its text when its storage gives it (vector.ts textView).
+  const textual = textualFields(input.columns, fields, options);
+  const texts = fields.map((o, k) => {
+    const view = textual[k] && !reads.has(o) ? textView(input.vector(o), input.columns[o].type) : undefined;
+    if (view) views.set(o, view);
+    else reads.add(o);
+    return view !== undefined;
+  });
+  const write = atArgument(format, () => rowWriter(format.format, input.columns, fields, options, texts));
   let toSkip = options.skip;
   if (!when && toSkip === 0) return (row) => write(row);
   return (row, i) => {
@@ -163,10 +189,18 @@ function guarded(valueOf: ValueOf, stmt: AddColumn, failures: Failures): ValueOf
   };
 }
 
-/** The new column's values; the other columns are shared with the input, not copied. */
-function computeColumn(input: Dataset, value: ValueOf): Value[] {
+/** The new column's values, from the cells of `reads`; the other columns are shared with the input, not copied. */
+function computeColumn(
+  input: Dataset,
+  value: ValueOf,
+  reads: ReadonlySet<number>,
+  views: ReadonlyMap<number, Vector>,
+): Value[] {
   const out = new Array<Value>(input.rowCount);
-  const read = input.reader();
+  const read = input.reader(
+    [...reads, ...views.keys()].sort((a, b) => a - b),
+    views,
+  );
   for (let r = 0; r < out.length; r++) out[r] = value(read(r), r);
   return out;
 }

@@ -133,11 +133,14 @@ export class Dataset {
     return out;
   }
 
-  /** Reads rows into one reused array; only `ordinals` are filled when given (see row-reader.ts). */
-  reader(ordinals?: readonly number[]): RowReader {
+  /**
+   * Reads rows into one reused array; only `ordinals` are filled when given (see row-reader.ts), and
+   * a column in `views` is read through that vector instead of its own (a writer's text view).
+   */
+  reader(ordinals?: readonly number[], views?: ReadonlyMap<number, Vector>): RowReader {
     const all = ordinals ?? this.columns.map((_, c) => c);
     const data: Vector[] = this.columns.map(() => EMPTY);
-    for (const c of all) data[c] = this.vector(c);
+    for (const c of all) data[c] = views?.get(c) ?? this.vector(c);
     return rowReader(data, ordinals);
   }
 

@@ -1,6 +1,7 @@
 import Decimal from 'decimal.js';
 import { decimalFromUnscaled, decimalText, parseDecimal } from './decimal-scale';
 import { parseDateTimeMs } from './parse-datetime';
+import { formatDateTime } from './format-value';
 import type { ColumnType, Value } from './types';
 
 /**
@@ -593,4 +594,96 @@ function texts(values: Value[]): Vector {
 export function narrowCodes(codes: Uint32Array, count: number): Uint8Array | Uint16Array | Uint32Array {
   if (count > 65536) return codes;
   return count <= 256 ? Uint8Array.from(codes) : Uint16Array.from(codes);
+}
+
+/**
+ * The cells of a datetime or decimal vector as the text `formatValue(cell, type)` gives, read from the
+ * stored numbers without making a Date or a Decimal per cell: what the CSV, JSON and XML writers write
+ * (writers/dataset-text.ts). Undefined for other storage, which writers read as values.
+ */
+export function textView(vector: Vector, type: ColumnType): Vector | undefined {
+  if (vector instanceof DateVector && type.base === 'datetime') {
+    const { ms, nulls } = vector;
+    return new TextView(vector, type, (r) => (nulls && bitAt(nulls, r) ? null : isoText(ms[r])));
+  }
+  if (vector instanceof DecimalVector && type.base === 'decimal') {
+    const { unscaled, scale, nulls } = vector;
+    const fixed = type.scale;
+    return new TextView(vector, type, (r) => {
+      if (nulls && bitAt(nulls, r)) return null;
+      const s = typeof scale === 'number' ? scale : scale[r];
+      // A column scale below the value's rounds (toFixed): rare enough to go through the Decimal.
+      if (fixed !== undefined && fixed < s) return (vector.get(r) as Decimal).toFixed(fixed);
+      return unscaledText(unscaled[r], s, fixed ?? s);
+    });
+  }
+  return undefined;
+}
+
+class TextView extends BaseVector {
+  constructor(
+    private readonly source: Vector,
+    private readonly type: ColumnType,
+    readonly get: (r: number) => string | null,
+  ) {
+    super();
+  }
+
+  get length(): number {
+    return this.source.length;
+  }
+
+  pick(rows: ArrayLike<number>): Vector {
+    return textView(this.source.pick(rows), this.type)!;
+  }
+}
+
+/** `unscaled / 10^scale` with `places` (≥ scale) decimals: the digits of the integer with the point placed. */
+function unscaledText(unscaled: number, scale: number, places: number): string {
+  const negative = unscaled < 0;
+  let digits = String(negative ? -unscaled : unscaled);
+  let text: string;
+  if (scale === 0) text = digits;
+  else {
+    if (digits.length <= scale) digits = digits.padStart(scale + 1, '0');
+    text = `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+  }
+  if (places > scale) text += (scale === 0 ? '.' : '') + '0'.repeat(places - scale);
+  return negative ? `-${text}` : text;
+}
+
+const DAY_MS = 86_400_000;
+/** The instants of years 0000 to 9999, which `toISOString` writes with four digits and no sign. */
+const FIRST_MS = -62_167_219_200_000;
+const LAST_MS = 253_402_300_799_999;
+
+/**
+ * `yyyy-MM-ddTHH:mm:ss[.fff]` (format-value.ts `formatDateTime`) from epoch milliseconds, the date
+ * by the civil-from-days algorithm (H. Hinnant): no Date object and no ISO string to cut.
+ */
+function isoText(ms: number): string {
+  if (ms < FIRST_MS || ms > LAST_MS) return formatDateTime(new Date(ms));
+  const days = Math.floor(ms / DAY_MS);
+  const inDay = ms - days * DAY_MS;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const seconds = Math.floor(inDay / 1000);
+  const millis = inDay - seconds * 1000;
+  const text = `${pad4(year)}-${pad2(month)}-${pad2(day)}T${pad2(Math.floor(seconds / 3600))}:${pad2(Math.floor(seconds / 60) % 60)}:${pad2(seconds % 60)}`;
+  return millis === 0 ? text : `${text}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+function pad4(n: number): string {
+  return n >= 1000 ? String(n) : String(n).padStart(4, '0');
 }

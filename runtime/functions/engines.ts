@@ -5,7 +5,14 @@ import type { Scope } from '../scope';
 
 /** The part of runtime/expr (the DataColumn.Expression engine) that @sql() and #data.* use. */
 export interface ExpressionEngine {
-  compileExpression(source: string, at?: Position): { bind(columns: Column[], scope?: Scope): (row: Value[]) => Value };
+  compileExpression(
+    source: string,
+    at?: Position,
+  ): {
+    /** The column names the expression reads, as written. */
+    readonly columns: string[];
+    bind(columns: Column[], scope?: Scope): (row: Value[]) => Value;
+  };
   compileFilter(source: string, at?: Position): { bind(columns: Column[], scope?: Scope): (row: Value[]) => boolean };
   calculate(aggregate: string, filter: string | undefined, dataset: Dataset): Value;
 }

@@ -29,6 +29,11 @@ import { displayValue, fieldText } from './values';
 export interface BindOptions {
   /** Re-evaluate `#f()` per row (APPLY SCHEMA FX_BY_ROW, APPLY HTTP join modes, EXEC PER_ROW, PUSH BATCH 1). */
   fxByRow?: boolean;
+  /**
+   * Filled with the ordinals of the columns the bound function reads from its row, so a caller can
+   * read only those cells (ADD COLUMN reads a row through `Dataset.reader(ordinals)`).
+   */
+  reads?: Set<number>;
 }
 
 export type RowTextFn = (row: Value[], rowIndex: number) => string;
@@ -86,6 +91,8 @@ interface Env {
   batch?: { rows: readonly Value[][]; firstIndex: number };
   /** Inside a batch operator: how each field part is written (field-style.ts). */
   fieldStyles?: Map<Part, (type: ColumnType) => (v: Value) => string>;
+  /** BindOptions.reads. */
+  reads?: Set<number>;
 }
 
 function constant(v: Value): Bound {
@@ -105,6 +112,7 @@ function bindField(part: FieldPart, env: Env): Bound {
     const known = env.columns.map((c) => c.name).join(', ') || '(none)';
     throw new ScriptError(`unknown column '${part.name}' in {{${part.name}}} (columns: ${known})`, 'runtime', part.pos);
   }
+  env.reads?.add(ordinal);
   const styled = env.fieldStyles?.get(part);
   if (styled && !part.prefix) {
     const write = styled(env.columns[ordinal].type);
@@ -358,7 +366,14 @@ export const OPERATOR_JOIN: Record<string, { separator: string; terminator: stri
 
 function bindSqlExpression(part: CallPart, env: Env): Bound {
   if (env.noRow) throw new ScriptError('@sql(expression) computes a column: it needs a row', 'runtime', part.pos);
-  const bound = expressionEngine().compileExpression(part.raw!, part.rawPos).bind(env.columns, env.scope);
+  const expression = expressionEngine().compileExpression(part.raw!, part.rawPos);
+  const bound = expression.bind(env.columns, env.scope);
+  if (env.reads) {
+    for (const name of expression.columns) {
+      const ordinal = env.dataset.indexOf(name);
+      if (ordinal >= 0) env.reads.add(ordinal);
+    }
+  }
   return { c: false, f: (row) => bound(row) };
 }
 
@@ -391,7 +406,15 @@ function hasBatchOperator(parts: Part[]): boolean {
 }
 
 function makeEnv(scope: Scope, dataset: Dataset, options: BindOptions | undefined, sql: boolean): Env {
-  return { scope, dataset, columns: dataset.columns, fxByRow: options?.fxByRow ?? false, sql, noRow: false };
+  return {
+    scope,
+    dataset,
+    columns: dataset.columns,
+    fxByRow: options?.fxByRow ?? false,
+    sql,
+    noRow: false,
+    reads: options?.reads,
+  };
 }
 
 function toRowText(b: Bound, sql: boolean): RowTextFn {

@@ -1,4 +1,5 @@
 import type { Dataset } from '../dataset/dataset';
+import { textView, type Vector } from '../dataset/vector';
 import type { DocFormat } from '../script/ast';
 import { documentWriter, type DocumentWriter } from './documents';
 import type { WriterOptions } from './options';
@@ -19,8 +20,14 @@ export function* documentChunks(
 ): Generator<string, void, undefined> {
   const { open, separator, terminator, close } = writer.framing;
   const between = terminator + separator;
-  const record = writer.record;
-  const read = ds.reader(writer.ordinals);
+  // Typed datetimes and decimals are read as their text: no Date or Decimal made per cell.
+  const views = new Map<number, Vector>();
+  writer.ordinals.forEach((o, k) => {
+    const view = writer.textual[k] ? textView(ds.vector(o), ds.columns[o].type) : undefined;
+    if (view) views.set(o, view);
+  });
+  const record = views.size > 0 ? writer.withTexts(writer.ordinals.map((o) => views.has(o))) : writer.record;
+  const read = ds.reader(writer.ordinals, views);
   // Text owed before the next records: the opening, then the separator after a piece of records.
   let head = open;
   let started = false;

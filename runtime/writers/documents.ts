@@ -2,7 +2,7 @@ import type { Column } from '../dataset/types';
 import type { DocFormat } from '../script/ast';
 import { CRLF } from './csv';
 import type { WriterOptions } from './options';
-import { recordWriter } from './records';
+import { recordWriter, textualFields } from './records';
 import type { RowWriter } from './row-writer';
 
 /**
@@ -42,6 +42,10 @@ export interface DocumentWriter {
   framing: Framing;
   record: RowWriter;
   ordinals: readonly number[];
+  /** Per field: whether `withTexts` can take its cell as text (records.ts `textualFields`). */
+  textual: readonly boolean[];
+  /** The record writer for rows whose fields flagged in `texts` hold their cell's invariant text. */
+  withTexts(texts: readonly boolean[]): RowWriter;
 }
 
 export function documentWriter(
@@ -51,7 +55,13 @@ export function documentWriter(
   options: WriterOptions,
 ): DocumentWriter {
   const { header, record } = recordWriter(format, columns, ordinals, options);
-  return { framing: framing(format, header), record, ordinals };
+  return {
+    framing: framing(format, header),
+    record,
+    ordinals,
+    textual: textualFields(columns, ordinals, options),
+    withTexts: (texts) => recordWriter(format, columns, ordinals, options, texts).record,
+  };
 }
 
 /** ZIP COLUMN: a document of fragments; missing fragments (null) are left out by the caller. */

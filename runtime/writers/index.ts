@@ -10,6 +10,7 @@ export { buildDocument, documentWriter, type DocumentWriter } from './documents'
 export { selectFields } from './fields';
 export { parseFormatOptions, type FormatOptions } from './format-options';
 export { rowWriter } from './fragments';
+export { textualFields } from './records';
 export { writerOptions, type BytesEncoding, type WriterOptions } from './options';
 export { type RowWriter } from './row-writer';
 export { xmlEscape } from './xml';

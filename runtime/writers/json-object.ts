@@ -71,10 +71,12 @@ export function objectRowWriter(
   ordinals: readonly number[],
   options: CellOptions,
   slow: RowWriter,
+  texts?: readonly boolean[],
 ): RowWriter | undefined {
   const fields: Field[] = [];
-  for (const o of ordinals) {
-    const f = field(columns[o], options);
+  for (const [k, o] of ordinals.entries()) {
+    // A datetime given as its text (records.ts) is that string in the object.
+    const f = texts?.[k] && columns[o].type.base === 'datetime' ? STRING : field(columns[o], options);
     if (!f || (ARRAY_INDEX.test(columns[o].name) && Number(columns[o].name) < 2 ** 32 - 1)) return undefined;
     fields.push(f);
   }

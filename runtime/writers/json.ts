@@ -7,6 +7,10 @@ import { flat, type RowWriter } from './row-writer';
 const enum JsonCell {
   Number,
   Text,
+  /** A decimal given as its text (records.ts): written as it is. */
+  DecimalText,
+  /** A datetime given as its text: quoted (the text never needs escaping). */
+  DateText,
   Other,
 }
 
@@ -14,7 +18,7 @@ const enum JsonCell {
  * The kind of cell a JSON field holds, so the row loop can write plain numbers and strings inline
  * (the bulk of real rows) and call a column's writer only for the other types.
  */
-function jsonCell(column: Column, options: CellOptions): JsonCell {
+function jsonCell(column: Column, options: CellOptions, text: boolean): JsonCell {
   switch (column.type.base) {
     case 'tinyint':
     case 'short':
@@ -25,6 +29,10 @@ function jsonCell(column: Column, options: CellOptions): JsonCell {
     case 'char':
     case 'guid':
       return keepsStrings(options) ? JsonCell.Text : JsonCell.Other;
+    case 'decimal':
+      return text ? JsonCell.DecimalText : JsonCell.Other;
+    case 'datetime':
+      return text ? JsonCell.DateText : JsonCell.Other;
     default:
       return JsonCell.Other;
   }
@@ -39,11 +47,12 @@ export function jsonObjectWriter(
   columns: readonly Column[],
   ordinals: readonly number[],
   options: CellOptions,
+  texts?: readonly boolean[],
 ): RowWriter {
   const n = ordinals.length;
   if (n === 0) return () => '{}';
   const keys = ordinals.map((o, k) => `${k === 0 ? '{' : ','}${JSON.stringify(columns[o].name)}:`);
-  const cells = ordinals.map((o) => jsonCell(columns[o], options));
+  const cells = ordinals.map((o, k) => jsonCell(columns[o], options, texts?.[k] ?? false));
   const writers = ordinals.map((o) => jsonWriter(columns[o].type, options));
   const concatenated: RowWriter = (row) => {
     let s = '';
@@ -52,9 +61,11 @@ export function jsonObjectWriter(
       if (v === null) s += `${keys[k]}null`;
       else if (cells[k] === JsonCell.Number && typeof v === 'number' && Number.isFinite(v)) s += keys[k] + v;
       else if (cells[k] === JsonCell.Text && typeof v === 'string') s += keys[k] + JSON.stringify(v);
+      else if (cells[k] === JsonCell.DecimalText && typeof v === 'string') s += keys[k] + v;
+      else if (cells[k] === JsonCell.DateText && typeof v === 'string') s += `${keys[k]}"${v}"`;
       else s += keys[k] + writers[k](v);
     }
     return flat(`${s}}`);
   };
-  return objectRowWriter(columns, ordinals, options, concatenated) ?? concatenated;
+  return objectRowWriter(columns, ordinals, options, concatenated, texts) ?? concatenated;
 }

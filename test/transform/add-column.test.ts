@@ -153,3 +153,45 @@ test('empty datasets, unicode and very long values', async () => {
   assert.deepEqual(column(out.dataset, 'n'), [200_000, 2]);
   assert.deepEqual(column(out.dataset, 'é'), [`${long}✓`, '日本✓']);
 });
+
+test('a new column reads the cells its default, @sql(), FORMAT fields, WHEN and OR ALTER name, whatever their place', async () => {
+  // Only the columns a statement names are read per row: each form below takes its values from
+  // columns other than the first, so a column it failed to read would show as null.
+  const s = sessionWith(orderColumns, orders());
+  const { dataset } = await run(
+    s,
+    `ADD COLUMN 'label={{region}}-{{name}}';
+     ADD COLUMN 'double total=@sql(price * qty)';
+     ADD COLUMN 'doc=none' FORMAT JSON INCLUDE 'qty' WHEN 'region = ''west''';
+     ADD OR ALTER COLUMN 'label' FORMAT CSV INCLUDE 'id' WHEN 'price > 5';
+     ADD OR ALTER COLUMN 'string qty'`,
+  );
+  // The last row is all nulls: checked on its own below.
+  const rows = orders().slice(0, -1);
+  const head = (name: string) => column(dataset, name).slice(0, rows.length);
+  const ordinal = (name: string) => orderColumns.findIndex((c) => c.name === name);
+  const [id, name, price, qty, region] = ['id', 'name', 'price', 'qty', 'region'].map(ordinal);
+  assert.deepEqual(
+    head('total'),
+    rows.map((r) => (r[price] as number) * (r[qty] as number)),
+  );
+  assert.deepEqual(
+    head('doc'),
+    rows.map((r) => (r[region] === 'west' ? `{"qty":${String(r[qty])}}` : 'none')),
+  );
+  assert.deepEqual(
+    head('label'),
+    rows.map((r) => ((r[price] as number) > 5 ? String(r[id]) : `${String(r[region])}-${String(r[name])}`)),
+    'OR ALTER FORMAT keeps the existing value in rows WHEN does not select',
+  );
+  assert.deepEqual(
+    head('qty'),
+    rows.map((r) => String(r[qty])),
+  );
+  const last = dataset.row(rows.length).map((v, c) => [dataset.columns[c].name, v]);
+  assert.deepEqual(Object.fromEntries(last.slice(-3)), { label: '-', total: null, doc: 'none' });
+  assert.ok(
+    rows.some((r) => r[region] === 'west') && rows.some((r) => r[region] !== 'west'),
+    'the data has rows on both sides of WHEN',
+  );
+});
