@@ -8,6 +8,10 @@ import { brotliCompressSync, brotliDecompress, constants } from 'node:zlib';
  * frame's CRC-32 (layout.ts) guards the bytes, as Brotli has no checksum of its own.
  */
 export const COMPRESSION = 'brotli-1';
+/** Frames stored as encoded: a webhook call's log of a few hundred bytes, where Brotli's set-up costs more than it saves. */
+export const STORED = 'none';
+export type Compression = typeof COMPRESSION | typeof STORED;
+export const COMPRESSIONS: readonly string[] = [COMPRESSION, STORED];
 
 const OPTIONS = {
   params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_GENERIC },
@@ -22,7 +26,8 @@ function windowBits(length: number): number {
   return Math.min(Math.max(fits, constants.BROTLI_MIN_WINDOW_BITS), constants.BROTLI_DEFAULT_WINDOW);
 }
 
-export function compress(raw: Uint8Array): Buffer {
+export function compress(compression: Compression, raw: Uint8Array): Uint8Array {
+  if (compression === STORED) return raw;
   return brotliCompressSync(raw, {
     ...OPTIONS,
     params: {
@@ -40,7 +45,8 @@ const brotliDecompressAsync = promisify(brotliDecompress);
  * frame meanwhile) into one buffer of that size: zlib's default 16 KB output chunks would mean
  * hundreds of buffers to allocate and join per frame.
  */
-export function decompress(stored: Uint8Array, rawLength: number): Promise<Buffer> {
+export function decompress(compression: Compression, stored: Uint8Array, rawLength: number): Promise<Buffer> {
+  if (compression === STORED) return Promise.resolve(Buffer.from(stored));
   const size = Math.max(rawLength, 64);
   return brotliDecompressAsync(stored, { maxOutputLength: size, chunkSize: size });
 }

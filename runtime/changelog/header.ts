@@ -1,5 +1,5 @@
 import type { BaseType, Column } from '../dataset/types';
-import { COMPRESSION } from './compress';
+import { COMPRESSIONS, type Compression } from './compress';
 
 /**
  * The header of a change log (docs/changelog.md): what the file holds, readable before its rows.
@@ -28,7 +28,7 @@ export interface ChangeLogHeader {
   /** Rows per frame the writer used: what a reader's pages hold at most. */
   frameRows: number;
   /** How frames are compressed (compress.ts). */
-  compression: typeof COMPRESSION;
+  compression: Compression;
   /** Set when the file is CMS EnvelopedData for this certificate. */
   encryptedFor?: CertificateRef;
   /** Set when the file is CMS SignedData by this certificate. */
@@ -118,7 +118,7 @@ export function parseHeader(json: string): ChangeLogHeader | string {
     isCertificate(h.encryptedFor) &&
     isCertificate(h.signedBy);
   if (!ok) return 'the header has missing or invalid fields';
-  if (h.compression !== COMPRESSION)
+  if (!COMPRESSIONS.includes(h.compression as string))
     return `frames compressed with ${String(h.compression)}, which this sqlcdc does not read`;
   return h as ChangeLogHeader;
 }

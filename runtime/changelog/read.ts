@@ -160,7 +160,7 @@ export class ChangeLogReader {
       throw new Damage(`frame ${n} holds ${h.rows} rows, more than the header announces`);
     }
     claimed[stream] += h.rows;
-    const body = decompress(stored, h.rawLength).then(
+    const body = decompress(this.header.compression, stored, h.rawLength).then(
       (b) => {
         if (b.length !== h.rawLength)
           throw new Damage(`frame ${n} decompresses to ${b.length} bytes, not ${h.rawLength}`);

@@ -4,10 +4,9 @@ import type { Column } from '../dataset/types';
 import { ScriptError, toScriptError } from '../errors';
 import type { StoredCertificate } from '../workspace/certificates';
 import { AtomicFile } from '../workspace/files';
-import type { GroupCommit } from '../workspace/group-commit';
 import { BufferSink, type ByteSink } from '../util/bytes';
 import { CellTypeError, FrameEncoder } from './frame-encoder';
-import { compress, COMPRESSION } from './compress';
+import { compress, COMPRESSION, STORED } from './compress';
 import { FORMAT, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
 import { DEFAULT_FRAME_ROWS, frameHeader, headerBlock, KIND, MAGIC, trailer } from './layout';
 import { protect } from './secure';
@@ -34,10 +33,13 @@ export interface WriteOptions {
   /** The header's createdAt; now by default. */
   now?: Date;
   /**
-   * Publish through this group commit (a listener writing a log per call): the log is encoded in
-   * memory, then written and flushed with the logs of concurrent calls, off the event loop.
+   * Publishes the whole log in place of the atomic file (a listener writing a log per call, through
+   * its group commit): the log is encoded in memory and handed over in the same turn, so the caller
+   * can hand over what goes with it (its run record) in the same batch. Resolves once durable.
    */
-  groupCommit?: GroupCommit;
+  publish?: (bytes: Uint8Array) => Promise<void>;
+  /** False: frames stored as they are (a webhook call's few hundred bytes: Brotli's set-up costs more than it saves). */
+  compress?: boolean;
 }
 
 export interface WrittenChangeLog {
@@ -99,7 +101,7 @@ function headerOf(
     counts: { inserts: meta.inserts, updates: meta.updates, deletes: deletes.rowCount },
     ...(meta.marker !== undefined ? { marker: meta.marker } : {}),
     frameRows,
-    compression: COMPRESSION,
+    compression: options.compress === false ? STORED : COMPRESSION,
     ...(options.encryptFor ? { encryptedFor: ref(options.encryptFor) } : {}),
     ...(options.signWith ? { signedBy: ref(options.signWith) } : {}),
   };
@@ -125,8 +127,7 @@ export async function writeChangeLog(
   const frameRows = options.frameRows ?? DEFAULT_FRAME_ROWS;
   const header = headerOf(upserts, deletes, meta, options, frameRows);
   const fileOptions = { overwrite: options.overwrite ?? true };
-  const group = options.groupCommit;
-  const sink = group ? new BufferSink() : new AtomicFile(path, fileOptions);
+  const sink = options.publish ? new BufferSink() : new AtomicFile(path, fileOptions);
   let frames = 0;
   try {
     const out: ByteSink = protect(sink, options);
@@ -146,7 +147,7 @@ export async function writeChangeLog(
         }
         const end = Math.min(start + frameRows, ds.rowCount);
         const raw = encoder.encode(data, start, end);
-        const stored = compress(raw);
+        const stored = compress(header.compression, raw);
         out.write(frameHeader(kind, end - start, raw.length, stored));
         out.write(stored);
         frames++;
@@ -159,7 +160,7 @@ export async function writeChangeLog(
       return { path, header, bytes: sink.size, frames };
     }
     const bytes = sink.bytes();
-    await group!.publish(path, [bytes], fileOptions);
+    await options.publish!(bytes);
     return { path, header, bytes: bytes.length, frames };
   } catch (e) {
     if (sink instanceof AtomicFile) sink.abort();

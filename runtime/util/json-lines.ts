@@ -2,6 +2,11 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
+/** A record as its line in the file. */
+export function jsonLine(record: unknown): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
 /**
  * A file of JSON lines appended durably (a job's run records, the listener's idempotency keys).
  * Appends that arrive while a write is under way are written and flushed together (a group commit),
@@ -17,7 +22,7 @@ export class JsonLines<T> {
 
   append(record: T): Promise<void> {
     return new Promise((done, fail) => {
-      this.pending.push({ line: `${JSON.stringify(record)}\n`, done, fail });
+      this.pending.push({ line: jsonLine(record), done, fail });
       if (!this.flushing) this.flush();
     });
   }

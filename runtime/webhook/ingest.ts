@@ -12,11 +12,15 @@ import { runTriggers, type JobReport } from '../jobs/runner';
 import type { CurrentJob, JobStore } from '../jobs/store';
 import type { CurrentChangeLog } from '../scope';
 import { GroupCommit } from '../workspace/group-commit';
+import { jsonLine } from '../util/json-lines';
+import type { RunRecord } from '../jobs/run-log';
 import type { Answer } from './idempotency';
 import { payloadToDataset, PayloadError } from './payload';
 
 /** Where a job's webhook logs go, in the workspace: `changelogs/<job>/`. */
 const LOG_FOLDER = 'changelogs';
+/** A log of up to this many rows is stored uncompressed (docs/changelog.md). */
+const SMALL_LOG_ROWS = 64;
 
 /** The parameters of one call (spec §4.1, decision C.6), already validated. */
 export interface CallParameters {
@@ -50,13 +54,19 @@ interface LoadedJob extends WriterSession {
  */
 export class Ingest {
   private readonly loaded = new Map<string, Promise<LoadedJob>>();
-  /** Every call's log goes through it, so calls arriving together share their flushes. */
-  private readonly logs = new GroupCommit();
+  /**
+   * Every call's log and run record go through it, so calls arriving together share one flush.
+   * Made at once: it replays what a listener killed on this workspace left in its journal, before
+   * this one numbers a log.
+   */
+  private readonly logs: GroupCommit;
 
   constructor(
     readonly store: JobStore,
     private readonly report: JobReport = () => {},
-  ) {}
+  ) {
+    this.logs = new GroupCommit(store.workspace);
+  }
 
   /** `current`: the job as its files were when the call came in (JobStore.current). */
   async call(current: CurrentJob, body: Buffer, params: CallParameters, origin?: string): Promise<Answer> {
@@ -82,29 +92,30 @@ export class Ingest {
     try {
       await run.execute(loaded.transform);
     } catch (e) {
-      return this.finish(
-        job,
-        start,
-        answer,
-        500,
-        `the job's pipeline failed before the change log: ${toScriptError(e).message}`,
-        params,
-      );
+      const error = `the job's pipeline failed before the change log: ${toScriptError(e).message}`;
+      return this.finish(job, { ...answer, error }, 500, params, this.record(start, answer, 500, error));
     }
     if (job.saveSample) this.store.saveSample(job.name, body);
-    const log = run.changeLog?.file ? run.changeLog : await this.writeLog(job, run.executionId, run.dataset);
+    const own = !run.changeLog?.file;
+    const log = own ? this.logOf(job, run.executionId, run.dataset) : run.changeLog!;
     answer.changeLog = log.file!.drive.local ? log.file!.drive.local(log.file!.path) : log.file!.path;
     answer.rows = log.upserts.rowCount + log.deletes.rowCount;
-    if (!params.startWriter) return this.finish(job, start, answer, 202, undefined, params);
+    if (!params.startWriter) {
+      // The run record rides in the same batch as the log: the call waits for one flush, not two.
+      const record = this.record(start, answer, 202);
+      if (own) await this.writeLog(job, log, record);
+      return this.finish(job, answer, 202, params, record, own);
+    }
+    if (own) await this.writeLog(job, log);
     answer.writer.started = true;
     try {
       await playChangeLog(run, log, loaded.write);
       answer.writer.success = true;
-      return this.finish(job, start, answer, 200, undefined, params);
+      return this.finish(job, answer, 200, params, this.record(start, answer, 200));
     } catch (e) {
       answer.writer.success = false;
       answer.writer.error = toScriptError(e).message;
-      return this.finish(job, start, answer, 500, answer.writer.error, params);
+      return this.finish(job, answer, 500, params, this.record(start, answer, 500, answer.writer.error));
     }
   }
 
@@ -119,52 +130,73 @@ export class Ingest {
   /**
    * The webhook's own change log: every row an insert, named by the run's execution id in the job's
    * store (`<workspace>/changelogs/<job>/<job>_<id>.eds`). Execution ids only grow, so a name is never
-   * reused; `overwrite: false` makes sure of it rather than replace a log.
+   * reused; the group commit makes sure of it rather than replace a log.
    */
-  private async writeLog(job: JobDefinition, executionId: string, dataset: Dataset): Promise<CurrentChangeLog> {
-    const folder = join(LOG_FOLDER, job.name);
-    const path = join(folder, `${job.name}_${executionId}${EXTENSION}`);
-    const drive = new LocalDrive(this.store.workspace);
-    await writeChangeLog(
-      drive.local(path),
-      dataset,
-      Dataset.empty(),
-      { executionId, pipeline: job.name, name: job.name, keys: [], inserts: dataset.rowCount, updates: 0 },
-      {
-        overwrite: false,
-        groupCommit: this.logs,
-        // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
-        frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(dataset.rowCount, 1)),
-      },
-    );
+  private logOf(job: JobDefinition, executionId: string, dataset: Dataset): CurrentChangeLog {
     return {
       upserts: dataset,
       deletes: Dataset.fromRows(dataset.columns, []),
       keys: [],
       executionId,
-      file: { drive, path },
+      file: {
+        drive: new LocalDrive(this.store.workspace),
+        path: join(LOG_FOLDER, job.name, `${job.name}_${executionId}${EXTENSION}`),
+      },
     };
   }
 
-  private async finish(
-    job: JobDefinition,
-    start: Date,
-    answer: CallAnswer,
-    status: number,
-    error: string | undefined,
-    params: CallParameters,
-  ): Promise<Answer> {
-    const record = {
+  /** Writes the log durably; `record`, the call's run record, is appended in the same batch. */
+  private async writeLog(job: JobDefinition, log: CurrentChangeLog, record?: RunRecord): Promise<void> {
+    const path = log.file!.drive.local!(log.file!.path);
+    const { upserts } = log;
+    await writeChangeLog(
+      path,
+      upserts,
+      Dataset.empty(),
+      {
+        executionId: log.executionId,
+        pipeline: job.name,
+        name: job.name,
+        keys: [],
+        inserts: upserts.rowCount,
+        updates: 0,
+      },
+      {
+        // Written in the same turn as the log is handed over, so both go in one batch.
+        publish: (bytes) =>
+          Promise.all([
+            this.logs.publish(path, [bytes], { overwrite: false }),
+            record && this.logs.append(this.store.runs(job.name).file, jsonLine(record)),
+          ]).then(() => undefined),
+        compress: upserts.rowCount > SMALL_LOG_ROWS,
+        // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
+        frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(upserts.rowCount, 1)),
+      },
+    );
+  }
+
+  private record(start: Date, answer: CallAnswer, status: number, error?: string): RunRecord {
+    return {
       id: answer.executionId,
       by: 'webhook',
       start: start.toISOString(),
       end: new Date().toISOString(),
       rows: answer.rows,
-      outcome: status >= 500 ? ('failure' as const) : ('success' as const),
+      outcome: status >= 500 ? 'failure' : 'success',
       ...(error ? { error } : {}),
     };
-    await this.store.runs(job.name).append(record);
-    const body = status === 500 && answer.changeLog === null ? { ...answer, error } : answer;
+  }
+
+  /** Answers the call once its run record is durable (`recorded`: it went with the log), after the job's triggers. */
+  private async finish(
+    job: JobDefinition,
+    body: CallAnswer & { error?: string },
+    status: number,
+    params: CallParameters,
+    record: RunRecord,
+    recorded = false,
+  ): Promise<Answer> {
+    if (!recorded) await this.logs.append(this.store.runs(job.name).file, jsonLine(record));
     if (!params.bypassTriggers && job.triggers.length > 0)
       await runTriggers(this.store, job, record, { by: 'trigger', report: this.report });
     return { status, body };

@@ -1,17 +1,23 @@
+import { execFile } from 'node:child_process';
 import { closeSync, fdatasync, fsync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { syncFolder } from './files';
+import { encodeEntry, EntryKind, journalFolder, segmentName, segmentStart } from './journal';
 
-/** A file the event loop hands over (group-commit.ts). */
+/** A file, or lines to append to one, that the event loop hands over (group-commit.ts). */
 export interface ToPublish {
   id: number;
+  kind: EntryKind;
   path: string;
-  tempPath: string;
+  /** Whole files only: written there, then put in place under `path`. */
+  tempPath?: string;
   parts: readonly Uint8Array[];
-  overwrite: boolean;
   mode?: number;
 }
+
+export type ToThread = { publish: ToPublish[] } | { close: true };
 
 /** What the thread answers, once per batch (and at once for files it could not even write). */
 export interface Published {
@@ -19,148 +25,240 @@ export interface Published {
   failed: { id: number; message: string; code?: string }[];
 }
 
+export type FromThread = Published | { closed: true };
+
 interface Written {
-  file: ToPublish;
-  fd?: number;
+  item: ToPublish;
   error?: unknown;
 }
 
+interface Segment {
+  fd: number;
+  path: string;
+  bytes: number;
+  /** Every file the segment speaks for: what a checkpoint must make durable before dropping it. */
+  files: Set<string>;
+}
+
+const execFileAsync = promisify(execFile);
 const fdatasyncAsync = promisify(fdatasync);
 const fsyncAsync = promisify(fsync);
 
+const { root } = workerData as { root: string };
+
 /**
- * Flushes running on the thread pool at once, at most: enough for the flushes of a whole batch to
- * overlap (the listener raises the pool to 64 threads), bounded so a burst cannot queue thousands.
+ * A segment this large is checkpointed: its files are made durable and it is dropped, so replay
+ * after a crash reads little and the journal does not grow with the listener's life.
  */
+const CHECKPOINT_BYTES = 8 << 20;
+/** A listener that has been quiet this long checkpoints what it holds. */
+const IDLE_CHECKPOINT_MS = 1000;
+/** Flushes in flight at once when flushing file by file (the fallback of a failed journal). */
 const FLUSHES_IN_FLIGHT = 48;
 
-let written: Written[] = [];
-let committing = false;
+let segment: Segment | undefined;
+let sequence = 0;
+let pending: ToPublish[] = [];
+let committing: Promise<void> | undefined;
+let checkpointing: Promise<void> | undefined;
+let idleTimer: NodeJS.Timeout | undefined;
 
-/** Creates the temp file and writes it, synchronously: this thread exists to do exactly that. */
-function write(file: ToPublish): Written {
-  const create = () => openSync(file.tempPath, 'wx', file.mode);
-  let fd: number;
+/** Writes a whole file under its temp name and puts it in place, or appends lines; synchronously, as this thread exists to. */
+function write(item: ToPublish): Written {
   try {
-    fd = create();
-  } catch (e) {
-    // The folder is made when missing rather than checked before each of thousands of files.
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return { file, error: e };
-    try {
-      mkdirSync(dirname(file.path), { recursive: true });
-      fd = create();
-    } catch (again) {
-      return { file, error: again };
-    }
-  }
-  const w: Written = { file, fd };
-  try {
-    for (const part of file.parts) for (let at = 0; at < part.length;) at += writeSync(fd, part, at);
-  } catch (e) {
-    w.error = e;
-  }
-  return w;
-}
-
-/** Runs `step` over the items, `limit` at a time. */
-async function bounded<T>(items: readonly T[], limit: number, step: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await step(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
-
-async function commit(batch: Written[]): Promise<void> {
-  await bounded(batch, FLUSHES_IN_FLIGHT, async (w) => {
-    if (w.error !== undefined) return;
-    try {
-      await fdatasyncAsync(w.fd!);
-    } catch (e) {
-      w.error = e;
-    }
-  });
-  const folders = new Map<string, Written[]>();
-  for (const w of batch) {
-    closeSync(w.fd!);
-    w.fd = undefined;
-    if (w.error !== undefined) continue;
-    try {
-      if (w.file.overwrite) renameSync(w.file.tempPath, w.file.path);
-      else {
-        linkSync(w.file.tempPath, w.file.path);
-        unlinkSync(w.file.tempPath);
-      }
-    } catch (e) {
-      w.error = e;
-      continue;
-    }
-    const folder = dirname(w.file.path);
-    folders.set(folder, [...(folders.get(folder) ?? []), w]);
-  }
-  // One flush per folder makes every rename and link of the batch in it durable.
-  if (process.platform !== 'win32') {
-    await bounded([...folders], FLUSHES_IN_FLIGHT, async ([folder, ws]) => {
+    if (item.kind === EntryKind.Append) {
+      const fd = openWith(item.path, 'a');
       try {
-        const fd = openSync(folder, 'r');
+        writeAll(fd, item.parts);
+      } finally {
+        closeSync(fd);
+      }
+      return { item };
+    }
+    const temp = item.tempPath!;
+    const fd = openWith(temp, 'wx', item.mode);
+    try {
+      writeAll(fd, item.parts);
+    } catch (e) {
+      closeSync(fd);
+      unlinkSync(temp);
+      throw e;
+    }
+    closeSync(fd);
+    try {
+      if (item.kind === EntryKind.File) renameSync(temp, item.path);
+      // A hard link fails with EEXIST rather than replace a file under the new one's name.
+      else linkSync(temp, item.path);
+    } catch (e) {
+      unlinkSync(temp);
+      throw e;
+    }
+    if (item.kind === EntryKind.NewFile) {
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Published: a temp name left behind is only litter, not a reason to fail the call.
+      }
+    }
+    return { item };
+  } catch (error) {
+    return { item, error };
+  }
+}
+
+/** Opens, making the folder when it is missing rather than checking before each of thousands of files. */
+function openWith(path: string, flags: string, mode?: number): number {
+  try {
+    return openSync(path, flags, mode);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(dirname(path), { recursive: true });
+    return openSync(path, flags, mode);
+  }
+}
+
+function writeAll(fd: number, parts: readonly Uint8Array[]): void {
+  for (const part of parts) for (let at = 0; at < part.length;) at += writeSync(fd, part, at);
+}
+
+/** The segment to append to, opened (and its name made durable) on first use. */
+function openSegment(): Segment {
+  if (segment) return segment;
+  const folder = journalFolder(root);
+  mkdirSync(folder, { recursive: true });
+  const path = join(folder, segmentName(sequence++));
+  const fd = openSync(path, 'wx');
+  segment = { fd, path, bytes: 0, files: new Set() };
+  writeAll(fd, [segmentStart()]);
+  syncFolder(folder);
+  return segment;
+}
+
+/** Flushes each file and the folders holding them: the way to durability when the journal cannot be written. */
+async function flushEach(paths: Iterable<string>): Promise<void> {
+  const files = [...new Set(paths)];
+  const folders = [...new Set(files.map((f) => dirname(f)))];
+  for (const group of [files, folders]) {
+    let next = 0;
+    const lane = async () => {
+      while (next < group.length) {
+        const fd = openSync(group[next++], 'r');
         try {
-          await fsyncAsync(fd);
+          await (group === files ? fdatasyncAsync(fd) : fsyncAsync(fd));
         } finally {
           closeSync(fd);
         }
-      } catch (e) {
-        for (const w of ws) w.error = e;
       }
-    });
+    };
+    await Promise.all(Array.from({ length: Math.min(FLUSHES_IN_FLIGHT, group.length) }, lane));
   }
-  answer(batch);
 }
 
-/** Tells the event loop how each file ended; a failed one's temp file goes (a published file is whole and stays). */
-function answer(ws: Written[]): void {
+/**
+ * One batch: every file in place (or line appended), then one record each in the journal and one
+ * flush of it; only then are they answered done. Should the journal fail, each file and folder is
+ * flushed instead, so an answer still means durable.
+ */
+async function commit(batch: ToPublish[]): Promise<void> {
+  const written = batch.map(write);
+  const ok = written.filter((w) => w.error === undefined);
+  if (ok.length > 0) {
+    try {
+      const s = openSegment();
+      const records = ok.map((w) =>
+        encodeEntry(root, { kind: w.item.kind, path: w.item.path, data: joined(w.item.parts), mode: w.item.mode }),
+      );
+      writeAll(s.fd, records);
+      await fdatasyncAsync(s.fd);
+      for (let i = 0; i < ok.length; i++) {
+        s.bytes += records[i].length;
+        s.files.add(ok[i].item.path);
+      }
+    } catch {
+      try {
+        await flushEach(ok.map((w) => w.item.path));
+      } catch (e) {
+        for (const w of ok) w.error = e;
+      }
+    }
+  }
+  answer(written);
+  if (segment && segment.bytes >= CHECKPOINT_BYTES) void checkpoint();
+}
+
+function joined(parts: readonly Uint8Array[]): Uint8Array {
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
+/**
+ * Makes the files of the current segment durable with one flush of the file system (`sync -f`;
+ * each file and folder in turn where that is missing), then drops the segment. Batches meanwhile
+ * go to a new segment. A checkpoint cut short leaves the segment, which the next start replays.
+ */
+function checkpoint(): Promise<void> {
+  if (checkpointing || !segment) return checkpointing ?? Promise.resolve();
+  const done = segment;
+  segment = undefined;
+  checkpointing = (async () => {
+    closeSync(done.fd);
+    try {
+      try {
+        await execFileAsync('sync', ['-f', root]);
+      } catch {
+        await flushEach(done.files);
+      }
+      unlinkSync(done.path);
+    } catch {
+      // The segment stays for the next start to replay.
+    }
+  })().finally(() => {
+    checkpointing = undefined;
+  });
+  return checkpointing;
+}
+
+/** Tells the event loop how each item ended; a failed file leaves nothing under its name. */
+function answer(written: Written[]): void {
   const published: Published = { done: [], failed: [] };
-  for (const w of ws) {
+  for (const w of written) {
     if (w.error === undefined) {
-      published.done.push(w.file.id);
+      published.done.push(w.item.id);
       continue;
     }
-    if (w.fd !== undefined) closeSync(w.fd);
-    try {
-      unlinkSync(w.file.tempPath);
-    } catch {
-      // never created, or already gone
-    }
     const e = w.error as NodeJS.ErrnoException;
-    published.failed.push({ id: w.file.id, message: e.message ?? String(e), ...(e.code ? { code: e.code } : {}) });
+    published.failed.push({ id: w.item.id, message: e.message ?? String(e), ...(e.code ? { code: e.code } : {}) });
   }
-  parentPort!.postMessage(published);
+  parentPort!.postMessage(published satisfies FromThread);
 }
 
-/** Starts a batch of what has been written unless one is under way; that one starts the next when it ends. */
+/** Starts a batch of what has arrived unless one is under way; that one starts the next when it ends. */
 function next(): void {
-  if (committing || written.length === 0) return;
-  committing = true;
-  const batch = written;
-  written = [];
-  void commit(batch)
+  if (committing || pending.length === 0) return;
+  const batch = pending;
+  pending = [];
+  clearTimeout(idleTimer);
+  committing = commit(batch)
     .catch((e: unknown) => {
-      // Only a bug gets here; none of the batch is known to be on disk, so none may be answered done.
-      for (const w of batch) w.error ??= e;
-      answer(batch);
+      // Only a bug gets here: none of the batch is known to be on disk, so none may be answered done.
+      answer(batch.map((item) => ({ item, error: e })));
     })
     .finally(() => {
-      committing = false;
-      next();
+      committing = undefined;
+      if (pending.length > 0) next();
+      else idleTimer = setTimeout(() => void checkpoint(), IDLE_CHECKPOINT_MS);
     });
 }
 
-parentPort!.on('message', (files: ToPublish[]) => {
-  const failed: Written[] = [];
-  for (const file of files) {
-    const w = write(file);
-    if (w.error === undefined) written.push(w);
-    else failed.push(w);
+parentPort!.on('message', (message: ToThread) => {
+  if ('publish' in message) {
+    pending.push(...message.publish);
+    next();
+    return;
   }
-  if (failed.length > 0) answer(failed);
-  next();
+  void (async () => {
+    while (committing) await committing;
+    clearTimeout(idleTimer);
+    await checkpoint();
+    parentPort!.postMessage({ closed: true } satisfies FromThread);
+  })();
 });

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { tempPathOf } from './files';
-import type { Published, ToPublish } from './group-commit-worker';
+import type { FromThread, Published, ToPublish, ToThread } from './group-commit-worker';
+import { EntryKind, replayJournal } from './journal';
 
 export interface PublishOptions {
   mode?: number;
@@ -12,18 +13,16 @@ export interface PublishOptions {
 /**
  * Publishes many small files durably with few flushes (a group commit), for a listener that writes a
  * file per call and may answer a call only once its file is on disk. The files handed over in one
- * turn of the event loop go to a thread of their own (group-commit-worker.ts), which writes each at
- * once under a dot-named temp name in its folder; the files written while the previous batch was
- * being flushed then go through one batch together: every temp file flushed (all at once, on the
- * thread pool, so the disk folds their flushes), then each put in place under its name, then one
- * flush of each folder involved, which makes those renames durable. Only then does any `publish` of
- * the batch resolve. A crash at any moment leaves each file either absent (at most its temp file
- * remains) or whole and durable; no name is ever visible half-written.
+ * turn of the event loop go to a thread of their own (group-commit-worker.ts) as one batch: each is
+ * written under a dot-named temp name and put in place under its name, then the batch is recorded
+ * in a write-ahead journal (journal.ts) with one flush, and only then does any `publish` of the
+ * batch resolve. A killed process leaves each file absent or whole; after a power cut, the next
+ * GroupCommit on the same folder replays the journal before anything else, so every file answered
+ * for is whole again. No name is ever visible half-written.
  *
  * The thread does the file system's work so that the event loop only hands bytes over and hears
- * back once per batch: creating, linking and unlinking names in one folder take the folder's lock
- * in turn whatever the number of threads asking, and each operation sent to the thread pool costs
- * the event loop a hand-off both ways.
+ * back once per batch; one journal flush per batch replaces a flush per file and per folder, which
+ * on ext4 cost each a journal commit of the file system.
  */
 export class GroupCommit {
   private worker?: Worker;
@@ -32,36 +31,64 @@ export class GroupCommit {
   private nextId = 0;
   /** Called once no file waits any more (close waits for it). */
   private drained?: () => void;
+  private closed?: () => void;
+
+  /**
+   * `root`: the folder the journal is kept in (`<root>/.journal`) and whose files it speaks for.
+   * What a previous process's journal holds there is replayed now, before any new file.
+   */
+  constructor(readonly root: string) {
+    replayJournal(root);
+  }
 
   /** Resolves once `path` holds `parts` durably; rejects (and leaves no temp file) if it could not. */
   publish(path: string, parts: readonly Uint8Array[], options: PublishOptions = {}): Promise<void> {
+    const kind = options.overwrite === false ? EntryKind.NewFile : EntryKind.File;
+    return this.hand({ kind, path, tempPath: tempPathOf(path), parts, mode: options.mode });
+  }
+
+  /** Resolves once `text` is appended to `path` durably (a line of a JSON-lines file). */
+  append(path: string, text: string): Promise<void> {
+    return this.hand({ kind: EntryKind.Append, path, parts: [Buffer.from(text, 'utf8')] });
+  }
+
+  /** Stops the thread once the files handed over are published (or failed) and made durable without the journal. */
+  async close(): Promise<void> {
+    if (this.waiting.size > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    const worker = this.worker;
+    if (!worker) return;
+    // The thread's last checkpoint must run to its end: held, it keeps the process alive until then.
+    worker.ref();
+    await new Promise<void>((resolve) => {
+      this.closed = resolve;
+      worker.postMessage({ close: true } satisfies ToThread);
+    });
+    this.worker = undefined;
+    await worker.terminate();
+  }
+
+  private hand(item: Omit<ToPublish, 'id'>): Promise<void> {
     return new Promise((done, fail) => {
       const id = this.nextId++;
       this.waiting.set(id, { done, fail });
-      const file = { id, path, tempPath: tempPathOf(path), parts, overwrite: options.overwrite ?? true };
-      this.outgoing.push(options.mode === undefined ? file : { ...file, mode: options.mode });
+      this.outgoing.push({ id, ...item });
       if (this.outgoing.length === 1) setImmediate(() => this.send());
       // While files wait, the thread keeps the process alive; an idle one does not.
       if (this.waiting.size === 1) this.thread().ref();
     });
   }
 
-  /** Stops the thread once the files handed over are published (or failed). */
-  async close(): Promise<void> {
-    if (this.waiting.size > 0) await new Promise<void>((resolve) => (this.drained = resolve));
-    const worker = this.worker;
-    this.worker = undefined;
-    await worker?.terminate();
-  }
-
   private send(): void {
-    this.thread().postMessage(this.outgoing.splice(0));
+    this.thread().postMessage({ publish: this.outgoing.splice(0) } satisfies ToThread);
   }
 
   private thread(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(join(__dirname, 'group-commit-worker.js'));
-    worker.on('message', (published: Published) => this.settle(published));
+    const worker = new Worker(join(__dirname, 'group-commit-worker.js'), { workerData: { root: this.root } });
+    worker.on('message', (message: FromThread) => {
+      if ('closed' in message) this.closed?.();
+      else this.settle(message);
+    });
     // The thread dies only with a bug or out of memory: what it held is not known to be on disk.
     const lost = (e: Error) => {
       if (this.worker === worker) this.worker = undefined;
@@ -70,6 +97,7 @@ export class GroupCommit {
         w.fail(e);
       }
       this.idle();
+      this.closed?.();
     };
     worker.on('error', lost);
     worker.on('exit', (code) => lost(new Error(`the group commit thread stopped (exit code ${code})`)));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { GroupCommit } from '../../runtime/workspace/group-commit';
@@ -23,7 +23,7 @@ function checkFolder(dir: string): string[] {
 
 test('files handed over together are flushed as one batch: when the first is durable, all are in place', async () => {
   const dir = tempDir('group-commit');
-  const group = new GroupCommit();
+  const group = new GroupCommit(dir);
   try {
     const names = Array.from({ length: 100 }, (_, i) => `f${i}.bin`);
     const published = names.map((n) => group.publish(join(dir, n), [content(n)], { overwrite: false }));
@@ -31,7 +31,7 @@ test('files handed over together are flushed as one batch: when the first is dur
     // Nothing has settled the other 99 here: they are in place because their batch was.
     assert.deepEqual(checkFolder(dir).sort(), [...names].sort());
     assert.deepEqual(
-      readdirSync(dir).filter((f) => f.startsWith('.')),
+      readdirSync(dir).filter((f) => f.startsWith('.') && f !== '.journal'),
       [],
       'no temp file left',
     );
@@ -44,7 +44,7 @@ test('files handed over together are flushed as one batch: when the first is dur
 test('a file that cannot be published fails alone: the rest of its batch is published, no temp file stays', async () => {
   const dir = tempDir('group-commit');
   writeFileSync(join(dir, 'taken.bin'), 'first');
-  const group = new GroupCommit();
+  const group = new GroupCommit(dir);
   try {
     const results = await Promise.allSettled([
       group.publish(join(dir, 'a.bin'), [content('a.bin')], { overwrite: false }),
@@ -59,38 +59,60 @@ test('a file that cannot be published fails alone: the rest of its batch is publ
     assert.equal(((results[1] as PromiseRejectedResult).reason as NodeJS.ErrnoException).code, 'EEXIST');
     assert.equal(readFileSync(join(dir, 'taken.bin'), 'utf8'), 'first', 'an existing file is never replaced');
     assert.ok(readFileSync(join(dir, 'sub', 'b.bin')).equals(content('b.bin')), 'a missing folder is made');
-    assert.deepEqual(readdirSync(dir).sort(), ['a.bin', 'c.bin', 'sub', 'taken.bin']);
+    assert.deepEqual(
+      readdirSync(dir)
+        .filter((f) => f !== '.journal')
+        .sort(),
+      ['a.bin', 'c.bin', 'sub', 'taken.bin'],
+    );
   } finally {
     await group.close();
   }
 });
 
 /**
- * Publishes bursts of 40 files at once, round after round, each round alternately by hard link and by
- * rename, and prints each file's name once its publish resolved, until it is killed.
+ * Publishes bursts of 40 files at once into files/, round after round, each round alternately by hard
+ * link and by rename, with a line each appended to runs.jsonl, and prints each file's name once both
+ * resolved, until it is killed.
  */
 const CHILD = `
 const { join } = require('node:path');
 const { GroupCommit } = require(${JSON.stringify(require.resolve('../../runtime/workspace/group-commit'))});
 const content = ${content.toString()};
 const dir = process.argv[1];
-const group = new GroupCommit();
+const group = new GroupCommit(dir);
 (async () => {
   for (let round = 0; ; round++) {
     await Promise.all(Array.from({ length: 40 }, (_, i) => {
       const name = 'r' + round + '_' + i + '.bin';
-      return group.publish(join(dir, name), [content(name)], { overwrite: round % 2 === 1 })
-        .then(() => process.stdout.write(name + '\\n'));
+      return Promise.all([
+        group.publish(join(dir, 'files', name), [content(name)], { overwrite: round % 2 === 1 }),
+        group.append(join(dir, 'runs.jsonl'), JSON.stringify({ name }) + '\\n'),
+      ]).then(() => process.stdout.write(name + '\\n'));
     }));
   }
 })();
 `;
 
+/** The complete lines of runs.jsonl, as names; a torn line is no name. */
+function namesIn(file: string): string[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((l) => {
+      try {
+        return [(JSON.parse(l) as { name: string }).name];
+      } catch {
+        return [];
+      }
+    });
+}
+
 test(
-  'kill -9 during bursts sharing flushes: every file reported durable is whole, no visible file is partial',
+  'kill -9 during bursts sharing flushes: every file reported durable is whole, no visible file is partial; after a power cut the journal brings them back',
   LIMITS,
   async () => {
     const dir = tempDir('group-commit-kill');
+    const files = join(dir, 'files');
     const child = spawn(process.execPath, ['-e', CHILD, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
       child.on('exit', (_code, signal) => resolve(signal)),
@@ -110,9 +132,37 @@ test(
     assert.equal(await exited, 'SIGKILL');
     const reported = out.split('\n').slice(0, -1);
     assert.ok(reported.length >= 400);
-    const visible = new Set(checkFolder(dir));
+    const visible = new Set(checkFolder(files));
     for (const name of reported) assert.ok(visible.has(name), `${name} was reported durable but is missing`);
     // What was written but not yet published is only ever a dot-named temp file.
-    for (const f of readdirSync(dir)) assert.ok(visible.has(f) || /^\..+\.tmp-\d+-[0-9a-f]+$/.test(f), f);
+    for (const f of readdirSync(files)) assert.ok(visible.has(f) || /^\..+\.tmp-\d+-[0-9a-f]+$/.test(f), f);
+    const lines = namesIn(join(dir, 'runs.jsonl'));
+    for (const name of reported) assert.equal(lines.filter((l) => l === name).length, 1, `${name}'s line`);
+    assert.ok(readdirSync(join(dir, '.journal')).length > 0, 'the killed writer left its journal');
+
+    // What a power cut can do to files the page cache had not written back: gone, cut short, and
+    // the run records' last lines lost with one torn.
+    for (let i = 0; i < reported.length; i += 7) rmSync(join(files, reported[i]));
+    for (let i = 3; i < reported.length; i += 11) if (i % 7 !== 0) truncateSync(join(files, reported[i]), 100);
+    const runs = readFileSync(join(dir, 'runs.jsonl'), 'utf8');
+    writeFileSync(join(dir, 'runs.jsonl'), runs.slice(0, Math.floor(runs.length * 0.8)));
+
+    // The next writer on the folder replays the journal before anything else.
+    await new GroupCommit(dir).close();
+    const restored = new Set(checkFolder(files));
+    for (const name of reported) assert.ok(restored.has(name), `${name} was reported durable but is not restored`);
+    const relines = namesIn(join(dir, 'runs.jsonl'));
+    for (const name of reported) assert.equal(relines.filter((l) => l === name).length, 1, `${name}'s line, once`);
+    assert.deepEqual(readdirSync(join(dir, '.journal')), [], 'replayed segments are dropped');
   },
 );
+
+test('lines appended together land whole, once each; a closed group commit leaves no journal behind', async () => {
+  const dir = tempDir('group-commit-append');
+  const group = new GroupCommit(dir);
+  const names = Array.from({ length: 200 }, (_, i) => `n${i}`);
+  await Promise.all(names.map((name) => group.append(join(dir, 'runs.jsonl'), `${JSON.stringify({ name })}\n`)));
+  await group.close();
+  assert.deepEqual(namesIn(join(dir, 'runs.jsonl')).sort(), [...names].sort());
+  assert.deepEqual(readdirSync(join(dir, '.journal')), []);
+});

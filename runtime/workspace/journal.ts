@@ -1,0 +1,221 @@
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { syncFile, syncFolder, writeFileAtomic } from './files';
+
+/**
+ * The group commit's write-ahead journal (group-commit.ts): what a batch publishes is appended to
+ * one segment file and flushed once, instead of flushing every file and folder the batch touched.
+ * The files themselves are in place before the answer (a process killed afterwards loses nothing:
+ * the page cache outlives it); the journal is what brings them back after a power cut, when the
+ * next listener on the workspace starts. A checkpoint makes the files durable in one flush of the
+ * file system and drops the segment.
+ *
+ * A segment, `<workspace>/.journal/<owner>.<seq>.wal`, is `MAGIC` then records, each
+ * `u32 body length | u32 CRC-32 of body | body`, body = `u8 kind | u32 mode (0: none) | u16 path
+ * length | path (UTF-8, relative to the workspace) | data`. A record cut short by a crash fails its
+ * length or CRC: it and anything after it were never answered, and replay stops there.
+ */
+export const JOURNAL_FOLDER = '.journal';
+const MAGIC = Buffer.from('SQLCDC-JOURNAL-1\n', 'latin1');
+const PREFIX = 8;
+const FIXED = 1 + 4 + 2;
+
+export enum EntryKind {
+  /** A whole file, replacing one under its name. */
+  File = 1,
+  /** A whole file that never replaces one (a change log named by its execution id). */
+  NewFile = 2,
+  /** Lines appended to a file (a job's run records). */
+  Append = 3,
+}
+
+export interface JournalEntry {
+  kind: EntryKind;
+  /** Absolute. */
+  path: string;
+  data: Uint8Array;
+  mode?: number;
+}
+
+export function journalFolder(root: string): string {
+  return join(root, JOURNAL_FOLDER);
+}
+
+/** The segment's first bytes. */
+export function segmentStart(): Buffer {
+  return MAGIC;
+}
+
+/** One record, as the segment holds it. */
+export function encodeEntry(root: string, entry: JournalEntry): Buffer {
+  const rel = relative(root, entry.path);
+  const path = Buffer.from(rel.startsWith('..') || isAbsolute(rel) ? entry.path : rel, 'utf8');
+  const body = Buffer.allocUnsafe(FIXED + path.length + entry.data.length);
+  body.writeUInt8(entry.kind, 0);
+  body.writeUInt32LE(entry.mode ?? 0, 1);
+  body.writeUInt16LE(path.length, 5);
+  path.copy(body, FIXED);
+  body.set(entry.data, FIXED + path.length);
+  const prefix = Buffer.allocUnsafe(PREFIX);
+  prefix.writeUInt32LE(body.length, 0);
+  prefix.writeUInt32LE(crc32(body), 4);
+  return Buffer.concat([prefix, body]);
+}
+
+/** The complete records of a segment, up to the first torn or damaged one. */
+export function decodeSegment(root: string, bytes: Buffer): JournalEntry[] {
+  if (bytes.length < MAGIC.length || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return [];
+  const entries: JournalEntry[] = [];
+  let at = MAGIC.length;
+  while (at + PREFIX <= bytes.length) {
+    const length = bytes.readUInt32LE(at);
+    const body = bytes.subarray(at + PREFIX, at + PREFIX + length);
+    if (length < FIXED || body.length < length || crc32(body) !== bytes.readUInt32LE(at + 4)) break;
+    const kind = body.readUInt8(0) as EntryKind;
+    const mode = body.readUInt32LE(1);
+    const pathLength = body.readUInt16LE(5);
+    const path = body.subarray(FIXED, FIXED + pathLength).toString('utf8');
+    entries.push({
+      kind,
+      path: resolve(root, path),
+      data: body.subarray(FIXED + pathLength),
+      ...(mode ? { mode } : {}),
+    });
+    at += PREFIX + length;
+  }
+  return entries;
+}
+
+// ----------------------------------------------------------------------------- owners
+
+/**
+ * Who writes a segment: the boot, the process id and the process's start time, so that a segment is
+ * replayed only once its writer is gone, even after a reboot hands its process id to another
+ * process. Where /proc is missing the process id alone tells.
+ */
+function readOwner(): string {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8')
+      .replace(/[^0-9a-f]/g, '')
+      .slice(0, 12);
+    return `${boot}-${process.pid}-${startTicks(process.pid)}`;
+  } catch {
+    return `-${process.pid}-`;
+  }
+}
+
+let ownerName: string | undefined;
+
+export function owner(): string {
+  return (ownerName ??= readOwner());
+}
+
+/** The process's start time in clock ticks after boot (/proc/PID/stat, field 22), or '' if unknown. */
+function startTicks(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+}
+
+const SEGMENT = /^([0-9a-f]*)-(\d+)-(\d*)\.(\d+)\.wal$/;
+
+export function segmentName(seq: number): string {
+  return `${owner()}.${seq}.wal`;
+}
+
+function ownerAlive(boot: string, pid: number, ticks: string): boolean {
+  const [myBoot] = owner().split('-');
+  if (boot !== myBoot) return false;
+  if (pid === process.pid) return ticks === owner().split('-')[2];
+  try {
+    if (!ticks) {
+      process.kill(pid, 0);
+      return true;
+    }
+    return startTicks(pid) === ticks;
+  } catch (e) {
+    // EPERM: a process of another user has that id, so it is alive.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// ----------------------------------------------------------------------------- replay
+
+export interface Replayed {
+  segments: number;
+  /** Files written again (a power cut lost them) and appends made again. */
+  restored: string[];
+}
+
+/**
+ * Replays the segments of writers that are gone (a listener killed, or a machine that lost power),
+ * so every file they answered for is whole and durable, then removes the segments. Runs before a
+ * listener takes its first call: a log restored later could collide with a new call's execution id.
+ * Replaying twice is harmless: a file already holding its bytes, and a line already in its file,
+ * are left as they are.
+ */
+export function replayJournal(root: string): Replayed {
+  const folder = journalFolder(root);
+  const replayed: Replayed = { segments: 0, restored: [] };
+  if (!existsSync(folder)) return replayed;
+  const folders = new Set<string>();
+  const appended = new Map<string, string>();
+  for (const name of readdirSync(folder).sort()) {
+    const m = SEGMENT.exec(name);
+    if (!m || ownerAlive(m[1], Number(m[2]), m[3])) continue;
+    const segment = join(folder, name);
+    for (const entry of decodeSegment(root, readFileSync(segment))) {
+      if (entry.kind === EntryKind.Append ? restoreLines(entry, appended) : restoreFile(entry)) {
+        replayed.restored.push(entry.path);
+        folders.add(dirname(entry.path));
+      }
+    }
+    for (const f of folders) syncFolder(f);
+    folders.clear();
+    unlinkSync(segment);
+    replayed.segments++;
+  }
+  if (replayed.segments > 0) syncFolder(folder);
+  return replayed;
+}
+
+function restoreFile(entry: JournalEntry): boolean {
+  let existing: Buffer | undefined;
+  try {
+    existing = readFileSync(entry.path);
+  } catch {
+    // missing: written below
+  }
+  if (existing?.equals(entry.data)) return false;
+  // A change log's name holding other bytes than a start of its own (what a power cut leaves) is
+  // another file, not this one's to replace.
+  if (existing && entry.kind === EntryKind.NewFile && !isStartOf(existing, entry.data)) return false;
+  mkdirSync(dirname(entry.path), { recursive: true });
+  writeFileAtomic(entry.path, entry.data, entry.mode);
+  return true;
+}
+
+function isStartOf(part: Buffer, whole: Uint8Array): boolean {
+  return part.length < whole.length && part.equals(whole.subarray(0, part.length));
+}
+
+/** Appends the entry's lines unless the file already holds them (each line names its run). */
+function restoreLines(entry: JournalEntry, contents: Map<string, string>): boolean {
+  let text = contents.get(entry.path);
+  if (text === undefined) {
+    text = existsSync(entry.path) ? readFileSync(entry.path, 'utf8') : '';
+  }
+  const lines = Buffer.from(entry.data).toString('utf8');
+  if (text.includes(lines)) {
+    contents.set(entry.path, text);
+    return false;
+  }
+  // A line torn by the crash must not swallow the first line appended after it.
+  const add = text.length > 0 && !text.endsWith('\n') ? `\n${lines}` : lines;
+  mkdirSync(dirname(entry.path), { recursive: true });
+  appendFileSync(entry.path, add);
+  syncFile(entry.path);
+  contents.set(entry.path, text + add);
+  return true;
+}
