@@ -13,7 +13,8 @@ export interface ToPublish {
   path: string;
   /** Whole files only: written there, then put in place under `path`. */
   tempPath?: string;
-  parts: readonly Uint8Array[];
+  /** A view of the batch's one transferred buffer. */
+  data: Uint8Array;
   mode?: number;
 }
 
@@ -27,8 +28,12 @@ export interface Published {
 
 export type FromThread = Published | { closed: true };
 
+/** Items of a batch written together: a whole file alone, or every line the batch appends to one file. */
 interface Written {
-  item: ToPublish;
+  items: ToPublish[];
+  path: string;
+  kind: EntryKind;
+  data: Uint8Array;
   error?: unknown;
 }
 
@@ -38,6 +43,8 @@ interface Segment {
   bytes: number;
   /** Every file the segment speaks for: what a checkpoint must make durable before dropping it. */
   files: Set<string>;
+  /** Its batches whose flush is under way: the segment is closed only after them. */
+  flushing: Set<Promise<void>>;
 }
 
 const execFileAsync = promisify(execFile);
@@ -55,30 +62,64 @@ const CHECKPOINT_BYTES = 8 << 20;
 const IDLE_CHECKPOINT_MS = 1000;
 /** Flushes in flight at once when flushing file by file (the fallback of a failed journal). */
 const FLUSHES_IN_FLIGHT = 48;
+/**
+ * Batches whose journal flush may be under way at once. A flush takes milliseconds of disk time and
+ * little CPU: while one waits, the next batch's files are written and its own flush starts, so a
+ * call waits for about one flush, not for the flushes of the batches before it.
+ */
+const BATCHES_IN_FLIGHT = 4;
 
 let segment: Segment | undefined;
 let sequence = 0;
 let pending: ToPublish[] = [];
-let committing: Promise<void> | undefined;
+const committing = new Set<Promise<void>>();
 let checkpointing: Promise<void> | undefined;
 let idleTimer: NodeJS.Timeout | undefined;
 
-/** Writes a whole file under its temp name and puts it in place, or appends lines; synchronously, as this thread exists to. */
-function write(item: ToPublish): Written {
-  try {
-    if (item.kind === EntryKind.Append) {
-      const fd = openWith(item.path, 'a');
-      try {
-        writeAll(fd, item.parts);
-      } finally {
-        closeSync(fd);
-      }
-      return { item };
+/**
+ * Puts the batch's items in place, synchronously, as this thread exists to: each whole file written
+ * under its temp name and put in place; the lines for one file appended with one write.
+ */
+function write(batch: readonly ToPublish[]): Written[] {
+  const written: Written[] = [];
+  const appends = new Map<string, ToPublish[]>();
+  for (const item of batch) {
+    if (item.kind !== EntryKind.Append) {
+      written.push({ items: [item], path: item.path, kind: item.kind, data: item.data, error: writeFile(item) });
+      continue;
     }
+    const lines = appends.get(item.path);
+    if (lines) lines.push(item);
+    else appends.set(item.path, [item]);
+  }
+  for (const [path, items] of appends) {
+    const data = items.length === 1 ? items[0].data : Buffer.concat(items.map((i) => i.data));
+    written.push({ items, path, kind: EntryKind.Append, data, error: appendFile(path, data) });
+  }
+  return written;
+}
+
+function appendFile(path: string, data: Uint8Array): unknown {
+  try {
+    const fd = openWith(path, 'a');
+    try {
+      writeAll(fd, [data]);
+    } finally {
+      closeSync(fd);
+    }
+    return undefined;
+  } catch (e) {
+    return e;
+  }
+}
+
+/** A whole file under its temp name, then put in place; the error, if it could not be. */
+function writeFile(item: ToPublish): unknown {
+  try {
     const temp = item.tempPath!;
     const fd = openWith(temp, 'wx', item.mode);
     try {
-      writeAll(fd, item.parts);
+      writeAll(fd, [item.data]);
     } catch (e) {
       closeSync(fd);
       unlinkSync(temp);
@@ -100,9 +141,9 @@ function write(item: ToPublish): Written {
         // Published: a temp name left behind is only litter, not a reason to fail the call.
       }
     }
-    return { item };
+    return undefined;
   } catch (error) {
-    return { item, error };
+    return error;
   }
 }
 
@@ -128,7 +169,7 @@ function openSegment(): Segment {
   mkdirSync(folder, { recursive: true });
   const path = join(folder, segmentName(sequence++));
   const fd = openSync(path, 'wx');
-  segment = { fd, path, bytes: 0, files: new Set() };
+  segment = { fd, path, bytes: 0, files: new Set(), flushing: new Set() };
   writeAll(fd, [segmentStart()]);
   syncFolder(folder);
   return segment;
@@ -155,28 +196,33 @@ async function flushEach(paths: Iterable<string>): Promise<void> {
 }
 
 /**
- * One batch: every file in place (or line appended), then one record each in the journal and one
+ * One batch: every file in place (or lines appended), then one record each in the journal and one
  * flush of it; only then are they answered done. Should the journal fail, each file and folder is
- * flushed instead, so an answer still means durable.
+ * flushed instead, so an answer still means durable. Everything up to the flush is synchronous, so
+ * batches reach the journal in the order they started.
  */
 async function commit(batch: ToPublish[]): Promise<void> {
-  const written = batch.map(write);
+  const written = write(batch);
   const ok = written.filter((w) => w.error === undefined);
   if (ok.length > 0) {
     try {
       const s = openSegment();
-      const records = ok.map((w) =>
-        encodeEntry(root, { kind: w.item.kind, path: w.item.path, data: joined(w.item.parts), mode: w.item.mode }),
-      );
+      const records = ok.map((w) => encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }));
       writeAll(s.fd, records);
-      await fdatasyncAsync(s.fd);
+      const flushed = fdatasyncAsync(s.fd);
+      s.flushing.add(flushed);
+      try {
+        await flushed;
+      } finally {
+        s.flushing.delete(flushed);
+      }
       for (let i = 0; i < ok.length; i++) {
         s.bytes += records[i].length;
-        s.files.add(ok[i].item.path);
+        s.files.add(ok[i].path);
       }
     } catch {
       try {
-        await flushEach(ok.map((w) => w.item.path));
+        await flushEach(ok.map((w) => w.path));
       } catch (e) {
         for (const w of ok) w.error = e;
       }
@@ -184,10 +230,6 @@ async function commit(batch: ToPublish[]): Promise<void> {
   }
   answer(written);
   if (segment && segment.bytes >= CHECKPOINT_BYTES) void checkpoint();
-}
-
-function joined(parts: readonly Uint8Array[]): Uint8Array {
-  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
 /**
@@ -200,6 +242,7 @@ function checkpoint(): Promise<void> {
   const done = segment;
   segment = undefined;
   checkpointing = (async () => {
+    await Promise.allSettled(done.flushing);
     closeSync(done.fd);
     try {
       try {
@@ -221,32 +264,35 @@ function checkpoint(): Promise<void> {
 function answer(written: Written[]): void {
   const published: Published = { done: [], failed: [] };
   for (const w of written) {
-    if (w.error === undefined) {
-      published.done.push(w.item.id);
-      continue;
+    for (const item of w.items) {
+      if (w.error === undefined) {
+        published.done.push(item.id);
+        continue;
+      }
+      const e = w.error as NodeJS.ErrnoException;
+      published.failed.push({ id: item.id, message: e.message ?? String(e), ...(e.code ? { code: e.code } : {}) });
     }
-    const e = w.error as NodeJS.ErrnoException;
-    published.failed.push({ id: w.item.id, message: e.message ?? String(e), ...(e.code ? { code: e.code } : {}) });
   }
   parentPort!.postMessage(published satisfies FromThread);
 }
 
-/** Starts a batch of what has arrived unless one is under way; that one starts the next when it ends. */
+/** Starts a batch of what has arrived, unless as many as may are under way; each that ends starts the next. */
 function next(): void {
-  if (committing || pending.length === 0) return;
+  if (committing.size >= BATCHES_IN_FLIGHT || pending.length === 0) return;
   const batch = pending;
   pending = [];
   clearTimeout(idleTimer);
-  committing = commit(batch)
+  const done: Promise<void> = commit(batch)
     .catch((e: unknown) => {
       // Only a bug gets here: none of the batch is known to be on disk, so none may be answered done.
-      answer(batch.map((item) => ({ item, error: e })));
+      answer([{ items: batch, path: '', kind: EntryKind.File, data: new Uint8Array(), error: e }]);
     })
     .finally(() => {
-      committing = undefined;
+      committing.delete(done);
       if (pending.length > 0) next();
-      else idleTimer = setTimeout(() => void checkpoint(), IDLE_CHECKPOINT_MS);
+      else if (committing.size === 0) idleTimer = setTimeout(() => void checkpoint(), IDLE_CHECKPOINT_MS);
     });
+  committing.add(done);
 }
 
 parentPort!.on('message', (message: ToThread) => {
@@ -256,7 +302,7 @@ parentPort!.on('message', (message: ToThread) => {
     return;
   }
   void (async () => {
-    while (committing) await committing;
+    while (committing.size > 0 || pending.length > 0) await Promise.allSettled(committing);
     clearTimeout(idleTimer);
     await checkpoint();
     parentPort!.postMessage({ closed: true } satisfies FromThread);

@@ -200,22 +200,23 @@ function isStartOf(part: Buffer, whole: Uint8Array): boolean {
   return part.length < whole.length && part.equals(whole.subarray(0, part.length));
 }
 
-/** Appends the entry's lines unless the file already holds them (each line names its run). */
+/** Appends those of the entry's lines the file does not hold already (each line names its run). */
 function restoreLines(entry: JournalEntry, contents: Map<string, string>): boolean {
-  let text = contents.get(entry.path);
-  if (text === undefined) {
-    text = existsSync(entry.path) ? readFileSync(entry.path, 'utf8') : '';
-  }
-  const lines = Buffer.from(entry.data).toString('utf8');
-  if (text.includes(lines)) {
+  let text = contents.get(entry.path) ?? (existsSync(entry.path) ? readFileSync(entry.path, 'utf8') : '');
+  const missing = Buffer.from(entry.data)
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line && !text.includes(`${line}\n`));
+  if (missing.length === 0) {
     contents.set(entry.path, text);
     return false;
   }
   // A line torn by the crash must not swallow the first line appended after it.
-  const add = text.length > 0 && !text.endsWith('\n') ? `\n${lines}` : lines;
+  const add = `${text.length > 0 && !text.endsWith('\n') ? '\n' : ''}${missing.join('\n')}\n`;
   mkdirSync(dirname(entry.path), { recursive: true });
   appendFileSync(entry.path, add);
   syncFile(entry.path);
-  contents.set(entry.path, text + add);
+  text += add;
+  contents.set(entry.path, text);
   return true;
 }
