@@ -1,3 +1,4 @@
+import Decimal from 'decimal.js';
 import type { Column } from '../dataset/types';
 import { jsonWriter, keepsStrings, textWriter, type CellWriter } from './cells';
 import type { CellOptions } from './options';
@@ -9,6 +10,8 @@ interface Field {
   guard: (v: string) => string;
   /** The JS value the object holds for the (non-null) cell. */
   value: (v: string, k: number) => string;
+  /** The value is a string of JSON to write without its quotes (a decimal's digits). */
+  unquote?: boolean;
 }
 
 const itself = (v: string) => v;
@@ -62,11 +65,13 @@ const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
  *
  * The object carries each field whose JSON is what JSON.stringify writes for a plain JS value:
  * numbers, booleans, strings, longs within 2^53 (as numbers: the same digits) and the types written
- * as strings (datetime, bytes, shaped text). Decimals keep their own digits, which no JS value
- * carries: they are written raw (their text, as a text view gives it, or their JSON) between the
- * serialized runs of the other fields. A row holding a long past 2^53 goes to the same writer with
- * longs raw too; a row holding another cell the object cannot carry exactly (a non-finite double, a
- * value of another JS type) goes to `slow`. Floats, whose digits are float32's, get `undefined` and
+ * as strings (datetime, bytes, shaped text). A decimal keeps its own digits, which no JS value
+ * carries: the object holds them as a string (its text view's text, or its JSON), and the quotes
+ * around it are taken out of the serialized text, found after the field's key (a JSON string holds
+ * no unescaped quote, so the key followed by `:"` occurs nowhere else). A row holding a long past
+ * 2^53 goes to the same writer with longs written that way too; a row holding a cell the object
+ * cannot carry exactly (a non-finite double, a value of another JS type) goes to `slow`. Floats,
+ * whose digits are float32's, and unquoted fields under names JSON must escape get `undefined` and
  * the cell-by-cell writer.
  */
 export function objectRowWriter(
@@ -76,80 +81,106 @@ export function objectRowWriter(
   slow: RowWriter,
   texts?: readonly boolean[],
 ): RowWriter | undefined {
-  const fields: (Field | undefined)[] = [];
+  const fields: Field[] = [];
   for (const [k, o] of ordinals.entries()) {
-    const base = columns[o].type.base;
-    if (base === 'float' || (ARRAY_INDEX.test(columns[o].name) && Number(columns[o].name) < 2 ** 32 - 1))
-      return undefined;
-    // A datetime given as its text (records.ts) is that string in the object; a decimal is raw.
-    fields.push(texts?.[k] && base === 'datetime' ? STRING : field(columns[o], options));
+    const { name, type } = columns[o];
+    if (ARRAY_INDEX.test(name) && Number(name) < 2 ** 32 - 1) return undefined;
+    // A datetime given as its text (records.ts) is that string in the object.
+    const f =
+      texts?.[k] && type.base === 'datetime'
+        ? STRING
+        : type.base === 'decimal'
+          ? unquoted(texts?.[k])
+          : field(columns[o], options);
+    if (!f || ((f === LONG || f.unquote) && !PLAIN_NAME.test(name))) return undefined;
+    fields.push(f);
   }
   const text: CellWriter[] = ordinals.map((o) => textWriter(columns[o].type, options));
-  const json: CellWriter[] = ordinals.map((o, k) => {
-    const write = jsonWriter(columns[o].type, options);
-    return texts?.[k] ? (v) => (typeof v === 'string' ? v : write(v)) : write;
-  });
+  const json: CellWriter[] = ordinals.map((o) => jsonWriter(columns[o].type, options));
   const longs = fields.some((f) => f === LONG);
-  const rawLongs = longs
+  const withLongs = longs
     ? compile(
         columns,
         ordinals,
-        fields.map((f) => (f === LONG ? undefined : f)),
+        fields.map((f) => (f === LONG ? UNQUOTED_LONG : f)),
         slow,
         text,
         json,
       )
     : slow;
-  return compile(columns, ordinals, fields, rawLongs, text, json);
+  return compile(columns, ordinals, fields, withLongs, text, json);
 }
 
-/** The generated writer of `fields`, an undefined field written raw by its `json` writer. */
+/** A name JSON.stringify writes without escapes, so the text after its key can be searched for. */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+const PLAIN_NAME = /^[^"\\\u0000-\u001f]*$/;
+
+/** A decimal: its text (from a text view) or its JSON, held as a string and unquoted. */
+function unquoted(text: boolean | undefined): Field {
+  return text
+    ? { guard: STRING.guard, value: itself, unquote: true }
+    : { guard: (v) => `isDecimal(${v})`, value: (v, k) => `json[${k}](${v})`, unquote: true };
+}
+
+/** A long past 2^53: its digits, held as a string and unquoted. */
+const UNQUOTED_LONG: Field = {
+  guard: (v) => `typeof ${v} === 'bigint'`,
+  value: (v) => `${v}.toString()`,
+  unquote: true,
+};
+
+/** The generated writer of `fields`. */
 function compile(
   columns: readonly Column[],
   ordinals: readonly number[],
-  fields: readonly (Field | undefined)[],
+  fields: readonly Field[],
   slow: RowWriter,
   text: CellWriter[],
   json: CellWriter[],
 ): RowWriter {
   const reads = ordinals.map((o, k) => `v${k} = row[${o}]`).join(', ');
-  const guards = fields.flatMap((f, k) => (f ? [`(v${k} === null || (${f.guard(`v${k}`)}))`] : []));
+  const guards = fields.map((f, k) => `(v${k} === null || (${f.guard(`v${k}`)}))`).join(' && ');
   // A literal `__proto__:` key would set the prototype; the computed form makes it an own field.
   const keys = ordinals.map((o) =>
     columns[o].name === '__proto__' ? '["__proto__"]' : JSON.stringify(columns[o].name),
   );
-  // The record as pieces: runs of object fields serialized together, raw fields between them.
-  const pieces: string[] = [];
-  let run: string[] = [];
-  const close = () => {
-    if (run.length > 0) pieces.push(`stringify({ ${run.join(', ')} })`);
-    run = [];
-  };
-  fields.forEach((f, k) => {
-    if (f) {
-      const value = f.value === itself ? `v${k}` : `v${k} === null ? null : ${f.value(`v${k}`, k)}`;
-      run.push(`${keys[k]}: ${value}`);
-      return;
-    }
-    close();
-    const key = JSON.stringify(`${JSON.stringify(columns[ordinals[k]].name)}:`);
-    pieces.push(`${key} + (v${k} === null ? 'null' : json[${k}](v${k}))`);
-  });
-  close();
-  const whole = pieces.length === 1 && fields.every((f) => f);
-  // Pieces lose their braces (an object's) and are joined by commas.
-  const body = whole
-    ? pieces[0]
-    : `flat('{' + ${pieces.map((p) => (p.startsWith('stringify') ? `${p}.slice(1, -1)` : p)).join(" + ',' + ")} + '}')`;
-  const source = `return function jsonRow(row) {
+  const values = fields.map((f, k) =>
+    f.value === itself ? `v${k}` : `v${k} === null ? null : ${f.value(`v${k}`, k)}`,
+  );
+  const object = keys.map((key, k) => `${key}: ${fields[k].unquote ? `u${k}` : values[k]}`).join(', ');
+  const unquoted = fields.flatMap((field, k) => (field.unquote ? [k] : []));
+  // Each unquoted field's string, then its quotes taken out of the text, left to right.
+  const strings = unquoted.map((k) => `const u${k} = ${values[k]};`).join('\n  ');
+  const unquote = unquoted
+    .map((k) => {
+      const key = `${JSON.stringify(columns[ordinals[k]].name)}:"`;
+      return `if (u${k} !== null) {
+    at = s.indexOf(${JSON.stringify(key)}, at) + ${key.length - 1};
+    s = s.slice(0, at) + u${k} + s.slice(at + u${k}.length + 2);
+    at += u${k}.length;
+  }`;
+    })
+    .join('\n  ');
+  const source =
+    unquoted.length === 0
+      ? `return function jsonRow(row) {
   const ${reads};
-  ${guards.length > 0 ? `if (!(${guards.join(' && ')})) return slow(row);` : ''}
-  return ${body};
+  if (!(${guards})) return slow(row);
+  return stringify({ ${object} });
+};`
+      : `return function jsonRow(row) {
+  const ${reads};
+  if (!(${guards})) return slow(row);
+  ${strings}
+  let s = stringify({ ${object} });
+  let at = 0;
+  ${unquote}
+  return flat(s);
 };`;
   // Generated from column ordinals and JSON-escaped names only: no user text reaches it unquoted.
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiled once per schema, run per row
-  const generated = new Function('slow', 'text', 'json', 'stringify', 'flat', source) as (
+  const generated = new Function('slow', 'text', 'json', 'stringify', 'flat', 'isDecimal', source) as (
     ...args: unknown[]
   ) => RowWriter;
-  return generated(slow, text, json, JSON.stringify, flat);
+  return generated(slow, text, json, JSON.stringify, flat, (v: unknown) => Decimal.isDecimal(v));
 }
