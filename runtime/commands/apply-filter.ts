@@ -69,10 +69,10 @@ function filterDocuments(stmt: ApplyFilter, input: Dataset): number[] {
   if (stmt.mode === 'REGEX') test = regexTest(stmt);
   else if (stmt.mode === 'XPATH') test = xpathTest(stmt);
   else ({ test, finish } = txTest(stmt));
-  const values = input.column(ordinal);
+  const values = input.vector(ordinal);
   const out: number[] = [];
   for (let r = 0; r < input.rowCount; r++) {
-    const s = text(values[r]);
+    const s = text(values.get(r));
     const verdict = s === undefined ? 'empty' : test(s);
     if (verdict === true || (verdict === 'empty' && stmt.keepEmpty) || (verdict === 'invalid' && stmt.keepInvalid))
       out.push(r);

@@ -92,3 +92,32 @@ test('text, HTML and data resource renderings read typed storage as they read th
   const text = renderText(typed, { limit: 300, width: 200 });
   assert.match(text, /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/, 'datetimes shown as text');
 });
+
+test('Min and Max over typed storage are the values they are over the same cells held as objects', async () => {
+  const { typed, plain } = both(2000);
+  const { session } = tempSession({}, 'typed-readers');
+  const filters = [
+    'n = Min(n) OR x = Max(x)',
+    'ts = Max(ts)',
+    'ts = Min(ts) OR amount = Max(amount)',
+    'amount = Min(amount)',
+    'mixed = Max(mixed) OR mixed = Min(mixed)',
+    'Max(n) - n = 3',
+  ];
+  for (const filter of filters) {
+    const kept = async (ds: Dataset) => {
+      session.setDataset(ds);
+      await session.run(`APPLY FILTER '${filter}';`);
+      return session.dataset.rows().map((row) => row.map((v) => (v === null ? null : String(v))));
+    };
+    const expected = await kept(plain);
+    assert.ok(expected.length > 0, filter);
+    assert.deepEqual(await kept(typed), expected, filter);
+  }
+  // Only nulls: no extreme.
+  const nulls = Dataset.fromRows(columns, [columns.map(() => null)]);
+  assert.ok(nulls.vector(0) instanceof NumberVector);
+  session.setDataset(nulls);
+  await session.run("ADD COLUMN 'm=@sql(IsNull(Max(n), -1))';");
+  assert.equal(session.dataset.cell(0, columns.length), '-1');
+});
