@@ -2,6 +2,7 @@ import { parseDateTimeMs } from './parse-datetime';
 import type { ColumnType, Value } from './types';
 import {
   bitAt,
+  pickBits,
   DateVector,
   DecimalVector,
   isoText,
@@ -21,13 +22,17 @@ import {
  *   significant digits and not a negative zero, as unscaled integers;
  * - datetime: `yyyy-MM-ddTHH:mm:ss` or `yyyy-MM-ddTHH:mm:ss.fff` (not .000), a valid date from year 1,
  *   as epoch milliseconds: what the datetime writers write.
- * A cell with any other text (an empty field included) turns the column to text storage.
+ * An empty cell (a blank CSV field) is marked in a bitmap of its own: it reads back as '' and types
+ * as null, as the converter turns blank text into null. A cell with any other text turns the column
+ * to text storage.
  */
 export class NumberTextVector implements Vector {
   constructor(
     readonly typed: NumberVector | DecimalVector | DateVector,
     /** Decimal cells: the most digits any has before the point (leading zeros not counted). */
     readonly integerDigits: number,
+    /** The empty cells (0 in `typed`). */
+    readonly blanks: Uint8Array | undefined,
   ) {}
 
   get length(): number {
@@ -37,6 +42,7 @@ export class NumberTextVector implements Vector {
   get(r: number): Value {
     const typed = this.typed;
     if (typed.nulls && bitAt(typed.nulls, r)) return null;
+    if (this.blanks && bitAt(this.blanks, r)) return '';
     if (typed instanceof NumberVector) return String(typed.data[r]);
     if (typed instanceof DateVector) return isoText(typed.ms[r]);
     const scale = typed.scale as number;
@@ -50,7 +56,11 @@ export class NumberTextVector implements Vector {
   }
 
   pick(rows: ArrayLike<number>): Vector {
-    return new NumberTextVector(this.typed.pick(rows) as NumberTextVector['typed'], this.integerDigits);
+    return new NumberTextVector(
+      this.typed.pick(rows) as NumberTextVector['typed'],
+      this.integerDigits,
+      pickBits(this.blanks, rows),
+    );
   }
 }
 
@@ -62,15 +72,23 @@ export class NumberTextVector implements Vector {
  */
 export function typedFromText(vector: Vector, type: ColumnType): Vector | undefined {
   if (!(vector instanceof NumberTextVector)) return undefined;
-  const typed = vector.typed;
-  if (typed instanceof NumberVector) return type.base === 'int' ? typed : undefined;
-  if (typed instanceof DateVector) return type.base === 'datetime' ? typed : undefined;
+  const { typed, blanks } = vector;
+  // Blank cells convert to null: the same numbers, the blanks added to the nulls.
+  const nulls = blanks ? union(typed.nulls, blanks) : typed.nulls;
+  if (typed instanceof NumberVector) {
+    if (type.base !== 'int') return undefined;
+    return blanks ? new NumberVector(typed.data, nulls) : typed;
+  }
+  if (typed instanceof DateVector) {
+    if (type.base !== 'datetime') return undefined;
+    return blanks ? new DateVector(typed.ms, nulls) : typed;
+  }
   if (type.base !== 'decimal') return undefined;
   const from = typed.scale as number;
   const scale = type.scale ?? from;
   if (scale < from) return undefined;
   if (type.precision !== undefined && vector.integerDigits > type.precision - scale) return undefined;
-  if (scale === from) return typed;
+  if (scale === from) return blanks ? new DecimalVector(typed.unscaled, from, nulls) : typed;
   // More decimals than written: the same values with zeros appended, as `parseDecimal` reads them.
   const factor = 10 ** (scale - from);
   const unscaled = new Float64Array(typed.unscaled.length);
@@ -79,7 +97,14 @@ export function typedFromText(vector: Vector, type: ColumnType): Vector | undefi
     if (!Number.isSafeInteger(v)) return undefined;
     unscaled[r] = v;
   }
-  return new DecimalVector(unscaled, scale, typed.nulls);
+  return new DecimalVector(unscaled, scale, nulls);
+}
+
+/** The bits set in either bitmap. */
+function union(a: Uint8Array | undefined, b: Uint8Array): Uint8Array {
+  const out = b.slice();
+  if (a) for (let i = 0; i < out.length; i++) out[i] |= a[i];
+  return out;
 }
 
 type Kind = 'int' | 'decimal' | 'datetime';
@@ -93,6 +118,7 @@ export class NumberTextBuilder {
   private kind: Kind | undefined;
   private data: Int32Array | Float64Array = new Float64Array(0);
   private nulls: Uint8Array | undefined;
+  private blanks: Uint8Array | undefined;
   /** Decimal: the column's number of decimals. */
   private scale = -1;
   private integerDigits = 0;
@@ -103,8 +129,9 @@ export class NumberTextBuilder {
 
   add(r: number, text: string | null): boolean {
     if (r >= this.data.length && this.kind) this.grow(r);
-    if (text === null) {
-      this.setNull(r);
+    if (text === null || text === '') {
+      if (text === null) this.nulls = setBit(this.nulls, r, this.expected);
+      else this.blanks = setBit(this.blanks, r, this.expected);
       return true;
     }
     switch (this.kind) {
@@ -130,20 +157,25 @@ export class NumberTextBuilder {
     }
   }
 
-  /** Whether a cell other than null was added (which decides the kind). */
+  /** Whether a cell other than null or blank was added (which decides the kind). */
   get typed(): boolean {
     return this.kind !== undefined;
+  }
+
+  /** Cell `r` of a column without a kind (`typed` false): null or blank. */
+  untypedAt(r: number): string | null {
+    return this.blanks && bitAt(this.blanks, r) ? '' : null;
   }
 
   finish(count: number): NumberTextVector {
     // A view, not a copy, unless the row estimate was far off: the pages past `count` were never
     // written, so the system has not given them memory, while a copy would hold the column twice.
     const data = count >= this.data.length / 2 ? this.data.subarray(0, count) : this.data.slice(0, count);
-    const bytes = (count + 7) >>> 3;
-    const nulls = this.nulls && (this.nulls.length < bytes ? grown(this.nulls, bytes) : this.nulls.subarray(0, bytes));
-    if (this.kind === 'int') return new NumberTextVector(new NumberVector(data, nulls), 0);
-    if (this.kind === 'datetime') return new NumberTextVector(new DateVector(data as Float64Array, nulls), 0);
-    return new NumberTextVector(new DecimalVector(data as Float64Array, this.scale, nulls), this.integerDigits);
+    const nulls = fit(this.nulls, count);
+    const blanks = fit(this.blanks, count);
+    if (this.kind === 'int') return new NumberTextVector(new NumberVector(data, nulls), 0, blanks);
+    if (this.kind === 'datetime') return new NumberTextVector(new DateVector(data as Float64Array, nulls), 0, blanks);
+    return new NumberTextVector(new DecimalVector(data as Float64Array, this.scale, nulls), this.integerDigits, blanks);
   }
 
   /** The first cell that is not null decides the kind. */
@@ -172,17 +204,24 @@ export class NumberTextBuilder {
     return true;
   }
 
-  private setNull(r: number): void {
-    const byte = r >>> 3;
-    if (!this.nulls) this.nulls = new Uint8Array(Math.max(this.expected + 7, r + 8) >>> 3);
-    else if (byte >= this.nulls.length)
-      this.nulls = grown(this.nulls, Math.max(Math.ceil(this.nulls.length * 1.5), byte + 1));
-    this.nulls[byte] |= 1 << (r & 7);
-  }
-
   private grow(r: number): void {
     this.data = grown(this.data, Math.max(Math.ceil(this.data.length * 1.5), r + 1));
   }
+}
+
+/** `bits` (made or grown as needed, for `expected` rows at first) with bit `r` set. */
+function setBit(bits: Uint8Array | undefined, r: number, expected: number): Uint8Array {
+  const byte = r >>> 3;
+  if (!bits) bits = new Uint8Array(Math.max(expected + 7, r + 8) >>> 3);
+  else if (byte >= bits.length) bits = grown(bits, Math.max(Math.ceil(bits.length * 1.5), byte + 1));
+  bits[byte] |= 1 << (r & 7);
+  return bits;
+}
+
+/** A bitmap of exactly `count` rows. */
+function fit(bits: Uint8Array | undefined, count: number): Uint8Array | undefined {
+  const bytes = (count + 7) >>> 3;
+  return bits && (bits.length < bytes ? grown(bits, bytes) : bits.subarray(0, bytes));
 }
 
 function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, length: number): T {

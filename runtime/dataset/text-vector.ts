@@ -165,10 +165,11 @@ export class TextColumnBuilder {
   /** Adds the cells held as numbers again, as text. */
   private fromNumbers(): void {
     const count = this.count;
-    const added = this.numbers!.typed ? this.numbers!.finish(count) : undefined;
+    const numbers = this.numbers!;
+    const added = numbers.typed ? numbers.finish(count) : undefined;
     this.numbers = undefined;
     this.count = 0;
-    for (let r = 0; r < count; r++) this.add(added ? (added.get(r) as string | null) : null);
+    for (let r = 0; r < count; r++) this.add(added ? (added.get(r) as string | null) : numbers.untypedAt(r));
   }
 
   private repeatsTooLittle(distinct: number): boolean {

@@ -42,7 +42,8 @@ function setBit(bits: Uint8Array, r: number): void {
   bits[r >>> 3] |= 1 << (r & 7);
 }
 
-function pickBits(bits: Uint8Array | undefined, rows: ArrayLike<number>): Uint8Array | undefined {
+/** The bits at `rows`, in that order; undefined when none is set. */
+export function pickBits(bits: Uint8Array | undefined, rows: ArrayLike<number>): Uint8Array | undefined {
   if (!bits) return undefined;
   const out = bitmap(rows.length);
   let any = false;
