@@ -112,7 +112,7 @@ type Kind = 'int' | 'decimal' | 'datetime';
 /**
  * A loader's text column held as numbers while every cell is the one text of a number of one kind
  * (see NumberTextVector). `add` returns false at the first cell that is not; the cells added so far
- * are then read back as text (`text`) into text storage.
+ * are then read back as text (`finish(count).get`, or `untypedAt` before any number) into text storage.
  */
 export class NumberTextBuilder {
   private kind: Kind | undefined;
