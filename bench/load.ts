@@ -10,7 +10,7 @@ import {
   statSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import Papa from 'papaparse';
 import { seededRandom } from './measure';
 import { NARROW_SCHEMA, narrowFile } from './narrow-data';
@@ -24,12 +24,17 @@ import { NARROW_SCHEMA, narrowFile } from './narrow-data';
  * - SELECT * FROM DRIVE then APPLY SCHEMA int/string/decimal/datetime on the 1,000,000-row
  *   `id,name,amount,ts` file (issue 14). Goals: time within 1.2x of papaparse; peak memory growth
  *   within 2x of the file size.
+ * - The same at 3,000,000 rows (the file generated the same way): the same goals, and the growth per
+ *   row within 1.1x of the 1M load's ("3M rows in proportion").
  */
 const ROWS = 1_000_000;
 const RUNS = 3;
 const DATA_DIR = resolve(__dirname, '..', '..', 'bench', '.data');
 const FILE = 'load-1m-v2.csv';
 const NARROW = 'narrow-1m.csv';
+/** The same narrow file at 3M rows: memory in proportion to the rows (issue 14). */
+const NARROW_3M = 'narrow-3m.csv';
+const ROWS_3M = 3_000_000;
 
 type Mode = 'papaparse' | 'sqlcdc' | 'typed';
 
@@ -98,7 +103,7 @@ async function child(mode: Mode, path: string): Promise<void> {
     const { Session } = await import('../runtime/session');
     const workspace = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-'));
     const session = new Session({ cwd: DATA_DIR, workspace });
-    const file = mode === 'typed' ? NARROW : FILE;
+    const file = basename(path);
     run = async () => {
       await session.run(`SELECT * FROM DRIVE '${file}';`);
       if (mode === 'typed') await session.run(NARROW_SCHEMA);
@@ -136,17 +141,26 @@ function best(runs: Measure[]): Measure {
 export async function runLoadBench(): Promise<void> {
   const path = await ensureData();
   const narrow = await narrowFile(join(DATA_DIR, NARROW), ROWS);
+  const narrow3m = await narrowFile(join(DATA_DIR, NARROW_3M), ROWS_3M);
   const size = statSync(path).size;
   const narrowSize = statSync(narrow).size;
+  const narrow3mSize = statSync(narrow3m).size;
   const runs: Record<Mode, Measure[]> = { papaparse: [], sqlcdc: [], typed: [] };
   const narrowPapa: Measure[] = [];
+  const typed3m: Measure[] = [];
+  const papa3m: Measure[] = [];
+  const counted = (mode: Mode, file: string, rows: number) => {
+    const m = measure(mode, file);
+    if (m.rows !== rows) throw new Error(`${mode} loaded ${m.rows} rows of ${file}, expected ${rows}`);
+    return m;
+  };
   for (let i = 0; i < RUNS; i++) {
-    for (const mode of ['papaparse', 'sqlcdc', 'typed'] as Mode[]) {
-      const m = measure(mode, path);
-      if (m.rows !== ROWS) throw new Error(`${mode} loaded ${m.rows} rows, expected ${ROWS}`);
-      runs[mode].push(m);
-    }
-    narrowPapa.push(measure('papaparse', narrow));
+    runs.papaparse.push(counted('papaparse', path, ROWS));
+    runs.sqlcdc.push(counted('sqlcdc', path, ROWS));
+    runs.typed.push(counted('typed', narrow, ROWS));
+    narrowPapa.push(counted('papaparse', narrow, ROWS));
+    typed3m.push(counted('typed', narrow3m, ROWS_3M));
+    papa3m.push(counted('papaparse', narrow3m, ROWS_3M));
   }
   console.log(
     `load: SELECT * FROM DRIVE of ${ROWS.toLocaleString('en-US')} rows × 10 columns, ${mb(size)} CSV (best of ${RUNS}, one child process each)`,
@@ -155,7 +169,19 @@ export async function runLoadBench(): Promise<void> {
   console.log(
     `load: SELECT * FROM DRIVE + APPLY SCHEMA (int, string, decimal(10,2), datetime) of ${ROWS.toLocaleString('en-US')} rows × id,name,amount,ts, ${mb(narrowSize)} CSV`,
   );
-  report(best(narrowPapa), best(runs.typed), runs.typed, narrowSize, 'SELECT + APPLY SCHEMA', 1.2, 2);
+  const typed = best(runs.typed);
+  report(best(narrowPapa), typed, runs.typed, narrowSize, 'SELECT + APPLY SCHEMA', 1.2, 2);
+  console.log(
+    `load: the same at ${ROWS_3M.toLocaleString('en-US')} rows, ${mb(narrow3mSize)} CSV (memory in proportion to the rows)`,
+  );
+  const typed3 = best(typed3m);
+  report(best(papa3m), typed3, typed3m, narrow3mSize, 'SELECT + APPLY SCHEMA', 1.2, 2);
+  const perRow1 = (typed.peakRss - typed.baseRss) / ROWS;
+  const perRow3 = (typed3.peakRss - typed3.baseRss) / ROWS_3M;
+  const proportion = perRow3 / perRow1;
+  console.log(
+    `  per row: ${perRow3.toFixed(1)} bytes at 3M, ${perRow1.toFixed(1)} at 1M: ${proportion.toFixed(2)}x (goal ≤ 1.1x): ${proportion <= 1.1 ? 'met' : 'MISSED'}`,
+  );
 }
 
 function report(

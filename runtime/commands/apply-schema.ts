@@ -1,5 +1,6 @@
 import { converterTo, type Converter } from '../dataset/convert';
 import { Dataset } from '../dataset/dataset';
+import { typedFromText } from '../dataset/number-text';
 import { parseTypeName, sameType } from '../dataset/type-names';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { VectorBuilder, type Vector } from '../dataset/vector';
@@ -72,7 +73,8 @@ function plan(stmt: ApplySchema, input: Dataset): PlannedColumn[] {
 
 /**
  * Pass 1: the columns in the output layout. A column whose type does not change is the input's own
- * vector, shared; a converted one is built in its type's storage. Without CONTINUE_ON_ERROR the error reported is the
+ * vector, shared, and so are the numbers of text held as numbers of the type (number-text.ts); a
+ * converted one is built in its type's storage. Without CONTINUE_ON_ERROR the error reported is the
  * first failing cell in row order, as if the rows had been converted one by one.
  */
 function convertColumns(
@@ -88,6 +90,8 @@ function convertColumns(
     const convert = planned[j]?.convert;
     if (!convert) return input.vector(source);
     const values = input.vector(source);
+    const numbers = typedFromText(values, planned[j].type);
+    if (numbers) return numbers;
     const out = new VectorBuilder(planned[j].type, input.rowCount);
     const end = firstError?.row ?? input.rowCount;
     for (let r = 0; r < end; r++) {

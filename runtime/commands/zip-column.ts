@@ -26,13 +26,13 @@ export function zipColumnOf(stmt: ZipColumn, input: Dataset): Dataset {
   }
   const column = input.columns[ordinal];
   const size = stmt.batch ?? Math.max(1, input.rowCount);
-  const values = input.column(ordinal);
+  const values = input.vector(ordinal);
   const documents: string[] = [];
   for (let start = 0; start < input.rowCount; start += size) {
     const fragments: string[] = [];
     const end = Math.min(start + size, input.rowCount);
     for (let r = start; r < end; r++) {
-      const v = values[r];
+      const v = values.get(r);
       if (v !== null) fragments.push(typeof v === 'string' ? v : formatValue(v, column.type));
     }
     documents.push(buildDocument(stmt.format, fragments));

@@ -119,6 +119,21 @@ export class Dataset {
     return source.cell(rows[r], c);
   }
 
+  /**
+   * Column `c`'s cells, read one by one without gathering a selection's column (a display of its
+   * first rows). `view` may give the vector to read in place of the column's own (a text view).
+   */
+  cellReader(c: number, view?: (vector: Vector) => Vector | undefined): (r: number) => Value {
+    const own = this.cells[c];
+    if (own) {
+      const read = view?.(own) ?? own;
+      return (r) => read.get(r);
+    }
+    const { source, rows } = this.selection!;
+    const read = source.cellReader(c, view);
+    return (r) => read(rows[r]);
+  }
+
   /** A new array holding row `r`. */
   row(r: number): Value[] {
     const row = new Array<Value>(this.columns.length);

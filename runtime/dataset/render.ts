@@ -4,6 +4,7 @@ import { jsonObjectWriter } from '../writers/json';
 import type { Dataset } from './dataset';
 import { formatValue, NULL_DISPLAY, toPlainValue } from './format-value';
 import { typeName } from './type-names';
+import { textView } from './vector';
 import { STRING, type BaseType, type Column, type ColumnType, type Value } from './types';
 
 /**
@@ -46,6 +47,15 @@ function clip(s: string, max: number): string {
 }
 
 /**
+ * Per column, its cells as `formatValue` reads them: typed datetimes and decimals as their text,
+ * straight from the storage (vector.ts `textView`), the rest as values; a selection's rows are read
+ * through it, nothing gathered.
+ */
+function cellTexts(ds: Dataset): ((r: number) => Value)[] {
+  return ds.columns.map((c, i) => ds.cellReader(i, (vector) => textView(vector, c.type)));
+}
+
+/**
  * Display text of a cell: NULL for null; control characters shown as spaces (`↵` for line breaks).
  * Cut to the terminal width first: a cell can never show more, and cli-table3 measures and trims
  * whole strings (quadratic on long non-ASCII text).
@@ -67,8 +77,9 @@ export function renderText(ds: Dataset, options: TextOptions): string {
   if (ds.columns.length === 0) return `(no columns)\n${footer}`;
 
   const head = ds.columns.map((c) => `${displayCell(c.name, STRING, width)}\n${typeName(c.type)}`);
+  const cells = cellTexts(ds);
   const body: string[][] = [];
-  for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(ds.cell(r, i), c.type, width)));
+  for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(cells[i](r), c.type, width)));
   const aligns = ds.columns.map((c) => (NUMERIC.has(c.type.base) ? 'right' : 'left'));
 
   const natural = drawTable(head, body, aligns);
@@ -169,11 +180,11 @@ export function renderHtml(ds: Dataset, options: HtmlOptions): string {
       `<span style="font-weight:normal;opacity:0.7">${escapeHtml(typeName(c.type))}</span></th>`,
   );
   const rows: string[] = [];
+  const read = cellTexts(ds);
   for (let r = 0; r < shown; r++) {
-    const row = ds.row(r);
     const cells = ds.columns.map((c, i) => {
       const align = numeric[i] ? ' style="text-align:right"' : '';
-      const v = row[i];
+      const v = read[i](r);
       if (v === null) return `<td${align}><i>${NULL_DISPLAY}</i></td>`;
       return `<td${align}>${escapeHtml(clip(formatValue(v, c.type), MAX_HTML_CELL))}</td>`;
     });
@@ -239,10 +250,10 @@ export function toDataResource(ds: Dataset, limit: number, primaryKey?: string[]
   const columns: readonly Column[] = ds.columns;
   const shown = Math.min(ds.rowCount, Math.max(0, limit));
   const data: DataResource['data'] = [];
+  const read = columns.map((_, i) => ds.cellReader(i));
   for (let r = 0; r < shown; r++) {
-    const row = ds.row(r);
     const obj: Record<string, string | number | boolean | null> = {};
-    for (let i = 0; i < columns.length; i++) obj[columns[i].name] = toPlainValue(row[i], columns[i].type);
+    for (let i = 0; i < columns.length; i++) obj[columns[i].name] = toPlainValue(read[i](r), columns[i].type);
     data.push(obj);
   }
   const schema: DataResource['schema'] = {

@@ -1,3 +1,4 @@
+import { NumberTextBuilder } from './number-text';
 import type { Value } from './types';
 import { bitAt, DictionaryVector, narrowCodes, type Vector } from './vector';
 
@@ -75,14 +76,17 @@ const DICTIONARY_PROBE = 4096;
 const DICTIONARY_LIMIT = 65536;
 
 /**
- * Text cells added in row order (a loader's column): kept as a dictionary while the column repeats,
- * packed by blocks once it does not. A column starts as a dictionary; when it has seen
+ * Text cells added in row order (a loader's column): kept as numbers while every cell is the text of
+ * a number (number-text.ts), else as a dictionary while the column repeats, packed by blocks once it
+ * does not. A column starts as numbers, then as a dictionary; when it has seen
  * DICTIONARY_PROBE distinct values in fewer than twice as many rows, or DICTIONARY_LIMIT in all, it
  * is mostly unique and the rows so far are packed.
  */
 export class TextColumnBuilder {
   private count = 0;
   private capacity: number;
+  /** Numbers state, dropped at the first cell that is not the text of one. */
+  private numbers: NumberTextBuilder | undefined;
   private nulls: Uint8Array | undefined;
   // Dictionary state, dropped when the column turns to packing.
   private index: Map<string, number> | undefined;
@@ -99,17 +103,26 @@ export class TextColumnBuilder {
   /**
    * `expected`: the expected number of rows. A dictionary's codes are sized for the rows of its
    * probe first: most columns turn to packing within it, and their codes would be garbage.
+   * `encode`: numbers and dictionary are tried (a loader's column), else the text is packed at once.
    */
-  constructor(expected: number, dictionary = true) {
+  constructor(expected: number, encode = true) {
     this.expected = Math.max(expected, 16);
-    this.capacity = dictionary ? Math.min(this.expected, 2 * DICTIONARY_PROBE) : this.expected;
-    if (dictionary) {
+    this.capacity = encode ? Math.min(this.expected, 2 * DICTIONARY_PROBE) : this.expected;
+    if (encode) {
+      this.numbers = new NumberTextBuilder(this.expected);
       this.index = new Map();
       this.codes = new Uint32Array(this.capacity);
     }
   }
 
   add(v: string | null): void {
+    if (this.numbers) {
+      if (this.numbers.add(this.count, v)) {
+        this.count++;
+        return;
+      }
+      this.fromNumbers();
+    }
     const r = this.count;
     if (r === this.capacity) this.grow();
     this.count++;
@@ -140,11 +153,23 @@ export class TextColumnBuilder {
   }
 
   finish(): Vector {
+    if (this.numbers?.typed) return this.numbers.finish(this.count);
+    if (this.numbers) this.fromNumbers();
     if (this.index)
       return new DictionaryVector(narrowCodes(fitted(this.codes!, this.count), this.table.length), this.table);
     if (this.block.length > 0) this.closeBlock();
     const nulls = this.nulls?.subarray(0, (this.count + 7) >>> 3);
     return new PackedTextVector(this.blocks, this.offsets, nulls, this.count);
+  }
+
+  /** Adds the cells held as numbers again, as text. */
+  private fromNumbers(): void {
+    const count = this.count;
+    const numbers = this.numbers!;
+    const added = numbers.typed ? numbers.finish(count) : undefined;
+    this.numbers = undefined;
+    this.count = 0;
+    for (let r = 0; r < count; r++) this.add(added ? (added.get(r) as string | null) : numbers.untypedAt(r));
   }
 
   private repeatsTooLittle(distinct: number): boolean {

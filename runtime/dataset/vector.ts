@@ -42,7 +42,8 @@ function setBit(bits: Uint8Array, r: number): void {
   bits[r >>> 3] |= 1 << (r & 7);
 }
 
-function pickBits(bits: Uint8Array | undefined, rows: ArrayLike<number>): Uint8Array | undefined {
+/** The bits at `rows`, in that order; undefined when none is set. */
+export function pickBits(bits: Uint8Array | undefined, rows: ArrayLike<number>): Uint8Array | undefined {
   if (!bits) return undefined;
   const out = bitmap(rows.length);
   let any = false;
@@ -170,7 +171,7 @@ const MAX_UNSCALED = Number.MAX_SAFE_INTEGER;
 /** The largest power of ten a double holds exactly. */
 const MAX_EXACT_POWER = 22;
 /** System.Decimal's largest scale (decimal-scale.ts), which a byte holds. */
-const MAX_STORED_SCALE = 28;
+export const MAX_STORED_SCALE = 28;
 
 /**
  * Decimals as `unscaled / 10^scale`: exact integers below 2^53, with the scale each value prints with
@@ -639,7 +640,7 @@ class TextView extends BaseVector {
 }
 
 /** `unscaled / 10^scale` with `places` (≥ scale) decimals: the digits of the integer with the point placed. */
-function unscaledText(unscaled: number, scale: number, places: number): string {
+export function unscaledText(unscaled: number, scale: number, places: number): string {
   const negative = unscaled < 0;
   let digits = String(negative ? -unscaled : unscaled);
   let text: string;
@@ -661,7 +662,7 @@ const LAST_MS = 253_402_300_799_999;
  * `yyyy-MM-ddTHH:mm:ss[.fff]` (format-value.ts `formatDateTime`) from epoch milliseconds, the date
  * by the civil-from-days algorithm (H. Hinnant): no Date object and no ISO string to cut.
  */
-function isoText(ms: number): string {
+export function isoText(ms: number): string {
   if (ms < FIRST_MS || ms > LAST_MS) return formatDateTime(new Date(ms));
   const days = Math.floor(ms / DAY_MS);
   const inDay = ms - days * DAY_MS;

@@ -238,7 +238,8 @@ class SqliteSession implements DbSession {
               `AND (${others.map((c) => `${c} IS NOT ?`).join(' OR ')})`,
           )
         : undefined;
-    const values = ordinals.map((o) => data.column(o));
+    // Cells read from each column's storage row by row: a typed column is not turned into objects whole.
+    const values = ordinals.map((o) => data.vector(o));
     const encoders = ordinals.map((o) => sqliteEncoder(data.columns[o].type));
     const width = values.length;
     const args = new Array<SqliteValue>(width);
@@ -248,7 +249,7 @@ class SqliteSession implements DbSession {
       const end = Math.min(start + BATCH_ROWS, data.rowCount);
       for (let r = start; r < end; r++) {
         for (let c = 0; c < width; c++) {
-          const v = values[c][r];
+          const v = values[c].get(r);
           const encode = encoders[c];
           args[c] = v === null ? null : encode ? encode(v) : (v as SqliteValue);
         }

@@ -1,5 +1,6 @@
 import Decimal from 'decimal.js';
 import type { Value } from '../dataset/types';
+import { bitAt, DateVector, DecimalVector, NumberVector, type Vector } from '../dataset/vector';
 import { ScriptError } from '../errors';
 import type { AggregateName } from './ast';
 import { isInteger, isJsNumber, isNumeric, type Kind } from './kinds';
@@ -32,11 +33,15 @@ export function aggregateMismatch(name: AggregateName, kind: Kind): string | und
   return isNumeric(kind) ? undefined : `${name} needs a numeric column, not ${kind}`;
 }
 
-/** `name` over the first `count` cells of a column. */
-export function aggregate(name: AggregateName, column: readonly Value[], count: number, kind: Kind): Value {
+/** `name` over the first `count` cells of a column, read from its storage. */
+export function aggregate(name: AggregateName, column: Vector, count: number, kind: Kind): Value {
+  if (name === 'MIN' || name === 'MAX') {
+    const at = extremeRow(column, count, name === 'MIN' ? -1 : 1);
+    if (at !== undefined) return at < 0 ? null : column.get(at);
+  }
   const values: Value[] = [];
   for (let i = 0; i < count; i++) {
-    const v = column[i];
+    const v = column.get(i);
     if (v !== null) values.push(v);
   }
   if (name === 'COUNT') return count === 0 ? null : values.length;
@@ -57,6 +62,30 @@ export function aggregate(name: AggregateName, column: readonly Value[], count: 
     default:
       return variance(name, values, kind);
   }
+}
+
+/**
+ * The first row holding the least (`sign` -1) or greatest (1) of typed numbers, datetimes or decimals
+ * of one scale, compared as stored (as their values compare) without a Date or Decimal per row; -1
+ * when every cell is null, undefined for other storage.
+ */
+function extremeRow(column: Vector, count: number, sign: number): number | undefined {
+  const numbers =
+    column instanceof NumberVector
+      ? column.data
+      : column instanceof DateVector
+        ? column.ms
+        : column instanceof DecimalVector && typeof column.scale === 'number'
+          ? column.unscaled
+          : undefined;
+  if (!numbers) return undefined;
+  const nulls = (column as NumberVector | DateVector | DecimalVector).nulls;
+  let at = -1;
+  for (let r = 0; r < count; r++) {
+    if (nulls && bitAt(nulls, r)) continue;
+    if (at < 0 || (sign > 0 ? numbers[r] > numbers[at] : numbers[r] < numbers[at])) at = r;
+  }
+  return at;
 }
 
 function sum(values: Value[], kind: Kind): Value {

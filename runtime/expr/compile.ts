@@ -41,7 +41,7 @@ export function bindNode(node: ExprNode, env: BindEnv): Bound {
       if (why) throw mismatch(why, node.offset, env);
       const data = env.dataset();
       if (!data) throw located(aggregateNeedsRows(node.name), node.offset, env);
-      return constantBound(aggregate(node.name, data.column(i), data.rowCount, kind), aggregateType(node.name, kind));
+      return constantBound(aggregate(node.name, data.vector(i), data.rowCount, kind), aggregateType(node.name, kind));
     }
   }
 }

@@ -5,9 +5,10 @@ import { test } from 'node:test';
 import Decimal from 'decimal.js';
 import { Dataset } from '../../runtime/dataset/dataset';
 import { parseDecimal } from '../../runtime/dataset/decimal-scale';
+import { formatValue } from '../../runtime/dataset/format-value';
 import { parseTypeName } from '../../runtime/dataset/type-names';
 import type { Column, Value } from '../../runtime/dataset/types';
-import { DateVector, DecimalVector, ValuesVector } from '../../runtime/dataset/vector';
+import { BigIntVector, DateVector, DecimalVector, ValuesVector } from '../../runtime/dataset/vector';
 import type { DocFormat } from '../../runtime/script/ast';
 import { datasetText, documentChunks, documentWriter, writerOptions, type WriterOptions } from '../../runtime/writers';
 import { tempSession } from '../helpers/session';
@@ -180,5 +181,79 @@ test('ADD COLUMN … FORMAT writes typed fields as it writes the same values hel
     const fromTyped = await docs(typed);
     assert.deepEqual(fromTyped, await docs(plain), statement);
     assert.ok(new Set(fromTyped).size > 100, `${statement}: the fragments differ from row to row`);
+  }
+});
+
+test('JSON writes typed decimals and longs with their exact digits, wherever they sit among the fields', () => {
+  const wide: Column[] = [
+    { name: 'first', type: T('decimal(12, 2)') },
+    { name: 'name', type: T('string') },
+    { name: 'serial', type: T('long') },
+    { name: 'scaled', type: T('decimal(10, 4)') },
+    { name: 'price', type: T('decimal') },
+    { name: 'when', type: T('datetime') },
+    { name: 'whole', type: T('decimal(8, 0)') },
+  ];
+  const longs = [0n, -1n, 2n ** 53n + 1n, -(2n ** 63n), 2n ** 63n - 1n, 9_007_199_254_740_991n, 42n];
+  const texts = ['0', '-0.5', '12.5', '-1234.0625', '0.001', '7', '999999.9999'];
+  const data: Value[][] = [];
+  for (let i = 0; i < 3000; i++) {
+    /** A decimal from the list (with `scale` decimals when given), null one time in ten. */
+    const decimal = (k: number, scale?: number) => {
+      if (random() < 0.1) return null;
+      const text = texts[(i + k) % texts.length];
+      return parseDecimal(scale === undefined ? text : parseDecimal(text).toFixed(scale));
+    };
+    data.push([
+      decimal(0, 2),
+      random() < 0.1 ? null : `n "${i}"\u2028`,
+      random() < 0.1 ? null : longs[i % longs.length],
+      decimal(2, 4),
+      decimal(4),
+      instant(),
+      decimal(5, 0),
+    ]);
+  }
+  // Rows 2^53 and below only, so the longs fit the serialized object; then all rows.
+  const small = data.filter(
+    (row) => row[2] === null || ((row[2] as bigint) <= 2n ** 53n && (row[2] as bigint) >= -(2n ** 53n)),
+  );
+  for (const rows of [small, data]) {
+    const typed = Dataset.fromRows(wide, rows);
+    for (const name of ['first', 'scaled', 'price', 'whole'])
+      assert.ok(typed.vector(typed.indexOf(name)) instanceof DecimalVector, `${name} is typed`);
+    assert.ok(typed.vector(typed.indexOf('serial')) instanceof BigIntVector, 'serial is typed');
+    // The JSON of each cell as the type's text (formatValue): a decimal's digits, a long's, a string quoted.
+    const expected = `[${rows
+      .map(
+        (row) =>
+          `{${wide
+            .map((c, k) => {
+              const v = row[k];
+              const text = v === null ? 'null' : formatValue(v, c.type);
+              const quoted = typeof v === 'string' || v instanceof Date;
+              return `${JSON.stringify(c.name)}:${quoted ? JSON.stringify(text) : text}`;
+            })
+            .join(',')}}`,
+      )
+      .join(',')}]`;
+    assert.equal(datasetText(typed, 'JSON', writerOptions({})), expected);
+    // Fields chosen and ordered so decimals come first, last and next to each other.
+    for (const fields of [
+      [6, 0],
+      [3, 4, 1],
+      [2, 6],
+    ]) {
+      const writer = documentWriter('JSON', wide, fields, writerOptions({}));
+      const plainRows = new Dataset(
+        wide,
+        wide.map((_, c) => rows.map((row) => row[c])),
+      );
+      assert.equal(
+        [...documentChunks(typed, writer, 5000)].join(''),
+        [...documentChunks(plainRows, writer)].join(''),
+        `fields ${fields.join(',')}`,
+      );
+    }
   }
 });
