@@ -207,7 +207,9 @@ async function commit(batch: ToPublish[]): Promise<void> {
   if (ok.length > 0) {
     try {
       const s = openSegment();
-      const records = ok.map((w) => encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }));
+      const records = ok.map((w) =>
+        encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }),
+      );
       writeAll(s.fd, records);
       const flushed = fdatasyncAsync(s.fd);
       s.flushing.add(flushed);
