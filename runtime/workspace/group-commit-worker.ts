@@ -68,10 +68,17 @@ const FLUSHES_IN_FLIGHT = 48;
  * call waits for about one flush, not for the flushes of the batches before it.
  */
 const BATCHES_IN_FLIGHT = 4;
+/**
+ * Items a batch takes at most. Calls arriving together (a hundred clients answered together send
+ * again together) would otherwise make one batch whose files are all written before its one flush
+ * starts; in smaller batches the first flush starts early and runs while the next are written, and
+ * their calls are answered sooner, so clients stop moving in lock-step.
+ */
+const BATCH_ITEMS = 64;
 
 let segment: Segment | undefined;
 let sequence = 0;
-let pending: ToPublish[] = [];
+const pending: ToPublish[] = [];
 const committing = new Set<Promise<void>>();
 let checkpointing: Promise<void> | undefined;
 let idleTimer: NodeJS.Timeout | undefined;
@@ -280,21 +287,23 @@ function answer(written: Written[]): void {
 
 /** Starts a batch of what has arrived, unless as many as may are under way; each that ends starts the next. */
 function next(): void {
-  if (committing.size >= BATCHES_IN_FLIGHT || pending.length === 0) return;
-  const batch = pending;
-  pending = [];
-  clearTimeout(idleTimer);
-  const done: Promise<void> = commit(batch)
-    .catch((e: unknown) => {
-      // Only a bug gets here: none of the batch is known to be on disk, so none may be answered done.
-      answer([{ items: batch, path: '', kind: EntryKind.File, data: new Uint8Array(), error: e }]);
-    })
-    .finally(() => {
-      committing.delete(done);
-      if (pending.length > 0) next();
-      else if (committing.size === 0) idleTimer = setTimeout(() => void checkpoint(), IDLE_CHECKPOINT_MS);
-    });
-  committing.add(done);
+  while (committing.size < BATCHES_IN_FLIGHT && pending.length > 0) {
+    const batch = pending.splice(0, BATCH_ITEMS);
+    clearTimeout(idleTimer);
+    // commit() writes the batch before its first await: the loop goes on to the next batch while
+    // this one's flush is under way.
+    const done: Promise<void> = commit(batch)
+      .catch((e: unknown) => {
+        // Only a bug gets here: none of the batch is known to be on disk, so none may be answered done.
+        answer([{ items: batch, path: '', kind: EntryKind.File, data: new Uint8Array(), error: e }]);
+      })
+      .finally(() => {
+        committing.delete(done);
+        if (pending.length > 0) next();
+        else if (committing.size === 0) idleTimer = setTimeout(() => void checkpoint(), IDLE_CHECKPOINT_MS);
+      });
+    committing.add(done);
+  }
 }
 
 parentPort!.on('message', (message: ToThread) => {

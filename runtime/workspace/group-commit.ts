@@ -4,14 +4,6 @@ import { tempPathOf } from './files';
 import type { FromThread, Published, ToPublish, ToThread } from './group-commit-worker';
 import { EntryKind, replayJournal } from './journal';
 
-/**
- * Batches handed to the thread at once, at most: one whose journal flush is under way and one being
- * written. Files arriving meanwhile wait here and go together when a batch is answered: fewer,
- * larger batches, and fewer wake-ups of the thread, which on a busy machine cost as much as the
- * work they hand over.
- */
-const BATCHES_SENT = 4;
-
 /** A file or lines as handed over, before the batch's bytes are joined. */
 type Outgoing = Omit<ToPublish, 'data'> & { parts: readonly Uint8Array[] };
 
@@ -40,8 +32,6 @@ export class GroupCommit {
   private outgoing: Outgoing[] = [];
   private readonly waiting = new Map<number, { done: () => void; fail: (e: Error) => void }>();
   private nextId = 0;
-  /** Batches handed to the thread and not yet answered. */
-  private sent = 0;
   /** Called once no file waits any more (close waits for it). */
   private drained?: () => void;
   private closed?: () => void;
@@ -85,7 +75,7 @@ export class GroupCommit {
       const id = this.nextId++;
       this.waiting.set(id, { done, fail });
       this.outgoing.push({ id, ...item });
-      if (this.outgoing.length === 1 && this.sent < BATCHES_SENT) setImmediate(() => this.send());
+      if (this.outgoing.length === 1) setImmediate(() => this.send());
       // While files wait, the thread keeps the process alive; an idle one does not.
       if (this.waiting.size === 1) this.thread().ref();
     });
@@ -96,8 +86,6 @@ export class GroupCommit {
    * thread: cloning a Buffer copies the whole pool slab it is a view of.
    */
   private send(): void {
-    if (this.outgoing.length === 0 || this.sent >= BATCHES_SENT) return;
-    this.sent++;
     const batch = this.outgoing.splice(0);
     let total = 0;
     for (const item of batch) for (const part of item.parts) total += part.length;
@@ -125,7 +113,6 @@ export class GroupCommit {
     const lost = (e: Error) => {
       if (this.worker === worker) this.worker = undefined;
       this.outgoing = [];
-      this.sent = 0;
       for (const [id, w] of this.waiting) {
         this.waiting.delete(id);
         w.fail(e);
@@ -140,8 +127,6 @@ export class GroupCommit {
   }
 
   private settle(published: Published): void {
-    this.sent--;
-    if (this.outgoing.length > 0 && this.sent < BATCHES_SENT) this.send();
     for (const id of published.done) {
       this.waiting.get(id)?.done();
       this.waiting.delete(id);
