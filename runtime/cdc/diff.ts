@@ -1,7 +1,7 @@
 import { Dataset } from '../dataset/dataset';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError } from '../errors';
-import { hashRows } from './hash';
+import { hashRowsFormat1, startRowHashes } from './hash';
 import { AddedKeys, findKey } from './key-table';
 import { decodeKeys, describeKey, KeyEncoder, KeyStoreBuilder, type KeyStore } from './keys';
 import { nextState } from './next-state';
@@ -79,9 +79,14 @@ export function captureDiff(
   }
 
   const plan = planCapture(input, options, previous, stateFile);
-  const hashes = hashRows(input, plan.observedOrdinals);
-  const rows = classify(input, plan.keyOrdinals, hashes, previous);
+  // The typed columns are hashed on another thread while this one matches the keys.
+  const hashing = startRowHashes(input, plan.observedOrdinals);
+  const rows = classify(input, plan.keyOrdinals, previous);
+  const hashes = hashing.finish();
   if (rows.duplicates.length && !options.ignoreDups) throw duplicateError(input, plan.keyOrdinals, rows.duplicates);
+  // A format 1 state is compared with format 1 hashes; the next state holds the new ones.
+  const compared = previous?.format === 1 ? hashRowsFormat1(input, plan.observedOrdinals) : hashes;
+  const updated = previous ? markUpdates(rows.kinds, rows.seenBy, compared, previous.hashes) : 0;
 
   const stateCount = rows.seenBy.length;
   const inserted = rows.added.keys.count;
@@ -96,7 +101,7 @@ export function captureDiff(
     hashes,
   };
   const next = () => nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
-  const tally = counts(inserted, rows.updated, options.deletes ? deleted : 0, matched - rows.updated, dropped);
+  const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
   if (!previous && options.initOnFirstRun) {
     return {
       mode: 'initialized',
@@ -119,16 +124,33 @@ export function captureDiff(
 }
 
 interface Classified {
-  /** For each input row: 0 unchanged, INSERTED, UPDATED, or DROPPED (a duplicate). */
+  /** For each input row: 0 matched (unchanged or, once markUpdates has compared, UPDATED), INSERTED, or DROPPED (a duplicate). */
   kinds: Uint8Array;
   /** For each state entry, 1 + the row that matched it, or 0. */
   seenBy: Int32Array;
   /** The keys the state did not have, and their rows. */
   added: AddedKeys;
   addedRows: Int32Array;
-  updated: number;
   /** Pairs (first row of a key, a later row with the same key). */
   duplicates: number[];
+}
+
+/**
+ * Marks UPDATED the rows whose hash differs from that of the state entry they matched, and returns
+ * how many there are. Entries are taken in order, so a source returning its records in the state's
+ * order reads the rows' hashes in order too.
+ */
+function markUpdates(kinds: Uint8Array, seenBy: Int32Array, hashes: Int32Array, stateHashes: Int32Array): number {
+  let updated = 0;
+  for (let e = 0; e < seenBy.length; e++) {
+    const r = seenBy[e] - 1;
+    if (r < 0) continue;
+    if (hashes[2 * r] !== stateHashes[2 * e] || hashes[2 * r + 1] !== stateHashes[2 * e + 1]) {
+      kinds[r] = UPDATED;
+      updated++;
+    }
+  }
+  return updated;
 }
 
 /**
@@ -141,7 +163,6 @@ interface Classified {
 function classify(
   input: Dataset,
   keyOrdinals: number[],
-  hashes: Int32Array,
   previous: CdcState | undefined,
 ): Classified {
   const stateKeys: KeyStore = previous?.entries ?? { bytes: new Uint8Array(0), offsets: new Uint32Array(1) };
@@ -155,13 +176,12 @@ function classify(
   let addedRows: Int32Array = new Int32Array(expected);
   const duplicates: number[] = [];
   let cursor = 0;
-  let updated = 0;
   for (let r = 0; r < n; r++) {
-    key.encode(r);
     let e: number;
-    if (cursor < stateCount && key.equals(stateKeys, cursor)) e = cursor;
-    else if (cursor + 1 < stateCount && key.equals(stateKeys, cursor + 1)) e = cursor + 1;
+    if (cursor < stateCount && key.matches(r, stateKeys, cursor)) e = cursor;
+    else if (cursor + 1 < stateCount && key.matches(r, stateKeys, cursor + 1)) e = cursor + 1;
     else {
+      key.encode(r);
       const h = key.hash();
       e = stateCount ? findKey(previous!.table, stateKeys, key, h) : -1;
       if (e < 0) {
@@ -176,16 +196,12 @@ function classify(
     } else if (e < stateCount && seenBy[e] === 0) {
       seenBy[e] = r + 1;
       cursor = e + 1;
-      if (hashes[2 * r] !== previous!.hashes[2 * e] || hashes[2 * r + 1] !== previous!.hashes[2 * e + 1]) {
-        kinds[r] = UPDATED;
-        updated++;
-      }
     } else {
       kinds[r] = DROPPED;
       duplicates.push(e < stateCount ? seenBy[e] - 1 : addedRows[e - stateCount], r);
     }
   }
-  return { kinds, seenBy, added, addedRows: addedRows.subarray(0, added.keys.count), updated, duplicates };
+  return { kinds, seenBy, added, addedRows: addedRows.subarray(0, added.keys.count), duplicates };
 }
 
 /** The rows to report, in input order. */

@@ -13,6 +13,7 @@ import {
 } from '../dataset/vector';
 import { cellWords, partsOf, signOf } from './decimal-parts';
 import { familyOf, type Family } from './families';
+import { hashElsewhere } from './hash-thread';
 import { INT64, int64Words, splitInt64 } from './int64';
 
 /**
@@ -387,18 +388,85 @@ function hashCodes({ codes, table }: DictionaryVector): BlockHasher {
  */
 const BLOCK = 8;
 
-/** The hash of every row of `ds` over the columns `ordinals`, taken in that order: row r's lanes are hashes[2r] and hashes[2r + 1]. */
-export function hashRows(ds: Dataset, ordinals: readonly number[]): Int32Array {
-  const n = ds.rowCount;
-  const hashes = new Int32Array(2 * n);
+/** Seeds the lanes of every row, then mixes in the columns in order. */
+function hashColumns(hashers: readonly BlockHasher[], hashes: Int32Array): void {
+  const n = hashes.length / 2;
   for (let r = 0; r < n; r++) {
     hashes[2 * r] = SEED1;
     hashes[2 * r + 1] = SEED2;
   }
-  const hashers = ordinals.map((c) => blockHasher(ds.vector(c), familyOf(ds.columns[c].type.base)));
   for (let from = 0; from < n; from += BLOCK) {
     const to = Math.min(from + BLOCK, n);
     for (let k = 0; k < hashers.length; k++) hashers[k](hashes, from, to);
   }
+}
+
+function hashersOf(ds: Dataset, ordinals: readonly number[]): BlockHasher[] {
+  return ordinals.map((c) => blockHasher(ds.vector(c), familyOf(ds.columns[c].type.base)));
+}
+
+/**
+ * The row hashes of state format 1: every observed column mixed into one pair of lanes, in the
+ * order `ordinals`; row r's lanes are hashes[2r] and hashes[2r + 1]. Only compared with the hashes
+ * of a format 1 state (state.ts).
+ */
+export function hashRowsFormat1(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  const hashes = new Int32Array(2 * ds.rowCount);
+  hashColumns(hashersOf(ds, ordinals), hashes);
   return hashes;
+}
+
+/** The lanes of the columns `vectors` (of `families`), as format 1 hashes them: what a hash thread computes. */
+export function hashVectors(vectors: readonly Vector[], families: readonly Family[], hashes: Int32Array): void {
+  hashColumns(
+    vectors.map((v, k) => blockHasher(v, families[k])),
+    hashes,
+  );
+}
+
+/** Families whose values are JS objects (strings, byte arrays), which only the thread holding them can read. */
+const OBJECT_FAMILIES: ReadonlySet<Family> = new Set(['text', 'bytes']);
+
+/** Row hashes being computed (startRowHashes); `finish` returns them. */
+export interface RowHashing {
+  finish(): Int32Array;
+}
+
+/**
+ * The row hashes of state format 2, in the layout of format 1. Two pairs of lanes are computed as
+ * format 1's, each over part of the observed columns in the order `ordinals`: the text and bytes
+ * columns, and the others (numbers, decimals, dates, bools); then row r's lanes are m1 and m2 of the
+ * first pair's lanes with the second's as the word. m1 and m2 are bijections of the word, so a
+ * change in either part changes both lanes. Which part a column is in depends on its type family
+ * only, never on its storage, so a column keeps its hashes when a source stores it otherwise.
+ *
+ * The second part is read from typed storage alone, so a worker thread (hash-thread.ts) hashes it
+ * while this thread hashes the text and matches keys: `startRowHashes` hands it over, `finish`
+ * hashes the first part here and waits for the second.
+ */
+export function startRowHashes(ds: Dataset, ordinals: readonly number[]): RowHashing {
+  const isObject = (c: number) => OBJECT_FAMILIES.has(familyOf(ds.columns[c].type.base));
+  const objects = ordinals.filter(isObject);
+  const typed = ordinals.filter((c) => !isObject(c));
+  const handedOver = hashElsewhere(
+    typed.map((c) => ds.vector(c)),
+    typed.map((c) => familyOf(ds.columns[c].type.base)),
+    ds.rowCount,
+  );
+  return {
+    finish: () => {
+      const hashes = new Int32Array(2 * ds.rowCount);
+      hashColumns(hashersOf(ds, objects), hashes);
+      let other = handedOver?.result();
+      if (!other) {
+        other = new Int32Array(hashes.length);
+        hashColumns(hashersOf(ds, typed), other);
+      }
+      for (let i = 0; i < hashes.length; i += 2) {
+        hashes[i] = m1(hashes[i], other[i]);
+        hashes[i + 1] = m2(hashes[i + 1], other[i + 1]);
+      }
+      return hashes;
+    },
+  };
 }

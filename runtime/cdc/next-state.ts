@@ -15,7 +15,7 @@ export interface RunMatches {
   /** The keys the state did not have, in input order, and their rows. */
   added: AddedKeys;
   addedRows: Int32Array;
-  /** The row hashes of the input (hash.ts). */
+  /** The row hashes of the input (hash.ts `startRowHashes`: state format 2). */
   hashes: Int32Array;
 }
 
@@ -83,5 +83,5 @@ export function nextState(
   offsets[k] = pos + added.bytes.length;
   // Without a previous state the added keys' table is the whole state's: its numbers are the same.
   const table = previous ? carryTable(previous.table, renumber, kept, run.added) : run.added.slots;
-  return { ...columns, entries: { bytes, offsets }, hashes, table };
+  return { ...columns, entries: { bytes, offsets }, hashes, table, format: 2 };
 }

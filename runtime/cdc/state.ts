@@ -21,6 +21,11 @@ export interface CdcState {
   entries: KeyStore;
   /** Each entry's row hash: its two lanes at 2e and 2e + 1 (hash.ts). */
   hashes: Int32Array;
+  /**
+   * How `hashes` were computed: 2 by `startRowHashes`, 1 by `hashRowsFormat1` (a state file of
+   * format 1, read until its next run replaces it).
+   */
+  format: StateFormat;
   /** The hash table of the entries' keys (key-table.ts). */
   table: Int32Array;
 }
@@ -59,10 +64,14 @@ function fileName(name: string): string {
  *   | u32 CRC-32 of all before it
  * The header gives count, keyBytes, slots, and the key and observed columns with their types. FORMAT
  * covers the key encoding and the row hash: a new one would make every record look changed, so it
- * changes only with a new format number.
+ * changes only with a new format number, and the formats before stay readable. Format 1 and 2
+ * differ only in the row hash (hash.ts): a run against a format 1 state compares the rows with
+ * format 1 hashes and commits format 2 ones.
  */
 const MAGIC = Buffer.from('SQLCDCST', 'latin1');
-const FORMAT = 1;
+export type StateFormat = 1 | 2;
+const FORMATS: readonly number[] = [1, 2];
+const NEWEST = 2;
 const PREFIX = 16;
 
 interface Header {
@@ -94,7 +103,7 @@ export async function writeState(file: string, state: CdcState): Promise<void> {
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(align8(PREFIX + json.length));
   MAGIC.copy(prefix, 0);
-  prefix.writeUInt32LE(FORMAT, 8);
+  prefix.writeUInt32LE(state.format, 8);
   prefix.writeUInt32LE(json.length, 12);
   json.copy(prefix, PREFIX);
   // Empty sections are left out: zlib.crc32 of a view on a zero-length ArrayBuffer returns 0 (Node 20), whatever the running value.
@@ -134,9 +143,9 @@ function parseState(buffer: Buffer, file: string): CdcState {
     );
   if (buffer.length < PREFIX + 4 || !buffer.subarray(0, 8).equals(MAGIC)) throw damaged('not a CDC state file');
   const format = buffer.readUInt32LE(8);
-  if (format !== FORMAT) {
+  if (!FORMATS.includes(format)) {
     throw new ScriptError(
-      `the CDC state file '${file}' has format ${format}; this version reads format ${FORMAT}`,
+      `the CDC state file '${file}' has format ${format}; this version reads formats ${FORMATS.join(' and ')} (writes ${NEWEST})`,
       'runtime',
     );
   }
@@ -169,6 +178,7 @@ function parseState(buffer: Buffer, file: string): CdcState {
     entries: { bytes: new Uint8Array(bytes.buffer, base + keysAt, keyBytes), offsets },
     hashes: new Int32Array(bytes.buffer, base + hashesAt, 2 * count),
     table: new Int32Array(bytes.buffer, base + tableAt, 2 * slots),
+    format: format as StateFormat,
   };
 }
 
