@@ -339,7 +339,10 @@ export class KeyStoreBuilder implements KeyStore {
     const w = this.writer;
     if (w.pos + key.length > 0xffffffff) throw new RangeError('CDC keys: more than 4 GB of key values');
     w.room(key.length);
-    w.bytes.set(key.bytes.subarray(0, key.length), w.pos);
+    // Byte by byte: keys are short, and a subarray to copy from is an object per key.
+    const from = key.bytes;
+    const to = w.bytes;
+    for (let i = 0; i < key.length; i++) to[w.pos + i] = from[i];
     w.pos += key.length;
     if (this.count + 2 > this.offsets.length) {
       const grown = new Uint32Array(this.offsets.length * 2);
