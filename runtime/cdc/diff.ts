@@ -160,11 +160,7 @@ function markUpdates(kinds: Uint8Array, seenBy: Int32Array, hashes: Int32Array, 
  * record between was deleted), and only looked up in the state's table, then in the new keys'
  * table, when it is neither.
  */
-function classify(
-  input: Dataset,
-  keyOrdinals: number[],
-  previous: CdcState | undefined,
-): Classified {
+function classify(input: Dataset, keyOrdinals: number[], previous: CdcState | undefined): Classified {
   const stateKeys: KeyStore = previous?.entries ?? { bytes: new Uint8Array(0), offsets: new Uint32Array(1) };
   const stateCount = previous ? stateSize(previous) : 0;
   const key = new KeyEncoder(input, keyOrdinals);

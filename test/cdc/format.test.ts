@@ -46,7 +46,11 @@ test('changes found against a format 1 state are those found against a format 2 
   await capture(both(everyRow(N)).typed, o, format2);
   assert.equal(formatOf(format2), 2);
   // Rows 0–3 gone, N .. N + 3 new, and every third row's other cells those of the next row.
-  const changed = () => both(everyRow(N).map((r) => r + 4), (r) => (r % 3 === 0 ? r + 1 : r)).typed;
+  const changed = () =>
+    both(
+      everyRow(N).map((r) => r + 4),
+      (r) => (r % 3 === 0 ? r + 1 : r),
+    ).typed;
   const old = format1State();
   const a = await capture(changed(), o, old);
   const b = await capture(changed(), o, format2);

@@ -45,7 +45,12 @@ test('a typed decimal column hashes 1 and 1.0 alike, and 1 and 1.50 apart', () =
   const ds = column(['1', '1.0', '1.00', '1.50', '1.5', '0', '0.000']);
   assert.ok(ds.vector(0) instanceof DecimalVector);
   const h = hashRows(ds, [0]);
-  const lanes = (r: number): number[] => [h.format1[2 * r], h.format1[2 * r + 1], h.format2[2 * r], h.format2[2 * r + 1]];
+  const lanes = (r: number): number[] => [
+    h.format1[2 * r],
+    h.format1[2 * r + 1],
+    h.format2[2 * r],
+    h.format2[2 * r + 1],
+  ];
   assert.deepEqual(lanes(1), lanes(0));
   assert.deepEqual(lanes(2), lanes(0));
   assert.deepEqual(lanes(4), lanes(3));
