@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { captureDiff, type CaptureDiff } from '../runtime/cdc/diff';
-import { handedOver } from '../runtime/cdc/hash-thread';
+import { handedOver } from '../runtime/cdc/diff-thread';
 import type { CaptureOptions } from '../runtime/cdc/options';
 import { readState, writeState, type CdcState } from '../runtime/cdc/state';
 import type Decimal from 'decimal.js';

@@ -13,7 +13,6 @@ import {
 } from '../dataset/vector';
 import { cellWords, partsOf, signOf } from './decimal-parts';
 import { familyOf, type Family } from './families';
-import { hashElsewhere } from './hash-thread';
 import { INT64, int64Words, splitInt64 } from './int64';
 
 /**
@@ -496,46 +495,53 @@ export function hashVectors(vectors: readonly Vector[], families: readonly Famil
 /** Families whose values are JS objects (strings, byte arrays), which only the thread holding them can read. */
 const OBJECT_FAMILIES: ReadonlySet<Family> = new Set(['text', 'bytes']);
 
-/** Row hashes being computed (startRowHashes); `finish` returns them. */
-export interface RowHashing {
-  finish(): Int32Array;
+/** The observed columns whose values are typed (not text or bytes): the part another thread can hash. */
+export function typedOrdinals(ds: Dataset, ordinals: readonly number[]): number[] {
+  return ordinals.filter((c) => !OBJECT_FAMILIES.has(familyOf(ds.columns[c].type.base)));
 }
 
 /**
  * The row hashes of state format 2, in the layout of format 1. Two pairs of lanes are computed as
  * format 1's, each over part of the observed columns in the order `ordinals`: the text and bytes
- * columns, and the others (numbers, decimals, dates, bools); then row r's lanes are m1 and m2 of the
- * first pair's lanes with the second's as the word. m1 and m2 are bijections of the word, so a
- * change in either part changes both lanes. Which part a column is in depends on its type family
- * only, never on its storage, so a column keeps its hashes when a source stores it otherwise.
- *
- * The second part is read from typed storage alone, so a worker thread (hash-thread.ts) hashes it
- * while this thread hashes the text and matches keys: `startRowHashes` hands it over, `finish`
- * hashes the first part here and waits for the second.
+ * columns (`objectLanes`), and the others, numbers, decimals, dates, bools (`typedLanes`); then
+ * row r's lanes are m1 and m2 of the first pair's lanes with the second's as the word
+ * (`combineLanes`). m1 and m2 are bijections of the word, so a change in either part changes both
+ * lanes. Which part a column is in depends on its type family only, never on its storage, so a
+ * column keeps its hashes when a source stores it otherwise. The typed part needs no JS object, so
+ * a worker thread can compute it while this one computes the other (diff-thread.ts).
  */
-export function startRowHashes(ds: Dataset, ordinals: readonly number[]): RowHashing {
-  const isObject = (c: number) => OBJECT_FAMILIES.has(familyOf(ds.columns[c].type.base));
-  const objects = ordinals.filter(isObject);
-  const typed = ordinals.filter((c) => !isObject(c));
-  const handedOver = hashElsewhere(
+export function rowHashes(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  return combineLanes(objectLanes(ds, ordinals), typedLanes(ds, ordinals));
+}
+
+export function objectLanes(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  const hashes = new Int32Array(2 * ds.rowCount);
+  hashColumns(
+    hashersOf(
+      ds,
+      ordinals.filter((c) => OBJECT_FAMILIES.has(familyOf(ds.columns[c].type.base))),
+    ),
+    hashes,
+  );
+  return hashes;
+}
+
+export function typedLanes(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  const typed = typedOrdinals(ds, ordinals);
+  const hashes = new Int32Array(2 * ds.rowCount);
+  hashVectors(
     typed.map((c) => ds.vector(c)),
     typed.map((c) => familyOf(ds.columns[c].type.base)),
-    ds.rowCount,
+    hashes,
   );
-  return {
-    finish: () => {
-      const hashes = new Int32Array(2 * ds.rowCount);
-      hashColumns(hashersOf(ds, objects), hashes);
-      let other = handedOver?.result();
-      if (!other) {
-        other = new Int32Array(hashes.length);
-        hashColumns(hashersOf(ds, typed), other, TYPED_BLOCK);
-      }
-      for (let i = 0; i < hashes.length; i += 2) {
-        hashes[i] = m1(hashes[i], other[i]);
-        hashes[i + 1] = m2(hashes[i + 1], other[i + 1]);
-      }
-      return hashes;
-    },
-  };
+  return hashes;
+}
+
+/** The row hashes from the lanes of both parts, in `objects` (returned). */
+export function combineLanes(objects: Int32Array, typed: Int32Array): Int32Array {
+  for (let i = 0; i < objects.length; i += 2) {
+    objects[i] = m1(objects[i], typed[i]);
+    objects[i + 1] = m2(objects[i + 1], typed[i + 1]);
+  }
+  return objects;
 }

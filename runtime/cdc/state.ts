@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -125,14 +125,25 @@ export async function writeState(file: string, state: CdcState): Promise<void> {
 /** The state in `file`, or undefined when there is none yet. */
 export async function readState(file: string): Promise<CdcState | undefined> {
   requireLittleEndian();
-  let buffer: Buffer;
+  let handle: FileHandle;
   try {
-    buffer = await readFile(file);
+    handle = await open(file, 'r');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
-  return parseState(buffer, file);
+  try {
+    // Into shared memory, where the typed arrays of the state view it (shared-memory.ts).
+    const buffer = Buffer.from(new SharedArrayBuffer((await handle.stat()).size));
+    for (let done = 0; done < buffer.length;) {
+      const { bytesRead } = await handle.read(buffer, done, buffer.length - done, done);
+      if (bytesRead === 0) return parseState(buffer.subarray(0, done), file);
+      done += bytesRead;
+    }
+    return parseState(buffer, file);
+  } finally {
+    await handle.close();
+  }
 }
 
 function parseState(buffer: Buffer, file: string): CdcState {
@@ -151,13 +162,11 @@ function parseState(buffer: Buffer, file: string): CdcState {
   }
   const end = buffer.length - 4;
   if (crc32(buffer.subarray(0, end)) !== buffer.readUInt32LE(end)) throw damaged('checksum mismatch');
-  // Typed arrays view the file's bytes in place, which needs them aligned (a small file may be read
-  // into a slice of Node's buffer pool).
-  const bytes = buffer.byteOffset % 8 === 0 ? buffer : Buffer.from(new Uint8Array(buffer).buffer);
-  const headerLength = bytes.readUInt32LE(12);
+  // Typed arrays view the file's bytes in place: `buffer` starts its own memory, so they are aligned.
+  const headerLength = buffer.readUInt32LE(12);
   let header: Header;
   try {
-    header = JSON.parse(bytes.toString('utf8', PREFIX, PREFIX + headerLength)) as Header;
+    header = JSON.parse(buffer.toString('utf8', PREFIX, PREFIX + headerLength)) as Header;
   } catch {
     throw damaged('unreadable header');
   }
@@ -169,15 +178,15 @@ function parseState(buffer: Buffer, file: string): CdcState {
   const tableAt = hashesAt + 8 * count;
   const keysAt = tableAt + 8 * slots;
   if (keysAt + keyBytes !== end) throw damaged('sizes do not add up');
-  const base = bytes.byteOffset;
-  const offsets = new Uint32Array(bytes.buffer, base + offsetsAt, count + 1);
+  const base = buffer.byteOffset;
+  const offsets = new Uint32Array(buffer.buffer, base + offsetsAt, count + 1);
   if (offsets[0] !== 0 || offsets[count] !== keyBytes) throw damaged('key offsets out of range');
   return {
     keys: header.keys.map(column),
     observed: header.observed.map(column),
-    entries: { bytes: new Uint8Array(bytes.buffer, base + keysAt, keyBytes), offsets },
-    hashes: new Int32Array(bytes.buffer, base + hashesAt, 2 * count),
-    table: new Int32Array(bytes.buffer, base + tableAt, 2 * slots),
+    entries: { bytes: new Uint8Array(buffer.buffer, base + keysAt, keyBytes), offsets },
+    hashes: new Int32Array(buffer.buffer, base + hashesAt, 2 * count),
+    table: new Int32Array(buffer.buffer, base + tableAt, 2 * slots),
     format: format as StateFormat,
   };
 }

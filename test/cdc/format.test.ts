@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { handedOver, PARALLEL_ROWS } from '../../runtime/cdc/hash-thread';
+import { handedOver, PARALLEL_ROWS } from '../../runtime/cdc/diff-thread';
 import { readState } from '../../runtime/cdc/state';
 import { both, N } from '../helpers/typed-data';
 import { capture, options, tempStateFile } from './helpers';

@@ -1,13 +1,20 @@
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { Dataset } from '../dataset/dataset';
+import type { Column } from '../dataset/types';
 import { BigIntVector, BoolVector, DateVector, DecimalVector, NumberVector, type Vector } from '../dataset/vector';
-import type { Family } from './families';
+import { familyOf, type Family } from './families';
+import type { Classified, StateKeys } from './match';
 
 /**
- * A worker thread that hashes the typed columns of a diff (hash.ts `startRowHashes`) while the
- * calling thread hashes its text and matches its keys: the machine's second core, as DuckDB's
- * diff uses it. Only typed storage goes over, copied into shared memory (a few ms a million rows);
- * strings cannot be shared between threads, so text stays on the calling thread.
+ * A worker thread that takes part of a diff (diff.ts): it matches the rows' keys with the state's
+ * (match.ts) and hashes the typed observed columns (hash.ts `typedLanes`) while the calling thread
+ * hashes the text columns: the machine's second core, as DuckDB's diff uses it. Strings cannot be
+ * shared between threads, so text stays on the calling thread; typed storage is copied into shared
+ * memory (a few ms a million rows), and the state's keys are read where they are (state files are
+ * read into shared memory, next states built in it). A part that cannot go (few rows, a column
+ * without typed storage, a state in memory of this thread only) is done by the calling thread, as
+ * is anything the worker failed at.
  */
 
 /** A typed column in shared memory, as the worker rebuilds its vector. */
@@ -18,11 +25,12 @@ export type SharedColumn =
   | { kind: 'bool'; data: Uint8Array; length: number; nulls?: Uint8Array }
   | { kind: 'decimal'; data: Float64Array; scale: number | Uint8Array; nulls?: Uint8Array };
 
-export interface HashJob {
-  columns: SharedColumn[];
-  families: Family[];
-  /** The lanes to fill, two int32 a row. */
-  hashes: Int32Array;
+export interface DiffJob {
+  rows: number;
+  /** Typed lanes to compute: of these columns, into `hashes` (two int32 a row). */
+  hash?: { columns: SharedColumn[]; families: Family[]; hashes: Int32Array };
+  /** Keys to match: the key columns, and the state's keys; the outcome is posted on the port. */
+  match?: { columns: Column[]; keys: SharedColumn[]; state: StateKeys | undefined };
   /** [0]: 0 while the worker works, then DONE or FAILED. */
   flag: Int32Array;
 }
@@ -39,7 +47,7 @@ export const PARALLEL_ROWS = 65536;
 /** The worker never finishes a job this long (hashing runs at millions of rows a second). */
 const TIMEOUT_MS = 120_000;
 
-let thread: Worker | undefined;
+let thread: { worker: Worker; port: MessagePort } | undefined;
 let jobs = 0;
 
 /** How many jobs were handed over to the thread in this process (the bench and the tests show it). */
@@ -47,18 +55,20 @@ export function handedOver(): number {
   return jobs;
 }
 
-function worker(): Worker {
+function worker(): { worker: Worker; port: MessagePort } {
   if (thread) return thread;
-  const started = new Worker(join(__dirname, 'hash-worker.js'));
+  const { port1, port2 } = new MessageChannel();
+  const started = new Worker(join(__dirname, 'diff-worker.js'), { workerData: { port: port2 }, transferList: [port2] });
   // Idle, it must not keep the process alive.
   started.unref();
+  port1.unref();
   const gone = () => {
-    if (thread === started) thread = undefined;
+    if (thread?.worker === started) thread = undefined;
   };
   started.on('error', gone);
   started.on('exit', gone);
-  thread = started;
-  return started;
+  thread = { worker: started, port: port1 };
+  return thread;
 }
 
 type Typed = Int32Array | Float64Array | Float32Array | BigInt64Array | Uint8Array;
@@ -71,7 +81,7 @@ type Typed = Int32Array | Float64Array | Float32Array | BigInt64Array | Uint8Arr
 let arena: SharedArrayBuffer | undefined;
 let release: NodeJS.Timeout | undefined;
 /** The last job handed over: until it is done, its part of the arena is not reused. */
-let lastJob: HashJob | undefined;
+let lastJob: DiffJob | undefined;
 const IDLE_MS = 10_000;
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -142,45 +152,80 @@ export function vectorOf(c: SharedColumn): Vector {
   }
 }
 
+function isShared(a: ArrayBufferView): boolean {
+  return a.buffer instanceof SharedArrayBuffer;
+}
+
+/** What the worker did of a diff; a part it did not do (or failed at) is undefined. */
+export interface Done {
+  lanes?: Int32Array;
+  matched?: Classified;
+}
+
 /**
- * Hands the lanes of `vectors` (hash.ts `hashVectors`) over to the worker; undefined when the
- * calling thread should hash them itself: few rows, or a column without typed storage. `result`
- * waits for the lanes, or returns undefined if the worker failed (then the caller hashes them).
+ * Hands over to the worker what it can take of a diff of `input` (see the top): the typed lanes of
+ * the columns `typed` (hash.ts `typedLanes`), and the matching of the keys `keyOrdinals` with
+ * `state` (match.ts `classify`). Undefined when it takes nothing; else `matching` says whether the
+ * keys went, and `result` waits for what the worker did.
  */
-export function hashElsewhere(
-  vectors: readonly Vector[],
-  families: readonly Family[],
-  rows: number,
-): { result(): Int32Array | undefined } | undefined {
-  if (rows < PARALLEL_ROWS || vectors.length === 0) return undefined;
-  let bytes = 8 * rows;
-  for (const v of vectors) {
-    const arrays = arraysOf(v);
-    if (!arrays) return undefined;
-    for (const a of arrays) bytes += align8(a.byteLength);
-  }
+export function handOver(
+  input: Dataset,
+  typed: readonly number[],
+  keyOrdinals: readonly number[],
+  state: StateKeys | undefined,
+): { matching: boolean; result(): Done } | undefined {
+  const rows = input.rowCount;
+  if (rows < PARALLEL_ROWS) return undefined;
+  const typedVectors = typed.map((c) => input.vector(c));
+  const keyVectors = keyOrdinals.map((c) => input.vector(c));
+  const hashing = typed.length > 0 && typedVectors.every((v) => arraysOf(v));
+  const matching =
+    keyVectors.every((v) => arraysOf(v)) &&
+    (!state || (isShared(state.entries.bytes) && isShared(state.entries.offsets) && isShared(state.table)));
+  if (!hashing && !matching) return undefined;
+  let bytes = hashing ? 8 * rows : 0;
+  for (const v of [...(hashing ? typedVectors : []), ...(matching ? keyVectors : [])])
+    for (const a of arraysOf(v)!) bytes += align8(a.byteLength);
   const memory = new ArenaWriter(bytes);
-  const job: HashJob = {
-    columns: vectors.map((v) => sharedColumn(v, memory)),
-    families: [...families],
-    hashes: memory.lanes(rows),
+  const w = worker();
+  // An outcome of a job whose caller never asked for it (it failed in between) is not this job's.
+  while (receiveMessageOnPort(w.port));
+  const job: DiffJob = {
+    rows,
+    ...(hashing && {
+      hash: {
+        columns: typedVectors.map((v) => sharedColumn(v, memory)),
+        families: typed.map((c) => familyOf(input.columns[c].type.base)),
+        hashes: memory.lanes(rows),
+      },
+    }),
+    ...(matching && {
+      match: {
+        columns: keyOrdinals.map((c) => ({ ...input.columns[c] })),
+        keys: keyVectors.map((v) => sharedColumn(v, memory)),
+        state: state && { entries: state.entries, table: state.table },
+      },
+    }),
     flag: new Int32Array(new SharedArrayBuffer(4)),
   };
-  const w = worker();
-  w.postMessage(job);
+  w.worker.postMessage(job);
   jobs++;
   lastJob = job;
   clearTimeout(release);
   return {
+    matching,
     result: () => {
       release = setTimeout(() => (arena = undefined), IDLE_MS);
       release.unref();
       if (Atomics.wait(job.flag, 0, 0, TIMEOUT_MS) === 'timed-out') {
         if (thread === w) thread = undefined;
-        void w.terminate();
-        return undefined;
+        void w.worker.terminate();
+        return {};
       }
-      return Atomics.load(job.flag, 0) === DONE ? job.hashes : undefined;
+      // The worker posts the matching's outcome before it flags the job, so it is there (or, after a failure, dropped).
+      const matched = job.match && (receiveMessageOnPort(w.port)?.message as Classified | undefined);
+      if (Atomics.load(job.flag, 0) !== DONE) return {};
+      return { lanes: job.hash?.hashes, matched };
     },
   };
 }
