@@ -363,7 +363,7 @@ export async function runCdcBench(): Promise<void> {
       `   ratio ${(reordered / duckSeconds).toFixed(2)}x`,
     );
     line('commit the next state (write, fsync, rename)', commit);
-    console.log(`  typed columns hashed on the hash thread in ${threaded} of ${2 * RUNS} timed diffs`);
+    console.log(`  the worker thread matched keys and hashed typed columns in ${threaded} of ${2 * RUNS} timed diffs`);
     console.log(
       `  state file: ${mb(size)} for ${ROWS.toLocaleString('en-US')} keys = ${mb(size / (ROWS / 1e6))} per million keys (${(size / ROWS).toFixed(1)} bytes a key)`,
     );

@@ -95,3 +95,49 @@ test('a diff of many rows hashes its typed columns on the hash thread, with the 
     assert.equal(a.diff.counts.updated + a.diff.counts.unchanged, rows.length);
   }
 });
+
+test('keys matched on the worker thread find the inserts, deletes and duplicates found here', async () => {
+  const rows = everyRow(PARALLEL_ROWS + 1000);
+  // Rows 0–9 gone, 10 new at the end, and the key of row 500 again as row 600's (the data of 600).
+  const next = [...rows.slice(10), ...everyRow(10).map((r) => rows.length + r)];
+  const withDuplicate = next.map((r) => (r === 600 ? 500 : r));
+  for (const [first, second] of [
+    ['typed', 'plain'],
+    ['plain', 'typed'],
+  ] as const) {
+    const file = tempStateFile();
+    await capture(both(rows)[first], o, file);
+    const a = await capture(both(next)[first], o, file, false);
+    const b = await capture(both(next)[second], o, file, false);
+    assert.deepEqual(a.diff.counts, {
+      inserted: 10,
+      updated: 0,
+      deleted: 10,
+      unchanged: rows.length - 10,
+      duplicates: 0,
+    });
+    assert.deepEqual(b.diff.counts, a.diff.counts);
+    assert.deepEqual(a.deletes, b.deletes);
+    assert.deepEqual(
+      a.deletes.map((row) => row[0]),
+      everyRow(10),
+    );
+    assert.deepEqual(a.upserts, b.upserts);
+    for (const storage of [first, second]) {
+      await assert.rejects(
+        capture(both(withDuplicate)[storage], o, file, false),
+        /duplicate key id=500 in rows 491 and 591/,
+        storage,
+      );
+      const kept = await capture(both(withDuplicate)[storage], { ...o, ignoreDups: true }, file, false);
+      // Row 600 is gone (its key kept the first row), so it is a delete, and the duplicate is dropped.
+      assert.deepEqual(kept.diff.counts, {
+        inserted: 10,
+        updated: 0,
+        deleted: 11,
+        unchanged: rows.length - 11,
+        duplicates: 1,
+      });
+    }
+  }
+});
