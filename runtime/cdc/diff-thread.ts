@@ -63,7 +63,10 @@ function worker(): { worker: Worker; port: MessagePort } {
   started.unref();
   port1.unref();
   const gone = () => {
-    if (thread?.worker === started) thread = undefined;
+    if (thread?.worker !== started) return;
+    thread = undefined;
+    // Its unfinished job never will be (the next diff would wait for it before reusing the arena).
+    if (lastJob && Atomics.load(lastJob.flag, 0) === 0) Atomics.store(lastJob.flag, 0, FAILED);
   };
   started.on('error', gone);
   started.on('exit', gone);

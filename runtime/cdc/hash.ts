@@ -483,7 +483,7 @@ export function hashRowsFormat1(ds: Dataset, ordinals: readonly number[]): Int32
   return hashes;
 }
 
-/** The lanes of the columns `vectors` (of `families`), as format 1 hashes them: what a hash thread computes. */
+/** The lanes of the columns `vectors` (of `families`), as format 1 hashes them: the typed part of `rowHashes`, which the worker thread computes (diff-thread.ts). */
 export function hashVectors(vectors: readonly Vector[], families: readonly Family[], hashes: Int32Array): void {
   hashColumns(
     vectors.map((v, k) => blockHasher(v, families[k])),

@@ -16,7 +16,7 @@ export interface RunMatches {
   /** The keys the state did not have, in input order, and their rows. */
   added: NewKeys;
   addedRows: Int32Array;
-  /** The row hashes of the input (hash.ts `startRowHashes`: state format 2). */
+  /** The row hashes of the input (hash.ts `rowHashes`: state format 2). */
   hashes: Int32Array;
 }
 

@@ -22,7 +22,7 @@ export interface CdcState {
   /** Each entry's row hash: its two lanes at 2e and 2e + 1 (hash.ts). */
   hashes: Int32Array;
   /**
-   * How `hashes` were computed: 2 by `startRowHashes`, 1 by `hashRowsFormat1` (a state file of
+   * How `hashes` were computed: 2 by `rowHashes`, 1 by `hashRowsFormat1` (a state file of
    * format 1, read until its next run replaces it).
    */
   format: StateFormat;

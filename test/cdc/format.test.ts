@@ -69,7 +69,7 @@ test('changes found against a format 1 state are those found against a format 2 
   assert.equal(again.diff.counts.unchanged, N);
 });
 
-test('a diff of many rows hashes its typed columns on the hash thread, with the hashes of the same values hashed here', async () => {
+test('a diff of many rows hashes its typed columns and matches its keys on the worker thread, with the hashes of the same values hashed here', async () => {
   const rows = everyRow(PARALLEL_ROWS + 1000);
   const before = both(rows);
   // Every third row's other cells those of the next row; keys as before.
