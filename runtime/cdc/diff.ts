@@ -1,13 +1,14 @@
 import { Dataset } from '../dataset/dataset';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError } from '../errors';
-import { hashRows } from './hash';
-import { AddedKeys, findKey } from './key-table';
-import { decodeKeys, describeKey, KeyEncoder, KeyStoreBuilder, type KeyStore } from './keys';
+import { handOver } from './diff-thread';
+import { combineLanes, hashRowsFormat1, objectLanes, typedLanes, typedOrdinals } from './hash';
+import { decodeKeys, describeKey, type KeyStore } from './keys';
+import { classify, DROPPED, INSERTED, UPDATED } from './match';
 import { nextState } from './next-state';
 import type { CaptureOptions } from './options';
 import { planCapture } from './schema';
-import { readState, stateSize, writeState, type CdcState } from './state';
+import { readState, writeState, type CdcState } from './state';
 
 /**
  * The synthetic change capture of CAPTURE (spec 2.2, 4.2; docs/changelog.md), in two phases so that the
@@ -39,11 +40,6 @@ export interface CaptureDiff {
    */
   next?: () => CdcState;
 }
-
-/** What a row is (0: unchanged). */
-const INSERTED = 1;
-const UPDATED = 2;
-const DROPPED = 3;
 
 const MARKER_TYPE: ColumnType = { base: 'char', size: 1 };
 
@@ -79,12 +75,20 @@ export function captureDiff(
   }
 
   const plan = planCapture(input, options, previous, stateFile);
-  const hashes = hashRows(input, plan.observedOrdinals);
-  const rows = classify(input, plan.keyOrdinals, hashes, previous);
+  // The worker thread matches the keys and hashes the typed columns while this one hashes the text.
+  const worker = handOver(input, typedOrdinals(input, plan.observedOrdinals), plan.keyOrdinals, previous);
+  const matchedHere = worker?.matching ? undefined : classify(input, plan.keyOrdinals, previous);
+  const objects = objectLanes(input, plan.observedOrdinals);
+  const done = worker?.result() ?? {};
+  const rows = done.matched ?? matchedHere ?? classify(input, plan.keyOrdinals, previous);
+  const hashes = combineLanes(objects, done.lanes ?? typedLanes(input, plan.observedOrdinals));
   if (rows.duplicates.length && !options.ignoreDups) throw duplicateError(input, plan.keyOrdinals, rows.duplicates);
+  // A format 1 state is compared with format 1 hashes; the next state holds the new ones.
+  const compared = previous?.format === 1 ? hashRowsFormat1(input, plan.observedOrdinals) : hashes;
+  const updated = previous ? markUpdates(rows.kinds, rows.seenBy, compared, previous.hashes) : 0;
 
   const stateCount = rows.seenBy.length;
-  const inserted = rows.added.keys.count;
+  const inserted = rows.added.count;
   const dropped = rows.duplicates.length / 2;
   const matched = input.rowCount - inserted - dropped;
   const deleted = stateCount - matched;
@@ -96,7 +100,7 @@ export function captureDiff(
     hashes,
   };
   const next = () => nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
-  const tally = counts(inserted, rows.updated, options.deletes ? deleted : 0, matched - rows.updated, dropped);
+  const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
   if (!previous && options.initOnFirstRun) {
     return {
       mode: 'initialized',
@@ -118,74 +122,22 @@ export function captureDiff(
   };
 }
 
-interface Classified {
-  /** For each input row: 0 unchanged, INSERTED, UPDATED, or DROPPED (a duplicate). */
-  kinds: Uint8Array;
-  /** For each state entry, 1 + the row that matched it, or 0. */
-  seenBy: Int32Array;
-  /** The keys the state did not have, and their rows. */
-  added: AddedKeys;
-  addedRows: Int32Array;
-  updated: number;
-  /** Pairs (first row of a key, a later row with the same key). */
-  duplicates: number[];
-}
-
 /**
- * Finds each row's key in the state, or among the keys new in this run. Sources mostly return
- * their records in the same order every time, and the state keeps that order: a row's key is
- * first compared with the entry after the last one matched, then with the one after that (the
- * record between was deleted), and only looked up in the state's table, then in the new keys'
- * table, when it is neither.
+ * Marks UPDATED the rows whose hash differs from that of the state entry they matched, and returns
+ * how many there are. Entries are taken in order, so a source returning its records in the state's
+ * order reads the rows' hashes in order too.
  */
-function classify(
-  input: Dataset,
-  keyOrdinals: number[],
-  hashes: Int32Array,
-  previous: CdcState | undefined,
-): Classified {
-  const stateKeys: KeyStore = previous?.entries ?? { bytes: new Uint8Array(0), offsets: new Uint32Array(1) };
-  const stateCount = previous ? stateSize(previous) : 0;
-  const key = new KeyEncoder(input, keyOrdinals);
-  const n = input.rowCount;
-  const kinds = new Uint8Array(n);
-  const seenBy = new Int32Array(stateCount);
-  const expected = stateCount ? 1024 : n;
-  const added = new AddedKeys(new KeyStoreBuilder(expected), expected);
-  let addedRows: Int32Array = new Int32Array(expected);
-  const duplicates: number[] = [];
-  let cursor = 0;
+function markUpdates(kinds: Uint8Array, seenBy: Int32Array, hashes: Int32Array, stateHashes: Int32Array): number {
   let updated = 0;
-  for (let r = 0; r < n; r++) {
-    key.encode(r);
-    let e: number;
-    if (cursor < stateCount && key.equals(stateKeys, cursor)) e = cursor;
-    else if (cursor + 1 < stateCount && key.equals(stateKeys, cursor + 1)) e = cursor + 1;
-    else {
-      const h = key.hash();
-      e = stateCount ? findKey(previous!.table, stateKeys, key, h) : -1;
-      if (e < 0) {
-        const a = added.findOrAdd(key, h);
-        e = a < 0 ? -1 : stateCount + a;
-      }
-    }
-    if (e < 0) {
-      kinds[r] = INSERTED;
-      if (added.keys.count > addedRows.length) addedRows = grow(addedRows);
-      addedRows[added.keys.count - 1] = r;
-    } else if (e < stateCount && seenBy[e] === 0) {
-      seenBy[e] = r + 1;
-      cursor = e + 1;
-      if (hashes[2 * r] !== previous!.hashes[2 * e] || hashes[2 * r + 1] !== previous!.hashes[2 * e + 1]) {
-        kinds[r] = UPDATED;
-        updated++;
-      }
-    } else {
-      kinds[r] = DROPPED;
-      duplicates.push(e < stateCount ? seenBy[e] - 1 : addedRows[e - stateCount], r);
+  for (let e = 0; e < seenBy.length; e++) {
+    const r = seenBy[e] - 1;
+    if (r < 0) continue;
+    if (hashes[2 * r] !== stateHashes[2 * e] || hashes[2 * r + 1] !== stateHashes[2 * e + 1]) {
+      kinds[r] = UPDATED;
+      updated++;
     }
   }
-  return { kinds, seenBy, added, addedRows: addedRows.subarray(0, added.keys.count), updated, duplicates };
+  return updated;
 }
 
 /** The rows to report, in input order. */
@@ -199,12 +151,6 @@ function wantedRows(kinds: Uint8Array, options: CaptureOptions): Int32Array {
   m = 0;
   for (let r = 0; r < kinds.length; r++) if (wanted[kinds[r]]) rows[m++] = r;
   return rows;
-}
-
-function grow(a: Int32Array): Int32Array {
-  const grown = new Int32Array(a.length * 2);
-  grown.set(a);
-  return grown;
 }
 
 function counts(

@@ -220,8 +220,15 @@ const HASHERS: Record<Family, ColumnHasher> = {
   bytes: hashByteArrays,
 };
 
-/** Mixes rows from … to - 1 of one column into their lanes. */
-type BlockHasher = (hashes: Int32Array, from: number, to: number) => void;
+/**
+ * Mixes rows from … to - 1 of one column into their lanes. Objects of a class per storage, not
+ * closures: TurboFan inlines a call into the closure it has seen there, and the closures of the
+ * next diff (new ones) made it throw that code away ("wrong call target") every diff, where the
+ * instances of a class share their method.
+ */
+interface BlockHasher {
+  run(hashes: Int32Array, from: number, to: number): void;
+}
 
 /**
  * The hasher of a column read from its storage (vector.ts) without making a value per cell; the
@@ -230,22 +237,37 @@ type BlockHasher = (hashes: Int32Array, from: number, to: number) => void;
  */
 function blockHasher(vector: Vector, family: Family): BlockHasher {
   if (family === 'integer' && vector instanceof NumberVector && vector.data instanceof Int32Array)
-    return hashInt32s(vector.data, vector.nulls);
+    return new Int32Hasher(vector.data, vector.nulls);
   const longs = family === 'integer' && vector instanceof BigIntVector ? int64Words(vector.data) : undefined;
-  if (longs) return hashInt64s(longs, (vector as BigIntVector).nulls);
+  if (longs) return new Int64Hasher(longs, (vector as BigIntVector).nulls);
   if (family === 'float' && vector instanceof NumberVector && !(vector.data instanceof Int32Array))
-    return hashDoubles(vector.data, vector.nulls, true);
-  if (family === 'datetime' && vector instanceof DateVector) return hashDoubles(vector.ms, vector.nulls, false);
-  if (family === 'bool' && vector instanceof BoolVector) return hashBoolBits(vector);
-  if (family === 'decimal' && vector instanceof DecimalVector) return hashUnscaled(vector);
-  if (family === 'text' && vector instanceof DictionaryVector) return hashCodes(vector);
-  const values = vector.values();
-  const hasher = HASHERS[family];
-  return (hashes, from, to) => hasher(values, hashes, from, to);
+    return new DoubleHasher(vector.data, vector.nulls, true);
+  if (family === 'datetime' && vector instanceof DateVector) return new DoubleHasher(vector.ms, vector.nulls, false);
+  if (family === 'bool' && vector instanceof BoolVector) return new BoolHasher(vector.bits, vector.nulls);
+  if (family === 'decimal' && vector instanceof DecimalVector) return new UnscaledHasher(vector);
+  if (family === 'text' && vector instanceof DictionaryVector) return new CodeHasher(vector);
+  return new ValuesHasher(vector.values(), HASHERS[family]);
 }
 
-function hashInt32s(data: Int32Array, nulls: Uint8Array | undefined): BlockHasher {
-  return (hashes, from, to) => {
+class ValuesHasher implements BlockHasher {
+  constructor(
+    private readonly values: readonly Value[],
+    private readonly hasher: ColumnHasher,
+  ) {}
+
+  run(hashes: Int32Array, from: number, to: number): void {
+    this.hasher(this.values, hashes, from, to);
+  }
+}
+
+class Int32Hasher implements BlockHasher {
+  constructor(
+    private readonly data: Int32Array,
+    private readonly nulls: Uint8Array | undefined,
+  ) {}
+
+  run(hashes: Int32Array, from: number, to: number): void {
+    const { data, nulls } = this;
     for (let r = from; r < to; r++) {
       let a = hashes[2 * r];
       let b = hashes[2 * r + 1];
@@ -261,12 +283,18 @@ function hashInt32s(data: Int32Array, nulls: Uint8Array | undefined): BlockHashe
       hashes[2 * r] = a;
       hashes[2 * r + 1] = b;
     }
-  };
+  }
 }
 
 /** `words`: the int64s' low and high halves, two to a cell. */
-function hashInt64s(words: Int32Array, nulls: Uint8Array | undefined): BlockHasher {
-  return (hashes, from, to) => {
+class Int64Hasher implements BlockHasher {
+  constructor(
+    private readonly words: Int32Array,
+    private readonly nulls: Uint8Array | undefined,
+  ) {}
+
+  run(hashes: Int32Array, from: number, to: number): void {
+    const { words, nulls } = this;
     for (let r = from; r < to; r++) {
       let a = hashes[2 * r];
       let b = hashes[2 * r + 1];
@@ -282,12 +310,19 @@ function hashInt64s(words: Int32Array, nulls: Uint8Array | undefined): BlockHash
       hashes[2 * r] = a;
       hashes[2 * r + 1] = b;
     }
-  };
+  }
 }
 
 /** Floats as hashFloats, and datetimes' milliseconds as hashDates (`zero`: -0 is hashed as 0). */
-function hashDoubles(data: Float64Array | Float32Array, nulls: Uint8Array | undefined, zero: boolean): BlockHasher {
-  return (hashes, from, to) => {
+class DoubleHasher implements BlockHasher {
+  constructor(
+    private readonly data: Float64Array | Float32Array,
+    private readonly nulls: Uint8Array | undefined,
+    private readonly zero: boolean,
+  ) {}
+
+  run(hashes: Int32Array, from: number, to: number): void {
+    const { data, nulls, zero } = this;
     for (let r = from; r < to; r++) {
       let a = hashes[2 * r];
       let b = hashes[2 * r + 1];
@@ -305,23 +340,32 @@ function hashDoubles(data: Float64Array | Float32Array, nulls: Uint8Array | unde
       hashes[2 * r] = a;
       hashes[2 * r + 1] = b;
     }
-  };
+  }
 }
 
-function hashBoolBits({ bits, nulls }: BoolVector): BlockHasher {
-  return (hashes, from, to) => {
+class BoolHasher implements BlockHasher {
+  constructor(
+    private readonly bits: Uint8Array,
+    private readonly nulls: Uint8Array | undefined,
+  ) {}
+
+  run(hashes: Int32Array, from: number, to: number): void {
+    const { bits, nulls } = this;
     for (let r = from; r < to; r++) {
       const k = nulls && bitAt(nulls, r) ? NULL_WORD : bitAt(bits, r) ? 1 : 2;
       hashes[2 * r] = m1(hashes[2 * r], k);
       hashes[2 * r + 1] = m2(hashes[2 * r + 1], k);
     }
-  };
+  }
 }
 
 /** Decimals from their unscaled integers, in the words hashDecimals takes from the Decimal of the cell. */
-function hashUnscaled(vector: DecimalVector): BlockHasher {
-  const { nulls } = vector;
-  return (hashes, from, to) => {
+class UnscaledHasher implements BlockHasher {
+  constructor(private readonly vector: DecimalVector) {}
+
+  run(hashes: Int32Array, from: number, to: number): void {
+    const { vector } = this;
+    const { nulls } = vector;
     for (let r = from; r < to; r++) {
       let a = hashes[2 * r];
       let b = hashes[2 * r + 1];
@@ -340,30 +384,40 @@ function hashUnscaled(vector: DecimalVector): BlockHasher {
       hashes[2 * r] = a;
       hashes[2 * r + 1] = b;
     }
-  };
+  }
 }
 
 /**
  * Dictionary text: each distinct string's words are worked out once (what hashTexts reads from it),
  * and a row mixes in the words of its code. Code 0 is null.
  */
-function hashCodes({ codes, table }: DictionaryVector): BlockHasher {
-  const starts = new Int32Array(table.length + 1);
-  const all: number[] = [];
-  for (let c = 0; c < table.length; c++) {
-    const s = table[c];
-    if (s === null) all.push(NULL_WORD);
-    else {
-      const n = s.length;
-      all.push(n + 1);
-      let i = 0;
-      for (; i + 1 < n; i += 2) all.push(s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16));
-      if (i < n) all.push(s.charCodeAt(i));
+class CodeHasher implements BlockHasher {
+  private readonly codes: Uint8Array | Uint16Array | Uint32Array;
+  private readonly starts: Int32Array;
+  private readonly words: Int32Array;
+
+  constructor({ codes, table }: DictionaryVector) {
+    this.codes = codes;
+    const starts = new Int32Array(table.length + 1);
+    const all: number[] = [];
+    for (let c = 0; c < table.length; c++) {
+      const s = table[c];
+      if (s === null) all.push(NULL_WORD);
+      else {
+        const n = s.length;
+        all.push(n + 1);
+        let i = 0;
+        for (; i + 1 < n; i += 2) all.push(s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16));
+        if (i < n) all.push(s.charCodeAt(i));
+      }
+      starts[c + 1] = all.length;
     }
-    starts[c + 1] = all.length;
+    this.starts = starts;
+    this.words = Int32Array.from(all);
   }
-  const words = Int32Array.from(all);
-  return (hashes, from, to) => {
+
+  run(hashes: Int32Array, from: number, to: number): void {
+    const { codes, starts, words } = this;
     for (let r = from; r < to; r++) {
       let a = hashes[2 * r];
       let b = hashes[2 * r + 1];
@@ -375,30 +429,119 @@ function hashCodes({ codes, table }: DictionaryVector): BlockHasher {
       hashes[2 * r] = a;
       hashes[2 * r + 1] = b;
     }
-  };
+  }
 }
 
 /**
  * Rows are hashed a block at a time, each column in turn over the block: one loop per column type,
  * and the block's cells stay in the cache from one column to the next, where whole columns one
- * after the other would fetch every cell from memory. A small block, so that they stay in the
- * first-level cache: on the bench's rows (8 columns), a diff's hashing took 160 ms of CPU in blocks
- * of 8 rows, 175 in blocks of 16, 232 in blocks of 512 (measured on arrays of values).
+ * after the other would fetch every cell from memory. Cells that are JS objects (strings, byte
+ * arrays, and the values of storage without a reader of its own) are scattered over the heap: in
+ * blocks of 8 rows, a diff's hashing of the bench's rows took 160 ms of CPU, 175 in blocks of 16, 232
+ * in blocks of 512 (measured on arrays of values). Typed storage is read in order, and there the
+ * calls per block cost more than the cache saves: its columns are hashed in blocks of 4096 rows (a
+ * million rows of an int, a bool, a datetime and a double column: 40 ms in blocks of 4096, 46 in
+ * blocks of 8).
  */
-const BLOCK = 8;
+const OBJECT_BLOCK = 8;
+const TYPED_BLOCK = 4096;
 
-/** The hash of every row of `ds` over the columns `ordinals`, taken in that order: row r's lanes are hashes[2r] and hashes[2r + 1]. */
-export function hashRows(ds: Dataset, ordinals: readonly number[]): Int32Array {
-  const n = ds.rowCount;
-  const hashes = new Int32Array(2 * n);
-  for (let r = 0; r < n; r++) {
-    hashes[2 * r] = SEED1;
-    hashes[2 * r + 1] = SEED2;
+/** Seeds the lanes of every row, then mixes in the columns in order, `block` rows at a time. */
+function hashColumns(hashers: readonly BlockHasher[], hashes: Int32Array, block = OBJECT_BLOCK): void {
+  seed(hashes);
+  // An int32 (hashes.length / 2 would be a double, and so would every row number compared with it).
+  const n = hashes.length >>> 1;
+  for (let from = 0; from < n; from += block) {
+    const to = Math.min(from + block, n);
+    for (let k = 0; k < hashers.length; k++) hashers[k].run(hashes, from, to);
   }
-  const hashers = ordinals.map((c) => blockHasher(ds.vector(c), familyOf(ds.columns[c].type.base)));
-  for (let from = 0; from < n; from += BLOCK) {
-    const to = Math.min(from + BLOCK, n);
-    for (let k = 0; k < hashers.length; k++) hashers[k](hashes, from, to);
+}
+
+/**
+ * A function of its own: in one with the loop over blocks, this loop was optimised on the stack
+ * first, and the loop after it, not run yet, was then thrown away again at its first comparison.
+ */
+function seed(hashes: Int32Array): void {
+  for (let i = 0; i < hashes.length; i += 2) {
+    hashes[i] = SEED1;
+    hashes[i + 1] = SEED2;
   }
+}
+
+function hashersOf(ds: Dataset, ordinals: readonly number[]): BlockHasher[] {
+  return ordinals.map((c) => blockHasher(ds.vector(c), familyOf(ds.columns[c].type.base)));
+}
+
+/**
+ * The row hashes of state format 1: every observed column mixed into one pair of lanes, in the
+ * order `ordinals`; row r's lanes are hashes[2r] and hashes[2r + 1]. Only compared with the hashes
+ * of a format 1 state (state.ts).
+ */
+export function hashRowsFormat1(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  const hashes = new Int32Array(2 * ds.rowCount);
+  hashColumns(hashersOf(ds, ordinals), hashes);
   return hashes;
+}
+
+/** The lanes of the columns `vectors` (of `families`), as format 1 hashes them: the typed part of `rowHashes`, which the worker thread computes (diff-thread.ts). */
+export function hashVectors(vectors: readonly Vector[], families: readonly Family[], hashes: Int32Array): void {
+  hashColumns(
+    vectors.map((v, k) => blockHasher(v, families[k])),
+    hashes,
+    TYPED_BLOCK,
+  );
+}
+
+/** Families whose values are JS objects (strings, byte arrays), which only the thread holding them can read. */
+const OBJECT_FAMILIES: ReadonlySet<Family> = new Set(['text', 'bytes']);
+
+/** The observed columns whose values are typed (not text or bytes): the part another thread can hash. */
+export function typedOrdinals(ds: Dataset, ordinals: readonly number[]): number[] {
+  return ordinals.filter((c) => !OBJECT_FAMILIES.has(familyOf(ds.columns[c].type.base)));
+}
+
+/**
+ * The row hashes of state format 2, in the layout of format 1. Two pairs of lanes are computed as
+ * format 1's, each over part of the observed columns in the order `ordinals`: the text and bytes
+ * columns (`objectLanes`), and the others, numbers, decimals, dates, bools (`typedLanes`); then
+ * row r's lanes are m1 and m2 of the first pair's lanes with the second's as the word
+ * (`combineLanes`). m1 and m2 are bijections of the word, so a change in either part changes both
+ * lanes. Which part a column is in depends on its type family only, never on its storage, so a
+ * column keeps its hashes when a source stores it otherwise. The typed part needs no JS object, so
+ * a worker thread can compute it while this one computes the other (diff-thread.ts).
+ */
+export function rowHashes(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  return combineLanes(objectLanes(ds, ordinals), typedLanes(ds, ordinals));
+}
+
+export function objectLanes(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  const hashes = new Int32Array(2 * ds.rowCount);
+  hashColumns(
+    hashersOf(
+      ds,
+      ordinals.filter((c) => OBJECT_FAMILIES.has(familyOf(ds.columns[c].type.base))),
+    ),
+    hashes,
+  );
+  return hashes;
+}
+
+export function typedLanes(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  const typed = typedOrdinals(ds, ordinals);
+  const hashes = new Int32Array(2 * ds.rowCount);
+  hashVectors(
+    typed.map((c) => ds.vector(c)),
+    typed.map((c) => familyOf(ds.columns[c].type.base)),
+    hashes,
+  );
+  return hashes;
+}
+
+/** The row hashes from the lanes of both parts, in `objects` (returned). */
+export function combineLanes(objects: Int32Array, typed: Int32Array): Int32Array {
+  for (let i = 0; i < objects.length; i += 2) {
+    objects[i] = m1(objects[i], typed[i]);
+    objects[i + 1] = m2(objects[i + 1], typed[i + 1]);
+  }
+  return objects;
 }

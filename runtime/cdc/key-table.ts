@@ -1,4 +1,5 @@
 import type { KeyEncoder, KeyStore, KeyStoreBuilder } from './keys';
+import { sharedInt32s } from './shared-memory';
 
 /**
  * Hash tables of keys: open addressing with linear probing, a power-of-two number of slots, each
@@ -43,6 +44,15 @@ export function buildTable(hashes: ArrayLike<number>, count = hashes.length, roo
   return slots;
 }
 
+/** The keys a run added, as the next state takes them (what AddedKeys ends with). */
+export interface NewKeys {
+  keys: KeyStore;
+  count: number;
+  /** Each key's hash (keys.ts), and the table of the keys by it. */
+  hashes: Int32Array;
+  slots: Int32Array;
+}
+
 /** The keys a run finds that the state does not have, in a table of their own that grows. */
 export class AddedKeys {
   slots: Int32Array;
@@ -72,6 +82,10 @@ export class AddedKeys {
     this.keys.append(key);
     return -1;
   }
+
+  finish(): NewKeys {
+    return { keys: this.keys.store(), count: this.keys.count, hashes: this.hashes, slots: this.slots };
+  }
 }
 
 /**
@@ -80,21 +94,22 @@ export class AddedKeys {
  * numbers do not change); the added keys become entries `kept` onwards. When the next state
  * outgrows the table, or would fill an eighth of it, it is built anew at its size.
  */
-export function carryTable(previous: Int32Array, renumber: Int32Array, kept: number, added: AddedKeys): Int32Array {
-  const count = kept + added.keys.count;
+export function carryTable(previous: Int32Array, renumber: Int32Array, kept: number, added: NewKeys): Int32Array {
+  const count = kept + added.count;
   const capacity = previous.length / 2;
   if (count > capacity * MAX_LOAD || tableCapacity(count) * 8 <= capacity) {
-    const slots = new Int32Array(2 * tableCapacity(count));
+    const slots = sharedInt32s(2 * tableCapacity(count));
     for (let s = 0; s < previous.length; s += 2) {
       const stored = previous[s + 1];
       if (stored !== 0 && renumber[stored - 1] >= 0) place(slots, previous[s], renumber[stored - 1]);
     }
-    for (let a = 0; a < added.keys.count; a++) place(slots, added.hashes[a], kept + a);
+    for (let a = 0; a < added.count; a++) place(slots, added.hashes[a], kept + a);
     return slots;
   }
-  const slots = previous.slice();
+  const slots = sharedInt32s(previous.length);
+  slots.set(previous);
   if (kept < renumber.length) dropAndRenumber(slots, renumber);
-  for (let a = 0; a < added.keys.count; a++) place(slots, added.hashes[a], kept + a);
+  for (let a = 0; a < added.count; a++) place(slots, added.hashes[a], kept + a);
   return slots;
 }
 

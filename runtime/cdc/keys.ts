@@ -252,10 +252,44 @@ function cellWriter(vector: Vector, family: Family): CellWriter {
 export class KeyEncoder {
   private readonly writer = new ByteWriter(64);
   private readonly cells: CellWriter[];
+  /** The cells of a key that is one int column without nulls, which `matches` compares in place. */
+  private readonly ints: Int32Array | undefined;
+  /** The row encoded, or -1. */
+  private row = -1;
   length = 0;
 
   constructor(ds: Dataset, ordinals: readonly number[]) {
     this.cells = ordinals.map((c) => cellWriter(ds.vector(c), familyOf(ds.columns[c].type.base)));
+    const only = ordinals.length === 1 ? ds.vector(ordinals[0]) : undefined;
+    this.ints =
+      only instanceof NumberVector &&
+      only.data instanceof Int32Array &&
+      !only.nulls &&
+      familyOf(ds.columns[ordinals[0]].type.base) === 'integer'
+        ? only.data
+        : undefined;
+  }
+
+  /**
+   * Whether row r's key is key i of `store`. An int key is compared with the stored bytes as it
+   * would be written (tag, low and high halves), without writing it: most rows of a run match the
+   * state entry after the last one matched, and writing their keys cost more than the comparison.
+   */
+  matches(r: number, store: KeyStore, i: number): boolean {
+    const ints = this.ints;
+    if (!ints) {
+      if (this.row !== r) this.encode(r);
+      return this.equals(store, i);
+    }
+    const p = store.offsets[i];
+    if (store.offsets[i + 1] - p !== 9) return false;
+    const b = store.bytes;
+    const v = ints[r];
+    return (
+      b[p] === TAGS.integer &&
+      (b[p + 1] | (b[p + 2] << 8) | (b[p + 3] << 16) | (b[p + 4] << 24)) === v &&
+      (b[p + 5] | (b[p + 6] << 8) | (b[p + 7] << 16) | (b[p + 8] << 24)) === v >> 31
+    );
   }
 
   get bytes(): Uint8Array {
@@ -263,10 +297,12 @@ export class KeyEncoder {
   }
 
   encode(r: number): void {
+    if (this.row === r) return;
     const w = this.writer;
     w.pos = 0;
     for (let k = 0; k < this.cells.length; k++) this.cells[k](w, r);
     this.length = w.pos;
+    this.row = r;
   }
 
   /** Whether the encoded key is key i of `store`. */
@@ -303,7 +339,10 @@ export class KeyStoreBuilder implements KeyStore {
     const w = this.writer;
     if (w.pos + key.length > 0xffffffff) throw new RangeError('CDC keys: more than 4 GB of key values');
     w.room(key.length);
-    w.bytes.set(key.bytes.subarray(0, key.length), w.pos);
+    // Byte by byte: keys are short, and a subarray to copy from is an object per key.
+    const from = key.bytes;
+    const to = w.bytes;
+    for (let i = 0; i < key.length; i++) to[w.pos + i] = from[i];
     w.pos += key.length;
     if (this.count + 2 > this.offsets.length) {
       const grown = new Uint32Array(this.offsets.length * 2);

@@ -1,5 +1,6 @@
 import { ScriptError } from '../errors';
-import { carryTable, type AddedKeys } from './key-table';
+import { carryTable, type NewKeys } from './key-table';
+import { sharedBytes, sharedInt32s, sharedUint32s } from './shared-memory';
 import type { CdcState, StateColumn } from './state';
 
 /** What a run found (diff.ts), as the next state is built from it. */
@@ -13,9 +14,9 @@ export interface RunMatches {
    */
   dropUnseen: boolean;
   /** The keys the state did not have, in input order, and their rows. */
-  added: AddedKeys;
+  added: NewKeys;
   addedRows: Int32Array;
-  /** The row hashes of the input (hash.ts). */
+  /** The row hashes of the input (hash.ts `rowHashes`: state format 2). */
   hashes: Int32Array;
 }
 
@@ -30,7 +31,7 @@ export function nextState(
   columns: { keys: StateColumn[]; observed: StateColumn[] },
 ): CdcState {
   const { seenBy, dropUnseen, addedRows } = run;
-  const added = run.added.keys.store();
+  const added = run.added.keys;
   const renumber = new Int32Array(seenBy.length);
   const before = previous?.entries ?? { bytes: new Uint8Array(0), offsets: new Uint32Array(1) };
   let kept = 0;
@@ -42,10 +43,10 @@ export function nextState(
   }
   const count = kept + addedRows.length;
   const hashes = new Int32Array(2 * count);
-  const offsets = new Uint32Array(count + 1);
+  const offsets = sharedUint32s(count + 1);
   if (keptBytes + added.bytes.length > 0xffffffff)
     throw new ScriptError('the CDC state would hold more than 4 GB of keys', 'runtime');
-  const bytes = new Uint8Array(keptBytes + added.bytes.length);
+  const bytes = sharedBytes(keptBytes + added.bytes.length);
 
   let k = 0;
   let pos = 0;
@@ -82,6 +83,12 @@ export function nextState(
   }
   offsets[k] = pos + added.bytes.length;
   // Without a previous state the added keys' table is the whole state's: its numbers are the same.
-  const table = previous ? carryTable(previous.table, renumber, kept, run.added) : run.added.slots;
-  return { ...columns, entries: { bytes, offsets }, hashes, table };
+  const table = previous ? carryTable(previous.table, renumber, kept, run.added) : sharedCopy(run.added.slots);
+  return { ...columns, entries: { bytes, offsets }, hashes, table, format: 2 };
+}
+
+function sharedCopy(a: Int32Array): Int32Array {
+  const copy = sharedInt32s(a.length);
+  copy.set(a);
+  return copy;
 }

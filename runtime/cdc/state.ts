@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -21,6 +21,11 @@ export interface CdcState {
   entries: KeyStore;
   /** Each entry's row hash: its two lanes at 2e and 2e + 1 (hash.ts). */
   hashes: Int32Array;
+  /**
+   * How `hashes` were computed: 2 by `rowHashes`, 1 by `hashRowsFormat1` (a state file of
+   * format 1, read until its next run replaces it).
+   */
+  format: StateFormat;
   /** The hash table of the entries' keys (key-table.ts). */
   table: Int32Array;
 }
@@ -59,10 +64,14 @@ function fileName(name: string): string {
  *   | u32 CRC-32 of all before it
  * The header gives count, keyBytes, slots, and the key and observed columns with their types. FORMAT
  * covers the key encoding and the row hash: a new one would make every record look changed, so it
- * changes only with a new format number.
+ * changes only with a new format number, and the formats before stay readable. Format 1 and 2
+ * differ only in the row hash (hash.ts): a run against a format 1 state compares the rows with
+ * format 1 hashes and commits format 2 ones.
  */
 const MAGIC = Buffer.from('SQLCDCST', 'latin1');
-const FORMAT = 1;
+export type StateFormat = 1 | 2;
+const FORMATS: readonly number[] = [1, 2];
+const NEWEST = 2;
 const PREFIX = 16;
 
 interface Header {
@@ -94,7 +103,7 @@ export async function writeState(file: string, state: CdcState): Promise<void> {
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(align8(PREFIX + json.length));
   MAGIC.copy(prefix, 0);
-  prefix.writeUInt32LE(FORMAT, 8);
+  prefix.writeUInt32LE(state.format, 8);
   prefix.writeUInt32LE(json.length, 12);
   json.copy(prefix, PREFIX);
   // Empty sections are left out: zlib.crc32 of a view on a zero-length ArrayBuffer returns 0 (Node 20), whatever the running value.
@@ -116,14 +125,25 @@ export async function writeState(file: string, state: CdcState): Promise<void> {
 /** The state in `file`, or undefined when there is none yet. */
 export async function readState(file: string): Promise<CdcState | undefined> {
   requireLittleEndian();
-  let buffer: Buffer;
+  let handle: FileHandle;
   try {
-    buffer = await readFile(file);
+    handle = await open(file, 'r');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
-  return parseState(buffer, file);
+  try {
+    // Into shared memory, where the typed arrays of the state view it (shared-memory.ts).
+    const buffer = Buffer.from(new SharedArrayBuffer((await handle.stat()).size));
+    for (let done = 0; done < buffer.length;) {
+      const { bytesRead } = await handle.read(buffer, done, buffer.length - done, done);
+      if (bytesRead === 0) return parseState(buffer.subarray(0, done), file);
+      done += bytesRead;
+    }
+    return parseState(buffer, file);
+  } finally {
+    await handle.close();
+  }
 }
 
 function parseState(buffer: Buffer, file: string): CdcState {
@@ -134,21 +154,19 @@ function parseState(buffer: Buffer, file: string): CdcState {
     );
   if (buffer.length < PREFIX + 4 || !buffer.subarray(0, 8).equals(MAGIC)) throw damaged('not a CDC state file');
   const format = buffer.readUInt32LE(8);
-  if (format !== FORMAT) {
+  if (!FORMATS.includes(format)) {
     throw new ScriptError(
-      `the CDC state file '${file}' has format ${format}; this version reads format ${FORMAT}`,
+      `the CDC state file '${file}' has format ${format}; this version reads formats ${FORMATS.join(' and ')} (writes ${NEWEST})`,
       'runtime',
     );
   }
   const end = buffer.length - 4;
   if (crc32(buffer.subarray(0, end)) !== buffer.readUInt32LE(end)) throw damaged('checksum mismatch');
-  // Typed arrays view the file's bytes in place, which needs them aligned (a small file may be read
-  // into a slice of Node's buffer pool).
-  const bytes = buffer.byteOffset % 8 === 0 ? buffer : Buffer.from(new Uint8Array(buffer).buffer);
-  const headerLength = bytes.readUInt32LE(12);
+  // Typed arrays view the file's bytes in place: `buffer` starts its own memory, so they are aligned.
+  const headerLength = buffer.readUInt32LE(12);
   let header: Header;
   try {
-    header = JSON.parse(bytes.toString('utf8', PREFIX, PREFIX + headerLength)) as Header;
+    header = JSON.parse(buffer.toString('utf8', PREFIX, PREFIX + headerLength)) as Header;
   } catch {
     throw damaged('unreadable header');
   }
@@ -160,15 +178,16 @@ function parseState(buffer: Buffer, file: string): CdcState {
   const tableAt = hashesAt + 8 * count;
   const keysAt = tableAt + 8 * slots;
   if (keysAt + keyBytes !== end) throw damaged('sizes do not add up');
-  const base = bytes.byteOffset;
-  const offsets = new Uint32Array(bytes.buffer, base + offsetsAt, count + 1);
+  const base = buffer.byteOffset;
+  const offsets = new Uint32Array(buffer.buffer, base + offsetsAt, count + 1);
   if (offsets[0] !== 0 || offsets[count] !== keyBytes) throw damaged('key offsets out of range');
   return {
     keys: header.keys.map(column),
     observed: header.observed.map(column),
-    entries: { bytes: new Uint8Array(bytes.buffer, base + keysAt, keyBytes), offsets },
-    hashes: new Int32Array(bytes.buffer, base + hashesAt, 2 * count),
-    table: new Int32Array(bytes.buffer, base + tableAt, 2 * slots),
+    entries: { bytes: new Uint8Array(buffer.buffer, base + keysAt, keyBytes), offsets },
+    hashes: new Int32Array(buffer.buffer, base + hashesAt, 2 * count),
+    table: new Int32Array(buffer.buffer, base + tableAt, 2 * slots),
+    format: format as StateFormat,
   };
 }
 

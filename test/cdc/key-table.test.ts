@@ -22,7 +22,7 @@ function assertTable(slots: Int32Array, hashes: number[]): void {
 test('carrying a key table over drops and renumbers entries, also in clusters that wrap around the end', () => {
   let seed = 7;
   const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 0) / 4294967296;
-  const none = new AddedKeys(new KeyStoreBuilder(0), 0);
+  const none = new AddedKeys(new KeyStoreBuilder(0), 0).finish();
   for (let round = 0; round < 200; round++) {
     // Homes crowd the last and first slots of 1024, so clusters run over the end.
     const hashes = Array.from({ length: 300 + Math.floor(random() * 300) }, () => {
@@ -45,7 +45,7 @@ test('a key table is built anew at its size when the state shrinks to an eighth 
   const slots = buildTable(hashes);
   assert.equal(slots.length / 2, 16384);
   const renumber = Int32Array.from(hashes, (_, e) => (e % 50 === 0 ? e / 50 : -1));
-  const small = carryTable(slots, renumber, 100, new AddedKeys(new KeyStoreBuilder(0), 0));
+  const small = carryTable(slots, renumber, 100, new AddedKeys(new KeyStoreBuilder(0), 0).finish());
   assert.equal(small.length / 2, 1024);
   assertTable(
     small,
@@ -55,7 +55,7 @@ test('a key table is built anew at its size when the state shrinks to an eighth 
     slots,
     Int32Array.from(hashes, (_, e) => e),
     5000,
-    new AddedKeys(new KeyStoreBuilder(0), 0),
+    new AddedKeys(new KeyStoreBuilder(0), 0).finish(),
   );
   assert.equal(all.length / 2, 16384);
   assertTable(all, hashes);

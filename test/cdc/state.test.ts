@@ -64,8 +64,8 @@ test('a damaged state file is an error saying so, never a state', async () => {
     ['other file', Buffer.from('id,name\n1,a\n'), /damaged \(not a CDC state file\)/],
     [
       'newer format',
-      Buffer.concat([good.subarray(0, 8), Buffer.from([2, 0, 0, 0]), good.subarray(12)]),
-      /has format 2; this version reads format 1/,
+      Buffer.concat([good.subarray(0, 8), Buffer.from([3, 0, 0, 0]), good.subarray(12)]),
+      /has format 3; this version reads formats 1 and 2 \(writes 2\)/,
     ],
   ];
   for (const [what, bytes, message] of cases) {

@@ -16,6 +16,7 @@ if (process.argv[2] === '--write-state') {
     entries: { bytes: new Uint8Array(9 * count).fill(1), offsets },
     hashes: new Int32Array(2 * count).fill(7),
     table: new Int32Array(2 * tableCapacity(count)),
+    format: 2,
   };
   process.stdout.write('writing\n');
   void writeState(file, state).then(() => process.stdout.write('written\n'));

@@ -1,0 +1,234 @@
+import { join } from 'node:path';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { Dataset } from '../dataset/dataset';
+import type { Column } from '../dataset/types';
+import { BigIntVector, BoolVector, DateVector, DecimalVector, NumberVector, type Vector } from '../dataset/vector';
+import { familyOf, type Family } from './families';
+import type { Classified, StateKeys } from './match';
+
+/**
+ * A worker thread that takes part of a diff (diff.ts): it matches the rows' keys with the state's
+ * (match.ts) and hashes the typed observed columns (hash.ts `typedLanes`) while the calling thread
+ * hashes the text columns: the machine's second core, as DuckDB's diff uses it. Strings cannot be
+ * shared between threads, so text stays on the calling thread; typed storage is copied into shared
+ * memory (a few ms a million rows), and the state's keys are read where they are (state files are
+ * read into shared memory, next states built in it). A part that cannot go (few rows, a column
+ * without typed storage, a state in memory of this thread only) is done by the calling thread, as
+ * is anything the worker failed at.
+ */
+
+/** A typed column in shared memory, as the worker rebuilds its vector. */
+export type SharedColumn =
+  | { kind: 'number'; data: Int32Array | Float64Array | Float32Array; nulls?: Uint8Array }
+  | { kind: 'bigint'; data: BigInt64Array; nulls?: Uint8Array }
+  | { kind: 'date'; data: Float64Array; nulls?: Uint8Array }
+  | { kind: 'bool'; data: Uint8Array; length: number; nulls?: Uint8Array }
+  | { kind: 'decimal'; data: Float64Array; scale: number | Uint8Array; nulls?: Uint8Array };
+
+export interface DiffJob {
+  rows: number;
+  /** Typed lanes to compute: of these columns, into `hashes` (two int32 a row). */
+  hash?: { columns: SharedColumn[]; families: Family[]; hashes: Int32Array };
+  /** Keys to match: the key columns, and the state's keys; the outcome is posted on the port. */
+  match?: { columns: Column[]; keys: SharedColumn[]; state: StateKeys | undefined };
+  /** [0]: 0 while the worker works, then DONE or FAILED. */
+  flag: Int32Array;
+}
+
+export const DONE = 1;
+export const FAILED = 2;
+
+/**
+ * Below this many rows the calling thread hashes everything itself: handing over costs a copy, and
+ * a first hand-over starts the worker (tens of ms).
+ */
+export const PARALLEL_ROWS = 65536;
+
+/** The worker never finishes a job this long (hashing runs at millions of rows a second). */
+const TIMEOUT_MS = 120_000;
+
+let thread: { worker: Worker; port: MessagePort } | undefined;
+let jobs = 0;
+
+/** How many jobs were handed over to the thread in this process (the bench and the tests show it). */
+export function handedOver(): number {
+  return jobs;
+}
+
+function worker(): { worker: Worker; port: MessagePort } {
+  if (thread) return thread;
+  const { port1, port2 } = new MessageChannel();
+  const started = new Worker(join(__dirname, 'diff-worker.js'), { workerData: { port: port2 }, transferList: [port2] });
+  // Idle, it must not keep the process alive.
+  started.unref();
+  port1.unref();
+  const gone = () => {
+    if (thread?.worker !== started) return;
+    thread = undefined;
+    // Its unfinished job never will be (the next diff would wait for it before reusing the arena).
+    if (lastJob && Atomics.load(lastJob.flag, 0) === 0) Atomics.store(lastJob.flag, 0, FAILED);
+  };
+  started.on('error', gone);
+  started.on('exit', gone);
+  thread = { worker: started, port: port1 };
+  return thread;
+}
+
+type Typed = Int32Array | Float64Array | Float32Array | BigInt64Array | Uint8Array;
+
+/**
+ * Shared memory kept from one job to the next: memory never used before costs a page fault every
+ * 4 KB (the bench's million rows of typed columns took 10-20 ms to copy into new memory, 2 ms into
+ * memory used before). Dropped once no job came for IDLE_MS, so an idle process does not keep it.
+ */
+let arena: SharedArrayBuffer | undefined;
+let release: NodeJS.Timeout | undefined;
+/** The last job handed over: until it is done, its part of the arena is not reused. */
+let lastJob: DiffJob | undefined;
+const IDLE_MS = 10_000;
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+/** Copies typed arrays one after the other into the arena (grown first to `bytes` if smaller). */
+class ArenaWriter {
+  private offset = 0;
+  readonly memory: SharedArrayBuffer;
+
+  constructor(bytes: number) {
+    if (lastJob && Atomics.load(lastJob.flag, 0) === 0) Atomics.wait(lastJob.flag, 0, 0, TIMEOUT_MS);
+    if (!arena || arena.byteLength < bytes) arena = new SharedArrayBuffer(bytes);
+    this.memory = arena;
+  }
+
+  copy<T extends Typed>(a: T): T {
+    const view = new (a.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => T)(
+      this.memory,
+      this.offset,
+      a.length,
+    );
+    view.set(a as never);
+    this.offset += align8(a.byteLength);
+    return view;
+  }
+
+  lanes(rows: number): Int32Array {
+    const view = new Int32Array(this.memory, this.offset, 2 * rows);
+    this.offset += 8 * rows;
+    return view;
+  }
+}
+
+/** The typed arrays of a vector, when it has typed storage (those a SharedColumn holds). */
+function arraysOf(v: Vector): Typed[] | undefined {
+  const nulls = 'nulls' in v && v.nulls instanceof Uint8Array ? [v.nulls] : [];
+  if (v instanceof NumberVector || v instanceof BigIntVector) return [v.data, ...nulls];
+  if (v instanceof DateVector) return [v.ms, ...nulls];
+  if (v instanceof BoolVector) return [v.bits, ...nulls];
+  if (v instanceof DecimalVector) return [v.unscaled, ...(typeof v.scale === 'number' ? [] : [v.scale]), ...nulls];
+  return undefined;
+}
+
+function sharedColumn(v: Vector, arena: ArenaWriter): SharedColumn {
+  const nulls = 'nulls' in v && v.nulls instanceof Uint8Array ? { nulls: arena.copy(v.nulls) } : {};
+  if (v instanceof NumberVector) return { kind: 'number', data: arena.copy(v.data), ...nulls };
+  if (v instanceof BigIntVector) return { kind: 'bigint', data: arena.copy(v.data), ...nulls };
+  if (v instanceof DateVector) return { kind: 'date', data: arena.copy(v.ms), ...nulls };
+  if (v instanceof BoolVector) return { kind: 'bool', data: arena.copy(v.bits), length: v.length, ...nulls };
+  const d = v as DecimalVector;
+  const scale = typeof d.scale === 'number' ? d.scale : arena.copy(d.scale);
+  return { kind: 'decimal', data: arena.copy(d.unscaled), scale, ...nulls };
+}
+
+/** The vector a shared column was made from (same storage, same cells). */
+export function vectorOf(c: SharedColumn): Vector {
+  switch (c.kind) {
+    case 'number':
+      return new NumberVector(c.data, c.nulls);
+    case 'bigint':
+      return new BigIntVector(c.data, c.nulls);
+    case 'date':
+      return new DateVector(c.data, c.nulls);
+    case 'bool':
+      return new BoolVector(c.data, c.length, c.nulls);
+    case 'decimal':
+      return new DecimalVector(c.data, c.scale, c.nulls);
+  }
+}
+
+function isShared(a: ArrayBufferView): boolean {
+  return a.buffer instanceof SharedArrayBuffer;
+}
+
+/** What the worker did of a diff; a part it did not do (or failed at) is undefined. */
+export interface Done {
+  lanes?: Int32Array;
+  matched?: Classified;
+}
+
+/**
+ * Hands over to the worker what it can take of a diff of `input` (see the top): the typed lanes of
+ * the columns `typed` (hash.ts `typedLanes`), and the matching of the keys `keyOrdinals` with
+ * `state` (match.ts `classify`). Undefined when it takes nothing; else `matching` says whether the
+ * keys went, and `result` waits for what the worker did.
+ */
+export function handOver(
+  input: Dataset,
+  typed: readonly number[],
+  keyOrdinals: readonly number[],
+  state: StateKeys | undefined,
+): { matching: boolean; result(): Done } | undefined {
+  const rows = input.rowCount;
+  if (rows < PARALLEL_ROWS) return undefined;
+  const typedVectors = typed.map((c) => input.vector(c));
+  const keyVectors = keyOrdinals.map((c) => input.vector(c));
+  const hashing = typed.length > 0 && typedVectors.every((v) => arraysOf(v));
+  const matching =
+    keyVectors.every((v) => arraysOf(v)) &&
+    (!state || (isShared(state.entries.bytes) && isShared(state.entries.offsets) && isShared(state.table)));
+  if (!hashing && !matching) return undefined;
+  let bytes = hashing ? 8 * rows : 0;
+  for (const v of [...(hashing ? typedVectors : []), ...(matching ? keyVectors : [])])
+    for (const a of arraysOf(v)!) bytes += align8(a.byteLength);
+  const memory = new ArenaWriter(bytes);
+  const w = worker();
+  // An outcome of a job whose caller never asked for it (it failed in between) is not this job's.
+  while (receiveMessageOnPort(w.port));
+  const job: DiffJob = {
+    rows,
+    ...(hashing && {
+      hash: {
+        columns: typedVectors.map((v) => sharedColumn(v, memory)),
+        families: typed.map((c) => familyOf(input.columns[c].type.base)),
+        hashes: memory.lanes(rows),
+      },
+    }),
+    ...(matching && {
+      match: {
+        columns: keyOrdinals.map((c) => ({ ...input.columns[c] })),
+        keys: keyVectors.map((v) => sharedColumn(v, memory)),
+        state: state && { entries: state.entries, table: state.table },
+      },
+    }),
+    flag: new Int32Array(new SharedArrayBuffer(4)),
+  };
+  w.worker.postMessage(job);
+  jobs++;
+  lastJob = job;
+  clearTimeout(release);
+  return {
+    matching,
+    result: () => {
+      release = setTimeout(() => (arena = undefined), IDLE_MS);
+      release.unref();
+      if (Atomics.wait(job.flag, 0, 0, TIMEOUT_MS) === 'timed-out') {
+        if (thread === w) thread = undefined;
+        void w.worker.terminate();
+        return {};
+      }
+      // The worker posts the matching's outcome before it flags the job, so it is there (or, after a failure, dropped).
+      const matched = job.match && (receiveMessageOnPort(w.port)?.message as Classified | undefined);
+      if (Atomics.load(job.flag, 0) !== DONE) return {};
+      return { lanes: job.hash?.hashes, matched };
+    },
+  };
+}

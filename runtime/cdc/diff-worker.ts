@@ -1,0 +1,44 @@
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { Dataset } from '../dataset/dataset';
+import { DONE, FAILED, vectorOf, type DiffJob } from './diff-thread';
+import { hashVectors } from './hash';
+import { classify, type Classified } from './match';
+
+/** The thread of diff-thread.ts: matches the keys of a job, posts the outcome, then hashes its typed columns. */
+const port = (workerData as { port: MessagePort }).port;
+
+/** The outcome's own buffers, handed over rather than copied. */
+function buffersOf(m: Classified): ArrayBuffer[] {
+  const views = [
+    m.kinds,
+    m.seenBy,
+    m.added.keys.bytes,
+    m.added.keys.offsets,
+    m.added.hashes,
+    m.added.slots,
+    m.addedRows,
+  ];
+  return [...new Set(views.map((v) => v.buffer))].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
+}
+
+parentPort!.on('message', (job: DiffJob) => {
+  let outcome = DONE;
+  try {
+    if (job.match) {
+      const { columns, keys, state } = job.match;
+      const keyData = new Dataset(columns, keys.map(vectorOf), job.rows);
+      const matched = classify(
+        keyData,
+        columns.map((_, k) => k),
+        state,
+      );
+      port.postMessage(matched, buffersOf(matched));
+    }
+    if (job.hash) hashVectors(job.hash.columns.map(vectorOf), job.hash.families, job.hash.hashes);
+  } catch {
+    // The calling thread does the job itself, and meets the same error if there is one.
+    outcome = FAILED;
+  }
+  Atomics.store(job.flag, 0, outcome);
+  Atomics.notify(job.flag, 0);
+});
