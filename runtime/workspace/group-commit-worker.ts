@@ -67,14 +67,14 @@ const FLUSHES_IN_FLIGHT = 48;
  * little CPU: while one waits, the next batch's files are written and its own flush starts, so a
  * call waits for about one flush, not for the flushes of the batches before it.
  */
-const BATCHES_IN_FLIGHT = 4;
+const BATCHES_IN_FLIGHT = 3;
 /**
  * Items a batch takes at most. Calls arriving together (a hundred clients answered together send
  * again together) would otherwise make one batch whose files are all written before its one flush
  * starts; in smaller batches the first flush starts early and runs while the next are written, and
  * their calls are answered sooner, so clients stop moving in lock-step.
  */
-const BATCH_ITEMS = 64;
+const BATCH_ITEMS = 128;
 
 let segment: Segment | undefined;
 let sequence = 0;
