@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasync, fsync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -78,6 +79,7 @@ const BATCH_ITEMS = 128;
 
 let segment: Segment | undefined;
 let sequence = 0;
+const writer = randomBytes(4).toString('hex');
 const pending: ToPublish[] = [];
 const committing = new Set<Promise<void>>();
 let checkpointing: Promise<void> | undefined;
@@ -174,7 +176,7 @@ function openSegment(): Segment {
   if (segment) return segment;
   const folder = journalFolder(root);
   mkdirSync(folder, { recursive: true });
-  const path = join(folder, segmentName(sequence++));
+  const path = join(folder, segmentName(writer, sequence++));
   const fd = openSync(path, 'wx');
   segment = { fd, path, bytes: 0, files: new Set(), flushing: new Set() };
   writeAll(fd, [segmentStart()]);

@@ -11,7 +11,7 @@ import { syncFile, syncFolder, writeFileAtomic } from './files';
  * next listener on the workspace starts. A checkpoint makes the files durable in one flush of the
  * file system and drops the segment.
  *
- * A segment, `<workspace>/.journal/<owner>.<seq>.wal`, is `MAGIC` then records, each
+ * A segment, `<workspace>/.journal/<owner>.<writer>-<seq>.wal`, is `MAGIC` then records, each
  * `u32 body length | u32 CRC-32 of body | body`, body = `u8 kind | u32 mode (0: none) | u16 path
  * length | path (UTF-8, relative to the workspace) | data`. A record cut short by a crash fails its
  * length or CRC: it and anything after it were never answered, and replay stops there.
@@ -118,10 +118,14 @@ function startTicks(pid: number): string {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
 }
 
-const SEGMENT = /^([0-9a-f]*)-(\d+)-(\d*)\.(\d+)\.wal$/;
+const SEGMENT = /^([0-9a-f]*)-(\d+)-(\d*)\.[0-9a-f]+-\d+\.wal$/;
 
-export function segmentName(seq: number): string {
-  return `${owner()}.${seq}.wal`;
+/**
+ * `<owner>.<writer>-<seq>.wal`: `writer` tells apart the group commits of one process (listeners
+ * started one after another in a kernel, or side by side).
+ */
+export function segmentName(writer: string, seq: number): string {
+  return `${owner()}.${writer}-${seq}.wal`;
 }
 
 function ownerAlive(boot: string, pid: number, ticks: string): boolean {
