@@ -658,6 +658,17 @@ const DAY_MS = 86_400_000;
 const FIRST_MS = -62_167_219_200_000;
 const LAST_MS = 253_402_300_799_999;
 
+/** `00` to `99`, and `000` to `999`: the fields of a datetime's text without a number turned to text. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+/**
+ * `yyyy-MM-ddT` by day number: a column's datetimes share their days (a year of instants has 365),
+ * so each day's text is computed once. Emptied when full, which only a column spread over more
+ * than that many days reaches.
+ */
+const dayTexts = new Map<number, string>();
+const DAY_TEXTS_LIMIT = 50_000;
+
 /**
  * `yyyy-MM-ddTHH:mm:ss[.fff]` (format-value.ts `formatDateTime`) from epoch milliseconds, the date
  * by the civil-from-days algorithm (H. Hinnant): no Date object and no ISO string to cut.
@@ -666,6 +677,16 @@ export function isoText(ms: number): string {
   if (ms < FIRST_MS || ms > LAST_MS) return formatDateTime(new Date(ms));
   const days = Math.floor(ms / DAY_MS);
   const inDay = ms - days * DAY_MS;
+  const seconds = Math.floor(inDay / 1000);
+  const millis = inDay - seconds * 1000;
+  const minutes = Math.floor(seconds / 60);
+  const text = `${dayText(days)}${TWO_DIGITS[Math.floor(minutes / 60)]}:${TWO_DIGITS[minutes % 60]}:${TWO_DIGITS[seconds % 60]}`;
+  return millis === 0 ? text : `${text}.${THREE_DIGITS[millis]}`;
+}
+
+function dayText(days: number): string {
+  let text = dayTexts.get(days);
+  if (text !== undefined) return text;
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
@@ -675,14 +696,10 @@ export function isoText(ms: number): string {
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  const seconds = Math.floor(inDay / 1000);
-  const millis = inDay - seconds * 1000;
-  const text = `${pad4(year)}-${pad2(month)}-${pad2(day)}T${pad2(Math.floor(seconds / 3600))}:${pad2(Math.floor(seconds / 60) % 60)}:${pad2(seconds % 60)}`;
-  return millis === 0 ? text : `${text}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
-}
-
-function pad2(n: number): string {
-  return n < 10 ? `0${n}` : String(n);
+  text = `${pad4(year)}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T`;
+  if (dayTexts.size >= DAY_TEXTS_LIMIT) dayTexts.clear();
+  dayTexts.set(days, text);
+  return text;
 }
 
 function pad4(n: number): string {
