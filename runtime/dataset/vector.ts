@@ -639,9 +639,24 @@ class TextView extends BaseVector {
   }
 }
 
+/** `0` to `9`, `00` to `99`, `000` to `999`: datetime fields and short decimal fractions without a number turned to text. */
+const ONE_DIGIT = Array.from({ length: 10 }, (_, n) => String(n));
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+const FRACTIONS = [undefined, ONE_DIGIT, TWO_DIGITS, THREE_DIGITS];
+
 /** `unscaled / 10^scale` with `places` (≥ scale) decimals: the digits of the integer with the point placed. */
 export function unscaledText(unscaled: number, scale: number, places: number): string {
   const negative = unscaled < 0;
+  const fractions = places === scale ? FRACTIONS[scale] : undefined;
+  if (fractions) {
+    // The common scales (money): integer part and fraction by exact arithmetic (% of integers below
+    // 2^53 is exact, and so is dividing the multiple of the power it leaves).
+    const magnitude = negative ? -unscaled : unscaled;
+    const power = fractions.length;
+    const fraction = magnitude % power;
+    return `${negative ? '-' : ''}${(magnitude - fraction) / power}.${fractions[fraction]}`;
+  }
   let digits = String(negative ? -unscaled : unscaled);
   let text: string;
   if (scale === 0) text = digits;
@@ -658,9 +673,6 @@ const DAY_MS = 86_400_000;
 const FIRST_MS = -62_167_219_200_000;
 const LAST_MS = 253_402_300_799_999;
 
-/** `00` to `99`, and `000` to `999`: the fields of a datetime's text without a number turned to text. */
-const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
-const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
 /**
  * `yyyy-MM-ddT` by day number: a column's datetimes share their days (a year of instants has 365),
  * so each day's text is computed once. Emptied when full, which only a column spread over more
