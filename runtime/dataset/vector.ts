@@ -680,6 +680,9 @@ const LAST_MS = 253_402_300_799_999;
  */
 const dayTexts = new Map<number, string>();
 const DAY_TEXTS_LIMIT = 50_000;
+/** `HH:mm:` of each minute of a day and `.fff` of each millisecond: a datetime's text in few pieces. */
+const MINUTE_TEXTS = Array.from({ length: 1440 }, (_, m) => `${TWO_DIGITS[Math.floor(m / 60)]}:${TWO_DIGITS[m % 60]}:`);
+const MILLI_TEXTS = THREE_DIGITS.map((t) => `.${t}`);
 
 /**
  * `yyyy-MM-ddTHH:mm:ss[.fff]` (format-value.ts `formatDateTime`) from epoch milliseconds, the date
@@ -691,9 +694,8 @@ export function isoText(ms: number): string {
   const inDay = ms - days * DAY_MS;
   const seconds = Math.floor(inDay / 1000);
   const millis = inDay - seconds * 1000;
-  const minutes = Math.floor(seconds / 60);
-  const text = `${dayText(days)}${TWO_DIGITS[Math.floor(minutes / 60)]}:${TWO_DIGITS[minutes % 60]}:${TWO_DIGITS[seconds % 60]}`;
-  return millis === 0 ? text : `${text}.${THREE_DIGITS[millis]}`;
+  const text = dayText(days) + MINUTE_TEXTS[Math.floor(seconds / 60)] + TWO_DIGITS[seconds % 60];
+  return millis === 0 ? text : text + MILLI_TEXTS[millis];
 }
 
 function dayText(days: number): string {
