@@ -639,9 +639,24 @@ class TextView extends BaseVector {
   }
 }
 
+/** `0` to `9`, `00` to `99`, `000` to `999`: datetime fields and short decimal fractions without a number turned to text. */
+const ONE_DIGIT = Array.from({ length: 10 }, (_, n) => String(n));
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+const FRACTIONS = [undefined, ONE_DIGIT, TWO_DIGITS, THREE_DIGITS];
+
 /** `unscaled / 10^scale` with `places` (≥ scale) decimals: the digits of the integer with the point placed. */
 export function unscaledText(unscaled: number, scale: number, places: number): string {
   const negative = unscaled < 0;
+  const fractions = places === scale ? FRACTIONS[scale] : undefined;
+  if (fractions) {
+    // The common scales (money): integer part and fraction by exact arithmetic (% of integers below
+    // 2^53 is exact, and so is dividing the multiple of the power it leaves).
+    const magnitude = negative ? -unscaled : unscaled;
+    const power = fractions.length;
+    const fraction = magnitude % power;
+    return `${negative ? '-' : ''}${(magnitude - fraction) / power}.${fractions[fraction]}`;
+  }
   let digits = String(negative ? -unscaled : unscaled);
   let text: string;
   if (scale === 0) text = digits;
@@ -659,6 +674,17 @@ const FIRST_MS = -62_167_219_200_000;
 const LAST_MS = 253_402_300_799_999;
 
 /**
+ * `yyyy-MM-ddT` by day number: a column's datetimes share their days (a year of instants has 365),
+ * so each day's text is computed once. Emptied when full, which only a column spread over more
+ * than that many days reaches.
+ */
+const dayTexts = new Map<number, string>();
+const DAY_TEXTS_LIMIT = 50_000;
+/** `HH:mm:` of each minute of a day and `.fff` of each millisecond: a datetime's text in few pieces. */
+const MINUTE_TEXTS = Array.from({ length: 1440 }, (_, m) => `${TWO_DIGITS[Math.floor(m / 60)]}:${TWO_DIGITS[m % 60]}:`);
+const MILLI_TEXTS = THREE_DIGITS.map((t) => `.${t}`);
+
+/**
  * `yyyy-MM-ddTHH:mm:ss[.fff]` (format-value.ts `formatDateTime`) from epoch milliseconds, the date
  * by the civil-from-days algorithm (H. Hinnant): no Date object and no ISO string to cut.
  */
@@ -666,6 +692,15 @@ export function isoText(ms: number): string {
   if (ms < FIRST_MS || ms > LAST_MS) return formatDateTime(new Date(ms));
   const days = Math.floor(ms / DAY_MS);
   const inDay = ms - days * DAY_MS;
+  const seconds = Math.floor(inDay / 1000);
+  const millis = inDay - seconds * 1000;
+  const text = dayText(days) + MINUTE_TEXTS[Math.floor(seconds / 60)] + TWO_DIGITS[seconds % 60];
+  return millis === 0 ? text : text + MILLI_TEXTS[millis];
+}
+
+function dayText(days: number): string {
+  let text = dayTexts.get(days);
+  if (text !== undefined) return text;
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
@@ -675,14 +710,10 @@ export function isoText(ms: number): string {
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  const seconds = Math.floor(inDay / 1000);
-  const millis = inDay - seconds * 1000;
-  const text = `${pad4(year)}-${pad2(month)}-${pad2(day)}T${pad2(Math.floor(seconds / 3600))}:${pad2(Math.floor(seconds / 60) % 60)}:${pad2(seconds % 60)}`;
-  return millis === 0 ? text : `${text}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}`;
-}
-
-function pad2(n: number): string {
-  return n < 10 ? `0${n}` : String(n);
+  text = `${pad4(year)}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T`;
+  if (dayTexts.size >= DAY_TEXTS_LIMIT) dayTexts.clear();
+  dayTexts.set(days, text);
+  return text;
 }
 
 function pad4(n: number): string {

@@ -38,6 +38,23 @@ function jsonCell(column: Column, options: CellOptions, text: boolean): JsonCell
   }
 }
 
+/** The expression of a non-null cell `v` of field `k`'s kind, its column's writer for a cell of another JS type. */
+function cellCode(cell: JsonCell, v: string, k: number): string {
+  const other = `write[${k}](${v})`;
+  switch (cell) {
+    case JsonCell.Number:
+      return `typeof ${v} === 'number' && ${v} - ${v} === 0 ? ${v} : ${other}`;
+    case JsonCell.Text:
+      return `typeof ${v} === 'string' ? stringify(${v}) : ${other}`;
+    case JsonCell.DecimalText:
+      return `typeof ${v} === 'string' ? ${v} : ${other}`;
+    case JsonCell.DateText:
+      return `typeof ${v} === 'string' ? '"' + ${v} + '"' : ${other}`;
+    case JsonCell.Other:
+      return other;
+  }
+}
+
 /**
  * A JSON object per row, keys the column names: types kept (longs and decimals with their exact
  * digits, null as null; dates, bytes and guids as strings, docs/types.md). Through JSON.stringify
@@ -51,21 +68,21 @@ export function jsonObjectWriter(
 ): RowWriter {
   const n = ordinals.length;
   if (n === 0) return () => '{}';
-  const keys = ordinals.map((o, k) => `${k === 0 ? '{' : ','}${JSON.stringify(columns[o].name)}:`);
   const cells = ordinals.map((o, k) => jsonCell(columns[o], options, texts?.[k] ?? false));
   const writers = ordinals.map((o) => jsonWriter(columns[o].type, options));
-  const concatenated: RowWriter = (row) => {
-    let s = '';
-    for (let k = 0; k < n; k++) {
-      const v = row[ordinals[k]];
-      if (v === null) s += `${keys[k]}null`;
-      else if (cells[k] === JsonCell.Number && typeof v === 'number' && Number.isFinite(v)) s += keys[k] + v;
-      else if (cells[k] === JsonCell.Text && typeof v === 'string') s += keys[k] + JSON.stringify(v);
-      else if (cells[k] === JsonCell.DecimalText && typeof v === 'string') s += keys[k] + v;
-      else if (cells[k] === JsonCell.DateText && typeof v === 'string') s += `${keys[k]}"${v}"`;
-      else s += keys[k] + writers[k](v);
-    }
-    return flat(`${s}}`);
-  };
+  const reads = ordinals.map((o, k) => `v${k} = row[${o}]`).join(', ');
+  const fields = ordinals.map((o, k) => {
+    const key = JSON.stringify(`${k === 0 ? '{' : ','}${JSON.stringify(columns[o].name)}:`);
+    return `${key} + (v${k} === null ? 'null' : ${cellCode(cells[k], `v${k}`, k)})`;
+  });
+  const source = `return function jsonRow(row) {
+  const ${reads};
+  return flat(${fields.join(' + ')} + '}');
+};`;
+  // One concatenation per row, no per-cell dispatch: generated from column ordinals and JSON-escaped
+  // names (as JS string literals) only, so no user text reaches it unquoted.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiled once per schema, run per row
+  const compile = new Function('write', 'stringify', 'flat', source) as (...args: unknown[]) => RowWriter;
+  const concatenated = compile(writers, JSON.stringify, flat);
   return objectRowWriter(columns, ordinals, options, concatenated, texts) ?? concatenated;
 }
