@@ -2,7 +2,7 @@ import { Dataset } from '../dataset/dataset';
 import { ScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { comparer, type Compare } from '../expr/operations';
-import { bitAt, DateVector, DecimalVector, DictionaryVector, NumberVector, type Vector } from '../dataset/vector';
+import { bitAt, DictionaryVector, orderedNumbers, type Vector } from '../dataset/vector';
 import type { ApplyFilter } from '../script/ast';
 import type { Scope } from '../scope';
 import { cellText, regexTest, txTest, xpathTest, type CellTest } from './filter-documents';
@@ -113,16 +113,9 @@ function sorted(rows: ArrayLike<number>, stmt: ApplyFilter, input: Dataset): num
  * of its entries (ranked once), anything else by its values. No Date or Decimal is made per row.
  */
 function rowOrder(vector: Vector, cmp: Compare): (a: number, b: number) => number {
-  const numbers =
-    vector instanceof NumberVector
-      ? vector.data
-      : vector instanceof DateVector
-        ? vector.ms
-        : vector instanceof DecimalVector && typeof vector.scale === 'number'
-          ? vector.unscaled
-          : undefined;
-  if (numbers) {
-    const nulls = (vector as NumberVector | DateVector | DecimalVector).nulls;
+  const ordered = orderedNumbers(vector);
+  if (ordered) {
+    const { numbers, nulls } = ordered;
     return (a, b) => {
       if (nulls) {
         const x = bitAt(nulls, a);

@@ -719,3 +719,22 @@ function dayText(days: number): string {
 function pad4(n: number): string {
   return n >= 1000 ? String(n) : String(n).padStart(4, '0');
 }
+
+/**
+ * A column's cells as numbers that order as its values do, with its null bitmap: typed numbers,
+ * datetimes (epoch ms) and decimals of one scale (unscaled), read as stored; undefined for other
+ * storage. What ORDER BY and Min/Max compare without a Date or Decimal per row.
+ */
+export function orderedNumbers(
+  v: Vector,
+): { numbers: Int32Array | Float64Array | Float32Array; nulls: Uint8Array | undefined } | undefined {
+  const numbers =
+    v instanceof NumberVector
+      ? v.data
+      : v instanceof DateVector
+        ? v.ms
+        : v instanceof DecimalVector && typeof v.scale === 'number'
+          ? v.unscaled
+          : undefined;
+  return numbers && { numbers, nulls: (v as NumberVector | DateVector | DecimalVector).nulls };
+}

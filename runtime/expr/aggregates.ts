@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import type { Value } from '../dataset/types';
-import { bitAt, DateVector, DecimalVector, NumberVector, type Vector } from '../dataset/vector';
+import { bitAt, orderedNumbers, type Vector } from '../dataset/vector';
 import { ScriptError } from '../errors';
 import type { AggregateName } from './ast';
 import { isInteger, isJsNumber, isNumeric, type Kind } from './kinds';
@@ -70,16 +70,9 @@ export function aggregate(name: AggregateName, column: Vector, count: number, ki
  * when every cell is null, undefined for other storage.
  */
 function extremeRow(column: Vector, count: number, sign: number): number | undefined {
-  const numbers =
-    column instanceof NumberVector
-      ? column.data
-      : column instanceof DateVector
-        ? column.ms
-        : column instanceof DecimalVector && typeof column.scale === 'number'
-          ? column.unscaled
-          : undefined;
-  if (!numbers) return undefined;
-  const nulls = (column as NumberVector | DateVector | DecimalVector).nulls;
+  const ordered = orderedNumbers(column);
+  if (!ordered) return undefined;
+  const { numbers, nulls } = ordered;
   let at = -1;
   for (let r = 0; r < count; r++) {
     if (nulls && bitAt(nulls, r)) continue;
