@@ -80,7 +80,10 @@ class Output {
   }
 }
 
-/** Encodes frames of up to `maxRows` rows of these columns. */
+/**
+ * Encodes frames of up to `maxRows` rows, of any columns: its buffers do not depend on the schema,
+ * so one encoder serves log after log (see `withEncoder`).
+ */
 export class FrameEncoder {
   private readonly out: Output;
   private readonly scratch: Scratch;
@@ -89,10 +92,7 @@ export class FrameEncoder {
   /** Decimal digits; it grows as frames need. */
   private words = new Uint32Array(256);
 
-  constructor(
-    private readonly columns: readonly Column[],
-    maxRows: number,
-  ) {
+  constructor(readonly maxRows: number) {
     // Sized for frames of small rows; it grows for wider ones. A webhook call encodes a frame of a
     // few rows, where a fixed 64 KB per encoder was most of what the call allocated.
     this.out = new Output(Math.min(1 << 16, 256 * Math.max(maxRows, 1)));
@@ -105,12 +105,15 @@ export class FrameEncoder {
   /** Cells of a frame read out of typed storage the encoder has no reader of its own for. */
   private readonly cells: Value[];
 
-  /** Rows `start` to `end` of `data` (the columns' storage); the result is valid until the next call. */
-  encode(data: readonly Vector[], start: number, end: number): Buffer {
+  /**
+   * Rows `start` to `end` (at most `maxRows` of them) of `data`, the storage of `columns`; the result
+   * is valid until the next call.
+   */
+  encode(columns: readonly Column[], data: readonly Vector[], start: number, end: number): Buffer {
     this.out.pos = 0;
-    for (let c = 0; c < this.columns.length; c++) {
+    for (let c = 0; c < columns.length; c++) {
       const vector = data[c];
-      const column = this.columns[c];
+      const column = columns[c];
       if (vector instanceof ValuesVector) this.column(vector.array, start, end, column);
       else if (!this.typedColumn(vector, start, end, column)) {
         // Decimals, packed text: the frame's cells as values (one frame's worth, not the column's).
@@ -378,6 +381,29 @@ export class FrameEncoder {
 }
 
 /** ES2024's String.prototype.isWellFormed (Node 20 has it; the ES2022 lib typings do not). */
+/**
+ * Encoders of small frames not in use, by capacity. A listener writes a log of a few rows per call;
+ * reusing an encoder spares each call the allocation of its buffers and typed arrays. Large frames
+ * are few and their buffers big, so they are not kept.
+ */
+const idleEncoders = new Map<number, FrameEncoder[]>();
+const POOLED_ROWS = 1024;
+const IDLE_PER_CAPACITY = 4;
+
+/** An encoder for frames of up to `rows` rows; give it back with `releaseEncoder` once its last frame is used. */
+export function acquireEncoder(rows: number): FrameEncoder {
+  if (rows > POOLED_ROWS) return new FrameEncoder(rows);
+  const capacity = 2 ** Math.ceil(Math.log2(Math.max(rows, 1)));
+  return idleEncoders.get(capacity)?.pop() ?? new FrameEncoder(capacity);
+}
+
+export function releaseEncoder(encoder: FrameEncoder): void {
+  if (encoder.maxRows > POOLED_ROWS) return;
+  const idle = idleEncoders.get(encoder.maxRows);
+  if (!idle) idleEncoders.set(encoder.maxRows, [encoder]);
+  else if (idle.length < IDLE_PER_CAPACITY) idle.push(encoder);
+}
+
 function isWellFormed(s: string): boolean {
   return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 }

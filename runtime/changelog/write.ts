@@ -5,7 +5,7 @@ import { ScriptError, toScriptError } from '../errors';
 import type { StoredCertificate } from '../workspace/certificates';
 import { AtomicFile } from '../workspace/files';
 import { BufferSink, type ByteSink } from '../util/bytes';
-import { CellTypeError, FrameEncoder } from './frame-encoder';
+import { acquireEncoder, CellTypeError, releaseEncoder } from './frame-encoder';
 import { compress, COMPRESSION, STORED } from './compress';
 import { FORMAT, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
 import { DEFAULT_FRAME_ROWS, frameHeader, headerBlock, KIND, MAGIC, trailer } from './layout';
@@ -129,11 +129,11 @@ export async function writeChangeLog(
   const fileOptions = { overwrite: options.overwrite ?? true };
   const sink = options.publish ? new BufferSink() : new AtomicFile(path, fileOptions);
   let frames = 0;
+  const encoder = acquireEncoder(frameRows);
   try {
     const out: ByteSink = protect(sink, options);
     out.write(MAGIC);
     out.write(headerBlock(JSON.stringify(header)));
-    const encoder = new FrameEncoder(header.schema, frameRows);
     for (const [kind, ds] of [
       [KIND.upserts, upserts],
       [KIND.deletes, deletes],
@@ -146,7 +146,7 @@ export async function writeChangeLog(
           options.signal?.throwIfAborted();
         }
         const end = Math.min(start + frameRows, ds.rowCount);
-        const raw = encoder.encode(data, start, end);
+        const raw = encoder.encode(header.schema, data, start, end);
         const stored = compress(header.compression, raw);
         out.write(frameHeader(kind, end - start, raw.length, stored));
         out.write(stored);
@@ -155,6 +155,7 @@ export async function writeChangeLog(
     }
     out.write(trailer({ upserts: upserts.rowCount, deletes: deletes.rowCount, frames }));
     out.end();
+    releaseEncoder(encoder);
     if (sink instanceof AtomicFile) {
       sink.commit();
       return { path, header, bytes: sink.size, frames };

@@ -133,18 +133,30 @@ export interface ByteSink {
   end(): void;
 }
 
-/** Collects what is written, for whole-buffer callers. */
+/** Collects what is written, for whole-buffer callers: copied once, into one buffer that grows. */
 export class BufferSink implements ByteSink {
-  private readonly parts: Uint8Array[] = [];
+  private buf: Buffer;
+  private size = 0;
+
+  constructor(expected = 1024) {
+    this.buf = Buffer.allocUnsafe(expected);
+  }
 
   write(bytes: Uint8Array): void {
-    // A copy (a typed array's constructor copies in one go): writers may reuse their buffers.
-    this.parts.push(new Uint8Array(bytes));
+    // Copied at once: writers may reuse their buffers.
+    if (this.size + bytes.length > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + bytes.length));
+      this.buf.copy(bigger, 0, 0, this.size);
+      this.buf = bigger;
+    }
+    this.buf.set(bytes, this.size);
+    this.size += bytes.length;
   }
 
   end(): void {}
 
+  /** What was written; a view, valid as long as nothing more is written. */
   bytes(): Buffer {
-    return Buffer.concat(this.parts);
+    return this.buf.subarray(0, this.size);
   }
 }

@@ -4,22 +4,11 @@ import { closeSync, fdatasync, fsync, linkSync, mkdirSync, openSync, renameSync,
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
-import { syncFolder } from './files';
+import { syncFolder, tempPathOf } from './files';
+import { decodeBatch, type ToPublish } from './group-commit-batch';
 import { encodeEntry, EntryKind, journalFolder, segmentName, segmentStart } from './journal';
 
-/** A file, or lines to append to one, that the event loop hands over (group-commit.ts). */
-export interface ToPublish {
-  id: number;
-  kind: EntryKind;
-  path: string;
-  /** Whole files only: written there, then put in place under `path`. */
-  tempPath?: string;
-  /** A view of the batch's one transferred buffer. */
-  data: Uint8Array;
-  mode?: number;
-}
-
-export type ToThread = { publish: ToPublish[] } | { close: true };
+export type ToThread = { batch: ArrayBuffer } | { close: true };
 
 /** What the thread answers, once per batch (and at once for files it could not even write). */
 export interface Published {
@@ -125,7 +114,7 @@ function appendFile(path: string, data: Uint8Array): unknown {
 /** A whole file under its temp name, then put in place; the error, if it could not be. */
 function writeFile(item: ToPublish): unknown {
   try {
-    const temp = item.tempPath!;
+    const temp = tempPathOf(item.path);
     const fd = openWith(temp, 'wx', item.mode);
     try {
       writeAll(fd, [item.data]);
@@ -309,8 +298,8 @@ function next(): void {
 }
 
 parentPort!.on('message', (message: ToThread) => {
-  if ('publish' in message) {
-    pending.push(...message.publish);
+  if ('batch' in message) {
+    pending.push(...decodeBatch(message.batch));
     next();
     return;
   }

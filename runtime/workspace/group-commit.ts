@@ -1,11 +1,8 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { tempPathOf } from './files';
-import type { FromThread, Published, ToPublish, ToThread } from './group-commit-worker';
+import { encodeBatch, type Outgoing } from './group-commit-batch';
+import type { FromThread, Published, ToThread } from './group-commit-worker';
 import { EntryKind, replayJournal } from './journal';
-
-/** A file or lines as handed over, before the batch's bytes are joined. */
-type Outgoing = Omit<ToPublish, 'data'> & { parts: readonly Uint8Array[] };
 
 export interface PublishOptions {
   mode?: number;
@@ -47,7 +44,7 @@ export class GroupCommit {
   /** Resolves once `path` holds `parts` durably; rejects (and leaves no temp file) if it could not. */
   publish(path: string, parts: readonly Uint8Array[], options: PublishOptions = {}): Promise<void> {
     const kind = options.overwrite === false ? EntryKind.NewFile : EntryKind.File;
-    return this.hand({ kind, path, tempPath: tempPathOf(path), parts, mode: options.mode });
+    return this.hand({ kind, path, parts, mode: options.mode });
   }
 
   /** Resolves once `text` is appended to `path` durably (a line of a JSON-lines file). */
@@ -72,7 +69,9 @@ export class GroupCommit {
 
   private hand(item: Omit<Outgoing, 'id'>): Promise<void> {
     return new Promise((done, fail) => {
-      const id = this.nextId++;
+      const id = this.nextId;
+      // Ids travel as 32-bit numbers; they wrap long after the calls that used them are answered.
+      this.nextId = (this.nextId + 1) >>> 0;
       this.waiting.set(id, { done, fail });
       this.outgoing.push({ id, ...item });
       if (this.outgoing.length === 1) setImmediate(() => this.send());
@@ -81,25 +80,10 @@ export class GroupCommit {
     });
   }
 
-  /**
-   * Hands the batch over with its bytes joined in one buffer that is moved, not copied, to the
-   * thread: cloning a Buffer copies the whole pool slab it is a view of.
-   */
+  /** Hands the batch over as one buffer that is moved, not copied, to the thread (group-commit-batch.ts). */
   private send(): void {
-    const batch = this.outgoing.splice(0);
-    let total = 0;
-    for (const item of batch) for (const part of item.parts) total += part.length;
-    const joined = new Uint8Array(total);
-    let at = 0;
-    const publish = batch.map(({ parts, ...item }): ToPublish => {
-      const start = at;
-      for (const part of parts) {
-        joined.set(part, at);
-        at += part.length;
-      }
-      return { ...item, data: joined.subarray(start, at) };
-    });
-    this.thread().postMessage({ publish } satisfies ToThread, [joined.buffer]);
+    const batch = encodeBatch(this.outgoing.splice(0));
+    this.thread().postMessage({ batch } satisfies ToThread, [batch]);
   }
 
   private thread(): Worker {
