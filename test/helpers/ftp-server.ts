@@ -24,13 +24,15 @@ export function ftpUnavailable(): string | undefined {
 
 /**
  * A real FTP server (pyftpdlib) on 127.0.0.1 and a port the system chose, serving a new temp folder.
- * Whoever starts it closes it (an `after` hook or a `finally`): the child must stop before its folder goes.
+ * `perm`: pyftpdlib's permission letters for the user (default all; 'el' lists and sizes but cannot
+ * download). Whoever starts it closes it (an `after` hook or a `finally`): the server stops before
+ * its folder is removed.
  */
-export async function startFtpServer(): Promise<FtpServer> {
+export async function startFtpServer(options: { perm?: string } = {}): Promise<FtpServer> {
   const root = tempDir('ftp');
   const user = 'uploader';
   const password = 'ftp-Pa55';
-  const args = [SCRIPT, root, user, password];
+  const args = [SCRIPT, root, user, password, ...(options.perm ? [options.perm] : [])];
   const child = spawn('/usr/bin/python3', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await new Promise<number>((resolvePort, reject) => {
     let out = '';
