@@ -1,10 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Dataset } from '../runtime/dataset/dataset';
 import type { Column, Value } from '../runtime/dataset/types';
 import { compileValue } from '../runtime/functions/evaluate';
 import { Session } from '../runtime/session';
+import { tempDir } from '../test/helpers/temp';
 
 /**
  * `npm run bench -- functions`: column defaults evaluated over 1,000,000 rows through
@@ -52,7 +50,7 @@ function overRows(rows: Value[][], f: (row: Value[], i: number) => Value): Value
 export async function runFunctionsBench(): Promise<void> {
   const rows = generate();
   const ds = Dataset.fromRows(columns, rows);
-  const state = new Session({ workspace: mkdtempSync(join(tmpdir(), 'sqlcdc-bench-functions-')) }).scope(ds);
+  const state = new Session({ workspace: tempDir('bench-functions') }).scope(ds);
   const group = /\B(?=(\d{3})+(?!\d))/g;
   const cases: [string, (row: Value[]) => Value][] = [
     ['@toupper({{name}})', (row) => (row[1] as string).toUpperCase()],

@@ -7,6 +7,7 @@ import { captureOptions, type CaptureOptions } from '../cdc/options';
 import { stateFile } from '../cdc/state';
 import { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
+import { writeStaged } from '../drives/drive';
 import { changeLogFolder, type FolderOnDrive } from '../drives/location';
 import { evaluateText } from '../functions/evaluate';
 import type { Capture } from '../script/ast';
@@ -129,9 +130,7 @@ async function writeLog(
   if (drive.local) {
     await writeChangeLog(drive.local(path), diff.upserts, diff.deletes, meta, writeOptions);
   } else {
-    const staged = drive.stage(path);
-    await writeChangeLog(staged, diff.upserts, diff.deletes, meta, writeOptions);
-    await drive.publish(staged, path);
+    await writeStaged(drive, path, (staged) => writeChangeLog(staged, diff.upserts, diff.deletes, meta, writeOptions));
   }
   const shown = stmt.path
     ? stmt.path.connection

@@ -19,6 +19,8 @@ export interface Drive {
   stage(path: string): string;
   /** Makes the staged file `path`, replacing an older one atomically; the staged file is gone after. */
   publish(staged: string, path: string): Promise<void>;
+  /** Removes a staged file that will not be published, with whatever `stage` made for it. */
+  discard(staged: string): void;
   /** A local file holding `path`'s content, and a function to call when done with it. */
   fetch(path: string): Promise<{ file: string; done(): void }>;
   exists(path: string): Promise<boolean>;
@@ -27,4 +29,19 @@ export interface Drive {
   move(from: string, to: string): Promise<void>;
   /** The local file of `path` when the drive is the local file system: writers then write in place. */
   local?(path: string): string;
+}
+
+/**
+ * Writes `path` on `drive` through a staged copy that `write` fills, then publishes it. A failure of
+ * either leaves no staged copy behind (an FTP drive stages in a temp folder of its own).
+ */
+export async function writeStaged(drive: Drive, path: string, write: (staged: string) => unknown): Promise<void> {
+  const staged = drive.stage(path);
+  try {
+    await write(staged);
+    await drive.publish(staged, path);
+  } catch (e) {
+    drive.discard(staged);
+    throw e;
+  }
 }

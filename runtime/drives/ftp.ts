@@ -84,17 +84,27 @@ export class FtpDrive implements Drive {
         }
       });
     } finally {
-      rmSync(staged, { force: true });
-      // The folder `stage` made for it (only that one: a caller may stage elsewhere).
-      if (basename(dirname(staged)).startsWith(STAGE_PREFIX)) rmSync(dirname(staged), { recursive: true, force: true });
+      this.discard(staged);
     }
+  }
+
+  discard(staged: string): void {
+    rmSync(staged, { force: true });
+    // The folder `stage` made for it (only that one: a caller may stage elsewhere).
+    if (basename(dirname(staged)).startsWith(STAGE_PREFIX)) rmSync(dirname(staged), { recursive: true, force: true });
   }
 
   async fetch(path: string): Promise<{ file: string; done(): void }> {
     const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-ftp-fetch-'));
+    const done = () => rmSync(dir, { recursive: true, force: true });
     const file = join(dir, basename(path));
-    await this.session(`download of ${path}`, (client) => client.downloadTo(file, this.path(path)));
-    return { file, done: () => rmSync(dir, { recursive: true, force: true }) };
+    try {
+      await this.session(`download of ${path}`, (client) => client.downloadTo(file, this.path(path)));
+    } catch (e) {
+      done();
+      throw e;
+    }
+    return { file, done };
   }
 
   exists(path: string): Promise<boolean> {

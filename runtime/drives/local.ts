@@ -47,6 +47,10 @@ export class LocalDrive implements Drive {
     syncFolder(dirname(target));
   }
 
+  discard(stagedFile: string): void {
+    rmSync(stagedFile, { force: true });
+  }
+
   async fetch(path: string): Promise<{ file: string; done(): void }> {
     return { file: this.at(path), done: () => undefined };
   }

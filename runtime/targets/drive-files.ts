@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { Dataset } from '../dataset/dataset';
 import type { Drive } from '../drives';
@@ -133,14 +132,14 @@ async function publishFile(
       await writeContent(staged, part.rows, out, column, out.filePerRow);
     } catch (e) {
       // What the rows hold does not change on a retry: a content error fails at once.
-      rmSync(staged, { force: true });
+      drive.discard(staged);
       throw e;
     }
     try {
       await drive.publish(staged, part.path);
       return;
     } catch (e) {
-      rmSync(staged, { force: true });
+      drive.discard(staged);
       if (!retry || attempt >= retry.count || (e instanceof ScriptError && e.kind === 'cancelled')) {
         if (attempt === 0) throw e;
         throw new ScriptError(

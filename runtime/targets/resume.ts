@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { writeStaged } from '../drives/drive';
 import type { ChangeLogFile } from '../scope';
 
 /**
@@ -33,9 +34,7 @@ export async function readProgress(log: ChangeLogFile | undefined): Promise<Push
 
 export async function writeProgress(log: ChangeLogFile | undefined, progress: PushProgress): Promise<void> {
   if (!log) return;
-  const staged = log.drive.stage(progressPath(log.path));
-  writeFileSync(staged, JSON.stringify(progress));
-  await log.drive.publish(staged, progressPath(log.path));
+  await writeStaged(log.drive, progressPath(log.path), (staged) => writeFileSync(staged, JSON.stringify(progress)));
 }
 
 export async function clearProgress(log: ChangeLogFile | undefined): Promise<void> {

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Decimal from 'decimal.js';
 import { captureChanges, commitState, type CaptureDiff } from '../../runtime/cdc/diff';
@@ -8,13 +6,14 @@ import { stateFile } from '../../runtime/cdc/state';
 import { Dataset } from '../../runtime/dataset/dataset';
 import type { Column, ColumnType, Value } from '../../runtime/dataset/types';
 import type { Text } from '../../runtime/script/ast';
+import { tempDir } from '../helpers/temp';
 
 const at = { line: 1, column: 1, offset: 0 };
 const text = (value: string): Text => ({ value, form: 'quoted', pos: at });
 
 /** A state file path in a new workspace: `<tmp>/ws/cdc/<pipeline>/<log>.state`. */
 export function tempStateFile(pipeline = 'pipeline', log = 'orders.eds'): string {
-  return stateFile(join(mkdtempSync(join(tmpdir(), 'sqlcdc-cdc-')), 'ws'), pipeline, log);
+  return stateFile(join(tempDir('cdc'), 'ws'), pipeline, log);
 }
 
 /** CAPTURE's clauses as written: `keys`/`observe`/`marker` are the quoted texts. */

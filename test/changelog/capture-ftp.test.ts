@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { readChangeLog } from '../../runtime/changelog/read';
+import { runCliInTemp } from '../helpers/cli';
 import { ftpUnavailable, startFtpServer, type FtpServer } from '../helpers/ftp-server';
 import { makeCertificate } from './helpers';
 import { CAPTURE, cell, Folder, idOf, rows } from './pipelines';
@@ -82,3 +83,39 @@ test(
       assert.equal(m.includes(server.password), false, 'no password in messages');
   },
 );
+
+test(
+  'a CAPTURE to FTP that fails while writing its log (SIGN_CERT without a private key) uploads nothing and leaves no staged copy',
+  LIMITS,
+  async () => {
+    const server = await startFtpServer();
+    servers.push(server);
+    const f = new Folder();
+    const keyless = makeCertificate(f.workspace, 'keyless', { withKey: false });
+    f.orders([[1, 'new', 10]]);
+    f.write(
+      'capture.sql',
+      `%connection add site ${server.url}\n${CAPTURE}\nCAPTURE 'orders' ON KEYS 'id' WITH PATH [site] '/cdc' SIGN_CERT '${keyless.thumbprint}';\n`,
+    );
+    const out = await runCliInTemp(f.dir, ['run', 'capture.sql'], { env: { SQLCDC_HOME: f.workspace } });
+    assert.equal(out.code, 1, out.stdout);
+    assert.match(out.stderr, /has no private key to sign with/);
+    assert.deepEqual(out.leftInTemp, [], 'no staged copy left in the temp folder');
+    assert.deepEqual(existsSync(join(server.root, 'cdc')) ? readdirSync(join(server.root, 'cdc')) : [], []);
+  },
+);
+
+test('a LOAD from FTP whose download is refused fails saying so, and leaves no downloaded copy', LIMITS, async () => {
+  // 'el': the user may list and size files (LOAD finds the log) but not download them.
+  const server = await startFtpServer({ perm: 'el' });
+  servers.push(server);
+  mkdirSync(join(server.root, 'cdc'));
+  writeFileSync(join(server.root, 'cdc', 'orders_1.eds'), 'a log the server will not hand out');
+  const f = new Folder();
+  f.write('load.sql', `%connection add site ${server.url}\nLOAD UPSERTS FROM 'orders_1.eds' PATH [site] '/cdc';\n`);
+  const out = await runCliInTemp(f.dir, ['run', 'load.sql'], { env: { SQLCDC_HOME: f.workspace } });
+  assert.equal(out.code, 1, out.stdout);
+  assert.match(out.stderr, /FTP download of \/?cdc\/orders_1\.eds on ftp:\/\/uploader@127\.0\.0\.1:\d+\/ failed: 550/);
+  assert.doesNotMatch(out.stderr, new RegExp(server.password));
+  assert.deepEqual(out.leftInTemp, [], 'no downloaded copy left in the temp folder');
+});

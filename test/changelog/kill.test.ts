@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { readChangeLog } from '../../runtime/changelog/read';
 import { tempDir } from '../helpers/session';
 
 /** A safety net so a hung child fails the test instead of the run; nothing here depends on timing. */
 const LIMITS = { timeout: 600_000 };
 const CHILD = join(__dirname, 'capture-child.js');
-
-/** Each folder holds a 14 MB source and a 40 MB state: removed when the test is done, not left in /tmp. */
-const folders: string[] = [];
-after(() => {
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
-function folder(): string {
-  const dir = tempDir('capture-kill');
-  folders.push(dir);
-  return dir;
-}
 
 /** Source records: 1M, of which the second version updates 30%, deletes 5% and adds 5% more. */
 const N = 1_000_000;
@@ -128,7 +117,8 @@ test(
   'kill -9 during a large CAPTURE (reading and diffing, writing the log, right after it): no half-written log, and the next run loses nothing',
   LIMITS,
   async (t) => {
-    const base = folder();
+    // Each folder holds a 14 MB source and a 40 MB state.
+    const base = tempDir('capture-kill');
     writeSource(base, 1);
     const first = capture(base);
     await first.said('captured');
@@ -151,7 +141,7 @@ test(
       },
     ];
     for (const { name, killAt } of scenarios) {
-      const dir = folder();
+      const dir = tempDir('capture-kill');
       cpSync(base, dir, { recursive: true });
       const child = capture(dir);
       await killAt(dir, child);

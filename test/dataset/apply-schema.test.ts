@@ -1,8 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Decimal from 'decimal.js';
 import { applySchema } from '../../runtime/commands/apply-schema';
 import type { CommandContext } from '../../runtime/commands/command';
@@ -14,7 +11,7 @@ import type { Value } from '../../runtime/dataset/types';
 import { ScriptError, type Position } from '../../runtime/errors';
 import type { ApplySchema, SchemaColumnSpec } from '../../runtime/script/ast';
 import { Session } from '../../runtime/session';
-import { tempSession } from '../helpers/session';
+import { tempDir, tempSession } from '../helpers/session';
 
 const T = parseTypeName;
 const at = (line: number, column = 1): Position => ({ line, column, offset: 0 });
@@ -39,7 +36,7 @@ function schema(
 
 /** Runs the APPLY SCHEMA command on `input` the way a run does. */
 async function run(input: Dataset, stmt: ApplySchema): Promise<{ out: Dataset; warnings: string[] }> {
-  const workspace = mkdtempSync(join(tmpdir(), 'sqlcdc-schema-'));
+  const workspace = tempDir('schema');
   const scope = new Session({ workspace, cwd: workspace }).scope(input);
   const warnings: string[] = [];
   const ctx: CommandContext = {

@@ -3,8 +3,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { driveFor, type Drive } from '../../runtime/drives/index';
+import { runCliInTemp } from '../helpers/cli';
 import { ftpUnavailable, startFtpServer, type FtpServer } from '../helpers/ftp-server';
-import { tempSession } from '../helpers/session';
+import { tempDir, tempSession } from '../helpers/session';
 
 const servers: FtpServer[] = [];
 after(async () => {
@@ -79,3 +80,22 @@ test('a wrong FTP password is a clear error that does not show it', { skip: ftpU
     return true;
   });
 });
+
+test(
+  'a SINK to FTP whose file cannot be written (Parquet without columns) uploads nothing and leaves no staged copy',
+  { skip: ftpUnavailable() },
+  async () => {
+    const server = await startFtpServer();
+    servers.push(server);
+    const dir = tempDir('drives');
+    writeFileSync(
+      join(dir, 'sink.sql'),
+      `%connection add site ${server.url}\nSINK INTO DRIVE [site] FORMAT PARQUET FILE 'x.parquet';\n`,
+    );
+    const out = await runCliInTemp(dir, ['run', 'sink.sql'], { env: { SQLCDC_HOME: join(dir, 'ws') } });
+    assert.equal(out.code, 1, out.stdout);
+    assert.match(out.stderr, /a Parquet file needs at least one column; the dataset has none/);
+    assert.deepEqual(out.leftInTemp, [], 'no staged copy left in the temp folder');
+    assert.deepEqual(readdirSync(server.root), []);
+  },
+);

@@ -5,7 +5,7 @@ import Decimal from 'decimal.js';
 import { formatNumber } from '../../runtime/functions/dotnet-format/number';
 import { formatDate, parseDateExact } from '../../runtime/functions/dotnet-format/date';
 import { cultureFor } from '../../runtime/functions/dotnet-format/culture';
-import { ev, newState } from './helpers';
+import { ev, newState, tempDir } from './helpers';
 
 // 2009-06-15T13:45:30.123 as a wall clock (a Date's UTC fields), the reference's sample date.
 const sample = new Date(Date.UTC(2009, 5, 15, 13, 45, 30, 123));
@@ -160,10 +160,11 @@ test('parseDateExact: formats, names, AM/PM, offsets, errors', () => {
 /** Local-time functions depend on the agent's zone: run them in a child with TZ set. */
 function inZone(tz: string, text: string): string {
   const script = `const { Session } = require(${JSON.stringify(require.resolve('../../runtime/session'))});
-const { mkdtempSync } = require('node:fs');
-const workspace = mkdtempSync(require('node:path').join(require('node:os').tmpdir(), 'sqlcdc-zone-'));
+const workspace = process.argv[2];
 process.stdout.write(new Session({ workspace, cwd: workspace }).evaluate(process.argv[1]));`;
-  return execFileSync(process.execPath, ['-e', script, text], { env: { ...process.env, TZ: tz } }).toString();
+  return execFileSync(process.execPath, ['-e', script, text, tempDir('zone')], {
+    env: { ...process.env, TZ: tz },
+  }).toString();
 }
 
 test('local time across DST (Europe/Paris, in a child process)', () => {

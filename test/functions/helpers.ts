@@ -1,18 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Dataset } from '../../runtime/dataset/dataset';
 import type { Column, Value } from '../../runtime/dataset/types';
 import type { Scope } from '../../runtime/scope';
 import { Session } from '../../runtime/session';
 import { evaluateText } from '../../runtime/functions/evaluate';
+import { tempDir } from '../helpers/temp';
 
-export function tempDir(prefix = 'sqlcdc-fn-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir } from '../helpers/temp';
 
 /** A scope over `dataset` on a new session in a temp workspace, as a statement of a cell would see it. */
-export function newState(dataset: Dataset = Dataset.empty(), workspace = tempDir()): Scope {
+export function newState(dataset: Dataset = Dataset.empty(), workspace = tempDir('fn')): Scope {
   return new Session({ workspace, cwd: workspace }).scope(dataset);
 }
 

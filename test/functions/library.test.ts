@@ -32,7 +32,7 @@ test('#compress is zlib (Python zlib reads it), #zip is gzip (gunzip reads it)',
   const text = 'compress me, compress me, compress me ✓';
   const hex = ev(`#compress('${text}')`);
   assert.match(hex, /^[0-9a-f]+$/);
-  const dir = tempDir();
+  const dir = tempDir('fn');
   writeFileSync(join(dir, 'z'), Buffer.from(hex, 'hex'));
   // This openssl is built without zlib; Python's zlib is the independent implementation.
   const inflate = "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], 'rb').read()))";
@@ -305,7 +305,7 @@ async function pageSize(pdf: Buffer): Promise<[number, number]> {
 }
 
 test('#image2pdf from bytes, a local file and an http URL', async () => {
-  const dir = tempDir();
+  const dir = tempDir('fn');
   const image = png(30, 20);
   writeFileSync(join(dir, 'img.png'), image);
   const st = newState(undefined, dir);
@@ -341,17 +341,17 @@ test('#image2pdf from bytes, a local file and an http URL', async () => {
 function runInChild(text: string): Promise<string> {
   const script = `const { evaluateText } = require(${JSON.stringify(require.resolve('../../runtime/functions/evaluate'))});
 const { Dataset } = require(${JSON.stringify(require.resolve('../../runtime/dataset/dataset'))});
-const st = { workspace: '/tmp', cwd: '/tmp', dataset: Dataset.empty(), statebag: new Map(), jsonSettings: new Map(), pipelineVariables: new Map() };
+const st = { workspace: process.argv[2], cwd: process.argv[2], dataset: Dataset.empty(), statebag: new Map(), jsonSettings: new Map(), pipelineVariables: new Map() };
 try { process.stdout.write(evaluateText(process.argv[1], st)); } catch (e) { process.stderr.write(e.message); process.exit(1); }`;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', script, text], { maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
+    execFile(process.execPath, ['-e', script, text, tempDir('fn')], { maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
       err ? reject(new Error(stderr || err.message)) : resolve(stdout),
     );
   });
 }
 
 test('#encrypt/#decrypt with a workspace certificate, cross-checked with openssl cms', () => {
-  const ws = tempDir();
+  const ws = tempDir('fn');
   const certs = join(ws, 'certs');
   mkdirSync(certs);
   openssl([
@@ -419,7 +419,7 @@ test('#encrypt/#decrypt with a workspace certificate, cross-checked with openssl
 test('cmsSign output verifies with openssl cms -verify', async () => {
   const { findCertificate } = await import('../../runtime/workspace/certificates');
   const { cmsSign } = await import('../../runtime/workspace/cms');
-  const ws = tempDir();
+  const ws = tempDir('fn');
   mkdirSync(join(ws, 'certs'));
   const pem = join(ws, 'certs', 'signer.pem');
   openssl([

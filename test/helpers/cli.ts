@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { SQLCDC } from '../repl/harness';
+import { tempDir } from './temp';
 
 export interface Outcome {
   code: number | null;
@@ -28,4 +30,15 @@ export function runCli(cwd: string, args: string[], options: CliOptions = {}): P
   child.stdin.end(options.input);
   options.started?.(child);
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Runs the CLI as `runCli` does, with a temp folder (TMPDIR) of its own; `leftInTemp` is what it left there. */
+export async function runCliInTemp(
+  cwd: string,
+  args: string[],
+  options: CliOptions = {},
+): Promise<Outcome & { leftInTemp: string[] }> {
+  const tmp = tempDir('cli-tmp');
+  const outcome = await runCli(cwd, args, { ...options, env: { ...options.env, TMPDIR: tmp } });
+  return { ...outcome, leftInTemp: readdirSync(tmp) };
 }

@@ -1,7 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { removeTempDir, tempDir } from './temp';
 
 const SCRIPT = resolve(__dirname, '../../../test/helpers/py/ftp_server.py');
 
@@ -9,7 +8,7 @@ export interface FtpServer {
   /** ftp://user:password@127.0.0.1:port/ (ftps:// when TLS) */
   url: string;
   port: number;
-  /** The folder the server serves. */
+  /** The folder the server serves, removed by `close`. */
   root: string;
   user: string;
   password: string;
@@ -25,12 +24,15 @@ export function ftpUnavailable(): string | undefined {
 
 /**
  * A real FTP server (pyftpdlib) on 127.0.0.1 and a port the system chose, serving a new temp folder.
+ * `perm`: pyftpdlib's permission letters for the user (default all; 'el' lists and sizes but cannot
+ * download). Whoever starts it closes it (an `after` hook or a `finally`): the server stops before
+ * its folder is removed.
  */
-export async function startFtpServer(): Promise<FtpServer> {
-  const root = mkdtempSync(join(tmpdir(), 'sqlcdc-ftp-'));
+export async function startFtpServer(options: { perm?: string } = {}): Promise<FtpServer> {
+  const root = tempDir('ftp');
   const user = 'uploader';
   const password = 'ftp-Pa55';
-  const args = [SCRIPT, root, user, password];
+  const args = [SCRIPT, root, user, password, ...(options.perm ? [options.perm] : [])];
   const child = spawn('/usr/bin/python3', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await new Promise<number>((resolvePort, reject) => {
     let out = '';
@@ -49,7 +51,7 @@ export async function startFtpServer(): Promise<FtpServer> {
     root,
     user,
     password,
-    close: () => stop(child),
+    close: () => stop(child).then(() => removeTempDir(root)),
   };
 }
 

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { chmodSync, chownSync, existsSync, readdirSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { removeTempDir, tempDir } from './temp';
 
 export interface PostgresServer {
   /** A connection URL for a database of its own: `postgres://postgres@/db?host=<socket folder>`. */
@@ -30,7 +31,7 @@ export function postgresUnavailable(): string | undefined {
 export function startPostgres(): PostgresServer {
   const bin = binFolder();
   if (!bin) throw new Error(postgresUnavailable());
-  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-pg-'));
+  const dir = tempDir('pg');
   const asRoot = userInfo().uid === 0;
   const run = (tool: string, args: string[]) => {
     const command = asRoot ? 'runuser' : join(bin, tool);
@@ -71,7 +72,7 @@ export function startPostgres(): PostgresServer {
       try {
         run('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', 'stop']);
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        removeTempDir(dir);
       }
     },
   };

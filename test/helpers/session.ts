@@ -1,12 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Session } from '../../runtime/session';
+import { tempDir } from './temp';
 
-/** A new empty folder in the system's temp folder, named after the test `area` for whoever looks there. */
-export function tempDir(area: string): string {
-  return mkdtempSync(join(tmpdir(), `sqlcdc-${area}-`));
-}
+export { tempDir } from './temp';
 
 /**
  * A session whose working directory is a new temp folder holding `files` (relative path → content,

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as zmq from 'zeromq';
 import { MessageSocket } from '../../jupyter/socket';
 import { childOf, decode, Signer, type Message } from '../../jupyter/wire';
+import { tempDir } from '../helpers/temp';
 
 const signer = new Signer('key');
 const message = (n: number) => childOf(undefined, 'stream', { n }, 'session') as Message<unknown>;
@@ -13,7 +12,7 @@ const message = (n: number) => childOf(undefined, 'stream', { n }, 'session') as
 test('messages published while the peer cannot take them wait, then leave in order', async () => {
   // A DEALER with no peer has no room: its first send waits, and zeromq rejects the next ones (EBUSY).
   // An IPC path in a fresh folder, not a freed TCP port: another test process may take the port first.
-  const folder = mkdtempSync(join(tmpdir(), 'sqlcdc-sockets-'));
+  const folder = tempDir('sockets');
   const address = `ipc://${join(folder, 'shell')}`;
   const dealer = new zmq.Dealer({ linger: 0 });
   try {
@@ -44,6 +43,5 @@ test('messages published while the peer cannot take them wait, then leave in ord
     }
   } finally {
     dealer.close();
-    rmSync(folder, { recursive: true, force: true });
   }
 });

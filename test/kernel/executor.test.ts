@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { Executor } from '../../kernel/executor';
 import { History } from '../../kernel/history';
 import { OutputContext } from '../../kernel/output-context';
@@ -10,6 +8,7 @@ import { newHeader, type Message } from '../../jupyter/wire';
 import type { Command } from '../../runtime/commands/command';
 import type { Print } from '../../runtime/script/ast';
 import { Session } from '../../runtime/session';
+import { tempDir } from '../helpers/temp';
 
 /**
  * The executor in-process, on a real Session. PRINT is given test meanings for what later issues
@@ -27,8 +26,7 @@ const testPrint: Command<Print> = async (stmt, _input, ctx) => {
   if (text.startsWith('later')) setTimeout(() => ctx.emit({ kind: 'message', text: `${text}, after the cell` }), 20);
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-executor-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('executor');
 
 let histories = 0;
 

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { globToRegExp, History } from '../../kernel/history';
+import { tempDir } from '../helpers/temp';
 
-const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-history-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('history');
 let n = 0;
 const file = () => join(dir, `h${n++}.jsonl`);
 

@@ -20,7 +20,7 @@ function readSpec(dir: string) {
 }
 
 test('--prefix writes kernel.json with absolute paths, message interrupts and both logos', async () => {
-  await withTempDir('sqlcdc-install-', async (prefix) => {
+  await withTempDir('install', async (prefix) => {
     const r = install(['--prefix', prefix]);
     assert.equal(r.status, 0, r.stderr);
     const dir = join(prefix, 'share', 'jupyter', 'kernels', 'sqlcdc');
@@ -44,7 +44,7 @@ test('--prefix writes kernel.json with absolute paths, message interrupts and bo
 });
 
 test('without options it installs for the user, under JUPYTER_DATA_DIR; --uninstall removes it', async () => {
-  await withTempDir('sqlcdc-install-', async (data) => {
+  await withTempDir('install', async (data) => {
     assert.equal(install([], { JUPYTER_DATA_DIR: data }).status, 0);
     const dir = join(data, 'kernels', 'sqlcdc');
     assert.equal(readSpec(dir).display_name, 'SQL CDC');
@@ -56,7 +56,7 @@ test('without options it installs for the user, under JUPYTER_DATA_DIR; --uninst
 });
 
 test('--sys-prefix uses the prefix of the Python that runs jupyter', async () => {
-  await withTempDir('sqlcdc-install-', async (tmp) => {
+  await withTempDir('install', async (tmp) => {
     const bin = join(tmp, 'bin');
     mkdirSync(bin);
     const prefix = join(tmp, 'venv');
@@ -75,7 +75,7 @@ test('a failure exits 1 when run by hand, but only warns when npm runs it', asyn
   const byHand = install(['--bogus']);
   assert.equal(byHand.status, 1);
   assert.match(byHand.stderr, /unknown option --bogus/);
-  await withTempDir('sqlcdc-install-', async (tmp) => {
+  await withTempDir('install', async (tmp) => {
     const file = join(tmp, 'not-a-folder');
     writeFileSync(file, '');
     const viaNpm = install(['--prefix', file], { npm_lifecycle_event: 'postinstall' });
@@ -91,7 +91,7 @@ test(
   { skip: skipWithoutJupyter(MODULES) },
   async () => {
     assertJupyter(MODULES);
-    await withTempDir('sqlcdc-install-', async (prefix) => {
+    await withTempDir('install', async (prefix) => {
       assert.equal(install(['--prefix', prefix]).status, 0);
       const r = spawnSync(
         PYTHON,
@@ -121,7 +121,7 @@ test(
   },
   async () => {
     assert.ok(existsSync(KERNELSPEC_CMD), `${KERNELSPEC_CMD} is missing: apt-get install -y jupyter-client`);
-    await withTempDir('sqlcdc-install-', async (prefix) => {
+    await withTempDir('install', async (prefix) => {
       assert.equal(install(['--prefix', prefix]).status, 0);
       const r = spawnSync('/usr/bin/jupyter', ['kernelspec', 'list'], {
         encoding: 'utf8',

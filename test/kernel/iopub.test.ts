@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as zmq from 'zeromq';
 import { IOPUB_LIMITS, IopubPublisher, type IopubLimits } from '../../kernel/iopub';
 import { childOf, decode, Signer, type Message } from '../../jupyter/wire';
+import { tempDir } from '../helpers/temp';
 
 const signer = new Signer('key');
 /** Bounds a receive that would wait for ever (a lost message); not a timing check. */
@@ -42,7 +41,7 @@ async function withPublisher(
   options: { sendHighWaterMark?: number },
   fn: (rig: Rig) => Promise<void>,
 ): Promise<void> {
-  const folder = mkdtempSync(join(tmpdir(), 'sqlcdc-iopub-'));
+  const folder = tempDir('iopub');
   const address = `ipc://${join(folder, 'iopub')}`;
   const publisher = new IopubPublisher(new zmq.XPublisher({ linger: 0, ...options }), signer, limits);
   const subscribers: zmq.Subscriber[] = [];
@@ -72,7 +71,6 @@ async function withPublisher(
   } finally {
     publisher.close();
     for (const s of subscribers) s.close();
-    rmSync(folder, { recursive: true, force: true });
   }
 }
 

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { removeTempDir, tempDir } from '../helpers/temp';
 import { writeItems } from './items';
 
 /**
@@ -46,7 +45,7 @@ export interface Kernelspec {
 
 /** `node install.js --prefix <tmp>`: the test sees our kernelspec, and only through JUPYTER_PATH. */
 export function installKernelspec(): Kernelspec {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-kernelspec-'));
+  const dir = tempDir('kernelspec');
   const env = { ...process.env };
   delete env.npm_lifecycle_event;
   const r = spawnSync(process.execPath, [join(ROOT, 'install.js'), '--prefix', dir], { encoding: 'utf8', env });
@@ -54,7 +53,7 @@ export function installKernelspec(): Kernelspec {
   return {
     jupyterPath: join(dir, 'share', 'jupyter'),
     dir,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => removeTempDir(dir),
   };
 }
 
@@ -96,13 +95,13 @@ export function runPython(
   });
 }
 
-/** A temporary folder removed when `fn` ends. */
-export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+/** A temporary folder (`sqlcdc-<area>-…`) removed when `fn` ends. */
+export async function withTempDir<T>(area: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = tempDir(area);
   try {
     return await fn(dir);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   }
 }
 
@@ -113,7 +112,7 @@ export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promis
 export async function runKernelSuite(module: string): Promise<RunResult> {
   const spec = installKernelspec();
   try {
-    return await withTempDir(`sqlcdc-${module}-`, (dir) => {
+    return await withTempDir(module, (dir) => {
       writeItems(dir);
       return runPython(['-m', 'unittest', '-v', module], {
         cwd: dir,

@@ -96,7 +96,7 @@ test(
   { skip: skipWithoutJupyter(MODULES) },
   async () => {
     assertJupyter(MODULES);
-    await withTempDir('sqlcdc-notebook-check-', async (dir) => {
+    await withTempDir('notebook-check', async (dir) => {
       const path = join(dir, 'scratch.ipynb');
       writeFileSync(join(dir, 'items.csv'), 'id,name\n1,lamp\n2,door\n');
       writeFileSync(path, JSON.stringify(SCRATCH));

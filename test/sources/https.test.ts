@@ -1,16 +1,16 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/temp';
 import { load, sessionWith } from './helpers';
 
 /** A self-signed certificate for 127.0.0.1, made by openssl for this test. */
 function selfSigned(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-tls-'));
+  const dir = tempDir('tls');
   execFileSync(
     'openssl',
     [

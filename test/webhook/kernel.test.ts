@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Executor } from '../../kernel/executor';
@@ -9,13 +7,11 @@ import { OutputContext } from '../../kernel/output-context';
 import { newHeader, type Message } from '../../jupyter/wire';
 import { Session } from '../../runtime/session';
 import { call } from '../helpers/serve';
+import { tempDir } from '../helpers/temp';
 
-const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-webhook-kernel-'));
+const dir = tempDir('webhook-kernel');
 const session = new Session({ workspace: join(dir, 'ws'), cwd: dir });
-after(async () => {
-  await session.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => session.close());
 
 test('the kernel shows a webhook call as display_data under the cell that started the listener, after later cells ran', async () => {
   const context = new OutputContext();

@@ -1,6 +1,7 @@
 """A real FTP (or FTPS) server for the tests: pyftpdlib serving one folder to one user.
 
-Usage: ftp_server.py ROOT USER PASSWORD
+Usage: ftp_server.py ROOT USER PASSWORD [PERM]
+PERM is pyftpdlib's permission letters for the user (default: all of them).
 Prints "listening on PORT" once ready (port chosen by the system), then serves until killed.
 """
 import sys
@@ -12,8 +13,9 @@ from pyftpdlib.servers import FTPServer
 
 def main():
     root, user, password = sys.argv[1:4]
+    perm = sys.argv[4] if len(sys.argv) > 4 else "elradfmwMT"
     authorizer = DummyAuthorizer()
-    authorizer.add_user(user, password, root, perm="elradfmwMT")
+    authorizer.add_user(user, password, root, perm=perm)
     handler = FTPHandler
     handler.authorizer = authorizer
     server = FTPServer(("127.0.0.1", 0), handler)
