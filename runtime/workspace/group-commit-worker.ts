@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { syncFolder, tempPathOf } from './files';
 import { decodeBatch, type ToPublish } from './group-commit-batch';
-import { encodeEntry, EntryKind, journalFolder, segmentName, segmentStart } from './journal';
+import { encodeEntry, EntryKind, journalFolder, segmentName } from './journal';
+import { JournalSegment } from './journal-segment';
 
 export type ToThread = { batch: ArrayBuffer } | { close: true };
 
@@ -27,16 +28,6 @@ interface Written {
   error?: unknown;
 }
 
-interface Segment {
-  fd: number;
-  path: string;
-  bytes: number;
-  /** Every file the segment speaks for: what a checkpoint must make durable before dropping it. */
-  files: Set<string>;
-  /** Its batches whose flush is under way: the segment is closed only after them. */
-  flushing: Set<Promise<void>>;
-}
-
 const execFileAsync = promisify(execFile);
 const fdatasyncAsync = promisify(fdatasync);
 const fsyncAsync = promisify(fsync);
@@ -44,10 +35,12 @@ const fsyncAsync = promisify(fsync);
 const { root } = workerData as { root: string };
 
 /**
- * A segment this large is checkpointed: its files are made durable and it is dropped, so replay
- * after a crash reads little and the journal does not grow with the listener's life.
+ * A segment holding this many bytes of records is checkpointed: its files are made durable, and it
+ * is kept to be used again, so replay after a crash reads little and the journal does not grow with
+ * the listener's life. A checkpoint flushes every file written since the last one at once, which
+ * holds up the flushes of the batches meanwhile: rarer is better, within what a replay may read.
  */
-const CHECKPOINT_BYTES = 8 << 20;
+const CHECKPOINT_BYTES = 32 << 20;
 /** A listener that has been quiet this long checkpoints what it holds. */
 const IDLE_CHECKPOINT_MS = 1000;
 /** Flushes in flight at once when flushing file by file (the fallback of a failed journal). */
@@ -66,7 +59,9 @@ const BATCHES_IN_FLIGHT = 3;
  */
 const BATCH_ITEMS = 128;
 
-let segment: Segment | undefined;
+/** The segment batches write to; a spare is one checkpointed and restarted, ready for when it fills. */
+let segment: JournalSegment | undefined;
+let spare: JournalSegment | undefined;
 let sequence = 0;
 const writer = randomBytes(4).toString('hex');
 const pending: ToPublish[] = [];
@@ -160,15 +155,17 @@ function writeAll(fd: number, parts: readonly Uint8Array[]): void {
   for (const part of parts) for (let at = 0; at < part.length;) at += writeSync(fd, part, at);
 }
 
-/** The segment to append to, opened (and its name made durable) on first use. */
-function openSegment(): Segment {
+/** The segment to write to: the spare, or a new one (its name made durable). */
+function openSegment(): JournalSegment {
   if (segment) return segment;
+  if (spare) {
+    segment = spare;
+    spare = undefined;
+    return segment;
+  }
   const folder = journalFolder(root);
   mkdirSync(folder, { recursive: true });
-  const path = join(folder, segmentName(writer, sequence++));
-  const fd = openSync(path, 'wx');
-  segment = { fd, path, bytes: 0, files: new Set(), flushing: new Set() };
-  writeAll(fd, [segmentStart()]);
+  segment = JournalSegment.create(join(folder, segmentName(writer, sequence++)));
   syncFolder(folder);
   return segment;
 }
@@ -205,21 +202,11 @@ async function commit(batch: ToPublish[]): Promise<void> {
   if (ok.length > 0) {
     try {
       const s = openSegment();
-      const records = ok.map((w) =>
-        encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }),
+      s.write(
+        ok.map((w) => encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }, s.salt)),
       );
-      writeAll(s.fd, records);
-      const flushed = fdatasyncAsync(s.fd);
-      s.flushing.add(flushed);
-      try {
-        await flushed;
-      } finally {
-        s.flushing.delete(flushed);
-      }
-      for (let i = 0; i < ok.length; i++) {
-        s.bytes += records[i].length;
-        s.files.add(ok[i].path);
-      }
+      for (const w of ok) s.files.add(w.path);
+      await s.flush();
     } catch {
       try {
         await flushEach(ok.map((w) => w.path));
@@ -234,25 +221,41 @@ async function commit(batch: ToPublish[]): Promise<void> {
 
 /**
  * Makes the files of the current segment durable with one flush of the file system (`sync -f`;
- * each file and folder in turn where that is missing), then drops the segment. Batches meanwhile
- * go to a new segment. A checkpoint cut short leaves the segment, which the next start replays.
+ * each file and folder in turn where that is missing), then restarts the segment as the spare (or,
+ * closing, drops it). Batches meanwhile go to the spare or a new segment. A checkpoint cut short
+ * leaves the segment, which the next start replays.
  */
-function checkpoint(): Promise<void> {
-  if (checkpointing || !segment) return checkpointing ?? Promise.resolve();
+function checkpoint(closing = false): Promise<void> {
+  if (checkpointing || !segment || (segment.bytes === 0 && !closing)) return checkpointing ?? Promise.resolve();
   const done = segment;
   segment = undefined;
   checkpointing = (async () => {
     await Promise.allSettled(done.flushing);
-    closeSync(done.fd);
     try {
       try {
         await execFileAsync('sync', ['-f', root]);
       } catch {
         await flushEach(done.files);
       }
-      unlinkSync(done.path);
     } catch {
       // The segment stays for the next start to replay.
+      done.close();
+      return;
+    }
+    try {
+      if (!closing && !spare) {
+        await done.restart();
+        spare = done;
+        return;
+      }
+    } catch {
+      // Its files are durable: the segment is only dropped.
+    }
+    done.close();
+    try {
+      unlinkSync(done.path);
+    } catch {
+      // Left behind, it is replayed at the next start, which finds its files whole.
     }
   })().finally(() => {
     checkpointing = undefined;
@@ -306,7 +309,13 @@ parentPort!.on('message', (message: ToThread) => {
   void (async () => {
     while (committing.size > 0 || pending.length > 0) await Promise.allSettled(committing);
     clearTimeout(idleTimer);
-    await checkpoint();
+    while (checkpointing) await checkpointing;
+    await checkpoint(true);
+    if (spare) {
+      spare.close();
+      unlinkSync(spare.path);
+      spare = undefined;
+    }
     parentPort!.postMessage({ closed: true } satisfies FromThread);
   })();
 });

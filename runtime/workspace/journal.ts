@@ -11,13 +11,19 @@ import { syncFile, syncFolder, writeFileAtomic } from './files';
  * next listener on the workspace starts. A checkpoint makes the files durable in one flush of the
  * file system and drops the segment.
  *
- * A segment, `<workspace>/.journal/<owner>.<writer>-<seq>.wal`, is `MAGIC` then records, each
- * `u32 body length | u32 CRC-32 of body | body`, body = `u8 kind | u32 mode (0: none) | u16 path
- * length | path (UTF-8, relative to the workspace) | data`. A record cut short by a crash fails its
- * length or CRC: it and anything after it were never answered, and replay stops there.
+ * A segment, `<workspace>/.journal/<owner>.<writer>-<seq>.wal`, is `MAGIC`, a u32 salt, then
+ * records, each `u32 body length | u32 CRC-32 of body, seeded with the salt | body`, body = `u8 kind |
+ * u32 mode (0: none) | u16 path length | path (UTF-8, relative to the workspace) | data`. A record
+ * cut short by a crash fails its length or CRC: it and anything after it were never answered, and
+ * replay stops there. A segment is written in place over zeros and used again after its checkpoint
+ * under a new salt (journal-segment.ts): what is left of its previous use fails the CRC the same way.
+ * Segments of the first format (`SQLCDC-JOURNAL-1`, no salt, appended) are still replayed.
  */
 export const JOURNAL_FOLDER = '.journal';
-const MAGIC = Buffer.from('SQLCDC-JOURNAL-1\n', 'latin1');
+const MAGIC = Buffer.from('SQLCDC-JOURNAL-2\n', 'latin1');
+const MAGIC_UNSALTED = Buffer.from('SQLCDC-JOURNAL-1\n', 'latin1');
+/** Magic and salt: where the first record starts. */
+export const SEGMENT_HEADER = MAGIC.length + 4;
 const PREFIX = 8;
 const FIXED = 1 + 4 + 2;
 
@@ -42,36 +48,47 @@ export function journalFolder(root: string): string {
   return join(root, JOURNAL_FOLDER);
 }
 
-/** The segment's first bytes. */
-export function segmentStart(): Buffer {
-  return MAGIC;
+/** The segment's first bytes, which a new use of it rewrites with a new salt. */
+export function segmentHeader(salt: number): Buffer {
+  const b = Buffer.allocUnsafe(SEGMENT_HEADER);
+  MAGIC.copy(b);
+  b.writeUInt32LE(salt, MAGIC.length);
+  return b;
 }
 
-/** One record, as the segment holds it. */
-export function encodeEntry(root: string, entry: JournalEntry): Buffer {
+/** One record, as a segment under `salt` holds it. */
+export function encodeEntry(root: string, entry: JournalEntry, salt: number): Buffer {
   const rel = relative(root, entry.path);
   const path = Buffer.from(rel.startsWith('..') || isAbsolute(rel) ? entry.path : rel, 'utf8');
-  const body = Buffer.allocUnsafe(FIXED + path.length + entry.data.length);
+  const record = Buffer.allocUnsafe(PREFIX + FIXED + path.length + entry.data.length);
+  const body = record.subarray(PREFIX);
   body.writeUInt8(entry.kind, 0);
   body.writeUInt32LE(entry.mode ?? 0, 1);
   body.writeUInt16LE(path.length, 5);
   path.copy(body, FIXED);
   body.set(entry.data, FIXED + path.length);
-  const prefix = Buffer.allocUnsafe(PREFIX);
-  prefix.writeUInt32LE(body.length, 0);
-  prefix.writeUInt32LE(crc32(body), 4);
-  return Buffer.concat([prefix, body]);
+  record.writeUInt32LE(body.length, 0);
+  record.writeUInt32LE(crc32(body, salt), 4);
+  return record;
 }
 
-/** The complete records of a segment, up to the first torn or damaged one. */
+/** The complete records of a segment, up to the first torn, damaged or stale one. */
 export function decodeSegment(root: string, bytes: Buffer): JournalEntry[] {
-  if (bytes.length < MAGIC.length || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return [];
+  let salt: number;
+  let at: number;
+  if (startsWith(bytes, MAGIC) && bytes.length >= SEGMENT_HEADER) {
+    salt = bytes.readUInt32LE(MAGIC.length);
+    at = SEGMENT_HEADER;
+  } else if (startsWith(bytes, MAGIC_UNSALTED)) {
+    // A CRC seeded with 0 is the plain CRC the first format used.
+    salt = 0;
+    at = MAGIC_UNSALTED.length;
+  } else return [];
   const entries: JournalEntry[] = [];
-  let at = MAGIC.length;
   while (at + PREFIX <= bytes.length) {
     const length = bytes.readUInt32LE(at);
     const body = bytes.subarray(at + PREFIX, at + PREFIX + length);
-    if (length < FIXED || body.length < length || crc32(body) !== bytes.readUInt32LE(at + 4)) break;
+    if (length < FIXED || body.length < length || crc32(body, salt) !== bytes.readUInt32LE(at + 4)) break;
     const kind = body.readUInt8(0) as EntryKind;
     const mode = body.readUInt32LE(1);
     const pathLength = body.readUInt16LE(5);
@@ -85,6 +102,10 @@ export function decodeSegment(root: string, bytes: Buffer): JournalEntry[] {
     at += PREFIX + length;
   }
   return entries;
+}
+
+function startsWith(bytes: Buffer, magic: Buffer): boolean {
+  return bytes.length >= magic.length && bytes.subarray(0, magic.length).equals(magic);
 }
 
 // ----------------------------------------------------------------------------- owners

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { crc32 } from 'node:zlib';
 import { GroupCommit } from '../../runtime/workspace/group-commit';
+import { decodeSegment, EntryKind } from '../../runtime/workspace/journal';
 import { tempDir } from '../helpers/session';
 
 /** A safety net so a hung child fails the test instead of the run; nothing here depends on timing. */
@@ -165,4 +167,95 @@ test('lines appended together land whole, once each; a closed group commit leave
   await group.close();
   assert.deepEqual(namesIn(join(dir, 'runs.jsonl')).sort(), [...names].sort());
   assert.deepEqual(readdirSync(join(dir, '.journal')), []);
+});
+
+/**
+ * Publishes a_0…a_49, says so, then on each line of stdin a round of files named after it, printing
+ * each name once durable; it stays alive until killed.
+ */
+const ROUNDS_CHILD = `
+const { join } = require('node:path');
+const { GroupCommit } = require(${JSON.stringify(require.resolve('../../runtime/workspace/group-commit'))});
+const content = ${content.toString()};
+const dir = process.argv[1];
+const group = new GroupCommit(dir);
+const round = (prefix) => Promise.all(Array.from({ length: 50 }, (_, i) => {
+  const name = prefix + '_' + i + '.bin';
+  return group.publish(join(dir, name), [content(name)], { overwrite: false }).then(() => process.stdout.write(name + '\\n'));
+}));
+void round('a');
+process.stdin.setEncoding('utf8').on('data', (d) => { for (const p of d.split('\\n').filter(Boolean)) void round(p); });
+`;
+
+test(
+  'a segment used again after its checkpoint: replay restores what its new records speak for, never a file of its earlier use',
+  LIMITS,
+  async () => {
+    const dir = tempDir('group-commit-reuse');
+    const child = spawn(process.execPath, ['-e', ROUNDS_CHILD, dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    let out = '';
+    let onData = () => {};
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      onData();
+    });
+    const printed = (n: number) =>
+      new Promise<void>((resolve, reject) => {
+        onData = () => (out.split('\n').length > n ? resolve() : undefined);
+        void exited.then(() => reject(new Error('the child exited')));
+        onData();
+      });
+    try {
+      await printed(50);
+      // Once the writer has been idle a while it checkpoints and restarts its segment under a new
+      // salt: the a_ records are still in the file but no longer read as records.
+      const journal = join(dir, '.journal');
+      for (;;) {
+        const segments = readdirSync(journal);
+        if (segments.length === 1 && decodeSegment(dir, readFileSync(join(journal, segments[0]))).length === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      child.stdin.write('b\n');
+      await printed(100);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    const reported = out.split('\n').filter(Boolean);
+    assert.equal(reported.filter((n) => n.startsWith('b_')).length, 50);
+    // Old logs a user deleted, and new ones a power cut lost.
+    for (let i = 0; i < 10; i++) {
+      rmSync(join(dir, `a_${i}.bin`));
+      rmSync(join(dir, `b_${i}.bin`));
+    }
+    await new GroupCommit(dir).close();
+    const names = new Set(checkFolder(dir));
+    for (let i = 0; i < 50; i++) assert.ok(names.has(`b_${i}.bin`), `b_${i}.bin is restored`);
+    for (let i = 0; i < 10; i++)
+      assert.ok(!names.has(`a_${i}.bin`), `a_${i}.bin, checkpointed then deleted, stays deleted`);
+    assert.deepEqual(readdirSync(join(dir, '.journal')), []);
+  },
+);
+
+test('a segment of the first journal format, left by a listener of an earlier version, is replayed', async () => {
+  const dir = tempDir('group-commit-format1');
+  const journal = join(dir, '.journal');
+  mkdirSync(journal);
+  const records = ['old_1.bin', 'old_2.bin'].map((name) => {
+    const path = Buffer.from(name, 'utf8');
+    const body = Buffer.concat([Buffer.from([EntryKind.NewFile, 0, 0, 0, 0, path.length, 0]), path, content(name)]);
+    const prefix = Buffer.alloc(8);
+    prefix.writeUInt32LE(body.length, 0);
+    prefix.writeUInt32LE(crc32(body), 4);
+    return Buffer.concat([prefix, body]);
+  });
+  // Written by a process of another boot: gone, so its segment is replayed.
+  writeFileSync(
+    join(journal, '000000000000-1-1.00000000-0.wal'),
+    Buffer.concat([Buffer.from('SQLCDC-JOURNAL-1\n', 'latin1'), ...records]),
+  );
+  await new GroupCommit(dir).close();
+  assert.deepEqual(checkFolder(dir).sort(), ['old_1.bin', 'old_2.bin']);
+  assert.deepEqual(readdirSync(journal), []);
 });
