@@ -18,6 +18,9 @@ import { ConnectionStore } from './workspace/connections';
 import { sessionFolders } from './workspace/location';
 import { COMMANDS, type CommandTable } from './commands/table';
 
+
+/** The signal of a run nobody cancels (a job run, a webhook call): one for all, rather than a controller per run. */
+const UNCANCELLED = new AbortController().signal;
 export interface SessionOptions {
   /** Workspace folder; default $SQLCDC_HOME, else the nearest .sqlcdc in cwd or a parent, else ./.sqlcdc. */
   workspace?: string;
@@ -177,7 +180,7 @@ export class Session implements SessionEnv, MagicHost {
     return new Run(this, {
       dataset: request.dataset ?? Dataset.empty(),
       pipeline: request.pipeline ?? this.pipeline,
-      signal: request.signal ?? new AbortController().signal,
+      signal: request.signal ?? UNCANCELLED,
       commands: this.commands,
       emit: (result) => this.output.publish({ origin, result }),
     });

@@ -247,7 +247,7 @@ export class JobStore extends JobDefinitions {
     const name = this.byGuidCache.get(g);
     const cached = name === undefined ? undefined : this.current(name);
     if (cached && (cached.job.guid === g || cached.job.writerGuid === g))
-      return { ...cached, writerGuid: cached.job.writerGuid === g };
+      return { job: cached.job, stamp: cached.stamp, writerGuid: cached.job.writerGuid === g };
     this.byGuidCache = new Map();
     let found: (CurrentJob & { writerGuid: boolean }) | undefined;
     for (const name of this.names()) {

@@ -60,12 +60,15 @@ export class Ingest {
    * this one numbers a log.
    */
   private readonly logs: GroupCommit;
+  /** The workspace, where the listener's own logs go. */
+  private readonly workspace: LocalDrive;
 
   constructor(
     readonly store: JobStore,
     private readonly report: JobReport = () => {},
   ) {
     this.logs = new GroupCommit(store.workspace);
+    this.workspace = new LocalDrive(store.workspace);
   }
 
   /** `current`: the job as its files were when the call came in (JobStore.current). */
@@ -98,7 +101,7 @@ export class Ingest {
     if (job.saveSample) this.store.saveSample(job.name, body);
     const own = !run.changeLog?.file;
     const log = own ? this.logOf(job, run.executionId, run.dataset) : run.changeLog!;
-    answer.changeLog = log.file!.drive.local ? log.file!.drive.local(log.file!.path) : log.file!.path;
+    answer.changeLog = localPath(log);
     answer.rows = log.upserts.rowCount + log.deletes.rowCount;
     if (!params.startWriter) {
       // The run record rides in the same batch as the log: the call waits for one flush, not two.
@@ -138,16 +141,13 @@ export class Ingest {
       deletes: Dataset.fromRows(dataset.columns, []),
       keys: [],
       executionId,
-      file: {
-        drive: new LocalDrive(this.store.workspace),
-        path: join(LOG_FOLDER, job.name, `${job.name}_${executionId}${EXTENSION}`),
-      },
+      file: { drive: this.workspace, path: join(LOG_FOLDER, job.name, `${job.name}_${executionId}${EXTENSION}`) },
     };
   }
 
   /** Writes the log durably; `record`, the call's run record, is appended in the same batch. */
   private async writeLog(job: JobDefinition, log: CurrentChangeLog, record?: RunRecord): Promise<void> {
-    const path = log.file!.drive.local!(log.file!.path);
+    const path = localPath(log);
     const { upserts } = log;
     await writeChangeLog(
       path,
@@ -218,4 +218,10 @@ export class Ingest {
     continueAfter(lastIdIn(join(this.store.workspace, LOG_FOLDER, job.name), job.name));
     return { stamp, ...(await openWriter(this.store, job)) };
   }
+}
+
+/** Where a log is on this machine; its path on its drive for a drive that is not local. */
+function localPath(log: CurrentChangeLog): string {
+  const { drive, path } = log.file!;
+  return drive.local ? drive.local(path) : path;
 }
