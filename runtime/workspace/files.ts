@@ -27,8 +27,14 @@ let tempCount = 0;
  * apart, the nonce a process from an earlier one with the same id (whose temp file a crash left),
  * the count the files of this process.
  */
-export function tempPathOf(path: string): string {
-  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${processNonce}${(tempCount++).toString(16)}`);
+export function tempPathOf(path: string, folder = dirname(path)): string {
+  return join(folder, `.${basename(path)}.tmp-${process.pid}-${processNonce}${(tempCount++).toString(16)}`);
+}
+
+/** The process id in a temp name (`tempPathOf`), or undefined for another name. */
+export function tempWriter(name: string): number | undefined {
+  const m = /\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
+  return m ? Number(m[1]) : undefined;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasync, fsync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { syncFolder, tempPathOf } from './files';
 import { decodeBatch, type ToPublish } from './group-commit-batch';
-import { encodeEntry, EntryKind, journalFolder, segmentName } from './journal';
+import { encodeEntry, EntryKind, journalFolder, segmentName, stagingFolder } from './journal';
 import { JournalSegment } from './journal-segment';
 
 export type ToThread = { batch: ArrayBuffer } | { close: true };
@@ -106,10 +106,17 @@ function appendFile(path: string, data: Uint8Array): unknown {
   }
 }
 
-/** A whole file under its temp name, then put in place; the error, if it could not be. */
+const staging = stagingFolder(root);
+
+/**
+ * A whole file under a temp name, then put in place; the error, if it could not be. The temp name is
+ * in the journal's staging folder, which holds only the files being written: creating and removing
+ * them there, rather than beside thousands of logs, spares two lookups in a large folder per file.
+ * A file outside the root (another file system, maybe) has its temp name beside it.
+ */
 function writeFile(item: ToPublish): unknown {
   try {
-    const temp = tempPathOf(item.path);
+    const temp = tempPathOf(item.path, item.path.startsWith(root + sep) ? staging : dirname(item.path));
     const fd = openWith(temp, 'wx', item.mode);
     try {
       writeAll(fd, [item.data]);
@@ -120,9 +127,7 @@ function writeFile(item: ToPublish): unknown {
     }
     closeSync(fd);
     try {
-      if (item.kind === EntryKind.File) renameSync(temp, item.path);
-      // A hard link fails with EEXIST rather than replace a file under the new one's name.
-      else linkSync(temp, item.path);
+      putInPlace(temp, item);
     } catch (e) {
       unlinkSync(temp);
       throw e;
@@ -137,6 +142,19 @@ function writeFile(item: ToPublish): unknown {
     return undefined;
   } catch (error) {
     return error;
+  }
+}
+
+/** Puts the temp file under the item's name, making its folder when it is missing. */
+function putInPlace(temp: string, item: ToPublish): void {
+  // A hard link fails with EEXIST rather than replace a file under the new one's name.
+  const put = item.kind === EntryKind.File ? renameSync : linkSync;
+  try {
+    put(temp, item.path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(dirname(item.path), { recursive: true });
+    put(temp, item.path);
   }
 }
 

@@ -1,7 +1,7 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { syncFile, syncFolder, writeFileAtomic } from './files';
+import { syncFile, syncFolder, tempWriter, writeFileAtomic } from './files';
 
 /**
  * The group commit's write-ahead journal (group-commit.ts): what a batch publishes is appended to
@@ -46,6 +46,11 @@ export interface JournalEntry {
 
 export function journalFolder(root: string): string {
   return join(root, JOURNAL_FOLDER);
+}
+
+/** Where the group commit writes files under temp names before putting them in place. */
+export function stagingFolder(root: string): string {
+  return join(root, JOURNAL_FOLDER, 'staging');
 }
 
 /** The segment's first bytes, which a new use of it rewrites with a new salt. */
@@ -153,15 +158,11 @@ function ownerAlive(boot: string, pid: number, ticks: string): boolean {
   const [myBoot] = owner().split('-');
   if (boot !== myBoot) return false;
   if (pid === process.pid) return ticks === owner().split('-')[2];
+  if (!ticks) return processAlive(pid);
   try {
-    if (!ticks) {
-      process.kill(pid, 0);
-      return true;
-    }
     return startTicks(pid) === ticks;
-  } catch (e) {
-    // EPERM: a process of another user has that id, so it is alive.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  } catch {
+    return false;
   }
 }
 
@@ -202,7 +203,27 @@ export function replayJournal(root: string): Replayed {
     replayed.segments++;
   }
   if (replayed.segments > 0) syncFolder(folder);
+  dropDeadTemps(stagingFolder(root));
   return replayed;
+}
+
+/** Temp files a killed writer left in the staging folder: never published, so never answered for. */
+function dropDeadTemps(staging: string): void {
+  if (!existsSync(staging)) return;
+  for (const name of readdirSync(staging)) {
+    const pid = tempWriter(name);
+    if (pid !== undefined && !processAlive(pid)) rmSync(join(staging, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: a process of another user has that id, so it is alive.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function restoreFile(entry: JournalEntry): boolean {

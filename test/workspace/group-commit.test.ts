@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -14,6 +14,14 @@ const LIMITS = { timeout: 300_000 };
 /** File `name`'s content: 20 KB naming it throughout, so a file cut short or holding another's bytes shows. */
 function content(name: string): Buffer {
   return Buffer.from(`${name};`.repeat(Math.ceil(20_000 / (name.length + 1))));
+}
+
+/** Segments, and temp files in the staging folder, left in `dir`'s journal (the staging folder itself is kept). */
+function leftInJournal(dir: string): string[] {
+  const journal = join(dir, '.journal');
+  return readdirSync(journal).flatMap((f) =>
+    f === 'staging' ? readdirSync(join(journal, f)).map((t) => `staging/${t}`) : [f],
+  );
 }
 
 /** Checks that every file of `dir` not dot-named (a temp file) holds exactly its content. */
@@ -140,7 +148,7 @@ test(
     for (const f of readdirSync(files)) assert.ok(visible.has(f) || /^\..+\.tmp-\d+-[0-9a-f]+$/.test(f), f);
     const lines = namesIn(join(dir, 'runs.jsonl'));
     for (const name of reported) assert.equal(lines.filter((l) => l === name).length, 1, `${name}'s line`);
-    assert.ok(readdirSync(join(dir, '.journal')).length > 0, 'the killed writer left its journal');
+    assert.ok(leftInJournal(dir).length > 0, 'the killed writer left its journal');
 
     // What a power cut can do to files the page cache had not written back: gone, cut short, and
     // the run records' last lines lost with one torn.
@@ -155,7 +163,7 @@ test(
     for (const name of reported) assert.ok(restored.has(name), `${name} was reported durable but is not restored`);
     const relines = namesIn(join(dir, 'runs.jsonl'));
     for (const name of reported) assert.equal(relines.filter((l) => l === name).length, 1, `${name}'s line, once`);
-    assert.deepEqual(readdirSync(join(dir, '.journal')), [], 'replayed segments are dropped');
+    assert.deepEqual(leftInJournal(dir), [], "replayed segments and the killed writer's temp files are dropped");
   },
 );
 
@@ -166,7 +174,7 @@ test('lines appended together land whole, once each; a closed group commit leave
   await Promise.all(names.map((name) => group.append(join(dir, 'runs.jsonl'), `${JSON.stringify({ name })}\n`)));
   await group.close();
   assert.deepEqual(namesIn(join(dir, 'runs.jsonl')).sort(), [...names].sort());
-  assert.deepEqual(readdirSync(join(dir, '.journal')), []);
+  assert.deepEqual(leftInJournal(dir), []);
 });
 
 /**
@@ -212,7 +220,7 @@ test(
       // salt: the a_ records are still in the file but no longer read as records.
       const journal = join(dir, '.journal');
       for (;;) {
-        const segments = readdirSync(journal);
+        const segments = readdirSync(journal).filter((f) => f.endsWith('.wal'));
         if (segments.length === 1 && decodeSegment(dir, readFileSync(join(journal, segments[0]))).length === 0) break;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -234,14 +242,17 @@ test(
     for (let i = 0; i < 50; i++) assert.ok(names.has(`b_${i}.bin`), `b_${i}.bin is restored`);
     for (let i = 0; i < 10; i++)
       assert.ok(!names.has(`a_${i}.bin`), `a_${i}.bin, checkpointed then deleted, stays deleted`);
-    assert.deepEqual(readdirSync(join(dir, '.journal')), []);
+    assert.deepEqual(leftInJournal(dir), []);
   },
 );
 
-test('a segment of the first journal format, left by a listener of an earlier version, is replayed', async () => {
+test("a segment of the first journal format, left by a listener of an earlier version, is replayed; a dead writer's temp files are dropped", async () => {
   const dir = tempDir('group-commit-format1');
   const journal = join(dir, '.journal');
-  mkdirSync(journal);
+  mkdirSync(join(journal, 'staging'), { recursive: true });
+  const dead = spawnSync(process.execPath, ['-e', '']).pid;
+  writeFileSync(join(journal, 'staging', `.lost.bin.tmp-${dead}-0abc1`), 'never published');
+  writeFileSync(join(journal, 'staging', `.busy.bin.tmp-${process.pid}-0abc2`), 'being written');
   const records = ['old_1.bin', 'old_2.bin'].map((name) => {
     const path = Buffer.from(name, 'utf8');
     const body = Buffer.concat([Buffer.from([EntryKind.NewFile, 0, 0, 0, 0, path.length, 0]), path, content(name)]);
@@ -257,5 +268,9 @@ test('a segment of the first journal format, left by a listener of an earlier ve
   );
   await new GroupCommit(dir).close();
   assert.deepEqual(checkFolder(dir).sort(), ['old_1.bin', 'old_2.bin']);
-  assert.deepEqual(readdirSync(journal), []);
+  assert.deepEqual(
+    leftInJournal(dir),
+    [`staging/.busy.bin.tmp-${process.pid}-0abc2`],
+    "a live writer's temp file stays",
+  );
 });
