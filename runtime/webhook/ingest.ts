@@ -54,6 +54,8 @@ interface LoadedJob extends WriterSession {
  */
 export class Ingest {
   private readonly loaded = new Map<string, Promise<LoadedJob>>();
+  /** The jobs of `loaded` once loaded: a call to a job already loaded gets it without waiting a turn. */
+  private readonly ready = new Map<string, LoadedJob>();
   /**
    * Every call's log and run record go through it, so calls arriving together share one flush.
    * Made at once: it replays what a listener killed on this workspace left in its journal, before
@@ -82,7 +84,8 @@ export class Ingest {
         return { status: 400, body: { error: `bad payload: ${e.message}`, job: job.name } };
       throw e;
     }
-    const loaded = await this.load(current);
+    const ready = this.ready.get(job.name);
+    const loaded = ready?.stamp === current.stamp ? ready : await this.load(current);
     const run = loaded.session.newRun({ dataset, pipeline: job.name, origin });
     const answer: CallAnswer = {
       executionId: run.executionId,
@@ -126,6 +129,7 @@ export class Ingest {
   async close(): Promise<void> {
     const loading = [...this.loaded.values()];
     this.loaded.clear();
+    this.ready.clear();
     await Promise.allSettled(loading.map(async (l) => (await l).session.close()));
     await this.logs.close();
   }
@@ -164,10 +168,10 @@ export class Ingest {
       {
         // Written in the same turn as the log is handed over, so both go in one batch.
         publish: (bytes) =>
-          Promise.all([
-            this.logs.publish(path, [bytes], { overwrite: false }),
-            record && this.logs.append(this.store.runs(job.name).file, jsonLine(record)),
-          ]).then(() => undefined),
+          this.logs.publish(path, [bytes], {
+            overwrite: false,
+            ...(record ? { line: { path: this.store.runs(job.name).file, text: jsonLine(record) } } : {}),
+          }),
         compress: upserts.rowCount > SMALL_LOG_ROWS,
         // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
         frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(upserts.rowCount, 1)),
@@ -209,7 +213,11 @@ export class Ingest {
     // Calls arriving while the job loads share one session; a failed load is tried again next call.
     const loading = this.loadWriter(job, stamp);
     this.loaded.set(job.name, loading);
-    loading.catch(() => this.loaded.get(job.name) === loading && this.loaded.delete(job.name));
+    this.ready.delete(job.name);
+    loading.then(
+      (l) => this.loaded.get(job.name) === loading && this.ready.set(job.name, l),
+      () => this.loaded.get(job.name) === loading && this.loaded.delete(job.name),
+    );
     if (known) void known.then((k) => k.session.close());
     return loading;
   }

@@ -4,10 +4,24 @@ import { encodeBatch, type Outgoing } from './group-commit-batch';
 import type { FromThread, Published, ToThread } from './group-commit-worker';
 import { EntryKind, replayJournal } from './journal';
 
+interface Waiter {
+  /** Items not yet durable. */
+  left: number;
+  done: () => void;
+  /** The first failure of its items; later ones change nothing. */
+  fail: (e: Error) => void;
+}
+
+function appendItem(path: string, text: string): Omit<Outgoing, 'id'> {
+  return { kind: EntryKind.Append, path, parts: [Buffer.from(text, 'utf8')] };
+}
+
 export interface PublishOptions {
   mode?: number;
   /** False: publish with a hard link, which fails with EEXIST rather than replace an existing file. */
   overwrite?: boolean;
+  /** A line appended to another file in the same batch (a call's run record beside its log). */
+  line?: { path: string; text: string };
 }
 
 /**
@@ -27,7 +41,8 @@ export interface PublishOptions {
 export class GroupCommit {
   private worker?: Worker;
   private outgoing: Outgoing[] = [];
-  private readonly waiting = new Map<number, { done: () => void; fail: (e: Error) => void }>();
+  /** By item id: what to tell once the item is durable; items handed over together share one waiter. */
+  private readonly waiting = new Map<number, Waiter>();
   private nextId = 0;
   /** Called once no file waits any more (close waits for it). */
   private drained?: () => void;
@@ -41,15 +56,19 @@ export class GroupCommit {
     replayJournal(root);
   }
 
-  /** Resolves once `path` holds `parts` durably; rejects (and leaves no temp file) if it could not. */
+  /**
+   * Resolves once `path` holds `parts` durably, and `options.line` is appended too when given;
+   * rejects (and leaves no temp file) if either could not be.
+   */
   publish(path: string, parts: readonly Uint8Array[], options: PublishOptions = {}): Promise<void> {
     const kind = options.overwrite === false ? EntryKind.NewFile : EntryKind.File;
-    return this.hand({ kind, path, parts, mode: options.mode });
+    const file = { kind, path, parts, mode: options.mode };
+    return options.line ? this.hand(file, appendItem(options.line.path, options.line.text)) : this.hand(file);
   }
 
   /** Resolves once `text` is appended to `path` durably (a line of a JSON-lines file). */
   append(path: string, text: string): Promise<void> {
-    return this.hand({ kind: EntryKind.Append, path, parts: [Buffer.from(text, 'utf8')] });
+    return this.hand(appendItem(path, text));
   }
 
   /** Stops the thread once the files handed over are published (or failed) and made durable without the journal. */
@@ -67,16 +86,19 @@ export class GroupCommit {
     await worker.terminate();
   }
 
-  private hand(item: Omit<Outgoing, 'id'>): Promise<void> {
+  private hand(...items: Omit<Outgoing, 'id'>[]): Promise<void> {
     return new Promise((done, fail) => {
-      const id = this.nextId;
-      // Ids travel as 32-bit numbers; they wrap long after the calls that used them are answered.
-      this.nextId = (this.nextId + 1) >>> 0;
-      this.waiting.set(id, { done, fail });
-      this.outgoing.push({ id, ...item });
-      if (this.outgoing.length === 1) setImmediate(() => this.send());
+      const waiter: Waiter = { left: items.length, done, fail };
+      for (const item of items) {
+        const id = this.nextId;
+        // Ids travel as 32-bit numbers; they wrap long after the calls that used them are answered.
+        this.nextId = (this.nextId + 1) >>> 0;
+        this.waiting.set(id, waiter);
+        this.outgoing.push({ id, ...item });
+      }
+      if (this.outgoing.length === items.length) setImmediate(() => this.send());
       // While files wait, the thread keeps the process alive; an idle one does not.
-      if (this.waiting.size === 1) this.thread().ref();
+      if (this.waiting.size === items.length) this.thread().ref();
     });
   }
 
@@ -112,8 +134,9 @@ export class GroupCommit {
 
   private settle(published: Published): void {
     for (const id of published.done) {
-      this.waiting.get(id)?.done();
+      const waiter = this.waiting.get(id);
       this.waiting.delete(id);
+      if (waiter && --waiter.left === 0) waiter.done();
     }
     for (const f of published.failed) {
       this.waiting.get(f.id)?.fail(Object.assign(new Error(f.message), f.code ? { code: f.code } : {}));

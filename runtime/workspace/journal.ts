@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { syncFile, syncFolder, tempWriter, writeFileAtomic } from './files';
 
@@ -63,8 +63,9 @@ export function segmentHeader(salt: number): Buffer {
 
 /** One record, as a segment under `salt` holds it. */
 export function encodeEntry(root: string, entry: JournalEntry, salt: number): Buffer {
-  const rel = relative(root, entry.path);
-  const path = Buffer.from(rel.startsWith('..') || isAbsolute(rel) ? entry.path : rel, 'utf8');
+  // Relative to the root when inside it (the usual case, told without path.relative's work).
+  const inside = entry.path.length > root.length && entry.path.startsWith(root) && entry.path[root.length] === sep;
+  const path = Buffer.from(inside ? entry.path.slice(root.length + 1) : entry.path, 'utf8');
   const record = Buffer.allocUnsafe(PREFIX + FIXED + path.length + entry.data.length);
   const body = record.subarray(PREFIX);
   body.writeUInt8(entry.kind, 0);
