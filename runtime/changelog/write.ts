@@ -89,7 +89,8 @@ function headerOf(
     if (!upserts.has(key)) throw new ScriptError(`key column '${key}' is not a column of the change log`, 'runtime');
   if (meta.marker !== undefined && !upserts.has(meta.marker))
     throw new ScriptError(`marker column '${meta.marker}' is not a column of the change log`, 'runtime');
-  return {
+  // Optional fields are added after, not spread in: spreading made this a tenth of a small log's encoding.
+  const header: ChangeLogHeader = {
     format: FORMAT,
     version: VERSION,
     executionId: meta.executionId,
@@ -97,14 +98,22 @@ function headerOf(
     name: meta.name,
     createdAt: (options.now ?? new Date()).toISOString(),
     keys: meta.keys,
-    schema: upserts.columns.map((c) => ({ ...c, type: { ...c.type } })),
+    schema: upserts.columns.map(copyColumn),
     counts: { inserts: meta.inserts, updates: meta.updates, deletes: deletes.rowCount },
-    ...(meta.marker !== undefined ? { marker: meta.marker } : {}),
     frameRows,
     compression: options.compress === false ? STORED : COMPRESSION,
-    ...(options.encryptFor ? { encryptedFor: ref(options.encryptFor) } : {}),
-    ...(options.signWith ? { signedBy: ref(options.signWith) } : {}),
   };
+  if (meta.marker !== undefined) header.marker = meta.marker;
+  if (options.encryptFor) header.encryptedFor = ref(options.encryptFor);
+  if (options.signWith) header.signedBy = ref(options.signWith);
+  return header;
+}
+
+/** The header's own copy of a column, which later changes to the dataset cannot reach. */
+function copyColumn(c: Column): Column {
+  const copy: Column = { name: c.name, type: { ...c.type } };
+  if (c.description !== undefined) copy.description = c.description;
+  return copy;
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

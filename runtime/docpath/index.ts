@@ -79,7 +79,7 @@ export function documentToDataset(
 export function selectDataset(
   root: ParsedDocument,
   kind: DocKind,
-  parts: PathPart[],
+  parts: readonly PathPart[],
   options: DocumentOptions = {},
 ): Dataset {
   const { records, raws } = documentRecords(root, kind, parts, options.rawCol !== undefined);

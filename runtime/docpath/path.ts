@@ -21,12 +21,25 @@ export type PathPart =
 
 export type DocKind = 'json' | 'xml';
 
+/**
+ * Paths compiled so far, shared by their users, who only read them: a listener reads every call's
+ * payload with the same `$`. Paths come from scripts, so there are few; the bound is for safety.
+ */
+const compiled = new Map<string, readonly PathPart[]>();
+const COMPILED_PATHS = 512;
+
 /** Splits a path at `||` and compiles each part for documents of the given kind. */
-export function compilePath(path: string, kind: DocKind): PathPart[] {
+export function compilePath(path: string, kind: DocKind): readonly PathPart[] {
+  const key = `${kind}\u0000${path}`;
+  const known = compiled.get(key);
+  if (known) return known;
   const texts = path.split('||').map((p) => p.trim());
   if (texts.some((t) => t === ''))
     throw new ScriptError(`invalid document path '${path}': empty part around '||'`, 'semantic');
-  return texts.map((t) => compilePart(t, kind));
+  const parts = texts.map((t) => compilePart(t, kind));
+  if (compiled.size >= COMPILED_PATHS) compiled.clear();
+  compiled.set(key, parts);
+  return parts;
 }
 
 function compilePart(text: string, kind: DocKind): PathPart {

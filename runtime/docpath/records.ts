@@ -37,7 +37,12 @@ export interface DocumentRecords {
  * with no child keeps one row with the child columns empty (left join). A child field named like a
  * parent field is renamed `<child label>.<name>` (`items.id`).
  */
-export function documentRecords(root: unknown, kind: DocKind, parts: PathPart[], withRaw: boolean): DocumentRecords {
+export function documentRecords(
+  root: unknown,
+  kind: DocKind,
+  parts: readonly PathPart[],
+  withRaw: boolean,
+): DocumentRecords {
   const model = kind === 'xml' ? xmlModel : jsonModel;
   interface Row {
     record: Record<string, unknown>;

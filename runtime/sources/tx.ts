@@ -21,7 +21,7 @@ import { parseCsv } from './csv/parse';
  */
 export type TxPlan =
   | { kind: 'csv'; options: CsvOptions }
-  | { kind: 'path'; path: string; pos?: Position; compiled: Partial<Record<DocKind, PathPart[]>> };
+  | { kind: 'path'; path: string; pos?: Position; compiled: Partial<Record<DocKind, readonly PathPart[]>> };
 
 export function compileTx(text: string, pos?: Position): TxPlan {
   if (isCsvOptions(text)) return { kind: 'csv', options: parseCsvOptions(text, pos) };
@@ -50,7 +50,7 @@ export function documentKind(text: string, mediaType?: string, source?: string):
   return kind;
 }
 
-function pathFor(plan: Extract<TxPlan, { kind: 'path' }>, kind: DocKind): PathPart[] {
+function pathFor(plan: Extract<TxPlan, { kind: 'path' }>, kind: DocKind): readonly PathPart[] {
   let parts = plan.compiled[kind];
   if (!parts) {
     try {
