@@ -5,6 +5,7 @@ import { ScriptError, toScriptError } from '../errors';
 import type { StoredCertificate } from '../workspace/certificates';
 import { AtomicFile } from '../workspace/files';
 import { BufferSink, type ByteSink } from '../util/bytes';
+import { isoTime } from '../util/iso-time';
 import { acquireEncoder, CellTypeError, releaseEncoder } from './frame-encoder';
 import { compress, COMPRESSION, STORED } from './compress';
 import { FORMAT, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
@@ -96,7 +97,7 @@ function headerOf(
     executionId: meta.executionId,
     pipeline: meta.pipeline,
     name: meta.name,
-    createdAt: (options.now ?? new Date()).toISOString(),
+    createdAt: isoTime(options.now?.getTime() ?? Date.now()),
     keys: meta.keys,
     schema: upserts.columns.map(copyColumn),
     counts: { inserts: meta.inserts, updates: meta.updates, deletes: deletes.rowCount },

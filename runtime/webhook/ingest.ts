@@ -12,6 +12,7 @@ import { runTriggers, type JobReport } from '../jobs/runner';
 import type { CurrentJob, JobStore } from '../jobs/store';
 import type { CurrentChangeLog } from '../scope';
 import { GroupCommit } from '../workspace/group-commit';
+import { isoTime } from '../util/iso-time';
 import { jsonLine } from '../util/json-lines';
 import type { RunRecord } from '../jobs/run-log';
 import type { Answer } from './idempotency';
@@ -94,7 +95,7 @@ export class Ingest {
       rows: dataset.rowCount,
       writer: { started: false, success: null, error: null },
     };
-    const start = new Date();
+    const start = Date.now();
     try {
       await run.execute(loaded.transform);
     } catch (e) {
@@ -179,12 +180,12 @@ export class Ingest {
     );
   }
 
-  private record(start: Date, answer: CallAnswer, status: number, error?: string): RunRecord {
+  private record(start: number, answer: CallAnswer, status: number, error?: string): RunRecord {
     return {
       id: answer.executionId,
       by: 'webhook',
-      start: start.toISOString(),
-      end: new Date().toISOString(),
+      start: isoTime(start),
+      end: isoTime(Date.now()),
       rows: answer.rows,
       outcome: status >= 500 ? 'failure' : 'success',
       ...(error ? { error } : {}),
