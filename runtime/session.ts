@@ -18,7 +18,6 @@ import { ConnectionStore } from './workspace/connections';
 import { sessionFolders } from './workspace/location';
 import { COMMANDS, type CommandTable } from './commands/table';
 
-
 /** The signal of a run nobody cancels (a job run, a webhook call): one for all, rather than a controller per run. */
 const UNCANCELLED = new AbortController().signal;
 export interface SessionOptions {
