@@ -130,17 +130,26 @@ def kernelspec(prefix):
 
 def execute(stored, folder):
     """A copy of the notebook with fresh outputs, run in its folder as Jupyter runs it."""
-    nb = copy.deepcopy(stored)
-    client = NotebookClient(
-        nb,
-        kernel_name="sqlcdc",
-        timeout=CELL_TIMEOUT,
-        startup_timeout=60,
-        record_timing=False,
-        resources={"metadata": {"path": folder}},
-    )
-    client.execute()
-    return nb
+    for attempt in (1, 2):
+        nb = copy.deepcopy(stored)
+        client = NotebookClient(
+            nb,
+            kernel_name="sqlcdc",
+            timeout=CELL_TIMEOUT,
+            startup_timeout=60,
+            record_timing=False,
+            resources={"metadata": {"path": folder}},
+        )
+        try:
+            client.execute()
+            return nb
+        except RuntimeError as e:
+            # jupyter_client picks free TCP ports and closes them before the kernel binds them; a
+            # process of a test running beside this one can take one meanwhile, and the kernel then
+            # stops at start ("cannot start: Address already in use"). A kernel that cannot start
+            # for a reason of its own fails the second time as well.
+            if attempt == 2 or "Kernel died before replying to kernel_info" not in str(e):
+                raise
 
 
 def write_atomically(path, nb):
