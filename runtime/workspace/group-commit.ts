@@ -4,6 +4,15 @@ import { encodeBatch, type Outgoing } from './group-commit-batch';
 import type { FromThread, Published, ToThread } from './group-commit-worker';
 import { EntryKind, replayJournal } from './journal';
 
+/**
+ * Items handed over at once rather than at the end of the turn. A hundred clients answered together
+ * send again together, and the event loop may read all hundred calls in one turn: handed over by
+ * sixteen calls, their files are written on the other core while the event loop reads the rest, and
+ * their answers go out sooner. Measured with the bench's hundred clients: ~8% more calls/s than
+ * handing over once a turn (16 to 64 items were alike).
+ */
+const EARLY_ITEMS = 32;
+
 interface Waiter {
   /** Items not yet durable. */
   left: number;
@@ -97,6 +106,7 @@ export class GroupCommit {
         this.outgoing.push({ id, ...item });
       }
       if (this.outgoing.length === items.length) setImmediate(() => this.send());
+      else if (this.outgoing.length >= EARLY_ITEMS) this.send();
       // While files wait, the thread keeps the process alive; an idle one does not.
       if (this.waiting.size === items.length) this.thread().ref();
     });
@@ -104,6 +114,7 @@ export class GroupCommit {
 
   /** Hands the batch over as one buffer that is moved, not copied, to the thread (group-commit-batch.ts). */
   private send(): void {
+    if (this.outgoing.length === 0) return;
     const batch = encodeBatch(this.outgoing.splice(0));
     this.thread().postMessage({ batch } satisfies ToThread, [batch]);
   }
