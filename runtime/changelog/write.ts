@@ -8,7 +8,7 @@ import { BufferSink, type ByteSink } from '../util/bytes';
 import { isoTime } from '../util/iso-time';
 import { acquireEncoder, CellTypeError, releaseEncoder } from './frame-encoder';
 import { compress, COMPRESSION, STORED } from './compress';
-import { FORMAT, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
+import { FORMAT, headerText, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
 import { DEFAULT_FRAME_ROWS, frameHeader, headerBlock, KIND, MAGIC, trailer } from './layout';
 import { protect } from './secure';
 
@@ -143,7 +143,7 @@ export async function writeChangeLog(
   try {
     const out: ByteSink = protect(sink, options);
     out.write(MAGIC);
-    out.write(headerBlock(JSON.stringify(header)));
+    out.write(headerBlock(headerText(header)));
     for (const [kind, ds] of [
       [KIND.upserts, upserts],
       [KIND.deletes, deletes],
