@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, openSync, writeSync, writevSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { SEGMENT_HEADER, segmentHeader } from './journal';
 
@@ -56,10 +56,10 @@ export class JournalSegment {
       this.writeAt(ZEROS, this.allocated);
       this.allocated += ZEROS.length;
     }
-    for (const r of records) {
-      this.writeAt(r, this.position);
-      this.position += r.length;
-    }
+    // One system call for the batch: a write per record cost the thread a call per log.
+    const written = writevSync(this.fd, records, this.position);
+    if (written < size) this.writeAt(Buffer.concat(records).subarray(written), this.position + written);
+    this.position += size;
   }
 
   flush(): Promise<void> {
