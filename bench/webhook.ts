@@ -19,6 +19,8 @@ const SQLCDC = join(__dirname, '..', 'bin', 'sqlcdc.js');
 const CALLS = 5000;
 const CLIENTS = 100;
 const ROUNDS = 3;
+/** Above this, creating a file costs what it does for minutes after many files were deleted nearby. */
+const SLOW_CREATION_US = 100;
 
 const BARE = `
 const http = require('node:http');
@@ -92,7 +94,9 @@ async function drive(url: URL, bodies: string[]): Promise<number> {
  * 0.03 ms for minutes, whatever created it. A folder marked as a top of hierarchy (`chattr +T`) has
  * its subfolders spread over the disk by the name's hash, so a random name puts the workspace in a
  * block group of its own, as a listener's folder usually is. Where chattr cannot mark it (another file
- * system) nothing changes.
+ * system) nothing changes. ext4 puts such a folder in the group with the fewest folders, which may be
+ * the one the previous run's folder was deleted from: the cost of creating a file is measured and
+ * printed, with a warning when it is that of a file system in this state.
  */
 function freshWorkspace(dir: string): string {
   spawnSync('chattr', ['+T', dir], { stdio: 'ignore' });
@@ -167,6 +171,10 @@ export async function runWebhookBench(): Promise<void> {
     console.log(
       `  creating a small file in the workspace: ${creation.toFixed(0)} µs of CPU (a quiet file system: 25–45)`,
     );
+    if (creation > SLOW_CREATION_US)
+      console.log(
+        '  WARNING: the file system creates files slowly now (ext4 without a journal skips inodes freed in the last minutes; docs/webhook.md): the floor and sqlcdc figures are low; run again in a few minutes',
+      );
     console.log(`  bare node:http + JSON.parse  ${bareRate.toFixed(0).padStart(7)} requests/s  ${rounds(bareRates)}`);
     console.log(
       `  floor: a file + journal flush ${floorRate.toFixed(0).padStart(6)} requests/s  ${rounds(floorRates)}   ${(floorRate / bareRate).toFixed(2)}× bare`,
