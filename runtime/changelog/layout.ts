@@ -89,10 +89,10 @@ export function parseTrailer(b: Buffer): Trailer | undefined {
 }
 
 export function headerBlock(json: string): Buffer {
-  const body = Buffer.from(json, 'utf8');
-  const b = Buffer.allocUnsafe(4 + body.length + 4);
-  b.writeUInt32LE(body.length, 0);
-  body.copy(b, 4);
-  b.writeUInt32LE(crc32(body), 4 + body.length);
+  const length = Buffer.byteLength(json, 'utf8');
+  const b = Buffer.allocUnsafe(4 + length + 4);
+  b.writeUInt32LE(length, 0);
+  b.write(json, 4, 'utf8');
+  b.writeUInt32LE(crc32(b.subarray(4, 4 + length)), 4 + length);
   return b;
 }
