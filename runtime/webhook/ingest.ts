@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { writeChangeLog } from '../changelog/write';
 import { EXTENSION, lastIdIn } from '../changelog/naming';
 import { continueAfter } from '../execution-id';
@@ -105,15 +105,16 @@ export class Ingest {
     if (job.saveSample) this.store.saveSample(job.name, body);
     const own = !run.changeLog?.file;
     const log = own ? this.logOf(job, run.executionId, run.dataset) : run.changeLog!;
-    answer.changeLog = localPath(log);
+    const path = localPath(log);
+    answer.changeLog = path;
     answer.rows = log.upserts.rowCount + log.deletes.rowCount;
     if (!params.startWriter) {
       // The run record rides in the same batch as the log: the call waits for one flush, not two.
       const record = this.record(start, answer, 202);
-      if (own) await this.writeLog(job, log, record);
+      if (own) await this.writeLog(job, log, path, record);
       return this.finish(job, answer, 202, params, record, own);
     }
-    if (own) await this.writeLog(job, log);
+    if (own) await this.writeLog(job, log, path);
     answer.writer.started = true;
     try {
       await playChangeLog(run, log, loaded.write);
@@ -146,13 +147,16 @@ export class Ingest {
       deletes: Dataset.fromRows(dataset.columns, []),
       keys: [],
       executionId,
-      file: { drive: this.workspace, path: join(LOG_FOLDER, job.name, `${job.name}_${executionId}${EXTENSION}`) },
+      // Joined by hand: a job name is one path segment (checkJobName), and path.join costs a call more.
+      file: {
+        drive: this.workspace,
+        path: `${LOG_FOLDER}${sep}${job.name}${sep}${job.name}_${executionId}${EXTENSION}`,
+      },
     };
   }
 
-  /** Writes the log durably; `record`, the call's run record, is appended in the same batch. */
-  private async writeLog(job: JobDefinition, log: CurrentChangeLog, record?: RunRecord): Promise<void> {
-    const path = localPath(log);
+  /** Writes the log durably to `path` (where it is on this machine); `record`, the call's run record, is appended in the same batch. */
+  private async writeLog(job: JobDefinition, log: CurrentChangeLog, path: string, record?: RunRecord): Promise<void> {
     const { upserts } = log;
     await writeChangeLog(
       path,
