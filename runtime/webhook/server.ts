@@ -98,13 +98,10 @@ function queryOf(target: string): URLSearchParams {
   return url.searchParams;
 }
 
-export function send(res: ServerResponse, answer: Answer, headers: Record<string, string> = {}): void {
+export function send(res: ServerResponse, answer: Answer, headers?: Record<string, string>): void {
   const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
+  const own = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
+  res.writeHead(answer.status, headers ? { ...own, ...headers } : own);
   res.end(text);
 }
 
@@ -159,7 +156,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       const { answer, repeated } = idempotencyKey
         ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, run)
         : { answer: await run(), repeated: false };
-      send(res, answer, repeated ? { 'idempotent-replayed': 'true' } : {});
+      send(res, answer, repeated ? { 'idempotent-replayed': 'true' } : undefined);
     } catch (e) {
       if (e instanceof Refused) {
         // An unread body would be parsed as the next request of this connection: close it after answering.

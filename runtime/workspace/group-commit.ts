@@ -103,7 +103,7 @@ export class GroupCommit {
         // Ids travel as 32-bit numbers; they wrap long after the calls that used them are answered.
         this.nextId = (this.nextId + 1) >>> 0;
         this.waiting.set(id, waiter);
-        this.outgoing.push({ id, ...item });
+        this.outgoing.push({ id, kind: item.kind, path: item.path, parts: item.parts, mode: item.mode });
       }
       if (this.outgoing.length === items.length) setImmediate(() => this.send());
       else if (this.outgoing.length >= EARLY_ITEMS) this.send();
