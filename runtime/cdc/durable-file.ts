@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { processAlive } from '../util/process-alive';
 
 /**
  * Replaces `path` with `parts` so that a crash at any moment leaves either the old file or the new
@@ -45,14 +46,5 @@ async function removeStaleTemps(path: string): Promise<void> {
     const pid = Number(name.slice(prefix.length).split('.')[0]);
     if (!Number.isInteger(pid) || pid === process.pid || processAlive(pid)) continue;
     await rm(join(dirname(path), name), { force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

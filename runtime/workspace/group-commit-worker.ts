@@ -107,6 +107,8 @@ function appendFile(path: string, data: Uint8Array): unknown {
 }
 
 const staging = stagingFolder(root);
+/** What the paths of files inside the root start with. */
+const inRoot = root + sep;
 
 /**
  * A whole file under a temp name, then put in place; the error, if it could not be. The temp name is
@@ -116,7 +118,7 @@ const staging = stagingFolder(root);
  */
 function writeFile(item: ToPublish): unknown {
   try {
-    const temp = tempPathOf(item.path, item.path.startsWith(root + sep) ? staging : dirname(item.path));
+    const temp = tempPathOf(item.path, item.path.startsWith(inRoot) ? staging : dirname(item.path));
     const fd = openWith(temp, 'wx', item.mode);
     try {
       writeAll(fd, [item.data]);

@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSyn
 import { dirname, join, resolve, sep } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { syncFile, syncFolder, tempWriter, writeFileAtomic } from './files';
+import { processAlive } from '../util/process-alive';
 
 /**
  * The group commit's write-ahead journal (group-commit.ts): what a batch publishes is appended to
@@ -214,16 +215,6 @@ function dropDeadTemps(staging: string): void {
   for (const name of readdirSync(staging)) {
     const pid = tempWriter(name);
     if (pid !== undefined && !processAlive(pid)) rmSync(join(staging, name), { force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: a process of another user has that id, so it is alive.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
