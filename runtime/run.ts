@@ -10,6 +10,9 @@ import { ExitSignal, type CommandContext } from './commands/command';
 import { checkScript } from './commands/checks';
 import { commandFor, type CommandTable } from './commands/table';
 
+/** Scripts that passed checkScript; parsed statements are not changed afterwards. */
+const checked = new WeakSet<readonly Statement[]>();
+
 export interface RunOptions {
   /** The dataset the run starts with: the session's pipeline for a cell, a payload for a webhook call. */
   dataset: Dataset;
@@ -67,7 +70,11 @@ export class Run implements RunState {
    * a whole are checked before its first statement runs.
    */
   async execute(statements: readonly Statement[]): Promise<void> {
-    checkScript(statements);
+    // A script is checked once: a job's parsed script runs again for every webhook call.
+    if (!checked.has(statements)) {
+      checkScript(statements);
+      checked.add(statements);
+    }
     try {
       try {
         for (const stmt of statements) {
@@ -152,11 +159,7 @@ export class Run implements RunState {
       dataset: input,
       signal: this.signal,
       emit: this.emit,
-      runStatements: async (list, dataset) => {
-        let current = dataset;
-        for (const s of list) current = await this.statement(s, current);
-        return current;
-      },
+      runStatements: this.runStatements,
     };
     try {
       const out = await commandFor(this.commands, stmt)(stmt, input, ctx);
@@ -167,6 +170,13 @@ export class Run implements RunState {
       throw toScriptError(e, stmt.pos, stmt.keyword);
     }
   }
+
+  /** Runs nested statements (APPLY PIPELINE); one function per run, not per statement. */
+  private readonly runStatements = async (list: readonly Statement[], dataset: Dataset): Promise<Dataset> => {
+    let current = dataset;
+    for (const s of list) current = await this.statement(s, current);
+    return current;
+  };
 
   private throwIfCancelled(stmt: Statement): void {
     if (this.signal.aborted) throw new ScriptError('cancelled', 'cancelled', stmt.pos, stmt.keyword);

@@ -144,10 +144,11 @@ export async function writeChangeLog(
     const out: ByteSink = protect(sink, options);
     out.write(MAGIC);
     out.write(headerBlock(headerText(header)));
-    for (const [kind, ds] of [
-      [KIND.upserts, upserts],
-      [KIND.deletes, deletes],
-    ] as const) {
+    // The two streams in turn, without a list of pairs: a webhook call writes a log, and its empty delete stream nothing.
+    for (let stream = 0; stream < 2; stream++) {
+      const ds = stream === 0 ? upserts : deletes;
+      if (ds.rowCount === 0) continue;
+      const kind = stream === 0 ? KIND.upserts : KIND.deletes;
       const data = ds.columns.map((_, c) => ds.vector(c));
       for (let start = 0; start < ds.rowCount; start += frameRows) {
         // Between frames, not after the last: a log of one frame (a webhook call's) needs no extra turn.

@@ -30,7 +30,8 @@ import { ValuesVector, vectorOf, type Vector } from './vector';
 export class Dataset {
   readonly columns: Column[];
   readonly rowCount: number;
-  private readonly index: Map<string, number>;
+  /** Ordinals by lower-case name, made at the first lookup: many datasets (a webhook call's) are never asked. */
+  private index: Map<string, number> | undefined;
   /** One vector per column, each `rowCount` long; a column of a selection is undefined until read. */
   private readonly cells: (Vector | undefined)[];
   /**
@@ -54,7 +55,6 @@ export class Dataset {
     this.columns = columns;
     this.cells = data.map((d) => (Array.isArray(d) ? new ValuesVector(d) : d));
     this.rowCount = rowCount;
-    this.index = new Map(columns.map((c, i) => [c.name.toLowerCase(), i]));
   }
 
   static empty(): Dataset {
@@ -77,13 +77,17 @@ export class Dataset {
     return Dataset.encoded(columns, data, rows.length);
   }
 
+  private names(): Map<string, number> {
+    return (this.index ??= new Map(this.columns.map((c, i) => [c.name.toLowerCase(), i])));
+  }
+
   /** Ordinal of a column, or -1. */
   indexOf(name: string): number {
-    return this.index.get(name.toLowerCase()) ?? -1;
+    return this.names().get(name.toLowerCase()) ?? -1;
   }
 
   has(name: string): boolean {
-    return this.index.has(name.toLowerCase());
+    return this.names().has(name.toLowerCase());
   }
 
   /** Ordinal of a column; a ScriptError naming the column and the ones that exist when absent. */

@@ -1,4 +1,4 @@
-import { join, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { writeChangeLog } from '../changelog/write';
 import { EXTENSION, lastIdIn } from '../changelog/naming';
 import { continueAfter } from '../execution-id';
@@ -65,6 +65,8 @@ export class Ingest {
   private readonly logs: GroupCommit;
   /** The workspace, where the listener's own logs go. */
   private readonly workspace: LocalDrive;
+  /** Where the workspace is, ending with a separator: a log's path on this machine is this and its path in the workspace. */
+  private readonly workspaceRoot: string;
 
   constructor(
     readonly store: JobStore,
@@ -72,6 +74,7 @@ export class Ingest {
   ) {
     this.logs = new GroupCommit(store.workspace);
     this.workspace = new LocalDrive(store.workspace);
+    this.workspaceRoot = resolve(store.workspace) + sep;
   }
 
   /** `current`: the job as its files were when the call came in (JobStore.current). */
@@ -95,7 +98,8 @@ export class Ingest {
       rows: dataset.rowCount,
       writer: { started: false, success: null, error: null },
     };
-    const start = Date.now();
+    // Formatted now, while the clock's millisecond is the one other calls format too (isoTime remembers one).
+    const start = isoTime(Date.now());
     try {
       await run.execute(loaded.transform);
     } catch (e) {
@@ -105,7 +109,7 @@ export class Ingest {
     if (job.saveSample) this.store.saveSample(job.name, body);
     const own = !run.changeLog?.file;
     const log = own ? this.logOf(job, run.executionId, run.dataset) : run.changeLog!;
-    const path = localPath(log);
+    const path = own ? this.workspaceRoot + log.file!.path : localPath(log);
     answer.changeLog = path;
     answer.rows = log.upserts.rowCount + log.deletes.rowCount;
     if (!params.startWriter) {
@@ -184,11 +188,11 @@ export class Ingest {
     );
   }
 
-  private record(start: number, answer: CallAnswer, status: number, error?: string): RunRecord {
+  private record(start: string, answer: CallAnswer, status: number, error?: string): RunRecord {
     return {
       id: answer.executionId,
       by: 'webhook',
-      start: isoTime(start),
+      start,
       end: isoTime(Date.now()),
       rows: answer.rows,
       outcome: status >= 500 ? 'failure' : 'success',

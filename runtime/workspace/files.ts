@@ -10,7 +10,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, sep } from 'node:path';
 import type { ByteSink } from '../util/bytes';
 
 export interface AtomicFileOptions {
@@ -21,6 +21,7 @@ export interface AtomicFileOptions {
 /** Random once per process: drawing random bytes for each of a listener's thousands of temp files costs more than the rest of the name. */
 const processNonce = randomBytes(4).toString('hex');
 let tempCount = 0;
+const tempTail = `.tmp-${process.pid}-${processNonce}`;
 
 /**
  * A temp name beside `path` that no other writer can take: the process id tells live processes
@@ -28,7 +29,9 @@ let tempCount = 0;
  * the count the files of this process.
  */
 export function tempPathOf(path: string, folder = dirname(path)): string {
-  return join(folder, `.${basename(path)}.tmp-${process.pid}-${processNonce}${(tempCount++).toString(16)}`);
+  // Joined by hand: the folder is already normalized, and path.join would normalize it again for each of a listener's files.
+  const into = folder.endsWith(sep) ? folder : folder + sep;
+  return `${into}.${path.slice(path.lastIndexOf(sep) + 1)}${tempTail}${(tempCount++).toString(16)}`;
 }
 
 /** The process id in a temp name (`tempPathOf`), or undefined for another name. */

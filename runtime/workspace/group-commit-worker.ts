@@ -1,6 +1,17 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fdatasync, fsync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fsync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -33,6 +44,9 @@ const fdatasyncAsync = promisify(fdatasync);
 const fsyncAsync = promisify(fsync);
 
 const { root } = workerData as { root: string };
+/** Flags as numbers: parsing 'wx' and 'a' again for each of thousands of files is work for nothing. */
+const NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 
 /**
  * A segment holding this many bytes of records is checkpointed: its files are made durable, and it
@@ -94,7 +108,7 @@ function write(batch: readonly ToPublish[]): Written[] {
 
 function appendFile(path: string, data: Uint8Array): unknown {
   try {
-    const fd = openWith(path, 'a');
+    const fd = openWith(path, APPEND);
     try {
       writeAll(fd, [data]);
     } finally {
@@ -119,7 +133,7 @@ const inRoot = root + sep;
 function writeFile(item: ToPublish): unknown {
   try {
     const temp = tempPathOf(item.path, item.path.startsWith(inRoot) ? staging : dirname(item.path));
-    const fd = openWith(temp, 'wx', item.mode);
+    const fd = openWith(temp, NEW, item.mode);
     try {
       writeAll(fd, [item.data]);
     } catch (e) {
@@ -161,7 +175,7 @@ function putInPlace(temp: string, item: ToPublish): void {
 }
 
 /** Opens, making the folder when it is missing rather than checking before each of thousands of files. */
-function openWith(path: string, flags: string, mode?: number): number {
+function openWith(path: string, flags: number, mode?: number): number {
   try {
     return openSync(path, flags, mode);
   } catch (e) {
