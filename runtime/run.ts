@@ -36,8 +36,9 @@ export interface RunOptions {
 export class Run implements RunState {
   readonly executionId = nextExecutionId();
   readonly pipeline: string;
-  readonly statebag = new Map<string, Value>();
-  readonly pipelineVariables = new Map<string, Value>();
+  // Made at first use: most webhook calls' runs touch neither, and a listener makes a run per call.
+  private bag?: Map<string, Value>;
+  private variables?: Map<string, Value>;
   lastHttp?: LastHttp;
   changeLog?: CurrentChangeLog;
   /** The pipeline as of the last statement that completed. */
@@ -62,6 +63,14 @@ export class Run implements RunState {
     this.commands = options.commands;
     this.lastHttp = options.lastHttp;
     this.changeLog = options.changeLog;
+  }
+
+  get statebag(): Map<string, Value> {
+    return (this.bag ??= new Map());
+  }
+
+  get pipelineVariables(): Map<string, Value> {
+    return (this.variables ??= new Map());
   }
 
   /**
@@ -89,9 +98,9 @@ export class Run implements RunState {
           this.changed = true;
         }
       }
-      for (const action of this.onSuccess.splice(0)) await action();
+      if (this.onSuccess.length > 0) for (const action of this.onSuccess.splice(0)) await action();
     } finally {
-      await this.end();
+      if (this.endTasks.length > 0) await this.end();
     }
   }
 
@@ -105,7 +114,7 @@ export class Run implements RunState {
 
   variable(name: string): Value | undefined {
     const key = name.toLowerCase();
-    const own = this.pipelineVariables.get(key);
+    const own = this.variables?.get(key);
     if (own !== undefined) return own;
     if (key === 'executionid') return this.executionId;
     if (key === 'highwatermark') {
@@ -121,7 +130,7 @@ export class Run implements RunState {
     const names = new Set([
       'executionId',
       'highwatermark',
-      ...this.pipelineVariables.keys(),
+      ...(this.variables?.keys() ?? []),
       ...this.session.variables.keys(),
     ]);
     names.delete('executionid');

@@ -138,6 +138,20 @@ function columnText(c: Column): string {
   return `${t}}`;
 }
 
+let lastSchema: readonly Column[] | undefined;
+let lastSchemaText = '';
+
+/** The columns' JSON, remembered for the last schema array asked (write.ts gives logs of one schema the same array). */
+function schemaText(schema: readonly Column[]): string {
+  if (schema !== lastSchema) {
+    let t = '';
+    for (let i = 0; i < schema.length; i++) t += (i > 0 ? ',' : '') + columnText(schema[i]);
+    lastSchema = schema;
+    lastSchemaText = t;
+  }
+  return lastSchemaText;
+}
+
 /**
  * The header as the file holds it: JSON, written field by field. A listener writes a header per
  * call, and JSON.stringify took twice as long over its nesting (and a tenth of a small log's
@@ -146,8 +160,7 @@ function columnText(c: Column): string {
 export function headerText(h: ChangeLogHeader): string {
   let t = `{"format":"${h.format}","version":${h.version},"executionId":${text(h.executionId)},"pipeline":${text(h.pipeline)},"name":${text(h.name)},"createdAt":${text(h.createdAt)},"keys":[`;
   for (let i = 0; i < h.keys.length; i++) t += (i > 0 ? ',' : '') + text(h.keys[i]);
-  t += '],"schema":[';
-  for (let i = 0; i < h.schema.length; i++) t += (i > 0 ? ',' : '') + columnText(h.schema[i]);
+  t += `],"schema":[${schemaText(h.schema)}`;
   const { inserts, updates, deletes } = h.counts;
   t += `],"counts":{"inserts":${inserts},"updates":${updates},"deletes":${deletes}},"frameRows":${h.frameRows},"compression":${text(h.compression)}`;
   if (h.marker !== undefined) t += `,"marker":${text(h.marker)}`;

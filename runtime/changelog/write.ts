@@ -99,7 +99,7 @@ function headerOf(
     name: meta.name,
     createdAt: isoTime(options.now?.getTime() ?? Date.now()),
     keys: meta.keys,
-    schema: upserts.columns.map(copyColumn),
+    schema: schemaOf(upserts.columns),
     counts: { inserts: meta.inserts, updates: meta.updates, deletes: deletes.rowCount },
     frameRows,
     compression: options.compress === false ? STORED : COMPRESSION,
@@ -110,7 +110,19 @@ function headerOf(
   return header;
 }
 
-/** The header's own copy of a column, which later changes to the dataset cannot reach. */
+/**
+ * The header's own copy of the columns, which later changes to the dataset cannot reach: the copy
+ * made last time when the columns are alike, as a listener writes logs of one schema call after call
+ * (headerText then reuses the schema's text too). Headers never change their schema.
+ */
+function schemaOf(columns: readonly Column[]): Column[] {
+  if (sameColumns(columns, lastSchema) && columns.every((c, i) => c.description === lastSchema[i].description))
+    return lastSchema;
+  lastSchema = Object.freeze(columns.map(copyColumn)) as Column[];
+  return lastSchema;
+}
+let lastSchema: Column[] = [];
+
 function copyColumn(c: Column): Column {
   const copy: Column = { name: c.name, type: { ...c.type } };
   if (c.description !== undefined) copy.description = c.description;

@@ -98,17 +98,26 @@ const toLong: Convert = (v) => BigInt(typeof v === 'number' ? v : numberTextOf(v
 const toDecimal: Convert = (v) => (typeof v === 'number' ? new Decimal(v) : parseDecimal(numberTextOf(v)));
 const toBool: Convert = (v) => v as boolean;
 
-function typeOf(kinds: number, floatDecimal: boolean): [ColumnType, Convert] {
-  if (kinds === 0 || kinds & (TEXT | OBJECT) || (kinds & BOOL && kinds & NUMBER)) return [STRING, toText];
-  if (kinds === BOOL) return [{ base: 'bool' }, toBool];
+/** A column's type and how its cells become values: shared, frozen, as typing makes thousands of columns (a listener, per call). */
+type Typing = readonly [ColumnType, Convert];
+const typing = (base: ColumnType['base'], convert: Convert): Typing =>
+  Object.freeze([base === 'string' ? STRING : Object.freeze({ base }), convert] as const);
+const AS_TEXT = typing('string', toText);
+const AS_BOOL = typing('bool', toBool);
+const AS_DECIMAL = typing('decimal', toDecimal);
+const AS_DOUBLE = typing('double', toNumber);
+const AS_LONG = typing('long', toLong);
+const AS_INT = typing('int', toNumber);
+
+function typeOf(kinds: number, floatDecimal: boolean): Typing {
+  if (kinds === 0 || kinds & (TEXT | OBJECT) || (kinds & BOOL && kinds & NUMBER)) return AS_TEXT;
+  if (kinds === BOOL) return AS_BOOL;
   if (kinds & (FRACTION | WIDE_FRACTION)) {
-    return floatDecimal || kinds & (WIDE_FRACTION | WIDE_LONG | HUGE)
-      ? [{ base: 'decimal' }, toDecimal]
-      : [{ base: 'double' }, toNumber];
+    return floatDecimal || kinds & (WIDE_FRACTION | WIDE_LONG | HUGE) ? AS_DECIMAL : AS_DOUBLE;
   }
-  if (kinds & HUGE) return [{ base: 'decimal' }, toDecimal];
-  if (kinds & (LONG | WIDE_LONG)) return [{ base: 'long' }, toLong];
-  return [{ base: 'int' }, toNumber];
+  if (kinds & HUGE) return AS_DECIMAL;
+  if (kinds & (LONG | WIDE_LONG)) return AS_LONG;
+  return AS_INT;
 }
 
 export function recordsToDataset(records: ArrayLike<Record<string, unknown>>, options: BuildOptions): Dataset {

@@ -58,13 +58,14 @@ export function decodeBatch(buffer: ArrayBuffer): ToPublish[] {
     const pathBytes = b.readUInt32LE(at + 9);
     const size = b.readUInt32LE(at + 13);
     const dataAt = at + FIXED + pathBytes;
-    items.push({
+    const item: ToPublish = {
       id: b.readUInt32LE(at),
       kind: b[at + 4],
       path: b.toString('utf8', at + FIXED, dataAt),
       data: b.subarray(dataAt, dataAt + size),
-      ...(mode === NO_MODE ? {} : { mode }),
-    });
+    };
+    if (mode !== NO_MODE) item.mode = mode;
+    items.push(item);
     at = dataAt + size;
   }
   return items;
