@@ -118,13 +118,14 @@ function headerOf(
 function schemaOf(columns: readonly Column[]): Column[] {
   if (sameColumns(columns, lastSchema) && columns.every((c, i) => c.description === lastSchema[i].description))
     return lastSchema;
-  lastSchema = Object.freeze(columns.map(copyColumn)) as Column[];
+  // Frozen: headers share it, so none may change it under another.
+  lastSchema = Object.freeze(columns.map((c) => Object.freeze(copyColumn(c)))) as Column[];
   return lastSchema;
 }
 let lastSchema: Column[] = [];
 
 function copyColumn(c: Column): Column {
-  const copy: Column = { name: c.name, type: { ...c.type } };
+  const copy: Column = { name: c.name, type: Object.freeze({ ...c.type }) };
   if (c.description !== undefined) copy.description = c.description;
   return copy;
 }
