@@ -10,6 +10,7 @@ import { newSigningSecret } from '../webhook/signature';
 import { parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
+import { counted } from '../util/words';
 
 const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] [--webhook] [--save-sample] [--signing-secret] | list | run NAME | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
 
@@ -61,7 +62,10 @@ async function run(host: MagicHost, store: JobStore, words: string[]): Promise<R
   const failed = out.find((r): r is Extract<Result, { kind: 'error' }> => r.kind === 'error');
   // The job's own error is the cell's error; the rest of its output shows before it.
   if (failed) throw failed.error;
-  return [...out, { kind: 'message', text: `job ${name}: ${record.outcome}, ${record.rows} rows (run ${record.id})` }];
+  return [
+    ...out,
+    { kind: 'message', text: `job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})` },
+  ];
 }
 
 /** %job: the jobs of the workspace from a notebook, as `sqlcdc job` (docs/jobs.md). */

@@ -2,6 +2,7 @@ import { ScriptError } from '../errors';
 import { PIPELINE_NAME } from '../pipeline-name';
 import type { Result } from '../results';
 import type { Magic } from './magic';
+import { counted } from '../util/words';
 
 export const limitMagic: Magic = {
   name: 'limit',
@@ -14,7 +15,7 @@ export const limitMagic: Magic = {
         throw new ScriptError(`%limit takes a whole number ≥ 1, not '${args}'`, 'semantic');
       session.displayLimit = n;
     }
-    return [{ kind: 'message', text: `display limit: ${session.displayLimit} rows` }];
+    return [{ kind: 'message', text: `display limit: ${counted(session.displayLimit, 'row')}` }];
   },
 };
 

@@ -4,6 +4,7 @@ import { SessionListener } from '../webhook/session-listener';
 import { parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
+import { counted } from '../util/words';
 
 const USAGE =
   '%webhook start [--port N] [--job NAME] [--no-auth] | take [N] | status | log | wait [--timeout s] | stop';
@@ -74,7 +75,7 @@ async function wait(host: MagicHost, words: string[]): Promise<Result[]> {
   return [
     {
       kind: 'message',
-      text: `webhook call ${call.n} arrived: ${call.dataset.rowCount} rows (%webhook take ${call.n})`,
+      text: `webhook call ${call.n} arrived: ${counted(call.dataset.rowCount, 'row')} (%webhook take ${call.n})`,
     },
   ];
 }
@@ -103,7 +104,7 @@ export const webhookMagic: Magic = {
         return [
           {
             kind: 'message',
-            text: `url: ${l.url}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${last.dataset.rowCount} rows, ${last.status})` : 'none'}`,
+            text: `url: ${l.url}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${counted(last.dataset.rowCount, 'row')}, ${last.status})` : 'none'}`,
           },
         ];
       }

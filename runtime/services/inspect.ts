@@ -5,6 +5,7 @@ import { cursorContext, statementWords, wordAround } from './context';
 import { functionDoc, languageKeywords, statementDocList, type FunctionDoc, type StatementDoc } from './vocabulary';
 import { notAvailableNote } from '../script/docs';
 import { unavailableStatements } from './language-docs';
+import { counted } from '../util/words';
 
 export interface Inspection {
   found: boolean;
@@ -100,7 +101,7 @@ function columnInspection(session: Session, name: string): Inspection {
   if (i < 0) return NOT_FOUND;
   const c = ds.columns[i];
   const type = typeName(c.type);
-  const where = `column ${i + 1} of ${ds.columns.length} of the pipeline dataset (${ds.rowCount} rows)`;
+  const where = `column ${i + 1} of ${ds.columns.length} of the pipeline dataset (${counted(ds.rowCount, 'row')})`;
   return {
     found: true,
     text: `${c.name}: ${type}\n${where}`,

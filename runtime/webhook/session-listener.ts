@@ -11,6 +11,7 @@ import type { Answer } from './idempotency';
 import { Ingest } from './ingest';
 import { payloadToDataset, PayloadError } from './payload';
 import { flag, header, PUSH_PATH, readBody, Refused, send } from './server';
+import { counted } from '../util/words';
 
 /** A call the session's listener received: its rows, kept in the session's inbox. */
 export interface Arrival {
@@ -187,7 +188,7 @@ export class SessionListener implements Disposable {
         kind: 'table',
         dataset: a.dataset,
         limit: this.host.displayLimit,
-        title: `webhook call ${a.n} (${a.method}, ${a.dataset.rowCount} rows${job})`,
+        title: `webhook call ${a.n} (${a.method}, ${counted(a.dataset.rowCount, 'row')}${job})`,
       },
     });
   }

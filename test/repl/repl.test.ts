@@ -149,7 +149,7 @@ test('input arriving all at once (a paste, a pipe) runs in order, and the end of
   );
   assert.equal(await repl.close(), 0);
   const out = repl.stdout;
-  const order = ['one', 'fridge', 'amount: string', 'display limit: 1 rows', 'rows: 3', 'last, no semicolon'].map((s) =>
+  const order = ['one', 'fridge', 'amount: string', 'display limit: 1 row', 'rows: 3', 'last, no semicolon'].map((s) =>
     out.indexOf(s),
   );
   assert.ok(
@@ -234,7 +234,7 @@ test(
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /sqlcdc>|\.\.\.>|SQL CDC REPL/);
     assert.match(r.stdout, /^┌/, 'the table comes first');
-    assert.match(r.stdout, /\(3 rows\)\ndisplay limit: 1 rows\nrows: 3\n$/);
+    assert.match(r.stdout, /\(3 rows\)\ndisplay limit: 1 row\nrows: 3\n$/);
   },
 );
 
@@ -253,7 +253,7 @@ test(
     );
     await repl.response();
     const loaded = body(await repl.send('.load load.sql'));
-    assert.match(loaded, /^display limit: 1 rows\nloaded 3 rows\n/);
+    assert.match(loaded, /^display limit: 1 row\nloaded 3 rows\n/);
     assert.match(loaded, /showing 1 of 3 rows/);
 
     const broken = body(await repl.send('.load broken.sql'));

@@ -126,7 +126,7 @@ test(
     ]);
     assert.equal(status, 0, transcript);
     const rows = screen(transcript);
-    const arrived = rows.findIndex((r) => r.startsWith('webhook call 1 (POST, 1 rows)'));
+    const arrived = rows.findIndex((r) => r.startsWith('webhook call 1 (POST, 1 row)'));
     assert.ok(arrived > 0, rows.join('\n'));
     assert.ok(
       rows.slice(0, arrived).every((r) => !r.includes("PRINT 'typed")),

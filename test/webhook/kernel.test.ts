@@ -47,5 +47,5 @@ test('the kernel shows a webhook call as display_data under the cell that starte
   assert.equal(shown.length, 1);
   assert.equal(shown[0].parent, start.msg);
   const data = shown[0].content.data as Record<string, string>;
-  assert.match(data['text/plain'], /webhook call 1 \(POST, 1 rows\)[\s\S]*A-1/);
+  assert.match(data['text/plain'], /webhook call 1 \(POST, 1 row\)[\s\S]*A-1/);
 });
