@@ -41,6 +41,8 @@ export function newGuid(): string {
 
 /** Guids are compared in the form requests use: 32 hex digits, any case, dashes and braces ignored. */
 export function normalizeGuid(text: string): string | undefined {
+  // A listener normalizes the guid of every call, usually one already in normal form.
+  if (GUID.test(text)) return text;
   const g = text.replace(/[{}-]/g, '').toLowerCase();
   return GUID.test(g) ? g : undefined;
 }

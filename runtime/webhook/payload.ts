@@ -18,6 +18,18 @@ export const RAW_COLUMN = 'payload';
 
 const FORM = 'application/x-www-form-urlencoded';
 
+let lastContentType = '';
+let lastMediaType = '';
+
+/** `application/json` of `Application/JSON; charset=utf-8`, remembered for the last header: calls to a listener mostly send one. */
+function mediaTypeOf(contentType: string): string {
+  if (contentType !== lastContentType) {
+    lastMediaType = contentType.split(';')[0].trim().toLowerCase();
+    lastContentType = contentType;
+  }
+  return lastMediaType;
+}
+
 /**
  * A form as a JSON object (spec §4.1 form2json): each field a property; a field given several times
  * becomes an array of its values, in order.
@@ -59,8 +71,9 @@ function kindOf(mediaType: string, text: string): DocKind | 'form' | 'raw' {
  * else one row with the text in a `payload` column. An empty body (a GET) is an empty dataset.
  */
 export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset {
-  const mediaType = (options.contentType ?? '').split(';')[0].trim().toLowerCase();
-  const text = body.toString('utf8').replace(/^\uFEFF/, '');
+  const mediaType = mediaTypeOf(options.contentType ?? '');
+  const decoded = body.toString('utf8');
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   const kind = options.form2json ? 'form' : kindOf(mediaType, text);
   if (text.trim() === '') {
     if (options.rootPath !== undefined && options.rootPath !== '$')

@@ -11,6 +11,8 @@ import { signatureProblem } from './signature';
 
 export const PUSH_PATH = '/job/push';
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+/** Distinct call URLs whose parsed query a listener keeps (all are dropped when more come). */
+const QUERIES_KEPT = 256;
 
 export interface ListenerOptions {
   host: string;
@@ -113,9 +115,20 @@ export function send(res: ServerResponse, answer: Answer, headers?: Record<strin
  * (ingest.ts) answers 200, 202, 400 or 500. Neither payloads nor keys are ever logged.
  */
 export async function startListener(options: ListenerOptions): Promise<Listener> {
+  // A client calls with the same URL again and again: its query is parsed once (only read afterwards).
+  const queries = new Map<string, URLSearchParams>();
+  const queryOfCached = (target: string): URLSearchParams => {
+    let query = queries.get(target);
+    if (!query) {
+      query = queryOf(target);
+      if (queries.size >= QUERIES_KEPT) queries.clear();
+      queries.set(target, query);
+    }
+    return query;
+  };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
-      const query = queryOf(req.url ?? '/');
+      const query = queryOfCached(req.url ?? '/');
       if (!METHODS.has(req.method ?? ''))
         throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`, {
           allow: [...METHODS].join(', '),
