@@ -96,6 +96,20 @@ test(
     // jobguid is the other name of guid; the run is recorded
     const again = await call(s.url, { key, query: { jobguid: guid.toUpperCase() }, body: '{"id": 5}' });
     assert.equal(again.status, 200, again.text);
+    // A guid in braces with dashes; a body that starts with a byte order mark, typed with parameters.
+    const dashed = `{${guid.slice(0, 8)}-${guid.slice(8, 12)}-${guid.slice(12, 16)}-${guid.slice(16, 20)}-${guid.slice(20)}}`;
+    const marked = await call(s.url, {
+      key,
+      query: { guid: dashed },
+      headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+      body: '\uFEFF[{"id": 6}, {"id": 7}, {"id": 8}]',
+    });
+    assert.equal(marked.status, 200, marked.text);
+    assert.deepEqual(await logRows(dir, (marked.json as RunAnswer).changeLog), [
+      { id: 6, doubled: 12 },
+      { id: 7, doubled: 14 },
+      { id: 8, doubled: 16 },
+    ]);
     const runs = JSON.parse(await cli(dir, ['job', 'runs', 'orders', '--output', 'json'])) as {
       by: string;
       outcome: string;
@@ -106,6 +120,7 @@ test(
       [
         ['webhook', 'success', 2],
         ['webhook', 'success', 1],
+        ['webhook', 'success', 3],
       ],
     );
     // Neither the payload nor the key appear in what the listener printed.
