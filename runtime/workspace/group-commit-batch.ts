@@ -11,10 +11,16 @@ export interface ToPublish {
   mode?: number;
 }
 
-/** The same as the event loop hands it over, its bytes still in the parts its writer made. */
+/**
+ * The same as the event loop hands it over, its bytes still in the parts its writer made; a text
+ * part (a run record's line) is encoded as UTF-8 straight into the batch.
+ */
 export interface Outgoing extends Omit<ToPublish, 'data'> {
-  parts: readonly Uint8Array[];
+  parts: readonly (Uint8Array | string)[];
 }
+
+const sizeOf = (part: Uint8Array | string): number =>
+  typeof part === 'string' ? Buffer.byteLength(part, 'utf8') : part.length;
 
 /** Per item: id u32 · kind u8 · mode u32 · path bytes u32 · data bytes u32, then the path's UTF-8 and the data. */
 const FIXED = 17;
@@ -28,13 +34,13 @@ export function encodeBatch(items: readonly Outgoing[]): ArrayBuffer {
   let total = 0;
   for (const item of items) {
     total += FIXED + Buffer.byteLength(item.path);
-    for (const part of item.parts) total += part.length;
+    for (const part of item.parts) total += sizeOf(part);
   }
   const out = Buffer.from(new ArrayBuffer(total));
   let at = 0;
   for (const item of items) {
     let size = 0;
-    for (const part of item.parts) size += part.length;
+    for (const part of item.parts) size += sizeOf(part);
     out.writeUInt32LE(item.id, at);
     out[at + 4] = item.kind;
     out.writeUInt32LE(item.mode ?? NO_MODE, at + 5);
@@ -43,8 +49,11 @@ export function encodeBatch(items: readonly Outgoing[]): ArrayBuffer {
     out.writeUInt32LE(size, at + 13);
     at += FIXED + pathBytes;
     for (const part of item.parts) {
-      out.set(part, at);
-      at += part.length;
+      if (typeof part === 'string') at += out.write(part, at, 'utf8');
+      else {
+        out.set(part, at);
+        at += part.length;
+      }
     }
   }
   return out.buffer;

@@ -22,7 +22,7 @@ interface Waiter {
 }
 
 function appendItem(path: string, text: string): Omit<Outgoing, 'id'> {
-  return { kind: EntryKind.Append, path, parts: [Buffer.from(text, 'utf8')] };
+  return { kind: EntryKind.Append, path, parts: [text] };
 }
 
 export interface PublishOptions {

@@ -66,14 +66,16 @@ export function segmentHeader(salt: number): Buffer {
 export function encodeEntry(root: string, entry: JournalEntry, salt: number): Buffer {
   // Relative to the root when inside it (the usual case, told without path.relative's work).
   const inside = entry.path.length > root.length && entry.path.startsWith(root) && entry.path[root.length] === sep;
-  const path = Buffer.from(inside ? entry.path.slice(root.length + 1) : entry.path, 'utf8');
-  const record = Buffer.allocUnsafe(PREFIX + FIXED + path.length + entry.data.length);
+  const path = inside ? entry.path.slice(root.length + 1) : entry.path;
+  const pathBytes = Buffer.byteLength(path, 'utf8');
+  const record = Buffer.allocUnsafe(PREFIX + FIXED + pathBytes + entry.data.length);
   const body = record.subarray(PREFIX);
   body.writeUInt8(entry.kind, 0);
   body.writeUInt32LE(entry.mode ?? 0, 1);
-  body.writeUInt16LE(path.length, 5);
-  path.copy(body, FIXED);
-  body.set(entry.data, FIXED + path.length);
+  body.writeUInt16LE(pathBytes, 5);
+  // Written in place rather than through a buffer of its own: one allocation and one copy less per log.
+  body.write(path, FIXED, 'utf8');
+  body.set(entry.data, FIXED + pathBytes);
   record.writeUInt32LE(body.length, 0);
   record.writeUInt32LE(crc32(body, salt), 4);
   return record;
