@@ -103,10 +103,11 @@ export default defineConfig(
         'error',
         { allow: [{ from: 'file', name: 'ExitSignal', path: 'runtime/commands/command.ts' }] },
       ],
-      // These load on first use, not with the interpreter (startup time: see the comment at each require).
+      // These load on first use, not with the interpreter (startup time: see the comment at each require);
+      // koffi is optional besides: where it cannot load, files are published under temp names.
       '@typescript-eslint/no-require-imports': [
         'error',
-        { allow: ['^undici$', '^node-forge$', '^basic-ftp$', '^hyparquet$', '^hyparquet-writer$', '^\\./backend$'] },
+        { allow: ['^undici$', '^node-forge$', '^basic-ftp$', '^hyparquet$', '^hyparquet-writer$', '^koffi$', '^\\./backend$'] },
       ],
       // node:test's test() and describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [

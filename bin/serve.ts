@@ -58,9 +58,6 @@ async function serve(args: string[]): Promise<number> {
       : undefined;
   const maxBody = parseSize(values['max-body'] ?? '10mb');
 
-  // Each call's log is flushed on libuv's thread pool (4 threads by default): more threads let more
-  // flushes overlap. It must be set before the pool's first use, which is here.
-  process.env.UV_THREADPOOL_SIZE ??= '64';
   const { workspace } = sessionFolders({ workspace: values.workspace });
   const store = new JobStore(workspace, (o) => new Session(o));
   const keys = values['no-auth'] ? undefined : new AccessKeys(workspace);

@@ -19,6 +19,7 @@ import { syncFolder, tempPathOf } from './files';
 import { decodeBatch, type ToPublish } from './group-commit-batch';
 import { encodeEntry, EntryKind, journalFolder, segmentName, stagingFolder } from './journal';
 import { JournalSegment } from './journal-segment';
+import { namelessFilesIn, type NamelessFiles } from './nameless-file';
 
 export type ToThread = { batch: ArrayBuffer } | { close: true };
 
@@ -83,16 +84,13 @@ const committing = new Set<Promise<void>>();
 let checkpointing: Promise<void> | undefined;
 let idleTimer: NodeJS.Timeout | undefined;
 
-/**
- * Puts the batch's items in place, synchronously, as this thread exists to: each whole file written
- * under its temp name and put in place; the lines for one file appended with one write.
- */
-function write(batch: readonly ToPublish[]): Written[] {
+/** The batch as the files it writes: a whole file alone, the lines appended to one file together. */
+function plan(batch: readonly ToPublish[]): Written[] {
   const written: Written[] = [];
   const appends = new Map<string, ToPublish[]>();
   for (const item of batch) {
     if (item.kind !== EntryKind.Append) {
-      written.push({ items: [item], path: item.path, kind: item.kind, data: item.data, error: writeFile(item) });
+      written.push({ items: [item], path: item.path, kind: item.kind, data: item.data });
       continue;
     }
     const lines = appends.get(item.path);
@@ -101,9 +99,14 @@ function write(batch: readonly ToPublish[]): Written[] {
   }
   for (const [path, items] of appends) {
     const data = items.length === 1 ? items[0].data : Buffer.concat(items.map((i) => i.data));
-    written.push({ items, path, kind: EntryKind.Append, data, error: appendFile(path, data) });
+    written.push({ items, path, kind: EntryKind.Append, data });
   }
   return written;
+}
+
+/** Puts each file of the plan in place, synchronously, as this thread exists to; what failed keeps its error. */
+function place(planned: readonly Written[]): void {
+  for (const w of planned) w.error = w.kind === EntryKind.Append ? appendFile(w.path, w.data) : writeFile(w.items[0]);
 }
 
 function appendFile(path: string, data: Uint8Array): unknown {
@@ -120,17 +123,27 @@ function appendFile(path: string, data: Uint8Array): unknown {
   }
 }
 
+const NOTHING = new Uint8Array();
 const staging = stagingFolder(root);
+mkdirSync(staging, { recursive: true });
+/** New files are made nameless where the system can (nameless-file.ts), else under temp names. */
+const nameless = namelessFilesIn(staging);
 /** What the paths of files inside the root start with. */
 const inRoot = root + sep;
 
 /**
- * A whole file under a temp name, then put in place; the error, if it could not be. The temp name is
+ * A whole file put in place; the error, if it could not be. A new file is made nameless and named
+ * once written, where the system allows; else, and for a file that replaces another (a rename
+ * does), it is written under a temp name and put in place. The temp name is
  * in the journal's staging folder, which holds only the files being written: creating and removing
  * them there, rather than beside thousands of logs, spares two lookups in a large folder per file.
  * A file outside the root (another file system, maybe) has its temp name beside it.
  */
 function writeFile(item: ToPublish): unknown {
+  if (item.kind === EntryKind.NewFile && nameless) {
+    const error = writeNameless(nameless, item);
+    if (error !== FALL_BACK) return error;
+  }
   try {
     const temp = tempPathOf(item.path, item.path.startsWith(inRoot) ? staging : dirname(item.path));
     const fd = openWith(temp, NEW, item.mode);
@@ -158,6 +171,38 @@ function writeFile(item: ToPublish): unknown {
     return undefined;
   } catch (error) {
     return error;
+  }
+}
+
+/** Returned by writeNameless when the file system of the item's folder has no nameless files. */
+const FALL_BACK = Symbol('fall back to a temp name');
+
+/**
+ * A new file made nameless in its folder and named once whole (nameless-file.ts); the error, if it
+ * could not be; FALL_BACK if the folder's file system cannot make nameless files.
+ */
+function writeNameless(files: NamelessFiles, item: ToPublish): unknown {
+  const folder = dirname(item.path);
+  let fd: number;
+  try {
+    fd = files.open(folder, item.mode);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return FALL_BACK;
+    try {
+      mkdirSync(folder, { recursive: true });
+      fd = files.open(folder, item.mode);
+    } catch (again) {
+      return again;
+    }
+  }
+  try {
+    writeAll(fd, [item.data]);
+    files.name(fd, item.path);
+    return undefined;
+  } catch (e) {
+    return e;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -225,31 +270,49 @@ async function flushEach(paths: Iterable<string>): Promise<void> {
 }
 
 /**
- * One batch: every file in place (or lines appended), then one record each in the journal and one
- * flush of it; only then are they answered done. Should the journal fail, each file and folder is
- * flushed instead, so an answer still means durable. Everything up to the flush is synchronous, so
+ * One batch: a record of each file in the journal, whose flush starts at once; meanwhile every file
+ * is put in place (or lines appended); once both are done they are answered. A file that could not
+ * be put in place has its record withdrawn (flushed too before the answer), so that a replay does not
+ * make a file whose call was told it failed. Should the journal fail, each file and folder is flushed
+ * instead, so an answer still means durable. Everything up to the first await is synchronous, so
  * batches reach the journal in the order they started.
  */
 async function commit(batch: ToPublish[]): Promise<void> {
-  const written = write(batch);
-  const ok = written.filter((w) => w.error === undefined);
-  if (ok.length > 0) {
-    try {
-      const s = openSegment();
-      s.write(
-        ok.map((w) => encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }, s.salt)),
+  const planned = plan(batch);
+  let journal: JournalSegment | undefined;
+  let flushed: Promise<void> | undefined;
+  try {
+    journal = openSegment();
+    const { salt } = journal;
+    journal.write(
+      planned.map((w) => encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }, salt)),
+    );
+    for (const w of planned) journal.files.add(w.path);
+    flushed = journal.flush();
+  } catch {
+    journal = undefined;
+  }
+  place(planned);
+  const ok = planned.filter((w) => w.error === undefined);
+  try {
+    if (!journal || !flushed) throw new Error('no journal');
+    await flushed;
+    const failed = planned.filter((w) => w.error !== undefined);
+    if (failed.length > 0) {
+      const { salt } = journal;
+      journal.write(
+        failed.map((w) => encodeEntry(root, { kind: EntryKind.Withdrawn, path: w.path, data: NOTHING }, salt)),
       );
-      for (const w of ok) s.files.add(w.path);
-      await s.flush();
-    } catch {
-      try {
-        await flushEach(ok.map((w) => w.path));
-      } catch (e) {
-        for (const w of ok) w.error = e;
-      }
+      await journal.flush();
+    }
+  } catch {
+    try {
+      await flushEach(ok.map((w) => w.path));
+    } catch (e) {
+      for (const w of ok) w.error = e;
     }
   }
-  answer(written);
+  answer(planned);
   if (segment && segment.bytes >= CHECKPOINT_BYTES) void checkpoint();
 }
 

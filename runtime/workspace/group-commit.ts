@@ -37,11 +37,13 @@ export interface PublishOptions {
  * Publishes many small files durably with few flushes (a group commit), for a listener that writes a
  * file per call and may answer a call only once its file is on disk. The files handed over in one
  * turn of the event loop (32 at a time when more come) go to a thread of their own
- * (group-commit-worker.ts) together: each is written under a dot-named temp name in the journal's
- * staging folder and put in place under its name, then the batch is recorded in a write-ahead
- * journal (journal.ts) with one flush, and only then does any `publish` of the batch resolve. A killed process leaves each file absent or whole; after a power cut, the next
- * GroupCommit on the same folder replays the journal before anything else, so every file answered
- * for is whole again. No name is ever visible half-written.
+ * (group-commit-worker.ts) together: the batch is recorded in a write-ahead journal (journal.ts),
+ * whose one flush starts at once; meanwhile each file is written, nameless where the system allows
+ * (nameless-file.ts), else under a dot-named temp name in the journal's staging folder, and put in
+ * place under its name; only once both are done does any `publish` of the batch resolve. A killed
+ * process leaves each file absent or whole; after a power cut, the next GroupCommit on the same
+ * folder replays the journal before anything else, so every file answered for is whole again. No
+ * name is ever visible half-written.
  *
  * The thread does the file system's work so that the event loop only hands bytes over and hears
  * back once per batch; one journal flush per batch replaces a flush per file and per folder, which

@@ -12,6 +12,9 @@ import { processAlive } from '../util/process-alive';
  * next listener on the workspace starts. A checkpoint makes the files durable in one flush of the
  * file system and drops the segment.
  *
+ * Records are written before their files are put in place, and flushed meanwhile: a batch's
+ * answers wait for whichever of the two ends last, not for both one after the other.
+ *
  * A segment, `<workspace>/.journal/<owner>.<writer>-<seq>.wal`, is `MAGIC`, a u32 salt, then
  * records, each `u32 body length | u32 CRC-32 of body, seeded with the salt | body`, body = `u8 kind |
  * u32 mode (0: none) | u16 path length | path (UTF-8, relative to the workspace) | data`. A record
@@ -35,6 +38,12 @@ export enum EntryKind {
   NewFile = 2,
   /** Lines appended to a file (a job's run records). */
   Append = 3,
+  /**
+   * The latest earlier record for the same path was never put in place (its call was answered with
+   * an error): replay must not make it. Records go in the journal before their files (the journal
+   * is written ahead), so a file that then fails has a record to withdraw.
+   */
+  Withdrawn = 4,
 }
 
 export interface JournalEntry {
@@ -195,7 +204,7 @@ export function replayJournal(root: string): Replayed {
     const m = SEGMENT.exec(name);
     if (!m || ownerAlive(m[1], Number(m[2]), m[3])) continue;
     const segment = join(folder, name);
-    for (const entry of decodeSegment(root, readFileSync(segment))) {
+    for (const entry of withoutWithdrawn(decodeSegment(root, readFileSync(segment)))) {
       if (entry.kind === EntryKind.Append ? restoreLines(entry, appended) : restoreFile(entry)) {
         replayed.restored.push(entry.path);
         folders.add(dirname(entry.path));
@@ -209,6 +218,24 @@ export function replayJournal(root: string): Replayed {
   if (replayed.segments > 0) syncFolder(folder);
   dropDeadTemps(stagingFolder(root));
   return replayed;
+}
+
+/** The entries to replay: each withdrawn record and the one it withdraws left out. */
+function withoutWithdrawn(entries: JournalEntry[]): JournalEntry[] {
+  if (!entries.some((e) => e.kind === EntryKind.Withdrawn)) return entries;
+  const kept: (JournalEntry | undefined)[] = [];
+  for (const entry of entries) {
+    if (entry.kind !== EntryKind.Withdrawn) {
+      kept.push(entry);
+      continue;
+    }
+    for (let i = kept.length - 1; i >= 0; i--) {
+      if (kept[i]?.path !== entry.path) continue;
+      kept[i] = undefined;
+      break;
+    }
+  }
+  return kept.filter((e) => e !== undefined);
 }
 
 /** Temp files a killed writer left in the staging folder: never published, so never answered for. */

@@ -276,3 +276,56 @@ test("a segment of the first journal format, left by a listener of an earlier ve
     "a live writer's temp file stays",
   );
 });
+
+/** Publishes ok.bin and blocked/x.bin together (blocked being a file, the second fails), prints how each ended, and waits to be killed. */
+const WITHDRAW_CHILD = `
+const { join } = require('node:path');
+const { GroupCommit } = require(${JSON.stringify(require.resolve('../../runtime/workspace/group-commit'))});
+const content = ${content.toString()};
+const dir = process.argv[1];
+const group = new GroupCommit(dir);
+const publish = (path, name) => group.publish(join(dir, path), [content(name)], { overwrite: false });
+void Promise.allSettled([publish('ok.bin', 'ok.bin'), publish(join('blocked', 'x.bin'), 'x.bin')]).then((r) =>
+  process.stdout.write(r.map((s) => s.status + (s.reason ? ' ' + s.reason.code : '')).join(',') + '\\n'),
+);
+setInterval(() => {}, 60_000);
+`;
+
+test(
+  'a file whose record went in the journal but that could not be put in place is withdrawn: replay after a crash does not make it',
+  LIMITS,
+  async () => {
+    const dir = tempDir('group-commit-withdrawn');
+    writeFileSync(join(dir, 'blocked'), 'a file where a folder should be');
+    const child = spawn(process.execPath, ['-e', WITHDRAW_CHILD, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    const line = await new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        if (out.endsWith('\n')) resolve(out.trim());
+      });
+    });
+    // Killed before its idle checkpoint: the segment still holds the batch's records.
+    child.kill('SIGKILL');
+    await exited;
+    assert.equal(line, 'fulfilled,rejected ENOTDIR');
+    const journal = join(dir, '.journal');
+    const [segment] = readdirSync(journal).filter((f) => f.endsWith('.wal'));
+    const records = decodeSegment(dir, readFileSync(join(journal, segment))).map((e) => [e.kind, e.path]);
+    const blocked = join(dir, 'blocked', 'x.bin');
+    assert.deepEqual(
+      records.filter(([, path]) => path === blocked),
+      [
+        [EntryKind.NewFile, blocked],
+        [EntryKind.Withdrawn, blocked],
+      ],
+    );
+    // The operator clears the way; the next writer replays the killed one's journal.
+    rmSync(join(dir, 'blocked'));
+    rmSync(join(dir, 'ok.bin'));
+    await new GroupCommit(dir).close();
+    assert.deepEqual(checkFolder(dir), ['ok.bin'], 'ok.bin is restored, x.bin was never published');
+    assert.deepEqual(leftInJournal(dir), []);
+  },
+);
