@@ -107,7 +107,17 @@ export default defineConfig(
       // koffi is optional besides: where it cannot load, files are published under temp names.
       '@typescript-eslint/no-require-imports': [
         'error',
-        { allow: ['^undici$', '^node-forge$', '^basic-ftp$', '^hyparquet$', '^hyparquet-writer$', '^koffi$', '^\\./backend$'] },
+        {
+          allow: [
+            '^undici$',
+            '^node-forge$',
+            '^basic-ftp$',
+            '^hyparquet$',
+            '^hyparquet-writer$',
+            '^koffi$',
+            '^\\./backend$',
+          ],
+        },
       ],
       // node:test's test() and describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
