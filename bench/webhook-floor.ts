@@ -1,11 +1,14 @@
 /**
  * The floor of a durable ingest on this machine, a second reference for `npm run bench -- webhook`:
  * a node:http server that does only what any listener answering "your log is on disk" must do. It
- * parses the body, writes it to a file of its own (a temp name, then a hard link, then the temp
- * name's removal), and records the batch in a preallocated journal flushed with one fdatasync. Only
- * then does it answer. The files are written on a thread of its own, in batches. There is no
- * language, no typing, no change log format and no run record. Its folder is argv[1].
+ * parses the body, records the batch in a preallocated journal whose one fdatasync starts at once,
+ * meanwhile writes each body to a file of its own (made nameless and named once whole, as sqlcdc
+ * does where the system allows: runtime/workspace/nameless-file.ts), and answers once both are done.
+ * The files are written on a thread of its own, in batches. There is no language, no typing, no
+ * change log format and no run record. Its folder is argv[1].
  */
+const NAMELESS = JSON.stringify(require.resolve('../runtime/workspace/nameless-file'));
+
 export const FLOOR = `
 const http = require('node:http');
 const fs = require('node:fs');
@@ -16,10 +19,11 @@ const files = new Worker(\`
   const fs = require('node:fs');
   const path = require('node:path');
   const { parentPort, workerData } = require('node:worker_threads');
+  const { namelessFilesIn } = require(${NAMELESS});
   const logs = path.join(workerData, 'logs');
-  const staging = path.join(workerData, 'staging');
   fs.mkdirSync(logs, { recursive: true });
-  fs.mkdirSync(staging, { recursive: true });
+  const nameless = namelessFilesIn(logs);
+  if (!nameless) throw new Error('the floor needs nameless files (O_TMPFILE and koffi)');
   const journal = fs.openSync(path.join(workerData, 'journal'), 'w');
   fs.writeSync(journal, Buffer.alloc(64 << 20), 0, 64 << 20, 0);
   fs.fdatasyncSync(journal);
@@ -29,23 +33,25 @@ const files = new Worker(\`
   function next() {
     while (flushing < 3 && queue.length > 0) {
       const batch = queue.splice(0, 64);
-      for (const call of batch) {
-        const temp = path.join(staging, '.' + call.name);
-        const fd = fs.openSync(temp, 'wx');
-        fs.writeSync(fd, call.log);
-        fs.closeSync(fd);
-        fs.linkSync(temp, path.join(logs, call.name));
-        fs.unlinkSync(temp);
-      }
       const records = Buffer.from(batch.map((c) => c.name + '\\\\n' + c.log + '\\\\n').join(''));
       fs.writeSync(journal, records, 0, records.length, at);
       at += records.length;
       flushing++;
-      fs.fdatasync(journal, () => {
+      let left = 2;
+      const done = () => {
+        if (--left > 0) return;
         flushing--;
         parentPort.postMessage(batch.map((c) => c.id));
         next();
-      });
+      };
+      fs.fdatasync(journal, done);
+      for (const call of batch) {
+        const fd = nameless.open(logs);
+        fs.writeSync(fd, call.log);
+        nameless.name(fd, path.join(logs, call.name));
+        fs.closeSync(fd);
+      }
+      done();
     }
   }
   parentPort.on('message', (calls) => {
