@@ -44,7 +44,13 @@ const execFileAsync = promisify(execFile);
 const fdatasyncAsync = promisify(fdatasync);
 const fsyncAsync = promisify(fsync);
 
-const { root } = workerData as { root: string };
+export interface ThreadOptions {
+  root: string;
+  /** A listener quiet this long checkpoints what it holds (GroupCommitOptions). */
+  idleCheckpointMs: number;
+}
+
+const { root, idleCheckpointMs } = workerData as ThreadOptions;
 /** Flags as numbers: parsing 'wx' and 'a' again for each of thousands of files is work for nothing. */
 const NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
@@ -56,8 +62,6 @@ const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
  * holds up the flushes of the batches meanwhile: rarer is better, within what a replay may read.
  */
 const CHECKPOINT_BYTES = 32 << 20;
-/** A listener that has been quiet this long checkpoints what it holds. */
-const IDLE_CHECKPOINT_MS = 1000;
 /** Flushes in flight at once when flushing file by file (the fallback of a failed journal). */
 const FLUSHES_IN_FLIGHT = 48;
 /**
@@ -391,7 +395,7 @@ function next(): void {
       .finally(() => {
         committing.delete(done);
         if (pending.length > 0) next();
-        else if (committing.size === 0) idleTimer = setTimeout(() => void checkpoint(), IDLE_CHECKPOINT_MS);
+        else if (committing.size === 0) idleTimer = setTimeout(() => void checkpoint(), idleCheckpointMs);
       });
     committing.add(done);
   }

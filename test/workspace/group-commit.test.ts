@@ -188,7 +188,7 @@ const { join } = require('node:path');
 const { GroupCommit } = require(${JSON.stringify(require.resolve('../../runtime/workspace/group-commit'))});
 const content = ${content.toString()};
 const dir = process.argv[1];
-const group = new GroupCommit(dir);
+const group = new GroupCommit(dir, { idleCheckpointMs: 200 });
 const round = (prefix) => Promise.all(Array.from({ length: 50 }, (_, i) => {
   const name = prefix + '_' + i + '.bin';
   return group.publish(join(dir, name), [content(name)], { overwrite: false }).then(() => process.stdout.write(name + '\\n'));
