@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { syncFolder, tempPathOf } from './files';
 import { decodeBatch, type ToPublish } from './group-commit-batch';
-import { encodeEntry, EntryKind, journalFolder, segmentName, stagingFolder } from './journal';
+import { encodeEntry, EntryKind, journalFolder, segmentName, stagingFolder, withdrawal } from './journal';
 import { JournalSegment } from './journal-segment';
 import { namelessFilesIn, type NamelessFiles } from './nameless-file';
 
@@ -38,6 +38,8 @@ interface Written {
   kind: EntryKind;
   data: Uint8Array;
   error?: unknown;
+  /** Where its record starts in the journal segment: a withdrawal names it. */
+  position?: number;
 }
 
 const execFileAsync = promisify(execFile);
@@ -127,7 +129,6 @@ function appendFile(path: string, data: Uint8Array): unknown {
   }
 }
 
-const NOTHING = new Uint8Array();
 const staging = stagingFolder(root);
 mkdirSync(staging, { recursive: true });
 /** New files are made nameless where the system can (nameless-file.ts), else under temp names. */
@@ -288,9 +289,14 @@ async function commit(batch: ToPublish[]): Promise<void> {
   try {
     journal = openSegment();
     const { salt } = journal;
-    journal.write(
-      planned.map((w) => encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }, salt)),
+    const records = planned.map((w) =>
+      encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }, salt),
     );
+    let position = journal.write(records);
+    for (const [i, w] of planned.entries()) {
+      w.position = position;
+      position += records[i].length;
+    }
     for (const w of planned) journal.files.add(w.path);
     flushed = journal.flush();
   } catch {
@@ -304,9 +310,7 @@ async function commit(batch: ToPublish[]): Promise<void> {
     const failed = planned.filter((w) => w.error !== undefined);
     if (failed.length > 0) {
       const { salt } = journal;
-      journal.write(
-        failed.map((w) => encodeEntry(root, { kind: EntryKind.Withdrawn, path: w.path, data: NOTHING }, salt)),
-      );
+      journal.write(failed.map((w) => withdrawal(root, w.path, w.position!, salt)));
       await journal.flush();
     }
   } catch {

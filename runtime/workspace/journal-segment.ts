@@ -48,8 +48,8 @@ export class JournalSegment {
     return this.position - SEGMENT_HEADER;
   }
 
-  /** Writes a batch's records after the last ones; `flush` makes them durable. */
-  write(records: readonly Uint8Array[]): void {
+  /** Writes a batch's records after the last ones, answering where the first went; `flush` makes them durable. */
+  write(records: readonly Uint8Array[]): number {
     let size = 0;
     for (const r of records) size += r.length;
     while (this.position + size + ZEROS_AHEAD > this.allocated) {
@@ -59,7 +59,9 @@ export class JournalSegment {
     // One system call for the batch: a write per record cost the thread a call per log.
     const written = writevSync(this.fd, records, this.position);
     if (written < size) this.writeAt(Buffer.concat(records).subarray(written), this.position + written);
+    const first = this.position;
     this.position += size;
+    return first;
   }
 
   flush(): Promise<void> {

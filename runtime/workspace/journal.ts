@@ -39,11 +39,24 @@ export enum EntryKind {
   /** Lines appended to a file (a job's run records). */
   Append = 3,
   /**
-   * The latest earlier record for the same path was never put in place (its call was answered with
-   * an error): replay must not make it. Records go in the journal before their files (the journal
-   * is written ahead), so a file that then fails has a record to withdraw.
+   * An earlier record of the segment was never put in place (its call was answered with an error):
+   * replay must not make it. Records go in the journal before their files (the journal is written
+   * ahead), so a file that then fails has a record to withdraw. Its data is the u32 position of the
+   * record it withdraws: another batch may have recorded lines for the same file in between.
    */
   Withdrawn = 4,
+}
+
+/** A record as replay reads it: where in its segment it starts, which a withdrawal names. */
+export interface DecodedEntry extends JournalEntry {
+  position: number;
+}
+
+/** The record withdrawing the one at `position` in the same segment, for `path`. */
+export function withdrawal(root: string, path: string, position: number, salt: number): Buffer {
+  const data = Buffer.allocUnsafe(4);
+  data.writeUInt32LE(position, 0);
+  return encodeEntry(root, { kind: EntryKind.Withdrawn, path, data }, salt);
 }
 
 export interface JournalEntry {
@@ -91,7 +104,7 @@ export function encodeEntry(root: string, entry: JournalEntry, salt: number): Bu
 }
 
 /** The complete records of a segment, up to the first torn, damaged or stale one. */
-export function decodeSegment(root: string, bytes: Buffer): JournalEntry[] {
+export function decodeSegment(root: string, bytes: Buffer): DecodedEntry[] {
   let salt: number;
   let at: number;
   if (startsWith(bytes, MAGIC) && bytes.length >= SEGMENT_HEADER) {
@@ -102,7 +115,7 @@ export function decodeSegment(root: string, bytes: Buffer): JournalEntry[] {
     salt = 0;
     at = MAGIC_UNSALTED.length;
   } else return [];
-  const entries: JournalEntry[] = [];
+  const entries: DecodedEntry[] = [];
   while (at + PREFIX <= bytes.length) {
     const length = bytes.readUInt32LE(at);
     const body = bytes.subarray(at + PREFIX, at + PREFIX + length);
@@ -116,6 +129,7 @@ export function decodeSegment(root: string, bytes: Buffer): JournalEntry[] {
       path: resolve(root, path),
       data: body.subarray(FIXED + pathLength),
       ...(mode ? { mode } : {}),
+      position: at,
     });
     at += PREFIX + length;
   }
@@ -220,22 +234,13 @@ export function replayJournal(root: string): Replayed {
   return replayed;
 }
 
-/** The entries to replay: each withdrawn record and the one it withdraws left out. */
-function withoutWithdrawn(entries: JournalEntry[]): JournalEntry[] {
-  if (!entries.some((e) => e.kind === EntryKind.Withdrawn)) return entries;
-  const kept: (JournalEntry | undefined)[] = [];
-  for (const entry of entries) {
-    if (entry.kind !== EntryKind.Withdrawn) {
-      kept.push(entry);
-      continue;
-    }
-    for (let i = kept.length - 1; i >= 0; i--) {
-      if (kept[i]?.path !== entry.path) continue;
-      kept[i] = undefined;
-      break;
-    }
-  }
-  return kept.filter((e) => e !== undefined);
+/** The entries to replay: withdrawals and the records they withdraw left out. */
+function withoutWithdrawn(entries: DecodedEntry[]): DecodedEntry[] {
+  const withdrawn = new Set<string>();
+  for (const e of entries)
+    if (e.kind === EntryKind.Withdrawn && e.data.length === 4)
+      withdrawn.add(`${Buffer.from(e.data).readUInt32LE(0)}\u0000${e.path}`);
+  return entries.filter((e) => e.kind !== EntryKind.Withdrawn && !withdrawn.has(`${e.position}\u0000${e.path}`));
 }
 
 /** Temp files a killed writer left in the staging folder: never published, so never answered for. */

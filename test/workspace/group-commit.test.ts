@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import { GroupCommit } from '../../runtime/workspace/group-commit';
-import { decodeSegment, EntryKind } from '../../runtime/workspace/journal';
+import {
+  decodeSegment,
+  encodeEntry,
+  EntryKind,
+  SEGMENT_HEADER,
+  segmentHeader,
+  withdrawal,
+} from '../../runtime/workspace/journal';
 import { tempDir } from '../helpers/session';
 
 /** A safety net so a hung child fails the test instead of the run; nothing here depends on timing. */
@@ -329,3 +336,22 @@ test(
     assert.deepEqual(leftInJournal(dir), []);
   },
 );
+
+test('a withdrawal names its record by position: lines another batch recorded for the same file in between are still replayed', async () => {
+  const dir = tempDir('group-commit-withdrawal-position');
+  const journal = join(dir, '.journal');
+  mkdirSync(journal, { recursive: true });
+  const runs = join(dir, 'runs.jsonl');
+  const salt = 0x5eed;
+  const first = encodeEntry(
+    dir,
+    { kind: EntryKind.Append, path: runs, data: Buffer.from('{"name":"failed"}\n') },
+    salt,
+  );
+  const second = encodeEntry(dir, { kind: EntryKind.Append, path: runs, data: Buffer.from('{"name":"kept"}\n') }, salt);
+  const segment = Buffer.concat([segmentHeader(salt), first, second, withdrawal(dir, runs, SEGMENT_HEADER, salt)]);
+  // Written by a process of another boot: gone, so its segment is replayed.
+  writeFileSync(join(journal, '000000000000-1-1.00000000-0.wal'), segment);
+  await new GroupCommit(dir).close();
+  assert.deepEqual(namesIn(runs), ['kept']);
+});
