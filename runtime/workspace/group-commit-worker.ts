@@ -130,9 +130,8 @@ function appendFile(path: string, data: Uint8Array): unknown {
 }
 
 const staging = stagingFolder(root);
-mkdirSync(staging, { recursive: true });
 /** New files are made nameless where the system can (nameless-file.ts), else under temp names. */
-const nameless = namelessFilesIn(staging);
+const nameless = namelessFilesIn(staging, { make: true });
 /** What the paths of files inside the root start with. */
 const inRoot = root + sep;
 

@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { arch, platform } from 'node:process';
 import type * as Koffi from 'koffi';
@@ -30,11 +30,17 @@ const GENERIC_FLAGS = new Set(['x64', 'arm64', 'arm', 'ia32', 'riscv64', 'loong6
 type LinkAt = (oldFolder: number, oldPath: string, newFolder: number, newPath: string, flags: number) => number;
 
 /**
- * The calls, tried once in `folder` (a file made, named and removed), or undefined where this
- * system, this install or that file system lacks them.
+ * The calls, tried once in `folder` (a file made, named and removed; the folder made first with
+ * `make`), or undefined where this system, this install or that file system lacks them, or the
+ * folder cannot be written.
  */
-export function namelessFilesIn(folder: string): NamelessFiles | undefined {
+export function namelessFilesIn(folder: string, { make = false } = {}): NamelessFiles | undefined {
   if (platform !== 'linux' || !GENERIC_FLAGS.has(arch)) return undefined;
+  try {
+    if (make) mkdirSync(folder, { recursive: true });
+  } catch {
+    return undefined;
+  }
   let koffi: typeof Koffi;
   let linkat: LinkAt;
   try {
