@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { closeSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { namelessFilesIn } from '../../runtime/workspace/nameless-file';
@@ -36,4 +37,29 @@ test('a nameless file is invisible until named, then appears whole; it never tak
   }
   assert.equal(readFileSync(join(dir, 'taken.eds'), 'utf8'), 'first');
   assert.deepEqual(readdirSync(dir).sort(), ['log.eds', 'taken.eds'], 'the unnamed file went with its descriptor');
+});
+
+/** Makes `log.eds` in the folder argv[1] nameless and names it, then prints what it holds. */
+const CHILD = `
+const { closeSync, readFileSync, writeSync } = require('node:fs');
+const { join } = require('node:path');
+const { namelessFilesIn } = require(${JSON.stringify(require.resolve('../../runtime/workspace/nameless-file'))});
+const files = namelessFilesIn(process.argv[1]);
+if (!files) throw new Error('no nameless files');
+const fd = files.open(process.argv[1]);
+writeSync(fd, 'made by ' + process.getuid());
+files.name(fd, join(process.argv[1], 'log.eds'));
+closeSync(fd);
+process.stdout.write(readFileSync(join(process.argv[1], 'log.eds'), 'utf8'));
+`;
+
+test('a user other than root makes and names nameless files too', () => {
+  const dir = tempDir('nameless-user');
+  // As root the child runs as nobody, without root's capabilities (before Linux 6.10 naming a
+  // descriptor itself needed one; the module then names it through /proc).
+  const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  chmodSync(dir, 0o777);
+  const child = spawnSync(process.execPath, ['-e', CHILD, dir], { encoding: 'utf8', ...user });
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stdout, `made by ${user.uid ?? process.getuid?.()}`);
 });
