@@ -58,7 +58,8 @@ export function namelessFilesIn(folder: string, { make = false } = {}): Nameless
     return Object.assign(new Error(`${code}: linkat '${path}'`), { errno: -errno, code, syscall: 'linkat', path });
   };
   const open = (at: string, mode?: number) => openSync(at, O_TMPFILE | constants.O_WRONLY, mode ?? 0o666);
-  // A descriptor is named by itself (before Linux 6.10 only with the capability CAP_DAC_READ_SEARCH), else through /proc.
+  // A descriptor is named by itself (before Linux 6.10 only with the capability
+  // CAP_DAC_READ_SEARCH), else through /proc.
   const byItself = (fd: number, path: string) => linkat(fd, '', AT_FDCWD, path, AT_EMPTY_PATH);
   const byProc = (fd: number, path: string) =>
     linkat(AT_FDCWD, `/proc/self/fd/${fd}`, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
