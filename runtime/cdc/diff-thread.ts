@@ -1,3 +1,4 @@
+import { existsSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Dataset } from '../dataset/dataset';
@@ -46,8 +47,25 @@ export const PARALLEL_ROWS = 65536;
 
 /** The worker never finishes a job this long (hashing runs at millions of rows a second). */
 const TIMEOUT_MS = 120_000;
+/** A worker that has not said it runs this long after it was started is taken for dead. */
+const START_MS = 10_000;
+/**
+ * A wait for a job is cut into waits this long, with a look between them at whether the worker still
+ * runs: one that died mid-job (out of memory, say) never flags it, and its 'exit' event cannot reach
+ * this thread while it waits, which would otherwise hold the calling thread (a kernel, a REPL) for
+ * the whole TIMEOUT_MS.
+ */
+const SLICE_MS = 100;
 
-let thread: { worker: Worker; port: MessagePort } | undefined;
+interface Thread {
+  worker: Worker;
+  port: MessagePort;
+  /** The worker's thread id in the system once it runs (0 until then; -1 where it cannot be known). */
+  tid: Int32Array;
+  startedAt: number;
+}
+
+let thread: Thread | undefined;
 let jobs = 0;
 
 /** How many jobs were handed over to the thread in this process (the bench and the tests show it). */
@@ -55,23 +73,66 @@ export function handedOver(): number {
   return jobs;
 }
 
-function worker(): { worker: Worker; port: MessagePort } {
+/** The worker, once started (a test stops it mid-job to see a diff go on without it). */
+export function diffWorker(): Worker | undefined {
+  return thread?.worker;
+}
+
+/** Reads where the worker writes it: its thread id, as /proc names it (diff-worker.ts). */
+export function ownThreadId(): number {
+  try {
+    return Number(readlinkSync('/proc/thread-self').split('/').pop()) || -1;
+  } catch {
+    return -1;
+  }
+}
+
+/** Whether the thread still runs (or still starts), as far as can be told: where the system does not say, it is taken to. */
+function running(t: Thread): boolean {
+  const tid = Atomics.load(t.tid, 0);
+  if (tid === 0) return Date.now() - t.startedAt < START_MS;
+  return tid < 0 || existsSync(`/proc/self/task/${tid}`);
+}
+
+/**
+ * Waits until the worker flags `flag`: true once flagged; false when it died first or took longer
+ * than TIMEOUT_MS, after which it is dropped (the next diff starts another).
+ */
+function waitFor(t: Thread, flag: Int32Array): boolean {
+  const deadline = Date.now() + TIMEOUT_MS;
+  while (Atomics.wait(flag, 0, 0, SLICE_MS) === 'timed-out') {
+    if (running(t) && Date.now() < deadline) continue;
+    // Never to be done: nobody waits for it again.
+    Atomics.store(flag, 0, FAILED);
+    if (thread === t) thread = undefined;
+    void t.worker.terminate();
+    return false;
+  }
+  return true;
+}
+
+function worker(): Thread {
   if (thread) return thread;
   const { port1, port2 } = new MessageChannel();
-  const started = new Worker(join(__dirname, 'diff-worker.js'), { workerData: { port: port2 }, transferList: [port2] });
+  const tid = new Int32Array(new SharedArrayBuffer(4));
+  const started = new Worker(join(__dirname, 'diff-worker.js'), {
+    workerData: { port: port2, tid },
+    transferList: [port2],
+  });
   // Idle, it must not keep the process alive.
   started.unref();
   port1.unref();
+  const t: Thread = { worker: started, port: port1, tid, startedAt: Date.now() };
   const gone = () => {
-    if (thread?.worker !== started) return;
+    if (thread !== t) return;
     thread = undefined;
     // Its unfinished job never will be (the next diff would wait for it before reusing the arena).
     if (lastJob && Atomics.load(lastJob.flag, 0) === 0) Atomics.store(lastJob.flag, 0, FAILED);
   };
   started.on('error', gone);
   started.on('exit', gone);
-  thread = { worker: started, port: port1 };
-  return thread;
+  thread = t;
+  return t;
 }
 
 type Typed = Int32Array | Float64Array | Float32Array | BigInt64Array | Uint8Array;
@@ -84,7 +145,7 @@ type Typed = Int32Array | Float64Array | Float32Array | BigInt64Array | Uint8Arr
 let arena: SharedArrayBuffer | undefined;
 let release: NodeJS.Timeout | undefined;
 /** The last job handed over: until it is done, its part of the arena is not reused. */
-let lastJob: DiffJob | undefined;
+let lastJob: (DiffJob & { thread: Thread }) | undefined;
 const IDLE_MS = 10_000;
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -95,7 +156,7 @@ class ArenaWriter {
   readonly memory: SharedArrayBuffer;
 
   constructor(bytes: number) {
-    if (lastJob && Atomics.load(lastJob.flag, 0) === 0) Atomics.wait(lastJob.flag, 0, 0, TIMEOUT_MS);
+    if (lastJob && Atomics.load(lastJob.flag, 0) === 0) waitFor(lastJob.thread, lastJob.flag);
     if (!arena || arena.byteLength < bytes) arena = new SharedArrayBuffer(bytes);
     this.memory = arena;
   }
@@ -213,18 +274,14 @@ export function handOver(
   };
   w.worker.postMessage(job);
   jobs++;
-  lastJob = job;
+  lastJob = { ...job, thread: w };
   clearTimeout(release);
   return {
     matching,
     result: () => {
       release = setTimeout(() => (arena = undefined), IDLE_MS);
       release.unref();
-      if (Atomics.wait(job.flag, 0, 0, TIMEOUT_MS) === 'timed-out') {
-        if (thread === w) thread = undefined;
-        void w.worker.terminate();
-        return {};
-      }
+      if (!waitFor(w, job.flag)) return {};
       // The worker posts the matching's outcome before it flags the job, so it is there (or, after a failure, dropped).
       const matched = job.match && (receiveMessageOnPort(w.port)?.message as Classified | undefined);
       if (Atomics.load(job.flag, 0) !== DONE) return {};

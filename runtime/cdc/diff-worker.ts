@@ -1,11 +1,14 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Dataset } from '../dataset/dataset';
-import { DONE, FAILED, vectorOf, type DiffJob } from './diff-thread';
+import { DONE, FAILED, ownThreadId, vectorOf, type DiffJob } from './diff-thread';
 import { hashVectors } from './hash';
 import { classify, type Classified } from './match';
 
 /** The thread of diff-thread.ts: matches the keys of a job, posts the outcome, then hashes its typed columns. */
-const port = (workerData as { port: MessagePort }).port;
+const { port, tid } = workerData as { port: MessagePort; tid: Int32Array };
+
+// From now on the calling thread, waiting for a job, can tell whether this thread died.
+Atomics.store(tid, 0, ownThreadId());
 
 /** The outcome's own buffers, handed over rather than copied. */
 function buffersOf(m: Classified): ArrayBuffer[] {

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { diffWorker, handOver, PARALLEL_ROWS } from '../../runtime/cdc/diff-thread';
+import { typedLanes } from '../../runtime/cdc/hash';
+import { Dataset } from '../../runtime/dataset/dataset';
+import { NumberVector } from '../../runtime/dataset/vector';
+
+/** Two double columns of `rows` rows: typed storage, which a diff hands over to the worker thread. */
+function doubles(rows: number): Dataset {
+  const a = new Float64Array(rows).map((_, r) => r * 1.5);
+  const b = new Float64Array(rows).map((_, r) => r / 7);
+  return new Dataset(
+    [
+      { name: 'a', type: { base: 'double' } },
+      { name: 'b', type: { base: 'double' } },
+    ],
+    [new NumberVector(a, undefined), new NumberVector(b, undefined)],
+    rows,
+  );
+}
+
+test('a diff whose worker thread dies mid-job gets on without it at once, and the next diff starts another', () => {
+  const small = doubles(PARALLEL_ROWS + 10);
+  // A first job starts the worker and lets it say which thread it is.
+  const first = handOver(small, [0, 1], [], undefined)!;
+  assert.deepEqual(first.result().lanes, typedLanes(small, [0, 1]));
+  const worker = diffWorker()!;
+  assert.ok(worker);
+
+  // Long enough to hash (tens of ms) that the worker is stopped in the middle of it.
+  const big = doubles(4_000_000);
+  const job = handOver(big, [0, 1], [], undefined)!;
+  // Not awaited: this thread waits for the job next, and the worker's 'exit' event cannot reach it then.
+  void worker.terminate();
+  const start = Date.now();
+  const done = job.result();
+  const waited = Date.now() - start;
+  assert.equal(done.lanes, undefined, 'the job was not done: the caller does it itself');
+  assert.ok(waited < 5_000, `waited ${waited} ms for a dead worker`);
+
+  const again = handOver(small, [0, 1], [], undefined)!;
+  assert.deepEqual(again.result().lanes, typedLanes(small, [0, 1]));
+  assert.notEqual(diffWorker(), worker);
+});
