@@ -20,8 +20,9 @@ import { seededRandom } from './measure';
  * same run: a better-sqlite3 prepared insert loop in one transaction, a COPY of the rows written by
  * hand, and each driver reading the table into arrays. Goals (reference time / ours): SQLite sink
  * ≥ 0.8, PostgreSQL sink ≥ 0.7, reads ≥ 0.7. PUSH INTO DB … AUTO_MERGE upserts the rows as a change
- * log's upsert stream into a SQLite table keyed by id, beside a better-sqlite3 `INSERT … ON CONFLICT
- * DO UPDATE` loop in one transaction: goal ≥ 0.8.
+ * log's upsert stream into a table keyed by id: in SQLite beside a better-sqlite3 `INSERT … ON CONFLICT
+ * DO UPDATE` loop in one transaction (goal ≥ 0.8), in PostgreSQL beside a COPY of the rows into a
+ * temp table and one `INSERT … SELECT … ON CONFLICT DO UPDATE` from it (goal ≥ 0.7).
  */
 
 const ROWS = 1_000_000;
@@ -248,6 +249,34 @@ async function postgresFigures(ds: Dataset, session: Session): Promise<void> {
       },
     );
     report({ name: 'SELECT FROM DB (PostgreSQL)', ...read, referenceName: 'pg query, rowMode array', goal: 0.7 });
+
+    // As the SQLite push: the dataset played as the upsert stream into an empty table keyed by id.
+    const keyed = ddl.replace('id bigint', 'id bigint PRIMARY KEY');
+    const others = ['qty', 'price', 'amount', 'at', 'code', 'customer', 'ok'];
+    const push = await inTurns(
+      async () => {
+        await client.query(`DROP TABLE IF EXISTS reference; CREATE TABLE reference (${keyed})`);
+        await client.query('BEGIN');
+        await client.query('CREATE TEMP TABLE staged (LIKE reference) ON COMMIT DROP');
+        await pipeline(Readable.from(copyText(ds)), client.query(copyFrom('COPY staged FROM STDIN')));
+        await client.query(
+          `INSERT INTO reference SELECT * FROM staged ON CONFLICT (id) DO UPDATE SET ${others.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+        );
+        await client.query('COMMIT');
+      },
+      async () => {
+        await client.query(`DROP TABLE IF EXISTS pushed; CREATE TABLE pushed (${keyed})`);
+        await session.run("PUSH INTO DB [pg] TABLE 'pushed' AUTO_MERGE;");
+      },
+    );
+    for (const table of ['reference', 'pushed'])
+      check(Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0].n), ROWS);
+    report({
+      name: 'PUSH INTO DB (PostgreSQL)',
+      ...push,
+      referenceName: 'COPY to a temp table, one upsert',
+      goal: 0.7,
+    });
     await client.end();
   } finally {
     await session.close();

@@ -90,9 +90,10 @@ export interface DbSession {
   /** The columns of a table, in order; undefined when there is no such table. */
   columns(table: TableName): Promise<TableColumn[] | undefined>;
   /**
-   * Upserts rows by `keys`, the table's primary key, one prepared statement per row: where statements
-   * run in-process (SQLite) that costs less than staging the rows first. Absent where a round trip per
-   * row would cost more (PostgreSQL: COPY into a staging table, then set-based SQL, upsert.ts).
+   * Upserts rows by `keys`, the table's primary key, the engine's fastest way: SQLite, where
+   * statements run in-process, one prepared statement per row; PostgreSQL, the rows copied into a
+   * staging table, then one `INSERT … ON CONFLICT` from it. Without it, keys that are not a primary
+   * key go through the portable merge of upsert.ts.
    */
   upsertByPrimaryKey?(table: string, rows: BulkRows, keys: readonly string[], signal: AbortSignal): Promise<Upserted>;
 }

@@ -74,8 +74,8 @@ export async function mergeByKeys(
 
 /**
  * Upserts `rows` by `keys`: inserts new keys, updates rows that differ. When the keys are the table's
- * primary key and the engine upserts row by row cheaply (SQLite), one prepared statement per row;
- * else through a staging table (mergeByKeys).
+ * primary key, the engine's own way (DbSession.upsertByPrimaryKey); else through a staging table
+ * (mergeByKeys).
  */
 export async function upsertRows(
   db: DbSession,

@@ -118,20 +118,43 @@ dbTest('AUTO_MERGE creates the table from the log with exact decimals, longs and
 
 dbTest('without a change log the dataset is pushed as upserts, merged by the primary key of the table', async (db) => {
   await db.run('EXEC ON DB [db] (create table items (sku varchar(10) primary key, qty int));');
-  await db.run("EXEC ON DB [db] (insert into items values ('a', 1), ('b', 2));");
+  await db.run("EXEC ON DB [db] (insert into items values ('a', 1), ('b', 2), ('d', null), ('e', 5));");
+  // a as it is (neither inserted nor updated), b and d (from null) changed, c new; e not in the rows.
   json(db, 'items.json', [
+    { sku: 'a', qty: 1 },
     { sku: 'b', qty: 20 },
     { sku: 'c', qty: 3 },
+    { sku: 'd', qty: 4 },
   ]);
   const out = await db.run("SELECT * FROM DRIVE 'items.json'; PUSH INTO DB [db] TABLE 'items' AUTO_MERGE;");
   assert.equal(
     out.at(-1),
-    "PUSH INTO DB [db]: 2 upserts by AUTO_MERGE ('items': 1 inserted, 1 updated, 0 deleted) in 1 transaction",
+    "PUSH INTO DB [db]: 4 upserts by AUTO_MERGE ('items': 1 inserted, 2 updated, 0 deleted) in 1 transaction",
   );
   assert.deepEqual(await db.rows('select sku, qty from items order by sku'), [
     ['a', 1],
     ['b', 20],
     ['c', 3],
+    ['d', 4],
+    ['e', 5],
+  ]);
+});
+
+dbTest('rows with the same key in one push leave the last of them in the table', async (db) => {
+  await db.run('EXEC ON DB [db] (create table items (sku varchar(10) primary key, qty int));');
+  await db.run("EXEC ON DB [db] (insert into items values ('a', 1));");
+  // A new key twice and a known key twice, as a webhook's payload may hold them.
+  json(db, 'items.json', [
+    { sku: 'x', qty: 1 },
+    { sku: 'a', qty: 7 },
+    { sku: 'x', qty: 2 },
+    { sku: 'a', qty: 8 },
+  ]);
+  const out = await db.run("SELECT * FROM DRIVE 'items.json'; PUSH INTO DB [db] TABLE 'items' AUTO_MERGE;");
+  assert.match(out.at(-1)!, /^PUSH INTO DB \[db\]: 4 upserts by AUTO_MERGE \('items': 1 inserted, /);
+  assert.deepEqual(await db.rows('select sku, qty from items order by sku'), [
+    ['a', 8],
+    ['x', 2],
   ]);
 });
 
