@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +127,17 @@ function fileCreation(folder: string): number {
   return (used.user + used.system) / n;
 }
 
+/** Milliseconds of CPU a process has used, all its threads (Linux /proc; 0 elsewhere). */
+function cpuOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
 export async function runWebhookBench(): Promise<void> {
   const load = loadavg()[0].toFixed(1);
   const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-webhook-'));
@@ -165,8 +176,17 @@ export async function runWebhookBench(): Promise<void> {
     // A warm-up of each, then the measured rounds, taking turns.
     for (const url of urls) await drive(url, bodies.slice(0, WARM_UP));
     const rates: number[][] = urls.map(() => []);
+    const servers = [bare, floor, serve];
+    // CPU of each server (all its threads) and of this process's client, over the measured rounds.
+    const cpu = urls.map(() => ({ server: 0, client: 0 }));
     for (let round = 0; round < ROUNDS; round++)
-      for (const [i, url] of urls.entries()) rates[i].push(await drive(url, bodies));
+      for (const [i, url] of urls.entries()) {
+        const [server, client] = [cpuOf(servers[i].pid!), process.cpuUsage()];
+        rates[i].push(await drive(url, bodies));
+        const used = process.cpuUsage(client);
+        cpu[i].server += cpuOf(servers[i].pid!) - server;
+        cpu[i].client += (used.user + used.system) / 1000;
+      }
     const [bareRates, floorRates, serveRates] = rates;
     const [bareRate, floorRate, serveRate] = rates.map((r) => Math.max(...r));
     const ratio = serveRate / bareRate;
@@ -188,6 +208,10 @@ export async function runWebhookBench(): Promise<void> {
     );
     console.log(
       `  sqlcdc serve                 ${serveRate.toFixed(0).padStart(7)} requests/s  ${rounds(serveRates)}   ${ratio.toFixed(2)}× (goal ≥ 0.5×)${ratio >= 0.5 ? '  met' : '  BELOW GOAL'}; ${(serveRate / floorRate).toFixed(2)}× the floor`,
+    );
+    const perCall = (ms: number) => `${((ms * 1000) / (ROUNDS * CALLS)).toFixed(0)} µs`;
+    console.log(
+      `  CPU a request (server, all threads / the client): ${['bare', 'floor', 'sqlcdc'].map((n, i) => `${n} ${perCall(cpu[i].server)} / ${perCall(cpu[i].client)}`).join(', ')}`,
     );
   } finally {
     for (const child of [bare, floor, serve]) child.kill();
