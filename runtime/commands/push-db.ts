@@ -16,7 +16,7 @@ import {
   temporaryFrom,
   temporaryName,
 } from '../db/tables';
-import { deleteByKeys, tableKeys, upsertRows } from '../db/upsert';
+import { deleteByKeys, isPrimaryKey, tableKeys, upsertRows } from '../db/upsert';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import { backoff, sleep } from '../http/retry';
@@ -208,9 +208,13 @@ async function prepareTable(
     for (const k of keys)
       if (!upserts.has(k))
         throw new ScriptError(`the change log has no column ${k} of the primary key of ${showTable(table)}`, 'runtime');
-    const primary = primaryKeyOf(columns);
-    const primaryKey = keys.length === primary.length && keys.every((k) => primary.includes(k));
-    return { table, columns: [...rows.columns], ordinals: [...rows.ordinals], keys, primaryKey };
+    return {
+      table,
+      columns: [...rows.columns],
+      ordinals: [...rows.ordinals],
+      keys,
+      primaryKey: isPrimaryKey(keys, columns),
+    };
   }, ctx.signal);
 }
 

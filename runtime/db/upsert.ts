@@ -1,6 +1,6 @@
 import { ScriptError } from '../errors';
 import type { BulkRows, DbSession, TableColumn, TableName, Upserted } from './engine';
-import { dropTable, showTable, stagingFor } from './tables';
+import { dropTable, primaryKeyOf, showTable, stagingFor } from './tables';
 
 /**
  * Rows matched with a table's rows by key columns, through a staging table typed like the target (so
@@ -70,6 +70,12 @@ export async function mergeByKeys(
   }
   await dropTable(db, stage);
   return counts;
+}
+
+/** Whether `keys` (the table's spelling) are the table's primary key, in any order. */
+export function isPrimaryKey(keys: readonly string[], columns: readonly TableColumn[]): boolean {
+  const primary = primaryKeyOf(columns);
+  return keys.length === primary.length && keys.every((k) => primary.includes(k));
 }
 
 /**
