@@ -217,10 +217,10 @@ class PostgresSession implements DbSession {
         others.length === 0
           ? 'DO NOTHING'
           : `DO UPDATE SET ${others.map((c) => `${c} = excluded.${c}`).join(', ')} ` +
-            `WHERE ${others.map((c) => differs(`${table}.${c}`, `excluded.${c}`)).join(' OR ')}`;
+            `WHERE ${others.map((c) => differs(`t.${c}`, `excluded.${c}`)).join(' OR ')}`;
       const upsert = () =>
         this.client.query<{ inserted: string; updated: string }>(
-          `WITH done AS (INSERT INTO ${table} (${list.join(', ')}) SELECT ${list.join(', ')} FROM ${stage} ` +
+          `WITH done AS (INSERT INTO ${table} AS t (${list.join(', ')}) SELECT ${list.join(', ')} FROM ${stage} ` +
             `ON CONFLICT (${keys.map(quote).join(', ')}) ${onConflict} RETURNING (xmax = 0) AS inserted) ` +
             'SELECT count(*) FILTER (WHERE inserted) AS inserted, count(*) FILTER (WHERE NOT inserted) AS updated FROM done',
         );

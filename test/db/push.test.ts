@@ -158,6 +158,28 @@ dbTest('rows with the same key in one push leave the last of them in the table',
   ]);
 });
 
+dbTest('a table named with its schema is merged by its primary key as well', async (db) => {
+  const schema = db.engine === 'postgres' ? 'shop' : 'main';
+  if (db.engine === 'postgres') await db.run('EXEC ON DB [db] (create schema shop);');
+  await db.run(`EXEC ON DB [db] (create table ${schema}.items (sku varchar(10) primary key, qty int));`);
+  await db.run(`EXEC ON DB [db] (insert into ${schema}.items values ('a', 1), ('b', 2));`);
+  json(db, 'items.json', [
+    { sku: 'a', qty: 1 },
+    { sku: 'b', qty: 20 },
+    { sku: 'c', qty: 3 },
+  ]);
+  const out = await db.run(`SELECT * FROM DRIVE 'items.json'; PUSH INTO DB [db] TABLE '${schema}.items' AUTO_MERGE;`);
+  assert.equal(
+    out.at(-1),
+    `PUSH INTO DB [db]: 3 upserts by AUTO_MERGE ('${schema}.items': 1 inserted, 1 updated, 0 deleted) in 1 transaction`,
+  );
+  assert.deepEqual(await db.rows(`select sku, qty from ${schema}.items order by sku`), [
+    ['a', 1],
+    ['b', 20],
+    ['c', 3],
+  ]);
+});
+
 const HOSTILE = "x'); DROP TABLE people; --";
 
 dbTest(
