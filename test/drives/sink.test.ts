@@ -184,6 +184,39 @@ test('FILE_PER_ROW: FILE evaluated per row with {{field}} and functions; each fi
   );
 });
 
+test('row data in FILE cannot lead out of its folder: a value with a .. segment or a leading slash is refused before any file is written', async () => {
+  const { session: s, dir } = session({ 'root/keep.txt': 'x' });
+  await s.run('%connection add lake --drive root');
+  for (const bad of ['../../escaped', '/tmp/absolute', '..', 'a/../../b', '..\\x']) {
+    s.setDataset(Dataset.fromRows([{ name: 'id', type: { base: 'string' } }], [['1'], [bad]]));
+    for (const target of [
+      "SINK INTO DRIVE [lake] FORMAT JSON FILE 'out/{{id}}.json' FILE_PER_ROW;",
+      "SINK INTO DRIVE FORMAT JSON FILE '#tolower({{id}})' FILE_PER_ROW;",
+      "PUSH INTO DRIVE [lake] FORMAT CSV FILE 'x/{{id}}.csv' FILE_PER_ROW;",
+    ]) {
+      await assert.rejects(
+        s.run(target),
+        (e: Error) => {
+          assert.match(
+            e.message,
+            /FILE: row 2's id '.*' would lead out of the folder \(a '\.\.' segment or a leading slash\)/,
+          );
+          return true;
+        },
+        `${target} with ${bad}`,
+      );
+    }
+  }
+  assert.deepEqual(readdirSync(join(dir, 'root')), ['keep.txt'], 'nothing written');
+  // Data may name subfolders; the script's own text may go where it says.
+  s.setDataset(Dataset.fromRows([{ name: 'day', type: { base: 'string' } }], [['2024/05/01'], ['x..y']]));
+  await s.run("SINK INTO DRIVE [lake] FORMAT CSV FILE '../beside/{{day}}.csv' FILE_PER_ROW;");
+  assert.deepEqual(
+    [existsSync(join(dir, 'beside', '2024', '05', '01.csv')), existsSync(join(dir, 'beside', 'x..y.csv'))],
+    [true, true],
+  );
+});
+
 test('CONTAINER is a folder under the drive; DATE_FIELD writes one file per day under yyyy/MM/dd (undated rows apart)', async () => {
   const { session: s, dir } = session();
   s.setDataset(people());
