@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Decimal from 'decimal.js';
@@ -119,6 +119,38 @@ test('XML: a document under ROOT_NODE (default root), each row an ELEMENT (defau
   await assert.rejects(
     s.run("SINK INTO DRIVE FORMAT JSON FILE 'q.json' ELEMENT 'x';"),
     /ELEMENT applies to XML files; this file is JSON/,
+  );
+});
+
+test('XML read back: a one-row file is one row, and column names XML cannot spell come back as they were', async () => {
+  const { session: s, dir } = session();
+  const names = ['first name', '1st', 'a&b', 'x:y', 'a_x0020_b', 'party 🎉', 'ok'];
+  s.setDataset(
+    Dataset.fromRows(
+      names.map((name) => ({ name, type: { base: 'string' as const } })),
+      [names.map((n) => `v ${n}`)],
+    ),
+  );
+  await s.run("SINK INTO DRIVE FORMAT XML FILE 'one.xml';");
+  assert.match(read(dir, 'one.xml'), /<first_x0020_name>v first name<\/first_x0020_name><_x0031_st>/);
+  await s.run("SELECT * FROM DRIVE 'one.xml';");
+  assert.deepEqual(
+    s.dataset.columns.map((c) => c.name),
+    names,
+  );
+  assert.deepEqual(s.dataset.rows(), [names.map((n) => `v ${n}`)]);
+  // A root with attributes of its own, or a single child that is a leaf, is still the one record.
+  writeFileSync(join(dir, 'attr.xml'), '<order id="7"><customer><name>Ann</name></customer></order>');
+  await s.run("SELECT * FROM DRIVE 'attr.xml';");
+  assert.deepEqual(
+    s.dataset.columns.map((c) => c.name),
+    ['id', 'customer'],
+  );
+  writeFileSync(join(dir, 'leaf.xml'), '<order><total>5</total></order>');
+  await s.run("SELECT * FROM DRIVE 'leaf.xml';");
+  assert.deepEqual(
+    s.dataset.columns.map((c) => c.name),
+    ['total'],
   );
 });
 
