@@ -287,6 +287,10 @@ dbTest(
       ),
       out.join('\n'),
     );
+    assert.ok(
+      out.includes('PUSH INTO DB [db]: 3 upserts by ON_UPSERT (2 more committed by an earlier push) in 2 transactions'),
+      out.join('\n'),
+    );
     assert.deepEqual(await db.rows('select id, v from t order by id'), [
       [1, 1],
       [2, 2],
