@@ -385,7 +385,8 @@ async function batchError<T>(p: Player, b: number, batches: number, work: () => 
     if (!(e instanceof ScriptError) || e.kind === 'cancelled') throw e;
     const start = b * p.size;
     const rows = `rows ${start + 1}–${Math.min(p.rows.rowCount, start + p.size)}`;
-    const before = b > 0 ? `; the ${counted(b, 'batch', 'batches')} before it stay committed` : '';
+    const before =
+      b > 0 ? `; the ${counted(b, 'batch', 'batches')} before it ${b === 1 ? 'stays' : 'stay'} committed` : '';
     throw new ScriptError(
       `${p.by}: ${p.stream} batch ${b + 1} of ${batches} (${rows}) was rolled back: ${e.message}${before}`,
       e.kind,

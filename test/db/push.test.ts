@@ -269,7 +269,7 @@ dbTest(
     assert.equal(error.position?.line, 3);
     assert.match(
       error.message,
-      /^ON_UPSERT: upsert batch 2 of 3 \(rows 3–4\) was rolled back: .*check.*; the 1 batch before it stay committed$/i,
+      /^ON_UPSERT: upsert batch 2 of 3 \(rows 3–4\) was rolled back: .*check.*; the 1 batch before it stays committed$/i,
     );
     assert.deepEqual(await db.rows('select id from t order by id'), [[1], [2]]);
     // Replaying the same log (LOAD of that file) skips the committed batch and retries from batch 2.
