@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { globSource, writeFileAtomic, type GlobSyntax } from '../runtime/support';
+import { globSource, redactMagicLine, writeFileAtomic, type GlobSyntax } from '../runtime/support';
 
 /** One executed cell: Jupyter numbers history by (session, line), line being the execution count. */
 export interface HistoryEntry {
@@ -54,7 +54,8 @@ export class History {
    * a tenth of a trivial cell's round trip, spent before its output could leave).
    */
   add(line: number, input: string): void {
-    const entry = { session: this.session, line, input };
+    // `%connection add` lines are kept with their secrets masked: the file is not where a password belongs.
+    const entry = { session: this.session, line, input: input.split('\n').map(redactMagicLine).join('\n') };
     this.entries.push(entry);
     const text = JSON.stringify(entry) + '\n';
     this.writing = this.writing

@@ -1,8 +1,5 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../runtime/support';
-
-/** Lines that carry a secret (%connection add … --bearer TOKEN) stay out of the history file. */
-const SECRET_LINE = /^\s*%connection\b.*--(basic|bearer|apikey)\b/i;
+import { redactMagicLine, writeFileAtomic } from '../runtime/support';
 
 /**
  * The REPL history in `<workspace>/repl_history`: one entered line per file line, oldest first,
@@ -30,7 +27,8 @@ export class ReplHistory {
   }
 
   record(line: string): void {
-    if (line.trim() === '' || line === this.last || SECRET_LINE.test(line)) return;
+    // A line carrying a secret (%connection add … --bearer TOKEN, a URL's password) stays out of the file.
+    if (line.trim() === '' || line === this.last || redactMagicLine(line) !== line) return;
     this.last = line;
     appendFileSync(this.file, line.replace(/\r?\n/g, ' ') + '\n', { mode: 0o600 });
   }

@@ -55,6 +55,8 @@ interface Player {
 }
 
 interface Tally extends BatchCounts {
+  /** Rows of each stream a resumed push skips: an earlier push of the log committed them. */
+  resumed: Partial<Record<Stream, number>>;
   rows: number;
   total: number;
   transactions: number;
@@ -92,6 +94,7 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
     inserted: 0,
     updated: 0,
     deleted: 0,
+    resumed: {},
     rows: 0,
     total: 0,
     transactions: 0,
@@ -345,7 +348,9 @@ async function playStream(
       text: `${p.stream} stream: resuming at batch ${first + 1} of ${batches} (batches before it were committed by an earlier push of this change log)`,
     });
   }
-  tally.total -= Math.min(total, first * p.size);
+  const skipped = Math.min(total, first * p.size);
+  tally.total -= skipped;
+  if (skipped > 0) tally.resumed[p.stream] = skipped;
   const timeoutSql = p.timeout === undefined ? undefined : engine.dialect.statementTimeout(p.timeout * 1000);
   for (let b = first; b < batches; b++) {
     const start = b * p.size;
@@ -380,7 +385,8 @@ async function batchError<T>(p: Player, b: number, batches: number, work: () => 
     if (!(e instanceof ScriptError) || e.kind === 'cancelled') throw e;
     const start = b * p.size;
     const rows = `rows ${start + 1}–${Math.min(p.rows.rowCount, start + p.size)}`;
-    const before = b > 0 ? `; the ${counted(b, 'batch', 'batches')} before it stay committed` : '';
+    const before =
+      b > 0 ? `; the ${counted(b, 'batch', 'batches')} before it ${b === 1 ? 'stays' : 'stay'} committed` : '';
     throw new ScriptError(
       `${p.by}: ${p.stream} batch ${b + 1} of ${batches} (${rows}) was rolled back: ${e.message}${before}`,
       e.kind,
@@ -430,7 +436,10 @@ function summary(
   const stream = (name: Stream, rows: number, one: string) => {
     const p = players.find((x) => x.stream === name);
     if (rows === 0) return undefined;
-    return p ? `${counted(rows, one)} by ${p.by}` : `${counted(rows, one)} not played (no ON_${name.toUpperCase()})`;
+    if (!p) return `${counted(rows, one)} not played (no ON_${name.toUpperCase()})`;
+    const resumed = t.resumed[name] ?? 0;
+    const before = resumed > 0 ? ` (${counted(resumed, 'more', 'more')} committed by an earlier push)` : '';
+    return `${counted(rows - resumed, one)} by ${p.by}${before}`;
   };
   const streams = [stream('upsert', upserts, 'upsert'), stream('delete', deletes, 'delete')].filter(Boolean).join(', ');
   const merged = players

@@ -143,7 +143,7 @@ export function postgresParser(oid: number): ((text: string) => Value) | undefin
     case PG.float8:
       return Number;
     case PG.numeric:
-      return (s) => parseDecimal(s);
+      return parseNumeric;
     case PG.date:
     case PG.timestamp:
       return parseTimestamp;
@@ -153,6 +153,16 @@ export function postgresParser(oid: number): ((text: string) => Value) | undefin
     default:
       return undefined;
   }
+}
+
+function parseNumeric(s: string): Value {
+  // A decimal is exact digits (as .NET's): PostgreSQL's NaN and infinities would print as bare words in JSON.
+  if (s === 'NaN' || s.endsWith('Infinity'))
+    throw new ScriptError(
+      `PostgreSQL returned the numeric '${s}', which a decimal cannot hold (cast it to float8, or nullif(…, 'NaN'))`,
+      'runtime',
+    );
+  return parseDecimal(s);
 }
 
 function parseTimestamp(s: string): Date {

@@ -54,15 +54,27 @@ function walk(nodes: Node[], steps: Step[]): Node[] {
 }
 
 /**
- * `$` on XML: the root's children whose name repeats are the records (the XML form of an array);
- * when no name repeats, the root itself is the one record (its children become columns).
+ * `$` on XML: the root's children whose name repeats are the records (the XML form of an array).
+ * A bare root around one element that has children of its own holds that one record: a one-row
+ * `<root><row>…</row></root>`, as SINK INTO DRIVE and .NET's DataSet.WriteXml write it. Otherwise the
+ * root itself is the one record (its children become columns).
  */
 function containerRecords(root: Element): Element[] {
   const children = childElements(root);
   const counts = new Map<string, number>();
   for (const c of children) counts.set(c.nodeName, (counts.get(c.nodeName) ?? 0) + 1);
   const repeated = children.filter((c) => counts.get(c.nodeName)! > 1);
-  return repeated.length > 0 ? repeated : [root];
+  if (repeated.length > 0) return repeated;
+  if (children.length === 1 && childElements(children[0]).length > 0 && !hasOwnAttributes(root)) return children;
+  return [root];
+}
+
+function hasOwnAttributes(el: Element): boolean {
+  for (let i = 0; i < el.attributes.length; i++) {
+    const name = el.attributes[i].name;
+    if (name !== 'xmlns' && !name.startsWith('xmlns:')) return true;
+  }
+  return false;
 }
 
 // ----------------------------------------------------------------------------- XPath by steps

@@ -105,26 +105,23 @@ export function elementToRecord(el: Element, exclude?: string): Record<string, u
   const children = childElements(el);
   const record: Record<string, unknown> = {};
   const childNames = new Set<string>();
-  for (const c of children) childNames.add(c.localName ?? c.nodeName);
+  for (const c of children) childNames.add(localName(c));
   const attrs = el.attributes;
   for (let i = 0; i < attrs.length; i++) {
     const a = attrs[i];
     if (a.name === 'xmlns' || a.name.startsWith('xmlns:')) continue;
-    const name = a.localName ?? a.name;
-    record[
-      childNames.has(name) || (children.length === 0 && name === (el.localName ?? el.nodeName)) ? `@${name}` : name
-    ] = a.value;
+    const name = decodeXmlName(a.localName ?? a.name);
+    record[childNames.has(name) || (children.length === 0 && name === localName(el)) ? `@${name}` : name] = a.value;
   }
   if (children.length === 0) {
     // <i n="1"/> is a record of its attributes; <i>text</i> and <i/> have a column of their own.
     const text = textOf(el);
-    if (text !== '' || Object.keys(record).length === 0)
-      record[el.localName ?? el.nodeName] = text === '' ? null : text;
+    if (text !== '' || Object.keys(record).length === 0) record[localName(el)] = text === '' ? null : text;
     return record;
   }
   const groups = new Map<string, Element[]>();
   for (const c of children) {
-    const name = c.localName ?? c.nodeName;
+    const name = localName(c);
     if (name === exclude) continue;
     const g = groups.get(name);
     if (g) g.push(c);
@@ -139,6 +136,19 @@ export function elementToRecord(el: Element, exclude?: string): Record<string, u
     }
   }
   return record;
+}
+
+/** An element's column name: its local name with .NET's `_xHHHH_` escapes decoded (`first_x0020_name` → `first name`). */
+function localName(el: Element): string {
+  return decodeXmlName(el.localName ?? el.nodeName);
+}
+
+/** XmlConvert.DecodeName: `_xHHHH_` and `_xHHHHHHHH_` back to the character they stand for. */
+function decodeXmlName(name: string): string {
+  if (!name.includes('_x')) return name;
+  return name.replace(/_x([0-9A-Fa-f]{8}|[0-9A-Fa-f]{4})_/g, (_m, hex: string) =>
+    String.fromCodePoint(parseInt(hex, 16)),
+  );
 }
 
 /** A record of a selected attribute or text node: its name (or `value`) and its text. */

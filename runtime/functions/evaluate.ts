@@ -1,5 +1,5 @@
 import { Dataset } from '../dataset/dataset';
-import type { Column, ColumnType, Value } from '../dataset/types';
+import { STRING, type Column, type ColumnType, type Value } from '../dataset/types';
 import { insideStrings, OPERATOR_STYLE, styledField, type FieldStyle } from './field-style';
 import { ScriptError, type Position } from '../errors';
 import type { Text } from '../script/ast';
@@ -15,7 +15,7 @@ import {
   type Part,
   type VariablePart,
 } from './parse';
-import { FunctionError, type CallContext } from './types';
+import { FunctionError, type BinaryPrefix, type CallContext } from './types';
 import { formatValue } from '../dataset/format-value';
 import { displayValue, fieldText } from './values';
 
@@ -114,8 +114,8 @@ function bindField(part: FieldPart, env: Env): Bound {
   }
   env.reads?.add(ordinal);
   const styled = env.fieldStyles?.get(part);
-  if (styled && !part.prefix) {
-    const write = styled(env.columns[ordinal].type);
+  if (styled) {
+    const write = prefixed(part.prefix, styled, env.columns[ordinal].type);
     return { c: false, f: (row) => write(row[ordinal]), cell: { ordinal, text: write } };
   }
   if (!part.prefix) {
@@ -143,9 +143,23 @@ function bindVariable(part: VariablePart, env: Env): Bound {
       .join(', ');
     throw new ScriptError(`unknown pipeline variable @${part.name} (known: ${known})`, 'runtime', part.pos);
   }
-  if (part.prefix) return constant(fieldText(v, part.prefix));
   const styled = env.fieldStyles?.get(part);
-  return constant(styled ? styled(inferType([v]))(v) : v);
+  if (styled) return constant(prefixed(part.prefix, styled, inferType([v]))(v));
+  return constant(part.prefix ? fieldText(v, part.prefix) : v);
+}
+
+/**
+ * A batch operator's writer of a field, with its binary prefix applied first: `{{base64:f}}` is text,
+ * so it is quoted and escaped as text is (a JSON string, a SQL literal), and null stays null.
+ */
+function prefixed(
+  prefix: BinaryPrefix | undefined,
+  styled: (type: ColumnType) => (v: Value) => string,
+  type: ColumnType,
+): (v: Value) => string {
+  if (!prefix) return styled(type);
+  const write = styled(STRING);
+  return (v) => write(v === null ? null : fieldText(v, prefix));
 }
 
 /** Concatenation of parts as text; a single part keeps its value (and type). */

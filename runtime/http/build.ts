@@ -73,9 +73,20 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   };
 }
 
+/**
+ * The base URL's query (an API key given with the connection, `…/api?code=…`) stays a query: the path
+ * goes after the base's path, and the path's own query parameters after the base's.
+ */
 function joinUrl(base: string, path: string): string {
   if (path === '') return base;
-  return `${base.replace(/\/+$/, '')}${path.startsWith('/') || path.startsWith('?') ? '' : '/'}${path}`;
+  const [root, baseQuery = ''] = base.replace(/#.*/s, '').split(/\?(.*)/s);
+  const at = path.search(/[?#]/);
+  const pathOnly = at < 0 ? path : path.slice(0, at);
+  const rest = at < 0 ? '' : path.slice(at);
+  const [pathQuery, hash = ''] = rest.replace(/^\?/, '').split(/(#.*)/s);
+  const query = [baseQuery, rest.startsWith('?') ? pathQuery : ''].filter((q) => q !== '').join('&');
+  const sep = pathOnly === '' || pathOnly.startsWith('/') ? '' : '/';
+  return `${root.replace(/\/+$/, '')}${sep}${pathOnly}${query ? `?${query}` : ''}${hash}`;
 }
 
 function sameOrigin(url: URL, base: string): boolean {

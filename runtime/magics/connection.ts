@@ -43,8 +43,14 @@ function splitPair(text: string, sep: string, what: string): [string, string] {
 
 function parseConnection(words: string[]): Connection {
   const { positional, flags } = parseFlags(words, FLAGS, USAGE);
-  const [name, url] = positional;
+  const [name, url, ...extra] = positional;
   if (!name) throw new ScriptError(`a connection needs a name; usage: ${USAGE}`, 'semantic');
+  // Not echoed: a blank in a password splits the URL, and what follows is likely the password's end.
+  if (extra.length)
+    throw new ScriptError(
+      `connection '${name}': unexpected words after the URL (percent-encode blanks in a URL: %20); usage: ${USAGE}`,
+      'semantic',
+    );
   const one = (k: string) => flags.get(k)?.[0];
   const drive = one('drive');
   if (drive) return { name, kind: 'drive', root: drive };
@@ -90,9 +96,13 @@ function withSocketHost(target: string): string {
   return /^[a-z]+:\/\/[^/?#]*@\/.*[?&]host=/i.test(target) ? target.replace('@/', '@localhost/') : target;
 }
 
-/** A URL as text with its userinfo cut, for an error about a URL that does not parse. */
+/**
+ * A URL as text with its userinfo cut, for an error about a URL that does not parse: up to the last `@`,
+ * since a password that broke the URL may hold `/`, `?` or `#`; without one, the host and port, where a
+ * user:password whose `@` went missing would stand.
+ */
 function maskUserinfo(text: string): string {
-  return text.replace(/\/\/[^/@]*@/, '//****@');
+  return text.includes('@') ? text.replace(/\/\/.*@/s, '//****@') : text.replace(/\/\/[^/?#]*/, '//****');
 }
 
 function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>): Connection {

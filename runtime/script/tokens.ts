@@ -185,7 +185,10 @@ export type BlockScan = { end: number } | { unclosed: 'paren' | 'quote'; at: num
 /**
  * Finds the `)` closing the `(` at `open`: nested parentheses balance, `'…'` (with `''`) and `"…"`
  * (with `\"`) are skipped, and so is a `--` comment (at the block start or after whitespace, not
- * `-->`) so that `don't` in a SQL comment cannot open a string. The text itself stays verbatim.
+ * `-->`) so that `don't` in a SQL comment cannot open a string. So are a C-style comment (slash-star to
+ * star-slash) and a PostgreSQL dollar-quoted string (`$$ … $$`, `$tag$ … $tag$`: function bodies), when
+ * they are closed: an unclosed one is other text (a `$` or a slash-star in a payload). The text itself
+ * stays verbatim.
  */
 export function scanBlock(text: string, open: number): BlockScan {
   let depth = 0;
@@ -202,9 +205,27 @@ export function scanBlock(text: string, open: number): BlockScan {
       const eol = text.indexOf('\n', i);
       if (eol < 0) break;
       i = eol;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const close = text.indexOf('*/', i + 2);
+      if (close > 0) i = close + 1;
+    } else if (c === '$') {
+      const close = closingDollarQuote(text, i);
+      if (close > 0) i = close;
     }
   }
   return { unclosed: 'paren', at: open };
+}
+
+const DOLLAR_TAG = /\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$/y;
+
+/** The last character of the dollar quote opening at `open`, or -1 (not one: `$1`, `a$b`, or never closed). */
+function closingDollarQuote(text: string, open: number): number {
+  if (/[\w$]/.test(text[open - 1] ?? '')) return -1;
+  DOLLAR_TAG.lastIndex = open;
+  const tag = DOLLAR_TAG.exec(text)?.[0];
+  if (!tag) return -1;
+  const end = text.indexOf(tag, open + tag.length);
+  return end < 0 ? -1 : end + tag.length - 1;
 }
 
 function closingQuote(text: string, open: number): number {

@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import type { Dataset } from '../dataset/dataset';
+import type { Value } from '../dataset/types';
 import type { Drive } from '../drives';
 import { ScriptError, type Position } from '../errors';
 import { compileTemplate } from '../functions/evaluate';
@@ -50,11 +51,16 @@ export async function writeDriveFiles(
 }
 
 function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput, scope: Scope): Generator<Part> {
-  const file = atArgument(out.file, () => compileTemplate(out.file!).bind(scope, rows, { fxByRow: out.filePerRow }));
+  const reads = new Set<number>();
+  const file = atArgument(out.file, () =>
+    compileTemplate(out.file!).bind(scope, rows, { fxByRow: out.filePerRow, reads }),
+  );
   // An empty dataset still makes its (empty) file: a FILE with {{field}} then sees nulls.
   const empty = rows.columns.map(() => null);
   const at = (folder: string, r: number) => {
-    const path = name(file(r < rows.rowCount ? rows.row(r) : empty, r));
+    const row = r < rows.rowCount ? rows.row(r) : empty;
+    for (const c of reads) confined(row[c], rows.columns[c].name, r, out.file!.pos);
+    const path = name(file(row, r));
     if (path.trim() === '') throw new ScriptError('FILE evaluates to an empty name', 'runtime', out.file!.pos);
     return posix.join(out.container ?? '', folder, path);
   };
@@ -91,6 +97,23 @@ function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput,
     const indices = groups.get(folder)!;
     yield { path: at(folder, indices[0]), rows: rows.pick(indices) };
   }
+}
+
+/** A path segment `..`, or a root: what would take a name out of the folder the script names. */
+const ESCAPE = /(^|[\\/])\.\.([\\/]|$)|^[\\/]/;
+
+/**
+ * Row data (a webhook's payload, an API's answer) in FILE may name files and subfolders, but never
+ * lead out of the folder the script's text points to: a value holding a `..` segment or starting with
+ * a slash is refused before any file is written.
+ */
+function confined(v: Value, column: string, r: number, pos: Position | undefined): void {
+  if (typeof v === 'string' && ESCAPE.test(v))
+    throw new ScriptError(
+      `FILE: row ${r + 1}'s ${column} '${v}' would lead out of the folder (a '..' segment or a leading slash); a file name made of row data stays inside it`,
+      'runtime',
+      pos,
+    );
 }
 
 /** DATE_FIELD: the `yyyy/MM/dd` folder of each row's date (UTC, as datetimes are written), or `undated`. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
 import { writeFileAtomic } from './files';
-import { MASK } from './redact';
+import { MASK, redactUrl } from './redact';
 import { WorkspaceKey } from './workspace-key';
 
 export type HttpAuth =
@@ -60,10 +60,14 @@ export type Connection = HttpConnection | DbConnection | FtpConnection | DriveCo
 /** A secret value inside a connection: its path of keys, and the value. */
 type SecretLeaf = [path: string[], value: string];
 
-/** Where a connection keeps its secrets: passwords, tokens, API keys and every header value. */
+/**
+ * Where a connection keeps its secrets: passwords, tokens, API keys, every header value, and a base URL
+ * carrying a key in its query (`https://fn.example/api?code=…`).
+ */
 function secretsOf(c: Connection): SecretLeaf[] {
   const out: SecretLeaf[] = [];
   if (c.kind === 'http') {
+    if (redactUrl(c.baseUrl) !== c.baseUrl) out.push([['baseUrl'], c.baseUrl]);
     if (c.auth?.type === 'basic') out.push([['auth', 'password'], c.auth.password]);
     if (c.auth?.type === 'bearer') out.push([['auth', 'token'], c.auth.token]);
     if (c.auth?.type === 'apikey') out.push([['auth', 'key'], c.auth.key]);
@@ -84,19 +88,21 @@ function withLeaves(c: Connection, leaves: SecretLeaf[]): Connection {
   return copy as unknown as Connection;
 }
 
-/** A connection safe to show: every secret is ****, URLs show `user:****@`. */
+/** A secret leaf as shown and stored in clear: ****, or a URL with its secret parts ****. */
+function masked(leaves: SecretLeaf[]): SecretLeaf[] {
+  return leaves.map(([path, value]) => [path, path[0] === 'baseUrl' ? redactUrl(value) : MASK]);
+}
+
+/** A connection safe to show: every secret is ****, URLs show `user:****@` and `?token=****`. */
 export function redactConnection(c: Connection): Record<string, unknown> {
-  const masked = withLeaves(
-    c,
-    secretsOf(c).map(([path]) => [path, MASK]),
-  ) as unknown as Record<string, unknown>;
-  if ((c.kind === 'postgres' || c.kind === 'ftp') && c.password !== undefined) {
+  const shown = withLeaves(c, masked(secretsOf(c))) as unknown as Record<string, unknown>;
+  if (c.kind === 'postgres' || c.kind === 'ftp') {
     const url = new URL(c.url);
-    url.password = 'x';
-    masked.url = url.toString().replace(':x@', `:${MASK}@`);
-    delete masked.password;
+    if (c.password !== undefined) url.password = 'x';
+    shown.url = redactUrl(url.toString());
+    delete shown.password;
   }
-  return masked;
+  return shown;
 }
 
 /** A connection as connections.json keeps it: secrets sealed under the workspace key, never in clear. */
@@ -127,7 +133,7 @@ export class ConnectionStore {
         const list = JSON.parse(readFileSync(this.file, 'utf8')) as StoredConnection[];
         for (const stored of list) {
           const c = this.unseal(stored);
-          if (!stored.sealed && secretsOf(c).length > 0) clearSecrets = true;
+          if ((!stored.sealed && secretsOf(c).length > 0) || hasPasswordParam(c)) clearSecrets = true;
           this.cache.set(c.name.toLowerCase(), c);
         }
       }
@@ -139,20 +145,19 @@ export class ConnectionStore {
   private unseal(stored: StoredConnection): Connection {
     const { sealed, ...rest } = stored;
     const c = upgrade(rest);
-    if (!sealed) return c;
-    const leaves = JSON.parse(this.key.open(c.name, sealed, `connection [${c.name}]`)) as SecretLeaf[];
-    return withLeaves(c, leaves);
+    const open = sealed
+      ? withLeaves(c, JSON.parse(this.key.open(c.name, sealed, `connection [${c.name}]`)) as SecretLeaf[])
+      : c;
+    // Saved before a `password` parameter was taken out of the URL: take it out now, to be sealed.
+    return hasPasswordParam(open) ? { ...open, ...splitPassword(open.url, open.password) } : open;
   }
 
   private sealedForm(c: Connection, key: WorkspaceKey): StoredConnection {
     const leaves = secretsOf(c);
     if (leaves.length === 0) return c;
-    const masked = withLeaves(
-      c,
-      leaves.map(([path]) => [path, MASK]),
-    );
-    if (masked.kind === 'postgres' || masked.kind === 'ftp') delete masked.password;
-    return { ...masked, sealed: key.seal(c.name, JSON.stringify(leaves)) };
+    const clear = withLeaves(c, masked(leaves));
+    if (clear.kind === 'postgres' || clear.kind === 'ftp') delete clear.password;
+    return { ...clear, sealed: key.seal(c.name, JSON.stringify(leaves)) };
   }
 
   private save(key: WorkspaceKey = this.key): void {
@@ -220,11 +225,19 @@ function upgrade(c: Connection): Connection {
   return { name: c.name, kind: 'postgres', ...splitPassword(legacy.target) };
 }
 
-/** A URL's password taken out of it: the URL to keep, and the password to seal. */
-export function splitPassword(text: string): { url: string; password?: string } {
+function hasPasswordParam(c: Connection): c is PostgresConnection {
+  return c.kind === 'postgres' && new URL(c.url).searchParams.has('password');
+}
+
+/**
+ * A URL's password taken out of it: the URL to keep, and the password to seal. The password is the
+ * user info's, or a `password` query parameter's (libpq's form, which pg prefers over the user info's).
+ */
+export function splitPassword(text: string, password?: string): { url: string; password?: string } {
   const url = new URL(text);
-  if (!url.password) return { url: url.toString() };
-  const password = decodeURIComponent(url.password);
+  const param = url.searchParams.get('password');
+  if (param !== null) url.searchParams.delete('password');
+  const own = param ?? (url.password ? decodeURIComponent(url.password) : password);
   url.password = '';
-  return { url: url.toString(), password };
+  return own === undefined ? { url: url.toString() } : { url: url.toString(), password: own };
 }

@@ -4,7 +4,13 @@
  */
 export const MASK = '****';
 
-/** A URL with any password replaced: `postgres://app:****@db:5432/shop`. Text that is not a URL is returned as it is. */
+/** Query parameters whose names suggest a secret: `api_key`, `token`, `sig`, `code`, PostgreSQL's `password`… */
+const SECRET_PARAM = /key|token|secret|password|passwd|pwd|sig|auth|code|credential/i;
+
+/**
+ * A URL with its password and the values of query parameters named like secrets replaced:
+ * `postgres://app:****@db:5432/shop`, `https://h/hook?code=****`. Text that is not a URL is returned as it is.
+ */
 export function redactUrl(text: string): string {
   let url: URL;
   try {
@@ -12,9 +18,11 @@ export function redactUrl(text: string): string {
   } catch {
     return text;
   }
-  if (!url.password) return text;
-  url.password = MASK;
-  return url.toString().replace(encodeURIComponent(MASK), MASK);
+  const secretParams = [...url.searchParams.keys()].filter((name) => SECRET_PARAM.test(name));
+  if (!url.password && secretParams.length === 0) return text;
+  if (url.password) url.password = MASK;
+  for (const name of secretParams) url.searchParams.set(name, MASK);
+  return url.toString().replace(/%2A%2A%2A%2A/gi, MASK);
 }
 
 /** Every URL inside a text (an error message, a log line) with its password replaced. */

@@ -19,15 +19,27 @@ export function xmlEscape(s: string): string {
 
 /**
  * An element name for a column, as .NET's XmlConvert.EncodeLocalName writes it: each character not
- * allowed in a name becomes _xHHHH_ (a space is _x0020_), so any column name gives valid XML.
+ * allowed in a name becomes _xHHHH_ (a space is _x0020_), so any column name gives valid XML; an `_`
+ * that would read as the start of such an escape is one itself (_x005F_), so readers decode every name
+ * back to the column's.
  */
 export function xmlName(name: string): string {
   let out = '';
   let first = true;
+  let i = 0;
   for (const ch of name) {
     const ok = first ? /[\p{L}_]/u.test(ch) : /[\u0300-\u036f\p{L}\p{N}_.\-\u00b7\u203f\u2040]/u.test(ch);
-    out += ok ? ch : [...ch].map((c) => `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`).join('');
+    const escapeLike = ch === '_' && /^_x(?:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})_/.test(name.slice(i));
+    out +=
+      ok && !escapeLike
+        ? ch
+        : `_x${ch
+            .codePointAt(0)!
+            .toString(16)
+            .toUpperCase()
+            .padStart(ch.length > 1 ? 8 : 4, '0')}_`;
     first = false;
+    i += ch.length;
   }
   return out === '' ? '_' : out;
 }

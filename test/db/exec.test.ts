@@ -232,3 +232,25 @@ test(
     }
   },
 );
+
+dbTest(
+  'a PostgreSQL dollar-quoted body or a /* comment */ holding a quote or a parenthesis is part of the SQL block',
+  async (db) => {
+    await db.run(`EXEC ON DB [db] (
+      create function greeting(who text) returns text as $body$
+        -- it's a comment in the body (
+        select 'it''s ' || who || $$ :) don't $$
+      $body$ language sql /* ( don't */
+    );`);
+    await db.run(`SELECT * FROM DB [db] (select greeting('bob') as g, $x$it's ($x$ as t /* ) it's */);`);
+    const row = db.session.dataset.rows()[0].map(plain);
+    assert.equal(row[0], "it's bob :) don't ");
+    assert.equal(row[1], "it's (");
+  },
+  ['postgres'],
+);
+
+dbTest('a /* comment */ holding a quote or a parenthesis is part of the SQL block', async (db) => {
+  await db.run(`SELECT * FROM DB [db] (select 1 as n /* don't ( */);`);
+  assert.deepEqual(db.session.dataset.rows(), [[1]]);
+});

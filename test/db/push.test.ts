@@ -269,7 +269,7 @@ dbTest(
     assert.equal(error.position?.line, 3);
     assert.match(
       error.message,
-      /^ON_UPSERT: upsert batch 2 of 3 \(rows 3–4\) was rolled back: .*check.*; the 1 batch before it stay committed$/i,
+      /^ON_UPSERT: upsert batch 2 of 3 \(rows 3–4\) was rolled back: .*check.*; the 1 batch before it stays committed$/i,
     );
     assert.deepEqual(await db.rows('select id from t order by id'), [[1], [2]]);
     // Replaying the same log (LOAD of that file) skips the committed batch and retries from batch 2.
@@ -285,6 +285,10 @@ dbTest(
       out.includes(
         'upsert stream: resuming at batch 2 of 3 (batches before it were committed by an earlier push of this change log)',
       ),
+      out.join('\n'),
+    );
+    assert.ok(
+      out.includes('PUSH INTO DB [db]: 3 upserts by ON_UPSERT (2 more committed by an earlier push) in 2 transactions'),
       out.join('\n'),
     );
     assert.deepEqual(await db.rows('select id, v from t order by id'), [

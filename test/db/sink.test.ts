@@ -225,3 +225,19 @@ dbTest(
   },
   ['sqlite'],
 );
+
+dbTest(
+  "a value the table's column refuses names where COPY met it, and nothing is written",
+  async (db) => {
+    json(db, 'bad.json', [
+      { id: '1', v: 'a' },
+      { id: 'abc', v: 'b' },
+    ]);
+    await db.run('EXEC ON DB [db] (create table st (id int, v text));');
+    const e = await db.error("SELECT * FROM DRIVE 'bad.json';\nSINK INTO DB [db] TABLE 'st';");
+    assert.equal(e.statement, 'SINK INTO DB');
+    assert.match(e.message, /invalid input syntax for type integer: "abc" \(COPY st, line 2, column id: "abc"\)/);
+    assert.equal(await count(db, 'st'), 0);
+  },
+  ['postgres'],
+);

@@ -328,3 +328,22 @@ dbTest(
   },
   ['sqlite'],
 );
+
+dbTest(
+  'PostgreSQL values no dataset type holds (numeric NaN and infinities, infinite dates) fail the read, naming the value',
+  async (db) => {
+    for (const [sql, value] of [
+      ["select 'NaN'::numeric as n", "numeric 'NaN', which a decimal cannot hold"],
+      ["select '-Infinity'::numeric as n", "numeric '-Infinity', which a decimal cannot hold"],
+      ["select 'infinity'::timestamp as t", "date 'infinity', which a datetime cannot hold"],
+    ]) {
+      const e = await db.error(`SELECT * FROM DB [db] (${sql});`);
+      assert.equal(e.statement, 'SELECT FROM DB');
+      assert.ok(e.message.includes(`PostgreSQL returned the ${value}`), e.message);
+    }
+    // A double holds them.
+    const ds = await db.data("SELECT * FROM DB [db] (select 'NaN'::numeric::float8 as n);");
+    assert.ok(Number.isNaN(ds.rows()[0][0]));
+  },
+  ['postgres'],
+);

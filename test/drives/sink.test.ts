@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Decimal from 'decimal.js';
@@ -122,6 +122,38 @@ test('XML: a document under ROOT_NODE (default root), each row an ELEMENT (defau
   );
 });
 
+test('XML read back: a one-row file is one row, and column names XML cannot spell come back as they were', async () => {
+  const { session: s, dir } = session();
+  const names = ['first name', '1st', 'a&b', 'x:y', 'a_x0020_b', 'party 🎉', 'ok'];
+  s.setDataset(
+    Dataset.fromRows(
+      names.map((name) => ({ name, type: { base: 'string' as const } })),
+      [names.map((n) => `v ${n}`)],
+    ),
+  );
+  await s.run("SINK INTO DRIVE FORMAT XML FILE 'one.xml';");
+  assert.match(read(dir, 'one.xml'), /<first_x0020_name>v first name<\/first_x0020_name><_x0031_st>/);
+  await s.run("SELECT * FROM DRIVE 'one.xml';");
+  assert.deepEqual(
+    s.dataset.columns.map((c) => c.name),
+    names,
+  );
+  assert.deepEqual(s.dataset.rows(), [names.map((n) => `v ${n}`)]);
+  // A root with attributes of its own, or a single child that is a leaf, is still the one record.
+  writeFileSync(join(dir, 'attr.xml'), '<order id="7"><customer><name>Ann</name></customer></order>');
+  await s.run("SELECT * FROM DRIVE 'attr.xml';");
+  assert.deepEqual(
+    s.dataset.columns.map((c) => c.name),
+    ['id', 'customer'],
+  );
+  writeFileSync(join(dir, 'leaf.xml'), '<order><total>5</total></order>');
+  await s.run("SELECT * FROM DRIVE 'leaf.xml';");
+  assert.deepEqual(
+    s.dataset.columns.map((c) => c.name),
+    ['total'],
+  );
+});
+
 test('RAW and COLUMN: a field value is the whole file (bytes as they are); a ZIP COLUMN document becomes one file', async () => {
   const { session: s, dir } = session();
   s.setDataset(people());
@@ -181,6 +213,39 @@ test('FILE_PER_ROW: FILE evaluated per row with {{field}} and functions; each fi
       assert.equal(e.position?.column, 34, 'at the FILE text');
       return true;
     },
+  );
+});
+
+test('row data in FILE cannot lead out of its folder: a value with a .. segment or a leading slash is refused before any file is written', async () => {
+  const { session: s, dir } = session({ 'root/keep.txt': 'x' });
+  await s.run('%connection add lake --drive root');
+  for (const bad of ['../../escaped', '/tmp/absolute', '..', 'a/../../b', '..\\x']) {
+    s.setDataset(Dataset.fromRows([{ name: 'id', type: { base: 'string' } }], [['1'], [bad]]));
+    for (const target of [
+      "SINK INTO DRIVE [lake] FORMAT JSON FILE 'out/{{id}}.json' FILE_PER_ROW;",
+      "SINK INTO DRIVE FORMAT JSON FILE '#tolower({{id}})' FILE_PER_ROW;",
+      "PUSH INTO DRIVE [lake] FORMAT CSV FILE 'x/{{id}}.csv' FILE_PER_ROW;",
+    ]) {
+      await assert.rejects(
+        s.run(target),
+        (e: Error) => {
+          assert.match(
+            e.message,
+            /FILE: row 2's id '.*' would lead out of the folder \(a '\.\.' segment or a leading slash\)/,
+          );
+          return true;
+        },
+        `${target} with ${bad}`,
+      );
+    }
+  }
+  assert.deepEqual(readdirSync(join(dir, 'root')), ['keep.txt'], 'nothing written');
+  // Data may name subfolders; the script's own text may go where it says.
+  s.setDataset(Dataset.fromRows([{ name: 'day', type: { base: 'string' } }], [['2024/05/01'], ['x..y']]));
+  await s.run("SINK INTO DRIVE [lake] FORMAT CSV FILE '../beside/{{day}}.csv' FILE_PER_ROW;");
+  assert.deepEqual(
+    [existsSync(join(dir, 'beside', '2024', '05', '01.csv')), existsSync(join(dir, 'beside', 'x..y.csv'))],
+    [true, true],
   );
 });
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Executor } from '../../kernel/executor';
@@ -40,7 +41,8 @@ function setup() {
   const context = new OutputContext();
   const published: Published[] = [];
   const session = new Session({ workspace: join(dir, 'ws'), cwd: dir, commands: { Print: testPrint } });
-  const history = new History(join(dir, `history-${++histories}.jsonl`));
+  const historyFile = join(dir, `history-${++histories}.jsonl`);
+  const history = new History(historyFile);
   const executor = new Executor(session, history, (type, content) =>
     published.push({ type, content: content as Record<string, unknown>, parent: context.current() }),
   );
@@ -57,7 +59,7 @@ function setup() {
     const msg = request();
     return { msg, reply: context.run(msg, () => executor.execute({ code, ...options })) };
   };
-  return { session, executor, history, published, run };
+  return { session, executor, history, historyFile, published, run };
 }
 
 test('a cell shows execute_input, then its outputs in order, its last table as execute_result', async () => {
@@ -124,6 +126,20 @@ test('an error is one error output and an error reply pointing at the statement'
   assert.match(failing.traceback[0], /line 2, column 1/);
   assert.equal(failing.traceback[1].trim(), 'FROB THE DATA;');
   assert.equal(failing.traceback[2].trim(), '^');
+});
+
+test('a cell adding a connection is kept in history with its secrets masked', async () => {
+  const { history, historyFile, run } = setup();
+  await run(
+    "%connection add pg postgres://app:s3cret@127.0.0.1:1/db\n%connection add api http://127.0.0.1:9 --bearer s3cret\nPRINT 'x';",
+  ).reply;
+  await history.flushed();
+  const kept = [...history.query({ hist_access_type: 'tail' }).map((r) => r[2]), readFileSync(historyFile, 'utf8')];
+  for (const text of kept) assert.ok(!String(text).includes('s3cret'), String(text));
+  assert.equal(
+    history.query({ hist_access_type: 'tail' })[0][2],
+    "%connection add pg postgres://app:****@127.0.0.1:1/db\n%connection add api http://127.0.0.1:9 --bearer ****\nPRINT 'x';",
+  );
 });
 
 test('a silent cell publishes nothing and is neither counted nor kept in history', async () => {

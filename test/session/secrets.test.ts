@@ -110,6 +110,47 @@ test('connection secrets of every kind are sealed at rest, used, and never shown
   await session.close();
 });
 
+test('secrets outside the user info: a PostgreSQL password parameter, a key in a base URL, a password that breaks its URL', async () => {
+  const server = await startHttpServer((req, res) => sendJson(res, { url: req.url }));
+  servers.push(server);
+  const { session, dir } = tempSession({}, 'secrets');
+  const added = await outputOf(
+    session,
+    [
+      '%connection add pg postgres://app@127.0.0.1:1/shop?sslmode=disable&password=PGPASS5',
+      `%connection add fn ${server.url}/api?code=APIKEY3`,
+    ].join('\n'),
+  );
+  assertNoSecret(added, 'adding');
+  await session.run(`SELECT * FROM HTTP [fn] (GET /orders) APPLY TX '$';`);
+  assert.equal(session.dataset.rows()[0][0], '/api/orders?code=APIKEY3', 'the key is still sent');
+  const list = await outputOf(session, '%connection list');
+  assertNoSecret(list, '%connection list');
+  assert.match(list, /postgres:\/\/app:\*\*\*\*@127\.0\.0\.1:1\/shop\?sslmode=disable\\"/);
+  assert.match(list, /\/api\?code=\*\*\*\*\\"/);
+  assertNoSecret(
+    await outputOf(session, 'SELECT * FROM HTTP [fn] (GET http://127.0.0.1:9/x?code=APIKEY3);'),
+    'an error',
+  );
+  for (const f of filesUnder(join(dir, 'ws'))) assertNoSecret(f.text, f.path);
+  const again = new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  assert.equal(again.connections.getOf('pg', 'postgres').password, 'PGPASS5');
+  assert.equal(again.connections.getOf('fn', 'http').baseUrl, `${server.url}/api?code=APIKEY3`);
+
+  // A password with '/' or a blank breaks the URL: the error does not echo it.
+  for (const line of [
+    '%connection add bad postgres://app:INLINE/PW7@127.0.0.1:5432/db',
+    '%connection add bad https://bob:INLINE/PW7@127.0.0.1/',
+    '%connection add bad postgres://app:INLINE PW7@127.0.0.1/db',
+    '%connection add bad postgres://app:INLINEPW7/127.0.0.1/db',
+  ]) {
+    const error = await outputOf(session, line);
+    assert.match(error, /not a valid URL|unexpected words after the URL/, line);
+    assert.ok(!/INLINE|PW7/.test(error), `${line} shows the password: ${error}`);
+  }
+  await session.close();
+});
+
 test('a connections file with secrets in clear is rewritten sealed on first use', async () => {
   const { dir } = tempSession({}, 'secrets');
   const ws = join(dir, 'legacy');
@@ -126,6 +167,7 @@ test('a connections file with secrets in clear is rewritten sealed on first use'
         headers: { 'X-Custom': 'HDRVAL4' },
       },
       { name: 'pg', kind: 'postgres', target: 'postgres://app:PGPASS5@127.0.0.1:1/shop' },
+      { name: 'pg2', kind: 'postgres', url: 'postgres://app@127.0.0.1:1/shop?password=INLINEPW7' },
       { name: 'lite', kind: 'sqlite', target: 'shop.db' },
     ]),
   );
@@ -135,6 +177,7 @@ test('a connections file with secrets in clear is rewritten sealed on first use'
   const api = session.connections.getOf('api', 'http');
   assert.ok(api.auth?.type === 'bearer' && api.auth.token === 'BEARERTOK1');
   assert.equal(session.connections.getOf('pg', 'postgres').password, 'PGPASS5');
+  assert.equal(session.connections.getOf('pg2', 'postgres').password, 'INLINEPW7');
   assert.equal(session.connections.getOf('lite', 'sqlite').file, 'shop.db');
 });
 

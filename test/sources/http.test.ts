@@ -128,6 +128,18 @@ test('a connection gives the base URL, default headers and auth (basic, bearer, 
   assert.equal(c.headers['x-api-key'], 'sekret');
 });
 
+test("a base URL's query (a key given with the connection) is kept when a path is appended, the path's own query after it", async () => {
+  const { server, session } = await setup((req, res) => sendJson(res, []));
+  await session.run(`%connection add fn ${server.url}/api/?code=K%2By&v=2`);
+  await session.run('SELECT * FROM HTTP [fn] (GET /orders/7?since=1);');
+  await session.run('SELECT * FROM HTTP [fn] (GET status);');
+  await session.run('SELECT * FROM HTTP [fn] (GET ?page=3);');
+  assert.deepEqual(
+    server.requests.map((r) => r.url),
+    ['/api/orders/7?code=K%2By&v=2&since=1', '/api/status?code=K%2By&v=2', '/api?code=K%2By&v=2&page=3'],
+  );
+});
+
 test("a connection's credentials are not sent to another origin, and never appear in errors", async () => {
   const { server, session } = await setup((req, res) => {
     res.writeHead(401, { 'content-type': 'text/plain' });

@@ -253,6 +253,44 @@ test('fields inside batch operators keep the batch valid: JSON values, escaped X
   );
 });
 
+test("prefixed fields ({{base64:f}}, {{utf8:f}}…) inside batch operators are written in the operator's style too", async () => {
+  const { server, session } = await setup(ok, 0);
+  const name = `O'Brien"); DROP TABLE t; -- <b>&`;
+  session.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'name', type: { base: 'string' } },
+        { name: 'blob', type: { base: 'bytes' } },
+      ],
+      [
+        [1, name, Buffer.from(name, 'utf8')],
+        [2, null, null],
+      ],
+    ),
+  );
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /sql) PAYLOAD (@sql(INSERT INTO t VALUES ({{id}}, {{utf8:name}}, {{base64:blob}}, {{utf8:blob}}, 'n: {{ascii:blob}}'))) WITH BATCH 10;`,
+  );
+  assert.equal(
+    server.requests[0].body,
+    `INSERT INTO t VALUES (1, 'O''Brien"); DROP TABLE t; -- <b>&', '${Buffer.from(name).toString('base64')}', 'O''Brien"); DROP TABLE t; -- <b>&', 'n: O''Brien"); DROP TABLE t; -- <b>&');\n` +
+      `INSERT INTO t VALUES (2, NULL, NULL, NULL, 'n: ');`,
+  );
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /json) PAYLOAD ([@concatjson({"a": {{utf8:blob}}, "b": "{{utf8:blob}}", "c": {{hex:name}}})]) WITH BATCH 10;`,
+  );
+  assert.deepEqual(JSON.parse(server.requests[1].body), [
+    { a: name, b: name, c: Buffer.from(name).toString('hex') },
+    { a: null, b: '', c: null },
+  ]);
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /xml) PAYLOAD (<r>@concatxml(<n v="{{utf8:blob}}">{{ascii:name}}</n>)</r>) WITH BATCH 10;`,
+  );
+  const escaped = 'O&apos;Brien&quot;); DROP TABLE t; -- &lt;b&gt;&amp;';
+  assert.equal(server.requests[2].body, `<r><n v="${escaped}">${escaped}</n><n v=""></n></r>`);
+});
+
 test('10,000 rows at several batch sizes: every row sent once, in order', async () => {
   const { server, session } = await setup(ok, 10_000);
   for (const size of [1, 7, 100, 2500]) {
