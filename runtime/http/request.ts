@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { ScriptError } from '../errors';
 import type { HttpVerb } from '../script/ast';
 import type { HttpConnection } from '../workspace/connections';
+import { MASK, maskSecretParams } from '../workspace/redact';
 import type { Resources } from '../resources';
 import { CallAbort } from './call-abort';
 import { poolFor } from './pools';
@@ -135,8 +136,6 @@ export function decodeBody(response: HttpResponse): string {
   }
 }
 
-const SECRET_PARAM = /key|token|secret|password|passwd|pwd|sig|auth|code|credential/i;
-
 /**
  * "GET http://host/path?q=1" for messages: no user info, and query values whose names suggest a
  * secret (api_key, token, signature…) are masked, as errors are shown and logged.
@@ -145,6 +144,6 @@ export function describeCall(method: string, url: URL): string {
   const shown = new URL(url.href);
   shown.username = '';
   shown.password = '';
-  for (const [name] of [...shown.searchParams]) if (SECRET_PARAM.test(name)) shown.searchParams.set(name, '****');
-  return `${method} ${shown.href.replace(/%2A%2A%2A%2A/g, '****')}`;
+  maskSecretParams(shown);
+  return `${method} ${shown.href.replace(/%2A%2A%2A%2A/g, MASK)}`;
 }

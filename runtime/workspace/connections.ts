@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
 import { writeFileAtomic } from './files';
-import { MASK } from './redact';
+import { MASK, redactUrl } from './redact';
 import { WorkspaceKey } from './workspace-key';
 
 export type HttpAuth =
@@ -84,7 +84,7 @@ function withLeaves(c: Connection, leaves: SecretLeaf[]): Connection {
   return copy as unknown as Connection;
 }
 
-/** A connection safe to show: every secret is ****, URLs show `user:****@`. */
+/** A connection safe to show: every secret is ****, URLs show `user:****@` and `?api_key=****`. */
 export function redactConnection(c: Connection): Record<string, unknown> {
   const masked = withLeaves(
     c,
@@ -96,6 +96,7 @@ export function redactConnection(c: Connection): Record<string, unknown> {
     masked.url = url.toString().replace(':x@', `:${MASK}@`);
     delete masked.password;
   }
+  if (c.kind === 'http') masked.baseUrl = redactUrl(c.baseUrl);
   return masked;
 }
 

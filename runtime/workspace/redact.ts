@@ -4,7 +4,27 @@
  */
 export const MASK = '****';
 
-/** A URL with any password replaced: `postgres://app:****@db:5432/shop`. Text that is not a URL is returned as it is. */
+/** Query parameters whose names suggest a secret (api_key, token, signature…): an API key often travels in the URL. */
+const SECRET_PARAM = /key|token|secret|password|passwd|pwd|sig|auth|code|credential/i;
+
+/** Masks, in place, the values of `url`'s query parameters named like a secret; whether it masked any. */
+export function maskSecretParams(url: URL): boolean {
+  let masked = false;
+  for (const [name] of [...url.searchParams])
+    if (SECRET_PARAM.test(name)) {
+      url.searchParams.set(name, MASK);
+      masked = true;
+    }
+  return masked;
+}
+
+/** `url` as text, the mask unescaped: `?api_key=****`, `app:****@`. */
+const shownUrl = (url: URL) => url.toString().replace(/%2A%2A%2A%2A/gi, MASK);
+
+/**
+ * A URL with any password and secret-named query values replaced: `postgres://app:****@db:5432/shop`,
+ * `https://h/v1?api_key=****`. Text that is not a URL, or holds no secret, is returned as it is.
+ */
 export function redactUrl(text: string): string {
   let url: URL;
   try {
@@ -12,9 +32,9 @@ export function redactUrl(text: string): string {
   } catch {
     return text;
   }
-  if (!url.password) return text;
-  url.password = MASK;
-  return url.toString().replace(encodeURIComponent(MASK), MASK);
+  const hadPassword = url.password !== '';
+  if (hadPassword) url.password = MASK;
+  return maskSecretParams(url) || hadPassword ? shownUrl(url) : text;
 }
 
 /** Every URL inside a text (an error message, a log line) with its password replaced. */

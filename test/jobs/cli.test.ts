@@ -117,3 +117,23 @@ test(
     assert.equal(readFileSync(join(dir, 'out.csv'), 'utf8'), '1\r\n2\r\n');
   },
 );
+
+test(
+  'a secret in a connection URL query (api_key=, token=) is masked by job show and %connection list, as in HTTP errors',
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(
+      join(dir, 'q.sql'),
+      "%connection add api http://127.0.0.1:9/v1?api_key=QKEY1&region=eu\n%connection list\nPRINT 'ok';\n",
+    );
+    await cli(dir, ['job', 'create', 'q', '--writer', 'q.sql']);
+    const shown = await cli(dir, ['job', 'show', 'q']);
+    assert.ok(!shown.includes('QKEY1'), shown);
+    assert.match(shown, /^%connection add api http:\/\/127\.0\.0\.1:9\/v1\?api_key=\*\*\*\*&region=eu$/m);
+    const listed = await sqlcdc(dir, ['run', 'q.sql', '--workspace', 'ws']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(!listed.stderr.includes('QKEY1'), listed.stderr);
+    assert.match(listed.stderr, /api_key=\*\*\*\*&region=eu/);
+  },
+);
