@@ -73,9 +73,18 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   };
 }
 
+/**
+ * The base URL's query (an API key given in the URL) goes with every call, after the path's own:
+ * `https://h/v1?api_key=K` + `/items?mode=a` → `https://h/v1/items?mode=a&api_key=K`. Appended as
+ * written, so the path's query keeps its encoding.
+ */
 function joinUrl(base: string, path: string): string {
   if (path === '') return base;
-  return `${base.replace(/\/+$/, '')}${path.startsWith('/') || path.startsWith('?') ? '' : '/'}${path}`;
+  const q = base.indexOf('?');
+  const query = q < 0 ? '' : base.slice(q + 1);
+  const joined = `${(q < 0 ? base : base.slice(0, q)).replace(/\/+$/, '')}${path.startsWith('/') || path.startsWith('?') ? '' : '/'}${path}`;
+  if (query === '') return joined;
+  return `${joined}${joined.includes('?') ? '&' : '?'}${query}`;
 }
 
 function sameOrigin(url: URL, base: string): boolean {
