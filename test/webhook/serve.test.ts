@@ -526,3 +526,45 @@ test('HTTPS with --tls-cert and --tls-key', LIMITS, async () => {
   });
   assert.equal(status, 200);
 });
+
+test(
+  'a GET (no payload) writes an empty change log and the writer plays nothing: 200, no call to the target, a successful run; replay of it too',
+  LIMITS,
+  async () => {
+    const target = await startHttpServer((_req, res) => void res.writeHead(200).end('{}'));
+    servers.push(target);
+    const writer = `%connection add api ${target.url}
+LOAD UPSERTS FROM 'orders';
+PUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD ({"id": {{id}}});
+`;
+    const dir = project({ 'w.sql': writer });
+    const guid = await createJob(dir, 'pusher', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const r = await call(s.url, { method: 'GET', query: { guid } });
+    assert.equal(r.status, 200, r.text);
+    const answer = r.json as RunAnswer;
+    assert.equal(answer.rows, 0);
+    assert.deepEqual(answer.writer, { started: true, success: true, error: null });
+    assert.deepEqual(await logRows(dir, answer.changeLog), []);
+    const replayed = await sqlcdc(dir, [
+      'changelog',
+      'replay',
+      answer.changeLog,
+      '--job',
+      'pusher',
+      '--workspace',
+      'ws',
+    ]);
+    assert.equal(replayed.code, 0, replayed.stderr);
+    assert.match(replayed.stderr, /the change log has no rows: the writer has nothing to play/);
+    assert.equal(target.requests.length, 0);
+    const runs = JSON.parse(await cli(dir, ['job', 'runs', 'pusher', '--output', 'json'])) as {
+      by: string;
+      outcome: string;
+    }[];
+    assert.deepEqual(
+      runs.map((x) => `${x.by} ${x.outcome}`),
+      ['webhook success', 'replay success'],
+    );
+  },
+);
