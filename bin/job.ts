@@ -43,8 +43,8 @@ function readScript(file: string): string {
   }
 }
 
-/** A job run's output as `sqlcdc run` shows it: everything on stderr, errors with their place in the script. */
-const stderrReport =
+/** A job run's (or replay's) output as `sqlcdc run` shows it: everything on stderr, errors with their place in the script. */
+export const stderrReport =
   (store: JobStore, name: string): JobReport =>
   (r, script, source) => {
     const file = `${store.scriptFile(name, script)}`;

@@ -137,3 +137,35 @@ test(
     assert.match(listed.stderr, /api_key=\*\*\*\*&region=eu/);
   },
 );
+
+test(
+  "changelog replay reports a writer's error as job run does (file:line:col, statement, caret); a missing or damaged log is refused before anything runs, no run recorded",
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'bad.sql'), "PRINT 'writing';\nPUSH INTO DRIVE FORMAT CSV FILE '{{nope}}.csv';\n");
+    await cli(dir, ['job', 'create', 'extract', '--reader', 'r.sql']);
+    await cli(dir, ['job', 'create', 'bad', '--writer', 'bad.sql']);
+    const ran = await sqlcdc(dir, ['job', 'run', 'extract', '--workspace', 'ws']);
+    const file = /change log (logs\/items_\d+\.eds)/.exec(ran.stderr)![1];
+
+    const failed = await sqlcdc(dir, ['changelog', 'replay', file, '--job', 'bad', '--workspace', 'ws']);
+    assert.equal(failed.code, 1);
+    const script = join(dir, 'ws', 'jobs', 'bad', 'writer.sql');
+    assert.match(failed.stderr, new RegExp(`^${script}:2:\\d+: PUSH INTO DRIVE: .*nope`, 'm'));
+    assert.match(failed.stderr, /^ {2}PUSH INTO DRIVE FORMAT CSV FILE '\{\{nope\}\}\.csv';\n {2}\s*\^$/m);
+
+    const missing = await sqlcdc(dir, ['changelog', 'replay', 'logs/none.eds', '--job', 'bad', '--workspace', 'ws']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^sqlcdc: cannot read logs\/none\.eds: /);
+    writeFileSync(join(dir, 'logs', 'junk.eds'), 'not a log');
+    const junk = await sqlcdc(dir, ['changelog', 'replay', 'logs/junk.eds', '--job', 'bad', '--workspace', 'ws']);
+    assert.equal(junk.code, 1);
+    assert.match(junk.stderr, /^sqlcdc: change log junk\.eds: not a change log/);
+    const runs = JSON.parse(await cli(dir, ['job', 'runs', 'bad', '--output', 'json'])) as { by: string }[];
+    assert.deepEqual(
+      runs.map((r) => r.by),
+      ['replay'],
+    );
+  },
+);
