@@ -568,3 +568,26 @@ PUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD ({"id": {{id}}});
     );
   },
 );
+
+test(
+  'Idempotency-Key reused with a different payload is refused with 422 (also after a restart), never answered with the first call',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'idem', ['--writer', 'w.sql', '--webhook']);
+    let s = await serve(dir, ['--no-auth']);
+    const headers = { 'idempotency-key': 'order-42' };
+    const first = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
+    assert.equal(first.status, 200, first.text);
+    const reused = await call(s.url, { query: { guid }, headers, body: '{"id": 43}' });
+    assert.equal(reused.status, 422, reused.text);
+    assert.match((reused.json as Refusal).error, /Idempotency-Key 'order-42' was used with a different payload/);
+    await s.stop();
+    s = await serve(dir, ['--no-auth']);
+    assert.equal((await call(s.url, { query: { guid }, headers, body: '{"id": 44}' })).status, 422);
+    const same = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
+    assert.equal(same.status, 200, same.text);
+    assert.deepEqual(same.json, first.json);
+    assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 1);
+  },
+);
