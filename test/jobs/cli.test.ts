@@ -169,3 +169,21 @@ test(
     );
   },
 );
+
+test(
+  'a job name longer than 100 characters is refused with the rule (not an internal error); 100 works end to end',
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'own.sql'), "SELECT * FROM DRIVE 'rows.csv';\nCAPTURE ON KEYS 'id';\n");
+    const long = await sqlcdc(dir, ['job', 'create', 'j'.repeat(300), '--reader', 'own.sql', '--workspace', 'ws']);
+    assert.equal(long.code, 1, long.stderr);
+    assert.match(long.stderr, /^sqlcdc: 'j{300}' is not a job name \(.*at most 100 characters\)\n$/);
+    assert.equal(existsSync(join(dir, 'ws', 'jobs', 'j'.repeat(300))), false);
+    const name = 'j'.repeat(100);
+    await cli(dir, ['job', 'create', name, '--reader', 'own.sql']);
+    const ran = await sqlcdc(dir, ['job', 'run', name, '--workspace', 'ws']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stderr, new RegExp(`changelogs/${name}/${name}_\\d+\\.eds: 2 inserts`));
+  },
+);
