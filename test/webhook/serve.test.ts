@@ -191,6 +191,12 @@ test('--no-auth is refused on a non-loopback address, and a revoked key stops wo
   const r = await sqlcdc(dir, ['serve', '--host', '0.0.0.0', '--port', '0', '--no-auth', '--workspace', 'ws']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--no-auth is only allowed on a loopback address/);
+  // A port that is not a whole number is a mistake to report, not a free port to pick.
+  for (const port of ['', ' ', '1.5', '0x50']) {
+    const bad = await sqlcdc(dir, ['serve', '--port', port, '--workspace', 'ws']);
+    assert.equal(bad.code, 2, `--port '${port}': ${bad.stderr}`);
+    assert.match(bad.stderr, /--port must be 0\.\.65535/);
+  }
   const guid = await createJob(dir, 'w', ['--writer', 'w.sql', '--webhook']);
   const key = (await cli(dir, ['webhook', 'key', 'new', '--name', 'ci'])).trim();
   const s = await serve(dir);
