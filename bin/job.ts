@@ -191,8 +191,11 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     }
     case 'runs': {
+      const output = values.output ?? 'table';
+      if (output !== 'table' && output !== 'json')
+        throw new UsageError(`--output of job runs must be table or json, not '${output}'`);
       const runs = store.runs(store.get(one(rest, 'runs')).name).read();
-      if (values.output === 'json') out(`${JSON.stringify(runs)}\n`);
+      if (output === 'json') out(`${JSON.stringify(runs)}\n`);
       else
         out(
           table(

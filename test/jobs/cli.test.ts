@@ -82,6 +82,9 @@ test(
       (j) => j.name,
     );
     assert.deepEqual(names, ['extract', 'hook']);
+    const csv = await sqlcdc(dir, ['job', 'runs', 'hook', '--output', 'csv', '--workspace', 'ws']);
+    assert.equal(csv.code, 2);
+    assert.match(csv.stderr, /^sqlcdc: --output of job runs must be table or json, not 'csv'/);
     const gone = await sqlcdc(dir, ['job', 'delete', 'sync', '--workspace', 'ws']);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /no job 'sync'/);
