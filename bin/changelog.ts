@@ -63,7 +63,7 @@ async function replay(file: string, cmd: ChangeLogCommand): Promise<number> {
   const { JobStore, replayChangeLog, Session } = await import('../runtime/index');
   const { stderrReport } = await import('./job');
   const store = new JobStore(sessionFolders({ workspace: cmd.workspace }).workspace, (o) => new Session(o));
-  const record = await replayChangeLog(store, cmd.job!, file, stderrReport(store, cmd.job!));
+  const record = await replayChangeLog(store, cmd.job!, file, stderrReport(store));
   process.stderr.write(`job ${cmd.job}: replay of ${file}: ${record.outcome}, ${record.rows} rows\n`);
   return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
 }

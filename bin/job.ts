@@ -45,9 +45,9 @@ function readScript(file: string): string {
 
 /** A job run's (or replay's) output as `sqlcdc run` shows it: everything on stderr, errors with their place in the script. */
 export const stderrReport =
-  (store: JobStore, name: string): JobReport =>
-  (r, script, source) => {
-    const file = `${store.scriptFile(name, script)}`;
+  (store: JobStore): JobReport =>
+  (r, script, source, job) => {
+    const file = store.scriptFile(job, script);
     switch (r.kind) {
       case 'message':
         process.stderr.write(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
@@ -164,7 +164,7 @@ async function run(args: string[]): Promise<number> {
       try {
         const record = await runJob(store, name, {
           by: 'run',
-          report: stderrReport(store, name),
+          report: stderrReport(store),
           signal: controller.signal,
         });
         if (controller.signal.aborted) return EXIT.interrupted;

@@ -3,6 +3,7 @@ import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 import {
   AccessKeys,
+  errorInFile,
   IdempotencyStore,
   Ingest,
   isLoopback,
@@ -70,8 +71,9 @@ async function serve(args: string[]): Promise<number> {
     );
   }
   // Triggered runs print what `job run` prints; the calls themselves print nothing (spec §4.1 rule 5).
-  const ingest = new Ingest(store, (r) => {
-    if (r.kind === 'error') process.stderr.write(`triggered job failed: ${r.error.message}\n`);
+  const ingest = new Ingest(store, (r, script, _source, job) => {
+    if (r.kind === 'error')
+      process.stderr.write(`triggered job ${job} failed: ${errorInFile(store.scriptFile(job, script), r.error)}\n`);
   });
   let listener;
   try {

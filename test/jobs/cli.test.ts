@@ -190,3 +190,21 @@ test(
     assert.match(ran.stderr, new RegExp(`changelogs/${name}/${name}_\\d+\\.eds: 2 inserts`));
   },
 );
+
+test(
+  "a triggered job's error names the triggered job's script, not the script of the job that triggered it",
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'd.sql'), "SELECT * FROM DRIVE 'rows.csv';\n");
+    writeFileSync(join(dir, 'f.sql'), "PRINT 'x';\nSELECT * FROM DRIVE 'nope.csv';\n");
+    await cli(dir, ['job', 'create', 'data', '--reader', 'd.sql']);
+    await cli(dir, ['job', 'create', 'fails', '--writer', 'f.sql']);
+    await cli(dir, ['job', 'trigger', 'data', '--on', 'success', '--run', 'fails']);
+    const ran = await sqlcdc(dir, ['job', 'run', 'data', '--workspace', 'ws']);
+    assert.equal(ran.code, 0, ran.stderr);
+    const script = join(dir, 'ws', 'jobs', 'fails', 'writer.sql');
+    assert.match(ran.stderr, new RegExp(`^${script}:2:22: SELECT FROM DRIVE: file not found: nope\\.csv$`, 'm'));
+    assert.ok(!ran.stderr.includes(join('jobs', 'data')), ran.stderr);
+  },
+);
