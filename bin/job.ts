@@ -182,12 +182,8 @@ async function run(args: string[]): Promise<number> {
       if (!values.on || !isTriggerKind(values.on))
         throw new UsageError(`job trigger needs --on ${TRIGGER_KINDS.join('|')}`);
       if (!values.run) throw new UsageError('job trigger needs --run OTHER (the job to run)');
-      const job = store.get(name);
-      store.get(values.run);
       if (values.run === name) throw new UsageError('a job cannot trigger itself');
-      if (!job.triggers.some((t) => t.on === values.on && t.run === values.run))
-        job.triggers.push({ on: values.on, run: values.run });
-      store.save(job);
+      store.addTrigger(name, { on: values.on, run: values.run });
       return EXIT.ok;
     }
     case 'runs': {

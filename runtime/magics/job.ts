@@ -125,11 +125,7 @@ export const jobMagic: Magic = {
         const on = flags.get('on')?.[0];
         const other = flags.get('run')?.[0];
         if (!on || !isTriggerKind(on) || !other) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
-        const job = store.get(name);
-        store.get(other);
-        if (other === name) throw new ScriptError('a job cannot trigger itself', 'semantic');
-        if (!job.triggers.some((t) => t.on === on && t.run === other)) job.triggers.push({ on, run: other });
-        store.save(job);
+        store.addTrigger(name, { on, run: other });
         return [{ kind: 'message', text: `job ${name}: on ${on}, run ${other}` }];
       }
       default:

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli as sqlcdc } from '../helpers/cli';
@@ -206,5 +206,24 @@ test(
     const script = join(dir, 'ws', 'jobs', 'fails', 'writer.sql');
     assert.match(ran.stderr, new RegExp(`^${script}:2:22: SELECT FROM DRIVE: file not found: nope\\.csv$`, 'm'));
     assert.ok(!ran.stderr.includes(join('jobs', 'data')), ran.stderr);
+  },
+);
+
+test(
+  'job triggers added by several processes at once are all kept (job.json is changed under a lock)',
+  LIMITS,
+  async () => {
+    const dir = project();
+    await cli(dir, ['job', 'create', 'extract', '--reader', 'r.sql']);
+    const others = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
+    for (const o of others) await cli(dir, ['job', 'create', o, '--writer', 'w.sql']);
+    await Promise.all(others.map((o) => cli(dir, ['job', 'trigger', 'extract', '--on', 'success', '--run', o])));
+    const jobs = JSON.parse(await cli(dir, ['job', 'list', '--output', 'json'])) as {
+      name: string;
+      triggers: { run: string }[];
+    }[];
+    const extract = jobs.find((j) => j.name === 'extract')!;
+    assert.deepEqual(extract.triggers.map((t) => t.run).sort(), others);
+    assert.deepEqual(readdirSync(join(dir, 'ws', 'jobs', 'extract')).sort(), ['job.json', 'reader.sql']);
   },
 );

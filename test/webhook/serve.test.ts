@@ -213,6 +213,20 @@ test('--no-auth is refused on a non-loopback address, and a revoked key stops wo
   assert.equal((await call(open.url, { query: { guid }, body: '{"id": 1}' })).status, 200);
 });
 
+test('access keys made by several processes at once are all stored, and each works', LIMITS, async () => {
+  const dir = project({ 'w.sql': WRITER });
+  const guid = await createJob(dir, 'w', ['--writer', 'w.sql', '--webhook']);
+  const names = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8'];
+  const keys = await Promise.all(
+    names.map(async (n) => (await cli(dir, ['webhook', 'key', 'new', '--name', n])).trim()),
+  );
+  const list = JSON.parse(await cli(dir, ['webhook', 'key', 'list', '--output', 'json'])) as { name: string }[];
+  assert.deepEqual(list.map((k) => k.name).sort(), names);
+  assert.deepEqual(readdirSync(join(dir, 'ws', 'webhook')), ['keys.json']);
+  const s = await serve(dir);
+  for (const key of keys) assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 200);
+});
+
 test('a listener with no key configured makes one and shows it once, on stderr', LIMITS, async () => {
   const dir = project({ 'w.sql': WRITER });
   const guid = await createJob(dir, 'w', ['--writer', 'w.sql', '--webhook']);
