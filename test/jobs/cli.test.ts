@@ -227,3 +227,17 @@ test(
     assert.deepEqual(readdirSync(join(dir, 'ws', 'jobs', 'extract')).sort(), ['job.json', 'reader.sql']);
   },
 );
+
+test('a run record torn by a crash does not take the next run records with it', LIMITS, async () => {
+  const dir = project();
+  await cli(dir, ['job', 'create', 'extract', '--reader', 'r.sql']);
+  const runs = join(dir, 'ws', 'jobs', 'extract', 'runs.jsonl');
+  // What a process killed in the middle of an append leaves: a line without its end.
+  writeFileSync(runs, '{"id":"1","by":"run","start":"2026-');
+  for (let i = 0; i < 2; i++) assert.equal((await sqlcdc(dir, ['job', 'run', 'extract', '--workspace', 'ws'])).code, 0);
+  const records = JSON.parse(await cli(dir, ['job', 'runs', 'extract', '--output', 'json'])) as { outcome: string }[];
+  assert.deepEqual(
+    records.map((r) => r.outcome),
+    ['success', 'success'],
+  );
+});
