@@ -61,12 +61,9 @@ async function list(folder: string, cmd: ChangeLogCommand): Promise<void> {
 async function replay(file: string, cmd: ChangeLogCommand): Promise<number> {
   // Replaying runs a pipeline: the interpreter loads here, not for show and list.
   const { JobStore, replayChangeLog, Session } = await import('../runtime/index');
+  const { stderrReport } = await import('./job');
   const store = new JobStore(sessionFolders({ workspace: cmd.workspace }).workspace, (o) => new Session(o));
-  const record = await replayChangeLog(store, cmd.job!, file, (r) => {
-    if (r.kind === 'message') process.stderr.write(`${r.text}\n`);
-    else if (r.kind === 'warning') process.stderr.write(`warning: ${r.text}\n`);
-    else if (r.kind === 'error') process.stderr.write(`sqlcdc: ${r.error.message}\n`);
-  });
+  const record = await replayChangeLog(store, cmd.job!, file, stderrReport(store));
   process.stderr.write(`job ${cmd.job}: replay of ${file}: ${record.outcome}, ${record.rows} rows\n`);
   return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
 }

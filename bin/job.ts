@@ -43,11 +43,11 @@ function readScript(file: string): string {
   }
 }
 
-/** A job run's output as `sqlcdc run` shows it: everything on stderr, errors with their place in the script. */
-const stderrReport =
-  (store: JobStore, name: string): JobReport =>
-  (r, script, source) => {
-    const file = `${store.scriptFile(name, script)}`;
+/** A job run's (or replay's) output as `sqlcdc run` shows it: everything on stderr, errors with their place in the script. */
+export const stderrReport =
+  (store: JobStore): JobReport =>
+  (r, script, source, job) => {
+    const file = store.scriptFile(job, script);
     switch (r.kind) {
       case 'message':
         process.stderr.write(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
@@ -164,7 +164,7 @@ async function run(args: string[]): Promise<number> {
       try {
         const record = await runJob(store, name, {
           by: 'run',
-          report: stderrReport(store, name),
+          report: stderrReport(store),
           signal: controller.signal,
         });
         if (controller.signal.aborted) return EXIT.interrupted;
@@ -182,17 +182,16 @@ async function run(args: string[]): Promise<number> {
       if (!values.on || !isTriggerKind(values.on))
         throw new UsageError(`job trigger needs --on ${TRIGGER_KINDS.join('|')}`);
       if (!values.run) throw new UsageError('job trigger needs --run OTHER (the job to run)');
-      const job = store.get(name);
-      store.get(values.run);
       if (values.run === name) throw new UsageError('a job cannot trigger itself');
-      if (!job.triggers.some((t) => t.on === values.on && t.run === values.run))
-        job.triggers.push({ on: values.on, run: values.run });
-      store.save(job);
+      store.addTrigger(name, { on: values.on, run: values.run });
       return EXIT.ok;
     }
     case 'runs': {
+      const output = values.output ?? 'table';
+      if (output !== 'table' && output !== 'json')
+        throw new UsageError(`--output of job runs must be table or json, not '${output}'`);
       const runs = store.runs(store.get(one(rest, 'runs')).name).read();
-      if (values.output === 'json') out(`${JSON.stringify(runs)}\n`);
+      if (output === 'json') out(`${JSON.stringify(runs)}\n`);
       else
         out(
           table(

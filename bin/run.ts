@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import {
   caretLines,
   displayFallback,
+  errorInFile,
   pipelineNameOf,
   renderText,
   Session,
@@ -21,13 +22,8 @@ export interface RunOptions {
 
 /** `file:line:col: <STATEMENT>: reason`, then the offending line with a caret, as compilers report. */
 export function formatScriptError(file: string, e: ScriptError, source: string): string {
-  const label = e.statement ?? (e.kind === 'syntax' ? 'syntax error' : 'error');
-  if (!e.position) return `${file}: ${label}: ${e.message}`;
-  const { line, column } = e.position;
-  return [
-    `${file}:${line}:${column}: ${label}: ${e.message}`,
-    ...caretLines(source, e.position).map((l) => `  ${l}`),
-  ].join('\n');
+  if (!e.position) return errorInFile(file, e);
+  return [errorInFile(file, e), ...caretLines(source, e.position).map((l) => `  ${l}`)].join('\n');
 }
 
 /**

@@ -3,6 +3,7 @@ import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 import {
   AccessKeys,
+  errorInFile,
   IdempotencyStore,
   Ingest,
   isLoopback,
@@ -45,9 +46,10 @@ async function serve(args: string[]): Promise<number> {
   });
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got '${positionals[0]}'`);
   const host = values.host ?? '127.0.0.1';
-  const port = Number(values.port ?? '8080');
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be 0..65535, not '${values.port}'`);
+  const portText = values.port ?? '8080';
+  const port = Number(portText);
+  // Number('') is 0, a free port: only digits are a port.
+  if (!/^\d+$/.test(portText) || port > 65535) throw new UsageError(`--port must be 0..65535, not '${values.port}'`);
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined))
     throw new UsageError('--tls-cert and --tls-key go together');
   if (values['no-auth'] && !isLoopback(host))
@@ -69,8 +71,9 @@ async function serve(args: string[]): Promise<number> {
     );
   }
   // Triggered runs print what `job run` prints; the calls themselves print nothing (spec §4.1 rule 5).
-  const ingest = new Ingest(store, (r) => {
-    if (r.kind === 'error') process.stderr.write(`triggered job failed: ${r.error.message}\n`);
+  const ingest = new Ingest(store, (r, script, _source, job) => {
+    if (r.kind === 'error')
+      process.stderr.write(`triggered job ${job} failed: ${errorInFile(store.scriptFile(job, script), r.error)}\n`);
   });
   let listener;
   try {

@@ -118,7 +118,16 @@ async function main(argv: string[]): Promise<number> {
   let inv: Invocation;
   try {
     const group = GROUPS[argv[0]];
-    if (group) return await (await group()).run(argv.slice(1));
+    if (group) {
+      const commands = await group();
+      const args = argv.slice(1);
+      // `sqlcdc job --help`: the group's own usage, before anything opens a workspace.
+      if (args.includes('--help') || args.includes('-h')) {
+        process.stdout.write(`Usage:\n${commands.usage}\n`);
+        return EXIT.ok;
+      }
+      return await commands.run(args);
+    }
     inv = parseInvocation(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;

@@ -57,6 +57,14 @@ export function caretLines(source: string, position: Position): string[] {
   return [line, ' '.repeat(Math.max(0, position.column - 1)) + '^'];
 }
 
+/** An error placed in a script file, as compilers report: `file:line:col: <STATEMENT>: reason`. */
+export function errorInFile(file: string, e: ScriptError): string {
+  const label = e.statement ?? (e.kind === 'syntax' ? 'syntax error' : 'error');
+  return e.position
+    ? `${file}:${e.position.line}:${e.position.column}: ${label}: ${e.message}`
+    : `${file}: ${label}: ${e.message}`;
+}
+
 /** The standard rendering of an error: "<STATEMENT> at line L, column C: reason". */
 export function describeError(e: ScriptError): string {
   const where = e.position ? ` at line ${e.position.line}, column ${e.position.column}` : '';

@@ -7,7 +7,15 @@ export type { OutputItem, OutputListener } from './output';
 export type { Command, CommandContext } from './commands/command';
 export type { CommandTable } from './commands/table';
 export { displayFallback, type Result, type ExecuteOptions } from './results';
-export { ScriptError, caretLines, describeError, toScriptError, type Position, type ErrorKind } from './errors';
+export {
+  ScriptError,
+  caretLines,
+  describeError,
+  errorInFile,
+  toScriptError,
+  type Position,
+  type ErrorKind,
+} from './errors';
 export { Dataset } from './dataset/dataset';
 export type { Column, ColumnType, BaseType, Value } from './dataset/types';
 export { renderText, renderHtml, escapeHtml, toCsv, toJsonRows, toDataResource } from './dataset/render';

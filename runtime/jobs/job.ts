@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ScriptError } from '../errors';
-import { PIPELINE_NAME } from '../pipeline-name';
+import { PIPELINE_NAME, PIPELINE_NAME_RULE } from '../pipeline-name';
 
 /** Job kinds of spec §2.3: a reader, a writer, or both in one (direct). */
 export type JobKind = 'reader' | 'writer' | 'direct';
@@ -50,7 +50,7 @@ export function normalizeGuid(text: string): string | undefined {
 /** A job name is a pipeline name: it names the job's folder, its CDC state and its change logs. */
 export function checkJobName(name: string): string {
   if (!PIPELINE_NAME.test(name))
-    throw new ScriptError(`'${name}' is not a job name (letters, digits, _ . -, not starting with . or -)`, 'semantic');
+    throw new ScriptError(`'${name}' is not a job name (${PIPELINE_NAME_RULE})`, 'semantic');
   return name;
 }
 

@@ -24,11 +24,21 @@ export function splitWriter(statements: readonly Statement[]): { transform: Stat
   return at < 0 ? { transform: body, write: [] } : { transform: body.slice(0, at), write: body.slice(at) };
 }
 
-/** Runs a writer's writes on `run` with `log` as the run's change log, as LOAD would have set it. */
+/**
+ * Runs a writer's writes on `run` with `log` as the run's change log, as LOAD would have set it. A log
+ * without rows (a GET's, a CAPTURE that found no change) has nothing to play, as LOAD skips the rest
+ * of a writer when there is no new log: a PUSH naming `{{id}}` could not run on a GET's log, which
+ * has no columns.
+ */
 export async function playChangeLog(run: Run, log: CurrentChangeLog, write: readonly Statement[]): Promise<void> {
   run.changeLog = log;
   run.pipelineVariables.set('executionid', log.executionId);
   run.dataset = log.upserts;
+  if (log.upserts.rowCount === 0 && log.deletes.rowCount === 0) {
+    if (write.length > 0)
+      run.emit({ kind: 'message', text: 'the change log has no rows: the writer has nothing to play' });
+    return;
+  }
   await run.execute(write);
 }
 

@@ -1,7 +1,7 @@
 import { ScriptError, toScriptError } from '../errors';
 import { hasWriter } from './job';
-import type { Result } from '../results';
 import { changeLogOf, openWriter, playChangeLog } from './play';
+import type { JobReport } from './runner';
 import type { RunRecord } from './run-log';
 import type { JobStore } from './store';
 
@@ -9,13 +9,13 @@ import type { JobStore } from './store';
  * Plays a kept change log (a webhook's whose writer failed, one LOAD would read) through a job's
  * writer, as the webhook call would have: its writes with the log as the run's change log. A push
  * that stopped half-way recorded its progress beside the log, and resumes there. Recorded in the
- * job's runs.
+ * job's runs; a log that cannot be read is refused before the writer starts, and is no run.
  */
 export async function replayChangeLog(
   store: JobStore,
   name: string,
   file: string,
-  report: (r: Result) => void,
+  report: JobReport,
 ): Promise<RunRecord> {
   const job = store.get(name);
   if (!hasWriter(job))
@@ -23,19 +23,20 @@ export async function replayChangeLog(
       `job ${name} has no writer to play a change log (a reader job writes logs; give the job that plays them)`,
       'semantic',
     );
+  const log = await changeLogOf(file, store.workspace);
+  const rows = log.upserts.rowCount + log.deletes.rowCount;
   const start = new Date();
+  // Errors point into the writer's script, as a job run's do.
+  const source = store.script(name, 'writer');
   const writer = await openWriter(store, job);
-  const unsubscribe = writer.session.output.subscribe(({ result }) => report(result));
+  const unsubscribe = writer.session.output.subscribe(({ result }) => report(result, 'writer', source, name));
   const run = writer.session.newRun({ pipeline: job.name });
   let error: string | undefined;
-  let rows = 0;
   try {
-    const log = await changeLogOf(file, store.workspace);
-    rows = log.upserts.rowCount + log.deletes.rowCount;
     await playChangeLog(run, log, writer.write);
   } catch (e) {
     const failure = toScriptError(e);
-    report({ kind: 'error', error: failure, source: '' });
+    report({ kind: 'error', error: failure, source }, 'writer', source, name);
     error = failure.message;
   } finally {
     unsubscribe();

@@ -6,8 +6,11 @@ import { hasReader, hasWriter, type JobDefinition, type TriggerKind } from './jo
 import type { RunRecord } from './run-log';
 import type { JobStore, Script } from './store';
 
-/** Where a job run's output goes (the CLI: stderr; a notebook: the cell). `script` says which part. */
-export type JobReport = (result: Result, script: Script, source: string) => void;
+/**
+ * Where a job run's output goes (the CLI: stderr; a notebook: the cell). `job` and `script` say whose
+ * script it comes from: a run's triggers report through the same function.
+ */
+export type JobReport = (result: Result, script: Script, source: string, job: string) => void;
 
 export interface JobRunOptions {
   /** What started the run, kept in its record: run, trigger, webhook, replay. */
@@ -62,7 +65,7 @@ export async function runJob(store: JobStore, name: string, options: JobRunOptio
   for (const script of ['reader', 'writer'] as const) {
     if (script === 'reader' ? !hasReader(job) : !hasWriter(job)) continue;
     const source = store.script(name, script);
-    outcome = await runJobScript(store, source, name, (r) => options.report(r, script, source), options);
+    outcome = await runJobScript(store, source, name, (r) => options.report(r, script, source, name), options);
     if (outcome.error || options.signal?.aborted) break;
   }
   const record: RunRecord = {
@@ -111,6 +114,7 @@ export async function runTriggers(
         },
         'writer',
         '',
+        job.name,
       );
       continue;
     }
@@ -122,6 +126,7 @@ export async function runTriggers(
         },
         'writer',
         '',
+        job.name,
       );
       continue;
     }

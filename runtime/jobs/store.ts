@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
+import { withFileLock } from '../workspace/file-lock';
 import { writeFileAtomic } from '../workspace/files';
 import { WorkspaceKey } from '../workspace/workspace-key';
 import {
@@ -179,6 +180,19 @@ export class JobStore extends JobDefinitions {
     if (request.writer !== undefined) writeFileAtomic(this.scriptFile(name, 'writer'), request.writer);
     this.save(job);
     return job;
+  }
+
+  /** Adds `trigger` to job `name`, once; several processes adding triggers at once each keep theirs. */
+  addTrigger(name: string, trigger: Trigger): JobDefinition {
+    this.get(name);
+    this.get(trigger.run);
+    if (trigger.run === name) throw new ScriptError('a job cannot trigger itself', 'semantic');
+    return withFileLock(join(this.jobFolder(name), 'job.json'), () => {
+      const job = this.get(name);
+      if (!job.triggers.some((t) => t.on === trigger.on && t.run === trigger.run)) job.triggers.push(trigger);
+      this.save(job);
+      return job;
+    });
   }
 
   /**

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ScriptError } from '../errors';
+import { errorInFile, ScriptError } from '../errors';
 import { isTriggerKind, TRIGGER_KINDS } from '../jobs/job';
-import { runJob } from '../jobs/runner';
+import { runJob, type JobReport } from '../jobs/runner';
 import { JobStore, summary } from '../jobs/store';
 import type { Result } from '../results';
 import { newSigningSecret } from '../webhook/signature';
@@ -55,13 +55,19 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
 async function run(host: MagicHost, store: JobStore, words: string[]): Promise<Result[]> {
   const name = one(words, 'run');
   const out: Result[] = [];
-  const report = (r: Result) => {
-    if (r.kind !== 'table' && r.kind !== 'progress') out.push(r);
+  let failed: ScriptError | undefined;
+  // An error's place is in the job's script, not in the cell: it is named in the message.
+  const report: JobReport = (r, script, _source, job) => {
+    if (r.kind === 'error') {
+      const located = errorInFile(store.scriptFile(job, script), r.error);
+      // The job's own error is the cell's error; a job its triggers ran failing is a warning of a run that succeeded.
+      if (job === name) failed = new ScriptError(located, r.error.kind);
+      else out.push({ kind: 'warning', text: `job ${job}, triggered by ${name}, failed: ${located}` });
+    } else if (r.kind !== 'table' && r.kind !== 'progress') out.push(r);
   };
   const record = await runJob(store, name, { by: 'run', cwd: host.cwd, report });
-  const failed = out.find((r): r is Extract<Result, { kind: 'error' }> => r.kind === 'error');
-  // The job's own error is the cell's error; the rest of its output shows before it.
-  if (failed) throw failed.error;
+  // The rest of its output shows before it.
+  if (failed) throw failed;
   return [
     ...out,
     { kind: 'message', text: `job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})` },
@@ -119,11 +125,7 @@ export const jobMagic: Magic = {
         const on = flags.get('on')?.[0];
         const other = flags.get('run')?.[0];
         if (!on || !isTriggerKind(on) || !other) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
-        const job = store.get(name);
-        store.get(other);
-        if (other === name) throw new ScriptError('a job cannot trigger itself', 'semantic');
-        if (!job.triggers.some((t) => t.on === on && t.run === other)) job.triggers.push({ on, run: other });
-        store.save(job);
+        store.addTrigger(name, { on, run: other });
         return [{ kind: 'message', text: `job ${name}: on ${on}, run ${other}` }];
       }
       default:

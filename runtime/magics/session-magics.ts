@@ -1,5 +1,5 @@
 import { ScriptError } from '../errors';
-import { PIPELINE_NAME } from '../pipeline-name';
+import { PIPELINE_NAME, PIPELINE_NAME_RULE } from '../pipeline-name';
 import type { Result } from '../results';
 import type { Magic } from './magic';
 import { counted } from '../util/words';
@@ -36,10 +36,7 @@ export const pipelineMagic: Magic = {
   run(session, args): Result[] {
     if (args) {
       if (!PIPELINE_NAME.test(args)) {
-        throw new ScriptError(
-          `a pipeline name is letters, digits, '_', '.' and '-' (it names files), not '${args}'`,
-          'semantic',
-        );
+        throw new ScriptError(`a pipeline name is ${PIPELINE_NAME_RULE} (it names files), not '${args}'`, 'semantic');
       }
       session.pipeline = args;
     }

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** A record as its line in the file. */
@@ -12,11 +12,14 @@ export function jsonLine(record: unknown): string {
  * Appends that arrive while a write is under way are written and flushed together (a group commit),
  * so a listener taking many calls pays one fdatasync per batch instead of one per call; each append
  * resolves once its line is on disk. A crash mid-write leaves at most a partial last line, which
- * reading skips.
+ * reading skips; the first line appended after it starts on a line of its own, so that it is not
+ * swallowed with it.
  */
 export class JsonLines<T> {
   private pending: { line: string; done: () => void; fail: (e: unknown) => void }[] = [];
   private flushing = false;
+  /** Whether this file's end was checked for a line a crash tore: only another process can leave one. */
+  private endChecked = false;
 
   constructor(readonly file: string) {}
 
@@ -39,9 +42,11 @@ export class JsonLines<T> {
     const batch = this.pending.splice(0);
     try {
       mkdirSync(dirname(this.file), { recursive: true });
-      const file = await open(this.file, 'a');
+      const file = await open(this.file, 'a+');
       try {
-        await file.write(batch.map((b) => b.line).join(''));
+        const lines = batch.map((b) => b.line).join('');
+        await file.write(this.endChecked || (await endsLine(file)) ? lines : `\n${lines}`);
+        this.endChecked = true;
         await file.datasync();
       } finally {
         await file.close();
@@ -67,4 +72,13 @@ export class JsonLines<T> {
     }
     return out;
   }
+}
+
+/** Whether an empty file, or one whose last byte ends a line. */
+async function endsLine(file: FileHandle): Promise<boolean> {
+  const { size } = await file.stat();
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  await file.read(last, 0, 1, size - 1);
+  return last[0] === 0x0a;
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
+import { withFileLock } from '../workspace/file-lock';
 import { writeFileAtomic } from '../workspace/files';
 
 /** An access key as stored: its hash only; the key itself is shown once, when created. */
@@ -34,31 +35,40 @@ export class AccessKeys {
 
   /** A new key: returns it in clear, once. */
   create(name?: string): { key: string; stored: StoredKey } {
-    const keys = this.list();
-    const id = randomBytes(4).toString('hex');
-    const key = `sqk_${randomBytes(32).toString('base64url')}`;
-    const stored: StoredKey = { id, name: name ?? `key-${id}`, hash: hashOf(key), created: new Date().toISOString() };
-    if (keys.some((k) => k.name === stored.name))
-      throw new ScriptError(`an access key named '${stored.name}' exists already`, 'semantic');
-    writeFileAtomic(this.file, `${JSON.stringify([...keys, stored], null, 2)}\n`, 0o600);
-    return { key, stored };
+    return withFileLock(this.file, () => {
+      const keys = this.list();
+      const id = randomBytes(4).toString('hex');
+      const key = `sqk_${randomBytes(32).toString('base64url')}`;
+      const stored: StoredKey = {
+        id,
+        name: name ?? `key-${id}`,
+        hash: hashOf(key),
+        created: new Date().toISOString(),
+      };
+      if (keys.some((k) => k.name === stored.name))
+        throw new ScriptError(`an access key named '${stored.name}' exists already`, 'semantic');
+      writeFileAtomic(this.file, `${JSON.stringify([...keys, stored], null, 2)}\n`, 0o600);
+      return { key, stored };
+    });
   }
 
   /** Revokes the key of that id or name. */
   revoke(idOrName: string): StoredKey {
-    const keys = this.list();
-    const gone = keys.find((k) => k.id === idOrName || k.name === idOrName);
-    if (!gone) throw new ScriptError(`no access key '${idOrName}' (sqlcdc webhook key list)`, 'semantic');
-    writeFileAtomic(
-      this.file,
-      `${JSON.stringify(
-        keys.filter((k) => k !== gone),
-        null,
-        2,
-      )}\n`,
-      0o600,
-    );
-    return gone;
+    return withFileLock(this.file, () => {
+      const keys = this.list();
+      const gone = keys.find((k) => k.id === idOrName || k.name === idOrName);
+      if (!gone) throw new ScriptError(`no access key '${idOrName}' (sqlcdc webhook key list)`, 'semantic');
+      writeFileAtomic(
+        this.file,
+        `${JSON.stringify(
+          keys.filter((k) => k !== gone),
+          null,
+          2,
+        )}\n`,
+        0o600,
+      );
+      return gone;
+    });
   }
 
   /** Whether an Authorization header carries a current key. A revoked key stops working at once. */

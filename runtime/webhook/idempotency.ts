@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { JsonLines } from '../util/json-lines';
 
@@ -12,37 +13,50 @@ export interface Answer {
 interface Entry {
   key: string;
   at: number;
+  /** SHA-256 of the payload, base64; absent in lines written before it was kept. */
+  payload?: string;
   answer: Answer;
 }
+
+/** What a call with an idempotency key gets: the answer, whether it is a repeat's, or a conflict. */
+export type Remembered = { answer: Answer; repeated: boolean } | { conflict: true };
+
+/** The fingerprint of a payload: a key is bound to the payload it first came with. */
+const payloadDigest = (body: Buffer) => createHash('sha256').update(body).digest('base64');
 
 /**
  * Answers of calls that carried an idempotency key, by job and key: a repeat within 24 h gets the
  * first call's answer and writes no second change log. A repeat that arrives while the first call is
  * still running waits for it. Answers are appended durably to `<workspace>/webhook/idempotency.jsonl`
  * and read back at start, so a restarted listener still knows them; lines older than the window are
- * ignored then.
+ * ignored then. A key comes with one payload: sent again with another, it is a conflict (the IETF
+ * Idempotency-Key draft's 422), never the first call's answer.
  */
 export class IdempotencyStore {
-  private readonly answers = new Map<string, { at: number; answer: Promise<Answer> }>();
+  private readonly answers = new Map<string, { at: number; payload?: string; answer: Promise<Answer> }>();
   private readonly file: JsonLines<Entry>;
 
   constructor(workspace: string) {
     this.file = new JsonLines<Entry>(join(workspace, 'webhook', 'idempotency.jsonl'));
     const since = Date.now() - IDEMPOTENCY_WINDOW_MS;
     for (const e of this.file.read())
-      if (e.at >= since) this.answers.set(e.key, { at: e.at, answer: Promise.resolve(e.answer) });
+      if (e.at >= since) this.answers.set(e.key, { at: e.at, payload: e.payload, answer: Promise.resolve(e.answer) });
   }
 
   /**
    * The answer for `key`: the remembered one, or what `call` answers. A call that throws (the
    * listener could not answer at all) is not remembered, so its repeat runs again.
    */
-  async answer(key: string, call: () => Promise<Answer>): Promise<{ answer: Answer; repeated: boolean }> {
+  async answer(key: string, body: Buffer, call: () => Promise<Answer>): Promise<Remembered> {
     const now = Date.now();
+    const payload = payloadDigest(body);
     const known = this.answers.get(key);
-    if (known && known.at >= now - IDEMPOTENCY_WINDOW_MS) return { answer: await known.answer, repeated: true };
+    if (known && known.at >= now - IDEMPOTENCY_WINDOW_MS) {
+      if (known.payload !== undefined && known.payload !== payload) return { conflict: true };
+      return { answer: await known.answer, repeated: true };
+    }
     const pending = call();
-    this.answers.set(key, { at: now, answer: pending });
+    this.answers.set(key, { at: now, payload, answer: pending });
     let answer: Answer;
     try {
       answer = await pending;
@@ -50,7 +64,7 @@ export class IdempotencyStore {
       this.answers.delete(key);
       throw e;
     }
-    await this.file.append({ key, at: now, answer });
+    await this.file.append({ key, at: now, payload, answer });
     this.prune(now);
     return { answer, repeated: false };
   }

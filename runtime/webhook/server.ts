@@ -111,8 +111,8 @@ export function send(res: ServerResponse, answer: Answer, headers?: Record<strin
  * The webhook endpoint (spec §4.1, §5, §7; decision C.6): routing, authentication and the status of
  * every refusal, in this order — 404 another path, 405 another method, 401 no valid access key,
  * 400 no or malformed guid, 404 unknown guid, 400 a direct job's writer guid, 403 a job not enabled
- * for webhooks (or a reader alone), 401 a bad signature, 413 a payload over the limit — then the call
- * (ingest.ts) answers 200, 202, 400 or 500. Neither payloads nor keys are ever logged.
+ * for webhooks (or a reader alone), 401 a bad signature, 413 a payload over the limit, 422 an
+ * idempotency key sent again with another payload — then the call (ingest.ts) answers 200, 202, 400 or 500. Neither payloads nor keys are ever logged.
  */
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   // A client calls with the same URL again and again: its query is parsed once (only read afterwards).
@@ -164,12 +164,18 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         const problem = signatureProblem(secret, body, req.headers);
         if (problem) throw new Refused(401, problem);
       }
-      const idempotencyKey = header(req, 'webhook-id') ?? header(req, 'idempotency-key');
+      const signed = header(req, 'webhook-id');
+      const idempotencyKey = signed ?? header(req, 'idempotency-key');
       const run = () => options.ingest.call(found, body, params);
-      const { answer, repeated } = idempotencyKey
-        ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, run)
+      const remembered = idempotencyKey
+        ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, body, run)
         : { answer: await run(), repeated: false };
-      send(res, answer, repeated ? { 'idempotent-replayed': 'true' } : undefined);
+      if ('conflict' in remembered)
+        throw new Refused(
+          422,
+          `${signed ? 'webhook-id' : 'Idempotency-Key'} '${idempotencyKey}' was used with a different payload in the last 24 hours: send a new key for a new payload`,
+        );
+      send(res, remembered.answer, remembered.repeated ? { 'idempotent-replayed': 'true' } : undefined);
     } catch (e) {
       if (e instanceof Refused) {
         // An unread body would be parsed as the next request of this connection: close it after answering.

@@ -123,6 +123,23 @@ test('--help and --version', LIMITS, async () => {
   };
   assert.deepEqual(await sqlcdc(dir, ['--version']), { code: 0, stdout: `${pkg.version}\n`, stderr: '' });
   assert.equal((await sqlcdc(dir, ['-v'])).stdout, `${pkg.version}\n`);
+  // Each command group answers --help with its own usage, as git and npm do, and makes no workspace.
+  for (const [group, line] of [
+    ['job', /^ {2}sqlcdc job create NAME /m],
+    ['serve', /^ {2}sqlcdc serve \[--host 127\.0\.0\.1\]/m],
+    ['webhook', /^ {2}sqlcdc webhook key new /m],
+    ['changelog', /^ {2}sqlcdc changelog replay <file\.eds> --job NAME/m],
+    ['workspace', /^ {2}sqlcdc workspace rotate-key/m],
+  ] as const) {
+    for (const flag of ['--help', '-h']) {
+      const r = await sqlcdc(dir, [group, flag]);
+      assert.equal(r.code, 0, `${group} ${flag}: ${r.stderr}`);
+      assert.match(r.stdout, /^Usage:\n/);
+      assert.match(r.stdout, line);
+    }
+  }
+  assert.equal((await sqlcdc(dir, ['job', 'show', '--help'])).code, 0);
+  assert.equal(existsSync(join(dir, '.sqlcdc')), false);
 });
 
 test('--workspace chooses the workspace folder', LIMITS, async () => {

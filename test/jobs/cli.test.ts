@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli as sqlcdc } from '../helpers/cli';
@@ -82,6 +82,9 @@ test(
       (j) => j.name,
     );
     assert.deepEqual(names, ['extract', 'hook']);
+    const csv = await sqlcdc(dir, ['job', 'runs', 'hook', '--output', 'csv', '--workspace', 'ws']);
+    assert.equal(csv.code, 2);
+    assert.match(csv.stderr, /^sqlcdc: --output of job runs must be table or json, not 'csv'/);
     const gone = await sqlcdc(dir, ['job', 'delete', 'sync', '--workspace', 'ws']);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /no job 'sync'/);
@@ -117,3 +120,124 @@ test(
     assert.equal(readFileSync(join(dir, 'out.csv'), 'utf8'), '1\r\n2\r\n');
   },
 );
+
+test(
+  'a secret in a connection URL query (api_key=, token=) is masked by job show and %connection list, as in HTTP errors',
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(
+      join(dir, 'q.sql'),
+      "%connection add api http://127.0.0.1:9/v1?api_key=QKEY1&region=eu\n%connection list\nPRINT 'ok';\n",
+    );
+    await cli(dir, ['job', 'create', 'q', '--writer', 'q.sql']);
+    const shown = await cli(dir, ['job', 'show', 'q']);
+    assert.ok(!shown.includes('QKEY1'), shown);
+    assert.match(shown, /^%connection add api http:\/\/127\.0\.0\.1:9\/v1\?api_key=\*\*\*\*&region=eu$/m);
+    const listed = await sqlcdc(dir, ['run', 'q.sql', '--workspace', 'ws']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(!listed.stderr.includes('QKEY1'), listed.stderr);
+    assert.match(listed.stderr, /api_key=\*\*\*\*&region=eu/);
+  },
+);
+
+test(
+  "changelog replay reports a writer's error as job run does (file:line:col, statement, caret); a missing or damaged log is refused before anything runs, no run recorded",
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'bad.sql'), "PRINT 'writing';\nPUSH INTO DRIVE FORMAT CSV FILE '{{nope}}.csv';\n");
+    await cli(dir, ['job', 'create', 'extract', '--reader', 'r.sql']);
+    await cli(dir, ['job', 'create', 'bad', '--writer', 'bad.sql']);
+    const ran = await sqlcdc(dir, ['job', 'run', 'extract', '--workspace', 'ws']);
+    const file = /change log (logs\/items_\d+\.eds)/.exec(ran.stderr)![1];
+
+    const failed = await sqlcdc(dir, ['changelog', 'replay', file, '--job', 'bad', '--workspace', 'ws']);
+    assert.equal(failed.code, 1);
+    const script = join(dir, 'ws', 'jobs', 'bad', 'writer.sql');
+    assert.match(failed.stderr, new RegExp(`^${script}:2:\\d+: PUSH INTO DRIVE: .*nope`, 'm'));
+    assert.match(failed.stderr, /^ {2}PUSH INTO DRIVE FORMAT CSV FILE '\{\{nope\}\}\.csv';\n {2}\s*\^$/m);
+
+    const missing = await sqlcdc(dir, ['changelog', 'replay', 'logs/none.eds', '--job', 'bad', '--workspace', 'ws']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^sqlcdc: cannot read logs\/none\.eds: /);
+    writeFileSync(join(dir, 'logs', 'junk.eds'), 'not a log');
+    const junk = await sqlcdc(dir, ['changelog', 'replay', 'logs/junk.eds', '--job', 'bad', '--workspace', 'ws']);
+    assert.equal(junk.code, 1);
+    assert.match(junk.stderr, /^sqlcdc: change log junk\.eds: not a change log/);
+    const runs = JSON.parse(await cli(dir, ['job', 'runs', 'bad', '--output', 'json'])) as { by: string }[];
+    assert.deepEqual(
+      runs.map((r) => r.by),
+      ['replay'],
+    );
+  },
+);
+
+test(
+  'a job name longer than 100 characters is refused with the rule (not an internal error); 100 works end to end',
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'own.sql'), "SELECT * FROM DRIVE 'rows.csv';\nCAPTURE ON KEYS 'id';\n");
+    const long = await sqlcdc(dir, ['job', 'create', 'j'.repeat(300), '--reader', 'own.sql', '--workspace', 'ws']);
+    assert.equal(long.code, 1, long.stderr);
+    assert.match(long.stderr, /^sqlcdc: 'j{300}' is not a job name \(.*at most 100 characters\)\n$/);
+    assert.equal(existsSync(join(dir, 'ws', 'jobs', 'j'.repeat(300))), false);
+    const name = 'j'.repeat(100);
+    await cli(dir, ['job', 'create', name, '--reader', 'own.sql']);
+    const ran = await sqlcdc(dir, ['job', 'run', name, '--workspace', 'ws']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stderr, new RegExp(`changelogs/${name}/${name}_\\d+\\.eds: 2 inserts`));
+  },
+);
+
+test(
+  "a triggered job's error names the triggered job's script, not the script of the job that triggered it",
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'd.sql'), "SELECT * FROM DRIVE 'rows.csv';\n");
+    writeFileSync(join(dir, 'f.sql'), "PRINT 'x';\nSELECT * FROM DRIVE 'nope.csv';\n");
+    await cli(dir, ['job', 'create', 'data', '--reader', 'd.sql']);
+    await cli(dir, ['job', 'create', 'fails', '--writer', 'f.sql']);
+    await cli(dir, ['job', 'trigger', 'data', '--on', 'success', '--run', 'fails']);
+    const ran = await sqlcdc(dir, ['job', 'run', 'data', '--workspace', 'ws']);
+    assert.equal(ran.code, 0, ran.stderr);
+    const script = join(dir, 'ws', 'jobs', 'fails', 'writer.sql');
+    assert.match(ran.stderr, new RegExp(`^${script}:2:22: SELECT FROM DRIVE: file not found: nope\\.csv$`, 'm'));
+    assert.ok(!ran.stderr.includes(join('jobs', 'data')), ran.stderr);
+  },
+);
+
+test(
+  'job triggers added by several processes at once are all kept (job.json is changed under a lock)',
+  LIMITS,
+  async () => {
+    const dir = project();
+    await cli(dir, ['job', 'create', 'extract', '--reader', 'r.sql']);
+    const others = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
+    for (const o of others) await cli(dir, ['job', 'create', o, '--writer', 'w.sql']);
+    await Promise.all(others.map((o) => cli(dir, ['job', 'trigger', 'extract', '--on', 'success', '--run', o])));
+    const jobs = JSON.parse(await cli(dir, ['job', 'list', '--output', 'json'])) as {
+      name: string;
+      triggers: { run: string }[];
+    }[];
+    const extract = jobs.find((j) => j.name === 'extract')!;
+    assert.deepEqual(extract.triggers.map((t) => t.run).sort(), others);
+    assert.deepEqual(readdirSync(join(dir, 'ws', 'jobs', 'extract')).sort(), ['job.json', 'reader.sql']);
+  },
+);
+
+test('a run record torn by a crash does not take the next run records with it', LIMITS, async () => {
+  const dir = project();
+  await cli(dir, ['job', 'create', 'extract', '--reader', 'r.sql']);
+  const runs = join(dir, 'ws', 'jobs', 'extract', 'runs.jsonl');
+  // What a process killed in the middle of an append leaves: a line without its end.
+  writeFileSync(runs, '{"id":"1","by":"run","start":"2026-');
+  for (let i = 0; i < 2; i++) assert.equal((await sqlcdc(dir, ['job', 'run', 'extract', '--workspace', 'ws'])).code, 0);
+  const records = JSON.parse(await cli(dir, ['job', 'runs', 'extract', '--output', 'json'])) as { outcome: string }[];
+  assert.deepEqual(
+    records.map((r) => r.outcome),
+    ['success', 'success'],
+  );
+});

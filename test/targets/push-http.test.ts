@@ -394,3 +394,20 @@ test('TRACE INTO records every call of a push in a SQLite table, in batches, the
   assert.doesNotMatch(JSON.stringify(rows), /PUSH-KEY-7/, 'the API key header is masked');
   assert.equal(rows[0][6], 'repl');
 });
+
+test("a connection's base URL with a query (an API key) keeps it on every call, before the path's own parameters", async () => {
+  const { server, session } = await setup(ok, 2);
+  await session.run(`%connection add keyed ${server.url}/v1?api_key=K1`);
+  await session.run(`PUSH INTO HTTP [keyed] ON_UPSERT (POST /items/{{id}}?mode=a) PAYLOAD ({"id": {{id}}});`);
+  await session.run(
+    `PUSH INTO HTTP [keyed] ON_UPSERT (PUT items) PAYLOAD ([@concatjson({"id": {{id}}})]) WITH BATCH 2;`,
+  );
+  assert.deepEqual(
+    server.requests.map((r) => [r.method, r.url]),
+    [
+      ['POST', '/v1/items/1?api_key=K1&mode=a'],
+      ['POST', '/v1/items/2?api_key=K1&mode=a'],
+      ['PUT', '/v1/items?api_key=K1'],
+    ],
+  );
+});

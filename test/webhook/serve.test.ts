@@ -191,6 +191,12 @@ test('--no-auth is refused on a non-loopback address, and a revoked key stops wo
   const r = await sqlcdc(dir, ['serve', '--host', '0.0.0.0', '--port', '0', '--no-auth', '--workspace', 'ws']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--no-auth is only allowed on a loopback address/);
+  // A port that is not a whole number is a mistake to report, not a free port to pick.
+  for (const port of ['', ' ', '1.5', '0x50']) {
+    const bad = await sqlcdc(dir, ['serve', '--port', port, '--workspace', 'ws']);
+    assert.equal(bad.code, 2, `--port '${port}': ${bad.stderr}`);
+    assert.match(bad.stderr, /--port must be 0\.\.65535/);
+  }
   const guid = await createJob(dir, 'w', ['--writer', 'w.sql', '--webhook']);
   const key = (await cli(dir, ['webhook', 'key', 'new', '--name', 'ci'])).trim();
   const s = await serve(dir);
@@ -205,6 +211,20 @@ test('--no-auth is refused on a non-loopback address, and a revoked key stops wo
   assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 401);
   const open = await serve(dir, ['--no-auth']);
   assert.equal((await call(open.url, { query: { guid }, body: '{"id": 1}' })).status, 200);
+});
+
+test('access keys made by several processes at once are all stored, and each works', LIMITS, async () => {
+  const dir = project({ 'w.sql': WRITER });
+  const guid = await createJob(dir, 'w', ['--writer', 'w.sql', '--webhook']);
+  const names = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8'];
+  const keys = await Promise.all(
+    names.map(async (n) => (await cli(dir, ['webhook', 'key', 'new', '--name', n])).trim()),
+  );
+  const list = JSON.parse(await cli(dir, ['webhook', 'key', 'list', '--output', 'json'])) as { name: string }[];
+  assert.deepEqual(list.map((k) => k.name).sort(), names);
+  assert.deepEqual(readdirSync(join(dir, 'ws', 'webhook')), ['keys.json']);
+  const s = await serve(dir);
+  for (const key of keys) assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 200);
 });
 
 test('a listener with no key configured makes one and shows it once, on stderr', LIMITS, async () => {
@@ -526,3 +546,68 @@ test('HTTPS with --tls-cert and --tls-key', LIMITS, async () => {
   });
   assert.equal(status, 200);
 });
+
+test(
+  'a GET (no payload) writes an empty change log and the writer plays nothing: 200, no call to the target, a successful run; replay of it too',
+  LIMITS,
+  async () => {
+    const target = await startHttpServer((_req, res) => void res.writeHead(200).end('{}'));
+    servers.push(target);
+    const writer = `%connection add api ${target.url}
+LOAD UPSERTS FROM 'orders';
+PUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD ({"id": {{id}}});
+`;
+    const dir = project({ 'w.sql': writer });
+    const guid = await createJob(dir, 'pusher', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const r = await call(s.url, { method: 'GET', query: { guid } });
+    assert.equal(r.status, 200, r.text);
+    const answer = r.json as RunAnswer;
+    assert.equal(answer.rows, 0);
+    assert.deepEqual(answer.writer, { started: true, success: true, error: null });
+    assert.deepEqual(await logRows(dir, answer.changeLog), []);
+    const replayed = await sqlcdc(dir, [
+      'changelog',
+      'replay',
+      answer.changeLog,
+      '--job',
+      'pusher',
+      '--workspace',
+      'ws',
+    ]);
+    assert.equal(replayed.code, 0, replayed.stderr);
+    assert.match(replayed.stderr, /the change log has no rows: the writer has nothing to play/);
+    assert.equal(target.requests.length, 0);
+    const runs = JSON.parse(await cli(dir, ['job', 'runs', 'pusher', '--output', 'json'])) as {
+      by: string;
+      outcome: string;
+    }[];
+    assert.deepEqual(
+      runs.map((x) => `${x.by} ${x.outcome}`),
+      ['webhook success', 'replay success'],
+    );
+  },
+);
+
+test(
+  'Idempotency-Key reused with a different payload is refused with 422 (also after a restart), never answered with the first call',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'idem', ['--writer', 'w.sql', '--webhook']);
+    let s = await serve(dir, ['--no-auth']);
+    const headers = { 'idempotency-key': 'order-42' };
+    const first = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
+    assert.equal(first.status, 200, first.text);
+    const reused = await call(s.url, { query: { guid }, headers, body: '{"id": 43}' });
+    assert.equal(reused.status, 422, reused.text);
+    assert.match((reused.json as Refusal).error, /Idempotency-Key 'order-42' was used with a different payload/);
+    await s.stop();
+    s = await serve(dir, ['--no-auth']);
+    assert.equal((await call(s.url, { query: { guid }, headers, body: '{"id": 44}' })).status, 422);
+    const same = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
+    assert.equal(same.status, 200, same.text);
+    assert.deepEqual(same.json, first.json);
+    assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 1);
+  },
+);

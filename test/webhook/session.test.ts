@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { OutputItem } from '../../runtime/output';
+import type { ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { runCli as sqlcdc } from '../helpers/cli';
@@ -115,9 +116,21 @@ test('%job create, trigger, list and run from a notebook session', async () => {
   assert.match(ran, /loaded 3 rows/);
   assert.match(ran, /after ran/);
   assert.match(ran, /job sync: success/);
-  // A failing job is the cell's error, with its position in the job's script.
-  writeFileSync(join(dir, 'ws', 'jobs', 'after', 'reader.sql'), 'FROB;\n');
-  await assert.rejects(session.run('%job run after'), /FROB/);
+  // A failing job is the cell's error, placed in the job's script (the cell's text is not where it is).
+  writeFileSync(join(dir, 'ws', 'jobs', 'after', 'reader.sql'), "PRINT 'x';\nFROB;\n");
+  const script = join(dir, 'ws', 'jobs', 'after', 'reader.sql');
+  await assert.rejects(session.run('%job run after'), (e: ScriptError) => {
+    assert.equal(e.position, undefined);
+    assert.ok(e.message.startsWith(`${script}:2:1: syntax error: `), e.message);
+    assert.match(e.message, /FROB/);
+    return true;
+  });
+  // A job triggered after a successful run that fails is a warning of that run, not the cell's error.
+  const warned = await session.run('%job run sync');
+  assert.match(text(warned), /job sync: success/);
+  const warnings = warned.flatMap((r) => (r.kind === 'warning' ? [r.text] : []));
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.ok(warnings[0].startsWith(`job after, triggered by sync, failed: ${script}:2:1: syntax error: `), warnings[0]);
 });
 
 test('%%job NAME reader|writer saves the cell as that part of the job; the cell is not run', async () => {
