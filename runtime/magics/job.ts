@@ -52,13 +52,18 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
   return [{ kind: 'message', text: lines.join('\n') }];
 }
 
-async function run(host: MagicHost, store: JobStore, words: string[]): Promise<Result[]> {
+async function run(
+  host: MagicHost,
+  store: JobStore,
+  words: string[],
+  signal: AbortSignal | undefined,
+): Promise<Result[]> {
   const name = one(words, 'run');
   const out: Result[] = [];
   const report = (r: Result) => {
     if (r.kind !== 'table' && r.kind !== 'progress') out.push(r);
   };
-  const record = await runJob(store, name, { by: 'run', cwd: host.cwd, report });
+  const record = await runJob(store, name, { by: 'run', cwd: host.cwd, report, signal });
   const failed = out.find((r): r is Extract<Result, { kind: 'error' }> => r.kind === 'error');
   // The job's own error is the cell's error; the rest of its output shows before it.
   if (failed) throw failed.error;
@@ -88,7 +93,7 @@ export const jobMagic: Magic = {
     const job = store.setScript(name, part, body);
     return [{ kind: 'message', text: `job ${name}: ${part} saved (${job.kind})` }];
   },
-  async run(host, args) {
+  async run(host, args, line) {
     const [action, ...words] = splitArgs(args);
     const store = new JobStore(host.workspace, host.openSession);
     switch (action) {
@@ -112,7 +117,7 @@ export const jobMagic: Magic = {
           ),
         ];
       case 'run':
-        return run(host, store, words);
+        return run(host, store, words, line.signal);
       case 'trigger': {
         const { positional, flags } = parseFlags(words, { on: 'value', run: 'value' }, USAGE);
         const name = one(positional, 'trigger');

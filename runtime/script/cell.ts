@@ -17,6 +17,8 @@ export interface MagicLine {
   line: number;
   /** The `origin` of the execute call that ran the cell: output a magic starts (a listener's) goes there. */
   origin?: string;
+  /** The cell's interrupt (Ctrl-C, interrupt_request): a magic that waits (`%webhook wait`, `%job run`) ends on it. */
+  signal?: AbortSignal;
 }
 
 export interface SplitCell {

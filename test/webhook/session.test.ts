@@ -3,9 +3,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { OutputItem } from '../../runtime/output';
+import type { ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { runCli as sqlcdc } from '../helpers/cli';
+import { startHttpServer } from '../helpers/http-server';
 import { call, type RunAnswer } from '../helpers/serve';
 import { tempSession } from '../helpers/session';
 
@@ -133,4 +135,38 @@ test('%%job NAME reader|writer saves the cell as that part of the job; the cell 
   assert.match(text(await session.run('%job run nb')), /wrote 2 rows/);
   await assert.rejects(session.run('%%job nb other\nPRINT 1;'), /usage: %%job NAME reader\|writer/);
   await assert.rejects(session.run('%%nosuch\nx'), /unknown cell magic %%nosuch/);
+});
+
+test('interrupting a cell cancels a %webhook wait; the listener goes on taking calls', async () => {
+  const { session } = open();
+  const started = text(await session.run('%webhook start --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const interrupt = new AbortController();
+  const waiting = session.run('%webhook wait --timeout 60', { signal: interrupt.signal });
+  interrupt.abort();
+  await assert.rejects(waiting, (e: ScriptError) => e.kind === 'cancelled');
+  assert.equal((await call(url, { body: '{"id": 7}' })).status, 202);
+  assert.match(text(await session.run('%webhook status')), /calls received: 1/);
+});
+
+test('interrupting a cell cancels a %job run; the run is recorded as a failure', async () => {
+  const { session, dir } = open();
+  // A source that never answers: the reader waits on it until interrupted.
+  const site = await startHttpServer(() => undefined);
+  try {
+    writeFileSync(join(dir, 'slow.sql'), `SELECT * FROM HTTP (GET ${site.url}/slow) APPLY TX '$' TIMEOUT 60;\n`);
+    await session.run('%job create slow --reader slow.sql');
+    const interrupt = new AbortController();
+    const running = session.run('%job run slow', { signal: interrupt.signal });
+    await site.received(1);
+    interrupt.abort();
+    await assert.rejects(running, (e: ScriptError) => e.kind === 'cancelled');
+    const runs = await sqlcdc(dir, ['job', 'runs', 'slow', '--output', 'json', '--workspace', 'ws']);
+    assert.deepEqual(
+      (JSON.parse(runs.stdout) as { outcome: string; error: string }[]).map((r) => [r.outcome, r.error]),
+      [['failure', 'cancelled']],
+    );
+  } finally {
+    await site.close();
+  }
 });
