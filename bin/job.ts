@@ -45,9 +45,8 @@ function readScript(file: string): string {
 
 /** A job run's output as `sqlcdc run` shows it: everything on stderr, errors with their place in the script. */
 const stderrReport =
-  (store: JobStore, name: string): JobReport =>
-  (r, script, source) => {
-    const file = `${store.scriptFile(name, script)}`;
+  (store: JobStore): JobReport =>
+  (r, from) => {
     switch (r.kind) {
       case 'message':
         process.stderr.write(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
@@ -56,7 +55,9 @@ const stderrReport =
         process.stderr.write(`warning: ${r.text}\n`);
         break;
       case 'error':
-        process.stderr.write(`${formatScriptError(file, r.error, source)}\n`);
+        process.stderr.write(
+          `${from ? formatScriptError(store.scriptFile(from.job, from.script), r.error, from.source) : r.error.message}\n`,
+        );
         break;
       case 'display':
         process.stderr.write(`${displayFallback(r)}\n`);
@@ -164,7 +165,7 @@ async function run(args: string[]): Promise<number> {
       try {
         const record = await runJob(store, name, {
           by: 'run',
-          report: stderrReport(store, name),
+          report: stderrReport(store),
           signal: controller.signal,
         });
         if (controller.signal.aborted) return EXIT.interrupted;

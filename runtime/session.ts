@@ -128,7 +128,8 @@ export class Session implements SessionEnv, MagicHost {
       try {
         yield* runMagic(this, { ...magic, origin: options.origin, signal });
       } catch (e) {
-        yield { kind: 'error', error: toScriptError(e, undefined, `%${magic.name}`), source: text };
+        const error = toScriptError(e, undefined, `%${magic.name}`);
+        yield { kind: 'error', error, source: error.script?.text ?? text };
         return;
       }
     }

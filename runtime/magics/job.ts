@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ScriptError } from '../errors';
 import { isTriggerKind, TRIGGER_KINDS } from '../jobs/job';
-import { runJob } from '../jobs/runner';
+import { runJob, type JobReport } from '../jobs/runner';
 import { JobStore, summary } from '../jobs/store';
 import type { Result } from '../results';
 import { newSigningSecret } from '../webhook/signature';
@@ -60,13 +60,16 @@ async function run(
 ): Promise<Result[]> {
   const name = one(words, 'run');
   const out: Result[] = [];
-  const report = (r: Result) => {
-    if (r.kind !== 'table' && r.kind !== 'progress') out.push(r);
+  let failed: ScriptError | undefined;
+  const report: JobReport = (r, from) => {
+    if (r.kind === 'error')
+      // Its position is in the job's script: shown there, named, rather than against the cell.
+      failed ??= from ? r.error.inScript(`${from.script}.sql of job ${from.job}`, from.source) : r.error;
+    else if (r.kind !== 'table' && r.kind !== 'progress') out.push(r);
   };
   const record = await runJob(store, name, { by: 'run', cwd: host.cwd, report, signal });
-  const failed = out.find((r): r is Extract<Result, { kind: 'error' }> => r.kind === 'error');
   // The job's own error is the cell's error; the rest of its output shows before it.
-  if (failed) throw failed.error;
+  if (failed) throw failed;
   return [
     ...out,
     { kind: 'message', text: `job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})` },

@@ -117,3 +117,21 @@ test(
     assert.equal(readFileSync(join(dir, 'out.csv'), 'utf8'), '1\r\n2\r\n');
   },
 );
+
+test(
+  "a triggered job's error names that job's script, not the script of the job that triggered it",
+  LIMITS,
+  async () => {
+    const dir = tempDir('jobs-cli');
+    writeFileSync(join(dir, 'a.sql'), "PRINT 'a ran';\n");
+    writeFileSync(join(dir, 'b.sql'), "PRINT 'b ran';\nSELECT * FROM DRIVE 'nowhere.csv';\n");
+    await cli(dir, ['job', 'create', 'a', '--reader', 'a.sql']);
+    await cli(dir, ['job', 'create', 'b', '--reader', 'b.sql']);
+    await cli(dir, ['job', 'trigger', 'a', '--on', 'success', '--run', 'b']);
+    const r = await sqlcdc(dir, ['job', 'run', 'a', '--workspace', 'ws']);
+    assert.match(
+      r.stderr,
+      /[/\\]ws[/\\]jobs[/\\]b[/\\]reader\.sql:2:22: SELECT FROM DRIVE: file not found: nowhere\.csv\n {2}SELECT \* FROM DRIVE 'nowhere\.csv';\n/,
+    );
+  },
+);

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { OutputItem } from '../../runtime/output';
-import type { ScriptError } from '../../runtime/errors';
+import { caretLines, describeError, type ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { runCli as sqlcdc } from '../helpers/cli';
@@ -169,4 +169,22 @@ test('interrupting a cell cancels a %job run; the run is recorded as a failure',
   } finally {
     await site.close();
   }
+});
+
+test("%job run: a failing job's error shows its place in the job's script, not in the cell", async () => {
+  const { session, dir } = open();
+  writeFileSync(join(dir, 'w.sql'), "PRINT 'first';\n  APPLY FILTER 'nosuch > 1';\n");
+  await session.run('%job create y --writer w.sql');
+  const results: Result[] = [];
+  for await (const r of session.execute('%limit 5\n%job run y')) results.push(r);
+  const failed = results.find((r) => r.kind === 'error');
+  assert.ok(failed, JSON.stringify(results));
+  assert.equal(
+    describeError(failed.error),
+    "APPLY FILTER at line 2, column 17 in writer.sql of job y: unknown column 'nosuch' (columns: (none)) (at character 1 of expression 'nosuch > 1')",
+  );
+  assert.deepEqual(caretLines(failed.source, failed.error.position!), [
+    "  APPLY FILTER 'nosuch > 1';",
+    '                ^',
+  ]);
 });
