@@ -12,7 +12,23 @@ import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 import { counted } from '../util/words';
 
-const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] [--webhook] [--save-sample] [--signing-secret] | list | run NAME | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
+const SETTINGS = '[--webhook] [--save-sample] [--signing-secret]';
+const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] ${SETTINGS} | list | run NAME | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
+const CELL_USAGE = `%%job NAME reader|writer ${SETTINGS}, then the script`;
+const SETTING_FLAGS = { webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' } as const;
+
+/** The job settings the flags ask for; a signing secret is made here, to be shown once. */
+function settings(flags: Map<string, string[]>) {
+  return {
+    webhook: flags.has('webhook'),
+    saveSample: flags.has('save-sample'),
+    signingSecret: flags.has('signing-secret') ? newSigningSecret(randomBytes(24)) : undefined,
+  };
+}
+
+function shownOnce(signingSecret: string | undefined): string[] {
+  return signingSecret ? [`signing secret ${signingSecret} (shown once)`] : [];
+}
 
 function one(words: string[], action: string): string {
   if (words.length !== 1) throw new ScriptError(`%job ${action} needs one job name; usage: ${USAGE}`, 'semantic');
@@ -20,11 +36,7 @@ function one(words: string[], action: string): string {
 }
 
 function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
-  const { positional, flags } = parseFlags(
-    words,
-    { reader: 'value', writer: 'value', webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' },
-    USAGE,
-  );
+  const { positional, flags } = parseFlags(words, { reader: 'value', writer: 'value', ...SETTING_FLAGS }, USAGE);
   const script = (flag: string) => {
     const file = flags.get(flag)?.[0];
     if (file === undefined) return undefined;
@@ -34,22 +46,19 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
       throw new ScriptError(`cannot read ${file}: ${(e as Error).message}`, 'runtime');
     }
   };
-  const signingSecret = flags.has('signing-secret') ? newSigningSecret(randomBytes(24)) : undefined;
+  const asked = settings(flags);
   const job = store.create({
     name: one(positional, 'create'),
     reader: script('reader'),
     writer: script('writer'),
-    webhook: flags.has('webhook'),
-    saveSample: flags.has('save-sample'),
-    signingSecret,
+    ...asked,
   });
   const lines = [
     job.kind === 'direct'
       ? `job ${job.name}: reader ${job.guid}, writer ${job.writerGuid}`
       : `job ${job.name} (${job.kind}): ${job.guid}`,
   ];
-  if (signingSecret) lines.push(`signing secret ${signingSecret} (shown once)`);
-  return [{ kind: 'message', text: lines.join('\n') }];
+  return [{ kind: 'message', text: [...lines, ...shownOnce(asked.signingSecret)].join('\n') }];
 }
 
 async function run(
@@ -82,19 +91,29 @@ export const jobMagic: Magic = {
   usage: USAGE,
   description: 'jobs of the workspace: create, list, run, trigger (as sqlcdc job)',
   words: ['create', 'list', 'run', 'trigger'],
-  /** `%%job NAME reader|writer`: the cell's script becomes that part of the job (created as a writer or reader when new). */
+  /**
+   * `%%job NAME reader|writer [settings]`: the cell's script becomes that part of the job (created as a
+   * writer or reader when new); the settings of `%job create` switch on, so a notebook alone can make
+   * the job `%webhook start --job` serves.
+   */
   cell(host, args, body): Result[] {
-    const [name, part, ...extra] = splitArgs(args);
+    const { positional, flags } = parseFlags(splitArgs(args), SETTING_FLAGS, CELL_USAGE);
+    const [name, part, ...extra] = positional;
     if (!name || (part !== 'reader' && part !== 'writer') || extra.length > 0)
-      throw new ScriptError('usage: %%job NAME reader|writer, then the script', 'semantic');
+      throw new ScriptError(`usage: ${CELL_USAGE}`, 'semantic');
     if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
     const store = new JobStore(host.workspace, host.openSession);
+    const asked = settings(flags);
+    let said: string;
     if (!store.exists(name)) {
-      const job = store.create({ name, [part]: body, webhook: false, saveSample: false });
-      return [{ kind: 'message', text: `job ${name} (${job.kind}) created with this ${part}: ${job.guid}` }];
+      const job = store.create({ name, [part]: body, ...asked });
+      said = `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`;
+    } else {
+      const job = store.setScript(name, part, body);
+      if (asked.webhook || asked.saveSample || asked.signingSecret) store.enable(name, asked);
+      said = `job ${name}: ${part} saved (${job.kind})`;
     }
-    const job = store.setScript(name, part, body);
-    return [{ kind: 'message', text: `job ${name}: ${part} saved (${job.kind})` }];
+    return [{ kind: 'message', text: [said, ...shownOnce(asked.signingSecret)].join('\n') }];
   },
   async run(host, args, line) {
     const [action, ...words] = splitArgs(args);

@@ -61,7 +61,7 @@ export class SessionListener implements Disposable {
       const job = store.get(options.job);
       if (!job.webhook)
         throw new ScriptError(
-          `job ${job.name} is not enabled for webhooks (sqlcdc job create … --webhook)`,
+          `job ${job.name} is not enabled for webhooks (%%job ${job.name} writer --webhook over its script, or sqlcdc job create … --webhook)`,
           'semantic',
         );
       this.ingest = new Ingest(store);

@@ -188,3 +188,33 @@ test("%job run: a failing job's error shows its place in the job's script, not i
     '                ^',
   ]);
 });
+
+test('%%job NAME writer --webhook makes a job a notebook can serve with %webhook start --job, no file needed', async () => {
+  const { session } = open();
+  const made = text(await session.run("%%job hook writer --webhook\nADD COLUMN 'long doubled=@sql(id * 2)';\n"));
+  assert.match(made, /^job hook \(writer\) created with this writer: [0-9a-f]{32}$/);
+  const started = text(await session.run('%webhook start --job hook --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const r = await call(url, { body: '{"id": 21}' });
+  assert.equal(r.status, 200, r.text);
+  assert.equal((r.json as RunAnswer).rows, 1);
+  await session.run('%webhook stop');
+  // A job made without it is switched on by saving its script again with the option.
+  await session.run("%%job later writer\nPRINT 'later';\n");
+  await assert.rejects(session.run('%webhook start --job later'), /job later is not enabled for webhooks/);
+  const saved = text(await session.run("%%job later writer --webhook --signing-secret\nPRINT 'later';\n"));
+  assert.match(saved, /^job later: writer saved \(writer\)\nsigning secret whsec_\S+ \(shown once\)$/);
+  const list = (await session.run('%job list')).find((x) => x.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.deepEqual(
+    list.dataset.rows().map((row) => [row[0], row[3]]),
+    [
+      ['hook', 'yes'],
+      ['later', 'yes'],
+    ],
+  );
+  await assert.rejects(
+    session.run("%%job reads reader --webhook\nPRINT 'r';\n"),
+    /a reader job cannot be a webhook: a webhook needs a writer/,
+  );
+  await assert.rejects(session.run("%%job x writer --frob\nPRINT 'x';\n"), /unknown option --frob/);
+});
