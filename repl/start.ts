@@ -72,7 +72,8 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
 
   // Output of something a statement started (a listener, a timer) after its cell finished. At a
   // prompt it goes above it: the prompt and the half-typed line are wiped, the output written, and
-  // both drawn again below with the cursor where it was.
+  // both drawn again below with the cursor where it was. While a statement runs, its progress line
+  // makes way the same way.
   session.output.subscribe(({ result }) => {
     const atPrompt = !cells.running && !cells.closed;
     if (atPrompt && terminal) {
@@ -80,6 +81,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
       cursorTo(output, 0);
       clearScreenDown(output);
     }
+    progress.clear();
     write(formatResult(result, style()));
     if (atPrompt) server.displayPrompt(true);
   });

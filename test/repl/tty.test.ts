@@ -137,3 +137,40 @@ test(
     assert.ok(rows.slice(arrived).includes('typed on'), rows.join('\n'));
   },
 );
+
+test(
+  'in a terminal: webhook calls arriving while a statement draws its progress line show on lines of their own',
+  { timeout: 90_000 },
+  () => {
+    const { status, transcript } = drive([
+      ['expect', 'sqlcdc> '],
+      ['send', '%webhook start --no-auth\r'],
+      ['expect', 'webhook listening: .*sqlcdc> '],
+      ['post', '[{"id": 1}, {"id": 2}, {"id": 3}]'],
+      ['expect', 'webhook call 1 .*sqlcdc> '],
+      ['send', '%webhook take\r'],
+      ['expect', 'is the pipeline dataset.*sqlcdc> '],
+      // The session pushes each row to its own listener: calls 2 to 4 arrive during the push.
+      ['send', 'PUSH INTO HTTP ON_UPSERT (POST {{@webhookurl}}) PAYLOAD ({"id": {{id}}});\r'],
+      ['expect', 'PUSH INTO HTTP: 3 calls made.*sqlcdc> '],
+      ['send', '\x04'],
+    ]);
+    assert.equal(status, 0, transcript);
+    const rows = screen(transcript);
+    // Each arrival's title starts a row: none is glued to the progress line it interrupted.
+    assert.deepEqual(
+      rows.filter((r) => /webhook call \d+ \(POST/.test(r)),
+      [
+        'webhook call 1 (POST, 3 rows)',
+        'webhook call 2 (POST, 1 row)',
+        'webhook call 3 (POST, 1 row)',
+        'webhook call 4 (POST, 1 row)',
+      ],
+      rows.join('\n'),
+    );
+    assert.ok(
+      rows.some((r) => /^PUSH INTO HTTP: 3 \/ 3 rows, 3 calls, 0 retries, [\d,]+ rows\/s$/.test(r)),
+      rows.join('\n'),
+    );
+  },
+);
