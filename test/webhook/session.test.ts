@@ -218,3 +218,24 @@ test('%%job NAME writer --webhook makes a job a notebook can serve with %webhook
   );
   await assert.rejects(session.run("%%job x writer --frob\nPRINT 'x';\n"), /unknown option --frob/);
 });
+
+test("%webhook start --job: the job run's output and a failed call's reason show under the starting cell", async () => {
+  const { session, output } = open();
+  await session.run(
+    "%%job hook writer --webhook\nPRINT 'the writer got #data.count() rows';\nAPPLY FILTER 'qty > 0';\n",
+  );
+  const started = text(await session.run('%webhook start --job hook --no-auth', { origin: 'cell-1' }));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  assert.equal((await call(url, { body: '[{"qty": 1}, {"qty": 0}]' })).status, 200);
+  const failed = await call(url, { body: '[{"sku": "lamp"}]' });
+  assert.equal(failed.status, 500);
+  const shown = (kind: Result['kind']) =>
+    output
+      .filter((o) => o.origin === 'cell-1' && o.result.kind === kind)
+      .map((o) => (o.result as { text: string }).text);
+  assert.deepEqual(shown('message'), ['the writer got 2 rows', 'the writer got 1 rows']);
+  assert.deepEqual(shown('warning'), [
+    `webhook call 2: job hook answered 500: ${(failed.json as { error: string }).error}`,
+  ]);
+  assert.match(shown('warning')[0], /unknown column 'qty'/);
+});
