@@ -89,7 +89,7 @@ async function run(
 export const jobMagic: Magic = {
   name: 'job',
   usage: USAGE,
-  description: 'jobs of the workspace: create, list, run, trigger (as sqlcdc job)',
+  description: `jobs of the workspace: create, list, run, trigger (as sqlcdc job); a cell starting with %%job NAME reader|writer ${SETTINGS} saves the rest of the cell as that part of the job`,
   words: ['create', 'list', 'run', 'trigger'],
   /**
    * `%%job NAME reader|writer [settings]`: the cell's script becomes that part of the job (created as a

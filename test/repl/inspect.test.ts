@@ -89,5 +89,6 @@ test('magics and connections are documented; secrets are not shown', () => {
   assert.ok(!conn.text.includes('T0P-S3CRET') && !conn.markdown?.includes('T0P-S3CRET'));
   const magic = at(s, '%lim|it 5');
   assert.match(magic.text, /%limit \[N\]/);
+  assert.match(at(s, "%%jo|b orders writer\nPRINT 'a';").text, /%%job NAME reader\|writer/);
   assert.equal(at(s, '-- a comment about #le|ft').found, false);
 });
