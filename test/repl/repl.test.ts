@@ -168,6 +168,9 @@ test('history is kept in the workspace, without lines that carry secrets', LIMIT
   await repl.response();
   await repl.send("PRINT 'remember me';");
   await repl.send('%connection add api http://127.0.0.1:9 --bearer s3cret');
+  await repl.send('%connection add keyed http://127.0.0.1:9 --header "X-Api-Key: s3cret"');
+  await repl.send('%connection add db postgres://app:s3cret@127.0.0.1:5/app');
+  await repl.send('%var set --encrypted token s3cret');
   await repl.send('%limit 7');
   assert.equal(await repl.close(), 0);
   const file = join(dir, 'ws', 'repl_history');
