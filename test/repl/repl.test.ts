@@ -39,6 +39,23 @@ test('a statement spans lines until its ";" and PRINT prints', LIMITS, async (t)
   assert.equal(await repl.close(), 0);
 });
 
+test(
+  'a %%job cell goes on over lines until an empty line, as a cell magic in IPython, then saves its script',
+  LIMITS,
+  async (t) => {
+    const { repl } = startRepl(t);
+    await repl.response();
+    assert.equal(await repl.send('%%job nightly writer'), CONTINUATION);
+    assert.equal(await repl.send("PRINT 'first';"), CONTINUATION);
+    assert.equal(await repl.send("PRINT 'second';"), CONTINUATION);
+    assert.match(body(await repl.send('')), /^job nightly \(writer\) created with this writer: [0-9a-f]{32}\n$/);
+    assert.match(
+      body(await repl.send('%job run nightly')),
+      /^first\nsecond\njob nightly: success, 0 rows \(run \d+\)\n$/,
+    );
+  },
+);
+
 test('a magic runs at once and changes the session', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();
