@@ -10,6 +10,7 @@ import { newSigningSecret } from '../webhook/signature';
 import { parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
+import { AsyncQueue } from '../util/async-queue';
 import { counted } from '../util/words';
 
 const SETTINGS = '[--webhook] [--save-sample] [--signing-secret]';
@@ -61,28 +62,28 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
   return [{ kind: 'message', text: [...lines, ...shownOnce(asked.signingSecret)].join('\n') }];
 }
 
-async function run(
+/** The job's output (messages, warnings, a push's progress) shows in the cell as it comes, as `sqlcdc job run` prints it. */
+async function* run(
   host: MagicHost,
   store: JobStore,
   words: string[],
   signal: AbortSignal | undefined,
-): Promise<Result[]> {
+): AsyncGenerator<Result> {
   const name = one(words, 'run');
-  const out: Result[] = [];
+  const out = new AsyncQueue<Result>();
   let failed: ScriptError | undefined;
   const report: JobReport = (r, from) => {
     if (r.kind === 'error')
       // Its position is in the job's script: shown there, named, rather than against the cell.
       failed ??= from ? r.error.inScript(`${from.script}.sql of job ${from.job}`, from.source) : r.error;
-    else if (r.kind !== 'table' && r.kind !== 'progress') out.push(r);
+    else if (r.kind !== 'table') out.push(r);
   };
-  const record = await runJob(store, name, { by: 'run', cwd: host.cwd, report, signal });
+  const running = runJob(store, name, { by: 'run', cwd: host.cwd, report, signal }).finally(() => out.close());
+  yield* out;
+  const record = await running;
   // The job's own error is the cell's error; the rest of its output shows before it.
   if (failed) throw failed;
-  return [
-    ...out,
-    { kind: 'message', text: `job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})` },
-  ];
+  yield { kind: 'message', text: `job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})` };
 }
 
 /** %job: the jobs of the workspace from a notebook, as `sqlcdc job` (docs/jobs.md). */
@@ -115,7 +116,7 @@ export const jobMagic: Magic = {
     }
     return [{ kind: 'message', text: [said, ...shownOnce(asked.signingSecret)].join('\n') }];
   },
-  async run(host, args, line) {
+  run(host, args, line) {
     const [action, ...words] = splitArgs(args);
     const store = new JobStore(host.workspace, host.openSession);
     switch (action) {

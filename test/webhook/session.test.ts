@@ -239,3 +239,35 @@ test("%webhook start --job: the job run's output and a failed call's reason show
   ]);
   assert.match(shown('warning')[0], /unknown column 'qty'/);
 });
+
+test("%job run shows the job's output as it comes, not when the job ends", async () => {
+  const { session, dir } = open();
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  // The source answers only once the cell has shown the job's first line.
+  const site = await startHttpServer(async (_req, res) => {
+    await released;
+    res.writeHead(200, { 'content-type': 'application/json' }).end('[{"id": 1}]');
+  });
+  try {
+    writeFileSync(
+      join(dir, 'slow.sql'),
+      `PRINT 'started';\nSELECT * FROM HTTP (GET ${site.url}/rows) APPLY TX '$' TIMEOUT 30;\nPRINT 'got #data.count() rows';\n`,
+    );
+    await session.run('%job create slow --reader slow.sql');
+    const shown: Result[] = [];
+    for await (const r of session.execute('%job run slow')) {
+      shown.push(r);
+      if (r.kind === 'message' && r.text === 'started') release();
+    }
+    const lines = shown.map((r) =>
+      r.kind === 'message' ? r.text : r.kind === 'error' ? describeError(r.error) : r.kind,
+    );
+    assert.equal(lines.length, 3, lines.join('\n'));
+    assert.deepEqual(lines.slice(0, 2), ['started', 'got 1 rows']);
+    assert.match(lines[2], /^job slow: success, 1 row \(run \d+\)$/);
+  } finally {
+    release();
+    await site.close();
+  }
+});
