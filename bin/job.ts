@@ -46,8 +46,7 @@ function readScript(file: string): string {
 /** A job run's (or replay's) output as `sqlcdc run` shows it: everything on stderr, errors with their place in the script. */
 export const stderrReport =
   (store: JobStore): JobReport =>
-  (r, script, source, job) => {
-    const file = store.scriptFile(job, script);
+  (r, from) => {
     switch (r.kind) {
       case 'message':
         process.stderr.write(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
@@ -56,7 +55,9 @@ export const stderrReport =
         process.stderr.write(`warning: ${r.text}\n`);
         break;
       case 'error':
-        process.stderr.write(`${formatScriptError(file, r.error, source)}\n`);
+        process.stderr.write(
+          `${from ? formatScriptError(store.scriptFile(from.job, from.script), r.error, from.source) : r.error.message}\n`,
+        );
         break;
       case 'display':
         process.stderr.write(`${displayFallback(r)}\n`);

@@ -71,9 +71,13 @@ async function serve(args: string[]): Promise<number> {
     );
   }
   // Triggered runs print what `job run` prints; the calls themselves print nothing (spec §4.1 rule 5).
-  const ingest = new Ingest(store, (r, script, _source, job) => {
+  const ingest = new Ingest(store, (r, from) => {
     if (r.kind === 'error')
-      process.stderr.write(`triggered job ${job} failed: ${errorInFile(store.scriptFile(job, script), r.error)}\n`);
+      process.stderr.write(
+        from
+          ? `triggered job ${from.job} failed: ${errorInFile(store.scriptFile(from.job, from.script), r.error)}\n`
+          : `triggered job failed: ${r.error.message}\n`,
+      );
   });
   let listener;
   try {

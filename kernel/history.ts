@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { globSource, redactMagicLine, writeFileAtomic, type GlobSyntax } from '../runtime/support';
+import { globSource, holdsSecret, writeFileAtomic, type GlobSyntax } from '../runtime/support';
 
 /** One executed cell: Jupyter numbers history by (session, line), line being the execution count. */
 export interface HistoryEntry {
@@ -41,29 +41,32 @@ export class History {
   private writing: Promise<void> = Promise.resolve();
 
   constructor(private readonly file: string) {
-    this.entries = existsSync(file) ? parseLines(readFileSync(file, 'utf8')) : [];
-    if (this.entries.length > MAX_ENTRIES) {
-      this.entries.splice(0, this.entries.length - MAX_ENTRIES / 2);
-      writeFileAtomic(file, this.entries.map((e) => JSON.stringify(e) + '\n').join(''));
-    }
-    this.session = this.entries.reduce((max, e) => Math.max(max, e.session), 0) + 1;
+    const stored = existsSync(file) ? parseLines(readFileSync(file, 'utf8')) : [];
+    this.session = stored.reduce((max, e) => Math.max(max, e.session), 0) + 1;
+    // A file written before secrets were kept out of it is rewritten without them.
+    this.entries = stored.filter((e) => !holdsSecret(e.input));
+    const trim = this.entries.length > MAX_ENTRIES;
+    if (trim) this.entries.splice(0, this.entries.length - MAX_ENTRIES / 2);
+    if (trim || this.entries.length < stored.length)
+      writeFileAtomic(file, this.entries.map((e) => JSON.stringify(e) + '\n').join(''), 0o600);
   }
 
   /**
    * Records a cell. The file is appended to in the background, in order (a synchronous append costs
-   * a tenth of a trivial cell's round trip, spent before its output could leave).
+   * a tenth of a trivial cell's round trip, spent before its output could leave). A cell carrying a
+   * secret (`%connection add … --bearer TOKEN`) stays in this session's history only, as in the REPL.
    */
   add(line: number, input: string): void {
-    // `%connection add` lines are kept with their secrets masked: the file is not where a password belongs.
-    const entry = { session: this.session, line, input: input.split('\n').map(redactMagicLine).join('\n') };
+    const entry = { session: this.session, line, input };
     this.entries.push(entry);
+    if (holdsSecret(input)) return;
     const text = JSON.stringify(entry) + '\n';
     this.writing = this.writing
       .then(async () => {
         // The kernel may record before the session created the workspace folder.
         if (!this.folderReady) await mkdir(dirname(this.file), { recursive: true });
         this.folderReady = true;
-        await appendFile(this.file, text);
+        await appendFile(this.file, text, { mode: 0o600 });
       })
       // A read-only workspace keeps the history in memory only; executing must not fail for it.
       .catch(() => undefined);

@@ -1,3 +1,4 @@
+import { clearScreenDown, cursorTo, moveCursor } from 'node:readline';
 import * as repl from 'node:repl';
 import { splitCell } from '../runtime/index';
 import { defineScriptCommands } from './commands';
@@ -132,6 +133,23 @@ export class CellRepl {
   /** Prints a line of the REPL's own (not a cell's output). */
   say(text: string): void {
     this.options.output.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /**
+   * Prints output that comes outside any cell's turn (a call to a listener a cell started). At a
+   * prompt it goes above it: the prompt and the half-typed line are wiped, the output written, and
+   * both drawn again below with the cursor where it was, so typing goes on undisturbed.
+   */
+  sayAbovePrompt(text: string): void {
+    const atPrompt = !this.busy && !this.exited;
+    if (atPrompt && this.options.terminal) {
+      const output = this.options.output;
+      moveCursor(output, 0, -this.server.getCursorPos().rows);
+      cursorTo(output, 0);
+      clearScreenDown(output);
+    }
+    this.say(text);
+    if (atPrompt) this.server.displayPrompt(true);
   }
 
   /** Drops the statement being typed. */

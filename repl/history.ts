@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { redactMagicLine, writeFileAtomic } from '../runtime/support';
+import { holdsSecret, writeFileAtomic } from '../runtime/support';
 
 /**
  * The REPL history in `<workspace>/repl_history`: one entered line per file line, oldest first,
@@ -17,18 +17,21 @@ export class ReplHistory {
   /** The most recent entries, newest first (readline's order). Trims the file when it grew large. */
   load(): string[] {
     if (!existsSync(this.file)) return [];
-    const lines = readFileSync(this.file, 'utf8')
+    const stored = readFileSync(this.file, 'utf8')
       .split('\n')
       .filter((l) => l.trim() !== '');
+    // A file written before secrets were kept out of it is rewritten without them.
+    const lines = stored.filter((l) => !holdsSecret(l));
     const kept = lines.slice(-this.size);
-    if (lines.length > 2 * this.size) writeFileAtomic(this.file, kept.join('\n') + '\n', 0o600);
+    if (lines.length > 2 * this.size || lines.length < stored.length)
+      writeFileAtomic(this.file, kept.join('\n') + '\n', 0o600);
     this.last = kept[kept.length - 1] ?? '';
     return kept.reverse();
   }
 
   record(line: string): void {
-    // A line carrying a secret (%connection add … --bearer TOKEN, a URL's password) stays out of the file.
-    if (line.trim() === '' || line === this.last || redactMagicLine(line) !== line) return;
+    // A line that carries a secret (%connection add … --bearer TOKEN) stays out of the file.
+    if (line.trim() === '' || line === this.last || holdsSecret(line)) return;
     this.last = line;
     appendFileSync(this.file, line.replace(/\r?\n/g, ' ') + '\n', { mode: 0o600 });
   }

@@ -17,6 +17,15 @@ export class ProgressLine {
     if (r.done) this.stream.write('\n');
   }
 
+  /**
+   * Wipes the line while other output (a listener's call) is written where it stood; the next
+   * update draws it again below that output.
+   */
+  clear(): void {
+    if (this.drawn) this.stream.write('\r\x1b[K');
+    this.drawn = false;
+  }
+
   /** Ends a line left open (the statement failed before saying it was done). */
   end(): void {
     if (this.drawn) this.stream.write('\n');

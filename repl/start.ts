@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { clearScreenDown, cursorTo, moveCursor } from 'node:readline';
 import { cellStatus, complete, describeWorkspace, inspect, Session, sessionFolders } from '../runtime/index';
 import { CellRepl } from './cell-repl';
 import { formatInternalError, formatResult, useColor, type TerminalStyle } from './format';
@@ -70,18 +69,11 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   });
   const server = cells.server;
 
-  // Output of something a statement started (a listener, a timer) after its cell finished. At a
-  // prompt it goes above it: the prompt and the half-typed line are wiped, the output written, and
-  // both drawn again below with the cursor where it was.
+  // Output of something a statement started (a listener, a timer) after its cell finished goes above
+  // the prompt; while a statement runs, its progress line makes way for it.
   session.output.subscribe(({ result }) => {
-    const atPrompt = !cells.running && !cells.closed;
-    if (atPrompt && terminal) {
-      moveCursor(output, 0, -server.getCursorPos().rows);
-      cursorTo(output, 0);
-      clearScreenDown(output);
-    }
-    write(formatResult(result, style()));
-    if (atPrompt) server.displayPrompt(true);
+    progress.clear();
+    cells.sayAbovePrompt(formatResult(result, style()));
   });
 
   if (terminal) cells.loadHistory(history.load());

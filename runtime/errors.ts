@@ -29,6 +29,17 @@ export class ScriptError extends Error {
     super(message);
   }
 
+  /**
+   * The script `position` is in when it is not the text the front end ran: a job's script failing
+   * under `%job run` is shown at its own line, named, rather than against the cell's text.
+   */
+  script?: { name: string; text: string };
+
+  inScript(name: string, text: string): this {
+    this.script ??= { name, text };
+    return this;
+  }
+
   /** Attaches position/statement when the thrower did not know them; keeps the innermost ones. */
   locate(position: Position | undefined, statement?: string): this {
     if (!this.position && position) this.position = position;
@@ -67,7 +78,9 @@ export function errorInFile(file: string, e: ScriptError): string {
 
 /** The standard rendering of an error: "<STATEMENT> at line L, column C: reason". */
 export function describeError(e: ScriptError): string {
-  const where = e.position ? ` at line ${e.position.line}, column ${e.position.column}` : '';
+  const where =
+    (e.position ? ` at line ${e.position.line}, column ${e.position.column}` : '') +
+    (e.script ? ` in ${e.script.name}` : '');
   const stmt = e.statement ? `${e.statement}` : e.kind === 'syntax' ? 'syntax error' : 'error';
   return `${stmt}${where}: ${e.message}`;
 }

@@ -126,9 +126,10 @@ export class Session implements SessionEnv, MagicHost {
     const { magics, body, bodyOffset } = splitCell(text);
     for (const magic of magics) {
       try {
-        yield* runMagic(this, { ...magic, origin: options.origin });
+        yield* runMagic(this, { ...magic, origin: options.origin, signal });
       } catch (e) {
-        yield { kind: 'error', error: toScriptError(e, undefined, `%${magic.name}`), source: text };
+        const error = toScriptError(e, undefined, `%${magic.name}`);
+        yield { kind: 'error', error, source: error.script?.text ?? text };
         return;
       }
     }

@@ -34,9 +34,10 @@ export async function runExistingRepl(
   const prompts = input.isTTY === true || options.interactive === true;
   const color = useColor(output);
   const write = (text: string) => output.write(text.endsWith('\n') ? text : `${text}\n`);
+  // A cell's output, also what comes after its idle (calls to a listener it started): that goes above the prompt.
   const show = (msg: Message) => {
     const text = outputText(msg, color);
-    if (text !== undefined) write(text);
+    if (text !== undefined) cells.sayAbovePrompt(text);
   };
 
   if (prompts)

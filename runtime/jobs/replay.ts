@@ -29,14 +29,15 @@ export async function replayChangeLog(
   // Errors point into the writer's script, as a job run's do.
   const source = store.script(name, 'writer');
   const writer = await openWriter(store, job);
-  const unsubscribe = writer.session.output.subscribe(({ result }) => report(result, 'writer', source, name));
+  const from = { job: name, script: 'writer' as const, source };
+  const unsubscribe = writer.session.output.subscribe(({ result }) => report(result, from));
   const run = writer.session.newRun({ pipeline: job.name });
   let error: string | undefined;
   try {
     await playChangeLog(run, log, writer.write);
   } catch (e) {
     const failure = toScriptError(e);
-    report({ kind: 'error', error: failure, source }, 'writer', source, name);
+    report({ kind: 'error', error: failure, source }, from);
     error = failure.message;
   } finally {
     unsubscribe();

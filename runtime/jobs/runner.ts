@@ -6,11 +6,15 @@ import { hasReader, hasWriter, type JobDefinition, type TriggerKind } from './jo
 import type { RunRecord } from './run-log';
 import type { JobStore, Script } from './store';
 
-/**
- * Where a job run's output goes (the CLI: stderr; a notebook: the cell). `job` and `script` say whose
- * script it comes from: a run's triggers report through the same function.
- */
-export type JobReport = (result: Result, script: Script, source: string, job: string) => void;
+/** Which script an output of a job run came from: a job's triggers report under their own job. */
+export interface JobScript {
+  job: string;
+  script: Script;
+  source: string;
+}
+
+/** Where a job run's output goes (the CLI: stderr; a notebook: the cell); `from` is absent for the run's own notes. */
+export type JobReport = (result: Result, from?: JobScript) => void;
 
 export interface JobRunOptions {
   /** What started the run, kept in its record: run, trigger, webhook, replay. */
@@ -65,7 +69,7 @@ export async function runJob(store: JobStore, name: string, options: JobRunOptio
   for (const script of ['reader', 'writer'] as const) {
     if (script === 'reader' ? !hasReader(job) : !hasWriter(job)) continue;
     const source = store.script(name, script);
-    outcome = await runJobScript(store, source, name, (r) => options.report(r, script, source, name), options);
+    outcome = await runJobScript(store, source, name, (r) => options.report(r, { job: name, script, source }), options);
     if (outcome.error || options.signal?.aborted) break;
   }
   const record: RunRecord = {
@@ -107,27 +111,17 @@ export async function runTriggers(
   for (const t of job.triggers) {
     if (!fires(t.on, record)) continue;
     if (chain.includes(t.run)) {
-      options.report(
-        {
-          kind: 'warning',
-          text: `trigger ${t.on} of job ${job.name} would run ${t.run} again in one chain (${chain.join(' → ')}): skipped`,
-        },
-        'writer',
-        '',
-        job.name,
-      );
+      options.report({
+        kind: 'warning',
+        text: `trigger ${t.on} of job ${job.name} would run ${t.run} again in one chain (${chain.join(' → ')}): skipped`,
+      });
       continue;
     }
     if (!store.exists(t.run)) {
-      options.report(
-        {
-          kind: 'warning',
-          text: `trigger ${t.on} of job ${job.name} names job ${t.run}, which does not exist: skipped`,
-        },
-        'writer',
-        '',
-        job.name,
-      );
+      options.report({
+        kind: 'warning',
+        text: `trigger ${t.on} of job ${job.name} names job ${t.run}, which does not exist: skipped`,
+      });
       continue;
     }
     await runJob(store, t.run, { ...options, by: `trigger:${job.name}`, chain });

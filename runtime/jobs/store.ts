@@ -157,11 +157,7 @@ export class JobStore extends JobDefinitions {
     if (this.exists(name))
       throw new ScriptError(`job '${name}' already exists (sqlcdc job delete ${name} first)`, 'semantic');
     const kind = kindOf(request.reader !== undefined, request.writer !== undefined);
-    if (request.webhook && kind === 'reader')
-      throw new ScriptError(
-        'a reader job cannot be a webhook: a webhook needs a writer (spec §4.1 rule 1)',
-        'semantic',
-      );
+    if (request.webhook) checkWebhook(kind);
     const job: JobDefinition = {
       name,
       kind,
@@ -170,9 +166,7 @@ export class JobStore extends JobDefinitions {
       webhook: request.webhook,
       saveSample: request.saveSample,
       triggers: [],
-      ...(request.signingSecret
-        ? { signingSecret: new WorkspaceKey(this.workspace).seal(secretLabel(name), request.signingSecret) }
-        : {}),
+      ...(request.signingSecret ? { signingSecret: this.seal(name, request.signingSecret) } : {}),
       created: new Date().toISOString(),
     };
     // Scripts first: a job.json is the job's existence, so it only appears once its scripts are in place.
@@ -193,6 +187,26 @@ export class JobStore extends JobDefinitions {
       this.save(job);
       return job;
     });
+  }
+
+  /**
+   * Switches settings of `create` on for an existing job (`%%job NAME writer --webhook`); a signing
+   * secret replaces the one it had.
+   */
+  enable(name: string, settings: Omit<CreateJob, 'name' | 'reader' | 'writer'>): JobDefinition {
+    const job = this.get(name);
+    if (settings.webhook) {
+      checkWebhook(job.kind);
+      job.webhook = true;
+    }
+    if (settings.saveSample) job.saveSample = true;
+    if (settings.signingSecret) job.signingSecret = this.seal(name, settings.signingSecret);
+    this.save(job);
+    return job;
+  }
+
+  private seal(name: string, signingSecret: string): string {
+    return new WorkspaceKey(this.workspace).seal(secretLabel(name), signingSecret);
   }
 
   /**
@@ -305,6 +319,12 @@ export class JobStore extends JobDefinitions {
   saveSample(name: string, payload: Buffer): void {
     writeFileAtomic(join(this.jobFolder(name), 'sample.txt'), payload);
   }
+}
+
+/** Spec §4.1 rule 1: a webhook call runs a writer. */
+function checkWebhook(kind: JobDefinition['kind']): void {
+  if (kind === 'reader')
+    throw new ScriptError('a reader job cannot be a webhook: a webhook needs a writer (spec §4.1 rule 1)', 'semantic');
 }
 
 export function summary(job: JobDefinition): JobSummary {

@@ -10,9 +10,26 @@ import { newSigningSecret } from '../webhook/signature';
 import { parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
+import { AsyncQueue } from '../util/async-queue';
 import { counted } from '../util/words';
 
-const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] [--webhook] [--save-sample] [--signing-secret] | list | run NAME | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
+const SETTINGS = '[--webhook] [--save-sample] [--signing-secret]';
+const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] ${SETTINGS} | list | run NAME | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
+const CELL_USAGE = `%%job NAME reader|writer ${SETTINGS}, then the script`;
+const SETTING_FLAGS = { webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' } as const;
+
+/** The job settings the flags ask for; a signing secret is made here, to be shown once. */
+function settings(flags: Map<string, string[]>) {
+  return {
+    webhook: flags.has('webhook'),
+    saveSample: flags.has('save-sample'),
+    signingSecret: flags.has('signing-secret') ? newSigningSecret(randomBytes(24)) : undefined,
+  };
+}
+
+function shownOnce(signingSecret: string | undefined): string[] {
+  return signingSecret ? [`signing secret ${signingSecret} (shown once)`] : [];
+}
 
 function one(words: string[], action: string): string {
   if (words.length !== 1) throw new ScriptError(`%job ${action} needs one job name; usage: ${USAGE}`, 'semantic');
@@ -20,11 +37,7 @@ function one(words: string[], action: string): string {
 }
 
 function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
-  const { positional, flags } = parseFlags(
-    words,
-    { reader: 'value', writer: 'value', webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' },
-    USAGE,
-  );
+  const { positional, flags } = parseFlags(words, { reader: 'value', writer: 'value', ...SETTING_FLAGS }, USAGE);
   const script = (flag: string) => {
     const file = flags.get(flag)?.[0];
     if (file === undefined) return undefined;
@@ -34,67 +47,83 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
       throw new ScriptError(`cannot read ${file}: ${(e as Error).message}`, 'runtime');
     }
   };
-  const signingSecret = flags.has('signing-secret') ? newSigningSecret(randomBytes(24)) : undefined;
+  const asked = settings(flags);
   const job = store.create({
     name: one(positional, 'create'),
     reader: script('reader'),
     writer: script('writer'),
-    webhook: flags.has('webhook'),
-    saveSample: flags.has('save-sample'),
-    signingSecret,
+    ...asked,
   });
   const lines = [
     job.kind === 'direct'
       ? `job ${job.name}: reader ${job.guid}, writer ${job.writerGuid}`
       : `job ${job.name} (${job.kind}): ${job.guid}`,
   ];
-  if (signingSecret) lines.push(`signing secret ${signingSecret} (shown once)`);
-  return [{ kind: 'message', text: lines.join('\n') }];
+  return [{ kind: 'message', text: [...lines, ...shownOnce(asked.signingSecret)].join('\n') }];
 }
 
-async function run(host: MagicHost, store: JobStore, words: string[]): Promise<Result[]> {
+/** The job's output (messages, warnings, a push's progress) shows in the cell as it comes, as `sqlcdc job run` prints it. */
+async function* run(
+  host: MagicHost,
+  store: JobStore,
+  words: string[],
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Result> {
   const name = one(words, 'run');
-  const out: Result[] = [];
+  const out = new AsyncQueue<Result>();
   let failed: ScriptError | undefined;
-  // An error's place is in the job's script, not in the cell: it is named in the message.
-  const report: JobReport = (r, script, _source, job) => {
-    if (r.kind === 'error') {
-      const located = errorInFile(store.scriptFile(job, script), r.error);
-      // The job's own error is the cell's error; a job its triggers ran failing is a warning of a run that succeeded.
-      if (job === name) failed = new ScriptError(located, r.error.kind);
-      else out.push({ kind: 'warning', text: `job ${job}, triggered by ${name}, failed: ${located}` });
-    } else if (r.kind !== 'table' && r.kind !== 'progress') out.push(r);
+  const report: JobReport = (r, from) => {
+    if (r.kind !== 'error') {
+      if (r.kind !== 'table') out.push(r);
+    } else if (!from || from.job === name)
+      // Its position is in the job's script: shown there, named, rather than against the cell.
+      failed ??= from ? r.error.inScript(`${from.script}.sql of job ${from.job}`, from.source) : r.error;
+    // A job its triggers ran failing is a warning of a run that succeeded.
+    else
+      out.push({
+        kind: 'warning',
+        text: `job ${from.job}, triggered by ${name}, failed: ${errorInFile(store.scriptFile(from.job, from.script), r.error)}`,
+      });
   };
-  const record = await runJob(store, name, { by: 'run', cwd: host.cwd, report });
-  // The rest of its output shows before it.
+  const running = runJob(store, name, { by: 'run', cwd: host.cwd, report, signal }).finally(() => out.close());
+  yield* out;
+  const record = await running;
+  // The job's own error is the cell's error; the rest of its output shows before it.
   if (failed) throw failed;
-  return [
-    ...out,
-    { kind: 'message', text: `job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})` },
-  ];
+  yield { kind: 'message', text: `job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})` };
 }
 
 /** %job: the jobs of the workspace from a notebook, as `sqlcdc job` (docs/jobs.md). */
 export const jobMagic: Magic = {
   name: 'job',
   usage: USAGE,
-  description: 'jobs of the workspace: create, list, run, trigger (as sqlcdc job)',
+  description: `jobs of the workspace: create, list, run, trigger (as sqlcdc job); a cell starting with %%job NAME reader|writer ${SETTINGS} saves the rest of the cell as that part of the job`,
   words: ['create', 'list', 'run', 'trigger'],
-  /** `%%job NAME reader|writer`: the cell's script becomes that part of the job (created as a writer or reader when new). */
+  /**
+   * `%%job NAME reader|writer [settings]`: the cell's script becomes that part of the job (created as a
+   * writer or reader when new); the settings of `%job create` switch on, so a notebook alone can make
+   * the job `%webhook start --job` serves.
+   */
   cell(host, args, body): Result[] {
-    const [name, part, ...extra] = splitArgs(args);
+    const { positional, flags } = parseFlags(splitArgs(args), SETTING_FLAGS, CELL_USAGE);
+    const [name, part, ...extra] = positional;
     if (!name || (part !== 'reader' && part !== 'writer') || extra.length > 0)
-      throw new ScriptError('usage: %%job NAME reader|writer, then the script', 'semantic');
+      throw new ScriptError(`usage: ${CELL_USAGE}`, 'semantic');
     if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
     const store = new JobStore(host.workspace, host.openSession);
+    const asked = settings(flags);
+    let said: string;
     if (!store.exists(name)) {
-      const job = store.create({ name, [part]: body, webhook: false, saveSample: false });
-      return [{ kind: 'message', text: `job ${name} (${job.kind}) created with this ${part}: ${job.guid}` }];
+      const job = store.create({ name, [part]: body, ...asked });
+      said = `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`;
+    } else {
+      const job = store.setScript(name, part, body);
+      if (asked.webhook || asked.saveSample || asked.signingSecret) store.enable(name, asked);
+      said = `job ${name}: ${part} saved (${job.kind})`;
     }
-    const job = store.setScript(name, part, body);
-    return [{ kind: 'message', text: `job ${name}: ${part} saved (${job.kind})` }];
+    return [{ kind: 'message', text: [said, ...shownOnce(asked.signingSecret)].join('\n') }];
   },
-  async run(host, args) {
+  run(host, args, line) {
     const [action, ...words] = splitArgs(args);
     const store = new JobStore(host.workspace, host.openSession);
     switch (action) {
@@ -118,7 +147,7 @@ export const jobMagic: Magic = {
           ),
         ];
       case 'run':
-        return run(host, store, words);
+        return run(host, store, words, line.signal);
       case 'trigger': {
         const { positional, flags } = parseFlags(words, { on: 'value', run: 'value' }, USAGE);
         const name = one(positional, 'trigger');

@@ -65,13 +65,13 @@ function take(host: MagicHost, words: string[]): Result[] {
   ];
 }
 
-async function wait(host: MagicHost, words: string[]): Promise<Result[]> {
+async function wait(host: MagicHost, words: string[], signal: AbortSignal | undefined): Promise<Result[]> {
   const l = current(host);
   const { flags } = parseFlags(words, { timeout: 'value' }, USAGE);
   const timeout = flags.has('timeout') ? Number(flags.get('timeout')![0]) : undefined;
   if (timeout !== undefined && !(timeout > 0))
     throw new ScriptError(`--timeout is seconds > 0, not '${flags.get('timeout')![0]}'`, 'semantic');
-  const call = await l.next(timeout === undefined ? undefined : timeout * 1000);
+  const call = await l.next(timeout === undefined ? undefined : timeout * 1000, signal);
   return [
     {
       kind: 'message',
@@ -97,7 +97,7 @@ export const webhookMagic: Magic = {
       case 'take':
         return take(host, words);
       case 'wait':
-        return wait(host, words);
+        return wait(host, words, line.signal);
       case 'status': {
         const l = current(host);
         const last = l.calls.at(-1);

@@ -17,6 +17,8 @@ export interface MagicLine {
   line: number;
   /** The `origin` of the execute call that ran the cell: output a magic starts (a listener's) goes there. */
   origin?: string;
+  /** The cell's interrupt (Ctrl-C, interrupt_request): a magic that waits (`%webhook wait`, `%job run`) ends on it. */
+  signal?: AbortSignal;
 }
 
 export interface SplitCell {
@@ -63,9 +65,16 @@ export type CellStatus = { status: 'complete' } | { status: 'incomplete'; indent
  * - invalid: they cannot parse however they continue — a stray `)`, a `[` not closed on its line, a
  *   statement before the last `;` that fails, or a last statement that does not start like a command.
  * A front end runs complete and invalid cells (an invalid one shows its error) and asks for more
- * lines while a cell is incomplete.
+ * lines while a cell is incomplete. A cell magic's body (`%%job NAME writer`) is kept, not run, so
+ * it may hold anything: as in IPython, such a cell is complete once its last line is empty.
  */
 export function cellStatus(text: string): CellStatus {
+  if (/^\s*%%/.test(text)) {
+    const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+    return lines.length > 1 && !lines[lines.length - 1].trim()
+      ? { status: 'complete' }
+      : { status: 'incomplete', indent: '' };
+  }
   return statementsStatus(splitCell(text).body);
 }
 

@@ -76,7 +76,13 @@ function completeMagic(magics: MagicTable, code: string, cursor: number, ctx: Cu
   const m = /^%(\S*)(\s+)?(\S*)$/.exec(line);
   if (!m) return { matches: [], start: cursor, end: cursor };
   if (m[2] === undefined) {
-    const names = magics.all().map((g) => `%${g.name}`);
+    // `%%name` on a cell's first line is a cell magic: only those with a cell form.
+    const names = m[1].startsWith('%')
+      ? magics
+          .all()
+          .filter((g) => g.cell !== undefined)
+          .map((g) => `%%${g.name}`)
+      : magics.all().map((g) => `%${g.name}`);
     return { matches: filter(names, `%${m[1]}`), start: ctx.regionStart, end: wordEnd(code, cursor) };
   }
   const words = magics.find(m[1])?.words ?? [];

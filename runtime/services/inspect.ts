@@ -143,8 +143,10 @@ export function inspect(session: Session, code: string, cursor: number): Inspect
     const d = functionDoc(word.text);
     return d ? functionInspection(d) : NOT_FOUND;
   }
-  if (word.sigil === '%') {
-    const m = ctx.region === 'magic' ? session.magics.find(word.text) : undefined;
+  if (ctx.region === 'magic') {
+    // Anywhere on a magic line (its name, a subcommand, an option): that magic's documentation.
+    const name = /^%%?([^\s%]+)/.exec(code.slice(ctx.regionStart))?.[1];
+    const m = name === undefined ? undefined : session.magics.find(name);
     return m ? doc(`%${m.name}`, m.usage, m.description + (m.words ? ` (${m.words.join(', ')})` : '')) : NOT_FOUND;
   }
 

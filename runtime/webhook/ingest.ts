@@ -15,6 +15,7 @@ import { GroupCommit } from '../workspace/group-commit';
 import { isoTime } from '../util/iso-time';
 import { jsonLine } from '../util/json-lines';
 import type { RunRecord } from '../jobs/run-log';
+import type { OutputListener } from '../output';
 import type { Answer } from './idempotency';
 import { payloadToDataset, PayloadError } from './payload';
 
@@ -51,7 +52,8 @@ interface LoadedJob extends WriterSession {
  * writer's transformations run on it as a Run of the job's pipeline (no synthetic CDC; a CAPTURE in
  * the pipeline still applies), the change log is written durably, then the writer plays it unless
  * startwriter=0, and the job's triggers follow unless bypasstriggers. `origin` labels the run's
- * output on the job session's output channel, which the production listener does not print (rule 5).
+ * output on the job session's output channel, which goes to `shown`: the production listener shows
+ * none (rule 5), `%webhook start --job` shows it under the cell that started it.
  */
 export class Ingest {
   private readonly loaded = new Map<string, Promise<LoadedJob>>();
@@ -71,6 +73,7 @@ export class Ingest {
   constructor(
     readonly store: JobStore,
     private readonly report: JobReport = () => {},
+    private readonly shown?: OutputListener,
   ) {
     this.logs = new GroupCommit(store.workspace);
     this.workspace = new LocalDrive(store.workspace);
@@ -234,7 +237,9 @@ export class Ingest {
 
   private async loadWriter(job: JobDefinition, stamp: string): Promise<LoadedJob> {
     continueAfter(lastIdIn(join(this.store.workspace, LOG_FOLDER, job.name), job.name));
-    return { stamp, ...(await openWriter(this.store, job)) };
+    const writer = await openWriter(this.store, job);
+    if (this.shown) writer.session.output.subscribe(this.shown);
+    return { stamp, ...writer };
   }
 }
 

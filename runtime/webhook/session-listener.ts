@@ -61,10 +61,10 @@ export class SessionListener implements Disposable {
       const job = store.get(options.job);
       if (!job.webhook)
         throw new ScriptError(
-          `job ${job.name} is not enabled for webhooks (sqlcdc job create … --webhook)`,
+          `job ${job.name} is not enabled for webhooks (%%job ${job.name} writer --webhook over its script, or sqlcdc job create … --webhook)`,
           'semantic',
         );
-      this.ingest = new Ingest(store);
+      this.ingest = new Ingest(store, undefined, (item) => host.output.publish(item));
     }
   }
 
@@ -191,5 +191,16 @@ export class SessionListener implements Disposable {
         title: `webhook call ${a.n} (${a.method}, ${counted(a.dataset.rowCount, 'row')}${job})`,
       },
     });
+    // The caller got the reason in the answer; the notebook trying the job is told it too.
+    const failed = a.status >= 400 && (a.answer as { error?: string; writer?: { error: string | null } } | undefined);
+    const reason = failed && (failed.error ?? failed.writer?.error);
+    if (reason)
+      this.host.output.publish({
+        origin,
+        result: {
+          kind: 'warning',
+          text: `webhook call ${a.n}: job ${this.options.job} answered ${a.status}: ${reason}`,
+        },
+      });
   }
 }

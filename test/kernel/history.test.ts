@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { globToRegExp, History } from '../../kernel/history';
@@ -118,4 +118,22 @@ test('the first cell creates the workspace folder when the session has not yet',
   h.add(1, 'PRINT 1;');
   await h.flushed();
   assert.equal(new History(path).query({ hist_access_type: 'tail' }).length, 1);
+});
+
+test('a history file holding cells with secrets (an older version wrote them) is rewritten without them', () => {
+  const path = file();
+  writeFileSync(
+    path,
+    [
+      { session: 1, line: 1, input: "PRINT 'kept';" },
+      { session: 2, line: 1, input: '%connection add api http://127.0.0.1:9 --bearer s3cret' },
+    ]
+      .map((e) => JSON.stringify(e) + '\n')
+      .join(''),
+  );
+  const h = new History(path);
+  assert.equal(h.session, 3, 'numbered after every session the file had');
+  assert.deepEqual(h.query({ hist_access_type: 'tail', n: 5 }), [[1, 1, "PRINT 'kept';"]]);
+  assert.doesNotMatch(readFileSync(path, 'utf8'), /s3cret/);
+  assert.equal(statSync(path).mode & 0o777, 0o600);
 });

@@ -105,6 +105,9 @@ test('magics and their words on % lines at the top of a cell', () => {
   assert.deepEqual(at(s, '%connection ').matches, ['add', 'list', 'remove']);
   assert.deepEqual(at(s, '%help\n\n%con').matches, ['%connection']);
   assert.ok(!at(s, "PRINT 'x';\n%li").matches.includes('%limit'), 'only leading lines are magics');
+  // A cell magic on a cell's first line: the magics that have a cell form.
+  assert.deepEqual(at(s, '%%jo'), { matches: ['%%job'], start: 0, end: 4 });
+  assert.deepEqual(at(s, '%%').matches, ['%%job']);
 });
 
 test('statement heads at a statement start, then the words that continue a head', () => {

@@ -89,5 +89,9 @@ test('magics and connections are documented; secrets are not shown', () => {
   assert.ok(!conn.text.includes('T0P-S3CRET') && !conn.markdown?.includes('T0P-S3CRET'));
   const magic = at(s, '%lim|it 5');
   assert.match(magic.text, /%limit \[N\]/);
+  assert.match(at(s, "%%jo|b orders writer\nPRINT 'a';").text, /%%job NAME reader\|writer/);
+  // Anywhere on a magic line: a subcommand or an option shows that magic's usage.
+  assert.match(at(s, '%webhook sta|rt --no-auth').text, /^%webhook\n%webhook start \[--port N\]/);
+  assert.match(at(s, '%limit 5\n%job run nigh|tly').text, /^%job\n%job create NAME/);
   assert.equal(at(s, '-- a comment about #le|ft').found, false);
 });

@@ -39,6 +39,23 @@ test('a statement spans lines until its ";" and PRINT prints', LIMITS, async (t)
   assert.equal(await repl.close(), 0);
 });
 
+test(
+  'a %%job cell goes on over lines until an empty line, as a cell magic in IPython, then saves its script',
+  LIMITS,
+  async (t) => {
+    const { repl } = startRepl(t);
+    await repl.response();
+    assert.equal(await repl.send('%%job nightly writer'), CONTINUATION);
+    assert.equal(await repl.send("PRINT 'first';"), CONTINUATION);
+    assert.equal(await repl.send("PRINT 'second';"), CONTINUATION);
+    assert.match(body(await repl.send('')), /^job nightly \(writer\) created with this writer: [0-9a-f]{32}\n$/);
+    assert.match(
+      body(await repl.send('%job run nightly')),
+      /^first\nsecond\njob nightly: success, 0 rows \(run \d+\)\n$/,
+    );
+  },
+);
+
 test('a magic runs at once and changes the session', LIMITS, async (t) => {
   const { repl } = startRepl(t);
   await repl.response();
@@ -168,8 +185,10 @@ test('history is kept in the workspace, without lines that carry secrets', LIMIT
   await repl.response();
   await repl.send("PRINT 'remember me';");
   await repl.send('%connection add api http://127.0.0.1:9 --bearer s3cret');
-  await repl.send('%connection add pg postgres://app:s3cret@127.0.0.1:1/db');
-  await repl.send('%connection add keyed http://127.0.0.1:9 --header "X-Key: s3cret"');
+  await repl.send('%connection add keyed http://127.0.0.1:9 --header "X-Api-Key: s3cret"');
+  await repl.send('%connection add db postgres://app:s3cret@127.0.0.1:5/app');
+  await repl.send('%connection add hook http://127.0.0.1:9/hook?token=s3cret');
+  await repl.send('%var set --encrypted token s3cret');
   await repl.send('%limit 7');
   assert.equal(await repl.close(), 0);
   const file = join(dir, 'ws', 'repl_history');

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startKernel } from '../kernel/process';
 import { SQLCDC, tempDir } from './harness';
 
 // The REPL in a real pseudo-terminal (Python's pty module drives it): what piped tests cannot see —
@@ -11,12 +12,13 @@ const DRIVER = join(__dirname, '..', '..', '..', 'test', 'repl', 'py', 'tty_driv
 
 type Step = ['send' | 'expect' | 'post', string];
 
-function drive(steps: Step[]): { status: number | null; transcript: string } {
+/** Runs `sqlcdc <args>` in a pseudo-terminal through the steps. */
+function drive(steps: Step[], args: string[] = []): { status: number | null; transcript: string } {
   const dir = tempDir('tty');
   writeFileSync(join(dir, 'items.csv'), 'id,name\n1,lamp\n');
   const stepsFile = join(dir, 'steps.json');
   writeFileSync(stepsFile, JSON.stringify(steps));
-  const r = spawnSync('/usr/bin/python3', [DRIVER, stepsFile, '--', process.execPath, SQLCDC], {
+  const r = spawnSync('/usr/bin/python3', [DRIVER, stepsFile, '--', process.execPath, SQLCDC, ...args], {
     cwd: dir,
     encoding: 'utf8',
     env: { ...process.env, SQLCDC_HOME: join(dir, 'ws'), NO_COLOR: '1', TERM: 'xterm', COLUMNS: '100' },
@@ -106,11 +108,10 @@ function screen(transcript: string): string[] {
   return rows.map((r) => r.trimEnd());
 }
 
-test(
-  'in a terminal: a webhook call arriving while a line is typed shows above the prompt, and the typed line stays intact',
-  { timeout: 90_000 },
-  () => {
-    const { status, transcript } = drive([
+/** A call arriving while a line is typed: shown above the prompt, the typed line redrawn intact below it. */
+function callWhileTyping(args: string[] = []): void {
+  const { status, transcript } = drive(
+    [
       ['expect', 'sqlcdc> '],
       ['send', '%webhook start --no-auth\r'],
       ['expect', 'webhook listening: .*sqlcdc> '],
@@ -123,17 +124,71 @@ test(
       ['send', '%webhook stop\r'],
       ['expect', 'stopped after 1 call'],
       ['send', '\x04'],
+    ],
+    args,
+  );
+  assert.equal(status, 0, transcript);
+  const rows = screen(transcript);
+  const arrived = rows.findIndex((r) => r.startsWith('webhook call 1 (POST, 1 row)'));
+  assert.ok(arrived > 0, rows.join('\n'));
+  assert.ok(
+    rows.slice(0, arrived).every((r) => !r.includes("PRINT 'typed")),
+    `the half-typed line is not left above the call:\n${rows.join('\n')}`,
+  );
+  assert.ok(rows.slice(arrived).some((r) => /│ +41 │/.test(r)));
+  assert.ok(rows.slice(arrived).includes("sqlcdc> PRINT 'typed on';"), rows.join('\n'));
+  assert.ok(rows.slice(arrived).includes('typed on'), rows.join('\n'));
+}
+
+test(
+  'in a terminal: a webhook call arriving while a line is typed shows above the prompt, and the typed line stays intact',
+  { timeout: 90_000 },
+  () => callWhileTyping(),
+);
+
+test(
+  'attached to a kernel (repl --existing): a call to a listener it started shows above the prompt, the typed line intact',
+  { timeout: 90_000 },
+  async (t) => {
+    const dir = tempDir('tty-attach');
+    const { file } = await startKernel(t, { dir, cwd: dir, env: { SQLCDC_HOME: join(dir, 'ws') } });
+    callWhileTyping(['repl', '--existing', file]);
+  },
+);
+
+test(
+  'in a terminal: webhook calls arriving while a statement draws its progress line show on lines of their own',
+  { timeout: 90_000 },
+  () => {
+    const { status, transcript } = drive([
+      ['expect', 'sqlcdc> '],
+      ['send', '%webhook start --no-auth\r'],
+      ['expect', 'webhook listening: .*sqlcdc> '],
+      ['post', '[{"id": 1}, {"id": 2}, {"id": 3}]'],
+      ['expect', 'webhook call 1 .*sqlcdc> '],
+      ['send', '%webhook take\r'],
+      ['expect', 'is the pipeline dataset.*sqlcdc> '],
+      // The session pushes each row to its own listener: calls 2 to 4 arrive during the push.
+      ['send', 'PUSH INTO HTTP ON_UPSERT (POST {{@webhookurl}}) PAYLOAD ({"id": {{id}}});\r'],
+      ['expect', 'PUSH INTO HTTP: 3 calls made.*sqlcdc> '],
+      ['send', '\x04'],
     ]);
     assert.equal(status, 0, transcript);
     const rows = screen(transcript);
-    const arrived = rows.findIndex((r) => r.startsWith('webhook call 1 (POST, 1 row)'));
-    assert.ok(arrived > 0, rows.join('\n'));
-    assert.ok(
-      rows.slice(0, arrived).every((r) => !r.includes("PRINT 'typed")),
-      `the half-typed line is not left above the call:\n${rows.join('\n')}`,
+    // Each arrival's title starts a row: none is glued to the progress line it interrupted.
+    assert.deepEqual(
+      rows.filter((r) => /webhook call \d+ \(POST/.test(r)),
+      [
+        'webhook call 1 (POST, 3 rows)',
+        'webhook call 2 (POST, 1 row)',
+        'webhook call 3 (POST, 1 row)',
+        'webhook call 4 (POST, 1 row)',
+      ],
+      rows.join('\n'),
     );
-    assert.ok(rows.slice(arrived).some((r) => /│ +41 │/.test(r)));
-    assert.ok(rows.slice(arrived).includes("sqlcdc> PRINT 'typed on';"), rows.join('\n'));
-    assert.ok(rows.slice(arrived).includes('typed on'), rows.join('\n'));
+    assert.ok(
+      rows.some((r) => /^PUSH INTO HTTP: 3 \/ 3 rows, 3 calls, 0 retries, [\d,]+ rows\/s$/.test(r)),
+      rows.join('\n'),
+    );
   },
 );

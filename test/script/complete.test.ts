@@ -53,6 +53,15 @@ test('leading magic lines are complete; the statements after them decide', () =>
   assert.equal(status("PRINT 'a';\n%limit 5"), 'invalid');
 });
 
+test('a cell magic (%%job) is complete once its last line is empty, as in IPython, whatever its body', () => {
+  assert.deepEqual(cellStatus('%%job nightly writer'), { status: 'incomplete', indent: '' });
+  assert.deepEqual(cellStatus('%%job nightly writer\n'), { status: 'incomplete', indent: '' });
+  assert.equal(status("%%job nightly writer\nPRINT 'a';"), 'incomplete');
+  assert.equal(status("%%job nightly writer\nPRINT 'a';\n"), 'incomplete');
+  assert.equal(status("%%job nightly writer\nPRINT 'a';\n\n"), 'complete');
+  assert.equal(status("%%job nightly writer\nPRINT 'a\n  \n"), 'complete', 'the body is saved, not parsed');
+});
+
 test('splitCell: magic lines, and the body in the cell coordinates', () => {
   const cell = "%limit 5\n\n%connection list\n-- note\nPRINT 'a';";
   const { magics, body, bodyOffset, magicsEnd } = splitCell(cell);

@@ -3,10 +3,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { OutputItem } from '../../runtime/output';
-import type { ScriptError } from '../../runtime/errors';
+import { caretLines, describeError, type ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { runCli as sqlcdc } from '../helpers/cli';
+import { startHttpServer } from '../helpers/http-server';
 import { call, type RunAnswer } from '../helpers/serve';
 import { tempSession } from '../helpers/session';
 
@@ -120,8 +121,8 @@ test('%job create, trigger, list and run from a notebook session', async () => {
   writeFileSync(join(dir, 'ws', 'jobs', 'after', 'reader.sql'), "PRINT 'x';\nFROB;\n");
   const script = join(dir, 'ws', 'jobs', 'after', 'reader.sql');
   await assert.rejects(session.run('%job run after'), (e: ScriptError) => {
-    assert.equal(e.position, undefined);
-    assert.ok(e.message.startsWith(`${script}:2:1: syntax error: `), e.message);
+    assert.deepEqual([e.position?.line, e.position?.column], [2, 1]);
+    assert.equal(e.script?.name, 'reader.sql of job after');
     assert.match(e.message, /FROB/);
     return true;
   });
@@ -146,4 +147,139 @@ test('%%job NAME reader|writer saves the cell as that part of the job; the cell 
   assert.match(text(await session.run('%job run nb')), /wrote 2 rows/);
   await assert.rejects(session.run('%%job nb other\nPRINT 1;'), /usage: %%job NAME reader\|writer/);
   await assert.rejects(session.run('%%nosuch\nx'), /unknown cell magic %%nosuch/);
+});
+
+test('interrupting a cell cancels a %webhook wait; the listener goes on taking calls', async () => {
+  const { session } = open();
+  const started = text(await session.run('%webhook start --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const interrupt = new AbortController();
+  const waiting = session.run('%webhook wait --timeout 60', { signal: interrupt.signal });
+  interrupt.abort();
+  await assert.rejects(waiting, (e: ScriptError) => e.kind === 'cancelled');
+  assert.equal((await call(url, { body: '{"id": 7}' })).status, 202);
+  assert.match(text(await session.run('%webhook status')), /calls received: 1/);
+});
+
+test('interrupting a cell cancels a %job run; the run is recorded as a failure', async () => {
+  const { session, dir } = open();
+  // A source that never answers: the reader waits on it until interrupted.
+  const site = await startHttpServer(() => undefined);
+  try {
+    writeFileSync(join(dir, 'slow.sql'), `SELECT * FROM HTTP (GET ${site.url}/slow) APPLY TX '$' TIMEOUT 60;\n`);
+    await session.run('%job create slow --reader slow.sql');
+    const interrupt = new AbortController();
+    const running = session.run('%job run slow', { signal: interrupt.signal });
+    await site.received(1);
+    interrupt.abort();
+    await assert.rejects(running, (e: ScriptError) => e.kind === 'cancelled');
+    const runs = await sqlcdc(dir, ['job', 'runs', 'slow', '--output', 'json', '--workspace', 'ws']);
+    assert.deepEqual(
+      (JSON.parse(runs.stdout) as { outcome: string; error: string }[]).map((r) => [r.outcome, r.error]),
+      [['failure', 'cancelled']],
+    );
+  } finally {
+    await site.close();
+  }
+});
+
+test("%job run: a failing job's error shows its place in the job's script, not in the cell", async () => {
+  const { session, dir } = open();
+  writeFileSync(join(dir, 'w.sql'), "PRINT 'first';\n  APPLY FILTER 'nosuch > 1';\n");
+  await session.run('%job create y --writer w.sql');
+  const results: Result[] = [];
+  for await (const r of session.execute('%limit 5\n%job run y')) results.push(r);
+  const failed = results.find((r) => r.kind === 'error');
+  assert.ok(failed, JSON.stringify(results));
+  assert.equal(
+    describeError(failed.error),
+    "APPLY FILTER at line 2, column 17 in writer.sql of job y: unknown column 'nosuch' (columns: (none)) (at character 1 of expression 'nosuch > 1')",
+  );
+  assert.deepEqual(caretLines(failed.source, failed.error.position!), [
+    "  APPLY FILTER 'nosuch > 1';",
+    '                ^',
+  ]);
+});
+
+test('%%job NAME writer --webhook makes a job a notebook can serve with %webhook start --job, no file needed', async () => {
+  const { session } = open();
+  const made = text(await session.run("%%job hook writer --webhook\nADD COLUMN 'long doubled=@sql(id * 2)';\n"));
+  assert.match(made, /^job hook \(writer\) created with this writer: [0-9a-f]{32}$/);
+  const started = text(await session.run('%webhook start --job hook --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const r = await call(url, { body: '{"id": 21}' });
+  assert.equal(r.status, 200, r.text);
+  assert.equal((r.json as RunAnswer).rows, 1);
+  await session.run('%webhook stop');
+  // A job made without it is switched on by saving its script again with the option.
+  await session.run("%%job later writer\nPRINT 'later';\n");
+  await assert.rejects(session.run('%webhook start --job later'), /job later is not enabled for webhooks/);
+  const saved = text(await session.run("%%job later writer --webhook --signing-secret\nPRINT 'later';\n"));
+  assert.match(saved, /^job later: writer saved \(writer\)\nsigning secret whsec_\S+ \(shown once\)$/);
+  const list = (await session.run('%job list')).find((x) => x.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.deepEqual(
+    list.dataset.rows().map((row) => [row[0], row[3]]),
+    [
+      ['hook', 'yes'],
+      ['later', 'yes'],
+    ],
+  );
+  await assert.rejects(
+    session.run("%%job reads reader --webhook\nPRINT 'r';\n"),
+    /a reader job cannot be a webhook: a webhook needs a writer/,
+  );
+  await assert.rejects(session.run("%%job x writer --frob\nPRINT 'x';\n"), /unknown option --frob/);
+});
+
+test("%webhook start --job: the job run's output and a failed call's reason show under the starting cell", async () => {
+  const { session, output } = open();
+  await session.run(
+    "%%job hook writer --webhook\nPRINT 'the writer got #data.count() rows';\nAPPLY FILTER 'qty > 0';\n",
+  );
+  const started = text(await session.run('%webhook start --job hook --no-auth', { origin: 'cell-1' }));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  assert.equal((await call(url, { body: '[{"qty": 1}, {"qty": 0}]' })).status, 200);
+  const failed = await call(url, { body: '[{"sku": "lamp"}]' });
+  assert.equal(failed.status, 500);
+  const shown = (kind: Result['kind']) =>
+    output
+      .filter((o) => o.origin === 'cell-1' && o.result.kind === kind)
+      .map((o) => (o.result as { text: string }).text);
+  assert.deepEqual(shown('message'), ['the writer got 2 rows', 'the writer got 1 rows']);
+  assert.deepEqual(shown('warning'), [
+    `webhook call 2: job hook answered 500: ${(failed.json as { error: string }).error}`,
+  ]);
+  assert.match(shown('warning')[0], /unknown column 'qty'/);
+});
+
+test("%job run shows the job's output as it comes, not when the job ends", async () => {
+  const { session, dir } = open();
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  // The source answers only once the cell has shown the job's first line.
+  const site = await startHttpServer(async (_req, res) => {
+    await released;
+    res.writeHead(200, { 'content-type': 'application/json' }).end('[{"id": 1}]');
+  });
+  try {
+    writeFileSync(
+      join(dir, 'slow.sql'),
+      `PRINT 'started';\nSELECT * FROM HTTP (GET ${site.url}/rows) APPLY TX '$' TIMEOUT 30;\nPRINT 'got #data.count() rows';\n`,
+    );
+    await session.run('%job create slow --reader slow.sql');
+    const shown: Result[] = [];
+    for await (const r of session.execute('%job run slow')) {
+      shown.push(r);
+      if (r.kind === 'message' && r.text === 'started') release();
+    }
+    const lines = shown.map((r) =>
+      r.kind === 'message' ? r.text : r.kind === 'error' ? describeError(r.error) : r.kind,
+    );
+    assert.equal(lines.length, 3, lines.join('\n'));
+    assert.deepEqual(lines.slice(0, 2), ['started', 'got 1 rows']);
+    assert.match(lines[2], /^job slow: success, 1 row \(run \d+\)$/);
+  } finally {
+    release();
+    await site.close();
+  }
 });

@@ -279,6 +279,26 @@ class OneKernel(unittest.TestCase):
         found = shell_reply(self.kc, self.kc.history(hist_access_type="search", pattern="*probe*", output=False, raw=True))
         self.assertEqual([h[2] for h in found["content"]["history"]], ["PRINT 'history probe';"])
 
+    def test_cells_carrying_secrets_stay_out_of_the_history_file(self):
+        secrets = ["%connection add h1 http://127.0.0.1:9 --bearer S3CRET-BEARER",
+                   '%connection add h2 http://127.0.0.1:9 --header "X-Api-Key: S3CRET-HEADER"',
+                   "%connection add db postgres://app:S3CRET-PASSWORD@127.0.0.1:5/app",
+                   "%var set --encrypted token S3CRET-VARIABLE"]
+        for cell in secrets:
+            self.assertEqual(run(self.kc, cell)[0]["content"]["status"], "ok")
+        run(self.kc, "PRINT 'after the secrets';")
+        # this session's own history still has them, as a terminal's up-arrow does
+        found = shell_reply(self.kc, self.kc.history(hist_access_type="search", pattern="*S3CRET*", output=False, raw=True))
+        self.assertEqual([h[2] for h in found["content"]["history"]], secrets)
+        path = os.path.join(os.environ["SQLCDC_HOME"], "kernel_history.jsonl")
+        deadline = time.time() + TIMEOUT
+        while "after the secrets" not in open(path).read() and time.time() < deadline:
+            time.sleep(0.05)
+        written = open(path).read()
+        self.assertIn("after the secrets", written)
+        self.assertNotIn("S3CRET", written)
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+
 
 class Interrupts(unittest.TestCase):
     """Interrupting a statement waiting on an HTTP server that never answers: the kernel keeps its dataset."""

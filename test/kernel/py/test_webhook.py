@@ -20,8 +20,10 @@ class WebhookInTheKernel(unittest.TestCase):
         self.km.shutdown_kernel(now=False)
 
     def post(self, url, key, body):
-        req = urllib.request.Request(url, data=body.encode(), method="POST",
-                                     headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+        headers = {"Content-Type": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        req = urllib.request.Request(url, data=body.encode(), method="POST", headers=headers)
         with urllib.request.urlopen(req, timeout=TIMEOUT) as res:
             return res.status, json.loads(res.read())
 
@@ -54,6 +56,25 @@ class WebhookInTheKernel(unittest.TestCase):
         reply, outputs = run(self.kc, "%webhook stop")
         self.assertIn("stopped after 1 calls", stdout_of(outputs))
 
+    def test_an_interrupt_ends_a_webhook_wait_and_the_listener_goes_on(self):
+        start_id = self.kc.execute("%webhook start --no-auth")
+        shell_reply(self.kc, start_id)
+        text = stdout_of([m for m in iopub_of(self.kc, start_id) if m["msg_type"] == "stream"])
+        url = re.search(r"webhook listening: (\S+)", text).group(1)
+        # --timeout only bounds a kernel that ignores the interrupt: the wait would end with its own error
+        wait_id = self.kc.execute("%webhook wait --timeout 60")
+        while True:
+            msg = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            if msg["parent_header"].get("msg_id") == wait_id and msg["msg_type"] == "execute_input":
+                break
+        self.km.interrupt_kernel()
+        reply = shell_reply(self.kc, wait_id)
+        self.assertEqual(reply["content"]["status"], "error")
+        self.assertEqual(reply["content"]["evalue"], "cancelled")
+        iopub_of(self.kc, wait_id)
+        self.assertEqual(self.post(url, None, '[{"sku": "C-3"}]')[0], 202)
+        reply, outputs = run(self.kc, "%webhook status")
+        self.assertIn("calls received: 1", stdout_of(outputs))
 
 if __name__ == "__main__":
     unittest.main()

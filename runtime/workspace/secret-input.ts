@@ -1,0 +1,19 @@
+import { redactMagicLine } from './redact';
+
+/**
+ * Magic lines whose arguments are secrets (session.md, "Secrets"): `%connection` with a password,
+ * token, key or header value (`--basic`, `--bearer`, `--apikey`, `--header`, or a URL's
+ * `user:password@`, a secret-named query parameter such as `?token=`), and `%var set --encrypted`.
+ */
+const SECRET_MAGIC = [
+  /^\s*%connection\b.*(--(basic|bearer|apikey|header)\b|\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]*@)/i,
+  /^\s*%var\s+set\b.*\s--encrypted\b/i,
+];
+
+/**
+ * Whether typed input (a REPL line, a notebook cell) carries a secret, so that the histories kept in
+ * the workspace leave it out: a secret is kept sealed or not at all, never in clear on disk.
+ */
+export function holdsSecret(input: string): boolean {
+  return input.split('\n').some((line) => SECRET_MAGIC.some((re) => re.test(line)) || redactMagicLine(line) !== line);
+}
