@@ -110,8 +110,7 @@ export const jobMagic: Magic = {
       const job = store.create({ name, [part]: body, ...asked });
       said = `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`;
     } else {
-      const job = store.setScript(name, part, body);
-      if (asked.webhook || asked.saveSample || asked.signingSecret) store.enable(name, asked);
+      const job = store.setScript(name, part, body, asked);
       said = `job ${name}: ${part} saved (${job.kind})`;
     }
     return [{ kind: 'message', text: [said, ...shownOnce(asked.signingSecret)].join('\n') }];
