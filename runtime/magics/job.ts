@@ -79,6 +79,8 @@ async function* run(
     else if (r.kind !== 'table') out.push(r);
   };
   const running = runJob(store, name, { by: 'run', cwd: host.cwd, report, signal }).finally(() => out.close());
+  // Awaited once the output is shown; until then a failure must not count as unhandled.
+  running.catch(() => undefined);
   yield* out;
   const record = await running;
   // The job's own error is the cell's error; the rest of its output shows before it.
