@@ -24,7 +24,10 @@ export interface CellReplOptions {
   prompts: boolean;
   /** Folder that the file names of .load and .save are relative to. */
   cwd: string;
-  /** Whether `text` (what has been typed since the last cell ran) must wait for more lines. */
+  /**
+   * Whether `text` (what has been typed since the last cell ran, without the newline that ended its
+   * last line, as jupyter console asks the kernel) must wait for more lines.
+   */
   incomplete(text: string): boolean;
   /** Runs one cell; the next line waits for it. Resolves whether it ran without an error. */
   run(cell: string): Promise<boolean>;
@@ -195,7 +198,7 @@ export class CellRepl {
   private async accept(line: string): Promise<void> {
     const text = this.pending + line;
     if (!text.trim()) return this.setPending('');
-    if (this.options.incomplete(text)) return this.setPending(text);
+    if (this.options.incomplete(text.replace(/\r?\n$/, ''))) return this.setPending(text);
     this.setPending('');
     await this.runCell(text);
   }

@@ -189,22 +189,6 @@ export class JobStore extends JobDefinitions {
     });
   }
 
-  /**
-   * Switches settings of `create` on for an existing job (`%%job NAME writer --webhook`); a signing
-   * secret replaces the one it had.
-   */
-  enable(name: string, settings: Omit<CreateJob, 'name' | 'reader' | 'writer'>): JobDefinition {
-    const job = this.get(name);
-    if (settings.webhook) {
-      checkWebhook(job.kind);
-      job.webhook = true;
-    }
-    if (settings.saveSample) job.saveSample = true;
-    if (settings.signingSecret) job.signingSecret = this.seal(name, settings.signingSecret);
-    this.save(job);
-    return job;
-  }
-
   private seal(name: string, signingSecret: string): string {
     return new WorkspaceKey(this.workspace).seal(secretLabel(name), signingSecret);
   }
@@ -212,18 +196,29 @@ export class JobStore extends JobDefinitions {
   /**
    * Saves a script as a job's reader or writer. A job given its other part becomes direct: its guid
    * stays the one webhook calls use (a direct job's reader guid, §4.1), and its writer gets a guid of
-   * its own.
+   * its own. `settings` of `create` switch on (`%%job NAME writer --webhook`); a signing secret
+   * replaces the one it had.
    */
-  setScript(name: string, script: Script, text: string): JobDefinition {
+  setScript(
+    name: string,
+    script: Script,
+    text: string,
+    settings?: Omit<CreateJob, 'name' | 'reader' | 'writer'>,
+  ): JobDefinition {
     const job = this.get(name);
+    const kind = kindOf(hasReader(job) || script === 'reader', hasWriter(job) || script === 'writer');
+    if (settings?.webhook) checkWebhook(kind);
     writeFileAtomic(this.scriptFile(name, script), text);
     this.definitions.delete(name);
-    const kind = kindOf(hasReader(job) || script === 'reader', hasWriter(job) || script === 'writer');
+    const changed = kind !== job.kind || settings?.webhook || settings?.saveSample || settings?.signingSecret;
     if (kind !== job.kind) {
       job.kind = kind;
       job.writerGuid = newGuid();
-      this.save(job);
     }
+    if (settings?.webhook) job.webhook = true;
+    if (settings?.saveSample) job.saveSample = true;
+    if (settings?.signingSecret) job.signingSecret = this.seal(name, settings.signingSecret);
+    if (changed) this.save(job);
     return job;
   }
 

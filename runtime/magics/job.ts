@@ -86,6 +86,8 @@ async function* run(
       });
   };
   const running = runJob(store, name, { by: 'run', cwd: host.cwd, report, signal }).finally(() => out.close());
+  // Awaited once the output is shown; until then a failure must not count as unhandled.
+  running.catch(() => undefined);
   yield* out;
   const record = await running;
   // The job's own error is the cell's error; the rest of its output shows before it.
@@ -117,8 +119,7 @@ export const jobMagic: Magic = {
       const job = store.create({ name, [part]: body, ...asked });
       said = `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`;
     } else {
-      const job = store.setScript(name, part, body);
-      if (asked.webhook || asked.saveSample || asked.signingSecret) store.enable(name, asked);
+      const job = store.setScript(name, part, body, asked);
       said = `job ${name}: ${part} saved (${job.kind})`;
     }
     return [{ kind: 'message', text: [said, ...shownOnce(asked.signingSecret)].join('\n') }];

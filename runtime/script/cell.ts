@@ -66,11 +66,12 @@ export type CellStatus = { status: 'complete' } | { status: 'incomplete'; indent
  *   statement before the last `;` that fails, or a last statement that does not start like a command.
  * A front end runs complete and invalid cells (an invalid one shows its error) and asks for more
  * lines while a cell is incomplete. A cell magic's body (`%%job NAME writer`) is kept, not run, so
- * it may hold anything: as in IPython, such a cell is complete once its last line is empty.
+ * it may hold anything: as in IPython, such a cell is complete once its last line (the one being
+ * typed, after the last newline) is empty.
  */
 export function cellStatus(text: string): CellStatus {
   if (/^\s*%%/.test(text)) {
-    const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+    const lines = text.split('\n');
     return lines.length > 1 && !lines[lines.length - 1].trim()
       ? { status: 'complete' }
       : { status: 'incomplete', indent: '' };

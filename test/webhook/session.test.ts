@@ -228,6 +228,13 @@ test('%%job NAME writer --webhook makes a job a notebook can serve with %webhook
     session.run("%%job reads reader --webhook\nPRINT 'r';\n"),
     /a reader job cannot be a webhook: a webhook needs a writer/,
   );
+  // Refused for a job that exists too, and then its script stays as it was.
+  await session.run("%%job reads reader\nPRINT 'first version';\n");
+  await assert.rejects(
+    session.run("%%job reads reader --webhook\nPRINT 'second version';\n"),
+    /a reader job cannot be a webhook/,
+  );
+  assert.match(text(await session.run('%job run reads')), /^first version\n/);
   await assert.rejects(session.run("%%job x writer --frob\nPRINT 'x';\n"), /unknown option --frob/);
 });
 
