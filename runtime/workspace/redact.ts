@@ -49,9 +49,9 @@ export function redactUrlsIn(text: string): string {
 export function redactMagicLine(line: string): string {
   if (!/^\s*%connection\s+add\b/i.test(line)) return line;
   return redactUrlsIn(line)
-    .replace(/(--(?:bearer|basic)\s+)("[^"]*"|'[^']*'|\S+)/gi, `$1${MASK}`)
+    .replace(/(--(?:bearer|basic)(?:\s+|=))("[^"]*"|'[^']*'|\S+)/gi, `$1${MASK}`)
     .replace(
-      /(--(?:apikey|header)\s+)(["']?)([^:"']+):\s*([^"']*)\2/gi,
+      /(--(?:apikey|header)(?:\s+|=))(["']?)([^:"']+):\s*([^"']*)\2/gi,
       (_m, flag: string, quote: string, name: string) => `${flag}${quote}${name}: ${MASK}${quote}`,
     );
 }

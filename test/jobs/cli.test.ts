@@ -241,3 +241,30 @@ test('a run record torn by a crash does not take the next run records with it', 
     ['success', 'success'],
   );
 });
+
+test(
+  '--option=value in a magic works as --option value; neither a bad option nor job show prints its value',
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(
+      join(dir, 'eq.sql'),
+      '%connection add a1 http://127.0.0.1:9/ --basic=bob:EQPW1\n%connection add a3 http://127.0.0.1:9/ --header="X-Key: EQPW3"\n%connection list\nPRINT \'ok\';\n',
+    );
+    const ran = await sqlcdc(dir, ['run', 'eq.sql', '--workspace', 'ws']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.ok(!ran.stderr.includes('EQPW1'), ran.stderr);
+    assert.match(ran.stderr, /"auth":\{"type":"basic","user":"bob","password":"\*\*\*\*"\}/);
+    assert.match(ran.stderr, /"headers":\{"X-Key":"\*\*\*\*"\}/);
+    await cli(dir, ['job', 'create', 'eq', '--writer', 'eq.sql']);
+    const shown = await cli(dir, ['job', 'show', 'eq']);
+    assert.match(shown, /^%connection add a1 http:\/\/127\.0\.0\.1:9\/ --basic=\*\*\*\*$/m);
+    assert.match(shown, /^%connection add a3 http:\/\/127\.0\.0\.1:9\/ --header="X-Key: \*\*\*\*"$/m);
+    assert.ok(!shown.includes('EQPW'), shown);
+    writeFileSync(join(dir, 'bad.sql'), '%connection add a2 http://127.0.0.1:9/ --bsaic=bob:EQPW2\n');
+    const bad = await sqlcdc(dir, ['run', 'bad.sql', '--workspace', 'ws']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /unknown option --bsaic;/);
+    assert.ok(!bad.stderr.includes('EQPW2'), bad.stderr);
+  },
+);
