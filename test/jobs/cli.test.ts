@@ -268,3 +268,26 @@ test(
     assert.ok(!bad.stderr.includes('EQPW2'), bad.stderr);
   },
 );
+
+test(
+  "a password in a URL written in a script is not shown back: not in an error's line, nor by job show",
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(
+      join(dir, 'inline.sql'),
+      "SELECT * FROM HTTP (GET http://bob:INLINEPW9@127.0.0.1:9/x) WITH PAGING 'bogus';\n",
+    );
+    const ran = await sqlcdc(dir, ['run', 'inline.sql', '--workspace', 'ws']);
+    assert.equal(ran.code, 1);
+    assert.ok(!ran.stderr.includes('INLINEPW9'), ran.stderr);
+    // The caret stays under what it points at, the masked password being shorter.
+    const [, line, caret] = ran.stderr.split('\n');
+    assert.equal(line, "  SELECT * FROM HTTP (GET http://bob:****@127.0.0.1:9/x) WITH PAGING 'bogus';");
+    assert.equal(line.slice(caret.indexOf('^')), "bogus';");
+    await cli(dir, ['job', 'create', 'inline', '--reader', 'inline.sql']);
+    const shown = await cli(dir, ['job', 'show', 'inline']);
+    assert.ok(!shown.includes('INLINEPW9'), shown);
+    assert.match(shown, /GET http:\/\/bob:\*\*\*\*@127\.0\.0\.1:9\/x\)/);
+  },
+);
