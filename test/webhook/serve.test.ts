@@ -207,6 +207,9 @@ test('--no-auth is refused on a non-loopback address, and a revoked key stops wo
     ['ci'],
   );
   assert.ok(!readFileSync(join(dir, 'ws', 'webhook', 'keys.json'), 'utf8').includes(key), 'the key is stored hashed');
+  const csv = await sqlcdc(dir, ['webhook', 'key', 'list', '--output', 'csv', '--workspace', 'ws']);
+  assert.equal(csv.code, 2);
+  assert.match(csv.stderr, /^sqlcdc: --output of webhook key list must be table or json, not 'csv'/);
   await cli(dir, ['webhook', 'key', 'revoke', 'ci']);
   assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 401);
   const open = await serve(dir, ['--no-auth']);
