@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { JobDefinitions } from '../../runtime/jobs/store';
+import type { CallAnswer } from '../../runtime/webhook/ingest';
 import { call, startServe, type Refusal, type RunAnswer, type Serve } from '../helpers/serve';
 import { tempDir } from '../helpers/session';
 
@@ -674,5 +675,44 @@ test(
     });
     assert.equal(unknown.status, 400, unknown.text);
     assert.match((unknown.json as Refusal).error, /charset 'klingon'/);
+  },
+);
+
+test(
+  "a job whose writer does not parse answers 500 in the answer's shape, naming the script's line, and the call is a failed run",
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': "ADD COLUMN 'x=1'\nPRINT 'never';\n" });
+    const guid = await createJob(dir, 'broken', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const r = await call(s.url, { query: { guid }, body: '{"id": 1}' });
+    assert.equal(r.status, 500, r.text);
+    const answer = r.json as CallAnswer & { error: string };
+    assert.match(answer.executionId, /^\d+$/);
+    assert.deepEqual(
+      { ...answer, executionId: 'x', error: 'x' },
+      {
+        executionId: 'x',
+        job: 'broken',
+        changeLog: null,
+        rows: 1,
+        writer: { started: false, success: null, error: null },
+        error: 'x',
+      },
+    );
+    const script = join(dir, 'ws', 'jobs', 'broken', 'writer.sql');
+    assert.ok(
+      answer.error.startsWith(`the job's writer cannot run: ${script}:1:17: ADD COLUMN: expected ';'`),
+      answer.error,
+    );
+    const runs = JSON.parse(await cli(dir, ['job', 'runs', 'broken', '--output', 'json'])) as {
+      by: string;
+      outcome: string;
+    }[];
+    assert.deepEqual(
+      runs.map((x) => `${x.by} ${x.outcome}`),
+      ['webhook failure'],
+    );
+    assert.equal(existsSync(join(dir, 'ws', 'changelogs', 'broken')), false);
   },
 );
