@@ -21,7 +21,7 @@ import {
   TRIGGER_KINDS,
   type Value,
   Session,
-  redactMagicLine,
+  redactScriptLine,
 } from '../runtime/index';
 
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
@@ -150,7 +150,7 @@ async function run(args: string[]): Promise<number> {
           lines.push(
             '',
             `${script}.sql:`,
-            store.script(job.name, script).trimEnd().split('\n').map(redactMagicLine).join('\n'),
+            store.script(job.name, script).trimEnd().split('\n').map(redactScriptLine).join('\n'),
           );
       }
       out(`${lines.join('\n')}\n`);

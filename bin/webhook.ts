@@ -23,8 +23,11 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     }
     case 'list': {
+      const output = values.output ?? 'table';
+      if (output !== 'table' && output !== 'json')
+        throw new UsageError(`--output of webhook key list must be table or json, not '${output}'`);
       const list = keys.list().map(({ id, name, created }) => ({ id, name, created }));
-      if (values.output === 'json') process.stdout.write(`${JSON.stringify(list)}\n`);
+      if (output === 'json') process.stdout.write(`${JSON.stringify(list)}\n`);
       else {
         const columns = ['id', 'name', 'created'].map((name) => ({ name, type: { base: 'string' as const } }));
         process.stdout.write(

@@ -1,3 +1,4 @@
+import { redactUrlsAt } from './workspace/redact';
 /** A position in the script text. Lines and columns are 1-based; offset is 0-based into the cell text. */
 export interface Position {
   line: number;
@@ -62,10 +63,13 @@ export function toScriptError(e: unknown, position?: Position, statement?: strin
   return new ScriptError(message, 'runtime', position, statement);
 }
 
-/** Text of `line` with a caret under `column`: what the REPL, CLI and kernel traceback show. */
+/**
+ * Text of `line` with a caret under `column`: what the REPL, CLI and kernel traceback show. A URL's
+ * password written in the script is masked, as in every message.
+ */
 export function caretLines(source: string, position: Position): string[] {
-  const line = source.split(/\r?\n/)[position.line - 1] ?? '';
-  return [line, ' '.repeat(Math.max(0, position.column - 1)) + '^'];
+  const { line, column } = redactUrlsAt(source.split(/\r?\n/)[position.line - 1] ?? '', position.column);
+  return [line, ' '.repeat(Math.max(0, column - 1)) + '^'];
 }
 
 /** An error placed in a script file, as compilers report: `file:line:col: <STATEMENT>: reason`. */

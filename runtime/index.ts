@@ -43,4 +43,4 @@ export { AccessKeys } from './webhook/auth';
 export { IdempotencyStore } from './webhook/idempotency';
 export { Ingest } from './webhook/ingest';
 export { isLoopback, startListener } from './webhook/server';
-export { redactMagicLine } from './workspace/redact';
+export { redactScriptLine } from './workspace/redact';

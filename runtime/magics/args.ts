@@ -2,12 +2,12 @@ import { ScriptError } from '../errors';
 
 /**
  * Splits magic arguments like a shell: spaces separate, '…' and "…" group, and so does [ … ] as
- * connection names are written in scripts; no expansion. A group may follow `name=`
- * (`x="order date"` is the one word `x=order date`).
+ * connection names are written in scripts; no expansion. A group may follow `name=` or `--name=`
+ * (`x="order date"` is the one word `x=order date`, `--header="X-Key: k"` the word `--header=X-Key: k`).
  */
 export function splitArgs(text: string): string[] {
   const out: string[] = [];
-  const re = /([A-Za-z_]\w*=)?(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|\[([^\]]*)\]|(\S+))/g;
+  const re = /((?:--)?[A-Za-z_][\w-]*=)?(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|\[([^\]]*)\]|(\S+))/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) {
     const key = m[1] ?? '';
@@ -19,7 +19,10 @@ export function splitArgs(text: string): string[] {
   return out;
 }
 
-/** `--flag value` / `--flag` options after positionals. Unknown flags are an error naming the usage. */
+/**
+ * `--flag value`, `--flag=value` / `--flag` options after positionals. Unknown flags are an error
+ * naming the usage, and the flag alone: what follows `=` may be a password.
+ */
 export function parseFlags(
   words: string[],
   spec: Record<string, 'value' | 'switch' | 'list'>,
@@ -33,15 +36,17 @@ export function parseFlags(
       positional.push(w);
       continue;
     }
-    const name = w.slice(2);
+    const eq = w.indexOf('=');
+    const name = eq < 0 ? w.slice(2) : w.slice(2, eq);
     const kind = spec[name];
-    if (!kind) throw new ScriptError(`unknown option ${w}; usage: ${usage}`, 'semantic');
+    if (!kind) throw new ScriptError(`unknown option --${name}; usage: ${usage}`, 'semantic');
     if (kind === 'switch') {
+      if (eq >= 0) throw new ScriptError(`--${name} takes no value; usage: ${usage}`, 'semantic');
       flags.set(name, ['true']);
       continue;
     }
-    const value = words[++i];
-    if (value === undefined) throw new ScriptError(`${w} needs a value; usage: ${usage}`, 'semantic');
+    const value = eq < 0 ? words[++i] : w.slice(eq + 1);
+    if (value === undefined) throw new ScriptError(`--${name} needs a value; usage: ${usage}`, 'semantic');
     flags.set(name, kind === 'list' ? [...(flags.get(name) ?? []), value] : [value]);
   }
   return { positional, flags };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { JsonLines } from '../util/json-lines';
+import { jsonLine, JsonLines } from '../util/json-lines';
+import { writeFileAtomic } from '../workspace/files';
 
 /** How long a call's answer is kept for a repeat of its `webhook-id` or `Idempotency-Key`. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -29,7 +30,8 @@ const payloadDigest = (body: Buffer) => createHash('sha256').update(body).digest
  * first call's answer and writes no second change log. A repeat that arrives while the first call is
  * still running waits for it. Answers are appended durably to `<workspace>/webhook/idempotency.jsonl`
  * and read back at start, so a restarted listener still knows them; lines older than the window are
- * ignored then. A key comes with one payload: sent again with another, it is a conflict (the IETF
+ * dropped from the file then (rewritten atomically), so it holds what a day of calls left rather than
+ * every call the workspace ever took. A key comes with one payload: sent again with another, it is a conflict (the IETF
  * Idempotency-Key draft's 422), never the first call's answer.
  */
 export class IdempotencyStore {
@@ -39,8 +41,10 @@ export class IdempotencyStore {
   constructor(workspace: string) {
     this.file = new JsonLines<Entry>(join(workspace, 'webhook', 'idempotency.jsonl'));
     const since = Date.now() - IDEMPOTENCY_WINDOW_MS;
-    for (const e of this.file.read())
-      if (e.at >= since) this.answers.set(e.key, { at: e.at, payload: e.payload, answer: Promise.resolve(e.answer) });
+    const entries = this.file.read();
+    const live = entries.filter((e) => e.at >= since);
+    for (const e of live) this.answers.set(e.key, { at: e.at, payload: e.payload, answer: Promise.resolve(e.answer) });
+    if (live.length < entries.length) writeFileAtomic(this.file.file, live.map(jsonLine).join(''));
   }
 
   /**

@@ -1,11 +1,11 @@
 import { join, resolve, sep } from 'node:path';
 import { writeChangeLog } from '../changelog/write';
 import { EXTENSION, lastIdIn } from '../changelog/naming';
-import { continueAfter } from '../execution-id';
+import { continueAfter, nextExecutionId } from '../execution-id';
 import { DEFAULT_FRAME_ROWS } from '../changelog/layout';
 import { Dataset } from '../dataset/dataset';
 import { LocalDrive } from '../drives/local';
-import { toScriptError } from '../errors';
+import { errorInFile, toScriptError } from '../errors';
 import type { JobDefinition } from '../jobs/job';
 import { openWriter, playChangeLog, type WriterSession } from '../jobs/play';
 import { runTriggers, type JobReport } from '../jobs/runner';
@@ -92,15 +92,18 @@ export class Ingest {
       throw e;
     }
     const ready = this.ready.get(job.name);
-    const loaded = ready?.stamp === current.stamp ? ready : await this.load(current);
+    let loaded: LoadedJob;
+    try {
+      loaded = ready?.stamp === current.stamp ? ready : await this.load(current);
+    } catch (e) {
+      // A writer that does not parse (or whose leading magics fail) is the job's failure, answered and recorded as one.
+      const answer = this.answerOf(job, nextExecutionId(), dataset);
+      const error = `the job's writer cannot run: ${errorInFile(this.store.scriptFile(job.name, 'writer'), toScriptError(e))}`;
+      const start = isoTime(Date.now());
+      return this.finish(job, { ...answer, error }, 500, params, this.record(start, answer, 500, error));
+    }
     const run = loaded.session.newRun({ dataset, pipeline: job.name, origin });
-    const answer: CallAnswer = {
-      executionId: run.executionId,
-      job: job.name,
-      changeLog: null,
-      rows: dataset.rowCount,
-      writer: { started: false, success: null, error: null },
-    };
+    const answer = this.answerOf(job, run.executionId, dataset);
     // Formatted now, while the clock's millisecond is the one other calls format too (isoTime remembers one).
     const start = isoTime(Date.now());
     try {
@@ -132,6 +135,17 @@ export class Ingest {
       answer.writer.error = toScriptError(e).message;
       return this.finish(job, answer, 500, params, this.record(start, answer, 500, answer.writer.error));
     }
+  }
+
+  /** The answer of a call before its change log is written. */
+  private answerOf(job: JobDefinition, executionId: string, dataset: Dataset): CallAnswer {
+    return {
+      executionId,
+      job: job.name,
+      changeLog: null,
+      rows: dataset.rowCount,
+      writer: { started: false, success: null, error: null },
+    };
   }
 
   /** Closes the job sessions (their HTTP pools) and, once the logs handed over are published, the group commit's thread. */

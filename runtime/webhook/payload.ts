@@ -31,6 +31,29 @@ function mediaTypeOf(contentType: string): string {
 }
 
 /**
+ * The body as text: UTF-8, or the charset the Content-Type names (`text/xml; charset=windows-1252`,
+ * as .NET and older systems send). Decoded as UTF-8, such a body's accented letters would be
+ * replaced, silently, in the change log.
+ */
+function decodeBody(body: Buffer, contentType: string): string {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1].toLowerCase();
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return body.toString('utf8');
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset);
+  } catch {
+    throw new PayloadError(`the Content-Type names the charset '${charset}', which is not one sqlcdc can read`);
+  }
+  // Node 20's windows-1252 decoder (also latin1's and us-ascii's, as WHATWG labels them) reads 0x80–0x9F as C1 controls.
+  if (decoder.encoding === 'windows-1252')
+    return body.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_C1[c.charCodeAt(0) - 0x80]);
+  return decoder.decode(body);
+}
+
+/** What windows-1252 puts at 0x80–0x9F (the five bytes it leaves undefined stay as they are, as WHATWG says). */
+const CP1252_C1 = '€\x81‚ƒ„…†‡ˆ‰Š‹Œ\x8dŽ\x8f\x90‘’“”•–—˜™š›œ\x9džŸ';
+
+/**
  * A form as a JSON object (spec §4.1 form2json): each field a property; a field given several times
  * becomes an array of its values, in order.
  */
@@ -72,7 +95,7 @@ function kindOf(mediaType: string, text: string): DocKind | 'form' | 'raw' {
  */
 export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset {
   const mediaType = mediaTypeOf(options.contentType ?? '');
-  const decoded = body.toString('utf8');
+  const decoded = decodeBody(body, options.contentType ?? '');
   const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   const kind = options.form2json ? 'form' : kindOf(mediaType, text);
   if (text.trim() === '') {

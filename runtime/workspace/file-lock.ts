@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ScriptError } from '../errors';
 
@@ -10,7 +10,9 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
  * Runs `fn` holding `<file>.lock`. Two processes changing a small workspace file at once (two
  * `sqlcdc webhook key new`, two `sqlcdc job trigger`) each read it, change it and write it whole: the
  * second write would drop the first one's change, a key shown to its user but never stored. The lock
- * file holds its owner's process id, so one left by a process that died is taken over.
+ * file holds its owner's process id, so one left by a process that died is taken over. Taking one
+ * over is not atomic (two waiters may both take it), which needs a crash within the milliseconds a
+ * lock is held and two waiters at that moment: accepted, as node has no flock.
  */
 export function withFileLock<T>(file: string, fn: () => T): T {
   const lock = `${file}.lock`;
@@ -28,7 +30,8 @@ export function withFileLock<T>(file: string, fn: () => T): T {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       if (ownerGone(lock)) {
-        unlinkSync(lock);
+        // Another waiter may have taken it over first.
+        rmSync(lock, { force: true });
         continue;
       }
       if (Date.now() > deadline)

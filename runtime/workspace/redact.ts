@@ -25,21 +25,38 @@ export function redactUrl(text: string): string {
   return url.toString().replace(/%2A%2A%2A%2A/gi, MASK);
 }
 
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi;
+
 /** Every URL inside a text (an error message, a log line) with its password replaced. */
 export function redactUrlsIn(text: string): string {
-  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi, (url) => redactUrl(url));
+  return text.replace(URL_IN_TEXT, (url) => redactUrl(url));
 }
 
 /**
- * A `%connection add …` line with its secrets masked: the values of --bearer, --basic, --apikey and
- * --header, and a URL's password. For showing scripts back (`sqlcdc job show`); other lines are kept.
+ * A line of a script shown back under an error, its URLs redacted, and the error's `column` (1-based)
+ * moved by what the masks changed before it, so that a caret stays under what it points at.
  */
-export function redactMagicLine(line: string): string {
-  if (!/^\s*%connection\s+add\b/i.test(line)) return line;
+export function redactUrlsAt(line: string, column: number): { line: string; column: number } {
+  let shift = 0;
+  const shown = line.replace(URL_IN_TEXT, (url: string, offset: number) => {
+    const masked = redactUrl(url);
+    if (offset + url.length < column) shift += masked.length - url.length;
+    return masked;
+  });
+  return { line: shown, column: column + shift };
+}
+
+/**
+ * A line of a script with its secrets masked, for showing scripts back (`sqlcdc job show`): a URL's
+ * password and secret-named query values anywhere, and in a `%connection add …` line the values of
+ * --bearer, --basic, --apikey and --header.
+ */
+export function redactScriptLine(line: string): string {
+  if (!/^\s*%connection\s+add\b/i.test(line)) return redactUrlsIn(line);
   return redactUrlsIn(line)
-    .replace(/(--(?:bearer|basic)\s+)("[^"]*"|'[^']*'|\S+)/gi, `$1${MASK}`)
+    .replace(/(--(?:bearer|basic)(?:\s+|=))("[^"]*"|'[^']*'|\S+)/gi, `$1${MASK}`)
     .replace(
-      /(--(?:apikey|header)\s+)(["']?)([^:"']+):\s*([^"']*)\2/gi,
+      /(--(?:apikey|header)(?:\s+|=))(["']?)([^:"']+):\s*([^"']*)\2/gi,
       (_m, flag: string, quote: string, name: string) => `${flag}${quote}${name}: ${MASK}${quote}`,
     );
 }

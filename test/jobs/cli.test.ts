@@ -241,3 +241,53 @@ test('a run record torn by a crash does not take the next run records with it', 
     ['success', 'success'],
   );
 });
+
+test(
+  '--option=value in a magic works as --option value; neither a bad option nor job show prints its value',
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(
+      join(dir, 'eq.sql'),
+      '%connection add a1 http://127.0.0.1:9/ --basic=bob:EQPW1\n%connection add a3 http://127.0.0.1:9/ --header="X-Key: EQPW3"\n%connection list\nPRINT \'ok\';\n',
+    );
+    const ran = await sqlcdc(dir, ['run', 'eq.sql', '--workspace', 'ws']);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.ok(!ran.stderr.includes('EQPW1'), ran.stderr);
+    assert.match(ran.stderr, /"auth":\{"type":"basic","user":"bob","password":"\*\*\*\*"\}/);
+    assert.match(ran.stderr, /"headers":\{"X-Key":"\*\*\*\*"\}/);
+    await cli(dir, ['job', 'create', 'eq', '--writer', 'eq.sql']);
+    const shown = await cli(dir, ['job', 'show', 'eq']);
+    assert.match(shown, /^%connection add a1 http:\/\/127\.0\.0\.1:9\/ --basic=\*\*\*\*$/m);
+    assert.match(shown, /^%connection add a3 http:\/\/127\.0\.0\.1:9\/ --header="X-Key: \*\*\*\*"$/m);
+    assert.ok(!shown.includes('EQPW'), shown);
+    writeFileSync(join(dir, 'bad.sql'), '%connection add a2 http://127.0.0.1:9/ --bsaic=bob:EQPW2\n');
+    const bad = await sqlcdc(dir, ['run', 'bad.sql', '--workspace', 'ws']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /unknown option --bsaic;/);
+    assert.ok(!bad.stderr.includes('EQPW2'), bad.stderr);
+  },
+);
+
+test(
+  "a password in a URL written in a script is not shown back: not in an error's line, nor by job show",
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(
+      join(dir, 'inline.sql'),
+      "SELECT * FROM HTTP (GET http://bob:INLINEPW9@127.0.0.1:9/x) WITH PAGING 'bogus';\n",
+    );
+    const ran = await sqlcdc(dir, ['run', 'inline.sql', '--workspace', 'ws']);
+    assert.equal(ran.code, 1);
+    assert.ok(!ran.stderr.includes('INLINEPW9'), ran.stderr);
+    // The caret stays under what it points at, the masked password being shorter.
+    const [, line, caret] = ran.stderr.split('\n');
+    assert.equal(line, "  SELECT * FROM HTTP (GET http://bob:****@127.0.0.1:9/x) WITH PAGING 'bogus';");
+    assert.equal(line.slice(caret.indexOf('^')), "bogus';");
+    await cli(dir, ['job', 'create', 'inline', '--reader', 'inline.sql']);
+    const shown = await cli(dir, ['job', 'show', 'inline']);
+    assert.ok(!shown.includes('INLINEPW9'), shown);
+    assert.match(shown, /GET http:\/\/bob:\*\*\*\*@127\.0\.0\.1:9\/x\)/);
+  },
+);

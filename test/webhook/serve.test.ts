@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { JobDefinitions } from '../../runtime/jobs/store';
+import type { CallAnswer } from '../../runtime/webhook/ingest';
 import { call, startServe, type Refusal, type RunAnswer, type Serve } from '../helpers/serve';
 import { tempDir } from '../helpers/session';
 
@@ -207,6 +208,9 @@ test('--no-auth is refused on a non-loopback address, and a revoked key stops wo
     ['ci'],
   );
   assert.ok(!readFileSync(join(dir, 'ws', 'webhook', 'keys.json'), 'utf8').includes(key), 'the key is stored hashed');
+  const csv = await sqlcdc(dir, ['webhook', 'key', 'list', '--output', 'csv', '--workspace', 'ws']);
+  assert.equal(csv.code, 2);
+  assert.match(csv.stderr, /^sqlcdc: --output of webhook key list must be table or json, not 'csv'/);
   await cli(dir, ['webhook', 'key', 'revoke', 'ci']);
   assert.equal((await call(s.url, { key, query: { guid }, body: '{"id": 1}' })).status, 401);
   const open = await serve(dir, ['--no-auth']);
@@ -609,5 +613,106 @@ test(
     assert.equal(same.status, 200, same.text);
     assert.deepEqual(same.json, first.json);
     assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 1);
+  },
+);
+
+test(
+  'idempotency answers older than 24 hours are forgotten, and dropped from the file when a listener starts',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'idem', ['--writer', 'w.sql', '--webhook']);
+    const file = join(dir, 'ws', 'webhook', 'idempotency.jsonl');
+    mkdirSync(join(dir, 'ws', 'webhook'), { recursive: true });
+    const old = {
+      key: `${guid}\u0000order-1`,
+      at: Date.now() - 25 * 60 * 60 * 1000,
+      answer: { status: 200, body: { executionId: '1', job: 'idem', changeLog: 'old.eds', rows: 1 } },
+    };
+    writeFileSync(file, `${JSON.stringify(old)}\n`);
+    const s = await serve(dir, ['--no-auth']);
+    const r = await call(s.url, { query: { guid }, headers: { 'idempotency-key': 'order-1' }, body: '{"id": 1}' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers['idempotent-replayed'], undefined);
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { answer: { body: RunAnswer } });
+    assert.deepEqual(
+      lines.map((l) => l.answer.body.executionId),
+      [(r.json as RunAnswer).executionId],
+    );
+  },
+);
+
+test(
+  'a payload in the charset its Content-Type names (latin-1, windows-1252) keeps its letters; an unknown charset is a 400',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': '' });
+    const guid = await createJob(dir, 'enc', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const json = await call(s.url, {
+      query: { guid },
+      headers: { 'content-type': 'application/json; charset=ISO-8859-1' },
+      body: Buffer.from('{"name": "café crème"}', 'latin1'),
+    });
+    assert.equal(json.status, 200, json.text);
+    assert.deepEqual(await logRows(dir, (json.json as RunAnswer).changeLog), [{ name: 'café crème' }]);
+    // 0x80 is the euro sign in windows-1252 (a C1 control in latin-1, invalid alone in UTF-8).
+    const euro = Buffer.from('<r><item><price>?5</price></item></r>', 'latin1').fill(0x80, 16, 17);
+    const xml = await call(s.url, {
+      query: { guid, rootpath: '//item' },
+      headers: { 'content-type': 'text/xml; charset="windows-1252"' },
+      body: euro,
+    });
+    assert.equal(xml.status, 200, xml.text);
+    assert.deepEqual(await logRows(dir, (xml.json as RunAnswer).changeLog), [{ price: '€5' }]);
+    const unknown = await call(s.url, {
+      query: { guid },
+      headers: { 'content-type': 'application/json; charset=klingon' },
+      body: '{"id": 1}',
+    });
+    assert.equal(unknown.status, 400, unknown.text);
+    assert.match((unknown.json as Refusal).error, /charset 'klingon'/);
+  },
+);
+
+test(
+  "a job whose writer does not parse answers 500 in the answer's shape, naming the script's line, and the call is a failed run",
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': "ADD COLUMN 'x=1'\nPRINT 'never';\n" });
+    const guid = await createJob(dir, 'broken', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const r = await call(s.url, { query: { guid }, body: '{"id": 1}' });
+    assert.equal(r.status, 500, r.text);
+    const answer = r.json as CallAnswer & { error: string };
+    assert.match(answer.executionId, /^\d+$/);
+    assert.deepEqual(
+      { ...answer, executionId: 'x', error: 'x' },
+      {
+        executionId: 'x',
+        job: 'broken',
+        changeLog: null,
+        rows: 1,
+        writer: { started: false, success: null, error: null },
+        error: 'x',
+      },
+    );
+    const script = join(dir, 'ws', 'jobs', 'broken', 'writer.sql');
+    assert.ok(
+      answer.error.startsWith(`the job's writer cannot run: ${script}:1:17: ADD COLUMN: expected ';'`),
+      answer.error,
+    );
+    const runs = JSON.parse(await cli(dir, ['job', 'runs', 'broken', '--output', 'json'])) as {
+      by: string;
+      outcome: string;
+    }[];
+    assert.deepEqual(
+      runs.map((x) => `${x.by} ${x.outcome}`),
+      ['webhook failure'],
+    );
+    assert.equal(existsSync(join(dir, 'ws', 'changelogs', 'broken')), false);
   },
 );
