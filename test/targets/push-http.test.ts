@@ -423,3 +423,21 @@ test('TRACE INTO records every call of a push in a SQLite table, in batches, the
   assert.doesNotMatch(JSON.stringify(rows), /PUSH-KEY-7/, 'the API key header is masked');
   assert.equal(rows[0][6], 'repl');
 });
+
+test("TRACE … EXEC sends its functions' values as bind parameters; a {{field}} there is an error", async () => {
+  const { session } = await setup(ok, 3);
+  await session.run('%connection add tr sqlite:exec-trace.db');
+  await session.run('EXEC ON DB [tr] (create table tlog (note text, n int));');
+  const hostile = "it's'); drop table tlog; --";
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) TRACE INTO [tr] TABLE 'calls' EXEC (insert into tlog values (#trygetvar('none', '${hostile.replace(/'/g, "''")}'), #data.count()));`,
+  );
+  await session.run('SELECT * FROM DB [tr] (select note, n from tlog);');
+  assert.deepEqual(session.dataset.rows(), [[hostile, 3]]);
+  await assert.rejects(
+    session.run(
+      `PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) TRACE INTO [tr] TABLE 'calls' EXEC (insert into tlog values ({{name}}, 0));`,
+    ),
+    /\{\{name\}\} reads a row, but TRACE … EXEC runs after each batch of traced calls, outside any row/,
+  );
+});
