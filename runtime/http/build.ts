@@ -1,6 +1,7 @@
 import { ScriptError, type Position } from '../errors';
 import type { HttpVerb } from '../script/ast';
 import type { HttpConnection } from '../workspace/connections';
+import { redactUrl } from '../workspace/redact';
 import { authHeader, getHeader, parseHeaders, setHeader } from './headers';
 import type { HttpRequest } from './request';
 
@@ -49,6 +50,7 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ScriptError(`unsupported URL scheme '${url.protocol}' (http or https)`, 'runtime', spec.targetPos);
+  if (!absolute && connection) underBase(url, connection.baseUrl, `${spec.method} ${target}`, spec.targetPos);
 
   const headers: Record<string, string> = {};
   // A relative path is appended to the connection's base URL, so only an absolute URL can leave its origin.
@@ -87,6 +89,21 @@ function joinUrl(base: string, path: string): string {
   const query = [baseQuery, rest.startsWith('?') ? pathQuery : ''].filter((q) => q !== '').join('&');
   const sep = pathOnly === '' || pathOnly.startsWith('/') ? '' : '/';
   return `${root.replace(/\/+$/, '')}${sep}${pathOnly}${query ? `?${query}` : ''}${hash}`;
+}
+
+/**
+ * A relative path stays under the connection's base path: a `..` (written, or in a field's value such as
+ * `DELETE /items/{{id}}` with id `../../admin`) must not steer a call, with the connection's
+ * credentials, to another endpoint of the API. A full URL is the way to call elsewhere.
+ */
+function underBase(url: URL, baseUrl: string, call: string, pos: Position | undefined): void {
+  const base = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  if (url.pathname === base || url.pathname.startsWith(`${base}/`)) return;
+  throw new ScriptError(
+    `${call} leaves the connection's base URL ${redactUrl(baseUrl)} (a '..' in the path or in a field's value); give a full URL to call elsewhere`,
+    'runtime',
+    pos,
+  );
 }
 
 function sameOrigin(url: URL, base: string): boolean {

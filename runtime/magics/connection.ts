@@ -1,6 +1,12 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
-import { redactConnection, splitPassword, type Connection, type HttpAuth } from '../workspace/connections';
+import {
+  decodeUserinfo,
+  redactConnection,
+  splitPassword,
+  type Connection,
+  type HttpAuth,
+} from '../workspace/connections';
 import type { Magic } from './magic';
 import { parseFlags, splitArgs } from './args';
 import { listing } from './listing';
@@ -117,7 +123,7 @@ function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>)
   if (parsed.password && (bearer || apikey || basic))
     throw new ScriptError('give the password in the URL or with --basic, not both', 'semantic');
   if (parsed.username || parsed.password) {
-    auth = { type: 'basic', user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
+    auth = { type: 'basic', user: decodeUserinfo(parsed.username), password: decodeUserinfo(parsed.password) };
     parsed.username = '';
     parsed.password = '';
   }

@@ -2,6 +2,8 @@ import { Dataset } from '../dataset/dataset';
 import type { Column, Value } from '../dataset/types';
 import type { Engine } from '../db/engine';
 import { engineFor } from '../db/engine-for';
+import { planFor, requireNoRow, type SqlPlan } from '../db/params';
+import { sqlOnce } from '../db/run-sql';
 import { addColumns, createTable, matchColumns, tableName } from '../db/tables';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
@@ -9,6 +11,8 @@ import { decodeBody, describeCall, type HttpRequest, type HttpResponse } from '.
 import type { Scope } from '../scope';
 import type { TraceSpec } from '../script/ast';
 import { MASK } from '../workspace/redact';
+
+const EXEC_WHY = 'TRACE … EXEC runs after each batch of traced calls, outside any row';
 
 /** Rows kept before they go to the trace table in one bulk insert. */
 const TRACE_BATCH = 500;
@@ -49,6 +53,8 @@ export class Tracer {
   private readonly columns: Column[];
   /** The header names the call's connection adds (its own keys, whatever their names). */
   private readonly connectionHeaders: Set<string>;
+  /** EXEC's SQL, its functions bind parameters computed at each batch. */
+  private readonly exec?: SqlPlan;
 
   constructor(
     private readonly spec: TraceSpec,
@@ -66,6 +72,8 @@ export class Tracer {
       throw new ScriptError('TRACE INTO needs a database connection: TRACE INTO [conn] TABLE …', 'semantic', spec.pos);
     if (!spec.table) throw new ScriptError("TRACE INTO needs TABLE '<table>'", 'semantic', spec.pos);
     this.engine = engineFor(scope, spec.connection);
+    this.exec = spec.exec && planFor(spec.exec);
+    if (this.exec) requireNoRow(this.exec, EXEC_WHY);
     this.table = evaluateText(spec.table, scope);
     this.columns = spec.addTrackingFields ? [...COLUMNS, ...TRACKING] : COLUMNS;
     this.connectionHeaders = new Set(connectionHeaders.map((h) => h.toLowerCase()));
@@ -107,7 +115,7 @@ export class Tracer {
       const { missing } = matchColumns(data, columns);
       if (missing.length) columns = columns.concat(await addColumns(db, table, data, missing));
       if (data.rowCount) await db.insert(table.sql, matchColumns(data, columns).rows, this.signal);
-      if (this.spec.exec && data.rowCount) await db.script(evaluateText(this.spec.exec, this.scope, { sql: true }));
+      if (this.exec && data.rowCount) await sqlOnce(this.exec, db.dialect, this.scope, EXEC_WHY)(db);
     }, this.signal);
     this.prepared = true;
   }

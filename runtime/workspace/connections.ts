@@ -225,6 +225,20 @@ function upgrade(c: Connection): Connection {
   return { name: c.name, kind: 'postgres', ...splitPassword(legacy.target) };
 }
 
+/**
+ * A URL's user or password as typed: %XX escapes decoded, and a `%` that starts none (a password
+ * `p%zz`, not percent-encoded) kept as the character it is.
+ */
+export function decodeUserinfo(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (escaped) => {
+    try {
+      return decodeURIComponent(escaped);
+    } catch {
+      return escaped;
+    }
+  });
+}
+
 function hasPasswordParam(c: Connection): c is PostgresConnection {
   return c.kind === 'postgres' && new URL(c.url).searchParams.has('password');
 }
@@ -237,7 +251,7 @@ export function splitPassword(text: string, password?: string): { url: string; p
   const url = new URL(text);
   const param = url.searchParams.get('password');
   if (param !== null) url.searchParams.delete('password');
-  const own = param ?? (url.password ? decodeURIComponent(url.password) : password);
+  const own = param ?? (url.password ? decodeUserinfo(url.password) : password);
   url.password = '';
   return own === undefined ? { url: url.toString() } : { url: url.toString(), password: own };
 }

@@ -1,4 +1,4 @@
-import { redactMagicLine } from './redact';
+import { redactScriptLine } from './redact';
 
 /**
  * Magic lines whose arguments are secrets (session.md, "Secrets"): `%connection` with a password,
@@ -11,9 +11,10 @@ const SECRET_MAGIC = [
 ];
 
 /**
- * Whether typed input (a REPL line, a notebook cell) carries a secret, so that the histories kept in
- * the workspace leave it out: a secret is kept sealed or not at all, never in clear on disk.
+ * Whether typed input (a REPL line, a notebook cell) carries a secret — those magics, or any line
+ * holding a URL with a password or a secret-named query value — so that the histories kept in the
+ * workspace leave it out: a secret is kept sealed or not at all, never in clear on disk.
  */
 export function holdsSecret(input: string): boolean {
-  return input.split('\n').some((line) => SECRET_MAGIC.some((re) => re.test(line)) || redactMagicLine(line) !== line);
+  return input.split('\n').some((line) => SECRET_MAGIC.some((re) => re.test(line)) || redactScriptLine(line) !== line);
 }

@@ -137,6 +137,20 @@ test('secrets outside the user info: a PostgreSQL password parameter, a key in a
   assert.equal(again.connections.getOf('pg', 'postgres').password, 'PGPASS5');
   assert.equal(again.connections.getOf('fn', 'http').baseUrl, `${server.url}/api?code=APIKEY3`);
 
+  // A '%' in a password that starts no %XX escape is the character it is (a UTF-8 %C3%A9 is decoded).
+  const pct = await outputOf(
+    session,
+    [
+      '%connection add pct postgres://app:BASICPW2%zz%C3%A9@127.0.0.1:1/db',
+      '%connection add pcth http://bob:BASICPW2%zz@127.0.0.1:9/',
+      '%connection list',
+    ].join('\n'),
+  );
+  assertNoSecret(pct, 'a password with a bare %');
+  assert.equal(session.connections.getOf('pct', 'postgres').password, 'BASICPW2%zzé');
+  const pcth = session.connections.getOf('pcth', 'http');
+  assert.ok(pcth.auth?.type === 'basic' && pcth.auth.password === 'BASICPW2%zz');
+
   // A password with '/' or a blank breaks the URL: the error does not echo it.
   for (const line of [
     '%connection add bad postgres://app:INLINE/PW7@127.0.0.1:5432/db',

@@ -309,6 +309,35 @@ test('10,000 rows at several batch sizes: every row sent once, in order', async 
   }
 });
 
+test("a relative path cannot climb out of the connection's base URL, whether '..' is written or comes with a field", async () => {
+  const { server, session } = await setup(ok, 0);
+  await session.run(`%connection add v1 ${server.url}/api/v1`);
+  for (const bad of ['../../admin', '%2e%2e/%2E%2E/admin', '../..']) {
+    session.setDataset(Dataset.fromRows([{ name: 'name', type: { base: 'string' } }], [['ok'], [bad]]));
+    const before = server.requests.length;
+    await assert.rejects(session.run('PUSH INTO HTTP [v1] ON_UPSERT (DELETE /items/{{name}});'), (e: Error) => {
+      assert.match(
+        e.message,
+        /^DELETE \/items\/.* leaves the connection's base URL http:\/\/127\.0\.0\.1:\d+\/api\/v1 \(a '\.\.' in the path or in a field's value\); give a full URL to call elsewhere$/,
+      );
+      return true;
+    });
+    assert.deepEqual(
+      server.requests.slice(before).map((r) => r.url),
+      ['/api/v1/items/ok'],
+      `nothing sent for ${bad}`,
+    );
+  }
+  await assert.rejects(session.run('APPLY HTTP [v1] (GET ../v2/x);'), /leaves the connection's base URL/);
+  // Within the base path '..' is fine, and a full URL goes where it says.
+  await session.run('APPLY HTTP [v1] (GET /a/../b);');
+  await session.run(`APPLY HTTP [v1] (GET ${server.url}/elsewhere);`);
+  assert.deepEqual(
+    server.requests.slice(-2).map((r) => r.url),
+    ['/api/v1/b', '/elsewhere'],
+  );
+});
+
 test('a payload that cannot be made for a row stops the push there, after every call before it was answered', async () => {
   const { server, session } = await setup(ok, 0);
   session.setDataset(
@@ -409,5 +438,23 @@ test("a connection's base URL with a query (an API key) keeps it on every call, 
       ['POST', '/v1/items/2?api_key=K1&mode=a'],
       ['PUT', '/v1/items?api_key=K1'],
     ],
+  );
+});
+
+test("TRACE … EXEC sends its functions' values as bind parameters; a {{field}} there is an error", async () => {
+  const { session } = await setup(ok, 3);
+  await session.run('%connection add tr sqlite:exec-trace.db');
+  await session.run('EXEC ON DB [tr] (create table tlog (note text, n int));');
+  const hostile = "it's'); drop table tlog; --";
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) TRACE INTO [tr] TABLE 'calls' EXEC (insert into tlog values (#trygetvar('none', '${hostile.replace(/'/g, "''")}'), #data.count()));`,
+  );
+  await session.run('SELECT * FROM DB [tr] (select note, n from tlog);');
+  assert.deepEqual(session.dataset.rows(), [[hostile, 3]]);
+  await assert.rejects(
+    session.run(
+      `PUSH INTO HTTP [api] ON_UPSERT (POST /items/{{id}}) TRACE INTO [tr] TABLE 'calls' EXEC (insert into tlog values ({{name}}, 0));`,
+    ),
+    /\{\{name\}\} reads a row, but TRACE … EXEC runs after each batch of traced calls, outside any row/,
   );
 });
