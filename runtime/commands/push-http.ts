@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
 import { ScriptError } from '../errors';
@@ -106,6 +107,12 @@ class SectionPush {
   private readonly retry: RetryRules;
   /** Names this target in the resume record: the same section pushing the same log resumes. */
   private readonly id: string;
+  /**
+   * The target in its calls' Idempotency-Keys: receivers scope keys per account, not per endpoint, so
+   * one log pushed to two targets (or two streams of a run) must not send the same key with two
+   * bodies. A hash, as the target as written may hold a token.
+   */
+  private readonly keyTag: string;
   /** TRACE INTO: every call of the section recorded in a database table. */
   readonly tracer?: Tracer;
 
@@ -131,6 +138,7 @@ class SectionPush {
     this.throwOn = section.throwOnRegex && userRegex(section.throwOnRegex);
     this.retry = { policy: stmt.options.retry, body: bodyRetry(section, ctx) };
     this.id = `${connection?.name ?? ''} ${section.command.verb} ${section.command.target.value}`;
+    this.keyTag = createHash('sha256').update(this.id).digest('hex').slice(0, 8);
   }
 
   async run(executionId: string, progress: PushProgress, tally: Tally, tick: () => void): Promise<void> {
@@ -201,7 +209,7 @@ class SectionPush {
     );
     // The same batch of the same log always carries the same key, so a receiver can drop a repeat.
     if (getHeader(request.headers, 'idempotency-key') === undefined)
-      setHeader(request.headers, 'Idempotency-Key', `${executionId}-${this.stream}-${b + 1}`);
+      setHeader(request.headers, 'Idempotency-Key', `${executionId}-${this.keyTag}-${this.stream}-${b + 1}`);
     return { request, rows: rows.length };
   }
 

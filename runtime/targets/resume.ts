@@ -7,7 +7,7 @@ import type { ChangeLogFile } from '../scope';
  * per target and stream, how many leading batches succeeded. Pushing the same log to the same target
  * again (a replay, a LOAD of that file) skips them and resumes at the first batch that failed; a push
  * that succeeds removes the record. Batches carry an Idempotency-Key made of the log's execution id,
- * the stream and the batch number, so a receiver can also drop a batch it got twice.
+ * the target, the stream and the batch number, so a receiver can also drop a batch it got twice.
  */
 export interface PushProgress {
   /** Target id (e.g. "http POST /orders") → stream ('upsert' | 'delete') → batches done. */

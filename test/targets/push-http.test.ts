@@ -62,11 +62,25 @@ test('BATCH 1: one call per row, fields and functions evaluated per call, an ide
   assert.equal(server.requests[0].headers['content-type'], 'application/json');
   const keys = server.requests.map((r) => r.headers['idempotency-key']);
   assert.equal(new Set(keys).size, 3);
-  assert.match(String(keys[0]), /^\d+-upsert-1$/);
+  assert.match(String(keys[0]), /^\d+-[0-9a-f]{8}-upsert-1$/);
   assert.deepEqual(messages(out), [
     'PUSH INTO HTTP: 3 calls made, 3 rows sent, 0 retries, 0 failures let through by CONTINUE_ON_HTTP',
   ]);
   assert.equal(session.dataset.rowCount, 3, 'the dataset stays as it was');
+});
+
+test('Idempotency-Keys: the same batch to the same target repeats its key; another target never shares one', async () => {
+  const { server, session } = await setup(ok, 2);
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /a/{{id}}) PAYLOAD ({"id": {{id}}});
+     PUSH INTO HTTP [api] ON_UPSERT (POST /b/{{id}}) PAYLOAD ({"id": {{id}}});
+     PUSH INTO HTTP [api] ON_UPSERT (POST /a/{{id}}) PAYLOAD ({"id": {{id}}});`,
+  );
+  const keys = server.requests.map((r) => String(r.headers['idempotency-key']));
+  assert.equal(keys.length, 6);
+  const [a, b, again] = [keys.slice(0, 2), keys.slice(2, 4), keys.slice(4)];
+  assert.deepEqual(again, a, 'a push of the same log to the same target sends the same keys');
+  assert.equal(new Set([...a, ...b]).size, 4, 'no key is sent to two targets');
 });
 
 test('BATCH N with @concatjson: one call per N rows; BATCH N without an array operator, or an operator at BATCH 1, is refused before any call', async () => {
