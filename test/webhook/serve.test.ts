@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
@@ -714,5 +715,48 @@ test(
       ['webhook failure'],
     );
     assert.equal(existsSync(join(dir, 'ws', 'changelogs', 'broken')), false);
+  },
+);
+
+test(
+  "the KEY_COLUMNS of a writer's LOAD key the webhook's log: PUSH INTO DB AUTO_MERGE merges calls by them, as a job run would",
+  LIMITS,
+  async () => {
+    const dir = project();
+    const db = join(dir, 'out.db');
+    writeFileSync(
+      join(dir, 'w.sql'),
+      `%connection add db sqlite:${db}\nLOAD UPSERTS FROM 'orders' WITH KEY_COLUMNS 'id';\nPUSH INTO DB [db] TABLE 'orders' AUTO_MERGE;\n`,
+    );
+    const guid = await createJob(dir, 'merge', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const json = { 'content-type': 'application/json' };
+    const first = await call(s.url, {
+      query: { guid },
+      headers: json,
+      body: '[{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]',
+    });
+    assert.equal(first.status, 200, first.text);
+    const second = await call(s.url, { query: { guid }, headers: json, body: '[{"id": 1, "v": "c"}]' });
+    assert.equal(second.status, 200, second.text);
+    const shown = JSON.parse(
+      await cli(dir, ['changelog', 'show', (second.json as RunAnswer).changeLog, '--output', 'json']),
+    ) as {
+      keys: string[];
+    };
+    assert.deepEqual(shown.keys, ['id']);
+    const sqlite = new Database(db, { readonly: true });
+    try {
+      assert.deepEqual(sqlite.prepare('SELECT id, v FROM orders ORDER BY id').raw().all(), [
+        [1, 'c'],
+        [2, 'b'],
+      ]);
+    } finally {
+      sqlite.close();
+    }
+    // A payload without the key is refused before any log is written.
+    const keyless = await call(s.url, { query: { guid }, headers: json, body: '[{"v": "d"}]' });
+    assert.equal(keyless.status, 500, keyless.text);
+    assert.match((keyless.json as Refusal).error, /KEY_COLUMNS names 'id', which the payload does not have/);
   },
 );
