@@ -9,6 +9,7 @@ import type { JobSession } from './sessions';
 import type { JobStore } from './store';
 import type { CurrentChangeLog } from '../scope';
 import type { Load, Statement } from '../script/ast';
+import type { Dataset } from '../dataset/dataset';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import { splitNames } from '../writers/fields';
@@ -34,16 +35,16 @@ export function splitWriter(statements: readonly Statement[]): {
 }
 
 /**
- * The key columns a writer's LOAD names with KEY_COLUMNS, for a log it did not load (a webhook's),
- * checked against the log's columns; undefined when it names none.
+ * The key columns a writer's LOAD names with KEY_COLUMNS, for a log it did not load (a webhook's, a
+ * replayed one), checked against `dataset`, the log's upserts; undefined when it names none.
  */
-export function loadKeys(load: Load | undefined, run: Run): string[] | undefined {
+export function loadKeys(load: Load | undefined, run: Run, dataset: Dataset): string[] | undefined {
   if (!load?.keyColumns) return undefined;
-  const keys = splitNames(evaluateText(load.keyColumns, { session: run.session, run, dataset: run.dataset }));
+  const keys = splitNames(evaluateText(load.keyColumns, { session: run.session, run, dataset }));
   for (const k of keys)
-    if (!run.dataset.has(k))
+    if (!dataset.has(k))
       throw new ScriptError(
-        `KEY_COLUMNS names '${k}', which the payload does not have`,
+        `KEY_COLUMNS names '${k}', which the change log does not have`,
         'runtime',
         load.keyColumns.pos,
         'LOAD',

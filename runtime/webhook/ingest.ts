@@ -111,7 +111,7 @@ export class Ingest {
     }
     let keys: string[] | undefined;
     try {
-      keys = loadKeys(loaded.load, run);
+      keys = loadKeys(loaded.load, run, run.dataset);
     } catch (e) {
       const error = `the job's pipeline failed before the change log: ${toScriptError(e).message}`;
       return this.finish(job, { ...answer, error }, 500, params, this.record(start, answer, 500, error));
