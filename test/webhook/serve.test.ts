@@ -604,6 +604,12 @@ test(
     const headers = { 'idempotency-key': 'order-42' };
     const first = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
     assert.equal(first.status, 200, first.text);
+    // A malformed payload left nothing: corrected, it is sent again under the same key and runs.
+    const fixHeaders = { 'idempotency-key': 'order-41', 'content-type': 'application/json' };
+    const malformed = await call(s.url, { query: { guid }, headers: fixHeaders, body: '{"id": ' });
+    assert.equal(malformed.status, 400, malformed.text);
+    const corrected = await call(s.url, { query: { guid }, headers: fixHeaders, body: '{"id": 41}' });
+    assert.equal(corrected.status, 200, corrected.text);
     const reused = await call(s.url, { query: { guid }, headers, body: '{"id": 43}' });
     assert.equal(reused.status, 422, reused.text);
     assert.match((reused.json as Refusal).error, /Idempotency-Key 'order-42' was used with a different payload/);
@@ -613,7 +619,7 @@ test(
     const same = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
     assert.equal(same.status, 200, same.text);
     assert.deepEqual(same.json, first.json);
-    assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 1);
+    assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 2);
   },
 );
 
