@@ -8,7 +8,11 @@ import { hasWriter, type JobDefinition } from './job';
 import type { JobSession } from './sessions';
 import type { JobStore } from './store';
 import type { CurrentChangeLog } from '../scope';
-import type { Statement } from '../script/ast';
+import type { Load, Statement } from '../script/ast';
+import type { Dataset } from '../dataset/dataset';
+import { ScriptError } from '../errors';
+import { evaluateText } from '../functions/evaluate';
+import { splitNames } from '../writers/fields';
 
 /** Statements that write what the pipeline captured or loaded somewhere else: a writer's output end. */
 const WRITES = new Set<Statement['kind']>(['PushHttp', 'PushDrive', 'SinkDrive', 'SinkDb', 'PushDb', 'Merge']);
@@ -16,12 +20,36 @@ const WRITES = new Set<Statement['kind']>(['PushHttp', 'PushDrive', 'SinkDrive',
 /**
  * A writer script as a webhook call runs it (spec §4.1 rules 2–3): its transformations reshape the
  * payload before the change log is written, and its writes (from the first PUSH, SINK or MERGE on)
- * play that log afterwards. A leading LOAD is left out: the webhook's log is the one to play.
+ * play that log afterwards. A leading LOAD is left out: the webhook's log is the one to play; its
+ * KEY_COLUMNS, though, still key that log (`load`).
  */
-export function splitWriter(statements: readonly Statement[]): { transform: Statement[]; write: Statement[] } {
-  const body = statements[0]?.kind === 'Load' ? statements.slice(1) : [...statements];
+export function splitWriter(statements: readonly Statement[]): {
+  load?: Load;
+  transform: Statement[];
+  write: Statement[];
+} {
+  const load = statements[0]?.kind === 'Load' ? statements[0] : undefined;
+  const body = load ? statements.slice(1) : [...statements];
   const at = body.findIndex((s) => WRITES.has(s.kind));
-  return at < 0 ? { transform: body, write: [] } : { transform: body.slice(0, at), write: body.slice(at) };
+  return at < 0 ? { load, transform: body, write: [] } : { load, transform: body.slice(0, at), write: body.slice(at) };
+}
+
+/**
+ * The key columns a writer's LOAD names with KEY_COLUMNS, for a log it did not load (a webhook's, a
+ * replayed one), checked against `dataset`, the log's upserts; undefined when it names none.
+ */
+export function loadKeys(load: Load | undefined, run: Run, dataset: Dataset): string[] | undefined {
+  if (!load?.keyColumns) return undefined;
+  const keys = splitNames(evaluateText(load.keyColumns, { session: run.session, run, dataset }));
+  for (const k of keys)
+    if (!dataset.has(k))
+      throw new ScriptError(
+        `KEY_COLUMNS names '${k}', which the change log does not have`,
+        'runtime',
+        load.keyColumns.pos,
+        'LOAD',
+      );
+  return keys;
 }
 
 /**
@@ -45,6 +73,7 @@ export async function playChangeLog(run: Run, log: CurrentChangeLog, write: read
 /** A job's writer ready to play logs: a session of the job's pipeline with its leading magics applied, and the script's two parts. */
 export interface WriterSession {
   session: JobSession;
+  load?: Load;
   transform: Statement[];
   write: Statement[];
 }

@@ -1,6 +1,6 @@
 import { ScriptError, toScriptError } from '../errors';
 import { hasWriter } from './job';
-import { changeLogOf, openWriter, playChangeLog } from './play';
+import { changeLogOf, loadKeys, openWriter, playChangeLog } from './play';
 import type { JobReport } from './runner';
 import type { RunRecord } from './run-log';
 import type { JobStore } from './store';
@@ -34,7 +34,9 @@ export async function replayChangeLog(
   const run = writer.session.newRun({ pipeline: job.name });
   let error: string | undefined;
   try {
-    await playChangeLog(run, log, writer.write);
+    // As LOAD would have: its KEY_COLUMNS key the log it plays.
+    const keys = loadKeys(writer.load, run, log.upserts);
+    await playChangeLog(run, keys ? { ...log, keys } : log, writer.write);
   } catch (e) {
     const failure = toScriptError(e);
     report({ kind: 'error', error: failure, source }, from);

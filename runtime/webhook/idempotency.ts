@@ -49,9 +49,15 @@ export class IdempotencyStore {
 
   /**
    * The answer for `key`: the remembered one, or what `call` answers. A call that throws (the
-   * listener could not answer at all) is not remembered, so its repeat runs again.
+   * listener could not answer at all), or whose answer says it left nothing (`kept` is false: a
+   * malformed payload's 400), is not remembered: its repeat, the payload corrected, runs again.
    */
-  async answer(key: string, body: Buffer, call: () => Promise<Answer>): Promise<Remembered> {
+  async answer(
+    key: string,
+    body: Buffer,
+    call: () => Promise<Answer>,
+    kept: (answer: Answer) => boolean,
+  ): Promise<Remembered> {
     const now = Date.now();
     const payload = payloadDigest(body);
     const known = this.answers.get(key);
@@ -67,6 +73,10 @@ export class IdempotencyStore {
     } catch (e) {
       this.answers.delete(key);
       throw e;
+    }
+    if (!kept(answer)) {
+      this.answers.delete(key);
+      return { answer, repeated: false };
     }
     await this.file.append({ key, at: now, payload, answer });
     this.prune(now);

@@ -7,7 +7,7 @@ import { Dataset } from '../dataset/dataset';
 import { LocalDrive } from '../drives/local';
 import { errorInFile, toScriptError } from '../errors';
 import type { JobDefinition } from '../jobs/job';
-import { openWriter, playChangeLog, type WriterSession } from '../jobs/play';
+import { loadKeys, openWriter, playChangeLog, type WriterSession } from '../jobs/play';
 import { runTriggers, type JobReport } from '../jobs/runner';
 import type { CurrentJob, JobStore } from '../jobs/store';
 import type { CurrentChangeLog } from '../scope';
@@ -112,9 +112,21 @@ export class Ingest {
       const error = `the job's pipeline failed before the change log: ${toScriptError(e).message}`;
       return this.finish(job, { ...answer, error }, 500, params, this.record(start, answer, 500, error));
     }
+    let keys: string[] | undefined;
+    try {
+      keys = loadKeys(loaded.load, run, run.dataset);
+    } catch (e) {
+      const error = `the job's pipeline failed before the change log: ${toScriptError(e).message}`;
+      return this.finish(job, { ...answer, error }, 500, params, this.record(start, answer, 500, error));
+    }
     if (job.saveSample) this.store.saveSample(job.name, body);
     const own = !run.changeLog?.file;
-    const log = own ? this.logOf(job, run.executionId, run.dataset) : run.changeLog!;
+    const captured = run.changeLog;
+    const log = own
+      ? this.logOf(job, run.executionId, run.dataset, keys ?? [])
+      : keys
+        ? { ...captured!, keys }
+        : captured!;
     const path = own ? this.workspaceRoot + log.file!.path : localPath(log);
     answer.changeLog = path;
     answer.rows = log.upserts.rowCount + log.deletes.rowCount;
@@ -162,7 +174,7 @@ export class Ingest {
    * store (`<workspace>/changelogs/<job>/<job>_<id>.eds`). Execution ids only grow, so a name is never
    * reused; the group commit makes sure of it rather than replace a log.
    */
-  private logOf(job: JobDefinition, executionId: string, dataset: Dataset): CurrentChangeLog {
+  private logOf(job: JobDefinition, executionId: string, dataset: Dataset, keys: string[]): CurrentChangeLog {
     return {
       upserts: dataset,
       // Plain empty columns: typed storage for no rows allocated ~0.9 KB a call (heap profile) for a stream that holds none.
@@ -170,7 +182,7 @@ export class Ingest {
         dataset.columns,
         dataset.columns.map(() => []),
       ),
-      keys: [],
+      keys,
       executionId,
       // Joined by hand: a job name is one path segment (checkJobName), and path.join costs a call more.
       file: {
@@ -192,7 +204,7 @@ export class Ingest {
         executionId: log.executionId,
         pipeline: job.name,
         name: job.name,
-        keys: [],
+        keys: log.keys,
         inserts: upserts.rowCount,
         updates: 0,
       },

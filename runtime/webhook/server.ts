@@ -168,7 +168,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       const idempotencyKey = signed ?? header(req, 'idempotency-key');
       const run = () => options.ingest.call(found, body, params);
       const remembered = idempotencyKey
-        ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, body, run)
+        ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, body, run, leftChangeLog)
         : { answer: await run(), repeated: false };
       if ('conflict' in remembered)
         throw new Refused(
@@ -212,6 +212,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       }),
   };
 }
+
+/** Whether a call's answer names the change log it left: only such a call must not run twice. */
+const leftChangeLog = (answer: Answer) => (answer.body as { changeLog?: unknown }).changeLog != null;
 
 /** Whether a host name or address is this machine only: the one place a listener may run without keys. */
 export function isLoopback(host: string): boolean {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
@@ -603,6 +604,12 @@ test(
     const headers = { 'idempotency-key': 'order-42' };
     const first = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
     assert.equal(first.status, 200, first.text);
+    // A malformed payload left nothing: corrected, it is sent again under the same key and runs.
+    const fixHeaders = { 'idempotency-key': 'order-41', 'content-type': 'application/json' };
+    const malformed = await call(s.url, { query: { guid }, headers: fixHeaders, body: '{"id": ' });
+    assert.equal(malformed.status, 400, malformed.text);
+    const corrected = await call(s.url, { query: { guid }, headers: fixHeaders, body: '{"id": 41}' });
+    assert.equal(corrected.status, 200, corrected.text);
     const reused = await call(s.url, { query: { guid }, headers, body: '{"id": 43}' });
     assert.equal(reused.status, 422, reused.text);
     assert.match((reused.json as Refusal).error, /Idempotency-Key 'order-42' was used with a different payload/);
@@ -612,7 +619,7 @@ test(
     const same = await call(s.url, { query: { guid }, headers, body: '{"id": 42}' });
     assert.equal(same.status, 200, same.text);
     assert.deepEqual(same.json, first.json);
-    assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 1);
+    assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'idem')).filter((f) => f.endsWith('.eds')).length, 2);
   },
 );
 
@@ -714,5 +721,67 @@ test(
       ['webhook failure'],
     );
     assert.equal(existsSync(join(dir, 'ws', 'changelogs', 'broken')), false);
+  },
+);
+
+test(
+  "the KEY_COLUMNS of a writer's LOAD key the webhook's log: PUSH INTO DB AUTO_MERGE merges calls by them, as a job run would",
+  LIMITS,
+  async () => {
+    const dir = project();
+    const db = join(dir, 'out.db');
+    writeFileSync(
+      join(dir, 'w.sql'),
+      `%connection add db sqlite:${db}\nLOAD UPSERTS FROM 'orders' WITH KEY_COLUMNS 'id';\nPUSH INTO DB [db] TABLE 'orders' AUTO_MERGE;\n`,
+    );
+    const guid = await createJob(dir, 'merge', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const json = { 'content-type': 'application/json' };
+    const first = await call(s.url, {
+      query: { guid },
+      headers: json,
+      body: '[{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]',
+    });
+    assert.equal(first.status, 200, first.text);
+    const second = await call(s.url, { query: { guid }, headers: json, body: '[{"id": 1, "v": "c"}]' });
+    assert.equal(second.status, 200, second.text);
+    const shown = JSON.parse(
+      await cli(dir, ['changelog', 'show', (second.json as RunAnswer).changeLog, '--output', 'json']),
+    ) as {
+      keys: string[];
+    };
+    assert.deepEqual(shown.keys, ['id']);
+    const sqlite = new Database(db, { readonly: true });
+    try {
+      assert.deepEqual(sqlite.prepare('SELECT id, v FROM orders ORDER BY id').raw().all(), [
+        [1, 'c'],
+        [2, 'b'],
+      ]);
+    } finally {
+      sqlite.close();
+    }
+    // A log written without keys (another job's), replayed through this writer, is merged by them too.
+    writeFileSync(join(dir, 'none.sql'), '');
+    const rawGuid = await createJob(dir, 'raw', ['--writer', 'none.sql', '--webhook']);
+    const raw = await call(s.url, {
+      query: { guid: rawGuid, startwriter: '0' },
+      headers: json,
+      body: '[{"id": 2, "v": "e"}]',
+    });
+    assert.equal(raw.status, 202, raw.text);
+    await cli(dir, ['changelog', 'replay', (raw.json as RunAnswer).changeLog, '--job', 'merge']);
+    const again = new Database(db, { readonly: true });
+    try {
+      assert.deepEqual(again.prepare('SELECT id, v FROM orders ORDER BY id').raw().all(), [
+        [1, 'c'],
+        [2, 'e'],
+      ]);
+    } finally {
+      again.close();
+    }
+    // A payload without the key is refused before any log is written.
+    const keyless = await call(s.url, { query: { guid }, headers: json, body: '[{"v": "d"}]' });
+    assert.equal(keyless.status, 500, keyless.text);
+    assert.match((keyless.json as Refusal).error, /KEY_COLUMNS names 'id', which the change log does not have/);
   },
 );
