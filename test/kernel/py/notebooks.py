@@ -7,7 +7,8 @@ only when they differ from the stored ones once normalised: a run that changes n
 file, whatever random values it printed. With --check (test/kernel/notebooks.test.ts) each notebook
 is executed and the run fails, printing a diff, when an output differs from the stored one.
 
-Compared, as nbval does: per output, the stream name and text, the text/plain of results and
+Compared, as nbval does: per output, the stream name and text (consecutive outputs of one stream
+joined, as front ends show them), the text/plain of results and
 displays, the data of tables (application/vnd.dataresource+json) and of charts (the Vega-Lite spec),
 an error's name and value. Not compared: execution counts, metadata, text/html (the same data as
 HTML). Values that change on every run are masked first: GUIDs (whole, or cut to fit a table, or the
@@ -95,11 +96,25 @@ def output_lines(output, seen):
     return lines
 
 
+def coalesced(outputs):
+    """Consecutive outputs of one stream as one, as Jupyter front ends show them: how the kernel's writes
+    were cut into messages depends on timing (a write that comes before the previous one left is joined
+    to it), not on what the cell printed."""
+    out = []
+    for output in outputs:
+        last = out[-1] if out else None
+        if output["output_type"] == "stream" and last and last["output_type"] == "stream" and last["name"] == output["name"]:
+            out[-1] = {**last, "text": last["text"] + output["text"]}
+        else:
+            out.append(output)
+    return out
+
+
 def cell_lines(cell):
     if IGNORE_TAG in cell.get("metadata", {}).get("tags", []):
         return [f"[outputs not compared: {IGNORE_TAG}]"]
     seen = {}
-    return [line for output in cell.get("outputs", []) for line in output_lines(output, seen)]
+    return [line for output in coalesced(cell.get("outputs", [])) for line in output_lines(output, seen)]
 
 
 def code_cells(nb):
