@@ -56,11 +56,12 @@ export async function commitState(stateFile: string, diff: CaptureDiff): Promise
 
 /** Compares `input` with `previous` (see CaptureDiff); `stateFile` is only named in messages. */
 export function captureDiff(
-  input: Dataset,
+  source: Dataset,
   options: CaptureOptions,
   previous: CdcState | undefined,
   stateFile: string,
 ): CaptureDiff {
+  const input = previous ? withStateColumns(source, previous) : source;
   if (options.marker !== undefined && input.has(options.marker)) {
     throw new ScriptError(`CDCMARKER '${options.marker}' names an existing column`, 'runtime');
   }
@@ -74,6 +75,9 @@ export function captureDiff(
     };
   }
 
+  if (!input.columns.length && !input.rowCount) {
+    return { mode: 'changes', upserts: noDeletes, deletes: noDeletes, counts: counts(0, 0, 0, 0, 0) };
+  }
   const plan = planCapture(input, options, previous, stateFile);
   // The worker thread matches the keys and hashes the typed columns while this one hashes the text.
   const worker = handOver(input, typedOrdinals(input, plan.observedOrdinals), plan.keyOrdinals, previous);
@@ -206,6 +210,18 @@ function deletes(
     data,
     deleted,
   );
+}
+
+/**
+ * A source that returned nothing at all (an HTTP or JSON source's empty array) has no columns to
+ * name either. It holds no record, so it is compared as an empty dataset of the columns the state
+ * remembers (with DELETES every record is deleted, without it nothing changed), not failed as a key
+ * column gone. On a first run there is nothing to compare and nothing to remember (captureDiff).
+ */
+function withStateColumns(input: Dataset, previous: CdcState): Dataset {
+  return input.columns.length || input.rowCount
+    ? input
+    : Dataset.fromRows([...previous.keys, ...previous.observed], []);
 }
 
 function emptyLike(input: Dataset): Dataset {

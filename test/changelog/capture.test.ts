@@ -494,3 +494,46 @@ test('ENCRYPT_CERT or SIGN_CERT naming no certificate of the store fails before 
   assert.deepEqual(f.logs('logs'), []);
   assert.equal(existsSync(join(f.workspace, 'cdc')), false);
 });
+
+test('a source that returns nothing at all (an empty JSON array, no columns) is no record, not an unknown key: no change, or every record deleted with DELETES', async () => {
+  const f = folder();
+  const s = f.session();
+  const script = (name: string, kinds: string) =>
+    `SELECT * FROM DRIVE 'items.json'; CAPTURE '${name}' ${kinds} ON KEYS 'id' WITH PATH 'logs' CDCMARKER 'op';`;
+  f.write('items.json', '[]');
+  const first = await cell(s, script('items', ''));
+  assert.deepEqual(first.messages, ['no change since the last capture: no change log written']);
+  f.write(
+    'items.json',
+    JSON.stringify([
+      { id: 1, note: 'a' },
+      { id: 2, note: 'b' },
+    ]),
+  );
+  await cell(s, script('items', ''));
+  await cell(s, script('all', 'INSERTS UPDATES DELETES'));
+  assert.equal(f.logs('logs').length, 2);
+
+  f.write('items.json', '[]');
+  const partial = await cell(s, script('items', ''));
+  assert.deepEqual(partial.messages, ['no change since the last capture: no change log written']);
+  const gone = await cell(s, script('all', 'INSERTS UPDATES DELETES'));
+  assert.match(gone.messages.join('\n'), /: 0 inserts, 0 updates, 2 deletes$/);
+  const log = await f.read(`logs/${f.logs('logs').filter((l) => l.startsWith('all_'))[1]}`);
+  assert.deepEqual(names(log.deletes), ['id', 'note', 'op']);
+  assert.deepEqual(log.deletes.rows(), [
+    [1, null, 'D'],
+    [2, null, 'D'],
+  ]);
+
+  // The state still knows both records of 'items': they come back unchanged, so nothing is new.
+  f.write(
+    'items.json',
+    JSON.stringify([
+      { id: 1, note: 'a' },
+      { id: 2, note: 'b' },
+    ]),
+  );
+  const back = await cell(s, script('items', ''));
+  assert.deepEqual(back.messages, ['no change since the last capture: no change log written']);
+});
