@@ -537,3 +537,30 @@ test('a source that returns nothing at all (an empty JSON array, no columns) is 
   const back = await cell(s, script('items', ''));
   assert.deepEqual(back.messages, ['no change since the last capture: no change log written']);
 });
+
+test('CAPTURE with DELETES in the inline APPLY PIPELINE of a read is an error before anything runs: each page would delete the records of the others', async () => {
+  const server = await startHttpServer((_req, res) => void res.writeHead(200).end('[{"id":1}]'));
+  servers.push(server);
+  const f = folder();
+  const s = f.session();
+  await cell(s, `%connection add api ${server.url}`);
+  const script = [
+    `SELECT * FROM HTTP [api] (GET /items) APPLY TX '$' APPLY PIPELINE (`,
+    `  APPLY PIPELINE ( CAPTURE 'items' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs'; );`,
+    `);`,
+  ].join('\n');
+  await assert.rejects(cell(s, script), (e: ScriptError) => {
+    assert.match(e.message, /DELETES .*once per page.*after the read/);
+    assert.equal(e.position?.line, 2);
+    return true;
+  });
+  assert.equal(server.requests.length, 0, 'the read never ran');
+  assert.deepEqual(f.logs('logs'), []);
+
+  // After the read CAPTURE sees every record, and so does a standalone APPLY PIPELINE.
+  const after = await cell(
+    s,
+    `SELECT * FROM HTTP [api] (GET /items) APPLY TX '$'; APPLY PIPELINE ( CAPTURE 'items' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs'; );`,
+  );
+  assert.match(after.messages.join('\n'), /: 1 insert, 0 updates, 0 deletes$/);
+});
