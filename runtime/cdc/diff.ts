@@ -43,10 +43,19 @@ export interface CaptureDiff {
 
 const MARKER_TYPE: ColumnType = { base: 'char', size: 1 };
 
-/** The state of `stateFile` (or none yet), then the diff of `input` against it. */
-export async function captureChanges(input: Dataset, options: CaptureOptions, stateFile: string): Promise<CaptureDiff> {
+/**
+ * The state of `stateFile` (or none yet), then the diff of `input` against it. `initializing`: an
+ * earlier page of this run initialized the state (INIT_ON_FIRST_RUN), so this page's records join it
+ * unreported too.
+ */
+export async function captureChanges(
+  input: Dataset,
+  options: CaptureOptions,
+  stateFile: string,
+  initializing = false,
+): Promise<CaptureDiff> {
   const previous = options.keys.length ? await readState(stateFile) : undefined;
-  return captureDiff(input, options, previous, stateFile);
+  return captureDiff(input, options, previous, stateFile, initializing);
 }
 
 /** Writes the next state; call it only once the change log built from the same diff is durable. */
@@ -60,6 +69,7 @@ export function captureDiff(
   options: CaptureOptions,
   previous: CdcState | undefined,
   stateFile: string,
+  initializing = false,
 ): CaptureDiff {
   const input = previous ? withStateColumns(source, previous) : source;
   if (options.marker !== undefined && input.has(options.marker)) {
@@ -105,7 +115,7 @@ export function captureDiff(
   };
   const next = () => nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
   const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
-  if (!previous && options.initOnFirstRun) {
+  if ((!previous || initializing) && options.initOnFirstRun) {
     return {
       mode: 'initialized',
       upserts: upserts(input, new Int32Array(0), rows.kinds, options.marker),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -563,4 +564,27 @@ test('CAPTURE with DELETES in the inline APPLY PIPELINE of a read is an error be
     `SELECT * FROM HTTP [api] (GET /items) APPLY TX '$'; APPLY PIPELINE ( CAPTURE 'items' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs'; );`,
   );
   assert.match(after.messages.join('\n'), /: 1 insert, 0 updates, 0 deletes$/);
+});
+
+test('INIT_ON_FIRST_RUN in the inline APPLY PIPELINE of a paged read initializes from every page, not only the first', async () => {
+  const f = folder();
+  const db = new Database(join(f.dir, 'shop.db'));
+  db.exec('create table items (id integer primary key, v text)');
+  const insert = db.prepare('insert into items values (?, ?)');
+  db.transaction(() => {
+    for (let i = 1; i <= 25000; i++) insert.run(i, `v${i}`);
+  })();
+  db.close();
+  const s = f.session();
+  await cell(s, '%connection add lite sqlite:shop.db');
+  const script = `SELECT * FROM DB [lite] ( select * from items order by id ) APPLY PIPELINE (
+    CAPTURE 'items' ON KEYS 'id' WITH PATH 'logs' INIT_ON_FIRST_RUN );`;
+  const first = await cell(s, script);
+  assert.deepEqual(f.logs('logs'), [], 'the first run writes no change log, whatever page a record is on');
+  assert.equal(first.dataset.rowCount, 0);
+  assert.equal(first.messages.filter((m) => m.startsWith('CDC state initialized')).length, 3);
+
+  const second = await cell(s, script);
+  assert.deepEqual(f.logs('logs'), [], 'every record of every page is in the state');
+  assert.equal(second.dataset.rowCount, 0);
 });
