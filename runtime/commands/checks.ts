@@ -1,3 +1,4 @@
+import { extname } from 'node:path';
 import { ScriptError } from '../errors';
 import type { Statement } from '../script/ast';
 
@@ -9,6 +10,8 @@ import type { Statement } from '../script/ast';
  *   once per page, and DELETES takes every record the state holds but the page lacks for deleted, so
  *   each page would delete the records of the others (spec 4.2: DELETES assumes the source returns
  *   all its records).
+ * - Nor is CAPTURE with a fixed name (an extension, spec 2.2): each page would overwrite the log of the
+ *   page before, whose changes the state has already taken.
  * - LOAD reads the next change log of a write pipeline: it must be the pipeline's first statement and
  *   its only LOAD (reference A, "Readers of change logs").
  */
@@ -17,6 +20,16 @@ export function checkScript(statements: readonly Statement[]): void {
   let load: Statement | undefined;
   walk(statements, (stmt, nested, perPage) => {
     if (stmt.kind === 'Capture') {
+      if (perPage && stmt.name && extname(stmt.name.value.trim())) {
+        throw new ScriptError(
+          `CAPTURE '${stmt.name.value.trim()}' cannot be in a read's inline APPLY PIPELINE: a name with an extension is ` +
+            'one file, and each page would overwrite the log of the page before. Name the log without an extension ' +
+            '(a new file per page) or place CAPTURE after the read',
+          'semantic',
+          stmt.pos,
+          stmt.keyword,
+        );
+      }
       if (stmt.deletes && perPage) {
         throw new ScriptError(
           "CAPTURE with DELETES cannot be in a read's inline APPLY PIPELINE: it runs once per page, and the records " +

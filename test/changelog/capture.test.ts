@@ -588,3 +588,23 @@ test('INIT_ON_FIRST_RUN in the inline APPLY PIPELINE of a paged read initializes
   assert.deepEqual(f.logs('logs'), [], 'every record of every page is in the state');
   assert.equal(second.dataset.rowCount, 0);
 });
+
+test('a fixed change log name (with an extension) in the inline APPLY PIPELINE of a read is an error before anything runs: each page would overwrite the log of the page before', async () => {
+  const server = await startHttpServer((_req, res) => void res.writeHead(200).end('[{"id":1}]'));
+  servers.push(server);
+  const f = folder();
+  const s = f.session();
+  await cell(s, `%connection add api ${server.url}`);
+  const script = `SELECT * FROM HTTP [api] (GET /items) APPLY TX '$' APPLY PIPELINE (
+    CAPTURE 'items.eds' ON KEYS 'id' WITH PATH 'logs'; );`;
+  await assert.rejects(cell(s, script), (e: ScriptError) => {
+    assert.match(e.message, /'items\.eds' .*overwrite.*after the read/);
+    assert.equal(e.position?.line, 2);
+    return true;
+  });
+  assert.equal(server.requests.length, 0, 'the read never ran');
+  assert.equal(existsSync(join(f.workspace, 'cdc')), false, 'no state');
+
+  const timestamped = await cell(s, script.replace("'items.eds'", "'items'"));
+  assert.match(timestamped.messages.join('\n'), /change log logs\/items_\d+\.eds: 1 insert/);
+});
