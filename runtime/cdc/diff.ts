@@ -43,10 +43,19 @@ export interface CaptureDiff {
 
 const MARKER_TYPE: ColumnType = { base: 'char', size: 1 };
 
-/** The state of `stateFile` (or none yet), then the diff of `input` against it. */
-export async function captureChanges(input: Dataset, options: CaptureOptions, stateFile: string): Promise<CaptureDiff> {
+/**
+ * The state of `stateFile` (or none yet), then the diff of `input` against it. `initializing`: an
+ * earlier page of this run initialized the state (INIT_ON_FIRST_RUN), so this page's records join it
+ * unreported too.
+ */
+export async function captureChanges(
+  input: Dataset,
+  options: CaptureOptions,
+  stateFile: string,
+  initializing = false,
+): Promise<CaptureDiff> {
   const previous = options.keys.length ? await readState(stateFile) : undefined;
-  return captureDiff(input, options, previous, stateFile);
+  return captureDiff(input, options, previous, stateFile, initializing);
 }
 
 /** Writes the next state; call it only once the change log built from the same diff is durable. */
@@ -56,11 +65,13 @@ export async function commitState(stateFile: string, diff: CaptureDiff): Promise
 
 /** Compares `input` with `previous` (see CaptureDiff); `stateFile` is only named in messages. */
 export function captureDiff(
-  input: Dataset,
+  source: Dataset,
   options: CaptureOptions,
   previous: CdcState | undefined,
   stateFile: string,
+  initializing = false,
 ): CaptureDiff {
+  const input = previous ? withStateColumns(source, previous) : source;
   if (options.marker !== undefined && input.has(options.marker)) {
     throw new ScriptError(`CDCMARKER '${options.marker}' names an existing column`, 'runtime');
   }
@@ -74,6 +85,9 @@ export function captureDiff(
     };
   }
 
+  if (!input.columns.length && !input.rowCount) {
+    return { mode: 'changes', upserts: noDeletes, deletes: noDeletes, counts: counts(0, 0, 0, 0, 0) };
+  }
   const plan = planCapture(input, options, previous, stateFile);
   // The worker thread matches the keys and hashes the typed columns while this one hashes the text.
   const worker = handOver(input, typedOrdinals(input, plan.observedOrdinals), plan.keyOrdinals, previous);
@@ -101,7 +115,7 @@ export function captureDiff(
   };
   const next = () => nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
   const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
-  if (!previous && options.initOnFirstRun) {
+  if ((!previous || initializing) && options.initOnFirstRun) {
     return {
       mode: 'initialized',
       upserts: upserts(input, new Int32Array(0), rows.kinds, options.marker),
@@ -206,6 +220,18 @@ function deletes(
     data,
     deleted,
   );
+}
+
+/**
+ * A source that returned nothing at all (an HTTP or JSON source's empty array) has no columns to
+ * name either. It holds no record, so it is compared as an empty dataset of the columns the state
+ * remembers (with DELETES every record is deleted, without it nothing changed), not failed as a key
+ * column gone. On a first run there is nothing to compare and nothing to remember (captureDiff).
+ */
+function withStateColumns(input: Dataset, previous: CdcState): Dataset {
+  return input.columns.length || input.rowCount
+    ? input
+    : Dataset.fromRows([...previous.keys, ...previous.observed], []);
 }
 
 function emptyLike(input: Dataset): Dataset {

@@ -7,6 +7,7 @@ import { captureOptions, type CaptureOptions } from '../cdc/options';
 import { stateFile } from '../cdc/state';
 import { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
+import type { RunState } from '../scope';
 import { writeStaged } from '../drives/drive';
 import { changeLogFolder, type FolderOnDrive } from '../drives/location';
 import { evaluateText } from '../functions/evaluate';
@@ -23,6 +24,13 @@ import type { Command, CommandContext } from './command';
  * next run finds the log, or detects the same changes again). The dataset becomes the upsert stream;
  * the delete stream travels with it as the run's current change log, for PUSH and SINK.
  */
+/**
+ * The CDC states a run initialized (INIT_ON_FIRST_RUN). In a read's inline APPLY PIPELINE CAPTURE runs
+ * once per page, and only the first page finds no state: the later pages of that first run are part of
+ * the initialization too, not inserts.
+ */
+const initializedBy = new WeakMap<RunState, Set<string>>();
+
 export const capture: Command<Capture> = async (stmt, input, ctx) => {
   const options = captureOptions(stmt);
   const name = stmt.name && evaluateText(stmt.name, ctx).trim();
@@ -31,9 +39,12 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
   const location = changeLogFolder(stmt.path, ctx);
   const protection = protectionOf(stmt, ctx);
   const state = stateFile(ctx.session.workspace, pipeline, name || pipeline);
-  const diff = await captureChanges(input, options, state);
+  const initialized = initializedBy.get(ctx.run) ?? new Set<string>();
+  const diff = await captureChanges(input, options, state, initialized.has(state));
   if (diff.mode === 'initialized') {
     await commitState(state, diff);
+    initialized.add(state);
+    initializedBy.set(ctx.run, initialized);
     ctx.emit({
       kind: 'message',
       text: `CDC state initialized with ${counted(diff.counts.unchanged + diff.counts.inserted, 'record')}; no change log written`,

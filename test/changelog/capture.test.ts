@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -493,4 +494,117 @@ test('ENCRYPT_CERT or SIGN_CERT naming no certificate of the store fails before 
   );
   assert.deepEqual(f.logs('logs'), []);
   assert.equal(existsSync(join(f.workspace, 'cdc')), false);
+});
+
+test('a source that returns nothing at all (an empty JSON array, no columns) is no record, not an unknown key: no change, or every record deleted with DELETES', async () => {
+  const f = folder();
+  const s = f.session();
+  const script = (name: string, kinds: string) =>
+    `SELECT * FROM DRIVE 'items.json'; CAPTURE '${name}' ${kinds} ON KEYS 'id' WITH PATH 'logs' CDCMARKER 'op';`;
+  f.write('items.json', '[]');
+  const first = await cell(s, script('items', ''));
+  assert.deepEqual(first.messages, ['no change since the last capture: no change log written']);
+  f.write(
+    'items.json',
+    JSON.stringify([
+      { id: 1, note: 'a' },
+      { id: 2, note: 'b' },
+    ]),
+  );
+  await cell(s, script('items', ''));
+  await cell(s, script('all', 'INSERTS UPDATES DELETES'));
+  assert.equal(f.logs('logs').length, 2);
+
+  f.write('items.json', '[]');
+  const partial = await cell(s, script('items', ''));
+  assert.deepEqual(partial.messages, ['no change since the last capture: no change log written']);
+  const gone = await cell(s, script('all', 'INSERTS UPDATES DELETES'));
+  assert.match(gone.messages.join('\n'), /: 0 inserts, 0 updates, 2 deletes$/);
+  const log = await f.read(`logs/${f.logs('logs').filter((l) => l.startsWith('all_'))[1]}`);
+  assert.deepEqual(names(log.deletes), ['id', 'note', 'op']);
+  assert.deepEqual(log.deletes.rows(), [
+    [1, null, 'D'],
+    [2, null, 'D'],
+  ]);
+
+  // The state still knows both records of 'items': they come back unchanged, so nothing is new.
+  f.write(
+    'items.json',
+    JSON.stringify([
+      { id: 1, note: 'a' },
+      { id: 2, note: 'b' },
+    ]),
+  );
+  const back = await cell(s, script('items', ''));
+  assert.deepEqual(back.messages, ['no change since the last capture: no change log written']);
+});
+
+test('CAPTURE with DELETES in the inline APPLY PIPELINE of a read is an error before anything runs: each page would delete the records of the others', async () => {
+  const server = await startHttpServer((_req, res) => void res.writeHead(200).end('[{"id":1}]'));
+  servers.push(server);
+  const f = folder();
+  const s = f.session();
+  await cell(s, `%connection add api ${server.url}`);
+  const script = [
+    `SELECT * FROM HTTP [api] (GET /items) APPLY TX '$' APPLY PIPELINE (`,
+    `  APPLY PIPELINE ( CAPTURE 'items' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs'; );`,
+    `);`,
+  ].join('\n');
+  await assert.rejects(cell(s, script), (e: ScriptError) => {
+    assert.match(e.message, /DELETES .*once per page.*after the read/);
+    assert.equal(e.position?.line, 2);
+    return true;
+  });
+  assert.equal(server.requests.length, 0, 'the read never ran');
+  assert.deepEqual(f.logs('logs'), []);
+
+  // After the read CAPTURE sees every record, and so does a standalone APPLY PIPELINE.
+  const after = await cell(
+    s,
+    `SELECT * FROM HTTP [api] (GET /items) APPLY TX '$'; APPLY PIPELINE ( CAPTURE 'items' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs'; );`,
+  );
+  assert.match(after.messages.join('\n'), /: 1 insert, 0 updates, 0 deletes$/);
+});
+
+test('INIT_ON_FIRST_RUN in the inline APPLY PIPELINE of a paged read initializes from every page, not only the first', async () => {
+  const f = folder();
+  const db = new Database(join(f.dir, 'shop.db'));
+  db.exec('create table items (id integer primary key, v text)');
+  const insert = db.prepare('insert into items values (?, ?)');
+  db.transaction(() => {
+    for (let i = 1; i <= 25000; i++) insert.run(i, `v${i}`);
+  })();
+  db.close();
+  const s = f.session();
+  await cell(s, '%connection add lite sqlite:shop.db');
+  const script = `SELECT * FROM DB [lite] ( select * from items order by id ) APPLY PIPELINE (
+    CAPTURE 'items' ON KEYS 'id' WITH PATH 'logs' INIT_ON_FIRST_RUN );`;
+  const first = await cell(s, script);
+  assert.deepEqual(f.logs('logs'), [], 'the first run writes no change log, whatever page a record is on');
+  assert.equal(first.dataset.rowCount, 0);
+  assert.equal(first.messages.filter((m) => m.startsWith('CDC state initialized')).length, 3);
+
+  const second = await cell(s, script);
+  assert.deepEqual(f.logs('logs'), [], 'every record of every page is in the state');
+  assert.equal(second.dataset.rowCount, 0);
+});
+
+test('a fixed change log name (with an extension) in the inline APPLY PIPELINE of a read is an error before anything runs: each page would overwrite the log of the page before', async () => {
+  const server = await startHttpServer((_req, res) => void res.writeHead(200).end('[{"id":1}]'));
+  servers.push(server);
+  const f = folder();
+  const s = f.session();
+  await cell(s, `%connection add api ${server.url}`);
+  const script = `SELECT * FROM HTTP [api] (GET /items) APPLY TX '$' APPLY PIPELINE (
+    CAPTURE 'items.eds' ON KEYS 'id' WITH PATH 'logs'; );`;
+  await assert.rejects(cell(s, script), (e: ScriptError) => {
+    assert.match(e.message, /'items\.eds' .*overwrite.*after the read/);
+    assert.equal(e.position?.line, 2);
+    return true;
+  });
+  assert.equal(server.requests.length, 0, 'the read never ran');
+  assert.equal(existsSync(join(f.workspace, 'cdc')), false, 'no state');
+
+  const timestamped = await cell(s, script.replace("'items.eds'", "'items'"));
+  assert.match(timestamped.messages.join('\n'), /change log logs\/items_\d+\.eds: 1 insert/);
 });
