@@ -19,3 +19,16 @@ test('a rejected #setjsonsettings culture is not kept: later date functions of t
   await assert.rejects(s.run("PRINT '#setjsonsettings(culture:xx-notaculture-ZZ)';"), /unknown culture/);
   assert.deepEqual(await prints(s, "PRINT '#formatdate(2009-06-15T13:45:30, s)';"), ['2009-06-15T13:45:30']);
 });
+
+test('#parsejson keeps every digit of long integers and decimals, alone or inside a returned object', async () => {
+  const s = newSession();
+  const doc = `'{"a": 12345678901234567890123, "b": {"d": 0.12345678901234567890}, "c": [1.5]}'`;
+  assert.deepEqual(
+    await prints(
+      s,
+      `PRINT '#parsejson(${doc.replace(/'/g, "''")}, a)'; PRINT '#parsejson(${doc.replace(/'/g, "''")}, b)';` +
+        ` PRINT '#parse(${doc.replace(/'/g, "''")}, c[0])';`,
+    ),
+    ['12345678901234567890123', '{"d":0.12345678901234567890}', '1.5'],
+  );
+});
