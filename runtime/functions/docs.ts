@@ -128,6 +128,8 @@ Outside the operators, a field in a batch payload reads the batch's first row.
   \`o\` prints the local offset (\`+02:00\`) for local values and \`Z\` for UTC ones.
 - \`#fromepoch\` and \`#fromepoch_ms\` return UTC date/times.
 - Precision is the millisecond: \`fffffff\` prints the milliseconds and four zeros.
+- Dates range from 0001-01-01T00:00:00 to 9999-12-31T23:59:59, as .NET's \`DateTime\`: a result outside
+  (\`#dateadd(9999-12-31, 1d)\`, \`#fromepoch(253402300800)\`) is an error.
 
 ## Formats and culture
 

@@ -32,3 +32,19 @@ test('#parsejson keeps every digit of long integers and decimals, alone or insid
     ['12345678901234567890123', '{"d":0.12345678901234567890}', '1.5'],
   );
 });
+
+test('date results outside .NET DateTime (0001-01-01 to 9999-12-31) are errors, not five-digit or year-0 dates', async () => {
+  const s = newSession();
+  for (const call of [
+    '#dateadd(9999-12-31T12:00:00, 1d)',
+    '#utcdateadd(2009-06-15T13:45:30, 10000y)',
+    '#dateadd(0001-01-01, -1s)',
+    '#fromepoch(253402300800)',
+    '#fromepoch_ms(-62135596800001)',
+  ])
+    await assert.rejects(s.run(`PRINT '${call}';`), /out of the date range/, call);
+  assert.deepEqual(await prints(s, "PRINT '#fromepoch(253402300799)'; PRINT '#fromepoch_ms(-62135596800000)';"), [
+    '9999-12-31T23:59:59',
+    '0001-01-01T00:00:00',
+  ]);
+});
