@@ -256,6 +256,8 @@ function numberText(n: JsonNumber, settings: Settings): string {
   if (settings.decimal || /^-?\d+$/.test(n.literal)) return n.literal;
   const v = Number(n.literal);
   const s = String(v);
+  // A literal beyond a double reads as ±Infinity; Json.NET's default FloatFormatHandling.String quotes it.
+  if (!Number.isFinite(v)) return `"${s}"`;
   // Json.NET writes a double with a fraction part (1.0, not 1).
   return Number.isInteger(v) && !/e/i.test(s) ? `${s}.0` : s;
 }

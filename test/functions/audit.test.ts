@@ -48,3 +48,9 @@ test('date results outside .NET DateTime (0001-01-01 to 9999-12-31) are errors, 
     '0001-01-01T00:00:00',
   ]);
 });
+
+test('#jsonformat writes a number beyond a double as Json.NET does ("Infinity", a string), so the output stays JSON', async () => {
+  const s = newSession();
+  const [out] = await prints(s, `PRINT '#jsonformat(''{"a": 1e400, "b": [-1e999, 2.5]}'')';`);
+  assert.deepEqual(JSON.parse(out), { a: 'Infinity', b: ['-Infinity', 2.5] });
+});
