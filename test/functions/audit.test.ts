@@ -54,3 +54,15 @@ test('#jsonformat writes a number beyond a double as Json.NET does ("Infinity", 
   const [out] = await prints(s, `PRINT '#jsonformat(''{"a": 1e400, "b": [-1e999, 2.5]}'')';`);
   assert.deepEqual(JSON.parse(out), { a: 'Infinity', b: ['-Infinity', 2.5] });
 });
+
+test('#format drops the sign of a decimal that rounds to zero, as System.Decimal formatting does (0.00, not -0.00)', async () => {
+  const s = newSession();
+  assert.deepEqual(
+    await prints(
+      s,
+      `PRINT '#format(''{0:N2}|{0:F2}|{0:0.00}|{0:#,##0}|{0:P0}|{0:C0}|{0:G}'', -0.001)';` +
+        ` PRINT '#format(''{0:F0}|{0:0}|{0:N1}'', -0.4)'; PRINT '#format(''{0:F2}|{0:G}'', -0.00)';`,
+    ),
+    ['0.00|0.00|0.00|0|0 %|¤0|-0.001', '0|0|-0.4', '0.00|0.00'],
+  );
+});
