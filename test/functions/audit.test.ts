@@ -66,3 +66,11 @@ test('#format drops the sign of a decimal that rounds to zero, as System.Decimal
     ['0.00|0.00|0.00|0|0 %|¤0|-0.001', '0|0|-0.4', '0.00|0.00'],
   );
 });
+
+test('#toupper/#tolower map each character to one, as .NET invariant casing does (ß stays, no final ς)', async () => {
+  const s = newSession();
+  assert.deepEqual(
+    await prints(s, "PRINT '#toupper(straße ﬁx ıi é)'; PRINT '#tolower(ΟΔΟΣ İSTANBUL ÉA)'; PRINT '#toupper(Zoë 😀)';"),
+    ['STRAßE ﬁX ıI É', 'οδοσ İstanbul éa', 'ZOË 😀'],
+  );
+});
