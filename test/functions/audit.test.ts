@@ -74,3 +74,14 @@ test('#toupper/#tolower map each character to one, as .NET invariant casing does
     ['STRAßE ﬁX ıI É', 'οδοσ İstanbul éa', 'ZOË 😀'],
   );
 });
+
+test('#increment/#decrement keep a decimal scale as System.Decimal addition does (12.50 + 1 = 13.50)', async () => {
+  const s = newSession();
+  assert.deepEqual(
+    await prints(
+      s,
+      "PRINT '#increment(12.50)|#decrement(1.000, 0.5)|#increment(1.10, 2.205)|#increment(2, 0.50)|#decrement(0.10, 0.10)';",
+    ),
+    ['13.50|0.500|3.305|2.50|0.00'],
+  );
+});
