@@ -245,7 +245,10 @@ export const dataFunctions: FunctionDef[] = [
     const a = numeric(args[0], 'a');
     const b = numeric(args[1], 'b');
     if (!(b > a)) throw new FunctionError(`b (${b}) must be greater than a (${a})`);
-    return a + Math.random() * (b - a);
+    // b - a can exceed a double (±1e308 bounds): interpolate, and keep b itself out of the result.
+    const r = Math.random();
+    const x = a * (1 - r) + b * r;
+    return x >= a && x < b ? x : a;
   }),
   F('rndguid', '#rndguid()', 0, 'A new random GUID (lowercase 8-4-4-4-12).', '#rndguid()', undefined, () =>
     randomUUID(),

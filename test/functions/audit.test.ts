@@ -85,3 +85,12 @@ test('#increment/#decrement keep a decimal scale as System.Decimal addition does
     ['13.50|0.500|3.305|2.50|0.00'],
   );
 });
+
+test('#rnddouble over bounds whose difference exceeds a double still gives a finite value in [a, b)', async () => {
+  const s = newSession();
+  const values = await prints(s, Array(20).fill("PRINT '#rnddouble(-1e308, 1.7e308)';").join(' '));
+  for (const v of values) {
+    const x = Number(v);
+    assert.ok(Number.isFinite(x) && x >= -1e308 && x < 1.7e308, v);
+  }
+});
