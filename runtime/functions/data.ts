@@ -1,5 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
+import { scaleOf, withScale } from '../dataset/decimal-scale';
 import type { Value } from '../dataset/types';
 import { variablesOf } from '../workspace/variables';
 import { wallOf } from './dates';
@@ -20,8 +21,10 @@ function addTo(a: Value, b: Value, sign: 1 | -1): Value {
     (typeof x === 'number' && !Number.isInteger(x)) ||
     (typeof y === 'number' && !Number.isInteger(y))
   ) {
-    const r = new Decimal(x.toString()).plus(new Decimal(y.toString()).times(sign));
-    return r;
+    const dx = Decimal.isDecimal(x) ? x : new Decimal(x.toString());
+    const dy = Decimal.isDecimal(y) ? y : new Decimal(y.toString());
+    // As System.Decimal addition: the result keeps the larger scale (12.50 + 1 = 13.50).
+    return withScale(dx.plus(dy.times(sign)), Math.max(scaleOf(dx), scaleOf(dy)));
   }
   const r = BigInt(x) + BigInt(sign) * BigInt(y);
   return r >= BigInt(Number.MIN_SAFE_INTEGER) && r <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(r) : r;
@@ -242,7 +245,10 @@ export const dataFunctions: FunctionDef[] = [
     const a = numeric(args[0], 'a');
     const b = numeric(args[1], 'b');
     if (!(b > a)) throw new FunctionError(`b (${b}) must be greater than a (${a})`);
-    return a + Math.random() * (b - a);
+    // b - a can exceed a double (±1e308 bounds): interpolate, and keep b itself out of the result.
+    const r = Math.random();
+    const x = a * (1 - r) + b * r;
+    return x >= a && x < b ? x : a;
   }),
   F('rndguid', '#rndguid()', 0, 'A new random GUID (lowercase 8-4-4-4-12).', '#rndguid()', undefined, () =>
     randomUUID(),

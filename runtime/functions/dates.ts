@@ -40,8 +40,15 @@ export function wallOf(v: Value, zone: 'local' | 'utc', what = 'the date'): Date
   }
 }
 
-/** Formats a wall clock; a bad format is an error naming it. */
+/** The range of .NET's DateTime, 0001-01-01T00:00:00 to 9999-12-31T23:59:59.999, as wall clocks. */
+const MIN_WALL = -62135596800000;
+const MAX_WALL = 253402300799999;
+
+/** Formats a wall clock; a bad format is an error naming it, a date .NET cannot hold is one too. */
 export function formatWall(env: SessionEnv, wall: Date, format: Value, kind: DateKind): string {
+  const t = wall.getTime();
+  if (!(t >= MIN_WALL && t <= MAX_WALL))
+    throw new FunctionError('the result is out of the date range (0001-01-01T00:00:00 to 9999-12-31T23:59:59)');
   const f = format === null ? '' : text(format);
   try {
     return formatDate(wall, f, kind, cultureOf(env));

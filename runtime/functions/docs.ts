@@ -128,6 +128,8 @@ Outside the operators, a field in a batch payload reads the batch's first row.
   \`o\` prints the local offset (\`+02:00\`) for local values and \`Z\` for UTC ones.
 - \`#fromepoch\` and \`#fromepoch_ms\` return UTC date/times.
 - Precision is the millisecond: \`fffffff\` prints the milliseconds and four zeros.
+- Dates range from 0001-01-01T00:00:00 to 9999-12-31T23:59:59, as .NET's \`DateTime\`: a result outside
+  (\`#dateadd(9999-12-31, 1d)\`, \`#fromepoch(253402300800)\`) is an error.
 
 ## Formats and culture
 
@@ -136,7 +138,9 @@ Date formats: standard \`d D f F g G M o R s t T u U Y\` and custom patterns (\`
 \`z\` \`zz\` \`zzz\`, \`:\` \`/\`, \`'literal'\`, \`\\c\`, \`%c\`). Numeric formats: standard \`C D E F G N P R X\` with a
 precision, and custom patterns (\`0 # . , % ‰ E+0\`, \`;\` sections, literals). Rounding is half away from
 zero on the exact value, as .NET Core does; custom patterns on doubles first take 15 significant digits,
-as .NET does. \`#format\` items are \`{index[,alignment][:format]}\`; a text argument that reads as a number
+as .NET does. A decimal (a text argument that reads as a number is one) that rounds to zero prints
+without its sign, as \`System.Decimal\` does (\`#format('{0:N2}', -0.001)\` → \`0.00\`); a double keeps it
+(\`-0.00\`), as .NET Core does. \`#format\` items are \`{index[,alignment][:format]}\`; a text argument that reads as a number
 (or a date) is formatted as one, since template arguments arrive as text.
 
 Formatting uses the invariant culture unless \`#setjsonsettings(culture:fr-FR)\` (or \`currentculture\`)

@@ -1,5 +1,6 @@
 import type { SessionEnv } from '../scope';
 import { cultureOf } from './dates';
+import { cultureFor } from './dotnet-format/culture';
 import { formatDate, localInstant, localWall, parseDateLoose, type DateKind } from './dotnet-format/date';
 import { FunctionError } from './types';
 
@@ -34,10 +35,19 @@ export function setJsonSettings(pairs: string[], env: SessionEnv): void {
     if (!allowed) throw new FunctionError(`unknown setting '${key}' (keys: ${Object.keys(JSON_SETTINGS).join(', ')})`);
     if (allowed !== 'any' && !allowed.includes(value.toLowerCase()))
       throw new FunctionError(`${key} must be one of ${allowed.join(', ')}, got '${value}'`);
+    // A culture is checked before anything is stored: a bad one kept would fail every later format.
+    if (key === 'culture') checkCulture(value);
     parsed.push([key, allowed === 'any' ? value : value.toLowerCase()]);
   }
   for (const [k, v] of parsed) env.jsonSettings.set(k, v);
-  if (parsed.some(([k]) => k === 'culture')) cultureOf(env);
+}
+
+function checkCulture(name: string): void {
+  try {
+    cultureFor(name);
+  } catch (e) {
+    throw new FunctionError((e as Error).message);
+  }
 }
 
 // ------------------------------------------------------------------------------ reading
@@ -246,6 +256,8 @@ function numberText(n: JsonNumber, settings: Settings): string {
   if (settings.decimal || /^-?\d+$/.test(n.literal)) return n.literal;
   const v = Number(n.literal);
   const s = String(v);
+  // A literal beyond a double reads as ±Infinity; Json.NET's default FloatFormatHandling.String quotes it.
+  if (!Number.isFinite(v)) return `"${s}"`;
   // Json.NET writes a double with a fraction part (1.0, not 1).
   return Number.isInteger(v) && !/e/i.test(s) ? `${s}.0` : s;
 }

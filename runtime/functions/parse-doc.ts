@@ -3,6 +3,7 @@ import { JSONPath } from 'jsonpath-plus';
 import Papa from 'papaparse';
 import * as xpath from 'xpath';
 import type { Value } from '../dataset/types';
+import { exactText, isExact, parseJson, stringifyJson } from '../docpath/json';
 import { FunctionError } from './types';
 import { integer, text } from './values';
 
@@ -20,18 +21,20 @@ function selector(v: Value | undefined): Selector {
   return { name: text(v) };
 }
 
+/** A selected JSON node as a value; numbers too long for a double keep the digits written (reference C.8). */
 function jsonValue(v: unknown): Value {
   if (v === undefined || v === null) return null;
+  if (isExact(v)) return exactText(v);
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
-  return JSON.stringify(v);
+  return stringifyJson(v);
 }
 
 export function parseJsonValue(doc: string, path: Value, attr: Value | undefined): Value {
   let root: unknown;
   try {
-    root = JSON.parse(doc);
+    root = parseJson(doc);
   } catch (e) {
-    throw new FunctionError(`not valid JSON (${(e as Error).message})`);
+    throw new FunctionError((e as Error).message);
   }
   let node = root;
   if (path !== null && text(path).trim() !== '') {

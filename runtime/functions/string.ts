@@ -217,6 +217,22 @@ function trimChars(s: string, chars: string | undefined, left: boolean, right: b
   return s.slice(a, b);
 }
 
+/**
+ * .NET's invariant ToUpper/ToLower map each character to one (Unicode simple case mapping, with İ and ı
+ * left as they are): ß stays ß, Σ always lowers to σ. JavaScript applies the full, context-sensitive
+ * mapping (STRASSE, a final ς), so a character whose JavaScript mapping changes its length is kept.
+ */
+function invariantCase(s: string, upper: boolean): string {
+  const whole = upper ? s.toUpperCase() : s.toLowerCase();
+  if (whole.length === s.length && !s.includes(upper ? 'ı' : 'Σ')) return whole;
+  let out = '';
+  for (const ch of s) {
+    const mapped = ch === 'ı' ? ch : upper ? ch.toUpperCase() : ch.toLowerCase();
+    out += mapped.length === ch.length ? mapped : ch;
+  }
+  return out;
+}
+
 /** RFC 3986 percent-encoding of UTF-8 (encodeURIComponent also leaves !'()* alone). */
 function urlEncode(s: string): string {
   return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -400,11 +416,23 @@ export const stringFunctions: FunctionDef[] = [
       return args.length > 2 && args[2] !== null ? s.substr(start, nonNegative(args[2], 'the length')) : s.slice(start);
     },
   ),
-  S('tolower', '#tolower(a)', 1, 'Lower case (culture-invariant).', '#tolower(HeLLo)', 'hello', (args) =>
-    args[0] === null ? null : text(args[0]).toLowerCase(),
+  S(
+    'tolower',
+    '#tolower(a)',
+    1,
+    "Lower case as .NET's ToLowerInvariant: one character for one (a final Σ gives σ, İ stays).",
+    '#tolower(HeLLo)',
+    'hello',
+    (args) => (args[0] === null ? null : invariantCase(text(args[0]), false)),
   ),
-  S('toupper', '#toupper(a)', 1, 'Upper case (culture-invariant).', '#toupper(abc)', 'ABC', (args) =>
-    args[0] === null ? null : text(args[0]).toUpperCase(),
+  S(
+    'toupper',
+    '#toupper(a)',
+    1,
+    "Upper case as .NET's ToUpperInvariant: one character for one (ß stays ß, not SS).",
+    '#toupper(abc)',
+    'ABC',
+    (args) => (args[0] === null ? null : invariantCase(text(args[0]), true)),
   ),
   S(
     'urlencode',

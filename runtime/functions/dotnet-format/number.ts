@@ -30,7 +30,11 @@ function isDecimal(x: Numeric): x is Decimal {
 /** Exact digits of a finite value rounded half away from zero to `frac` decimals. */
 function fixedDigits(x: Numeric, frac: number): Digits {
   if (typeof x === 'bigint') return { neg: x < 0n, int: (x < 0n ? -x : x).toString(), frac: '0'.repeat(frac) };
-  if (isDecimal(x)) return splitFixed(new D0(x.toString()).toFixed(frac), x.isNegative());
+  if (isDecimal(x)) {
+    // System.Decimal formats a value that rounds to zero without its sign; only doubles keep -0.
+    const d = splitFixed(new D0(x.toString()).toFixed(frac), x.isNegative());
+    return isZeroDigits(d) ? { ...d, neg: false } : d;
+  }
   const neg = x < 0 || Object.is(x, -0);
   const a = Math.abs(x);
   if (a < 1e21) {
@@ -63,7 +67,7 @@ function sciDigits(x: Numeric, sig: number): Sci {
     s = sig > 0 ? Math.abs(x).toExponential(Math.min(sig, 101) - 1) : Math.abs(x).toExponential();
   } else {
     const d = new D0(x.toString());
-    neg = d.isNegative();
+    neg = d.isNegative() && !d.isZero();
     s = sig > 0 ? d.abs().toExponential(sig - 1) : d.abs().toExponential();
   }
   const e = s.indexOf('e');
@@ -221,7 +225,8 @@ function standard(letter: string, precision: number | undefined, integral: boole
           // Integers and decimals print all their digits, a decimal's trailing zeros included.
           const d = fixedDigits(x, 0);
           const text = isDecimal(x) ? unsignedDecimalText(x) : d.int;
-          return (d.neg && text !== '0' ? c.negative : '') + text.replace('.', c.decimal);
+          const neg = isDecimal(x) ? x.isNegative() && !x.isZero() : d.neg;
+          return (neg ? c.negative : '') + text.replace('.', c.decimal);
         }
         return generalFromSci(sciDigits(x, precision), precision, e, c, true);
       };
@@ -391,7 +396,8 @@ function customDecimal(x: Numeric): Decimal {
   return new D0(x.toString());
 }
 
-function renderSection(sec: Section, value: Decimal, signed: boolean, c: Culture): string {
+/** `signedZero`: the value is a double, whose sign .NET Core keeps when it rounds to zero (-0.00). */
+function renderSection(sec: Section, value: Decimal, signed: boolean, c: Culture, signedZero = false): string {
   let v = sec.shift ? value.times(new D0(10).pow(sec.shift)) : value;
   let expText = '';
   if (sec.exp) {
@@ -417,7 +423,8 @@ function renderSection(sec: Section, value: Decimal, signed: boolean, c: Culture
   while (frac.length > sec.minFrac && frac.endsWith('0')) frac = frac.slice(0, -1);
   if (int === '0') int = '';
   if (int.length < sec.minInt) int = int.padStart(sec.minInt, '0');
-  const neg = signed && value.isNegative() && !(v.isZero() && !sec.hasDigits);
+  const roundsToZero = signedZero ? v.isZero() && !sec.hasDigits : /^[0.]*$/.test(fixed);
+  const neg = signed && value.isNegative() && !roundsToZero;
 
   let out = '';
   let placeholder = 0;
@@ -476,14 +483,16 @@ function custom(fmt: string): (x: Numeric, c: Culture) => string {
   return (x, c) => {
     if (typeof x === 'number' && !Number.isFinite(x)) return nonFinite(x, c);
     const value = customDecimal(x);
-    if (sections.length === 1) return renderSection(sections[0], value, true, c);
+    if (sections.length === 1) return renderSection(sections[0], value, true, c, typeof x === 'number');
     const pos = sections[0];
     const negSec = sections[1].tokens.length ? sections[1] : undefined;
     const zeroSec = sections[2]?.tokens.length ? sections[2] : undefined;
     const rounded = value.times(new D0(10).pow(pos.shift)).toDecimalPlaces(pos.exp ? 15 : pos.maxFrac);
     if (rounded.isZero() && zeroSec) return renderSection(zeroSec, value.abs(), false, c);
     if (value.isNegative() && !rounded.isZero())
-      return negSec ? renderSection(negSec, value.abs(), false, c) : renderSection(pos, value, true, c);
+      return negSec
+        ? renderSection(negSec, value.abs(), false, c)
+        : renderSection(pos, value, true, c, typeof x === 'number');
     return renderSection(pos, value.abs(), false, c);
   };
 }

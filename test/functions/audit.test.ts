@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Session } from '../../runtime/session';
+import { tempDir } from './helpers';
+
+/** Runs a cell on `session` and returns the texts its PRINT statements wrote, in order. */
+async function prints(session: Session, cell: string): Promise<string[]> {
+  const results = await session.run(cell);
+  return results.flatMap((r) => (r.kind === 'message' ? [r.text] : []));
+}
+
+function newSession(): Session {
+  const workspace = tempDir('fn-audit');
+  return new Session({ workspace, cwd: workspace });
+}
+
+test('a rejected #setjsonsettings culture is not kept: later date functions of the session still work', async () => {
+  const s = newSession();
+  await assert.rejects(s.run("PRINT '#setjsonsettings(culture:xx-notaculture-ZZ)';"), /unknown culture/);
+  assert.deepEqual(await prints(s, "PRINT '#formatdate(2009-06-15T13:45:30, s)';"), ['2009-06-15T13:45:30']);
+});
+
+test('#parsejson keeps every digit of long integers and decimals, alone or inside a returned object', async () => {
+  const s = newSession();
+  const doc = `'{"a": 12345678901234567890123, "b": {"d": 0.12345678901234567890}, "c": [1.5]}'`;
+  assert.deepEqual(
+    await prints(
+      s,
+      `PRINT '#parsejson(${doc.replace(/'/g, "''")}, a)'; PRINT '#parsejson(${doc.replace(/'/g, "''")}, b)';` +
+        ` PRINT '#parse(${doc.replace(/'/g, "''")}, c[0])';`,
+    ),
+    ['12345678901234567890123', '{"d":0.12345678901234567890}', '1.5'],
+  );
+});
+
+test('date results outside .NET DateTime (0001-01-01 to 9999-12-31) are errors, not five-digit or year-0 dates', async () => {
+  const s = newSession();
+  for (const call of [
+    '#dateadd(9999-12-31T12:00:00, 1d)',
+    '#utcdateadd(2009-06-15T13:45:30, 10000y)',
+    '#dateadd(0001-01-01, -1s)',
+    '#fromepoch(253402300800)',
+    '#fromepoch_ms(-62135596800001)',
+  ])
+    await assert.rejects(s.run(`PRINT '${call}';`), /out of the date range/, call);
+  assert.deepEqual(await prints(s, "PRINT '#fromepoch(253402300799)'; PRINT '#fromepoch_ms(-62135596800000)';"), [
+    '9999-12-31T23:59:59',
+    '0001-01-01T00:00:00',
+  ]);
+});
+
+test('#jsonformat writes a number beyond a double as Json.NET does ("Infinity", a string), so the output stays JSON', async () => {
+  const s = newSession();
+  const [out] = await prints(s, `PRINT '#jsonformat(''{"a": 1e400, "b": [-1e999, 2.5]}'')';`);
+  assert.deepEqual(JSON.parse(out), { a: 'Infinity', b: ['-Infinity', 2.5] });
+});
+
+test('#format drops the sign of a decimal that rounds to zero, as System.Decimal formatting does (0.00, not -0.00)', async () => {
+  const s = newSession();
+  assert.deepEqual(
+    await prints(
+      s,
+      `PRINT '#format(''{0:N2}|{0:F2}|{0:0.00}|{0:#,##0}|{0:P0}|{0:C0}|{0:G}'', -0.001)';` +
+        ` PRINT '#format(''{0:F0}|{0:0}|{0:N1}'', -0.4)'; PRINT '#format(''{0:F2}|{0:G}'', -0.00)';`,
+    ),
+    ['0.00|0.00|0.00|0|0 %|¤0|-0.001', '0|0|-0.4', '0.00|0.00'],
+  );
+});
+
+test('#toupper/#tolower map each character to one, as .NET invariant casing does (ß stays, no final ς)', async () => {
+  const s = newSession();
+  assert.deepEqual(
+    await prints(s, "PRINT '#toupper(straße ﬁx ıi é)'; PRINT '#tolower(ΟΔΟΣ İSTANBUL ÉA)'; PRINT '#toupper(Zoë 😀)';"),
+    ['STRAßE ﬁX ıI É', 'οδοσ İstanbul éa', 'ZOË 😀'],
+  );
+});
+
+test('#increment/#decrement keep a decimal scale as System.Decimal addition does (12.50 + 1 = 13.50)', async () => {
+  const s = newSession();
+  assert.deepEqual(
+    await prints(
+      s,
+      "PRINT '#increment(12.50)|#decrement(1.000, 0.5)|#increment(1.10, 2.205)|#increment(2, 0.50)|#decrement(0.10, 0.10)';",
+    ),
+    ['13.50|0.500|3.305|2.50|0.00'],
+  );
+});
+
+test('#rnddouble over bounds whose difference exceeds a double still gives a finite value in [a, b)', async () => {
+  const s = newSession();
+  const values = await prints(s, Array(20).fill("PRINT '#rnddouble(-1e308, 1.7e308)';").join(' '));
+  for (const v of values) {
+    const x = Number(v);
+    assert.ok(Number.isFinite(x) && x >= -1e308 && x < 1.7e308, v);
+  }
+});
