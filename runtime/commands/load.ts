@@ -105,6 +105,13 @@ async function next(
   if (first) return { fileName: first.fileName, advance: first.id.toString() };
   if (stmt.previewFile) {
     const preview = evaluateText(stmt.previewFile, ctx).trim();
+    // A file of the folder (docs/changelog.md): a path could read any file the drive can reach.
+    if (/[/\\]/.test(preview) || preview === '.' || preview === '..')
+      throw new ScriptError(
+        `PREVIEW_FILE names a change log of the folder (${location.label}), not a path: '${preview}'`,
+        'semantic',
+        stmt.previewFile.pos,
+      );
     if (!(await location.drive.exists(posix.join(location.folder, preview)))) {
       throw new ScriptError(
         `PREVIEW_FILE: no change log ${preview} in ${location.label}`,

@@ -186,6 +186,12 @@ test('PREVIEW_FILE is loaded when there is no new log, and the watermark stays',
     cell(s, `LOAD UPSERTS FROM 'orders' PATH 'logs' WITH INITIAL_ID '${idOf(files[2])}' PREVIEW_FILE 'nope.eds';`),
     /PREVIEW_FILE: no change log nope\.eds in logs/,
   );
+  // A file of the folder: a path out of it is refused even when the file is there.
+  for (const path of [`../logs/${files[1]}`, `./${files[1]}`, `/${files[1]}`])
+    await assert.rejects(
+      cell(s, `LOAD UPSERTS FROM 'orders' PATH 'logs' WITH INITIAL_ID '${idOf(files[2])}' PREVIEW_FILE '${path}';`),
+      /PREVIEW_FILE names a change log of the folder \(logs\), not a path:/,
+    );
 });
 
 test('KEY_COLUMNS replaces the keys the log was captured on; a column the log lacks is an error', async () => {
