@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, parse } from 'node:path';
 import { ScriptError } from '../errors';
 
@@ -63,7 +63,9 @@ export function lastExecutionId(fileNames: Iterable<string>, stem: string): bigi
 
 /** The largest execution id among the `<stem>_<id>.eds` files of `folder`, or 0. */
 export function lastIdIn(folder: string, stem: string): bigint {
-  return existsSync(folder) ? lastExecutionId(readdirSync(folder), stem) : 0n;
+  if (!existsSync(folder)) return 0n;
+  if (!statSync(folder).isDirectory()) throw new Error(`${folder} is a file, not a folder`);
+  return lastExecutionId(readdirSync(folder), stem);
 }
 
 export interface TargetOptions {

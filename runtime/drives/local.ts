@@ -24,6 +24,7 @@ export class LocalDrive implements Drive {
   async list(folder: string): Promise<DriveEntry[]> {
     const dir = this.at(folder);
     if (!existsSync(dir)) return [];
+    if (!statSync(dir).isDirectory()) throw new Error(`${folder} is a file, not a folder`);
     return readdirSync(dir, { withFileTypes: true })
       .filter((e) => e.isFile())
       .map((e) => {

@@ -182,6 +182,18 @@ test('without KEYS every run captures the whole dataset as inserts and keeps no 
   );
 });
 
+test('a PATH that is a file, not a folder, is an error that says so', async () => {
+  const f = folder();
+  const s = f.session();
+  f.orders([[1, 'new', 10]]);
+  f.write('o.csv', 'not a folder\n');
+  await assert.rejects(cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'o.csv';`), (e: ScriptError) => {
+    assert.match(e.message, /^\S*o\.csv is a file, not a folder$/);
+    assert.equal(e.statement, 'CAPTURE');
+    return true;
+  });
+});
+
 test('INIT_ON_FIRST_RUN: the first run records the state and writes no log; the dataset is empty with the source columns', async () => {
   const f = folder();
   const s = f.session();

@@ -186,6 +186,8 @@ test('PREVIEW_FILE is loaded when there is no new log, and the watermark stays',
     cell(s, `LOAD UPSERTS FROM 'orders' PATH 'logs' WITH INITIAL_ID '${idOf(files[2])}' PREVIEW_FILE 'nope.eds';`),
     /PREVIEW_FILE: no change log nope\.eds in logs/,
   );
+  f.write('o.csv', 'not a folder\n');
+  await assert.rejects(cell(s, `LOAD UPSERTS FROM 'orders' PATH 'o.csv';`), /o\.csv is a file, not a folder/);
   // A file of the folder: a path out of it is refused even when the file is there.
   for (const path of [`../logs/${files[1]}`, `./${files[1]}`, `/${files[1]}`])
     await assert.rejects(
