@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ScriptError } from '../errors';
+import { processAlive } from '../util/process-alive';
 
 /** How long a process waits for another to finish with a file before giving up. */
 const WAIT_MS = 10_000;
@@ -55,11 +56,5 @@ function ownerGone(lock: string): boolean {
   } catch {
     return false;
   }
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return Number.isInteger(pid) && pid > 0 && !processAlive(pid);
 }
