@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, cpSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { test } from 'node:test';
 import { namelessFilesIn } from '../../runtime/workspace/nameless-file';
 import { tempDir } from '../helpers/temp';
@@ -39,11 +39,33 @@ test('a nameless file is invisible until named, then appears whole; it never tak
   assert.deepEqual(readdirSync(dir).sort(), ['log.eds', 'taken.eds'], 'the unnamed file went with its descriptor');
 });
 
+/**
+ * The module and what it loads (koffi with its Linux builds), copied where any user can read them:
+ * the checkout may sit in a folder only its owner can enter, as a clone into `mktemp -d` does.
+ */
+function readableModule(): string {
+  const root = tempDir('nameless-module');
+  chmodSync(root, 0o755);
+  const koffi = dirname(require.resolve('koffi/package.json'));
+  cpSync(koffi, join(root, 'node_modules', 'koffi'), {
+    recursive: true,
+    filter: (from) => {
+      const [top, kind, build] = relative(koffi, from).split(sep);
+      return !['doc', 'src', 'vendor'].includes(top) && !(kind === 'koffi' && build && !/^(linux|musl)_/.test(build));
+    },
+  });
+  const module = require.resolve('../../runtime/workspace/nameless-file');
+  for (const file of ['nameless-file.js', 'files.js']) {
+    cpSync(join(dirname(module), file), join(root, 'runtime', 'workspace', file));
+  }
+  return join(root, 'runtime', 'workspace', 'nameless-file.js');
+}
+
 /** Makes `log.eds` in the folder argv[1] nameless and names it, then prints what it holds. */
-const CHILD = `
+const CHILD = (module: string): string => `
 const { closeSync, readFileSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
-const { namelessFilesIn } = require(${JSON.stringify(require.resolve('../../runtime/workspace/nameless-file'))});
+const { namelessFilesIn } = require(${JSON.stringify(module)});
 const files = namelessFilesIn(process.argv[1]);
 if (!files) throw new Error('no nameless files');
 const fd = files.open(process.argv[1]);
@@ -59,7 +81,7 @@ test('a user other than root makes and names nameless files too', () => {
   // descriptor itself needed one; the module then names it through /proc).
   const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
   chmodSync(dir, 0o777);
-  const child = spawnSync(process.execPath, ['-e', CHILD, dir], { encoding: 'utf8', ...user });
+  const child = spawnSync(process.execPath, ['-e', CHILD(readableModule()), dir], { encoding: 'utf8', ...user });
   assert.equal(child.status, 0, child.stderr);
   assert.equal(child.stdout, `made by ${user.uid ?? process.getuid?.()}`);
 });
