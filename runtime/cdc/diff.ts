@@ -2,7 +2,8 @@ import { Dataset } from '../dataset/dataset';
 import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError } from '../errors';
 import { handOver } from './diff-thread';
-import { combineLanes, hashRowsFormat1, objectLanes, typedLanes, typedOrdinals } from './hash';
+import { conformToState, type Conformed } from './conform';
+import { combineLanes, hashRowsFormat1, objectLanes, rowHashes, typedLanes, typedOrdinals } from './hash';
 import { decodeKeys, describeKey, type KeyStore } from './keys';
 import { classify, DROPPED, INSERTED, UPDATED } from './match';
 import { nextState } from './next-state';
@@ -71,7 +72,9 @@ export function captureDiff(
   stateFile: string,
   initializing = false,
 ): CaptureDiff {
-  const input = previous ? withStateColumns(source, previous) : source;
+  const { input, compare } = previous
+    ? conformToState(withStateColumns(source, previous), options, previous)
+    : { input: source, compare: undefined };
   if (options.marker !== undefined && input.has(options.marker)) {
     throw new ScriptError(`CDCMARKER '${options.marker}' names an existing column`, 'runtime');
   }
@@ -97,9 +100,14 @@ export function captureDiff(
   const rows = done.matched ?? matchedHere ?? classify(input, plan.keyOrdinals, previous);
   const hashes = combineLanes(objects, done.lanes ?? typedLanes(input, plan.observedOrdinals));
   if (rows.duplicates.length && !options.ignoreDups) throw duplicateError(input, plan.keyOrdinals, rows.duplicates);
-  // A format 1 state is compared with format 1 hashes; the next state holds the new ones.
-  const compared = previous?.format === 1 ? hashRowsFormat1(input, plan.observedOrdinals) : hashes;
-  const updated = previous ? markUpdates(rows.kinds, rows.seenBy, compared, previous.hashes) : 0;
+  const updated = previous
+    ? markUpdates(
+        rows.kinds,
+        rows.seenBy,
+        comparedHashes(previous, input, plan.observedOrdinals, hashes, compare),
+        previous.hashes,
+      ) + (compare ? markForced(rows.kinds, rows.seenBy, compare.forced) : 0)
+    : 0;
 
   const stateCount = rows.seenBy.length;
   const inserted = rows.added.count;
@@ -147,6 +155,35 @@ function markUpdates(kinds: Uint8Array, seenBy: Int32Array, hashes: Int32Array, 
     const r = seenBy[e] - 1;
     if (r < 0) continue;
     if (hashes[2 * r] !== stateHashes[2 * e] || hashes[2 * r + 1] !== stateHashes[2 * e + 1]) {
+      kinds[r] = UPDATED;
+      updated++;
+    }
+  }
+  return updated;
+}
+
+/**
+ * The hashes to compare with the state's: the next state's, unless the state hashed other columns
+ * or types (conform.ts) or the format 1 hash (the next state holds the new ones either way).
+ */
+function comparedHashes(
+  previous: CdcState,
+  input: Dataset,
+  observed: readonly number[],
+  hashes: Int32Array,
+  compare: Conformed['compare'],
+): Int32Array {
+  const [ds, ordinals] = compare ? [compare.view, compare.view.columns.map((_, c) => c)] : [input, observed];
+  if (previous.format === 1) return hashRowsFormat1(ds, ordinals);
+  return compare ? rowHashes(ds, ordinals) : hashes;
+}
+
+/** Marks UPDATED the matched rows in `forced` that are not yet, and returns how many there are. */
+function markForced(kinds: Uint8Array, seenBy: Int32Array, forced: Uint8Array): number {
+  let updated = 0;
+  for (let e = 0; e < seenBy.length; e++) {
+    const r = seenBy[e] - 1;
+    if (r >= 0 && forced[r] && kinds[r] !== UPDATED) {
       kinds[r] = UPDATED;
       updated++;
     }

@@ -3,6 +3,7 @@ import { typeName } from '../dataset/type-names';
 import type { Column } from '../dataset/types';
 import { ScriptError, type Position } from '../errors';
 import { familyOf } from './families';
+import { stillOnlyNulls } from './conform';
 import type { CaptureOptions } from './options';
 import type { CdcState, StateColumn } from './state';
 
@@ -16,11 +17,13 @@ export interface CapturePlan {
 }
 
 /**
- * Resolves KEYS and OBSERVE against the input and checks them against the state's. Comparing rows
- * under other columns than the state was built with would report every record as changed (or
- * silently key them differently), so any difference is an error that says what changed and how to
- * start over; a type may change within its family (families.ts). Keys are encoded and observed
- * columns hashed in the state's order, so reordering KEYS, OBSERVE or the dataset's columns is no change.
+ * Resolves KEYS and OBSERVE against the input (conformed to the state's columns first: conform.ts)
+ * and checks them against the state's. Comparing rows under other keys, or without an observed
+ * column the state hashed, would report every record as changed (or silently key them
+ * differently), so that is an error that says what changed and how to start over; a key's type may
+ * change within its family (families.ts). New observed columns are hashed after the state's. Keys
+ * are encoded and observed columns hashed in the state's order, so reordering KEYS, OBSERVE or the
+ * dataset's columns is no change.
  */
 export function planCapture(
   input: Dataset,
@@ -48,16 +51,23 @@ export function planCapture(
       throw new ScriptError(
         `the columns changed since the last capture: ${problems.join('; ')}. Comparing would misreport every record, ` +
           `so to start over delete the CDC state '${stateFile}' (the next run captures every record as an insert, ` +
-          'or with INIT_ON_FIRST_RUN only records the state)' +
-          (options.observe ? '' : ', or keep comparing the same columns by listing them in OBSERVE'),
+          'or with INIT_ON_FIRST_RUN only records the state)',
         'runtime',
       );
     }
     keyOrdinals = previous.keys.map((c) => input.indexOf(c.name));
-    observedOrdinals = previous.observed.map((c) => input.indexOf(c.name));
+    const kept = previous.observed.map((c) => input.indexOf(c.name));
+    observedOrdinals = [...kept, ...observedOrdinals.filter((c) => !kept.includes(c))];
   }
   const describe = (c: number): StateColumn => ({ name: input.columns[c].name, type: input.columns[c].type });
-  return { keyOrdinals, observedOrdinals, keys: keyOrdinals.map(describe), observed: observedOrdinals.map(describe) };
+  const before = new Map(previous?.observed.map((c) => [c.name.toLowerCase(), c]));
+  const observe = (c: number): StateColumn => {
+    const { name, type } = input.columns[c];
+    return stillOnlyNulls(before.get(name.toLowerCase()), input.vector(c))
+      ? { name, type, onlyNulls: true }
+      : { name, type };
+  };
+  return { keyOrdinals, observedOrdinals, keys: keyOrdinals.map(describe), observed: observedOrdinals.map(observe) };
 }
 
 function ordinal(input: Dataset, name: string, clause: string, pos: Position | undefined): number {
@@ -86,31 +96,12 @@ function keyChanges(before: readonly StateColumn[], now: readonly Column[]): str
   );
 }
 
+/** Observed columns the state hashed that OBSERVE no longer names (conform.ts adds the others as nulls). */
 function observedChanges(before: readonly StateColumn[], now: readonly Column[]): string[] {
-  const lower = (cols: readonly { name: string }[]) => new Set(cols.map((c) => c.name.toLowerCase()));
-  const had = lower(before);
-  const has = lower(now);
-  const added = now.filter((c) => !had.has(c.name.toLowerCase())).map((c) => `'${c.name}'`);
+  const has = new Set(now.map((c) => c.name.toLowerCase()));
   const removed = before.filter((c) => !has.has(c.name.toLowerCase())).map((c) => `'${c.name}'`);
-  const problems: string[] = [];
-  if (added.length)
-    problems.push(
-      `observed column${added.length > 1 ? 's' : ''} ${added.join(', ')} ${added.length > 1 ? 'are' : 'is'} new`,
-    );
-  if (removed.length)
-    problems.push(
-      `observed column${removed.length > 1 ? 's' : ''} ${removed.join(', ')} ${removed.length > 1 ? 'are' : 'is'} gone`,
-    );
-  const byName = new Map(now.map((c) => [c.name.toLowerCase(), c]));
-  const kept = before.filter((c) => byName.has(c.name.toLowerCase()));
-  return [
-    ...problems,
-    ...typeChanges(
-      kept,
-      kept.map((c) => byName.get(c.name.toLowerCase())!),
-      'column',
-    ),
-  ];
+  if (!removed.length) return [];
+  return [`OBSERVE no longer names ${removed.join(', ')}`];
 }
 
 function typeChanges(before: readonly StateColumn[], now: readonly Column[], what: string): string[] {

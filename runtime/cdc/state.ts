@@ -33,6 +33,11 @@ export interface CdcState {
 export interface StateColumn {
   name: string;
   type: ColumnType;
+  /**
+   * Observed columns: every value the state's hashes saw was null, so today's values are compared
+   * with null whatever their type (conform.ts). Absent in states written before it was recorded.
+   */
+  onlyNulls?: boolean;
 }
 
 export function stateSize(state: CdcState): number {
@@ -79,7 +84,7 @@ interface Header {
   keyBytes: number;
   slots: number;
   keys: { name: string; type: string }[];
-  observed: { name: string; type: string }[];
+  observed: { name: string; type: string; nulls?: true }[];
   written: string;
 }
 
@@ -97,7 +102,11 @@ export async function writeState(file: string, state: CdcState): Promise<void> {
     keyBytes: state.entries.bytes.length,
     slots: state.table.length / 2,
     keys: state.keys.map((c) => ({ name: c.name, type: typeName(c.type) })),
-    observed: state.observed.map((c) => ({ name: c.name, type: typeName(c.type) })),
+    observed: state.observed.map((c) => ({
+      name: c.name,
+      type: typeName(c.type),
+      ...(c.onlyNulls && { nulls: true }),
+    })),
     written: new Date().toISOString(),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
@@ -191,8 +200,8 @@ function parseState(buffer: Buffer, file: string): CdcState {
   };
 }
 
-function column(c: { name: string; type: string }): StateColumn {
-  return { name: c.name, type: parseTypeName(c.type) };
+function column(c: { name: string; type: string; nulls?: true }): StateColumn {
+  return { name: c.name, type: parseTypeName(c.type), ...(c.nulls && { onlyNulls: true }) };
 }
 
 function bytesOf(a: Uint32Array | Int32Array): Uint8Array {

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import type { Value } from '../../runtime/dataset/types';
 import type { ScriptError } from '../../runtime/errors';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { CAPTURE, cell, Folder, idOf, names, rows } from './pipelines';
@@ -358,33 +359,128 @@ test('comparison is typed and null-safe: null and empty text differ; decimal 1 a
   assert.equal(String(log.upserts.cell(0, 2)), '1.01', 'the decimal keeps its digits in the log');
 });
 
-test('a changed column type, or a new observed column, is an error saying what changed and how to start over', async () => {
+test('a changed key, or a column OBSERVE no longer names, is an error saying what changed and how to start over', async () => {
   const f = folder();
   const s = f.session();
   f.orders([[1, 'new', 10]]);
-  await cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`);
-  const typed = `${CAPTURE} APPLY SCHEMA ( string id
-    string status
-    int amount ); CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`;
+  await cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' OBSERVE 'status,amount' WITH PATH 'logs';`);
   await assert.rejects(
-    cell(s, typed),
-    /the columns changed since the last capture: column 'amount' was string and is now int\. .*delete the CDC state '.*orders\.state'/,
+    cell(
+      s,
+      `${CAPTURE} APPLY SCHEMA ( int id
+      string status
+      string amount ); CAPTURE 'orders' ON KEYS 'id' OBSERVE 'status,amount' WITH PATH 'logs';`,
+    ),
+    /the columns changed since the last capture: key column 'id' was string and is now int\. .*delete the CDC state '.*orders\.state'/,
   );
-  f.write('orders.csv', 'id,status,amount,region\n1,new,10,north\n');
   await assert.rejects(
-    cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`),
-    /observed column 'region' is new/,
+    cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' OBSERVE 'status' WITH PATH 'logs';`),
+    /the columns changed since the last capture: OBSERVE no longer names 'amount'\./,
   );
-  f.write('orders.csv', 'id,status\n1,new\n');
   await assert.rejects(
-    cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';`),
-    /observed column 'amount' is gone/,
+    cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id,status' OBSERVE 'amount' WITH PATH 'logs';`),
+    /ON KEYS was 'id' and is now 'id,status'/,
   );
   assert.equal(f.logs('logs').length, 1, 'none of these wrote a log');
-  // With OBSERVE naming the columns that stayed, the extra column is no longer compared.
-  f.write('orders.csv', 'id,status,amount,region\n1,paid,10,north\n');
-  const out = await cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' OBSERVE 'status,amount' WITH PATH 'logs';`);
-  assert.deepEqual(rows(out.dataset), [['1', 'paid', '10', 'north']]);
+});
+
+/** The upserts of the last run's log as [id, rest…] rows, and the run's counts line. */
+async function lastRun(f: Folder, out: { messages: string[] }): Promise<{ summary: string; upserts: Value[][] }> {
+  const logs = f.logs('logs');
+  const log = await f.read(`logs/${logs[logs.length - 1]}`);
+  return {
+    summary: /\d+ inserts?, \d+ updates?, \d+ deletes?$/m.exec(out.messages.join('\n'))?.[0] ?? '',
+    upserts: log.upserts.rows(),
+  };
+}
+
+test('JSON types inferred per run: an int run after a double run, a field left out, a field new or once all null are no changes of their own', async () => {
+  const f = folder();
+  const s = f.session();
+  const script = `SELECT * FROM DRIVE 'items.json'; CAPTURE 'items' ON KEYS 'id' WITH PATH 'logs';`;
+  const run = async (items: object[]) => {
+    f.write('items.json', JSON.stringify(items));
+    return cell(s, script);
+  };
+  const first = await run([
+    { id: 1, price: 1.5, note: null },
+    { id: 2, price: 2, note: null },
+  ]);
+  assert.deepEqual(
+    first.dataset.columns.map((c) => `${c.name} ${c.type.base}`),
+    ['id int', 'price double', 'note string'],
+  );
+
+  // Every price whole today: inferred int, compared (and logged) as the double the state saw.
+  let out = await run([
+    { id: 1, price: 2, note: null },
+    { id: 2, price: 2, note: null },
+  ]);
+  let got = await lastRun(f, out);
+  assert.equal(got.summary, '0 inserts, 1 update, 0 deletes');
+  assert.deepEqual(got.upserts, [[1, 2, null]]);
+  assert.equal(out.dataset.columns[1].type.base, 'double', 'the log keeps the type the state saw');
+
+  // A field once null everywhere now has values: its type is today's, and a value is a change.
+  out = await run([
+    { id: 1, price: 2, note: 7 },
+    { id: 2, price: 2, note: null },
+  ]);
+  got = await lastRun(f, out);
+  assert.equal(got.summary, '0 inserts, 1 update, 0 deletes');
+  assert.deepEqual(got.upserts, [[1, 2, 7]]);
+  assert.equal(out.dataset.columns[2].type.base, 'int');
+
+  // The API leaves out a field that is null: compared, and logged, as null.
+  out = await run([
+    { id: 1, price: 2 },
+    { id: 2, price: 2 },
+  ]);
+  got = await lastRun(f, out);
+  assert.equal(got.summary, '0 inserts, 1 update, 0 deletes', "only id 1's note was not null");
+  assert.deepEqual(got.upserts, [[1, 2, null]]);
+  assert.deepEqual(
+    out.dataset.columns.map((c) => c.name),
+    ['id', 'price', 'note'],
+  );
+
+  // A new field: its values are changes, its nulls are not; later runs compare it like the others.
+  out = await run([
+    { id: 1, price: 2, tag: 'a' },
+    { id: 2, price: 2, tag: null },
+  ]);
+  got = await lastRun(f, out);
+  assert.equal(got.summary, '0 inserts, 1 update, 0 deletes');
+  assert.deepEqual(got.upserts, [[1, 2, 'a', null]]);
+  out = await run([
+    { id: 1, price: 2, tag: 'a' },
+    { id: 2, price: 2, tag: 'b' },
+  ]);
+  got = await lastRun(f, out);
+  assert.equal(got.summary, '0 inserts, 1 update, 0 deletes');
+  assert.deepEqual(got.upserts, [[2, 2, 'b', null]]);
+
+  // A price that is no longer a number: its rows are updates, whole numbers that read back alike are not.
+  out = await run([
+    { id: 1, price: 2, tag: 'a' },
+    { id: 2, price: 'n/a', tag: 'b' },
+  ]);
+  got = await lastRun(f, out);
+  assert.equal(got.summary, '0 inserts, 1 update, 0 deletes');
+  assert.deepEqual(got.upserts, [[2, 'n/a', 'b', null]]);
+  out = await run([
+    { id: 1, price: 2, tag: 'a' },
+    { id: 2, price: 'n/a', tag: 'b' },
+  ]);
+  assert.deepEqual(out.messages, ['no change since the last capture: no change log written'], 'the next run is quiet');
+  // The doubles came back: compared with the text the state now holds, 2 as '2'.
+  out = await run([
+    { id: 1, price: 2, tag: 'a' },
+    { id: 2, price: 2.5, tag: 'b' },
+  ]);
+  got = await lastRun(f, out);
+  assert.equal(got.summary, '0 inserts, 1 update, 0 deletes');
+  assert.deepEqual(got.upserts, [[2, '2.5', 'b', null]]);
 });
 
 test("naming: a name gets <name>_<id>.eds with strictly increasing ids; name.eds is one file, overwritten; no name is the pipeline's", async () => {
