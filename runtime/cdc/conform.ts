@@ -14,7 +14,8 @@ import type { CdcState, StateColumn } from './state';
  * to be whole and double in the next, a field that was null in every record is string, and an API
  * that leaves out null fields drops a column or brings a new one. None of that is a change of the
  * records, so (docs/cdc.md "Column changes"):
- * - an observed column the state has and the input lacks is a column of nulls of the state's type;
+ * - an observed column the state has and the input lacks is a column of nulls of the state's type
+ *   (when OBSERVE lists columns, it must still name it);
  * - a column whose type left the state's family is converted to the state's type when every value
  *   converts and back to itself (int 3 is double 3.0), and then keeps the state's type in the
  *   change log too, so the log's schema stays put; otherwise it keeps today's type, and the rows
@@ -36,12 +37,10 @@ export function conformToState(source: Dataset, options: CaptureOptions, previou
   const columns = [...source.columns];
   const vectors = columns.map((_, c) => source.vector(c));
   const has = (name: string) => columns.some((c) => c.name.toLowerCase() === name.toLowerCase());
-  if (!options.observe) {
-    for (const c of previous.observed) {
-      if (has(c.name) || keys.has(c.name.toLowerCase())) continue;
-      columns.push({ name: c.name, type: c.type });
-      vectors.push(nulls(n));
-    }
+  for (const c of previous.observed) {
+    if (has(c.name) || keys.has(c.name.toLowerCase())) continue;
+    columns.push({ name: c.name, type: c.type });
+    vectors.push(nulls(n));
   }
   const ordinal = (name: string) => columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
   const forced = new Uint8Array(n);
@@ -49,7 +48,7 @@ export function conformToState(source: Dataset, options: CaptureOptions, previou
   let comparable = true;
   for (const s of previous.observed) {
     const c = ordinal(s.name);
-    // Not there, though OBSERVE names it: planCapture says so.
+    // A key now: planCapture says the keys changed.
     if (c < 0) return { input: source };
     if (familyOf(columns[c].type.base) === familyOf(s.type.base)) {
       view.push(vectors[c]);

@@ -455,6 +455,25 @@ test('observed columns whose type changed family, gone or new: compared by value
   assert.deepEqual(again.diff.counts, { inserted: 0, updated: 0, deleted: 0, unchanged: 3, duplicates: 0 });
 });
 
+test('OBSERVE naming a column the input left out: compared as null, not an unknown column', async () => {
+  const file = tempStateFile();
+  const o = options({ keys: 'id', observe: 'note' });
+  await capture(
+    dataset(columns({ id: 'int', note: 'string' }), [
+      [1, 'x'],
+      [2, null],
+    ]),
+    o,
+    file,
+  );
+  const run = await capture(dataset(columns({ id: 'int' }), [[1], [2]]), o, file);
+  assert.deepEqual(run.upserts, [[1, null]]);
+  await assert.rejects(
+    capture(dataset(columns({ id: 'int' }), [[1], [2]]), options({ keys: 'id', observe: 'nothing' }), file),
+    /OBSERVE: unknown column 'nothing'/,
+  );
+});
+
 test('a column change on a diff large enough for the worker thread: the same changes as on one thread', async () => {
   const file = tempStateFile();
   const o = options({ keys: 'id' });
