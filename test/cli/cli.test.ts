@@ -87,6 +87,17 @@ test('a script error exits 1 with file:line:col, the statement and the reason on
   assert.match(s.stderr, /^scripts\/syntax\.sql:2:7: /);
 });
 
+test('the caret lines up under a line indented with tabs', LIMITS, async () => {
+  const dir = project({ 'tabs.sql': "APPLY PIPELINE (\n\tPRINT 'a' X\n);\n" });
+  const r = await sqlcdc(dir, ['run', 'scripts/tabs.sql']);
+  assert.equal(r.code, 1);
+  const lines = r.stderr.split('\n');
+  assert.match(lines[0], /^scripts\/tabs\.sql:2:12: PRINT: /);
+  // A terminal expands the line's tab: the caret's padding keeps it, so both move alike.
+  assert.equal(lines[1], "  \tPRINT 'a' X");
+  assert.equal(lines[2], `  \t${' '.repeat(10)}^`);
+});
+
 test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   const dir = project({ 'ok.sql': "PRINT 'x';" });
   for (const args of [
