@@ -59,6 +59,32 @@ test('run prints a table of every row by default', LIMITS, async () => {
   assert.match(r.stdout, /\(60 rows\)\n$/);
 });
 
+test('run prints a table of 160,000 rows', LIMITS, async () => {
+  // cli-table3 takes its rows as one call's arguments (past ~120,000 the stack overflowed: exit 70)
+  // and lays a table out in time that grows with the square of its rows.
+  const rows = Array.from({ length: 160_000 }, (_, i) => `${i},row${i}${i === 123_456 ? ' the widest' : ''}`);
+  const dir = project({ 'many.sql': "SELECT * FROM DRIVE 'many.csv';" });
+  writeFileSync(join(dir, 'many.csv'), `n,label\n${rows.join('\n')}\n`);
+  const r = await sqlcdc(dir, ['run', 'scripts/many.sql']);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.equal(lines.length, 160_000 + 7, 'top, two header lines, rule, the rows, bottom, count, and the last newline');
+  assert.deepEqual(lines.slice(0, 5), [
+    '┌────────┬──────────────────────┐',
+    '│ n      │ label                │',
+    '│ string │ string               │',
+    '├────────┼──────────────────────┤',
+    '│ 0      │ row0                 │',
+  ]);
+  assert.equal(lines[4 + 123_456], '│ 123456 │ row123456 the widest │');
+  assert.deepEqual(lines.slice(-4), [
+    '│ 159999 │ row159999            │',
+    '└────────┴──────────────────────┘',
+    '(160,000 rows)',
+    '',
+  ]);
+});
+
 test('a script that only prints writes nothing on stdout, and [] for json', LIMITS, async () => {
   const dir = project({ 'hello.sql': "PRINT 'hello';\nPRINT 'world'" });
   const table = await sqlcdc(dir, ['run', 'scripts/hello.sql']);
