@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../repl/harness';
+import { SQLCDC, tempDir } from '../repl/harness';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer } from '../helpers/http-server';
 
@@ -83,6 +84,23 @@ test('run prints a table of 160,000 rows', LIMITS, async () => {
     '(160,000 rows)',
     '',
   ]);
+});
+
+test('a stdout that cannot be written (a full disk) is a failure with the reason, not a crash', LIMITS, () => {
+  const dir = project({ 'load.sql': LOAD });
+  const full = openSync('/dev/full', 'w');
+  try {
+    const r = spawnSync(process.execPath, [SQLCDC, 'run', 'scripts/load.sql'], {
+      cwd: dir,
+      env: { ...process.env, SQLCDC_HOME: join(dir, 'ws') },
+      stdio: ['ignore', full, 'pipe'],
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal(r.stderr, 'loaded 3 rows\nsqlcdc: cannot write the output: ENOSPC: no space left on device, write\n');
+  } finally {
+    closeSync(full);
+  }
 });
 
 test('a script that only prints writes nothing on stdout, and [] for json', LIMITS, async () => {
