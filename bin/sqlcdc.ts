@@ -155,10 +155,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// A closed stdout (`sqlcdc run x.sql | head`) is the reader's choice, not an error.
+// A closed stdout (`sqlcdc run x.sql | head`) is the reader's choice, not an error; any other
+// failure to write it (a full disk) is the environment's, said in a line rather than a stack trace.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code === 'EPIPE') process.exit(EXIT.ok);
-  throw e;
+  process.stderr.write(`sqlcdc: cannot write the output: ${e.message}\n`);
+  process.exit(EXIT.scriptError);
 });
 
 main(process.argv.slice(2)).then(

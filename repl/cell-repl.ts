@@ -105,6 +105,7 @@ export class CellRepl {
     };
     this.server.on('SIGINT', interrupt);
     process.on('SIGINT', interrupt);
+    this.divertDotLines();
     defineScriptCommands(this, options.cwd);
 
     this.finished = new Promise((resolve) => {
@@ -188,6 +189,37 @@ export class CellRepl {
       .then(() => {
         if (!this.exited) then();
       });
+  }
+
+  /**
+   * node takes every line starting with `.` for a REPL command and drops one it does not know with
+   * "Invalid REPL keyword", at once, ahead of the queued lines. Inside a statement such a line is
+   * script text (a string or a block going on), and an unknown command is refused in turn, in words
+   * about SQL CDC. Known commands (`.break` included) stay node's.
+   */
+  private divertDotLines(): void {
+    const nodeLine = this.server.listeners('line') as ((line: string) => void)[];
+    this.server.removeAllListeners('line');
+    this.server.on('line', (line: string) => {
+      const trimmed = line.trim();
+      // The lines node reads as a command: what its own line handler tests.
+      const command = trimmed.startsWith('.') && trimmed[1] !== '.' && Number.isNaN(parseFloat(trimmed));
+      const keyword = /^\.(\S*)/.exec(trimmed)?.[1] ?? '';
+      const editing = (this.server as unknown as { editorMode: boolean }).editorMode;
+      if (!command || editing || Object.hasOwn(this.server.commands, keyword)) {
+        for (const listener of nodeLine) listener.call(this.server, line);
+      } else if (this.pending) {
+        this.enqueue(
+          () => this.accept(`${line}\n`),
+          () => this.server.displayPrompt(),
+        );
+      } else {
+        this.enqueue(
+          () => this.say(`unknown REPL command .${keyword}: .help lists them`),
+          () => this.server.displayPrompt(),
+        );
+      }
+    });
   }
 
   private setPending(text: string): void {

@@ -69,7 +69,9 @@ export function toScriptError(e: unknown, position?: Position, statement?: strin
  */
 export function caretLines(source: string, position: Position): string[] {
   const { line, column } = redactUrlsAt(source.split(/\r?\n/)[position.line - 1] ?? '', position.column);
-  return [line, ' '.repeat(Math.max(0, column - 1)) + '^'];
+  // The line's own tabs stay in the padding: a terminal widens them alike above and below.
+  const padding = line.slice(0, Math.max(0, column - 1)).replace(/[^\t]/g, ' ');
+  return [line, padding.padEnd(Math.max(0, column - 1)) + '^'];
 }
 
 /** An error placed in a script file, as compilers report: `file:line:col: <STATEMENT>: reason`. */

@@ -7,6 +7,7 @@ import type { ApplyFilter } from '../script/ast';
 import type { Scope } from '../scope';
 import { cellText, regexTest, txTest, xpathTest, type CellTest } from './filter-documents';
 import type { Command } from './command';
+import { splitList } from '../writers/fields';
 
 /**
  * APPLY FILTER [SQL|REGEX|XPATH|TX] '<expression>' [ON '<col>'] [LIMIT n] [ORDER BY '…'] [KEEP_EMPTY]
@@ -84,7 +85,7 @@ function filterDocuments(stmt: ApplyFilter, input: Dataset): number[] {
 /** ORDER BY 'a, b DESC': typed comparisons (strings case-insensitive), nulls first ascending, stable. */
 function sorted(rows: ArrayLike<number>, stmt: ApplyFilter, input: Dataset): number[] {
   const text = stmt.orderBy!;
-  const keys = text.value.split(',').map((part) => {
+  const keys = splitList(text.value).map((part) => {
     const m = /^\s*(.*?)(?:\s+(ASC|DESC))?\s*$/i.exec(part)!;
     const name = m[1].startsWith('[') && m[1].endsWith(']') ? m[1].slice(1, -1) : m[1];
     if (name === '') throw new ScriptError(`ORDER BY '${text.value}': a column name is missing`, 'semantic', text.pos);

@@ -102,7 +102,39 @@ export function renderText(ds: Dataset, options: TextOptions): string {
   return lines.join('\n');
 }
 
+/**
+ * Rows cli-table3 draws at once. It takes a table's rows as one call's arguments (the stack
+ * overflows past ~120,000) and lays a table out in time that grows with the square of its rows, so
+ * a long table is drawn a slice at a time with common column widths and the slices joined.
+ */
+const ROWS_PER_DRAW = 1000;
+
 function drawTable(
+  head: string[],
+  body: string[][],
+  colAligns: Array<'left' | 'right'>,
+  colWidths?: number[],
+): { text: string; widths: number[] } {
+  if (body.length <= ROWS_PER_DRAW) return drawSlice(head, body, colAligns, colWidths);
+  const slices: string[][][] = [];
+  for (let r = 0; r < body.length; r += ROWS_PER_DRAW) slices.push(body.slice(r, r + ROWS_PER_DRAW));
+  const widths =
+    colWidths ??
+    slices
+      .map((rows) => drawSlice(head, rows, colAligns).widths)
+      .reduce((widest, ws) => widest.map((w, i) => Math.max(w, ws[i])));
+  // Each slice is drawn whole: its top border, header and rule (as many lines as a table with no
+  // rows has, its bottom border standing for the rule) and its bottom border go where they belong.
+  const headerLines = drawSlice(head, [], colAligns, widths).text.split('\n').length;
+  const lines: string[] = [];
+  slices.forEach((rows, i) => {
+    const drawn = drawSlice(head, rows, colAligns, widths).text.split('\n');
+    lines.push(...drawn.slice(i === 0 ? 0 : headerLines, i === slices.length - 1 ? drawn.length : -1));
+  });
+  return { text: lines.join('\n'), widths };
+}
+
+function drawSlice(
   head: string[],
   body: string[][],
   colAligns: Array<'left' | 'right'>,

@@ -87,6 +87,14 @@ function headError(source: SourceText, tokens: IToken[], index: number, expected
   const found = tokens[index];
   const offset = found ? found.startOffset : endOf(tokens[index - 1]);
   if (index === 0) {
+    // Magic lines are split off the top of a cell only (cell.ts): one further down reaches the parser.
+    const magic = found.image === '%' ? /^%%?\w*/.exec(source.text.slice(offset))?.[0] : undefined;
+    if (magic) {
+      return source.error(
+        `a %magic line must come before the cell's statements: put ${magic} at the top, or in a cell of its own`,
+        offset,
+      );
+    }
     const word = found.tokenType === Identifier || isKeywordToken(found);
     const what = word ? `unknown command '${found.image}'` : `expected a command but found ${describeToken(found)}`;
     return source.error(`${what}: a statement starts with ${list(COMMAND_WORDS)}`, offset);

@@ -2,10 +2,14 @@ import type { Column } from '../dataset/types';
 import { ScriptError } from '../errors';
 import type { Text } from '../script/ast';
 
-/** A comma-separated column list as written in INCLUDE / EXCLUDE / ORDER BY texts. */
+/** The parts of a comma-separated column list; a comma inside `[…]` belongs to the name there. */
+export function splitList(text: string): string[] {
+  return text.split(/,(?![^[\]]*\])/);
+}
+
+/** A comma-separated column list as written in INCLUDE / EXCLUDE / ON KEYS texts. */
 export function splitNames(text: string): string[] {
-  return text
-    .split(',')
+  return splitList(text)
     .map((s) => s.trim())
     .map((s) => (s.startsWith('[') && s.endsWith(']') ? s.slice(1, -1) : s))
     .filter((s) => s !== '');

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../repl/harness';
+import { SQLCDC, tempDir } from '../repl/harness';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer } from '../helpers/http-server';
 
@@ -59,6 +60,49 @@ test('run prints a table of every row by default', LIMITS, async () => {
   assert.match(r.stdout, /\(60 rows\)\n$/);
 });
 
+test('run prints a table of 160,000 rows', LIMITS, async () => {
+  // cli-table3 takes its rows as one call's arguments (past ~120,000 the stack overflowed: exit 70)
+  // and lays a table out in time that grows with the square of its rows.
+  const rows = Array.from({ length: 160_000 }, (_, i) => `${i},row${i}${i === 123_456 ? ' the widest' : ''}`);
+  const dir = project({ 'many.sql': "SELECT * FROM DRIVE 'many.csv';" });
+  writeFileSync(join(dir, 'many.csv'), `n,label\n${rows.join('\n')}\n`);
+  const r = await sqlcdc(dir, ['run', 'scripts/many.sql']);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.equal(lines.length, 160_000 + 7, 'top, two header lines, rule, the rows, bottom, count, and the last newline');
+  assert.deepEqual(lines.slice(0, 5), [
+    '┌────────┬──────────────────────┐',
+    '│ n      │ label                │',
+    '│ string │ string               │',
+    '├────────┼──────────────────────┤',
+    '│ 0      │ row0                 │',
+  ]);
+  assert.equal(lines[4 + 123_456], '│ 123456 │ row123456 the widest │');
+  assert.deepEqual(lines.slice(-4), [
+    '│ 159999 │ row159999            │',
+    '└────────┴──────────────────────┘',
+    '(160,000 rows)',
+    '',
+  ]);
+});
+
+test('a stdout that cannot be written (a full disk) is a failure with the reason, not a crash', LIMITS, () => {
+  const dir = project({ 'load.sql': LOAD });
+  const full = openSync('/dev/full', 'w');
+  try {
+    const r = spawnSync(process.execPath, [SQLCDC, 'run', 'scripts/load.sql'], {
+      cwd: dir,
+      env: { ...process.env, SQLCDC_HOME: join(dir, 'ws') },
+      stdio: ['ignore', full, 'pipe'],
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal(r.stderr, 'loaded 3 rows\nsqlcdc: cannot write the output: ENOSPC: no space left on device, write\n');
+  } finally {
+    closeSync(full);
+  }
+});
+
 test('a script that only prints writes nothing on stdout, and [] for json', LIMITS, async () => {
   const dir = project({ 'hello.sql': "PRINT 'hello';\nPRINT 'world'" });
   const table = await sqlcdc(dir, ['run', 'scripts/hello.sql']);
@@ -85,6 +129,17 @@ test('a script error exits 1 with file:line:col, the statement and the reason on
   const s = await sqlcdc(syntax, ['run', 'scripts/syntax.sql']);
   assert.equal(s.code, 1);
   assert.match(s.stderr, /^scripts\/syntax\.sql:2:7: /);
+});
+
+test('the caret lines up under a line indented with tabs', LIMITS, async () => {
+  const dir = project({ 'tabs.sql': "APPLY PIPELINE (\n\tPRINT 'a' X\n);\n" });
+  const r = await sqlcdc(dir, ['run', 'scripts/tabs.sql']);
+  assert.equal(r.code, 1);
+  const lines = r.stderr.split('\n');
+  assert.match(lines[0], /^scripts\/tabs\.sql:2:12: PRINT: /);
+  // A terminal expands the line's tab: the caret's padding keeps it, so both move alike.
+  assert.equal(lines[1], "  \tPRINT 'a' X");
+  assert.equal(lines[2], `  \t${' '.repeat(10)}^`);
 });
 
 test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {

@@ -309,6 +309,26 @@ test('.help describes the REPL commands for SQL CDC, not for JavaScript', LIMITS
   assert.match(help, /\.clear +Drop the statement being typed and start a new empty pipeline/);
 });
 
+test(
+  'a line starting with "." inside a statement is part of it; an unknown .command is refused in turn',
+  LIMITS,
+  async (t) => {
+    const { repl } = startRepl(t);
+    await repl.response();
+    // node takes such a line for a REPL command: the string's second line was dropped.
+    assert.equal(await repl.send("PRINT 'first line"), CONTINUATION);
+    assert.equal(await repl.send(".second line';"), `first line\n.second line\n${PROMPT}`);
+    assert.equal(await repl.send("SELECT * FROM DRIVE 'items.csv' APPLY PIPELINE ("), CONTINUATION);
+    assert.equal(body(await repl.send('.break')), '', 'a known command still runs inside a statement');
+    assert.equal(body(await repl.send('.frob x')), 'unknown REPL command .frob: .help lists them\n');
+
+    // Its message comes in turn, after the lines before it.
+    repl.child.stdin.write("PRINT 'one';\n.frob\nPRINT 'two';\n");
+    assert.equal(await repl.close(), 0);
+    assert.match(repl.stdout, /one\n[^]*unknown REPL command \.frob[^]*two\n/);
+  },
+);
+
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -87,6 +87,15 @@ test('unknown command lists the commands', () => {
   check("'x'", { kind: 'syntax', line: 1, column: 1, message: /^expected a command but found 'x'/ });
 });
 
+test('a %magic line after a statement says that magics go at the top of the cell', () => {
+  check("PRINT 'a';\n%limit 5\nPRINT 'b';", {
+    kind: 'syntax',
+    line: 2,
+    column: 1,
+    message: "a %magic line must come before the cell's statements: put %limit at the top, or in a cell of its own",
+  });
+});
+
 test('an incomplete or wrong command head says what may follow', () => {
   check('APPLY FOO', {
     kind: 'syntax',

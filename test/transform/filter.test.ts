@@ -61,6 +61,19 @@ test('ORDER BY several columns, typed and stable, before LIMIT; nulls first asce
   assert.deepEqual(await ids("APPLY FILTER 'n > 0' LIMIT 100", cols, rows), [1, 2, 3, 4, 5, 6]);
 });
 
+test('ORDER BY names a column holding a comma in brackets', async () => {
+  const cols: Column[] = [
+    { name: 'id', type: { base: 'int' } },
+    { name: 'unit, price', type: { base: 'int' } },
+  ];
+  const rows: Value[][] = [
+    [1, 5],
+    [2, 7],
+    [3, 6],
+  ];
+  assert.deepEqual(await ids("APPLY FILTER '' ORDER BY '[unit, price] DESC, id'", cols, rows), [2, 3, 1]);
+});
+
 test('SQL filter errors name the place and leave the pipeline unchanged', async () => {
   const s = sessionWith(orderColumns, orders());
   const unknown = await failure(s, "APPLY FILTER 'price > 5 AND regoin = 1'");

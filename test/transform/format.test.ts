@@ -107,6 +107,18 @@ test('INCLUDE (in its order), INCLUDE NOT, EXCLUDE, and EXCLUDE ignored when INC
   );
 });
 
+test('INCLUDE and EXCLUDE name a column holding a comma in brackets', async () => {
+  const s = sessionWith(orderColumns, orders().slice(0, 1));
+  const { dataset } = await run(
+    s,
+    `ADD COLUMN 'int [unit, qty]=@sql(qty)';
+     ADD COLUMN 'a' FORMAT JSON INCLUDE 'id, [unit, qty]';
+     ADD COLUMN 'b' FORMAT JSON EXCLUDE 'name,price,qty,region,[unit, qty],a'`,
+  );
+  assert.equal(column(dataset, 'a')[0], '{"id":1,"unit, qty":4}');
+  assert.equal(column(dataset, 'b')[0], '{"id":1}');
+});
+
 test('COLLAPSE removes the fields used; WHEN limits the rows formatted', async () => {
   const s = sessionWith(orderColumns, orders());
   const { dataset } = await run(s, "ADD COLUMN 'doc' FORMAT JSON INCLUDE 'name,price' COLLAPSE WHEN 'price > 5'");
