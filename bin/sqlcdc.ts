@@ -149,8 +149,8 @@ async function main(argv: string[]): Promise<number> {
     case 'repl': {
       if (inv.existing !== undefined) return runExisting(inv.existing, inv.interactive);
       const { startRepl } = await import('../repl/start');
-      await startRepl({ workspace: inv.workspace, interactive: inv.interactive });
-      return EXIT.ok;
+      const failed = await startRepl({ workspace: inv.workspace, interactive: inv.interactive });
+      return failed ? EXIT.scriptError : EXIT.ok;
     }
   }
 }

@@ -18,9 +18,10 @@ export interface ReplOptions {
 
 /**
  * The terminal REPL over one Session. `%magic` lines run at once. Resolves when the REPL has exited
- * and the last cell has finished.
+ * and the last cell has finished: true when, without prompts (input piped), a statement failed, so
+ * that `sqlcdc < script.sql` exits 1 as sqlite3 and python do; a person at the prompt saw each error.
  */
-export function startRepl(options: ReplOptions = {}): Promise<void> {
+export function startRepl(options: ReplOptions = {}): Promise<boolean> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const terminal = input.isTTY === true && output.isTTY === true;
@@ -34,6 +35,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
   });
   const write = (text: string) => output.write(text.endsWith('\n') ? text : `${text}\n`);
   let running: AbortController | undefined;
+  let failed = false;
   const progress = new ProgressLine();
 
   if (prompts) write(`SQL CDC REPL — workspace ${describeWorkspace(folders)}\nType .help for help, Ctrl-D to exit.`);
@@ -61,6 +63,7 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
       } finally {
         running = undefined;
       }
+      if (!ok) failed = true;
       return ok;
     },
     cancel: () => running?.abort(),
@@ -94,5 +97,8 @@ export function startRepl(options: ReplOptions = {}): Promise<void> {
     },
   );
 
-  return cells.finished.then(() => session.close());
+  return cells.finished.then(async () => {
+    await session.close();
+    return failed && !prompts;
+  });
 }

@@ -256,6 +256,13 @@ test(
     assert.doesNotMatch(r.stdout, /sqlcdc>|\.\.\.>|SQL CDC REPL/);
     assert.match(r.stdout, /^┌/, 'the table comes first');
     assert.match(r.stdout, /\(3 rows\)\ndisplay limit: 1 row\nrows: 3\n$/);
+    // A failed statement: the lines after it still run, and the exit code says it failed.
+    const failing = await runCli(dir, [], { input: "SELECT * FROM DRIVE 'nowhere.csv';\nPRINT 'after';\n", env });
+    assert.equal(failing.code, 1, failing.stderr);
+    assert.match(
+      failing.stdout,
+      /^error: SELECT FROM DRIVE at line 1, column 22: file not found: nowhere\.csv\n[^]*\nafter\n$/,
+    );
   },
 );
 
