@@ -124,6 +124,12 @@ test('RAW: one row per file with its name and content; .txt is RAW', async () =>
   assert.deepEqual(plain(ds), [['n.txt', 'hello\nworld']]);
 });
 
+test('RAW: a byte order mark is not part of the content (docs: files are read as UTF-8, a BOM ignored)', async () => {
+  const { session } = sessionWith({ 'bom.txt': '\ufeffid;name\r\n1;x\r\n' });
+  const ds = await load(session, "SELECT * FROM DRIVE 'bom.txt';");
+  assert.deepEqual(plain(ds), [['bom.txt', 'id;name\r\n1;x\r\n']]);
+});
+
 test('RAW with APPLY TX reads the content as the document it is', async () => {
   const { session } = sessionWith({ 'doc.dat': '{"items":[{"a":1},{"a":2}]}' });
   const ds = await load(session, "SELECT * FROM DRIVE 'doc.dat' FORMAT RAW APPLY TX '$.items';");

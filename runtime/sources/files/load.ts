@@ -45,9 +45,11 @@ export interface FileShape {
   floatDecimal: boolean;
 }
 
+/** A file's text, without the byte order mark an editor may have written (RAW content would keep it). */
 export async function readText(full: string, display: string, signal?: AbortSignal): Promise<string> {
   try {
-    return await readFile(full, { encoding: 'utf8', signal });
+    const text = await readFile(full, { encoding: 'utf8', signal });
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } catch (e) {
     throw readError(e, display, signal);
   }
