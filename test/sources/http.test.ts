@@ -1,5 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { sendJson, startHttpServer, type Handler, type TestServer } from '../helpers/http-server';
@@ -126,6 +128,21 @@ test('a connection gives the base URL, default headers and auth (basic, bearer, 
   assert.equal(b.headers.authorization, `Basic ${Buffer.from('u:p@ss').toString('base64')}`);
   assert.equal(c.method, 'DELETE');
   assert.equal(c.headers['x-api-key'], 'sekret');
+});
+
+test('every call names sqlcdc in User-Agent (APIs such as GitHub refuse calls without one); HEADERS or the connection may set their own', async () => {
+  const { server, session } = await setup((req, res) => sendJson(res, []));
+  const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  session.connections.add({ name: 'ua', kind: 'http', baseUrl: server.url, headers: { 'User-Agent': 'team-etl/2' } });
+  await session.run(`SELECT * FROM HTTP (GET ${server.url}/a);`);
+  await session.run(`SELECT * FROM HTTP (GET ${server.url}/b) WITH HEADERS '[{"user-agent":"mine/1"}]';`);
+  await session.run('SELECT * FROM HTTP [ua] (GET /c);');
+  assert.deepEqual(
+    server.requests.map((r) => r.headers['user-agent']),
+    [`sqlcdc/${version}`, 'mine/1', 'team-etl/2'],
+  );
 });
 
 test("a base URL's query (a key given with the connection) is kept when a path is appended, the path's own query after it", async () => {
