@@ -75,6 +75,8 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
 export function pageRows(page: Page, plan: TxPlan, options: TxOptions): Dataset {
   const source = { ...options, source: page.call, mediaType: page.response.mediaType };
   if (plan.kind === 'csv') return transformText(page.text(), plan, source);
+  // 204 No Content, or an empty body: an API's way to say "nothing (more)", not a broken document.
+  if (page.isEmpty()) return Dataset.empty();
   const { root, kind } = page.document();
   return transformParsed(root, kind, plan, source);
 }

@@ -285,6 +285,35 @@ test("PAGING 'page' counts pages from the URL's value; without APPLY TX a JSON a
   );
 });
 
+test('an empty answer (204 No Content, an empty body) has no rows under APPLY TX: a page paging ends on, a join row without match', async () => {
+  const { server, session } = await setup((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const page = Number(url.searchParams.get('page') ?? 1);
+    if (url.pathname === '/people' && page <= 2) return sendJson(res, PEOPLE.slice(page * 2 - 2, page * 2));
+    if (url.pathname === '/who') return sendJson(res, [{ who: 'a' }, { who: 'b' }]);
+    if (url.pathname === '/crm/a') return sendJson(res, { segment: 'gold' });
+    res.writeHead(url.pathname === '/crm/b' ? 200 : 204, { 'content-type': 'application/json' });
+    res.end();
+  });
+  const paged = await load(session, `SELECT * FROM HTTP (GET ${server.url}/people) APPLY TX '$' WITH PAGING 'page';`);
+  assert.deepEqual(
+    plain(paged).map((r) => r[0]),
+    [1, 2, 3, 4],
+  );
+  assert.equal(server.requests.length, 3);
+  const none = await load(session, `SELECT * FROM HTTP (GET ${server.url}/nothing) APPLY TX '$';`);
+  assert.equal(none.rowCount, 0);
+  const joined = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/who) APPLY TX '$';
+     APPLY HTTP (GET ${server.url}/crm/{{who}}) APPLY TX '$' WITH PROCESSING 'left join';`,
+  );
+  assert.deepEqual(plain(joined), [
+    ['a', 'gold'],
+    ['b', null],
+  ]);
+});
+
 test("PAGING 'link' follows the Link header's rel=next, or the link at PAGING_PATH", async () => {
   const { server, session } = await setup((req, res) => {
     const n = Number(new URL(req.url, 'http://x').searchParams.get('n') ?? 1);

@@ -34,6 +34,11 @@ export class Page {
     return this.parsed;
   }
 
+  /** No body, or only blanks. */
+  isEmpty(): boolean {
+    return this.text().trim() === '';
+  }
+
   /** Records of a body read without APPLY TX: a JSON array's elements; empty, [], {} or null: none. */
   bodyRecords(): number {
     const text = this.text().trim();
@@ -66,7 +71,7 @@ export async function readPages(
     url = pager.next(url, {
       response,
       records,
-      valueAt: (path) => valueAtPath(page.document().root, page.document().kind, path),
+      valueAt: (path) => (page.isEmpty() ? null : valueAtPath(page.document().root, page.document().kind, path)),
     });
   }
 }
