@@ -419,12 +419,65 @@ test('options of APPLY HTTP are rejected on SELECT FROM HTTP', async () => {
     /PROCESSING is an APPLY HTTP option/,
   );
   await assert.rejects(
-    session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH RETRY_COUNT 3;`),
-    /RETRY_COUNT is not supported on SELECT FROM HTTP/,
-  );
-  await assert.rejects(
     session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH HEADERS 'x-key: abc';`),
     /HEADERS is not valid JSON; expected a JSON array/,
   );
   assert.equal(server.requests.length, 0);
+});
+
+test('the APPLY HTTP options reference.md gives SELECT FROM HTTP: RETRY_ON, CONTINUE_ON_HTTPERROR, CONTINUE_ON_ERRORS, TRACE INTO', async () => {
+  let polls = 0;
+  const { server, session } = await setup((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const page = Number(url.searchParams.get('page') ?? 1);
+    if (url.pathname === '/export') {
+      polls++;
+      return sendJson(res, polls < 3 ? { state: 'queued' } : { state: 'done', rows: PEOPLE.slice(0, 2) });
+    }
+    if (url.pathname === '/gone' && page > 2) return sendJson(res, { error: 'no such page' }, 404);
+    if (url.pathname === '/broken' && page > 1) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"items": [');
+      return;
+    }
+    sendJson(res, { items: PEOPLE.slice(page - 1, page) });
+  });
+  await session.run('%connection add tr sqlite:select-trace.db');
+  const polled = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/export) APPLY TX 'rows'
+     WITH RETRY_ON 'queued' RETRY_PATH '$.state' RETRY_INTERVAL 0 RETRY_COUNT 5 TRACE INTO [tr] TABLE 'calls';`,
+  );
+  assert.deepEqual(
+    plain(polled).map((r) => r[0]),
+    [1, 2],
+  );
+  assert.equal(polls, 3);
+  const traced = await load(session, 'SELECT * FROM DB [tr] (select method, status from calls);');
+  assert.deepEqual(plain(traced), [['GET', 200]], 'the call that gave the page is traced');
+
+  const out = await results(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/gone) APPLY TX 'items' WITH PAGING 'page' CONTINUE_ON_HTTPERROR '404';`,
+  );
+  assert.deepEqual(
+    plain(session.dataset).map((r) => r[0]),
+    [1, 2],
+  );
+  assert.match(
+    out.flatMap((r) => (r.kind === 'warning' ? [r.text] : [])).join('\n'),
+    /HTTP 404 from GET http:\/\/127\.0\.0\.1:\d+\/gone\?page=3 was let through; the read stops there/,
+  );
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${server.url}/gone) APPLY TX 'items' WITH PAGING 'page';`),
+    /HTTP 404 Not Found from GET/,
+  );
+  await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/broken) APPLY TX 'items' WITH PAGING 'page' CONTINUE_ON_ERRORS;`,
+  );
+  assert.deepEqual(
+    plain(session.dataset).map((r) => r[0]),
+    [1],
+  );
 });

@@ -1,15 +1,7 @@
 import { parseDocument, valueAtPath, type DocKind } from '../../docpath';
 import { documentKind } from '../tx';
 import { Pager } from './paging';
-import {
-  checkStatus,
-  decodeBody,
-  describeCall,
-  sendHttp,
-  type CallContext,
-  type HttpRequest,
-  type HttpResponse,
-} from '../../http/request';
+import { decodeBody, describeCall, type HttpRequest, type HttpResponse } from '../../http/request';
 
 /** One response of a paged read, with its text and document parsed once, on first use. */
 export class Page {
@@ -52,22 +44,29 @@ export class Page {
 }
 
 /**
+ * Sends the request of one page: its response (status below 400), or undefined when the call failed
+ * and the statement lets that through (CONTINUE_ON_*): the read then stops there.
+ */
+export type PageSender = (request: HttpRequest) => Promise<HttpResponse | undefined>;
+
+/**
  * Requests page after page as the pager directs, handing each to `onPage`, which returns how many
- * records it held and whether to stop (APPLY PIPELINE BREAK_ON_EMPTY). Status 400+ stops with an error.
+ * records it held and whether to stop (APPLY PIPELINE BREAK_ON_EMPTY, a page let through).
  */
 export async function readPages(
   request: HttpRequest,
   pager: Pager,
-  call: CallContext,
+  send: PageSender,
+  signal: AbortSignal,
   onPage: (page: Page) => Promise<{ records: () => number; stop: boolean }>,
 ): Promise<void> {
   let url: URL | undefined = pager.start();
   while (url) {
-    const response = await sendHttp({ ...request, url }, call);
-    checkStatus(response, request.method, url);
+    const response = await send({ ...request, url });
+    if (!response) return;
     const page = new Page(url, response, describeCall(request.method, url));
     const { records, stop } = await onPage(page);
-    if (stop || call.signal.aborted) return;
+    if (stop || signal.aborted) return;
     url = pager.next(url, {
       response,
       records,
