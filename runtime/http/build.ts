@@ -62,6 +62,13 @@ export function buildRequest(spec: CallSpec): HttpRequest {
     for (const [k, v] of Object.entries(connection.headers ?? {})) setHeader(headers, k, v);
     if (connection.auth) setHeader(headers, ...authHeader(connection.auth));
   }
+  // `https://user:pw@host/…` written in the call: Basic auth, as curl sends it (fetch would refuse the URL).
+  if (url.username || url.password) {
+    const user = decodeURIComponent(url.username);
+    setHeader(headers, ...authHeader({ type: 'basic', user, password: decodeURIComponent(url.password) }));
+    url.username = '';
+    url.password = '';
+  }
   for (const [k, v] of Object.entries(parseHeaders(spec.headers ?? '', spec.headersPos))) setHeader(headers, k, v);
   if (spec.contentType) setHeader(headers, 'content-type', spec.contentType);
   else if (spec.payload !== undefined && getHeader(headers, 'content-type') === undefined)

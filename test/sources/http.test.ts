@@ -145,6 +145,24 @@ test('every call names sqlcdc in User-Agent (APIs such as GitHub refuse calls wi
   );
 });
 
+test('user:password in a full URL is sent as Basic auth (as curl does), never shown', async () => {
+  const { server, session } = await setup((req, res) => {
+    if (!req.headers.authorization) return sendJson(res, { error: 'who are you' }, 401);
+    sendJson(res, [], req.url.startsWith('/missing') ? 404 : 200);
+  });
+  const url = server.url.replace('http://', 'http://reader:p%40ss%3Aw0rd@');
+  await session.run(`SELECT * FROM HTTP (GET ${url}/orders);`);
+  assert.equal(server.requests[0].headers.authorization, `Basic ${Buffer.from('reader:p@ss:w0rd').toString('base64')}`);
+  assert.equal(server.requests[0].url, '/orders');
+  await session.run(`SELECT * FROM HTTP (GET ${url}/orders) WITH HEADERS '[{"Authorization":"Bearer t"}]';`);
+  assert.equal(server.requests[1].headers.authorization, 'Bearer t', 'HEADERS override it');
+  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${url}/missing?x=1);`), (e: Error) => {
+    assert.match(e.message, /HTTP 404 Not Found from GET http:\/\/127\.0\.0\.1:\d+\/missing\?x=1/);
+    assert.doesNotMatch(e.message, /w0rd/);
+    return true;
+  });
+});
+
 test("a base URL's query (a key given with the connection) is kept when a path is appended, the path's own query after it", async () => {
   const { server, session } = await setup((req, res) => sendJson(res, []));
   await session.run(`%connection add fn ${server.url}/api/?code=K%2By&v=2`);
