@@ -163,6 +163,49 @@ test('user:password in a full URL is sent as Basic auth (as curl does), never sh
   });
 });
 
+test('redirects are followed (up to 5); credentials do not follow one to another origin', async () => {
+  const other = await startHttpServer((req, res) =>
+    sendJson(res, [{ at: 'other', auth: req.headers.authorization ?? null }]),
+  );
+  opened.push({ server: other, session: sessionWith().session });
+  const { server, session } = await setup((req, res) => {
+    const to: Record<string, string> = {
+      '/moved': '/v2/orders',
+      '/see-other': '/v2/orders',
+      '/away': `${other.url}/cdn/orders`,
+      '/loop': '/loop',
+    };
+    if (to[req.url]) {
+      res.writeHead(req.url === '/see-other' ? 303 : req.url === '/moved' ? 301 : 302, { location: to[req.url] });
+      return void res.end();
+    }
+    sendJson(res, [{ at: 'home', method: req.method, body: req.body }]);
+  });
+  session.connections.add({
+    name: 'api',
+    kind: 'http',
+    baseUrl: server.url,
+    headers: { 'X-Api-Key': 'k-123' },
+    auth: { type: 'bearer', token: 't0k' },
+  });
+  const moved = await load(session, "SELECT * FROM HTTP [api] (GET /moved) APPLY TX '$';");
+  assert.deepEqual(plain(moved), [['home', 'GET', '']]);
+  assert.equal(server.requests[1].headers.authorization, 'Bearer t0k', 'the same origin keeps the credentials');
+  const posted = await load(
+    session,
+    'SELECT * FROM HTTP [api] (POST /see-other) APPLY TX \'$\' WITH PAYLOAD ({"q": 1});',
+  );
+  assert.deepEqual(plain(posted), [['home', 'GET', '']], '303 asks for a GET of the new place');
+  const away = await load(session, "SELECT * FROM HTTP [api] (GET /away) APPLY TX '$';");
+  assert.deepEqual(plain(away), [['other', null]]);
+  assert.equal(other.requests[0].url, '/cdn/orders');
+  assert.equal(other.requests[0].headers['x-api-key'], undefined, 'no connection header on another origin');
+  await assert.rejects(
+    session.run('SELECT * FROM HTTP [api] (GET /loop);'),
+    /more than 5 redirects from GET http:\/\/127\.0\.0\.1:\d+\/loop/,
+  );
+});
+
 test("a base URL's query (a key given with the connection) is kept when a path is appended, the path's own query after it", async () => {
   const { server, session } = await setup((req, res) => sendJson(res, []));
   await session.run(`%connection add fn ${server.url}/api/?code=K%2By&v=2`);
