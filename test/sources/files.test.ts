@@ -117,6 +117,20 @@ test('XML: malformed XML is an error with the file, line and column', async () =
   );
 });
 
+test('XML self-join: a child path written as XPath (`items/item`) leaves the field it descends into out, as `items.item` does', async () => {
+  const { session } = sessionWith({
+    'o.xml': '<r><order id="1"><note>n</note><items><item>a</item><item>b</item></items></order></r>',
+  });
+  const dotted = await load(session, "SELECT * FROM DRIVE 'o.xml' APPLY TX '//order || items.item';");
+  assert.deepEqual(schema(dotted), ['id:int', 'note:string', 'item:string']);
+  const xpath = await load(session, "SELECT * FROM DRIVE 'o.xml' APPLY TX '//order || items/item';");
+  assert.deepEqual(schema(xpath), ['id:int', 'note:string', 'item:string']);
+  assert.deepEqual(plain(xpath), [
+    [1, 'n', 'a'],
+    [1, 'n', 'b'],
+  ]);
+});
+
 test('RAW: one row per file with its name and content; .txt is RAW', async () => {
   const { session } = sessionWith({ 'n.txt': 'hello\nworld' });
   const ds = await load(session, "SELECT * FROM DRIVE 'n.txt';");
