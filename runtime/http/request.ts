@@ -91,18 +91,23 @@ function redirected(request: HttpRequest, response: HttpResponse): HttpRequest |
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   const toGet = status === 303;
-  const sameOrigin = url.origin === request.url.origin;
+  const moved = requestAt(request, url);
+  if (!toGet) return moved;
+  const headers = { ...moved.headers };
+  for (const k of Object.keys(headers)) if (/^content-type$/i.test(k)) delete headers[k];
+  return { ...moved, method: 'GET', headers, body: undefined };
+}
+
+/**
+ * The request sent to `url` instead (a redirect, a next page): to another origin, only headers without
+ * credentials go along and the connection's TLS options stay behind (they are the connection's, for
+ * its own origin: docs/sources.md "Connections").
+ */
+export function requestAt(request: HttpRequest, url: URL): HttpRequest {
+  if (url.origin === request.url.origin) return { ...request, url };
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(request.headers))
-    if ((sameOrigin || CROSS_ORIGIN_SAFE.test(k)) && !(toGet && /^content-type$/i.test(k))) headers[k] = v;
-  return {
-    ...request,
-    method: toGet ? 'GET' : request.method,
-    url,
-    headers,
-    body: toGet ? undefined : request.body,
-    tls: sameOrigin ? request.tls : undefined,
-  };
+  for (const [k, v] of Object.entries(request.headers)) if (CROSS_ORIGIN_SAFE.test(k)) headers[k] = v;
+  return { ...request, url, headers, tls: undefined };
 }
 
 async function sendOnce(

@@ -206,6 +206,29 @@ test('redirects are followed (up to 5); credentials do not follow one to another
   );
 });
 
+test("a next page on another origin (PAGING 'link') gets none of the connection's credentials", async () => {
+  const other = await startHttpServer((req, res) => sendJson(res, { rows: [{ n: 2 }] }));
+  opened.push({ server: other, session: sessionWith().session });
+  const { server, session } = await setup((req, res) =>
+    sendJson(res, { rows: [{ n: 1 }], next: `${other.url}/page2` }),
+  );
+  session.connections.add({
+    name: 'api',
+    kind: 'http',
+    baseUrl: server.url,
+    headers: { 'X-Api-Key': 'k-123' },
+    auth: { type: 'bearer', token: 't0k' },
+  });
+  const ds = await load(
+    session,
+    "SELECT * FROM HTTP [api] (GET /page1) APPLY TX 'rows' WITH PAGING 'link' PAGING_PATH 'next';",
+  );
+  assert.deepEqual(plain(ds), [[1], [2]]);
+  assert.equal(server.requests[0].headers.authorization, 'Bearer t0k');
+  assert.equal(other.requests[0].headers.authorization, undefined);
+  assert.equal(other.requests[0].headers['x-api-key'], undefined);
+});
+
 test("a base URL's query (a key given with the connection) is kept when a path is appended, the path's own query after it", async () => {
   const { server, session } = await setup((req, res) => sendJson(res, []));
   await session.run(`%connection add fn ${server.url}/api/?code=K%2By&v=2`);

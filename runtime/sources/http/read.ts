@@ -1,7 +1,7 @@
 import { parseDocument, valueAtPath, type DocKind } from '../../docpath';
 import { documentKind } from '../tx';
 import { Pager } from './paging';
-import { decodeBody, describeCall, type HttpRequest, type HttpResponse } from '../../http/request';
+import { decodeBody, describeCall, requestAt, type HttpRequest, type HttpResponse } from '../../http/request';
 
 /** One response of a paged read, with its text and document parsed once, on first use. */
 export class Page {
@@ -62,7 +62,7 @@ export async function readPages(
 ): Promise<void> {
   let url: URL | undefined = pager.start();
   while (url) {
-    const response = await send({ ...request, url });
+    const response = await send(requestAt(request, url));
     if (!response) return;
     const page = new Page(url, response, describeCall(request.method, url));
     const { records, stop } = await onPage(page);
