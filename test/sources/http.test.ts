@@ -229,6 +229,20 @@ test("a next page on another origin (PAGING 'link') gets none of the connection'
   assert.equal(other.requests[0].headers['x-api-key'], undefined);
 });
 
+test('an NDJSON answer (application/x-ndjson, or JSON lines) is one record a line, as an NDJSON file', async () => {
+  const { server, session } = await setup((req, res) => {
+    res.writeHead(200, { 'content-type': req.url === '/lines' ? 'application/x-ndjson' : 'application/json' });
+    res.end('{"id": 1, "tag": "a"}\n{"id": 2, "tag": "b"}\n');
+  });
+  const ndjson = await load(session, `SELECT * FROM HTTP (GET ${server.url}/lines) APPLY TX '$';`);
+  assert.deepEqual(plain(ndjson), [
+    [1, 'a'],
+    [2, 'b'],
+  ]);
+  const lines = await load(session, `SELECT * FROM HTTP (GET ${server.url}/export) APPLY TX '$';`);
+  assert.deepEqual(plain(lines), plain(ndjson));
+});
+
 test("a base URL's query (a key given with the connection) is kept when a path is appended, the path's own query after it", async () => {
   const { server, session } = await setup((req, res) => sendJson(res, []));
   await session.run(`%connection add fn ${server.url}/api/?code=K%2By&v=2`);

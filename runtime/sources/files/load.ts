@@ -117,7 +117,7 @@ export function shapeText(text: string, format: FileFormat, shape: FileShape, di
 }
 
 /** NDJSON: one JSON value per non-blank line, read as an array of them. */
-function parseLines(text: string, display: string): unknown[] {
+export function parseLines(text: string, display: string): unknown[] {
   const out: unknown[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -132,7 +132,7 @@ function parseLines(text: string, display: string): unknown[] {
  * non-blank line is a whole object or array by itself and more text follows it. A pretty-printed
  * document never has a complete value on its first line, so it is not mistaken for lines.
  */
-function looksLikeLines(text: string): boolean {
+export function looksLikeLines(text: string): boolean {
   const start = text.search(/\S/);
   if (start < 0 || (text[start] !== '{' && text[start] !== '[')) return false;
   const end = text.indexOf('\n', start);

@@ -1,7 +1,11 @@
 import { parseDocument, valueAtPath, type DocKind } from '../../docpath';
 import { documentKind } from '../tx';
+import { parseLines, looksLikeLines } from '../files/load';
 import { Pager } from './paging';
 import { decodeBody, describeCall, requestAt, type HttpRequest, type HttpResponse } from '../../http/request';
+
+/** Media types of newline-delimited JSON. */
+const NDJSON = /ndjson|jsonl/;
 
 /** One response of a paged read, with its text and document parsed once, on first use. */
 export class Page {
@@ -20,8 +24,11 @@ export class Page {
 
   document(): { root: unknown; kind: DocKind } {
     if (!this.parsed) {
-      const kind = documentKind(this.text(), this.response.mediaType, this.call);
-      this.parsed = { root: parseDocument(this.text(), kind, this.call), kind };
+      const text = this.text();
+      const kind = documentKind(text, this.response.mediaType, this.call);
+      // NDJSON answers (exports, streams) are read as NDJSON files are: one record a line.
+      const lines = kind === 'json' && (NDJSON.test(this.response.mediaType) || looksLikeLines(text));
+      this.parsed = { root: lines ? parseLines(text, this.call) : parseDocument(text, kind, this.call), kind };
     }
     return this.parsed;
   }
