@@ -67,7 +67,18 @@ test(
     const bad = await run(server, "SELECT * FROM DRIVE [site] 'bad.json';");
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /bad\.json: invalid JSON/);
-    for (const out of [missing, folders, bad]) {
+    const dir = tempDir('ftp-read');
+    writeFileSync(
+      join(dir, 'down.sql'),
+      `%connection add gone ftp://${server.user}:${server.password}@127.0.0.1:1/\nSELECT * FROM DRIVE [gone] 'x.csv';\n`,
+    );
+    const down = await runCliInTemp(dir, ['run', 'down.sql'], { env: { SQLCDC_HOME: join(dir, 'ws') } });
+    assert.equal(down.code, 1);
+    assert.match(
+      down.stderr,
+      /FTP download of x\.csv on ftp:\/\/uploader@127\.0\.0\.1:1\/ failed: connect ECONNREFUSED/,
+    );
+    for (const out of [missing, folders, bad, down]) {
       assert.doesNotMatch(out.stderr + out.stdout, new RegExp(server.password));
       assert.deepEqual(out.leftInTemp, []);
     }

@@ -48,7 +48,7 @@ export async function remoteFiles(drive: Drive, pattern: string): Promise<string
   if (isGlob(folder))
     throw new ScriptError(`on an FTP drive, wildcards go in the file name only, not in '${folder}'`, 'semantic');
   const name = new RegExp(`^${globSource(pattern.slice(at + 1), PATH_GLOB)}$`);
-  const entries = await drive.list(folder);
+  const entries = await drive.list(folder || '.');
   return entries
     .filter((e) => name.test(e.name))
     .map((e) => (folder ? `${folder}/${e.name}` : e.name))
@@ -68,7 +68,11 @@ export async function readRemoteFile(
     copy = await drive.fetch(path);
   } catch (e) {
     // FTP answers 550 both for a missing file and for one it will not send: ask which it is.
-    if (!(await drive.exists(path))) throw new ScriptError(`file not found: ${path} on ${drive.label}`, 'runtime');
+    const missing = await drive.exists(path).then(
+      (found) => !found,
+      () => false,
+    );
+    if (missing) throw new ScriptError(`file not found: ${path} on ${drive.label}`, 'runtime');
     throw e;
   }
   try {
