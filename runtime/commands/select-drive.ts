@@ -3,7 +3,8 @@ import type { Dataset } from '../dataset/dataset';
 import { evaluateText } from '../functions/evaluate';
 import { concatDatasets } from '../sources/concat';
 import { isCsvOptions, parseCsvOptions } from '../sources/csv/options';
-import { driveFiles, readDriveFile, type DriveRead } from '../sources/files/drive';
+import { FtpDrive } from '../drives/ftp';
+import { driveFiles, readDriveFile, readRemoteFile, remoteFiles, type DriveRead } from '../sources/files/drive';
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { SelectDrive } from '../script/ast';
@@ -18,9 +19,9 @@ import { floatsAsDecimal } from './settings';
 export const selectDrive: Command<SelectDrive> = async (stmt, _input, ctx) => {
   const { session } = ctx;
   const { connection, path } = stmt;
-  const base = connection
-    ? resolve(session.cwd, atArgument(connection, () => session.connections.getOf(connection.name, 'drive')).root)
-    : session.cwd;
+  const named = connection && atArgument(connection, () => session.connections.getOf(connection.name, 'drive', 'ftp'));
+  const remote = named?.kind === 'ftp' ? new FtpDrive(named) : undefined;
+  const base = named?.kind === 'drive' ? resolve(session.cwd, named.root) : session.cwd;
   // CSV options are checked once here, where their text's position is known; the reader parses them per file.
   if (stmt.formatOptions) parseCsvOptions(stmt.formatOptions.value, stmt.formatOptions.pos);
   if (stmt.tx && isCsvOptions(stmt.tx.path.value)) parseCsvOptions(stmt.tx.path.value, stmt.tx.path.pos);
@@ -34,13 +35,21 @@ export const selectDrive: Command<SelectDrive> = async (stmt, _input, ctx) => {
     floatDecimal: floatsAsDecimal(session),
   };
   // What the reader reports without a position (file not found, not valid JSON…) is about the path.
-  const files = await atArgument(path, () => driveFiles(read));
+  const files: { display: string; read(): Promise<Dataset> }[] = remote
+    ? (await atArgument(path, () => remoteFiles(remote, read.pattern))).map((file) => ({
+        display: file,
+        read: () => readRemoteFile(remote, file, read, ctx.signal),
+      }))
+    : (await atArgument(path, () => driveFiles(read))).map((file) => ({
+        display: file.display,
+        read: () => readDriveFile(file, read, ctx.signal),
+      }));
   if (files.length === 0) ctx.emit({ kind: 'warning', text: `no file matches '${read.pattern}'` });
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
   for (const file of files) {
     if (ctx.signal.aborted) break;
-    const data = await atArgument(path, () => readDriveFile(file, read, ctx.signal));
+    const data = await atArgument(path, () => file.read());
     if (!pipeline) {
       parts.push(data);
       continue;

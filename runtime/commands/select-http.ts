@@ -1,17 +1,21 @@
 import { Dataset } from '../dataset/dataset';
 import { STRING } from '../dataset/types';
-import { ScriptError } from '../errors';
+import { ScriptError, toScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { HttpOptions, SelectHttp } from '../script/ast';
 import type { RunState } from '../scope';
 import { concatDatasets } from '../sources/concat';
 import { buildRequest } from '../http/build';
+import { describeCall, statusError, type CallContext, type HttpRequest, type HttpResponse } from '../http/request';
+import { sendWithRetries, type RetryRules } from '../http/retry';
+import { Tracer } from '../targets/trace';
 import { MAX_PAGES, Pager } from '../sources/http/paging';
 import { readPages, type Page } from '../sources/http/read';
 import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan } from '../sources/tx';
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
-import type { Command } from './command';
+import type { Command, CommandContext } from './command';
+import { bodyRetry, statusCodes } from './http-options';
 import { floatsAsDecimal } from './settings';
 
 /**
@@ -24,8 +28,9 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
   rejectOtherOptions(stmt.options);
   const o = stmt.options;
   const { connection, command } = stmt;
+  const http = connection && atArgument(connection, () => session.connections.getOf(connection.name, 'http'));
   const request = buildRequest({
-    connection: connection && atArgument(connection, () => session.connections.getOf(connection.name, 'http')),
+    connection: http,
     method: command.verb,
     target: evaluateText(command.target, ctx),
     targetPos: command.target.pos,
@@ -51,30 +56,107 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
   };
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
+  const calls = new PageCalls(stmt, ctx, Object.keys(http?.headers ?? {}));
   // A failed call (refused, timed out, an HTTP error status) is about the target. Errors of the inline
   // pipeline already carry their statement's position and keep it.
-  const reading = { resources: session.resources, workspace: session.workspace, signal: ctx.signal };
-  await atArgument(command.target, () =>
-    readPages(request, pager, reading, async (page) => {
-      recordLastHttp(ctx.run, page);
-      const data = plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false);
-      const records = plan ? () => data.rowCount : () => page.bodyRecords();
-      if (!pipeline) {
-        parts.push(data);
-        return { records, stop: false };
-      }
-      const outcome = await pipeline.run(data);
-      parts.push(outcome.dataset);
-      return { records, stop: outcome.stop };
-    }),
-  );
+  try {
+    await atArgument(command.target, () =>
+      readPages(
+        request,
+        pager,
+        (r) => calls.send(r),
+        ctx.signal,
+        async (page) => {
+          recordLastHttp(ctx.run, page);
+          const data = calls.rows(() =>
+            plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false),
+          );
+          if (!data) return { records: () => 0, stop: true };
+          const records = plan ? () => data.rowCount : () => page.bodyRecords();
+          if (!pipeline) {
+            parts.push(data);
+            return { records, stop: false };
+          }
+          const outcome = await pipeline.run(data);
+          parts.push(outcome.dataset);
+          return { records, stop: outcome.stop };
+        },
+      ),
+    );
+  } finally {
+    await calls.tracer?.flush();
+  }
+  if (calls.letThrough)
+    ctx.emit({ kind: 'warning', text: `${calls.letThrough} was let through; the read stops there` });
   if (pager.truncated) ctx.emit({ kind: 'warning', text: `paging stopped after ${MAX_PAGES} pages, the maximum` });
   return concatDatasets(parts);
 };
 
+/**
+ * The calls of a read with the APPLY HTTP options reference.md gives it: RETRY_ON / RETRY_ONREGEX
+ * (RETRY_PATH, RETRY_INTERVAL, RETRY_COUNT) repeat a call whose answer says to try again; a failure
+ * CONTINUE_ON_HTTPERROR lists, or any with CONTINUE_ON_ERRORS, ends the read with the pages so far;
+ * TRACE INTO records every call.
+ */
+class PageCalls {
+  private readonly retry: RetryRules;
+  private readonly continueOn: Set<number>;
+  private readonly transport: CallContext;
+  readonly tracer?: Tracer;
+  /** The failure let through, which ended the read. */
+  letThrough?: string;
+
+  constructor(
+    private readonly stmt: SelectHttp,
+    ctx: CommandContext,
+    connectionHeaders: string[],
+  ) {
+    const o = stmt.options;
+    this.retry = { body: bodyRetry(o, ctx) };
+    this.continueOn = statusCodes(o.continueOnHttpError);
+    this.tracer = o.trace && new Tracer(o.trace, ctx, ctx.signal, connectionHeaders);
+    this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+  }
+
+  async send(request: HttpRequest): Promise<HttpResponse | undefined> {
+    try {
+      const started = new Date();
+      const { response } = await sendWithRetries(request, this.transport, this.retry);
+      await this.tracer?.record(request, response, started);
+      if (response.status < 400) return response;
+      if (!this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
+      return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
+    } catch (e) {
+      return this.failedWith(e);
+    }
+  }
+
+  /** A page's rows, or undefined when reading them failed and CONTINUE_ON_ERRORS lets that through. */
+  rows(read: () => Dataset): Dataset | undefined {
+    try {
+      return read();
+    } catch (e) {
+      return this.failedWith(e);
+    }
+  }
+
+  private failedWith(e: unknown): undefined {
+    const error = toScriptError(e);
+    if (error.kind === 'cancelled' || !this.stmt.options.continueOnErrors) throw error;
+    return this.failed(error.message);
+  }
+
+  private failed(why: string): undefined {
+    this.letThrough = why;
+    return undefined;
+  }
+}
+
 export function pageRows(page: Page, plan: TxPlan, options: TxOptions): Dataset {
   const source = { ...options, source: page.call, mediaType: page.response.mediaType };
   if (plan.kind === 'csv') return transformText(page.text(), plan, source);
+  // 204 No Content, or an empty body: an API's way to say "nothing (more)", not a broken document.
+  if (page.isEmpty()) return Dataset.empty();
   const { root, kind } = page.document();
   return transformParsed(root, kind, plan, source);
 }
@@ -110,7 +192,7 @@ function recordLastHttp(run: RunState, page: Page): void {
   };
 }
 
-/** Options of the shared HTTP option set that give SELECT FROM HTTP no meaning (yet). */
+/** Options of the shared HTTP option set that give SELECT FROM HTTP no meaning: it reads once (per page). */
 function rejectOtherOptions(o: HttpOptions): void {
   const applyOnly: [keyof HttpOptions, string][] = [
     ['processing', 'PROCESSING'],
@@ -120,18 +202,5 @@ function rejectOtherOptions(o: HttpOptions): void {
   for (const [key, name] of applyOnly) {
     if (o[key] !== undefined)
       throw new ScriptError(`${name} is an APPLY HTTP option; SELECT FROM HTTP reads once (per page)`, 'semantic');
-  }
-  const later: [keyof HttpOptions, string][] = [
-    ['continueOnErrors', 'CONTINUE_ON_ERRORS'],
-    ['continueOnHttpError', 'CONTINUE_ON_HTTPERROR'],
-    ['retryOn', 'RETRY_ON'],
-    ['retryOnRegex', 'RETRY_ONREGEX'],
-    ['retryPath', 'RETRY_PATH'],
-    ['retryInterval', 'RETRY_INTERVAL'],
-    ['retryCount', 'RETRY_COUNT'],
-    ['trace', 'TRACE'],
-  ];
-  for (const [key, name] of later) {
-    if (o[key] !== undefined) throw new ScriptError(`${name} is not supported on SELECT FROM HTTP`, 'unsupported');
   }
 }

@@ -121,6 +121,8 @@ export function partLabel(part: PathPart): string {
 
 /** The field a joined child part descends into first (dropped from the parent's columns). */
 export function firstField(part: PathPart): string | undefined {
+  // An XPath child path whose first step is a child element by name (`items/item`): that element.
+  if (part.kind === 'xpath') return /^([A-Za-z_][\w.-]*)\/(?!\/)/.exec(part.text)?.[1];
   if (part.kind !== 'dotted') return undefined;
   const s = part.steps[0];
   return s && s.kind === 'name' && !s.deep ? s.name : undefined;

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ScriptError, type Position } from '../errors';
 import type { HttpVerb } from '../script/ast';
 import type { HttpConnection } from '../workspace/connections';
@@ -52,12 +54,20 @@ export function buildRequest(spec: CallSpec): HttpRequest {
     throw new ScriptError(`unsupported URL scheme '${url.protocol}' (http or https)`, 'runtime', spec.targetPos);
   if (!absolute && connection) underBase(url, connection.baseUrl, `${spec.method} ${target}`, spec.targetPos);
 
-  const headers: Record<string, string> = {};
+  // Many APIs (GitHub's among them) refuse a call that does not say what client makes it.
+  const headers: Record<string, string> = { 'user-agent': userAgent() };
   // A relative path is appended to the connection's base URL, so only an absolute URL can leave its origin.
   const own = connection !== undefined && (!absolute || sameOrigin(url, connection.baseUrl));
   if (own) {
     for (const [k, v] of Object.entries(connection.headers ?? {})) setHeader(headers, k, v);
     if (connection.auth) setHeader(headers, ...authHeader(connection.auth));
+  }
+  // `https://user:pw@host/…` written in the call: Basic auth, as curl sends it (fetch would refuse the URL).
+  if (url.username || url.password) {
+    const user = decodeURIComponent(url.username);
+    setHeader(headers, ...authHeader({ type: 'basic', user, password: decodeURIComponent(url.password) }));
+    url.username = '';
+    url.password = '';
   }
   for (const [k, v] of Object.entries(parseHeaders(spec.headers ?? '', spec.headersPos))) setHeader(headers, k, v);
   if (spec.contentType) setHeader(headers, 'content-type', spec.contentType);
@@ -104,6 +114,14 @@ function underBase(url: URL, baseUrl: string, call: string, pos: Position | unde
     'runtime',
     pos,
   );
+}
+
+let agent: string | undefined;
+
+/** `sqlcdc/<version>`, read once from the package beside the compiled code. */
+function userAgent(): string {
+  agent ??= `sqlcdc/${(JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version}`;
+  return agent;
 }
 
 function sameOrigin(url: URL, base: string): boolean {

@@ -35,16 +35,89 @@ export interface CallContext {
 }
 
 /**
- * Sends one request through the session's pool for its origin. The statement's signal (Ctrl-C, kernel
- * interrupt) and the timeout both abort it at once, body included. Transport failures become
- * ScriptErrors naming the call; HTTP error statuses are returned (see `checkStatus`).
+ * Sends one request through the session's pool for its origin, following redirects (up to
+ * MAX_REDIRECTS). The statement's signal (Ctrl-C, kernel interrupt) and the timeout both abort it at
+ * once, body included, over every hop. Transport failures become ScriptErrors naming the call; HTTP
+ * error statuses are returned (see `checkStatus`).
  */
 export async function sendHttp(request: HttpRequest, call: CallContext): Promise<HttpResponse> {
-  const { url, method } = request;
   // TIMEOUT 0: no time limit (the statement can still be cancelled).
   const abort = new CallAbort(call.signal, request.timeoutSeconds);
-  const pool = poolFor(call.resources, url.origin, request.tls, call.workspace);
   const started = performance.now();
+  try {
+    let hop = request;
+    for (let redirects = 0; ; redirects++) {
+      const response = await sendOnce(hop, call, abort, started);
+      const next = redirected(hop, response);
+      if (!next) return response;
+      if (redirects === MAX_REDIRECTS)
+        throw new ScriptError(
+          `more than ${MAX_REDIRECTS} redirects from ${describeCall(request.method, request.url)}`,
+          'runtime',
+        );
+      hop = next;
+    }
+  } finally {
+    abort.done();
+  }
+}
+
+/** As many as browsers and curl's --max-redirs default follow before calling it a loop. */
+const MAX_REDIRECTS = 5;
+
+/** Headers that may follow a redirect to another origin: none of them carries a credential. */
+const CROSS_ORIGIN_SAFE = /^(user-agent|accept|accept-language|accept-encoding|content-type|idempotency-key)$/i;
+
+/**
+ * The request a redirect asks for: 307/308 repeat the call at the new place, 303 asks for a GET of it
+ * (an API's "here is the result"); 301/302 are followed for a GET only, since clients turn a POST into
+ * a GET there and a push would count the data it never sent as delivered. To another origin, only
+ * headers without credentials go along, and the connection's TLS options stay behind.
+ */
+function redirected(request: HttpRequest, response: HttpResponse): HttpRequest | undefined {
+  const location = response.headers['location'];
+  const { status } = response;
+  const follows =
+    status === 303 ||
+    status === 307 ||
+    status === 308 ||
+    ((status === 301 || status === 302) && request.method === 'GET');
+  if (!follows || !location) return undefined;
+  let url: URL;
+  try {
+    url = new URL(location, request.url);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const toGet = status === 303;
+  const moved = requestAt(request, url);
+  if (!toGet) return moved;
+  const headers = { ...moved.headers };
+  for (const k of Object.keys(headers)) if (/^content-type$/i.test(k)) delete headers[k];
+  return { ...moved, method: 'GET', headers, body: undefined };
+}
+
+/**
+ * The request sent to `url` instead (a redirect, a next page): to another origin, only headers without
+ * credentials go along and the connection's TLS options stay behind (they are the connection's, for
+ * its own origin: docs/sources.md "Connections").
+ */
+export function requestAt(request: HttpRequest, url: URL): HttpRequest {
+  if (url.origin === request.url.origin) return { ...request, url };
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(request.headers)) if (CROSS_ORIGIN_SAFE.test(k)) headers[k] = v;
+  return { ...request, url, headers, tls: undefined };
+}
+
+async function sendOnce(
+  request: HttpRequest,
+  call: CallContext,
+  abort: CallAbort,
+  started: number,
+): Promise<HttpResponse> {
+  const { url, method } = request;
+  const pool = poolFor(call.resources, url.origin, request.tls, call.workspace);
   try {
     const res = await pool.request({
       path: url.pathname + url.search,
@@ -73,8 +146,6 @@ export async function sendHttp(request: HttpRequest, call: CallContext): Promise
     if (abort.timedOut)
       throw new ScriptError(`timed out after ${request.timeoutSeconds} s: ${describeCall(method, url)}`, 'runtime');
     throw transportError(e, method, url);
-  } finally {
-    abort.done();
   }
 }
 

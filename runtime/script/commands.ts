@@ -59,8 +59,8 @@ export const COMMANDS: CommandDef[] = [
     syntax:
       "SELECT * FROM DRIVE { [CONN] } '<file or glob>' { FORMAT <CSV|JSON|NDJSON|XML|RAW> } { OPTIONS '…' } { APPLY TX … } ;",
     description:
-      'Reads files. Without a connection the path is local, relative to the working directory (in Jupyter, the notebook folder). ' +
-      'Without FORMAT the file extension decides.',
+      'Reads files. Without a connection the path is local, relative to the working directory (in Jupyter, the notebook folder); ' +
+      "with one, it is under a drive connection's folder or on an FTP site. Without FORMAT the file extension decides.",
     example: "SELECT * FROM DRIVE 'data/orders-*.csv' FORMAT CSV OPTIONS 'headers:1 delimiter:;';",
   },
   {

@@ -20,9 +20,34 @@ export function redactUrl(text: string): string {
   }
   const secretParams = [...url.searchParams.keys()].filter((name) => SECRET_PARAM.test(name));
   if (!url.password && secretParams.length === 0) return text;
-  if (url.password) url.password = MASK;
-  for (const name of secretParams) url.searchParams.set(name, MASK);
-  return url.toString().replace(/%2A%2A%2A%2A/gi, MASK);
+  // Masked in the text as written: serializing the URL again would re-encode the rest of it (a script
+  // line shown under an error would no longer read as written).
+  const at = text.indexOf('?');
+  const head = at < 0 ? text : text.slice(0, at);
+  const shownHead = url.password ? head.replace(USER_INFO, `$1${MASK}@`) : head;
+  if (url.password && shownHead === head) {
+    url.password = MASK;
+    for (const name of secretParams) url.searchParams.set(name, MASK);
+    return url.toString().replace(/%2A%2A%2A%2A/gi, MASK);
+  }
+  if (at < 0) return shownHead;
+  const query = text
+    .slice(at + 1)
+    .replace(/(^|&)([^=&#]*)=([^&#]*)/g, (pair, sep: string, name: string) =>
+      SECRET_PARAM.test(decodeName(name)) ? `${sep}${name}=${MASK}` : pair,
+    );
+  return `${shownHead}?${query}`;
+}
+
+/** `scheme://user:` and the password up to the authority's last `@`. */
+const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:)[^/?#]*@/i;
+
+function decodeName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
 }
 
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi;

@@ -142,6 +142,19 @@ test('the caret lines up under a line indented with tabs', LIMITS, async () => {
   assert.equal(lines[2], `  \t${' '.repeat(10)}^`);
 });
 
+test('the script line under an error shows a URL as written, only its secrets masked', LIMITS, async () => {
+  const dir = project({
+    'key.sql': 'SELECT * FROM HTTP (GET http://u:PW1@127.0.0.1:1/a?api_key=K9&q=(1)); -- all, for now\n',
+  });
+  const r = await sqlcdc(dir, ['run', 'scripts/key.sql']);
+  assert.equal(r.code, 1);
+  const lines = r.stderr.split('\n');
+  assert.match(lines[0], /^scripts\/key\.sql:1:25: SELECT FROM HTTP: connection refused/);
+  assert.equal(lines[1], '  SELECT * FROM HTTP (GET http://u:****@127.0.0.1:1/a?api_key=****&q=(1)); -- all, for now');
+  assert.equal(lines[2], `  ${' '.repeat(24)}^`);
+  assert.doesNotMatch(r.stderr, /PW1|K9/);
+});
+
 test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   const dir = project({ 'ok.sql': "PRINT 'x';" });
   for (const args of [

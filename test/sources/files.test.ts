@@ -117,11 +117,31 @@ test('XML: malformed XML is an error with the file, line and column', async () =
   );
 });
 
+test('XML self-join: a child path written as XPath (`items/item`) leaves the field it descends into out, as `items.item` does', async () => {
+  const { session } = sessionWith({
+    'o.xml': '<r><order id="1"><note>n</note><items><item>a</item><item>b</item></items></order></r>',
+  });
+  const dotted = await load(session, "SELECT * FROM DRIVE 'o.xml' APPLY TX '//order || items.item';");
+  assert.deepEqual(schema(dotted), ['id:int', 'note:string', 'item:string']);
+  const xpath = await load(session, "SELECT * FROM DRIVE 'o.xml' APPLY TX '//order || items/item';");
+  assert.deepEqual(schema(xpath), ['id:int', 'note:string', 'item:string']);
+  assert.deepEqual(plain(xpath), [
+    [1, 'n', 'a'],
+    [1, 'n', 'b'],
+  ]);
+});
+
 test('RAW: one row per file with its name and content; .txt is RAW', async () => {
   const { session } = sessionWith({ 'n.txt': 'hello\nworld' });
   const ds = await load(session, "SELECT * FROM DRIVE 'n.txt';");
   assert.deepEqual(schema(ds), ['file:string', 'content:string']);
   assert.deepEqual(plain(ds), [['n.txt', 'hello\nworld']]);
+});
+
+test('RAW: a byte order mark is not part of the content (docs: files are read as UTF-8, a BOM ignored)', async () => {
+  const { session } = sessionWith({ 'bom.txt': '\ufeffid;name\r\n1;x\r\n' });
+  const ds = await load(session, "SELECT * FROM DRIVE 'bom.txt';");
+  assert.deepEqual(plain(ds), [['bom.txt', 'id;name\r\n1;x\r\n']]);
 });
 
 test('RAW with APPLY TX reads the content as the document it is', async () => {

@@ -1,5 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { sendJson, startHttpServer, type Handler, type TestServer } from '../helpers/http-server';
@@ -126,6 +128,119 @@ test('a connection gives the base URL, default headers and auth (basic, bearer, 
   assert.equal(b.headers.authorization, `Basic ${Buffer.from('u:p@ss').toString('base64')}`);
   assert.equal(c.method, 'DELETE');
   assert.equal(c.headers['x-api-key'], 'sekret');
+});
+
+test('every call names sqlcdc in User-Agent (APIs such as GitHub refuse calls without one); HEADERS or the connection may set their own', async () => {
+  const { server, session } = await setup((req, res) => sendJson(res, []));
+  const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  session.connections.add({ name: 'ua', kind: 'http', baseUrl: server.url, headers: { 'User-Agent': 'team-etl/2' } });
+  await session.run(`SELECT * FROM HTTP (GET ${server.url}/a);`);
+  await session.run(`SELECT * FROM HTTP (GET ${server.url}/b) WITH HEADERS '[{"user-agent":"mine/1"}]';`);
+  await session.run('SELECT * FROM HTTP [ua] (GET /c);');
+  assert.deepEqual(
+    server.requests.map((r) => r.headers['user-agent']),
+    [`sqlcdc/${version}`, 'mine/1', 'team-etl/2'],
+  );
+});
+
+test('user:password in a full URL is sent as Basic auth (as curl does), never shown', async () => {
+  const { server, session } = await setup((req, res) => {
+    if (!req.headers.authorization) return sendJson(res, { error: 'who are you' }, 401);
+    sendJson(res, [], req.url.startsWith('/missing') ? 404 : 200);
+  });
+  const url = server.url.replace('http://', 'http://reader:p%40ss%3Aw0rd@');
+  await session.run(`SELECT * FROM HTTP (GET ${url}/orders);`);
+  assert.equal(server.requests[0].headers.authorization, `Basic ${Buffer.from('reader:p@ss:w0rd').toString('base64')}`);
+  assert.equal(server.requests[0].url, '/orders');
+  await session.run(`SELECT * FROM HTTP (GET ${url}/orders) WITH HEADERS '[{"Authorization":"Bearer t"}]';`);
+  assert.equal(server.requests[1].headers.authorization, 'Bearer t', 'HEADERS override it');
+  await assert.rejects(session.run(`SELECT * FROM HTTP (GET ${url}/missing?x=1);`), (e: Error) => {
+    assert.match(e.message, /HTTP 404 Not Found from GET http:\/\/127\.0\.0\.1:\d+\/missing\?x=1/);
+    assert.doesNotMatch(e.message, /w0rd/);
+    return true;
+  });
+});
+
+test('redirects are followed (up to 5); credentials do not follow one to another origin', async () => {
+  const other = await startHttpServer((req, res) =>
+    sendJson(res, [{ at: 'other', auth: req.headers.authorization ?? null }]),
+  );
+  opened.push({ server: other, session: sessionWith().session });
+  const { server, session } = await setup((req, res) => {
+    const to: Record<string, string> = {
+      '/moved': '/v2/orders',
+      '/see-other': '/v2/orders',
+      '/away': `${other.url}/cdn/orders`,
+      '/loop': '/loop',
+    };
+    if (to[req.url]) {
+      res.writeHead(req.url === '/see-other' ? 303 : req.url === '/moved' ? 301 : 302, { location: to[req.url] });
+      return void res.end();
+    }
+    sendJson(res, [{ at: 'home', method: req.method, body: req.body }]);
+  });
+  session.connections.add({
+    name: 'api',
+    kind: 'http',
+    baseUrl: server.url,
+    headers: { 'X-Api-Key': 'k-123' },
+    auth: { type: 'bearer', token: 't0k' },
+  });
+  const moved = await load(session, "SELECT * FROM HTTP [api] (GET /moved) APPLY TX '$';");
+  assert.deepEqual(plain(moved), [['home', 'GET', '']]);
+  assert.equal(server.requests[1].headers.authorization, 'Bearer t0k', 'the same origin keeps the credentials');
+  const posted = await load(
+    session,
+    'SELECT * FROM HTTP [api] (POST /see-other) APPLY TX \'$\' WITH PAYLOAD ({"q": 1});',
+  );
+  assert.deepEqual(plain(posted), [['home', 'GET', '']], '303 asks for a GET of the new place');
+  const away = await load(session, "SELECT * FROM HTTP [api] (GET /away) APPLY TX '$';");
+  assert.deepEqual(plain(away), [['other', null]]);
+  assert.equal(other.requests[0].url, '/cdn/orders');
+  assert.equal(other.requests[0].headers['x-api-key'], undefined, 'no connection header on another origin');
+  await assert.rejects(
+    session.run('SELECT * FROM HTTP [api] (GET /loop);'),
+    /more than 5 redirects from GET http:\/\/127\.0\.0\.1:\d+\/loop/,
+  );
+});
+
+test("a next page on another origin (PAGING 'link') gets none of the connection's credentials", async () => {
+  const other = await startHttpServer((req, res) => sendJson(res, { rows: [{ n: 2 }] }));
+  opened.push({ server: other, session: sessionWith().session });
+  const { server, session } = await setup((req, res) =>
+    sendJson(res, { rows: [{ n: 1 }], next: `${other.url}/page2` }),
+  );
+  session.connections.add({
+    name: 'api',
+    kind: 'http',
+    baseUrl: server.url,
+    headers: { 'X-Api-Key': 'k-123' },
+    auth: { type: 'bearer', token: 't0k' },
+  });
+  const ds = await load(
+    session,
+    "SELECT * FROM HTTP [api] (GET /page1) APPLY TX 'rows' WITH PAGING 'link' PAGING_PATH 'next';",
+  );
+  assert.deepEqual(plain(ds), [[1], [2]]);
+  assert.equal(server.requests[0].headers.authorization, 'Bearer t0k');
+  assert.equal(other.requests[0].headers.authorization, undefined);
+  assert.equal(other.requests[0].headers['x-api-key'], undefined);
+});
+
+test('an NDJSON answer (application/x-ndjson, or JSON lines) is one record a line, as an NDJSON file', async () => {
+  const { server, session } = await setup((req, res) => {
+    res.writeHead(200, { 'content-type': req.url === '/lines' ? 'application/x-ndjson' : 'application/json' });
+    res.end('{"id": 1, "tag": "a"}\n{"id": 2, "tag": "b"}\n');
+  });
+  const ndjson = await load(session, `SELECT * FROM HTTP (GET ${server.url}/lines) APPLY TX '$';`);
+  assert.deepEqual(plain(ndjson), [
+    [1, 'a'],
+    [2, 'b'],
+  ]);
+  const lines = await load(session, `SELECT * FROM HTTP (GET ${server.url}/export) APPLY TX '$';`);
+  assert.deepEqual(plain(lines), plain(ndjson));
 });
 
 test("a base URL's query (a key given with the connection) is kept when a path is appended, the path's own query after it", async () => {
@@ -268,6 +383,35 @@ test("PAGING 'page' counts pages from the URL's value; without APPLY TX a JSON a
   );
 });
 
+test('an empty answer (204 No Content, an empty body) has no rows under APPLY TX: a page paging ends on, a join row without match', async () => {
+  const { server, session } = await setup((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const page = Number(url.searchParams.get('page') ?? 1);
+    if (url.pathname === '/people' && page <= 2) return sendJson(res, PEOPLE.slice(page * 2 - 2, page * 2));
+    if (url.pathname === '/who') return sendJson(res, [{ who: 'a' }, { who: 'b' }]);
+    if (url.pathname === '/crm/a') return sendJson(res, { segment: 'gold' });
+    res.writeHead(url.pathname === '/crm/b' ? 200 : 204, { 'content-type': 'application/json' });
+    res.end();
+  });
+  const paged = await load(session, `SELECT * FROM HTTP (GET ${server.url}/people) APPLY TX '$' WITH PAGING 'page';`);
+  assert.deepEqual(
+    plain(paged).map((r) => r[0]),
+    [1, 2, 3, 4],
+  );
+  assert.equal(server.requests.length, 3);
+  const none = await load(session, `SELECT * FROM HTTP (GET ${server.url}/nothing) APPLY TX '$';`);
+  assert.equal(none.rowCount, 0);
+  const joined = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/who) APPLY TX '$';
+     APPLY HTTP (GET ${server.url}/crm/{{who}}) APPLY TX '$' WITH PROCESSING 'left join';`,
+  );
+  assert.deepEqual(plain(joined), [
+    ['a', 'gold'],
+    ['b', null],
+  ]);
+});
+
 test("PAGING 'link' follows the Link header's rel=next, or the link at PAGING_PATH", async () => {
   const { server, session } = await setup((req, res) => {
     const n = Number(new URL(req.url, 'http://x').searchParams.get('n') ?? 1);
@@ -373,12 +517,65 @@ test('options of APPLY HTTP are rejected on SELECT FROM HTTP', async () => {
     /PROCESSING is an APPLY HTTP option/,
   );
   await assert.rejects(
-    session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH RETRY_COUNT 3;`),
-    /RETRY_COUNT is not supported on SELECT FROM HTTP/,
-  );
-  await assert.rejects(
     session.run(`SELECT * FROM HTTP (GET ${server.url}/) WITH HEADERS 'x-key: abc';`),
     /HEADERS is not valid JSON; expected a JSON array/,
   );
   assert.equal(server.requests.length, 0);
+});
+
+test('the APPLY HTTP options reference.md gives SELECT FROM HTTP: RETRY_ON, CONTINUE_ON_HTTPERROR, CONTINUE_ON_ERRORS, TRACE INTO', async () => {
+  let polls = 0;
+  const { server, session } = await setup((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const page = Number(url.searchParams.get('page') ?? 1);
+    if (url.pathname === '/export') {
+      polls++;
+      return sendJson(res, polls < 3 ? { state: 'queued' } : { state: 'done', rows: PEOPLE.slice(0, 2) });
+    }
+    if (url.pathname === '/gone' && page > 2) return sendJson(res, { error: 'no such page' }, 404);
+    if (url.pathname === '/broken' && page > 1) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"items": [');
+      return;
+    }
+    sendJson(res, { items: PEOPLE.slice(page - 1, page) });
+  });
+  await session.run('%connection add tr sqlite:select-trace.db');
+  const polled = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/export) APPLY TX 'rows'
+     WITH RETRY_ON 'queued' RETRY_PATH '$.state' RETRY_INTERVAL 0 RETRY_COUNT 5 TRACE INTO [tr] TABLE 'calls';`,
+  );
+  assert.deepEqual(
+    plain(polled).map((r) => r[0]),
+    [1, 2],
+  );
+  assert.equal(polls, 3);
+  const traced = await load(session, 'SELECT * FROM DB [tr] (select method, status from calls);');
+  assert.deepEqual(plain(traced), [['GET', 200]], 'the call that gave the page is traced');
+
+  const out = await results(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/gone) APPLY TX 'items' WITH PAGING 'page' CONTINUE_ON_HTTPERROR '404';`,
+  );
+  assert.deepEqual(
+    plain(session.dataset).map((r) => r[0]),
+    [1, 2],
+  );
+  assert.match(
+    out.flatMap((r) => (r.kind === 'warning' ? [r.text] : [])).join('\n'),
+    /HTTP 404 from GET http:\/\/127\.0\.0\.1:\d+\/gone\?page=3 was let through; the read stops there/,
+  );
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${server.url}/gone) APPLY TX 'items' WITH PAGING 'page';`),
+    /HTTP 404 Not Found from GET/,
+  );
+  await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/broken) APPLY TX 'items' WITH PAGING 'page' CONTINUE_ON_ERRORS;`,
+  );
+  assert.deepEqual(
+    plain(session.dataset).map((r) => r[0]),
+    [1],
+  );
 });

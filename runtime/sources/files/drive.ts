@@ -4,7 +4,8 @@ import { ScriptError } from '../../errors';
 import type { DriveFormat } from '../../script/ast';
 import { isCsvOptions, parseCsvOptions, DEFAULT_CSV, type CsvOptions } from '../csv/options';
 import { readParquetFile } from '../../parquet/read';
-import { displayPath, expandGlob, isGlob } from './glob';
+import type { Drive } from '../../drives/drive';
+import { displayPath, expandGlob, globSource, isGlob, PATH_GLOB } from './glob';
 import { formatOf, readCsvFile, readText, shapeText, sniffFormat, type FileFormat, type FileShape } from './load';
 
 /** A SELECT FROM DRIVE with its texts evaluated. */
@@ -36,9 +37,54 @@ export async function driveFiles(read: DriveRead): Promise<DriveFile[]> {
   return files.map((full) => ({ full, display: displayPath(read.base, full) }));
 }
 
+/**
+ * The files a read names on a remote drive (an FTP site), relative to its folder: the one file, or a
+ * glob's matches in name order. A listing is of one folder, so wildcards stand in the file name only.
+ */
+export async function remoteFiles(drive: Drive, pattern: string): Promise<string[]> {
+  if (!isGlob(pattern)) return [pattern];
+  const at = pattern.lastIndexOf('/');
+  const folder = pattern.slice(0, Math.max(at, 0));
+  if (isGlob(folder))
+    throw new ScriptError(`on an FTP drive, wildcards go in the file name only, not in '${folder}'`, 'semantic');
+  const name = new RegExp(`^${globSource(pattern.slice(at + 1), PATH_GLOB)}$`);
+  const entries = await drive.list(folder || '.');
+  return entries
+    .filter((e) => name.test(e.name))
+    .map((e) => (folder ? `${folder}/${e.name}` : e.name))
+    .sort();
+}
+
+/** Reads one file of a remote drive through a local copy, removed once read. */
+export async function readRemoteFile(
+  drive: Drive,
+  path: string,
+  read: DriveRead,
+  signal?: AbortSignal,
+): Promise<Dataset> {
+  formatOf(path, read.format);
+  let copy: { file: string; done(): void };
+  try {
+    copy = await drive.fetch(path);
+  } catch (e) {
+    // FTP answers 550 both for a missing file and for one it will not send: ask which it is.
+    const missing = await drive.exists(path).then(
+      (found) => !found,
+      () => false,
+    );
+    if (missing) throw new ScriptError(`file not found: ${path} on ${drive.label}`, 'runtime');
+    throw e;
+  }
+  try {
+    return await readDriveFile({ full: copy.file, display: path }, read, signal);
+  } finally {
+    copy.done();
+  }
+}
+
 /** Reads one file into a dataset, shaped by the read's FORMAT, OPTIONS and APPLY TX. */
 export async function readDriveFile(file: DriveFile, read: DriveRead, signal?: AbortSignal): Promise<Dataset> {
-  const format = formatOf(file.full, read.format);
+  const format = formatOf(file.display, read.format);
   if (format === 'PARQUET') {
     if (read.tx !== undefined || read.options !== undefined)
       throw new ScriptError(

@@ -53,7 +53,7 @@ export interface GlobSyntax {
 }
 
 /** File paths: wildcards stay within one folder level. */
-const PATH_GLOB: GlobSyntax = { anyChar: '[^/]', negate: '!' };
+export const PATH_GLOB: GlobSyntax = { anyChar: '[^/]', negate: '!' };
 
 /** The regular expression source of a glob: `*`, `?` and `[…]` classes, every other character literal. */
 export function globSource(glob: string, syntax: GlobSyntax): string {

@@ -45,9 +45,11 @@ export interface FileShape {
   floatDecimal: boolean;
 }
 
+/** A file's text, without the byte order mark an editor may have written (RAW content would keep it). */
 export async function readText(full: string, display: string, signal?: AbortSignal): Promise<string> {
   try {
-    return await readFile(full, { encoding: 'utf8', signal });
+    const text = await readFile(full, { encoding: 'utf8', signal });
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } catch (e) {
     throw readError(e, display, signal);
   }
@@ -115,7 +117,7 @@ export function shapeText(text: string, format: FileFormat, shape: FileShape, di
 }
 
 /** NDJSON: one JSON value per non-blank line, read as an array of them. */
-function parseLines(text: string, display: string): unknown[] {
+export function parseLines(text: string, display: string): unknown[] {
   const out: unknown[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -130,7 +132,7 @@ function parseLines(text: string, display: string): unknown[] {
  * non-blank line is a whole object or array by itself and more text follows it. A pretty-printed
  * document never has a complete value on its first line, so it is not mistaken for lines.
  */
-function looksLikeLines(text: string): boolean {
+export function looksLikeLines(text: string): boolean {
   const start = text.search(/\S/);
   if (start < 0 || (text[start] !== '{' && text[start] !== '[')) return false;
   const end = text.indexOf('\n', start);

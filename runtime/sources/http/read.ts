@@ -1,15 +1,11 @@
 import { parseDocument, valueAtPath, type DocKind } from '../../docpath';
 import { documentKind } from '../tx';
+import { parseLines, looksLikeLines } from '../files/load';
 import { Pager } from './paging';
-import {
-  checkStatus,
-  decodeBody,
-  describeCall,
-  sendHttp,
-  type CallContext,
-  type HttpRequest,
-  type HttpResponse,
-} from '../../http/request';
+import { decodeBody, describeCall, requestAt, type HttpRequest, type HttpResponse } from '../../http/request';
+
+/** Media types of newline-delimited JSON. */
+const NDJSON = /ndjson|jsonl/;
 
 /** One response of a paged read, with its text and document parsed once, on first use. */
 export class Page {
@@ -28,10 +24,18 @@ export class Page {
 
   document(): { root: unknown; kind: DocKind } {
     if (!this.parsed) {
-      const kind = documentKind(this.text(), this.response.mediaType, this.call);
-      this.parsed = { root: parseDocument(this.text(), kind, this.call), kind };
+      const text = this.text();
+      const kind = documentKind(text, this.response.mediaType, this.call);
+      // NDJSON answers (exports, streams) are read as NDJSON files are: one record a line.
+      const lines = kind === 'json' && (NDJSON.test(this.response.mediaType) || looksLikeLines(text));
+      this.parsed = { root: lines ? parseLines(text, this.call) : parseDocument(text, kind, this.call), kind };
     }
     return this.parsed;
+  }
+
+  /** No body, or only blanks. */
+  isEmpty(): boolean {
+    return this.text().trim() === '';
   }
 
   /** Records of a body read without APPLY TX: a JSON array's elements; empty, [], {} or null: none. */
@@ -47,26 +51,33 @@ export class Page {
 }
 
 /**
+ * Sends the request of one page: its response (status below 400), or undefined when the call failed
+ * and the statement lets that through (CONTINUE_ON_*): the read then stops there.
+ */
+export type PageSender = (request: HttpRequest) => Promise<HttpResponse | undefined>;
+
+/**
  * Requests page after page as the pager directs, handing each to `onPage`, which returns how many
- * records it held and whether to stop (APPLY PIPELINE BREAK_ON_EMPTY). Status 400+ stops with an error.
+ * records it held and whether to stop (APPLY PIPELINE BREAK_ON_EMPTY, a page let through).
  */
 export async function readPages(
   request: HttpRequest,
   pager: Pager,
-  call: CallContext,
+  send: PageSender,
+  signal: AbortSignal,
   onPage: (page: Page) => Promise<{ records: () => number; stop: boolean }>,
 ): Promise<void> {
   let url: URL | undefined = pager.start();
   while (url) {
-    const response = await sendHttp({ ...request, url }, call);
-    checkStatus(response, request.method, url);
+    const response = await send(requestAt(request, url));
+    if (!response) return;
     const page = new Page(url, response, describeCall(request.method, url));
     const { records, stop } = await onPage(page);
-    if (stop || call.signal.aborted) return;
+    if (stop || signal.aborted) return;
     url = pager.next(url, {
       response,
       records,
-      valueAt: (path) => valueAtPath(page.document().root, page.document().kind, path),
+      valueAt: (path) => (page.isEmpty() ? null : valueAtPath(page.document().root, page.document().kind, path)),
     });
   }
 }
