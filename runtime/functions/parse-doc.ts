@@ -4,6 +4,7 @@ import Papa from 'papaparse';
 import * as xpath from 'xpath';
 import type { Value } from '../dataset/types';
 import { exactText, isExact, parseJson, stringifyJson } from '../docpath/json';
+import { jsonPathSyntaxError } from '../docpath/jsonpath-syntax';
 import { FunctionError } from './types';
 import { integer, text } from './values';
 
@@ -39,7 +40,16 @@ export function parseJsonValue(doc: string, path: Value, attr: Value | undefined
   let node = root;
   if (path !== null && text(path).trim() !== '') {
     const p = text(path).trim();
-    const found = JSONPath<unknown[]>({ path: p.startsWith('$') ? p : `$.${p}`, json: root as object, wrap: true });
+    const bad = jsonPathSyntaxError(p);
+    if (bad) throw new FunctionError(`invalid JSON path '${p}': ${bad.reason} at character ${bad.at}`);
+    // A path without `$` starts at the root: `items[0]` is `$.items[0]`, `[0]` and `..id` are `$[0]`, `$..id`.
+    const rooted = p.startsWith('$') ? p : p.startsWith('.') || p.startsWith('[') ? `$${p}` : `$.${p}`;
+    let found: unknown[];
+    try {
+      found = JSONPath<unknown[]>({ path: rooted, json: root as object, wrap: true });
+    } catch (e) {
+      throw new FunctionError(`invalid JSON path '${p}': ${(e as Error).message}`);
+    }
     if (found.length === 0) return null;
     node = found[0];
   }
