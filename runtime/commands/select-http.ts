@@ -12,7 +12,7 @@ import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan 
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { Command } from './command';
-import { floatsAsDecimal } from './settings';
+import { floatsAsDecimal } from '../functions/json-format';
 
 /**
  * SELECT * FROM HTTP { [CONN] } (<verb> <path or URL>) { APPLY TX … } { WITH options }
@@ -55,7 +55,7 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
   // pipeline already carry their statement's position and keep it.
   const reading = { resources: session.resources, workspace: session.workspace, signal: ctx.signal };
   await atArgument(command.target, () =>
-    readPages(request, pager, reading, async (page) => {
+    readPages(request, pager, reading, txOptions.floatDecimal, async (page) => {
       recordLastHttp(ctx.run, page);
       const data = plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false);
       const records = plan ? () => data.rowCount : () => page.bodyRecords();

@@ -49,6 +49,11 @@ export function setJsonSettings(pairs: string[], env: SessionEnv): void {
   for (const [k, v] of parsed) env.jsonSettings.set(k, v);
 }
 
+/** #setjsonsettings floatparsehandling:decimal: readers type fractional JSON numbers as decimals. */
+export function floatsAsDecimal(session: SessionEnv): boolean {
+  return session.jsonSettings.get('floatparsehandling') === 'decimal';
+}
+
 function checkCulture(name: string): void {
   try {
     cultureFor(name);

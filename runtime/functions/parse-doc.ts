@@ -30,10 +30,11 @@ function jsonValue(v: unknown): Value {
   return stringifyJson(v);
 }
 
-export function parseJsonValue(doc: string, path: Value, attr: Value | undefined): Value {
+/** `keepScale`: fractions are decimals (floatparsehandling:decimal), returned with the scale written (`12.50`). */
+export function parseJsonValue(doc: string, path: Value, attr: Value | undefined, keepScale: boolean): Value {
   let root: unknown;
   try {
-    root = parseJson(doc);
+    root = parseJson(doc, undefined, 1, keepScale);
   } catch (e) {
     throw new FunctionError((e as Error).message);
   }
@@ -120,9 +121,9 @@ export function parseCsvValue(doc: string, path: Value, attr: Value | undefined)
   return sel ? (row[sel.index] ?? null) : row.join(',');
 }
 
-export function parseAnyValue(doc: string, path: Value, attr: Value | undefined): Value {
+export function parseAnyValue(doc: string, path: Value, attr: Value | undefined, keepScale: boolean): Value {
   const t = doc.trimStart();
   if (t.startsWith('<')) return parseXmlValue(doc, path, attr);
-  if (t.startsWith('{') || t.startsWith('[')) return parseJsonValue(doc, path, attr);
+  if (t.startsWith('{') || t.startsWith('[')) return parseJsonValue(doc, path, attr, keepScale);
   return parseCsvValue(doc, path, attr);
 }

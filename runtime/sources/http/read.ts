@@ -20,6 +20,8 @@ export class Page {
     readonly url: URL,
     readonly response: HttpResponse,
     readonly call: string,
+    /** JSON fractions will be typed as decimals: their written scale is kept (`12.50`). */
+    private readonly floatDecimal = false,
   ) {}
 
   text(): string {
@@ -29,7 +31,7 @@ export class Page {
   document(): { root: unknown; kind: DocKind } {
     if (!this.parsed) {
       const kind = documentKind(this.text(), this.response.mediaType, this.call);
-      this.parsed = { root: parseDocument(this.text(), kind, this.call), kind };
+      this.parsed = { root: parseDocument(this.text(), kind, this.call, this.floatDecimal), kind };
     }
     return this.parsed;
   }
@@ -54,13 +56,14 @@ export async function readPages(
   request: HttpRequest,
   pager: Pager,
   call: CallContext,
+  floatDecimal: boolean,
   onPage: (page: Page) => Promise<{ records: () => number; stop: boolean }>,
 ): Promise<void> {
   let url: URL | undefined = pager.start();
   while (url) {
     const response = await sendHttp({ ...request, url }, call);
     checkStatus(response, request.method, url);
-    const page = new Page(url, response, describeCall(request.method, url));
+    const page = new Page(url, response, describeCall(request.method, url), floatDecimal);
     const { records, stop } = await onPage(page);
     if (stop || call.signal.aborted) return;
     url = pager.next(url, {
