@@ -30,8 +30,12 @@ export class Kernel {
   private loaded?: Backend;
   private historyStore?: History;
   private warmUpTimer?: NodeJS.Timeout;
-  /** A kernel_info was answered while a client listened on IOPub: that client is ready, cells come next. */
-  private clientReady = false;
+  /**
+   * A kernel_info was answered. With a client subscribed to IOPub that client is ready: cells come next.
+   * Checked when the warm-up is scheduled, not when kernel_info is answered: ZeroMQ may deliver that
+   * request's idle to a subscription this side has not read yet, and the client is ready all the same.
+   */
+  private kernelInfoAnswered = false;
   /** The warm-up cell; requests wait for it, as for any cell before them. */
   private warming?: Promise<void>;
   private readonly shellQueue: Message[] = [];
@@ -169,7 +173,7 @@ export class Kernel {
         await this.stop();
         return;
       }
-      if (type === 'kernel_info_request' && this.sockets.iopub.subscribed) this.clientReady = true;
+      if (type === 'kernel_info_request') this.kernelInfoAnswered = true;
       // Once the idle has left: ZeroMQ's own thread sends it while the load blocks this one.
       void (idle ?? Promise.resolve()).then(() => this.scheduleWarmUp());
     });
@@ -186,7 +190,8 @@ export class Kernel {
   private scheduleWarmUp(): void {
     if (this.loaded || this.stopping) return;
     clearTimeout(this.warmUpTimer);
-    this.warmUpTimer = setTimeout(() => this.warmUp(), this.clientReady ? 0 : WARM_UP_AFTER_MS);
+    const clientReady = this.kernelInfoAnswered && this.sockets.iopub.subscribed;
+    this.warmUpTimer = setTimeout(() => this.warmUp(), clientReady ? 0 : WARM_UP_AFTER_MS);
   }
 
   private warmUp(): void {

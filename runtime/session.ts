@@ -4,7 +4,7 @@ import type { Value } from './dataset/types';
 import { toScriptError } from './errors';
 import { evaluateText } from './functions/evaluate';
 import type { Magic, MagicHost, MagicTable } from './magics/magic';
-import { cellMagic, magicTable, runCellMagic, runMagic } from './magics/index';
+import { cellMagic, magicErrorSource, magicTable, runCellMagic, runMagic } from './magics/index';
 import { OutputChannel } from './output';
 import { Resources } from './resources';
 import type { ExecuteOptions, Result } from './results';
@@ -129,7 +129,8 @@ export class Session implements SessionEnv, MagicHost {
         yield* runMagic(this, { ...magic, origin: options.origin, signal });
       } catch (e) {
         const error = toScriptError(e, undefined, `%${magic.name}`);
-        yield { kind: 'error', error, source: error.script?.text ?? text };
+        const masked = this.magics.find(magic.name)?.secretArgs ? magicErrorSource(text, magic, error.message) : text;
+        yield { kind: 'error', error, source: error.script?.text ?? masked };
         return;
       }
     }

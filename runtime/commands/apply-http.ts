@@ -15,7 +15,7 @@ import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
 import { bodyRetry, statusCodes } from './http-options';
 import { pageRows, responseRow } from './select-http';
-import { floatsAsDecimal } from './settings';
+import { floatsAsDecimal } from '../functions/json-format';
 
 type Processing = NonNullable<ApplyHttp['options']['processing']>;
 
@@ -128,7 +128,12 @@ class Caller {
         throw statusError(response, request.method, request.url);
       if (response.status >= 400)
         return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
-      const page = new Page(request.url, response, describeCall(request.method, request.url));
+      const page = new Page(
+        request.url,
+        response,
+        describeCall(request.method, request.url),
+        this.txOptions.floatDecimal,
+      );
       ctx.run.lastHttp = {
         status: response.status,
         headers: response.headers,

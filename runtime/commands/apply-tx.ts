@@ -4,7 +4,7 @@ import { compileTx, transformColumn } from '../sources/tx';
 import { atArgument } from '../at-argument';
 import type { ApplyTx } from '../script/ast';
 import type { Command } from './command';
-import { floatsAsDecimal } from './settings';
+import { floatsAsDecimal } from '../functions/json-format';
 
 /**
  * APPLY TX <'path' | (path) | 'csv options'> { ON '<column>' } (docs/sources.md). Without ON the

@@ -278,12 +278,6 @@ function sqlPlayer(
   ctx: CommandContext,
 ): Player {
   const size = section.batch ?? DEFAULT_BATCH;
-  if (size < 1)
-    throw new ScriptError(
-      `BATCH must be a whole number of rows of at least 1, not ${size}`,
-      'semantic',
-      section.sql.pos,
-    );
   const plan = planFor(section.sql);
   const base = {
     stream,
@@ -442,8 +436,9 @@ function summary(
     return `${counted(rows - resumed, one)} by ${p.by}${before}`;
   };
   const streams = [stream('upsert', upserts, 'upsert'), stream('delete', deletes, 'delete')].filter(Boolean).join(', ');
+  // A stream without rows (a dataset pushed without a change log has no deletes) shows no counts.
   const merged = players
-    .filter((p) => p.by === 'AUTO_MERGE')
+    .filter((p) => p.by === 'AUTO_MERGE' && (p.stream === 'upsert' ? upserts : deletes) > 0)
     .map((p) => (p.stream === 'upsert' ? `${t.inserted} inserted, ${t.updated} updated` : `${t.deleted} deleted`));
   const into = table && merged.length ? ` (${showTable(table)}: ${merged.join(', ')})` : '';
   const retries = t.retries ? `, ${counted(t.retries, 'retry', 'retries')}` : '';

@@ -9,7 +9,7 @@ import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { SelectDrive } from '../script/ast';
 import type { Command } from './command';
-import { floatsAsDecimal } from './settings';
+import { floatsAsDecimal } from '../functions/json-format';
 
 /**
  * SELECT * FROM DRIVE { [CONN] } '<file or glob>' { FORMAT … } { OPTIONS '…' } { APPLY TX … }

@@ -16,7 +16,7 @@ import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
 import { bodyRetry, statusCodes } from './http-options';
-import { floatsAsDecimal } from './settings';
+import { floatsAsDecimal } from '../functions/json-format';
 
 /**
  * SELECT * FROM HTTP { [CONN] } (<verb> <path or URL>) { APPLY TX … } { WITH options }
@@ -66,6 +66,7 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
         pager,
         (r) => calls.send(r),
         ctx.signal,
+        txOptions.floatDecimal,
         async (page) => {
           recordLastHttp(ctx.run, page);
           const data = calls.rows(() =>

@@ -17,7 +17,7 @@ import type { RunState } from '../scope';
 import type { SinkDb, Text } from '../script/ast';
 import type { Dataset } from '../dataset/dataset';
 import { compileTx, transformColumn } from '../sources/tx';
-import { floatsAsDecimal } from './settings';
+import { floatsAsDecimal } from '../functions/json-format';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
 

@@ -17,13 +17,6 @@ export function zipColumnOf(stmt: ZipColumn, input: Dataset): Dataset {
     const known = input.columns.map((c) => c.name).join(', ') || '(none)';
     throw new ScriptError(`unknown column '${stmt.column.value}' (columns: ${known})`, 'runtime', stmt.column.pos);
   }
-  if (stmt.batch !== undefined && (!Number.isInteger(stmt.batch) || stmt.batch < 1)) {
-    throw new ScriptError(
-      `BATCH must be a whole number of rows of at least 1, not ${stmt.batch}`,
-      'semantic',
-      stmt.pos,
-    );
-  }
   const column = input.columns[ordinal];
   const size = stmt.batch ?? Math.max(1, input.rowCount);
   const values = input.vector(ordinal);

@@ -34,8 +34,11 @@ export function sqliteDateTime(d: Date): string {
 export function sqliteValue(v: Value): SqliteValue {
   if (v === null) return null;
   switch (typeof v) {
-    case 'string':
     case 'number':
+      // better-sqlite3 binds every number as a REAL, which a column without a type (or TEXT) keeps as
+      // 2.0 (or '2.0'): a whole number goes as a bigint, bound as an INTEGER.
+      return Number.isSafeInteger(v) ? BigInt(v) : v;
+    case 'string':
     case 'bigint':
       return v;
     case 'boolean':
@@ -47,8 +50,8 @@ export function sqliteValue(v: Value): SqliteValue {
 }
 
 /**
- * How a column of `type` is written to SQLite, or undefined when its values bind as they are. A
- * decimal keeps its column's scale as text (decimal(10,2) writes 1.50), so the stored digits are
+ * How a column of `type` is written to SQLite, or undefined when its values bind as they are (a
+ * double as a REAL, a long as an INTEGER). An int is an INTEGER in a column of any affinity. A decimal keeps its column's scale as text (decimal(10,2) writes 1.50), so the stored digits are
  * exactly the dataset's.
  */
 export function sqliteEncoder(type: ColumnType): Encoder<SqliteValue> | undefined {
@@ -56,6 +59,9 @@ export function sqliteEncoder(type: ColumnType): Encoder<SqliteValue> | undefine
     case 'bool':
     case 'datetime':
     case 'bytes':
+    case 'tinyint':
+    case 'short':
+    case 'int':
       return sqliteValue;
     case 'decimal':
       return (v) =>

@@ -39,9 +39,12 @@ function kindOf(kind: DocKindArg): DocKind {
   return kind.toLowerCase() as DocKind;
 }
 
-/** Parses document text; malformed text is a ScriptError with line and column. */
-export function parseDocument(text: string, kind: DocKindArg, source?: string): ParsedDocument {
-  return kindOf(kind) === 'xml' ? parseXml(text, source) : parseJson(text, source);
+/**
+ * Parses document text; malformed text is a ScriptError with line and column. `floatDecimal`: JSON
+ * fractions will be typed as decimals, so their written scale is kept (`12.50`).
+ */
+export function parseDocument(text: string, kind: DocKindArg, source?: string, floatDecimal = false): ParsedDocument {
+  return kindOf(kind) === 'xml' ? parseXml(text, source) : parseJson(text, source, 1, floatDecimal);
 }
 
 /** 'xml' when the text starts with '<', 'json' with '{' or '[', otherwise undefined. */
@@ -71,7 +74,7 @@ export function documentToDataset(
   options: DocumentOptions = {},
 ): Dataset {
   const k = kindOf(kind);
-  const root = typeof doc === 'string' ? parseDocument(doc, k, options.source) : doc;
+  const root = typeof doc === 'string' ? parseDocument(doc, k, options.source, options.floatDecimal) : doc;
   return selectDataset(root, k, compilePath(path.trim() || '$', k), options);
 }
 

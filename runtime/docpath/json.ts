@@ -8,6 +8,9 @@ import { lineColumn, where } from './location';
  * are rewritten into marker strings (`EXACT` + the token text) before JSON.parse; the dataset builder
  * types them as long or decimal from their text. Documents without such numbers (the usual case) are
  * parsed by JSON.parse alone: the rewrite runs only when a quick test finds a long digit run.
+ * When fractions are read as decimals (#setjsonsettings floatparsehandling:decimal), a fraction ending
+ * in 0 (`12.50`) is kept as text too: a decimal keeps the scale it was written with (docs/types.md),
+ * which JSON.parse would drop (12.5).
  */
 
 /** Prefix of a marker string standing for a number token kept as text. */
@@ -23,11 +26,18 @@ export function exactText(marker: string): string {
   return marker.slice(EXACT.length);
 }
 
-/** Parses JSON text; `source` names the file or column in errors, `firstLine` numbers its lines. */
-export function parseJson(text: string, source?: string, firstLine = 1): unknown {
+/** A fraction with a trailing zero, somewhere (a string's text too: the rewrite then finds none there). */
+const TRAILING_ZERO = /\.\d*0(?![0-9])/;
+
+/**
+ * Parses JSON text; `source` names the file or column in errors, `firstLine` numbers its lines;
+ * `keepScale` keeps the text of fractions ending in 0, for readers that type fractions as decimals.
+ */
+export function parseJson(text: string, source?: string, firstLine = 1, keepScale = false): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (body.trim() === '') throw new ScriptError(`${where(source)}empty document: expected JSON`, 'runtime');
-  const prepared = LONG_DIGITS.test(body) ? markLongNumbers(body) : body;
+  const prepared =
+    LONG_DIGITS.test(body) || (keepScale && TRAILING_ZERO.test(body)) ? markNumbers(body, keepScale) : body;
   try {
     return JSON.parse(prepared);
   } catch (e) {
@@ -45,8 +55,11 @@ function catchOf(f: () => unknown): unknown {
   }
 }
 
-/** Rewrites number tokens of 16+ digits into marker strings; strings are skipped as they are. */
-function markLongNumbers(text: string): string {
+/**
+ * Rewrites number tokens of 16+ digits, and with `keepScale` fractions ending in 0, into marker strings;
+ * strings are skipped as they are.
+ */
+function markNumbers(text: string, keepScale: boolean): string {
   const parts: string[] = [];
   let last = 0;
   const n = text.length;
@@ -65,18 +78,25 @@ function markLongNumbers(text: string): string {
     } else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
       const start = i;
       let digits = 0;
+      // In the fraction (after `.`, before an exponent), and its last digit is 0.
+      let fraction = false;
+      let trailingZero = false;
       i++;
       if (c !== 0x2d) digits++;
       while (i < n) {
         const d = text.charCodeAt(i);
         if (d >= 0x30 && d <= 0x39) {
           digits++;
+          if (fraction) trailingZero = d === 0x30;
           i++;
         } else if (d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) {
+          // With an exponent the scale is the exponent's business: only a plain fraction is kept.
+          if (d === 0x2e) fraction = true;
+          else if (d === 0x65 || d === 0x45) fraction = trailingZero = false;
           i++;
         } else break;
       }
-      if (digits >= 16) {
+      if (digits >= 16 || (keepScale && trailingZero)) {
         parts.push(text.slice(last, start), '"\\u0000#', text.slice(start, i), '"');
         last = i;
       }

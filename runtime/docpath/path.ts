@@ -1,4 +1,5 @@
 import { ScriptError } from '../errors';
+import { jsonPathSyntaxError } from './jsonpath-syntax';
 
 /**
  * Document paths (reference.md "Document paths"). A path is one or more parts joined by `||`; each
@@ -53,6 +54,8 @@ function compilePart(text: string, kind: DocKind): PathPart {
     );
   }
   if (/\[\s*(\?|\()|\[[^\]'"]*[:,]/.test(text)) {
+    const bad = jsonPathSyntaxError(text);
+    if (bad) throw new ScriptError(`invalid document path '${text}': ${bad.reason} at character ${bad.at}`, 'semantic');
     return { kind: 'jsonpath', text: text.startsWith('$') ? text : text.startsWith('.') ? `$${text}` : `$.${text}` };
   }
   return { kind: 'dotted', text, steps: parseDotted(text) };
@@ -92,6 +95,7 @@ function parseDotted(text: string): Step[] {
     } else if (!first) {
       fail("expected '.' or '['");
     }
+    if (i >= text.length) fail("expected a name or '*'");
     first = false;
     if (text[i] === '*') {
       steps.push({ kind: 'all', deep });

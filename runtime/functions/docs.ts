@@ -119,6 +119,13 @@ Outside the operators, a field in a batch payload reads the batch's first row.
   local time; the \`utc\` functions read it as UTC. A text with an offset (\`Z\`, \`+02:00\`) is an instant
   and is converted to the function's zone first. Accepted texts: ISO 8601, \`MM/dd/yyyy [HH:mm[:ss]]\`,
   \`/Date(ms)/\`, RFC 1123.
+- A local wall clock that a daylight-saving change makes ambiguous (New York's 01:30 on 2026-11-01 happens
+  twice) or skips (02:30 on 2026-03-08 never happens) reads as **standard time**, as .NET's
+  \`TimeZoneInfo.GetUtcOffset\` and \`DateTime.ToUniversalTime\` do: \`#toiso8601(2026-11-01T01:30:00)\` is
+  \`2026-11-01T01:30:00.0000000-05:00\` and \`#toepoch\` of it is the same instant, 06:30 UTC; a skipped time
+  is not an error (.NET's \`ToUniversalTime\` does not throw either). The standard offset is the smaller of
+  the offsets either side of the change. Every local function (\`#toiso8601\`, \`#toepoch\`, \`#torfc1123\`,
+  \`#formatdate\`, \`#dateadd\`, \`#jsonformat\`'s local dates) uses this one rule.
 - Date functions return text; without a format it is \`s\` (\`yyyy-MM-ddTHH:mm:ss\`, reference C.2).
 - \`#dateadd\` spans: a number and a unit — \`y\` years, \`m\` months, \`d\` days, \`h\` hours, \`n\` minutes,
   \`s\` seconds — several may follow each other (\`1d12h\`); a leading \`-\` subtracts all. Arithmetic is on
@@ -182,6 +189,11 @@ writes (in Base64) decrypts.
   ASCII variants turn characters outside ASCII into \`?\`, as .NET's ASCII encoding does.
 - \`#rndint(a, b)\` and \`#rnddouble(a, b)\` return values in [a, b) (reference C.2).
 - \`#singlequoted\`/\`#doublequoted\` leave an already quoted value as it is and do not escape inner quotes.
+- \`#parsejson\` and \`#parse\` (on JSON) take a JSONPath (jsonpath-plus); a path without \`$\` starts at the
+  root (\`items[0]\` is \`$.items[0]\`, \`..id\` is \`$..id\`). A malformed path — \`$.a[\`, \`$..\`, \`a.b]\`, \`$.a.\`,
+  \`$.a[]\`, a filter whose brackets, parentheses or quotes do not balance — is an error naming the path,
+  the reason and the character (\`invalid JSON path '$.a[': missing ']' at character 4\`), not a silent
+  selection of something else. A path that is well formed but selects nothing returns null.
 - \`#last_http_*\` fail with a clear error when no SELECT FROM HTTP has run in the session.
 - \`#data.sizekb\` is an estimate: 2 bytes per character, 16 per number or date, 8 per cell slot.
 - \`#image2pdf\` accepts PNG and JPEG (bytes, hex text, a file relative to the working folder, an http(s)

@@ -1,7 +1,14 @@
 import type { SessionEnv } from '../scope';
 import { cultureOf } from './dates';
 import { cultureFor } from './dotnet-format/culture';
-import { formatDate, localInstant, localWall, parseDateLoose, type DateKind } from './dotnet-format/date';
+import {
+  formatDate,
+  localInstant,
+  localOffsetAt,
+  localWall,
+  parseDateLoose,
+  type DateKind,
+} from './dotnet-format/date';
 import { FunctionError } from './types';
 
 /**
@@ -40,6 +47,11 @@ export function setJsonSettings(pairs: string[], env: SessionEnv): void {
     parsed.push([key, allowed === 'any' ? value : value.toLowerCase()]);
   }
   for (const [k, v] of parsed) env.jsonSettings.set(k, v);
+}
+
+/** #setjsonsettings floatparsehandling:decimal: readers type fractional JSON numbers as decimals. */
+export function floatsAsDecimal(session: SessionEnv): boolean {
+  return session.jsonSettings.get('floatparsehandling') === 'decimal';
 }
 
 function checkCulture(name: string): void {
@@ -235,7 +247,7 @@ function writeDate(s: string, settings: Settings, env: SessionEnv): string | und
     else if (settings.zone === 'local') [wall, kind] = [kind === 'utc' ? localWall(wall) : wall, 'local'];
     else if (settings.zone === 'unspecified') kind = 'unspecified';
   }
-  const offset = kind === 'offset' ? parsed.offset! : kind === 'utc' ? 0 : -localInstant(wall).getTimezoneOffset();
+  const offset = kind === 'offset' ? parsed.offset! : kind === 'utc' ? 0 : localOffsetAt(wall);
   if (settings.microsoft) {
     const ms = wall.getTime() - offset * 60000;
     return `"\\/Date(${ms}${kind === 'utc' ? '' : offsetText(offset).replace(':', '')})\\/"`;

@@ -2,7 +2,7 @@ import type { Value } from '../dataset/types';
 import { findCertificate } from '../workspace/certificates';
 import { cmsDecrypt, cmsEncrypt } from '../workspace/cms';
 import { define } from './define';
-import { jsonFormat, setJsonSettings } from './json-format';
+import { floatsAsDecimal, jsonFormat, setJsonSettings } from './json-format';
 import { parseAnyValue, parseJsonValue, parseXmlValue } from './parse-doc';
 import { FunctionError, type CallContext, type FunctionDef } from './types';
 import { bytesOf, text, truthy } from './values';
@@ -75,7 +75,7 @@ export const otherFunctions: FunctionDef[] = [
     'Parses a as XML, JSON or CSV (by its first character), selects node b (XPath, JSONPath, or CSV row; null = root) and returns its attribute c by name or index, or its text.',
     '#parse(\'<r><i id="7"/></r>\', //i, id)',
     '7',
-    (args) => parseAnyValue(doc(args[0]), args[1], args[2]),
+    (args, ctx) => parseAnyValue(doc(args[0]), args[1], args[2], floatsAsDecimal(ctx.scope.session)),
   ),
   O(
     'parsejson',
@@ -84,7 +84,7 @@ export const otherFunctions: FunctionDef[] = [
     'Parses JSON a, selects JSONPath b (null = root) and returns property c by name or index (objects as JSON text).',
     '#parsejson(\'{"items":[{"id":7}]}\', items[0], id)',
     '7',
-    (args) => parseJsonValue(doc(args[0]), args[1], args[2]),
+    (args, ctx) => parseJsonValue(doc(args[0]), args[1], args[2], floatsAsDecimal(ctx.scope.session)),
   ),
   O(
     'parsexml',

@@ -4,6 +4,7 @@ import Papa from 'papaparse';
 import * as xpath from 'xpath';
 import type { Value } from '../dataset/types';
 import { exactText, isExact, parseJson, stringifyJson } from '../docpath/json';
+import { jsonPathSyntaxError } from '../docpath/jsonpath-syntax';
 import { FunctionError } from './types';
 import { integer, text } from './values';
 
@@ -29,17 +30,27 @@ function jsonValue(v: unknown): Value {
   return stringifyJson(v);
 }
 
-export function parseJsonValue(doc: string, path: Value, attr: Value | undefined): Value {
+/** `keepScale`: fractions are decimals (floatparsehandling:decimal), returned with the scale written (`12.50`). */
+export function parseJsonValue(doc: string, path: Value, attr: Value | undefined, keepScale: boolean): Value {
   let root: unknown;
   try {
-    root = parseJson(doc);
+    root = parseJson(doc, undefined, 1, keepScale);
   } catch (e) {
     throw new FunctionError((e as Error).message);
   }
   let node = root;
   if (path !== null && text(path).trim() !== '') {
     const p = text(path).trim();
-    const found = JSONPath<unknown[]>({ path: p.startsWith('$') ? p : `$.${p}`, json: root as object, wrap: true });
+    const bad = jsonPathSyntaxError(p);
+    if (bad) throw new FunctionError(`invalid JSON path '${p}': ${bad.reason} at character ${bad.at}`);
+    // A path without `$` starts at the root: `items[0]` is `$.items[0]`, `[0]` and `..id` are `$[0]`, `$..id`.
+    const rooted = p.startsWith('$') ? p : p.startsWith('.') || p.startsWith('[') ? `$${p}` : `$.${p}`;
+    let found: unknown[];
+    try {
+      found = JSONPath<unknown[]>({ path: rooted, json: root as object, wrap: true });
+    } catch (e) {
+      throw new FunctionError(`invalid JSON path '${p}': ${(e as Error).message}`);
+    }
     if (found.length === 0) return null;
     node = found[0];
   }
@@ -110,9 +121,9 @@ export function parseCsvValue(doc: string, path: Value, attr: Value | undefined)
   return sel ? (row[sel.index] ?? null) : row.join(',');
 }
 
-export function parseAnyValue(doc: string, path: Value, attr: Value | undefined): Value {
+export function parseAnyValue(doc: string, path: Value, attr: Value | undefined, keepScale: boolean): Value {
   const t = doc.trimStart();
   if (t.startsWith('<')) return parseXmlValue(doc, path, attr);
-  if (t.startsWith('{') || t.startsWith('[')) return parseJsonValue(doc, path, attr);
+  if (t.startsWith('{') || t.startsWith('[')) return parseJsonValue(doc, path, attr, keepScale);
   return parseCsvValue(doc, path, attr);
 }

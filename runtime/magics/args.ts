@@ -1,4 +1,18 @@
-import { ScriptError } from '../errors';
+import { ScriptError, type ErrorKind } from '../errors';
+
+/**
+ * An error about one argument of a magic line, named as splitArgs gives it: runMagic shows it at that
+ * argument's column (other errors of a magic are shown at its `%`).
+ */
+export class ArgumentError extends ScriptError {
+  constructor(
+    message: string,
+    readonly argument: string,
+    kind: ErrorKind = 'semantic',
+  ) {
+    super(message, kind);
+  }
+}
 
 /**
  * Splits magic arguments like a shell: spaces separate, '…' and "…" group, and so does [ … ] as
@@ -6,15 +20,22 @@ import { ScriptError } from '../errors';
  * (`x="order date"` is the one word `x=order date`, `--header="X-Key: k"` the word `--header=X-Key: k`).
  */
 export function splitArgs(text: string): string[] {
-  const out: string[] = [];
+  return argWords(text).map((w) => w.word);
+}
+
+/** The words of splitArgs, each with where it is written in `text` (0-based, `end` excluded). */
+export function argWords(text: string): { word: string; at: number; end: number }[] {
+  const out: { word: string; at: number; end: number }[] = [];
   const re = /((?:--)?[A-Za-z_][\w-]*=)?(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|\[([^\]]*)\]|(\S+))/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) {
     const key = m[1] ?? '';
-    if (m[2] !== undefined) out.push(key + m[2].replace(/\\(.)/g, '$1'));
-    else if (m[3] !== undefined) out.push(key + m[3].replace(/''/g, "'"));
-    else if (m[4] !== undefined) out.push(key + m[4].trim());
-    else out.push(key + m[5]);
+    let word: string;
+    if (m[2] !== undefined) word = key + m[2].replace(/\\(.)/g, '$1');
+    else if (m[3] !== undefined) word = key + m[3].replace(/''/g, "'");
+    else if (m[4] !== undefined) word = key + m[4].trim();
+    else word = key + m[5];
+    out.push({ word, at: m.index, end: m.index + m[0].length });
   }
   return out;
 }
@@ -39,14 +60,14 @@ export function parseFlags(
     const eq = w.indexOf('=');
     const name = eq < 0 ? w.slice(2) : w.slice(2, eq);
     const kind = spec[name];
-    if (!kind) throw new ScriptError(`unknown option --${name}; usage: ${usage}`, 'semantic');
+    if (!kind) throw new ArgumentError(`unknown option --${name}; usage: ${usage}`, w);
     if (kind === 'switch') {
-      if (eq >= 0) throw new ScriptError(`--${name} takes no value; usage: ${usage}`, 'semantic');
+      if (eq >= 0) throw new ArgumentError(`--${name} takes no value; usage: ${usage}`, w);
       flags.set(name, ['true']);
       continue;
     }
     const value = eq < 0 ? words[++i] : w.slice(eq + 1);
-    if (value === undefined) throw new ScriptError(`--${name} needs a value; usage: ${usage}`, 'semantic');
+    if (value === undefined) throw new ArgumentError(`--${name} needs a value; usage: ${usage}`, w);
     flags.set(name, kind === 'list' ? [...(flags.get(name) ?? []), value] : [value]);
   }
   return { positional, flags };

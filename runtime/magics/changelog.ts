@@ -7,7 +7,7 @@ import { storeDir, storePipelineFor } from '../changelog/store';
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { counted } from '../util/words';
-import { parseFlags, splitArgs } from './args';
+import { ArgumentError, parseFlags, splitArgs } from './args';
 import type { Magic, MagicHost } from './magic';
 
 const USAGE = '%changelog list [FOLDER] | %changelog show FILE|NAME [--check-signature]';
@@ -24,9 +24,10 @@ export const changelogMagic: Magic = {
   words: ['list', 'show', '--check-signature'],
   async run(session, args): Promise<Result[]> {
     const words = splitArgs(args);
-    const sub = (words.shift() ?? '').toLowerCase();
+    const subWord = words.shift() ?? '';
+    const sub = subWord.toLowerCase();
     if (sub === 'list') {
-      if (words.length > 1) throw new ScriptError(`%changelog list takes one folder; usage: ${USAGE}`, 'semantic');
+      if (words.length > 1) throw new ArgumentError(`%changelog list takes one folder; usage: ${USAGE}`, words[1]);
       const folder = words.length ? resolve(session.cwd, words[0]) : storeDir(session.workspace, session.pipeline);
       const entries = listChangeLogs(folder);
       if (entries.length === 0) return [{ kind: 'message', text: `no change log in ${folder}` }];
@@ -57,10 +58,8 @@ export const changelogMagic: Magic = {
         }),
       ];
     }
-    throw new ScriptError(
-      sub ? `unknown %changelog subcommand '${sub}'; usage: ${USAGE}` : `usage: ${USAGE}`,
-      'semantic',
-    );
+    if (sub) throw new ArgumentError(`unknown %changelog subcommand '${sub}'; usage: ${USAGE}`, subWord);
+    throw new ScriptError(`usage: ${USAGE}`, 'semantic');
   },
 };
 
@@ -76,12 +75,17 @@ function findLog(session: MagicHost, given: string): string {
   if (extname(given) === '') {
     const folder = bare ? store(given) : resolve(session.cwd, dirname(given));
     const logs = listChangeLogs(folder, basename(given)).filter((e) => parseIdFileName(e.fileName));
-    if (logs.length === 0) throw new ScriptError(`no change log named '${basename(given)}' in ${folder}`, 'runtime');
+    if (logs.length === 0)
+      throw new ArgumentError(`no change log named '${basename(given)}' in ${folder}`, given, 'runtime');
     return logs[logs.length - 1].path;
   }
   const local = resolve(session.cwd, given);
   if (existsSync(local)) return local;
   const stored = bare ? join(store(parseIdFileName(given)?.stem ?? given), given) : undefined;
   if (stored && existsSync(stored)) return stored;
-  throw new ScriptError(`no change log ${given} in ${session.cwd}${stored ? ` or ${dirname(stored)}` : ''}`, 'runtime');
+  throw new ArgumentError(
+    `no change log ${given} in ${session.cwd}${stored ? ` or ${dirname(stored)}` : ''}`,
+    given,
+    'runtime',
+  );
 }

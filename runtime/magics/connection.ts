@@ -8,7 +8,7 @@ import {
   type HttpAuth,
 } from '../workspace/connections';
 import type { Magic } from './magic';
-import { parseFlags, splitArgs } from './args';
+import { ArgumentError, parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 
 const USAGE =
@@ -41,9 +41,14 @@ const FLAGS = {
   postgres: 'value',
 } as const;
 
+/** `a:b` of --basic, --apikey and --header; the text is echoed only for --header (the others hold a secret). */
 function splitPair(text: string, sep: string, what: string): [string, string] {
   const i = text.indexOf(sep);
-  if (i <= 0) throw new ScriptError(`${what} must look like a${sep}b, got '${text}'`, 'semantic');
+  if (i <= 0)
+    throw new ArgumentError(
+      `${what} must look like a${sep}b${what === '--header' ? `, got '${text}'` : ''}`,
+      what === '--header' ? text : what,
+    );
   return [text.slice(0, i).trim(), text.slice(i + 1).trim()];
 }
 
@@ -67,9 +72,9 @@ function parseConnection(words: string[]): Connection {
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(target)?.[0].toLowerCase();
   const kind = scheme && SCHEMES[scheme];
   if (!kind) {
-    throw new ScriptError(
+    throw new ArgumentError(
       `'${scheme ?? target}' is not a connection URL scheme (known: ${Object.keys(SCHEMES).join(' ')}); a folder is --drive <folder>`,
-      'semantic',
+      target,
     );
   }
   if (kind === 'sqlite') {
@@ -81,7 +86,7 @@ function parseConnection(words: string[]): Connection {
   try {
     parsed = new URL(kind === 'postgres' ? withSocketHost(target) : target);
   } catch {
-    throw new ScriptError(`'${maskUserinfo(target)}' is not a valid URL`, 'semantic');
+    throw new ArgumentError(`'${maskUserinfo(target)}' is not a valid URL`, target);
   }
   if (kind === 'postgres') return { name, kind, ...splitPassword(parsed.toString()) };
   if (kind === 'ftp')
@@ -139,7 +144,7 @@ function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>)
   const timeoutText = one('timeout');
   const timeout = timeoutText === undefined ? undefined : Number(timeoutText);
   if (timeout !== undefined && !(timeout > 0))
-    throw new ScriptError(`--timeout takes seconds > 0, got '${timeoutText}'`, 'semantic');
+    throw new ArgumentError(`--timeout takes seconds > 0, got '${timeoutText}'`, timeoutText!);
   const insecure = flags.has('insecure');
   const ca = one('ca');
   return {
@@ -165,9 +170,11 @@ export const connectionMagic: Magic = {
   usage: '%connection add|list|remove …',
   description: 'manages named connections kept in the workspace (secrets are never shown)',
   words: ['add', 'list', 'remove'],
+  secretArgs: true,
   run(session, args): Result[] {
     const words = splitArgs(args);
-    const sub = (words.shift() ?? 'list').toLowerCase();
+    const subWord = words.shift() ?? 'list';
+    const sub = subWord.toLowerCase();
     const store = session.connections;
     switch (sub) {
       case 'list':
@@ -192,7 +199,7 @@ export const connectionMagic: Magic = {
         return [{ kind: 'message', text: `connection [${name}] removed` }];
       }
       default:
-        throw new ScriptError(`unknown subcommand '${sub}'; usage: ${USAGE}`, 'semantic');
+        throw new ArgumentError(`unknown subcommand '${sub}'; usage: ${USAGE}`, subWord);
     }
   },
 };

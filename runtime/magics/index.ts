@@ -1,4 +1,5 @@
-import { ScriptError } from '../errors';
+import { ScriptError, toScriptError } from '../errors';
+import { ArgumentError, argWords } from './args';
 import type { Result } from '../results';
 import type { MagicLine } from '../script/cell';
 import { MagicTable, type Magic, type MagicHost } from './magic';
@@ -46,21 +47,55 @@ export function magicTable(extra: readonly Magic[] = []): MagicTable {
   return new MagicTable([...MAGICS, ...extra]);
 }
 
+/**
+ * Runs a magic line. Its errors are placed as statements' are: at the argument an ArgumentError names,
+ * else at the `%`; an error placed already (in a job's script) keeps its place.
+ */
 export async function* runMagic(session: MagicHost, line: MagicLine): AsyncGenerator<Result> {
-  const magic = session.magics.find(line.name);
-  if (!magic) {
-    const known = session.magics
-      .all()
-      .map((m) => `%${m.name}`)
-      .join(', ');
-    throw new ScriptError(`unknown magic %${line.name} (known: ${known})`, 'semantic', {
-      line: line.line,
-      column: 1,
-      offset: 0,
-    });
+  try {
+    const magic = session.magics.find(line.name);
+    if (!magic) {
+      const known = session.magics
+        .all()
+        .map((m) => `%${m.name}`)
+        .join(', ');
+      throw new ScriptError(`unknown magic %${line.name} (known: ${known})`, 'semantic');
+    }
+    const results = await magic.run(session, line.args, line);
+    for await (const r of results as AsyncIterable<Result>) yield r;
+  } catch (e) {
+    const error = toScriptError(e);
+    const at = error instanceof ArgumentError ? argumentAt(line.args, error.argument) : undefined;
+    const column = at === undefined ? line.column : line.argsColumn + at;
+    throw error.locate({ line: line.line, column, offset: line.offset + column - line.column });
   }
-  const results = await magic.run(session, line.args, line);
-  for await (const r of results as AsyncIterable<Result>) yield r;
+}
+
+/** Where an argument is written: the word itself, a `--flag=` or `name=` word with it as its value, or the text. */
+function argumentAt(args: string, argument: string): number | undefined {
+  const words = argWords(args);
+  const word = words.find((w) => w.word === argument) ?? words.find((w) => w.word.endsWith(`=${argument}`));
+  if (word) return word.word === argument ? word.at : word.end - argument.length;
+  const i = args.indexOf(argument);
+  return i < 0 ? undefined : i;
+}
+
+/**
+ * The cell as an error of a magic whose arguments may hold a secret (`%var set key s3cret`, `--bearer …`)
+ * shows it under the caret: each argument is masked, keeping its width, unless it is the subcommand, a
+ * `--flag`'s name or a word the message shows anyway.
+ */
+export function magicErrorSource(text: string, line: MagicLine, message: string): string {
+  const start = line.offset + line.argsColumn - line.column;
+  const end = start + line.args.length;
+  let args = line.args;
+  for (const [i, w] of argWords(line.args).entries()) {
+    const written = args.slice(w.at, w.end);
+    let keep = i === 0 || message.includes(w.word) ? written.length : 0;
+    if (!keep && written.startsWith('--')) keep = written.includes('=') ? written.indexOf('=') + 1 : written.length;
+    args = args.slice(0, w.at + keep) + written.slice(keep).replace(/\S/g, '*') + args.slice(w.end);
+  }
+  return text.slice(0, start) + args + text.slice(end);
 }
 
 /** A cell whose first line is `%%name args`: the magic's name, arguments and the rest of the cell. */

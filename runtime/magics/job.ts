@@ -7,7 +7,7 @@ import { runJob, type JobReport } from '../jobs/runner';
 import { JobStore, summary } from '../jobs/store';
 import type { Result } from '../results';
 import { newSigningSecret } from '../webhook/signature';
-import { parseFlags, splitArgs } from './args';
+import { ArgumentError, parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 import { AsyncQueue } from '../util/async-queue';
@@ -32,6 +32,7 @@ function shownOnce(signingSecret: string | undefined): string[] {
 }
 
 function one(words: string[], action: string): string {
+  if (words.length > 1) throw new ArgumentError(`%job ${action} needs one job name; usage: ${USAGE}`, words[1]);
   if (words.length !== 1) throw new ScriptError(`%job ${action} needs one job name; usage: ${USAGE}`, 'semantic');
   return words[0];
 }

@@ -42,6 +42,8 @@ export interface Magic {
   description: string;
   /** Subcommands/words offered by completion after `%name `. */
   words?: string[];
+  /** Its arguments may hold a secret (a password, a variable's value): an error's caret line masks them. */
+  secretArgs?: true;
   run(session: MagicHost, args: string, line: MagicLine): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
   /** As a cell magic (`%%name args` on a cell's first line): the rest of the cell is its body, not run as SQL CDC. */
   cell?(session: MagicHost, args: string, body: string): Promise<Result[]> | Result[];

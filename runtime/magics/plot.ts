@@ -8,7 +8,7 @@ import {
 } from '../dataset/vega-lite';
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
-import { splitArgs } from './args';
+import { ArgumentError, splitArgs } from './args';
 import type { Magic } from './magic';
 
 const USAGE = '%plot <kind> x=<column> [y=<column>] [color=<column>]';
@@ -19,20 +19,20 @@ function parsePlot(args: string): ChartRequest {
   if (!kindWord) throw new ScriptError(`which chart? usage: ${USAGE}`, 'semantic');
   const kind = kindWord.toLowerCase() as ChartKind;
   if (!CHART_KINDS.includes(kind))
-    throw new ScriptError(
+    throw new ArgumentError(
       `unknown chart kind '${kindWord}' (kinds: ${CHART_KINDS.join(', ')}); usage: ${USAGE}`,
-      'semantic',
+      kindWord,
     );
   const given = new Map<string, string>();
   for (const word of words) {
     const eq = word.indexOf('=');
     const name = eq < 0 ? word : word.slice(0, eq).toLowerCase();
     if (eq < 0 || !(CHANNELS as readonly string[]).includes(name)) {
-      throw new ScriptError(`'${word}' is not one of x=, y=, color=; usage: ${USAGE}`, 'semantic');
+      throw new ArgumentError(`'${word}' is not one of x=, y=, color=; usage: ${USAGE}`, word);
     }
     const column = word.slice(eq + 1);
-    if (column === '') throw new ScriptError(`${name}= needs a column name; usage: ${USAGE}`, 'semantic');
-    if (given.has(name)) throw new ScriptError(`${name}= is given twice`, 'semantic');
+    if (column === '') throw new ArgumentError(`${name}= needs a column name; usage: ${USAGE}`, word);
+    if (given.has(name)) throw new ArgumentError(`${name}= is given twice`, word);
     given.set(name, column);
   }
   const x = given.get('x');

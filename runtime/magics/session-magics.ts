@@ -1,4 +1,4 @@
-import { ScriptError } from '../errors';
+import { ArgumentError } from './args';
 import { PIPELINE_NAME, PIPELINE_NAME_RULE } from '../pipeline-name';
 import type { Result } from '../results';
 import type { Magic } from './magic';
@@ -12,7 +12,7 @@ export const limitMagic: Magic = {
     if (args) {
       const n = Number(args);
       if (!Number.isInteger(n) || n < 1)
-        throw new ScriptError(`%limit takes a whole number ≥ 1, not '${args}'`, 'semantic');
+        throw new ArgumentError(`%limit takes a whole number ≥ 1, not '${args}'`, args);
       session.displayLimit = n;
     }
     return [{ kind: 'message', text: `display limit: ${counted(session.displayLimit, 'row')}` }];
@@ -36,7 +36,7 @@ export const pipelineMagic: Magic = {
   run(session, args): Result[] {
     if (args) {
       if (!PIPELINE_NAME.test(args)) {
-        throw new ScriptError(`a pipeline name is ${PIPELINE_NAME_RULE} (it names files), not '${args}'`, 'semantic');
+        throw new ArgumentError(`a pipeline name is ${PIPELINE_NAME_RULE} (it names files), not '${args}'`, args);
       }
       session.pipeline = args;
     }

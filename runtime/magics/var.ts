@@ -2,7 +2,7 @@ import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import type { MagicHost } from './magic';
 import { variablesOf } from '../workspace/variables';
-import { parseFlags, splitArgs } from './args';
+import { ArgumentError, parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic } from './magic';
 
@@ -14,13 +14,15 @@ export const varMagic: Magic = {
   usage: USAGE,
   description: 'lists, sets (optionally encrypted) and removes workspace variables',
   words: ['list', 'set', 'remove', '--encrypted'],
+  secretArgs: true,
   run(session: MagicHost, args: string): Result[] {
     const words = splitArgs(args);
-    const sub = (words.shift() ?? 'list').toLowerCase();
+    const subWord = words.shift() ?? 'list';
+    const sub = subWord.toLowerCase();
     const store = variablesOf(session.workspace);
     switch (sub) {
       case 'list': {
-        if (words.length) throw new ScriptError(`%var list takes no arguments; usage: ${USAGE}`, 'semantic');
+        if (words.length) throw new ArgumentError(`%var list takes no arguments; usage: ${USAGE}`, words[0]);
         const vars = store.list();
         if (vars.length === 0)
           return [{ kind: 'message', text: 'no variables (add one with %var set <name> <value>)' }];
@@ -44,10 +46,10 @@ export const varMagic: Magic = {
       }
       case 'remove': {
         if (words.length !== 1) throw new ScriptError(`%var remove needs a name; usage: ${USAGE}`, 'semantic');
-        if (!store.remove(words[0])) throw new ScriptError(`no variable '${words[0]}'`, 'runtime');
+        if (!store.remove(words[0])) throw new ArgumentError(`no variable '${words[0]}'`, words[0], 'runtime');
         return [{ kind: 'message', text: `variable ${words[0]} removed` }];
       }
     }
-    throw new ScriptError(`unknown %var subcommand '${sub}'; usage: ${USAGE}`, 'semantic');
+    throw new ArgumentError(`unknown %var subcommand '${sub}'; usage: ${USAGE}`, subWord);
   },
 };

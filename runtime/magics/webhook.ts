@@ -1,7 +1,7 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { SessionListener } from '../webhook/session-listener';
-import { parseFlags, splitArgs } from './args';
+import { ArgumentError, parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 import { counted } from '../util/words';
@@ -25,10 +25,10 @@ async function start(host: MagicHost, words: string[], origin: string | undefine
       'semantic',
     );
   const { positional, flags } = parseFlags(words, { port: 'value', job: 'value', 'no-auth': 'switch' }, USAGE);
-  if (positional.length > 0) throw new ScriptError(`unexpected '${positional[0]}'; usage: ${USAGE}`, 'semantic');
+  if (positional.length > 0) throw new ArgumentError(`unexpected '${positional[0]}'; usage: ${USAGE}`, positional[0]);
   const port = Number(flags.get('port')?.[0] ?? '0');
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ScriptError(`--port must be 0..65535, not '${flags.get('port')?.[0]}'`, 'semantic');
+    throw new ArgumentError(`--port must be 0..65535, not '${flags.get('port')?.[0]}'`, flags.get('port')![0]);
   const listener = await SessionListener.start(host, {
     port,
     job: flags.get('job')?.[0],
@@ -53,7 +53,7 @@ function take(host: MagicHost, words: string[]): Result[] {
   const n = words[0] === undefined ? l.calls.length : Number(words[0]);
   const call = l.calls[n - 1];
   if (!Number.isInteger(n) || !call)
-    throw new ScriptError(`%webhook take N: N is 1 to ${l.calls.length}, not '${words[0]}'`, 'semantic');
+    throw new ArgumentError(`%webhook take N: N is 1 to ${l.calls.length}, not '${words[0]}'`, words[0]);
   host.setDataset(call.dataset);
   return [
     {
@@ -70,7 +70,7 @@ async function wait(host: MagicHost, words: string[], signal: AbortSignal | unde
   const { flags } = parseFlags(words, { timeout: 'value' }, USAGE);
   const timeout = flags.has('timeout') ? Number(flags.get('timeout')![0]) : undefined;
   if (timeout !== undefined && !(timeout > 0))
-    throw new ScriptError(`--timeout is seconds > 0, not '${flags.get('timeout')![0]}'`, 'semantic');
+    throw new ArgumentError(`--timeout is seconds > 0, not '${flags.get('timeout')![0]}'`, flags.get('timeout')![0]);
   const call = await l.next(timeout === undefined ? undefined : timeout * 1000, signal);
   return [
     {

@@ -15,6 +15,11 @@ export interface MagicLine {
   args: string;
   /** 1-based line of the magic in the cell. */
   line: number;
+  /** 1-based column of its `%`, and its offset in the cell: where an error of the magic is shown. */
+  column: number;
+  offset: number;
+  /** 1-based column where `args` starts on the line: an error about one argument is shown there. */
+  argsColumn: number;
   /** The `origin` of the execute call that ran the cell: output a magic starts (a listener's) goes there. */
   origin?: string;
   /** The cell's interrupt (Ctrl-C, interrupt_request): a magic that waits (`%webhook wait`, `%job run`) ends on it. */
@@ -40,10 +45,19 @@ export function splitCell(text: string): SplitCell {
   while (offset < text.length) {
     const nl = text.indexOf('\n', offset);
     const end = nl < 0 ? text.length : nl + 1;
-    const raw = text.slice(offset, end).trim();
+    const whole = text.slice(offset, end);
+    const raw = whole.trim();
     if (raw.startsWith('%')) {
       const m = /^%(\S*)\s*(.*)$/s.exec(raw)!;
-      magics.push({ name: m[1], args: m[2].trim(), line });
+      const lead = whole.length - whole.trimStart().length;
+      magics.push({
+        name: m[1],
+        args: m[2].trim(),
+        line,
+        column: lead + 1,
+        offset: offset + lead,
+        argsColumn: lead + 1 + raw.length - m[2].length,
+      });
       magicsEnd = end;
     } else if (raw !== '' && !raw.startsWith('--')) {
       break;

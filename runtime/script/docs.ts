@@ -76,7 +76,7 @@ A statement that does not parse stops the cell before anything runs. The error n
 the line and column (in the whole cell, magic lines included) and what was expected, e.g.
 \`APPLY FILTER at line 3, column 22: expected ';' or an option of APPLY FILTER (ON, LIMIT, …) but found 'FOO'\`.
 Unknown options, repeated options, bad numbers, unknown modes and formats and missing required options
-are reported the same way.
+are reported the same way, and so are the errors of magic lines (docs/session.md, "Magics").
 
 **A missing \`;\`.** When a statement runs into the start of the next one — a command word that cannot
 continue it (\`PRINT\` after \`PRINT 'a'\`), a command head none of its clauses starts with (\`APPLY FILTER\`

@@ -178,6 +178,9 @@ export class Grammar extends EmbeddedActionsParser {
     if (def.value === 'int' && !(Number.isInteger(n) && n >= 0)) {
       this.fail(`${def.name} expects a whole number (0 or more) but found '${t.image}'`, t.startOffset);
     }
+    if (def.value === 'count' && !(Number.isInteger(n) && n >= 1)) {
+      this.fail(`${def.name} expects a whole number of 1 or more but found '${t.image}'`, t.startOffset);
+    }
     if (n < 0) this.fail(`${def.name} expects a number of seconds (0 or more) but found '${t.image}'`, t.startOffset);
     return n;
   }
@@ -202,7 +205,10 @@ export class Grammar extends EmbeddedActionsParser {
               const ctx = this.context(def.name, this.pos(first.startOffset));
               if (seen.has(def.name)) ctx.fail(`${def.name} is given twice`);
               seen.add(def.name);
-              const v = def.value === 'int' || def.value === 'seconds' ? this.numberValue(def, value as IToken) : value;
+              const v =
+                def.value === 'int' || def.value === 'count' || def.value === 'seconds'
+                  ? this.numberValue(def, value as IToken)
+                  : value;
               if (def.value === 'pipeline') {
                 Object.assign(v as object, {
                   keyword: 'APPLY PIPELINE',
@@ -232,6 +238,7 @@ export class Grammar extends EmbeddedActionsParser {
       case 'text':
         return this.subrule(idx, this.text);
       case 'int':
+      case 'count':
       case 'seconds':
         return this.consume(idx, NumberLit);
       case 'word':

@@ -63,6 +63,8 @@ export interface ValueTypes {
   flag: true;
   text: Text;
   int: number;
+  /** A whole number of 1 or more (BATCH: rows a call, a transaction or a document holds). */
+  count: number;
   seconds: number;
   word: Word;
   connText: { connection?: ConnectionRef; folder: Text };
@@ -107,6 +109,7 @@ const DEFAULT_ARG: Record<ValueKind, string> = {
   flag: '',
   text: "'…'",
   int: 'n',
+  count: 'n',
   seconds: 'seconds',
   word: '…',
   connText: "{ [CONN] } '<folder>'",
@@ -161,6 +164,7 @@ function builder<N>() {
     flag: make('flag'),
     text: make('text'),
     int: make('int'),
+    count: make('count'),
     seconds: make('seconds'),
     word: make('word'),
     connText: make('connText'),
@@ -417,7 +421,7 @@ export const DB_SECTION_OPTIONS: OptionSet<DbSection> = {
     dbSection.seconds('TIMEOUT', 'maximum seconds for the SQL of each batch', (n, v) => {
       n.timeout = v;
     }),
-    dbSection.int('BATCH', 'rows per transaction (default 50000)', (n, v) => {
+    dbSection.count('BATCH', 'rows per transaction (default 50000)', (n, v) => {
       n.batch = v;
     }),
   ],
@@ -449,7 +453,7 @@ const HTTP_TARGET_OPTIONS = [
   target.seconds('TIMEOUT', 'maximum seconds for each HTTP operation', (n, v) => {
     n.options.timeout = v;
   }),
-  target.int('BATCH', 'records grouped into one HTTP call', (n, v) => {
+  target.count('BATCH', 'records grouped into one HTTP call', (n, v) => {
     n.options.batch = v;
   }),
 ];
@@ -777,7 +781,7 @@ export const ZIP_COLUMN: OptionSet<Body<ZipColumn>> = {
       },
       choices(DOC_FORMATS),
     ),
-    zip.int('BATCH', 'rows per document (default: all rows in one)', (n, v) => {
+    zip.count('BATCH', 'rows per document (default: all rows in one)', (n, v) => {
       n.batch = v;
     }),
   ],

@@ -67,7 +67,7 @@ function pathFor(plan: Extract<TxPlan, { kind: 'path' }>, kind: DocKind): readon
 export function transformText(text: string, plan: TxPlan, options: TxOptions): Dataset {
   if (plan.kind === 'csv') return parseCsv(text, plan.options, options.source);
   const kind = documentKind(text, options.mediaType, options.source);
-  return transformParsed(parseDocument(text, kind, options.source), kind, plan, options);
+  return transformParsed(parseDocument(text, kind, options.source, options.floatDecimal), kind, plan, options);
 }
 
 /** The rows of a document the caller has parsed already. */

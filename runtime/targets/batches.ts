@@ -8,9 +8,8 @@ import { ScriptError, type Position } from '../errors';
  * (@concatjson, @concatjsonarr, @concatxml, @sql…), which expands over the rows of the batch.
  */
 export function batchSize(batch: number | undefined, hasOperator: boolean, pos?: Position): number {
+  // The parser has made BATCH a whole number of 1 or more.
   const size = batch ?? 1;
-  if (!Number.isInteger(size) || size < 1)
-    throw new ScriptError(`BATCH must be a whole number of rows of at least 1, not ${size}`, 'semantic', pos);
   if (size > 1 && !hasOperator) {
     throw new ScriptError(
       `BATCH ${size} needs a payload with an array operator (@concatjson, @concatjsonarr, @concatxml, @sql…) that expands over the rows of a batch; without one, use BATCH 1 (one call per row)`,

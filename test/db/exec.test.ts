@@ -254,3 +254,25 @@ dbTest('a /* comment */ holding a quote or a parenthesis is part of the SQL bloc
   await db.run(`SELECT * FROM DB [db] (select 1 as n /* don't ( */);`);
   assert.deepEqual(db.session.dataset.rows(), [[1]]);
 });
+
+dbTest(
+  'a whole number from a function or an int field binds as an INTEGER, a fraction as a REAL',
+  async (db) => {
+    writeFileSync(join(db.dir, 'n.json'), JSON.stringify([{ id: 7, ratio: 0.5 }]));
+    // Columns without a type (and TEXT) keep what is bound as it is: 1.0 would stay a REAL, or the text '1.0'.
+    await db.run(
+      `EXEC ON DB [db] (create table v (a, b, c, d, e, t text));\nSELECT * FROM DRIVE 'n.json';\n` +
+        `EXEC ON DB [db] (insert into v values (#increment(1), #len(abc), {{id}}, #parsejson('{"x": 2.5}', x), {{ratio}}, #len(abcd))) PER_ROW;`,
+    );
+    assert.deepEqual(
+      await db.rows('select typeof(a), a, typeof(b), b, typeof(c), c, typeof(d), d, typeof(e), e, typeof(t), t from v'),
+      [['integer', 2, 'integer', 3, 'integer', 7, 'real', 2.5, 'real', 0.5, 'text', '4']],
+    );
+    // Rows written by SINK: an int column is an INTEGER, a double a REAL, whatever the table's columns say.
+    await db.run(`EXEC ON DB [db] (create table w (id, ratio, label text));\nSINK INTO DB [db] TABLE 'w';`);
+    assert.deepEqual(await db.rows('select typeof(id), id, typeof(ratio), ratio from w'), [
+      ['integer', 7, 'real', 0.5],
+    ]);
+  },
+  ['sqlite'],
+);

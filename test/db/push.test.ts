@@ -42,7 +42,7 @@ dbTest('CAPTURE then PUSH INTO DB … AUTO_MERGE: inserts, updates and deletes o
   );
   assert.equal(
     first.at(-1),
-    "PUSH INTO DB [db]: 3 upserts by AUTO_MERGE ('orders': 3 inserted, 0 updated, 0 deleted) in 1 transaction",
+    "PUSH INTO DB [db]: 3 upserts by AUTO_MERGE ('orders': 3 inserted, 0 updated) in 1 transaction",
   );
   const second = await captureAndPush(
     db,
@@ -129,7 +129,7 @@ dbTest('without a change log the dataset is pushed as upserts, merged by the pri
   const out = await db.run("SELECT * FROM DRIVE 'items.json'; PUSH INTO DB [db] TABLE 'items' AUTO_MERGE;");
   assert.equal(
     out.at(-1),
-    "PUSH INTO DB [db]: 4 upserts by AUTO_MERGE ('items': 1 inserted, 2 updated, 0 deleted) in 1 transaction",
+    "PUSH INTO DB [db]: 4 upserts by AUTO_MERGE ('items': 1 inserted, 2 updated) in 1 transaction",
   );
   assert.deepEqual(await db.rows('select sku, qty from items order by sku'), [
     ['a', 1],
@@ -171,7 +171,7 @@ dbTest('a table named with its schema is merged by its primary key as well', asy
   const out = await db.run(`SELECT * FROM DRIVE 'items.json'; PUSH INTO DB [db] TABLE '${schema}.items' AUTO_MERGE;`);
   assert.equal(
     out.at(-1),
-    `PUSH INTO DB [db]: 3 upserts by AUTO_MERGE ('${schema}.items': 1 inserted, 1 updated, 0 deleted) in 1 transaction`,
+    `PUSH INTO DB [db]: 3 upserts by AUTO_MERGE ('${schema}.items': 1 inserted, 1 updated) in 1 transaction`,
   );
   assert.deepEqual(await db.rows(`select sku, qty from ${schema}.items order by sku`), [
     ['a', 1],

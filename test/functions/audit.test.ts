@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ScriptError } from '../../runtime/errors';
 import { Session } from '../../runtime/session';
 import { tempDir } from './helpers';
 
@@ -93,4 +94,42 @@ test('#rnddouble over bounds whose difference exceeds a double still gives a fin
     const x = Number(v);
     assert.ok(Number.isFinite(x) && x >= -1e308 && x < 1.7e308, v);
   }
+});
+
+test('#parsejson refuses a malformed JSON path with the path, the reason and where, at the call', async () => {
+  const s = newSession();
+  const doc = `''{"a": {"b": [1, 2]}}''`;
+  for (const [path, reason] of [
+    ['$.a[', "missing ']' at character 4"],
+    ['$..', "'..' is not followed by a name or \\* at character 4"],
+    ['a.b]', "']' without '\\[' at character 4"],
+    ['$.a.', "'\\.' is not followed by a name or \\* at character 5"],
+    ['$a', "expected '\\.' or '\\[' before 'a' at character 2"],
+    ['$.a[]', "empty '\\[\\]' at character 4"],
+    ['$.a["b]', 'unclosed double quote at character 5'],
+    ['$.a[?(@.b[0) > 1]', "'\\)' where '\\]' is expected at character 12"],
+  ]) {
+    const cell = `PRINT 'n';\n  PRINT '#parsejson(${doc}, ${path})';`;
+    await assert.rejects(
+      s.run(cell),
+      (e: ScriptError) => {
+        assert.match(
+          e.message,
+          new RegExp(`^#parsejson: invalid JSON path '${path.replace(/[$.[\]?()']/g, '\\$&')}': ${reason}$`),
+        );
+        assert.deepEqual([e.position?.line, e.position?.column], [2, 10]);
+        return true;
+      },
+      path,
+    );
+  }
+  // Well-formed paths still select, with or without `$`.
+  assert.deepEqual(
+    await prints(
+      s,
+      `PRINT '#parsejson(${doc}, a.b[1])'; PRINT '#parsejson(${doc}, $..b[0])'; PRINT '#parsejson(${doc}, $..[''b''][1])';` +
+        ` PRINT '#parsejson(${doc}, $.a.b[?(@ > 1)])'; PRINT '#parsejson(${doc}, [''a''].b[0])';`,
+    ),
+    ['2', '1', '2', '2', '1'],
+  );
 });

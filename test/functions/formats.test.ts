@@ -183,3 +183,46 @@ test('local time across DST (Europe/Paris, in a child process)', () => {
   const now = inZone('Asia/Kolkata', '#now(zzz)');
   assert.equal(now, '+05:30');
 });
+
+test('a local time that is ambiguous or skipped by DST reads as standard time in every date function', () => {
+  // New York, 2026-11-01: 01:00-02:00 happens twice (EDT -04:00, then EST -05:00); 2026-03-08: 02:00-03:00
+  // never happens. As .NET's TimeZoneInfo.GetUtcOffset, both read with the standard offset -05:00.
+  const all = (wall: string): string =>
+    [
+      `#toiso8601(${wall})`,
+      `#toepoch(${wall})`,
+      `#toepoch_ms(${wall})`,
+      `#torfc1123(${wall})`,
+      `#formatdate(${wall}, zzz)`,
+      `#formatdate(${wall}, u)`,
+      `#dateadd(${wall}, 0s, o)`,
+      // Settings last for the session: local, then local in Microsoft's format.
+      `#setjsonsettings(datetimezonehandling:local)#jsonformat({"a":"${wall}"})`,
+      `#setjsonsettings(dateformathandling:microsoftdateformat)#jsonformat({"a":"${wall}"})`,
+    ].join('|');
+  const expected = (wall: string, utc: string, offset: string): string => {
+    const ms = Date.parse(`${utc}Z`);
+    return [
+      `${wall}.0000000${offset}`,
+      ms / 1000,
+      ms,
+      new Date(ms).toUTCString(),
+      offset,
+      `${utc.replace('T', ' ')}Z`,
+      `${wall}.0000000${offset}`,
+      `{"a":"${wall}${offset}"}`,
+      `{"a":"\\/Date(${ms}${offset.replace(':', '')})\\/"}`,
+    ].join('|');
+  };
+  const ny = (wall: string): string => inZone('America/New_York', all(wall));
+  assert.equal(ny('2026-11-01T01:30:00'), expected('2026-11-01T01:30:00', '2026-11-01T06:30:00', '-05:00'));
+  assert.equal(ny('2026-03-08T02:30:00'), expected('2026-03-08T02:30:00', '2026-03-08T07:30:00', '-05:00'));
+  // The hours either side of the changes keep their own offsets.
+  assert.equal(ny('2026-11-01T00:59:00'), expected('2026-11-01T00:59:00', '2026-11-01T04:59:00', '-04:00'));
+  assert.equal(ny('2026-03-08T03:00:00'), expected('2026-03-08T03:00:00', '2026-03-08T07:00:00', '-04:00'));
+  // Southern hemisphere: Sydney's 02:00-03:00 on 2026-04-05 happens twice (+11:00, then standard +10:00).
+  assert.equal(
+    inZone('Australia/Sydney', all('2026-04-05T02:30:00')),
+    expected('2026-04-05T02:30:00', '2026-04-04T16:30:00', '+10:00'),
+  );
+});

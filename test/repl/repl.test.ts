@@ -79,7 +79,10 @@ test(
       body(await repl.send('%plot bar x=name y=amount')),
       'needs Jupyter: bar chart of amount by name, 3 rows\n',
     );
-    assert.match(body(await repl.send('%plot pie x=name')), /^error: %plot: unknown chart kind 'pie'/);
+    assert.match(
+      body(await repl.send('%plot pie x=name')),
+      /^error: %plot at line 1, column 7: unknown chart kind 'pie'.*\n {2}%plot pie x=name\n {8}\^\n$/,
+    );
   },
 );
 

@@ -63,14 +63,15 @@ test('a cell magic (%%job) is complete once its last line is empty, as in IPytho
 });
 
 test('splitCell: magic lines, and the body in the cell coordinates', () => {
-  const cell = "%limit 5\n\n%connection list\n-- note\nPRINT 'a';";
+  const cell = "%limit 5\n\n  %connection   list\n-- note\nPRINT 'a';";
   const { magics, body, bodyOffset, magicsEnd } = splitCell(cell);
   assert.deepEqual(magics, [
-    { name: 'limit', args: '5', line: 1 },
-    { name: 'connection', args: 'list', line: 3 },
+    { name: 'limit', args: '5', line: 1, column: 1, offset: 0, argsColumn: 8 },
+    { name: 'connection', args: 'list', line: 3, column: 3, offset: 12, argsColumn: 17 },
   ]);
+  assert.equal(cell.slice(magics[1].offset, magics[1].offset + 11), '%connection');
   assert.equal(body, "PRINT 'a';");
   assert.equal(cell.slice(bodyOffset), body);
-  assert.equal(cell.slice(0, magicsEnd), '%limit 5\n\n%connection list\n');
+  assert.equal(cell.slice(0, magicsEnd), '%limit 5\n\n  %connection   list\n');
   assert.deepEqual(splitCell("PRINT 'a';"), { magics: [], body: "PRINT 'a';", bodyOffset: 0, magicsEnd: 0 });
 });

@@ -324,6 +324,20 @@ test('bad numbers', () => {
     column: 29,
     message: "TIMEOUT expects a number of seconds (0 or more) but found '-3'",
   });
+  // BATCH is rows a call, transaction or document holds: 0 is refused as -1 is, where it is written.
+  for (const [text, found] of [
+    ['PUSH INTO HTTP ON_UPSERT (POST /a) WITH BATCH -1', '-1'],
+    ['PUSH INTO HTTP ON_UPSERT (POST /a) WITH BATCH 0', '0'],
+    ["ZIP COLUMN 'c' FORMAT JSON BATCH 2.5", '2.5'],
+    ['PUSH INTO DB [d] ON_UPSERT (insert into t values (1)) BATCH 0', '0'],
+  ])
+    check(text, {
+      kind: 'semantic',
+      statement: /^(ZIP COLUMN|PUSH INTO HTTP|PUSH INTO DB)/.exec(text)![0],
+      line: 1,
+      column: text.lastIndexOf(found) + 1,
+      message: `BATCH expects a whole number of 1 or more but found '${found}'`,
+    });
   check('PUSH INTO HTTP ON_UPSERT (POST /a) RETRY LINEAR (3)', {
     kind: 'semantic',
     statement: 'PUSH INTO HTTP',

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { Session } from '../../runtime/session';
 import { tempSession } from '../helpers/session';
 import type { Result } from '../../runtime/results';
+import { caretLines } from '../../runtime/errors';
 
 function newSession(): Session {
   return tempSession({}, 'magic').session;
@@ -104,4 +105,63 @@ test('docs/session.md lists every magic %help lists', () => {
       new RegExp(`^\\| \`%${m.name}[ \`]`, 'm'),
       `%${m.name} is not in docs/session.md's table of magics`,
     );
+});
+
+test('an error of a magic line has its line and the column of the bad argument; the line shown masks the other arguments', async () => {
+  const s = newSession();
+  const failure = async (cell: string) => {
+    const results = await collect(s, cell);
+    const error = results.find((r) => r.kind === 'error');
+    assert.ok(error?.kind === 'error', cell);
+    const { position } = error.error;
+    const shown = caretLines(error.source, position!);
+    return {
+      message: error.error.message,
+      line: position?.line,
+      column: position?.column,
+      shown,
+      statement: error.error.statement,
+    };
+  };
+  const at = (cell: string, word: string, line = 1) => cell.split('\n')[line - 1].indexOf(word) + 1;
+
+  let cell = '%var remove nosuch';
+  assert.deepEqual(await failure(cell), {
+    message: "no variable 'nosuch'",
+    line: 1,
+    column: at(cell, 'nosuch'),
+    shown: [cell, `${' '.repeat(at(cell, 'nosuch') - 1)}^`],
+    statement: '%var',
+  });
+  // A later magic line, indented: its own line and column; a value that may be a secret is masked, width kept.
+  cell = '%limit 5\n-- note\n  %var set --bogus key s3cret';
+  let e = await failure(cell);
+  assert.deepEqual([e.line, e.column], [3, at(cell, '--bogus', 3)]);
+  assert.match(e.message, /^unknown option --bogus; usage: %var/);
+  assert.deepEqual(e.shown, ['  %var set --bogus *** ******', `${' '.repeat(at(cell, '--bogus', 3) - 1)}^`]);
+  cell = '%connection add api http://127.0.0.1:9 --basic s3cret';
+  e = await failure(cell);
+  assert.deepEqual([e.line, e.column, e.message], [1, at(cell, '--basic'), '--basic must look like a:b']);
+  assert.equal(e.shown[0], '%connection add *** ****************** --basic ******');
+  // A flag's value written with = is found inside its word.
+  cell = '%connection add api http://127.0.0.1:9 --timeout=soon';
+  e = await failure(cell);
+  assert.deepEqual([e.column, e.message], [at(cell, 'soon'), "--timeout takes seconds > 0, got 'soon'"]);
+  for (const [bad, word] of [
+    ['%limit 0', '0'],
+    ['%pipeline a/b', 'a/b'],
+    ['%plot bars x=a', 'bars'],
+    ['%changelog drop x', 'drop'],
+    ['%webhook take 1', '%'],
+  ]) {
+    e = await failure(bad);
+    assert.deepEqual([e.line, e.column], [1, at(bad, word)], `${bad}: ${e.message}`);
+    // Magics whose arguments hold no secret show their line as written.
+    assert.equal(e.shown[0], bad);
+  }
+  // Without one argument to blame: the magic's `%`, as for an unknown magic.
+  for (const bad of ['%var set onlyname', '   %nosuch 1']) {
+    e = await failure(bad);
+    assert.deepEqual([e.line, e.column], [1, at(bad, '%')], `${bad}: ${e.message}`);
+  }
 });

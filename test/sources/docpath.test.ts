@@ -125,6 +125,18 @@ test('XPath on a JSON document and bad paths are clear errors', () => {
     /invalid document path '\$\.orders\[x': missing '\]'/,
   );
   assert.throws(() => documentToDataset(shop, 'json', 'orders || '), /empty part around '\|\|'/);
+  assert.throws(
+    () => documentToDataset(shop, 'json', '$..'),
+    /invalid document path '\$\.\.': expected a name or '\*' at character 4/,
+  );
+  assert.throws(
+    () => documentToDataset(shop, 'json', 'orders.'),
+    /invalid document path 'orders\.': expected a name or '\*' at character 8/,
+  );
+  assert.throws(
+    () => documentToDataset(shop, 'json', '$.orders[?(@.id == 2]'),
+    /invalid document path '\$\.orders\[\?\(@\.id == 2\]': '\]' where '\)' is expected at character 21/,
+  );
 });
 
 const orders = `<shop name="north">

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toJsonRows } from '../../runtime/dataset/render';
+import { startHttpServer } from '../helpers/http-server';
+import { tempSession } from '../helpers/session';
 import { column, run, sessionWith } from './helpers';
 
 /** The pipeline's rows as the CLI's --output json prints them (raw text: JSON.parse would drop the scale). */
@@ -70,4 +72,43 @@ test('Sum and Avg of decimals keep the scale of the values', async () => {
   );
   assert.deepEqual(column(out.dataset, 'total'), ['3.85', '3.85', '3.85']);
   assert.deepEqual(column(out.dataset, 'mean'), Array(3).fill('1.2833333333333333333333333333'));
+});
+
+test('JSON fractions read as decimals (floatparsehandling:decimal) keep the scale written, as CSV text does', async () => {
+  const records = ['{"id": 1, "p": 12.50, "q": 1.5e3, "o": {"x": 2.0}}', '{"id": 2, "p": 0.10, "q": 2, "o": {"x": 1}}'];
+  const doc = `[${records.join(', ')}]`;
+  const { session } = tempSession({
+    'a.json': doc,
+    'a.ndjson': records.join('\n'),
+    'a.csv': 'id,p\n1,12.50\n2,0.10\n',
+  });
+  const server = await startHttpServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(doc);
+  });
+  try {
+    const rows = async (cell: string): Promise<string> => {
+      await session.run(cell);
+      return toJsonRows(session.dataset);
+    };
+    // By default JSON fractions are doubles, as Json.NET's: 12.50 is the double 12.5.
+    assert.equal(
+      await rows("SELECT * FROM DRIVE 'a.json';"),
+      '[{"id":1,"p":12.5,"q":1500,"o":"{\\"x\\":2}"},{"id":2,"p":0.1,"q":2,"o":"{\\"x\\":1}"}]',
+    );
+    await session.run("PRINT '#setjsonsettings(floatparsehandling:decimal)';");
+    const decimals = '[{"id":1,"p":12.50,"q":1500,"o":"{\\"x\\":2.0}"},{"id":2,"p":0.10,"q":2,"o":"{\\"x\\":1}"}]';
+    assert.equal(await rows("SELECT * FROM DRIVE 'a.json';"), decimals);
+    assert.equal(await rows("SELECT * FROM DRIVE 'a.ndjson';"), decimals);
+    assert.equal(await rows(`SELECT * FROM HTTP (GET ${server.url}/d) APPLY TX '$';`), decimals);
+    assert.equal(await rows(`SELECT * FROM HTTP (GET ${server.url}/d); APPLY TX ($);`), decimals);
+    assert.equal(
+      await rows("SELECT * FROM DRIVE 'a.csv'; ADD OR ALTER COLUMN 'decimal p';"),
+      '[{"id":"1","p":12.50},{"id":"2","p":0.10}]',
+    );
+    const [printed] = await session.run(`PRINT '#parsejson(''${doc}'', $[1].p)';`);
+    assert.deepEqual(printed, { kind: 'message', text: '0.10' });
+  } finally {
+    await server.close();
+    await session.close();
+  }
 });

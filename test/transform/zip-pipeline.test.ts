@@ -58,7 +58,7 @@ test('ZIP errors and the empty pipeline', async () => {
   assert.match((await failure(s, "ZIP COLUMN 'nope' FORMAT JSON")).message, /unknown column 'nope'/);
   assert.match(
     (await failure(s, "ZIP COLUMN 'name' FORMAT JSON BATCH 0")).message,
-    /BATCH must be a whole number of rows of at least 1/,
+    /BATCH expects a whole number of 1 or more but found '0'/,
   );
   const { dataset } = await run(
     sessionWith(orderColumns, []),

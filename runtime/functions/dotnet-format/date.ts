@@ -29,24 +29,26 @@ export interface DateParts {
  */
 export type DateKind = 'local' | 'utc' | 'unspecified';
 
-/** The agent's offset from UTC, in minutes, at a local wall clock (DST included). */
+/**
+ * The agent's offset from UTC, in minutes, at a local wall clock (DST included). A wall clock a DST change
+ * makes ambiguous (it happens twice) or skips (it never happens) reads as standard time, as .NET's
+ * TimeZoneInfo.GetUtcOffset and DateTime.ToUniversalTime do: of the offsets either side of the change, the
+ * smaller (in both hemispheres the standard offset is the one DST adds to). Every local date function
+ * goes through here, so a wall clock has one instant in all of them.
+ */
 export function localOffsetAt(wall: Date): number {
-  return -localInstant(wall).getTimezoneOffset();
+  const t = wall.getTime();
+  // Offsets a day either side: no zone changes its offset twice within two days.
+  const before = -new Date(t - 86400000).getTimezoneOffset();
+  const after = -new Date(t + 86400000).getTimezoneOffset();
+  const fits = (offset: number): boolean => -new Date(t - offset * 60000).getTimezoneOffset() === offset;
+  if (before === after || fits(before) !== fits(after)) return fits(before) ? before : after;
+  return Math.min(before, after);
 }
 
 /** The instant of a local wall clock (held in a Date's UTC fields, as datetime cells are). */
 export function localInstant(wall: Date): Date {
-  const d = new Date(
-    wall.getUTCFullYear(),
-    wall.getUTCMonth(),
-    wall.getUTCDate(),
-    wall.getUTCHours(),
-    wall.getUTCMinutes(),
-    wall.getUTCSeconds(),
-    wall.getUTCMilliseconds(),
-  );
-  if (wall.getUTCFullYear() < 100) d.setFullYear(wall.getUTCFullYear());
-  return d;
+  return new Date(wall.getTime() - localOffsetAt(wall) * 60000);
 }
 
 /** The local wall clock of an instant, held in a Date's UTC fields. */

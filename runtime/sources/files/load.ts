@@ -106,23 +106,30 @@ export function shapeText(text: string, format: FileFormat, shape: FileShape, di
       return selectDataset(parseXml(text, display), 'xml', compilePath(shape.path, 'xml'), shape);
     case 'JSON':
       return selectDataset(
-        looksLikeLines(text) ? parseLines(text, display) : parseJson(text, display),
+        looksLikeLines(text)
+          ? parseLines(text, display, shape.floatDecimal)
+          : parseJson(text, display, 1, shape.floatDecimal),
         'json',
         compilePath(shape.path, 'json'),
         shape,
       );
     case 'NDJSON':
-      return selectDataset(parseLines(text, display), 'json', compilePath(shape.path, 'json'), shape);
+      return selectDataset(
+        parseLines(text, display, shape.floatDecimal),
+        'json',
+        compilePath(shape.path, 'json'),
+        shape,
+      );
   }
 }
 
 /** NDJSON: one JSON value per non-blank line, read as an array of them. */
-export function parseLines(text: string, display: string): unknown[] {
+export function parseLines(text: string, display: string, floatDecimal: boolean): unknown[] {
   const out: unknown[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    if (line.trim() !== '') out.push(parseJson(line, display, i + 1));
+    if (line.trim() !== '') out.push(parseJson(line, display, i + 1, floatDecimal));
   }
   return out;
 }

@@ -16,6 +16,8 @@ export class Page {
     readonly url: URL,
     readonly response: HttpResponse,
     readonly call: string,
+    /** JSON fractions will be typed as decimals: their written scale is kept (`12.50`). */
+    private readonly floatDecimal = false,
   ) {}
 
   text(): string {
@@ -28,7 +30,12 @@ export class Page {
       const kind = documentKind(text, this.response.mediaType, this.call);
       // NDJSON answers (exports, streams) are read as NDJSON files are: one record a line.
       const lines = kind === 'json' && (NDJSON.test(this.response.mediaType) || looksLikeLines(text));
-      this.parsed = { root: lines ? parseLines(text, this.call) : parseDocument(text, kind, this.call), kind };
+      this.parsed = {
+        root: lines
+          ? parseLines(text, this.call, this.floatDecimal)
+          : parseDocument(text, kind, this.call, this.floatDecimal),
+        kind,
+      };
     }
     return this.parsed;
   }
@@ -65,13 +72,14 @@ export async function readPages(
   pager: Pager,
   send: PageSender,
   signal: AbortSignal,
+  floatDecimal: boolean,
   onPage: (page: Page) => Promise<{ records: () => number; stop: boolean }>,
 ): Promise<void> {
   let url: URL | undefined = pager.start();
   while (url) {
     const response = await send(requestAt(request, url));
     if (!response) return;
-    const page = new Page(url, response, describeCall(request.method, url));
+    const page = new Page(url, response, describeCall(request.method, url), floatDecimal);
     const { records, stop } = await onPage(page);
     if (stop || signal.aborted) return;
     url = pager.next(url, {

@@ -432,6 +432,46 @@ class Lifecycle(unittest.TestCase):
             kc.stop_channels()
             km.shutdown_kernel(now=True)
 
+    def test_the_interpreter_loads_for_a_client_whose_iopub_subscription_came_after_its_kernel_info(self):
+        # The kernel may answer the kernel_info that makes a client ready before it has read the
+        # client's IOPub subscription (ZeroMQ delivers the idle already): the client is ready all the
+        # same. Made certain here: kernel_info first, IOPub subscribed afterwards, no kernel_info again.
+        from jupyter_client.manager import KernelManager
+        workspace = os.path.abspath(f"workspace-{uuid.uuid4().hex}")
+        km = KernelManager(kernel_name="sqlcdc")
+        km.start_kernel(env={**os.environ, "SQLCDC_HOME": workspace})
+        kc = km.client()
+        kc.start_channels(shell=True, iopub=False, stdin=False, hb=False)
+        try:
+            reply = shell_reply(kc, kc.kernel_info())
+            self.assertEqual(reply["content"]["status"], "ok")
+            kc.iopub_channel.start()
+            # Subscribed once an idle of a request sent afterwards arrives.
+            subscribed = False
+            for _ in range(200):
+                msg_id = kc.history(hist_access_type="tail", n=1, output=False, raw=True)
+                shell_reply(kc, msg_id)
+                try:
+                    while True:
+                        m = kc.get_iopub_msg(timeout=0.1)
+                        if m["parent_header"].get("msg_id") == msg_id and m["content"].get("execution_state") == "idle":
+                            subscribed = True
+                            break
+                except Exception:
+                    pass
+                if subscribed:
+                    break
+            self.assertTrue(subscribed, "IOPub never delivered an idle")
+            for _ in range(200):
+                if os.path.isdir(workspace):
+                    break
+                shell_reply(kc, kc.history(hist_access_type="tail", n=1, output=False, raw=True))
+                time.sleep(0.05)
+            self.assertTrue(os.path.isdir(workspace), "the interpreter was not loaded while the ready client kept asking")
+        finally:
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+
     def test_shutdown_replies_then_exits_and_restart_gives_a_fresh_session(self):
         km, kc = start_kernel()
         try:
