@@ -4,10 +4,12 @@ import {
   closeSync,
   constants,
   fdatasync,
+  fstatSync,
   fsync,
   linkSync,
   mkdirSync,
   openSync,
+  readSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -55,7 +57,8 @@ export interface ThreadOptions {
 const { root, idleCheckpointMs } = workerData as ThreadOptions;
 /** Flags as numbers: parsing 'wx' and 'a' again for each of thousands of files is work for nothing. */
 const NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
-const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
+/** Read as well: the last byte of a file another process appended to is checked (appendFile). */
+const APPEND = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
 
 /**
  * A segment holding this many bytes of records is checkpointed: its files are made durable, and it
@@ -115,11 +118,24 @@ function place(planned: readonly Written[]): void {
   for (const w of planned) w.error = w.kind === EntryKind.Append ? appendFile(w.path, w.data) : writeFile(w.items[0]);
 }
 
+/**
+ * Where each file this thread appends to ended after its last append. A file that ends elsewhere was
+ * written by another process (a `job run`, or one killed mid-line): its last byte is read, and the
+ * batch starts on a line of its own when that byte does not end a line, so a torn line does not
+ * swallow the batch's first record. One `fstat` a batch, a read only after another writer.
+ */
+const appendedTo = new Map<string, number>();
+const NEWLINE = new Uint8Array([0x0a]);
+
 function appendFile(path: string, data: Uint8Array): unknown {
   try {
     const fd = openWith(path, APPEND);
     try {
-      writeAll(fd, [data]);
+      const { size } = fstatSync(fd);
+      const torn = size > 0 && appendedTo.get(path) !== size && !endsLine(fd, size);
+      // One write, as O_APPEND places it whole: two could let another process's line in between.
+      writeAll(fd, [torn ? Buffer.concat([NEWLINE, data]) : data]);
+      appendedTo.set(path, size + (torn ? 1 : 0) + data.length);
     } finally {
       closeSync(fd);
     }
@@ -127,6 +143,11 @@ function appendFile(path: string, data: Uint8Array): unknown {
   } catch (e) {
     return e;
   }
+}
+
+function endsLine(fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
 }
 
 const staging = stagingFolder(root);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -783,5 +783,32 @@ test(
     const keyless = await call(s.url, { query: { guid }, headers: json, body: '[{"v": "d"}]' });
     assert.equal(keyless.status, 500, keyless.text);
     assert.match((keyless.json as Refusal).error, /KEY_COLUMNS names 'id', which the change log does not have/);
+  },
+);
+
+test(
+  "a run record torn by another process (before the listener starts, or while it runs) does not take the listener's records with it",
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'torn', ['--writer', 'w.sql', '--webhook']);
+    const runs = join(dir, 'ws', 'jobs', 'torn', 'runs.jsonl');
+    // What a `job run` killed in the middle of its append leaves: a line without its end.
+    writeFileSync(runs, '{"id":"1","by":"run","start":"2026-');
+    const s = await serve(dir, ['--no-auth']);
+    const post = async () => {
+      const r = await call(s.url, { query: { guid }, body: '{"id": 1}' });
+      assert.equal(r.status, 200, r.text);
+    };
+    await Promise.all([post(), post(), post()]);
+    await post();
+    appendFileSync(runs, '{"id":"2","by":"run","start":"2026-');
+    await post();
+    await Promise.all([post(), post()]);
+    const records = JSON.parse(await cli(dir, ['job', 'runs', 'torn', '--output', 'json'])) as { by: string }[];
+    assert.deepEqual(
+      records.map((r) => r.by),
+      Array.from({ length: 7 }, () => 'webhook'),
+    );
   },
 );
