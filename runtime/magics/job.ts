@@ -114,14 +114,10 @@ export const jobMagic: Magic = {
     if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
     const store = new JobStore(host.workspace, host.openSession);
     const asked = settings(flags);
-    let said: string;
-    if (!store.exists(name)) {
-      const job = store.create({ name, [part]: body, ...asked });
-      said = `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`;
-    } else {
-      const job = store.setScript(name, part, body, asked);
-      said = `job ${name}: ${part} saved (${job.kind})`;
-    }
+    const { job, created } = store.saveScript(name, part, body, asked);
+    const said = created
+      ? `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`
+      : `job ${name}: ${part} saved (${job.kind})`;
     return [{ kind: 'message', text: [said, ...shownOnce(asked.signingSecret)].join('\n') }];
   },
   run(host, args, line) {
