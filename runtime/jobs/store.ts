@@ -44,6 +44,14 @@ export interface JobSummary {
 
 export type Script = 'reader' | 'writer';
 
+/** What `job update` changes of a job's settings; what is absent stays. */
+export interface JobSettings {
+  webhook?: boolean;
+  saveSample?: boolean;
+  /** A Standard Webhooks secret (`whsec_…`) to require signatures with, or null to stop requiring them. */
+  signingSecret?: string | null;
+}
+
 /** How long a job's stamp is trusted before its files are stated again (`JobStore.current`). */
 const STAMP_FRESH_MS = 20;
 
@@ -201,6 +209,23 @@ export class JobStore extends JobDefinitions {
     });
   }
 
+  /** Changes a job's settings (`job update`), under job.json's lock as every change of it; its guids stay. */
+  update(name: string, settings: JobSettings): JobDefinition {
+    // Refused before the lock, which would make a folder for a job that does not exist.
+    this.get(name);
+    const signingSecret = settings.signingSecret && this.seal(name, settings.signingSecret);
+    return withFileLock(this.definitionFile(name), () => {
+      const job = this.get(name);
+      if (settings.webhook) checkWebhook(job.kind);
+      if (settings.webhook !== undefined) job.webhook = settings.webhook;
+      if (settings.saveSample !== undefined) job.saveSample = settings.saveSample;
+      if (signingSecret) job.signingSecret = signingSecret;
+      else if (settings.signingSecret === null) delete job.signingSecret;
+      this.save(job);
+      return job;
+    });
+  }
+
   private seal(name: string, signingSecret: string): string {
     return new WorkspaceKey(this.workspace).seal(secretLabel(name), signingSecret);
   }
@@ -350,6 +375,11 @@ export class JobStore extends JobDefinitions {
 function checkWebhook(kind: JobDefinition['kind']): void {
   if (kind === 'reader')
     throw new ScriptError('a reader job cannot be a webhook: a webhook needs a writer (spec §4.1 rule 1)', 'semantic');
+}
+
+/** A job's settings in words, as `job update` and `%job update` confirm them (never the secret). */
+export function settingsInWords(job: JobDefinition): string {
+  return `webhook ${job.webhook ? 'enabled' : 'not enabled'}, save sample ${job.saveSample ? 'yes' : 'no'}, signing secret ${job.signingSecret ? 'set' : 'none'}`;
 }
 
 export function summary(job: JobDefinition): JobSummary {

@@ -812,3 +812,78 @@ test(
     );
   },
 );
+
+test(
+  'job update switches webhooks, signatures and samples on and off for an existing job, keeping its guid; a secret is never echoed',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER, 'r.sql': "PRINT 'r';\n" });
+    const guid = await createJob(dir, 'later', ['--writer', 'w.sql']);
+    const s = await serve(dir, ['--no-auth']);
+    const body = '{"id": 3}';
+    const post = async (headers: Record<string, string> = {}) =>
+      (await call(s.url, { query: { guid }, body, headers })).status;
+    const update = (args: string[], input?: string) =>
+      sqlcdc(dir, ['job', 'update', 'later', ...args, '--workspace', 'ws'], { input });
+    assert.equal(await post(), 403);
+    const on = await update(['--webhook']);
+    assert.equal(on.code, 0, on.stderr);
+    assert.equal(on.stdout, 'job later: webhook enabled, save sample no, signing secret none\n');
+    assert.equal(await post(), 200);
+
+    // A secret the sender gave (Svix, any Standard Webhooks sender), read from stdin: kept off the command line.
+    const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    const fromStdin = await update(['--signing-secret', '-', '--save-sample'], `${secret}\n`);
+    assert.equal(fromStdin.code, 0, fromStdin.stderr);
+    assert.equal(fromStdin.stdout, 'job later: webhook enabled, save sample yes, signing secret set\n');
+    assert.ok(!readFileSync(join(dir, 'ws', 'jobs', 'later', 'job.json'), 'utf8').includes(secret.slice(6)));
+    assert.equal(await post(), 401);
+    const at = new Date();
+    const signed = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign('msg_1', at, body),
+    };
+    assert.equal(await post(signed), 200);
+    assert.equal(readFileSync(join(dir, 'ws', 'jobs', 'later', 'sample.txt'), 'utf8'), body);
+
+    // Given on the command line, or made anew and shown once.
+    const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    const given = await update(['--signing-secret', other]);
+    assert.equal(given.code, 0, given.stderr);
+    assert.ok(!given.stdout.includes(other) && !given.stderr.includes(other));
+    const made = await update(['--signing-secret', 'new']);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(
+      made.stdout,
+      /^job later: webhook enabled, save sample yes, signing secret set\nsigning secret whsec_\S+ \(shown once\)\n$/,
+    );
+
+    const off = await update(['--no-signing-secret', '--no-save-sample']);
+    assert.equal(off.stdout, 'job later: webhook enabled, save sample no, signing secret none\n');
+    assert.equal(await post(), 200);
+    assert.equal((await update(['--no-webhook'])).code, 0);
+    assert.equal(await post(), 403);
+    const shown = await cli(dir, ['job', 'show', 'later']);
+    assert.match(shown, new RegExp(`^guid +${guid}$`, 'm'));
+
+    // Refusals: nothing to change, both of a pair, a reader as a webhook, a malformed secret (not echoed), no such job.
+    const nothing = await update([]);
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /job update needs at least one of --webhook/);
+    const both = await update(['--webhook', '--no-webhook']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--webhook and --no-webhook/);
+    await createJob(dir, 'reads', ['--reader', 'r.sql']);
+    const reader = await sqlcdc(dir, ['job', 'update', 'reads', '--webhook', '--workspace', 'ws']);
+    assert.equal(reader.code, 1);
+    assert.match(reader.stderr, /a reader job cannot be a webhook/);
+    const bad = await update(['--signing-secret', 'hunter2-not-a-secret']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--signing-secret must be a Standard Webhooks secret \(whsec_ and base64/);
+    assert.ok(!bad.stderr.includes('hunter2'));
+    const missing = await sqlcdc(dir, ['job', 'update', 'nope', '--webhook', '--workspace', 'ws']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no job 'nope'/);
+  },
+);

@@ -238,6 +238,38 @@ test('%%job NAME writer --webhook makes a job a notebook can serve with %webhook
   await assert.rejects(session.run("%%job x writer --frob\nPRINT 'x';\n"), /unknown option --frob/);
 });
 
+test("%job update switches a job's webhook, sample and signing secret, as sqlcdc job update; a secret is not echoed", async () => {
+  const { session } = open();
+  await session.run("%%job later writer\nADD COLUMN 'long doubled=@sql(id * 2)';\n");
+  await assert.rejects(session.run('%webhook start --job later --no-auth'), /job later is not enabled for webhooks/);
+  assert.equal(
+    text(await session.run('%job update later --webhook --save-sample')),
+    'job later: webhook enabled, save sample yes, signing secret none',
+  );
+  const started = text(await session.run('%webhook start --job later --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const first = await call(url, { body: '{"id": 2}' });
+  assert.equal(first.status, 200, first.text);
+  await session.run('%webhook stop');
+
+  const secret = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+  const set = await session.run(`%job update later --signing-secret ${secret}`);
+  assert.equal(text(set), 'job later: webhook enabled, save sample yes, signing secret set');
+  assert.ok(!JSON.stringify(set).includes(secret.slice(6)));
+  const made = text(await session.run('%job update later --signing-secret new'));
+  assert.match(
+    made,
+    /^job later: webhook enabled, save sample yes, signing secret set\nsigning secret whsec_\S+ \(shown once\)$/,
+  );
+  assert.equal(
+    text(await session.run('%job update later --no-signing-secret --no-webhook --no-save-sample')),
+    'job later: webhook not enabled, save sample no, signing secret none',
+  );
+  await assert.rejects(session.run('%webhook start --job later --no-auth'), /job later is not enabled for webhooks/);
+  await assert.rejects(session.run('%job update later --signing-secret -'), /a notebook has no stdin/);
+  await assert.rejects(session.run('%job update later'), /%job update: job update needs at least one of --webhook/);
+});
+
 test("%webhook start --job: the job run's output and a failed call's reason show under the starting cell", async () => {
   const { session, output } = open();
   await session.run(
