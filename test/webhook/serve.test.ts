@@ -887,3 +887,53 @@ test(
     assert.match(missing.stderr, /no job 'nope'/);
   },
 );
+
+test(
+  'a binary payload is kept byte for byte: one row, payload as bytes and its content_type; JSON that is not UTF-8 is a 400',
+  LIMITS,
+  async () => {
+    const target = await startHttpServer((_req, res) => void res.writeHead(200).end('{}'));
+    servers.push(target);
+    // The writer sends the bytes on as base64 (spec §4.3 prefixes): what arrives is what was posted.
+    const dir = project({
+      'w.sql': `%connection add api ${target.url}\nPUSH INTO HTTP [api] ON_UPSERT (POST /files) PAYLOAD ({"type": "{{content_type}}", "data": "{{base64:payload}}"});\n`,
+    });
+    const guid = await createJob(dir, 'files', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    // A PNG's first bytes (0x89, 0x00, 0xff are not UTF-8), an octet stream, and text/plain that is not UTF-8.
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0xff, 0xfe]);
+    const zip = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x08, 0x00, 0xc3, 0x28]);
+    const notUtf8 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
+    for (const [type, body] of [
+      ['image/png', png],
+      ['application/octet-stream', zip],
+      ['text/plain', notUtf8],
+    ] as const) {
+      const r = await call(s.url, { query: { guid }, headers: { 'content-type': type }, body });
+      assert.equal(r.status, 200, r.text);
+      assert.equal((r.json as RunAnswer).rows, 1);
+      assert.deepEqual(JSON.parse(target.requests.at(-1)!.body), { type, data: body.toString('base64') });
+    }
+    // JSON must be UTF-8 (RFC 8259): read with replacement characters, its text would be changed silently.
+    const bad = await call(s.url, {
+      query: { guid },
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.concat([Buffer.from('{"name": "caf'), Buffer.from([0xe9]), Buffer.from('"}')]),
+    });
+    assert.equal(bad.status, 400, bad.text);
+    assert.match((bad.json as Refusal).error, /bad payload: it is not valid UTF-8/);
+    // Text in the charset it names, and JSON sent as an octet stream, are read as before.
+    const latin = await call(s.url, {
+      query: { guid, startwriter: '0' },
+      headers: { 'content-type': 'text/plain; charset=iso-8859-1' },
+      body: notUtf8,
+    });
+    assert.deepEqual(await logRows(dir, (latin.json as RunAnswer).changeLog), [{ payload: 'café\n' }]);
+    const sniffed = await call(s.url, {
+      query: { guid, startwriter: '0' },
+      headers: { 'content-type': 'application/octet-stream' },
+      body: '[{"id": 1}]',
+    });
+    assert.deepEqual(await logRows(dir, (sniffed.json as RunAnswer).changeLog), [{ id: 1 }]);
+  },
+);
