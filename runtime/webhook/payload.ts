@@ -174,8 +174,9 @@ export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset
         throw new PayloadError(`rootpath applies to JSON, XML or form payloads, not to ${mediaType || 'text'}`);
       return Dataset.fromRows([{ name: RAW_COLUMN, type: { base: 'string' } }], [[text]]);
     }
-    if (kind === 'form') return documentToDataset(formToJson(text), 'json', options.rootPath ?? '$');
-    return documentToDataset(text, kind, options.rootPath ?? '$', { source: 'the payload' });
+    const read = { source: 'the payload', mustSelect: options.rootPath !== undefined };
+    if (kind === 'form') return documentToDataset(formToJson(text), 'json', options.rootPath ?? '$', read);
+    return documentToDataset(text, kind, options.rootPath ?? '$', read);
   } catch (e) {
     if (e instanceof PayloadError) throw e;
     // Arrays and objects thousands of levels deep overflow the stack of a parser or of the typing.

@@ -937,3 +937,46 @@ test(
     assert.deepEqual(await logRows(dir, (sniffed.json as RunAnswer).changeLog), [{ id: 1 }]);
   },
 );
+
+test(
+  'a rootpath that selects no node is a 400 naming it; one that selects an empty array, or a filter or wildcard that matches nothing, is 0 rows',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': "PRINT 'ran';\n" });
+    const guid = await createJob(dir, 'roots', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const post = (rootpath: string, contentType: string, body: string) =>
+      call(s.url, { query: { guid, rootpath, startwriter: '0' }, headers: { 'content-type': contentType }, body });
+    const json = 'application/json';
+    const doc = '{"data": {"items": [], "other": [{"x": 1, "active": false}]}}';
+    for (const [path, type, body] of [
+      ['$.data.itemz', json, doc],
+      ['$.nothing[0]', json, doc],
+      ['data.items.x', json, '{"data": {"items": {"y": 1}}}'],
+      ['//item', 'application/xml', '<order><items><line/></items></order>'],
+      ['/order/lines/line', 'application/xml', '<order><items/></order>'],
+    ] as const) {
+      const r = await post(path, type, body);
+      assert.equal(r.status, 400, `${path}: ${r.text}`);
+      assert.equal(
+        (r.json as Refusal).error,
+        `bad payload: rootpath '${path}' selects nothing in the payload (a path to an empty array selects the array: 0 rows)`,
+      );
+    }
+    for (const [path, type, body] of [
+      ['$.data.items', json, doc],
+      ['$.data.other[?(@.active)]', json, doc],
+      ['$.data.items[*]', json, doc],
+      ['/order/items/*', 'application/xml', '<order><items/></order>'],
+      ["//item[@sku='x']", 'application/xml', '<order><item sku="y"/></order>'],
+    ] as const) {
+      const r = await post(path, type, body);
+      assert.equal(r.status, 202, `${path}: ${r.text}`);
+      assert.equal((r.json as RunAnswer).rows, 0, path);
+    }
+    assert.equal((await post('$', 'application/xml', '<order/>')).status, 202);
+    assert.deepEqual(await logRows(dir, ((await post('$.data.other', json, doc)).json as RunAnswer).changeLog), [
+      { x: 1, active: false },
+    ]);
+  },
+);
