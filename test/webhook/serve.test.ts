@@ -980,3 +980,49 @@ test(
     ]);
   },
 );
+
+test(
+  'a listener running for days trims idempotency answers older than 24 hours from the file while it runs, losing none of the live ones',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'days', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const file = join(dir, 'ws', 'webhook', 'idempotency.jsonl');
+    const keyed = (key: string) =>
+      call(s.url, {
+        query: { guid, startwriter: '0' },
+        headers: { 'idempotency-key': key },
+        body: `{"id": 1, "k": "${key}"}`,
+      });
+    assert.equal((await keyed('first')).status, 202);
+    // What a day of calls leaves once the day is over: lines whose answers expired while it ran.
+    const dayAgo = Date.now() - 25 * 60 * 60 * 1000;
+    const expired = Array.from({ length: 50 }, (_, i) => ({
+      key: `${guid}\u0000old-${i}`,
+      at: dayAgo,
+      answer: { status: 202, body: { executionId: String(i), job: 'days', changeLog: 'old.eds', rows: 1 } },
+    }));
+    appendFileSync(file, expired.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const CALLS = 300;
+    const keys = Array.from({ length: CALLS }, (_, i) => `live-${i}`);
+    for (let i = 0; i < CALLS; i += 20)
+      for (const r of await Promise.all(keys.slice(i, i + 20).map(keyed))) assert.equal(r.status, 202, r.text);
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { key: string });
+    const kept = lines.map((l) => l.key.split('\u0000')[1]);
+    assert.ok(!kept.some((k) => k.startsWith('old-')), 'the expired answers were trimmed while the listener ran');
+    assert.deepEqual(new Set(kept), new Set(['first', ...keys]));
+    // Every live answer is still known: a repeat is answered from the store, after a restart too.
+    await s.stop();
+    const again = await serve(dir, ['--no-auth']);
+    const repeat = await call(again.url, {
+      query: { guid, startwriter: '0' },
+      headers: { 'idempotency-key': 'live-7' },
+      body: '{"id": 1, "k": "live-7"}',
+    });
+    assert.equal(repeat.headers['idempotent-replayed'], 'true');
+  },
+);
