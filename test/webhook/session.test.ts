@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { OutputItem } from '../../runtime/output';
@@ -321,4 +322,39 @@ test("%job run shows the job's output as it comes, not when the job ends", async
     release();
     await site.close();
   }
+});
+
+test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox; taking a dropped one says so', async () => {
+  const { session } = open();
+  const started = text(await session.run('%webhook start --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const json = { 'content-type': 'application/json' };
+  const agent = new Agent({ keepAlive: true, maxSockets: 20 });
+  try {
+    for (let i = 1; i <= 1005; i += 20)
+      await Promise.all(
+        Array.from({ length: Math.min(20, 1006 - i) }, (_, j) =>
+          call(url, { agent, headers: json, body: `{"n": ${i + j}}` }).then((r) => assert.equal(r.status, 202)),
+        ),
+      );
+  } finally {
+    agent.destroy();
+  }
+  assert.match(text(await session.run('%webhook status')), /calls received: 1005/);
+  await assert.rejects(
+    session.run('%webhook take 5'),
+    /webhook call 5's payload is no longer in the inbox, which keeps the last 1,000 payloads \(32 MB at most\): calls 6 to 1005 can be taken/,
+  );
+  await session.run('%webhook take 6');
+  assert.equal(session.dataset.rowCount, 1);
+  const log = (await session.run('%webhook log')).find((x) => x.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.equal(log.dataset.rowCount, 1005, 'the log lists every call, its payload kept or not');
+  // By size: four payloads of 9 MB hold more than the inbox keeps; the oldest of them goes first.
+  const big = (c: string) => `"${c.repeat(9 * 1024 * 1024 - 2)}"`;
+  for (const c of ['a', 'b', 'c', 'd'])
+    assert.equal((await call(url, { headers: { 'content-type': 'text/plain' }, body: big(c) })).status, 202);
+  await assert.rejects(session.run('%webhook take 1006'), /no longer in the inbox/);
+  await session.run('%webhook take 1007');
+  assert.equal(session.dataset.rowCount, 1);
+  await session.run('%webhook stop');
 });
