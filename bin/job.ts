@@ -16,9 +16,12 @@ import {
   runJob,
   sessionFolders,
   storedHighWatermark,
+  settingsInWords,
+  settingsOf,
   summary,
   toScriptError,
   TRIGGER_KINDS,
+  UPDATE_OPTIONS,
   type Value,
   Session,
   redactScriptLine,
@@ -26,6 +29,7 @@ import {
 
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
   sqlcdc job list [--output table|json] [--workspace DIR]
+  sqlcdc job update NAME ${UPDATE_OPTIONS} [--workspace DIR]
   sqlcdc job show|run|delete|runs NAME [--workspace DIR]
   sqlcdc job trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER [--workspace DIR]`;
 
@@ -75,7 +79,44 @@ function one(positionals: string[], action: string): string {
   return name;
 }
 
+/**
+ * `job update NAME …`: its `--signing-secret` takes a value (a secret, `-` or `new`), where
+ * `job create`'s is a switch, so its options are read apart.
+ */
+function update(args: string[]): number {
+  const { values, positionals } = parseCommandLine(args, {
+    workspace: { type: 'string' },
+    webhook: { type: 'boolean' },
+    'no-webhook': { type: 'boolean' },
+    'save-sample': { type: 'boolean' },
+    'no-save-sample': { type: 'boolean' },
+    'signing-secret': { type: 'string' },
+    'no-signing-secret': { type: 'boolean' },
+  });
+  const name = one(positionals, 'update');
+  const asked = settingsOf(
+    {
+      webhook: values.webhook === true,
+      noWebhook: values['no-webhook'] === true,
+      saveSample: values['save-sample'] === true,
+      noSaveSample: values['no-save-sample'] === true,
+      signingSecret: values['signing-secret'],
+      noSigningSecret: values['no-signing-secret'] === true,
+    },
+    // `-`: the first line of stdin, so the secret is in neither the shell's history nor the process list.
+    () => readFileSync(0, 'utf8').split('\n')[0],
+  );
+  if ('problem' in asked) throw new UsageError(asked.problem);
+  const store = new JobStore(sessionFolders({ workspace: values.workspace }).workspace, (o) => new Session(o));
+  const job = store.update(name, asked.settings);
+  process.stdout.write(`job ${job.name}: ${settingsInWords(job)}\n`);
+  // Shown once, like an access key: the workspace keeps it sealed.
+  if (asked.made) process.stdout.write(`signing secret ${asked.made} (shown once)\n`);
+  return EXIT.ok;
+}
+
 async function run(args: string[]): Promise<number> {
+  if (args[0] === 'update') return update(args.slice(1));
   const { values, positionals } = parseCommandLine(args, {
     workspace: { type: 'string' },
     reader: { type: 'string' },
@@ -175,6 +216,9 @@ async function run(args: string[]): Promise<number> {
         process.off('SIGINT', onSigint);
       }
     }
+    case 'update':
+      // Options before the action (`job --workspace ws update …`): read again as update's.
+      return update(args.filter((_, i) => i !== args.indexOf('update')));
     case 'delete':
       store.delete(one(rest, 'delete'));
       return EXIT.ok;
@@ -205,7 +249,7 @@ async function run(args: string[]): Promise<number> {
     default:
       throw new UsageError(
         action === undefined
-          ? 'job needs an action (create, list, show, run, delete, trigger, runs)'
+          ? 'job needs an action (create, list, show, update, run, delete, trigger, runs)'
           : `unknown job action '${action}'`,
       );
   }

@@ -163,10 +163,19 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   process.exit(EXIT.scriptError);
 });
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(`sqlcdc: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(EXIT.internal);
-  },
-);
+/**
+ * Exits once stdout and stderr have written out what they hold. Output to a pipe is written
+ * asynchronously past what the pipe takes at once (64 KB): `process.exit` straight after a large
+ * write (`job runs --output json | jq`) would cut it off.
+ */
+function exitAfterOutput(code: number): void {
+  let left = 2;
+  const written = () => --left === 0 && process.exit(code);
+  process.stdout.write('', written);
+  process.stderr.write('', written);
+}
+
+main(process.argv.slice(2)).then(exitAfterOutput, (e: unknown) => {
+  process.stderr.write(`sqlcdc: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+  exitAfterOutput(EXIT.internal);
+});

@@ -30,6 +30,12 @@ export interface DocumentOptions {
   floatDecimal?: boolean;
   /** Names the document (a file, "row 3 of column payload") in error messages. */
   source?: string;
+  /**
+   * A plain path (names and indexes: no wildcard, filter or predicate) that selects no node is an
+   * error naming it (the webhook's rootpath): it names something the document does not have, where a
+   * path to an empty array selects the array, and a wildcard or filter may rightly match nothing.
+   */
+  mustSelect?: boolean;
 }
 
 /** A parsed document: JSON values, or an xmldom Document. */
@@ -85,12 +91,28 @@ export function selectDataset(
   parts: readonly PathPart[],
   options: DocumentOptions = {},
 ): Dataset {
+  if (options.mustSelect && selectsNoNode(root, kind, parts[0]))
+    throw new ScriptError(
+      `rootpath '${parts.map((p) => p.text).join(' || ')}' selects nothing in ${options.source ?? 'the document'} (a path to an empty array selects the array: 0 rows)`,
+      'semantic',
+    );
   const { records, raws } = documentRecords(root, kind, parts, options.rawCol !== undefined);
   return recordsToDataset(records, {
     inferText: kind === 'xml',
     floatDecimal: options.floatDecimal,
     raw: options.rawCol !== undefined ? { name: options.rawCol, values: raws! } : undefined,
   });
+}
+
+/** Whether `part` is a plain path (DocumentOptions.mustSelect) that selects no node at all in `root`. */
+function selectsNoNode(root: ParsedDocument, kind: DocKind, part: PathPart): boolean {
+  const plain =
+    part.kind === 'dotted'
+      ? part.steps.every((s) => s.kind !== 'all')
+      : part.kind === 'xpath' && !/[*[(]/.test(part.text);
+  // `$` is the root, there in every document (in XML it selects the root's children, maybe none).
+  if (!plain || (part.kind === 'dotted' && part.steps.length === 0)) return false;
+  return (kind === 'xml' ? selectXml(root as Node, part) : selectJson(root, part)).length === 0;
 }
 
 /**

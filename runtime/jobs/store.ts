@@ -44,6 +44,14 @@ export interface JobSummary {
 
 export type Script = 'reader' | 'writer';
 
+/** What `job update` changes of a job's settings; what is absent stays. */
+export interface JobSettings {
+  webhook?: boolean;
+  saveSample?: boolean;
+  /** A Standard Webhooks secret (`whsec_…`) to require signatures with, or null to stop requiring them. */
+  signingSecret?: string | null;
+}
+
 /** How long a job's stamp is trusted before its files are stated again (`JobStore.current`). */
 const STAMP_FRESH_MS = 20;
 
@@ -152,28 +160,40 @@ export class JobStore extends JobDefinitions {
     return join(this.jobFolder(name), `${script}.sql`);
   }
 
+  /**
+   * Makes job `request.name`; refused when it exists. Under job.json's lock, so of several processes
+   * creating one name at once exactly one makes it, and the others write nothing.
+   */
   create(request: CreateJob): JobDefinition {
     const name = checkJobName(request.name);
-    if (this.exists(name))
-      throw new ScriptError(`job '${name}' already exists (sqlcdc job delete ${name} first)`, 'semantic');
     const kind = kindOf(request.reader !== undefined, request.writer !== undefined);
     if (request.webhook) checkWebhook(kind);
-    const job: JobDefinition = {
-      name,
-      kind,
-      guid: newGuid(),
-      ...(kind === 'direct' ? { writerGuid: newGuid() } : {}),
-      webhook: request.webhook,
-      saveSample: request.saveSample,
-      triggers: [],
-      ...(request.signingSecret ? { signingSecret: this.seal(name, request.signingSecret) } : {}),
-      created: new Date().toISOString(),
-    };
-    // Scripts first: a job.json is the job's existence, so it only appears once its scripts are in place.
-    if (request.reader !== undefined) writeFileAtomic(this.scriptFile(name, 'reader'), request.reader);
-    if (request.writer !== undefined) writeFileAtomic(this.scriptFile(name, 'writer'), request.writer);
-    this.save(job);
-    return job;
+    // Sealed before the lock is taken: the lock is held only for reading and writing the job's files.
+    const signingSecret = request.signingSecret ? this.seal(name, request.signingSecret) : undefined;
+    return withFileLock(this.definitionFile(name), () => {
+      if (this.exists(name))
+        throw new ScriptError(`job '${name}' already exists (sqlcdc job delete ${name} first)`, 'semantic');
+      const job: JobDefinition = {
+        name,
+        kind,
+        guid: newGuid(),
+        ...(kind === 'direct' ? { writerGuid: newGuid() } : {}),
+        webhook: request.webhook,
+        saveSample: request.saveSample,
+        triggers: [],
+        ...(signingSecret ? { signingSecret } : {}),
+        created: new Date().toISOString(),
+      };
+      // Scripts first: a job.json is the job's existence, so it only appears once its scripts are in place.
+      if (request.reader !== undefined) writeFileAtomic(this.scriptFile(name, 'reader'), request.reader);
+      if (request.writer !== undefined) writeFileAtomic(this.scriptFile(name, 'writer'), request.writer);
+      this.save(job);
+      return job;
+    });
+  }
+
+  private definitionFile(name: string): string {
+    return join(this.jobFolder(name), 'job.json');
   }
 
   /** Adds `trigger` to job `name`, once; several processes adding triggers at once each keep theirs. */
@@ -181,9 +201,26 @@ export class JobStore extends JobDefinitions {
     this.get(name);
     this.get(trigger.run);
     if (trigger.run === name) throw new ScriptError('a job cannot trigger itself', 'semantic');
-    return withFileLock(join(this.jobFolder(name), 'job.json'), () => {
+    return withFileLock(this.definitionFile(name), () => {
       const job = this.get(name);
       if (!job.triggers.some((t) => t.on === trigger.on && t.run === trigger.run)) job.triggers.push(trigger);
+      this.save(job);
+      return job;
+    });
+  }
+
+  /** Changes a job's settings (`job update`), under job.json's lock as every change of it; its guids stay. */
+  update(name: string, settings: JobSettings): JobDefinition {
+    // Refused before the lock, which would make a folder for a job that does not exist.
+    this.get(name);
+    const signingSecret = settings.signingSecret && this.seal(name, settings.signingSecret);
+    return withFileLock(this.definitionFile(name), () => {
+      const job = this.get(name);
+      if (settings.webhook) checkWebhook(job.kind);
+      if (settings.webhook !== undefined) job.webhook = settings.webhook;
+      if (settings.saveSample !== undefined) job.saveSample = settings.saveSample;
+      if (signingSecret) job.signingSecret = signingSecret;
+      else if (settings.signingSecret === null) delete job.signingSecret;
       this.save(job);
       return job;
     });
@@ -194,32 +231,50 @@ export class JobStore extends JobDefinitions {
   }
 
   /**
-   * Saves a script as a job's reader or writer. A job given its other part becomes direct: its guid
-   * stays the one webhook calls use (a direct job's reader guid, §4.1), and its writer gets a guid of
-   * its own. `settings` of `create` switch on (`%%job NAME writer --webhook`); a signing secret
-   * replaces the one it had.
+   * Saves a script as a job's reader or writer, creating the job (a reader or a writer) when it does
+   * not exist. A job given its other part becomes direct: its guid stays the one webhook calls use (a
+   * direct job's reader guid, §4.1), and its writer gets a guid of its own. `settings` of `create`
+   * switch on (`%%job NAME writer --webhook`); a signing secret replaces the one it had. Under
+   * job.json's lock, as `job trigger` changes it: neither loses the other's change.
    */
-  setScript(
+  saveScript(
     name: string,
     script: Script,
     text: string,
-    settings?: Omit<CreateJob, 'name' | 'reader' | 'writer'>,
-  ): JobDefinition {
-    const job = this.get(name);
-    const kind = kindOf(hasReader(job) || script === 'reader', hasWriter(job) || script === 'writer');
-    if (settings?.webhook) checkWebhook(kind);
-    writeFileAtomic(this.scriptFile(name, script), text);
-    this.definitions.delete(name);
-    const changed = kind !== job.kind || settings?.webhook || settings?.saveSample || settings?.signingSecret;
-    if (kind !== job.kind) {
-      job.kind = kind;
-      job.writerGuid = newGuid();
+    settings: Omit<CreateJob, 'name' | 'reader' | 'writer'>,
+  ): { job: JobDefinition; created: boolean } {
+    for (;;) {
+      if (!this.exists(name)) {
+        try {
+          return { job: this.create({ name, [script]: text, ...settings }), created: true };
+        } catch (e) {
+          // Created by another process meanwhile: the script is saved into that job.
+          if (this.exists(name)) continue;
+          throw e;
+        }
+      }
+      const signingSecret = settings.signingSecret && this.seal(name, settings.signingSecret);
+      const job = withFileLock(this.definitionFile(name), () => {
+        if (!this.exists(name)) return undefined;
+        const job = this.get(name);
+        const kind = kindOf(hasReader(job) || script === 'reader', hasWriter(job) || script === 'writer');
+        if (settings.webhook) checkWebhook(kind);
+        writeFileAtomic(this.scriptFile(name, script), text);
+        this.definitions.delete(name);
+        const changed = kind !== job.kind || settings.webhook || settings.saveSample || signingSecret;
+        if (kind !== job.kind) {
+          job.kind = kind;
+          job.writerGuid = newGuid();
+        }
+        if (settings.webhook) job.webhook = true;
+        if (settings.saveSample) job.saveSample = true;
+        if (signingSecret) job.signingSecret = signingSecret;
+        if (changed) this.save(job);
+        return job;
+      });
+      // Deleted by another process meanwhile: made again with this script.
+      if (job) return { job, created: false };
     }
-    if (settings?.webhook) job.webhook = true;
-    if (settings?.saveSample) job.saveSample = true;
-    if (settings?.signingSecret) job.signingSecret = this.seal(name, settings.signingSecret);
-    if (changed) this.save(job);
-    return job;
   }
 
   delete(name: string): void {
@@ -320,6 +375,11 @@ export class JobStore extends JobDefinitions {
 function checkWebhook(kind: JobDefinition['kind']): void {
   if (kind === 'reader')
     throw new ScriptError('a reader job cannot be a webhook: a webhook needs a writer (spec §4.1 rule 1)', 'semantic');
+}
+
+/** A job's settings in words, as `job update` and `%job update` confirm them (never the secret). */
+export function settingsInWords(job: JobDefinition): string {
+  return `webhook ${job.webhook ? 'enabled' : 'not enabled'}, save sample ${job.saveSample ? 'yes' : 'no'}, signing secret ${job.signingSecret ? 'set' : 'none'}`;
 }
 
 export function summary(job: JobDefinition): JobSummary {

@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import { errorInFile, ScriptError } from '../errors';
 import { isTriggerKind, TRIGGER_KINDS } from '../jobs/job';
 import { runJob, type JobReport } from '../jobs/runner';
-import { JobStore, summary } from '../jobs/store';
+import { JobStore, settingsInWords, summary } from '../jobs/store';
+import { settingsOf, UPDATE_OPTIONS } from '../jobs/update';
 import type { Result } from '../results';
 import { newSigningSecret } from '../webhook/signature';
 import { ArgumentError, parseFlags, splitArgs } from './args';
@@ -14,7 +15,7 @@ import { AsyncQueue } from '../util/async-queue';
 import { counted } from '../util/words';
 
 const SETTINGS = '[--webhook] [--save-sample] [--signing-secret]';
-const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] ${SETTINGS} | list | run NAME | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
+const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] ${SETTINGS} | list | run NAME | update NAME ${UPDATE_OPTIONS} | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
 const CELL_USAGE = `%%job NAME reader|writer ${SETTINGS}, then the script`;
 const SETTING_FLAGS = { webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' } as const;
 
@@ -63,6 +64,41 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
   return [{ kind: 'message', text: [...lines, ...shownOnce(asked.signingSecret)].join('\n') }];
 }
 
+/** `%job update NAME …`: as `sqlcdc job update`, but a notebook has no stdin to read a secret from. */
+function update(store: JobStore, words: string[]): Result[] {
+  const { positional, flags } = parseFlags(
+    words,
+    {
+      webhook: 'switch',
+      'no-webhook': 'switch',
+      'save-sample': 'switch',
+      'no-save-sample': 'switch',
+      'signing-secret': 'value',
+      'no-signing-secret': 'switch',
+    },
+    USAGE,
+  );
+  const asked = settingsOf(
+    {
+      webhook: flags.has('webhook'),
+      noWebhook: flags.has('no-webhook'),
+      saveSample: flags.has('save-sample'),
+      noSaveSample: flags.has('no-save-sample'),
+      signingSecret: flags.get('signing-secret')?.[0],
+      noSigningSecret: flags.has('no-signing-secret'),
+    },
+    () => {
+      throw new ScriptError(
+        "%job update: a notebook has no stdin to read a secret from; give it, or 'new' (use sqlcdc job update … --signing-secret - in a terminal)",
+        'semantic',
+      );
+    },
+  );
+  if ('problem' in asked) throw new ScriptError(`%job update: ${asked.problem}; usage: ${USAGE}`, 'semantic');
+  const job = store.update(one(positional, 'update'), asked.settings);
+  return [{ kind: 'message', text: [`job ${job.name}: ${settingsInWords(job)}`, ...shownOnce(asked.made)].join('\n') }];
+}
+
 /** The job's output (messages, warnings, a push's progress) shows in the cell as it comes, as `sqlcdc job run` prints it. */
 async function* run(
   host: MagicHost,
@@ -100,8 +136,8 @@ async function* run(
 export const jobMagic: Magic = {
   name: 'job',
   usage: USAGE,
-  description: `jobs of the workspace: create, list, run, trigger (as sqlcdc job); a cell starting with %%job NAME reader|writer ${SETTINGS} saves the rest of the cell as that part of the job`,
-  words: ['create', 'list', 'run', 'trigger'],
+  description: `jobs of the workspace: create, list, run, update (webhook, signing secret, sample on or off), trigger (as sqlcdc job); a cell starting with %%job NAME reader|writer ${SETTINGS} saves the rest of the cell as that part of the job`,
+  words: ['create', 'list', 'run', 'update', 'trigger'],
   /**
    * `%%job NAME reader|writer [settings]`: the cell's script becomes that part of the job (created as a
    * writer or reader when new); the settings of `%job create` switch on, so a notebook alone can make
@@ -115,14 +151,10 @@ export const jobMagic: Magic = {
     if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
     const store = new JobStore(host.workspace, host.openSession);
     const asked = settings(flags);
-    let said: string;
-    if (!store.exists(name)) {
-      const job = store.create({ name, [part]: body, ...asked });
-      said = `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`;
-    } else {
-      const job = store.setScript(name, part, body, asked);
-      said = `job ${name}: ${part} saved (${job.kind})`;
-    }
+    const { job, created } = store.saveScript(name, part, body, asked);
+    const said = created
+      ? `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`
+      : `job ${name}: ${part} saved (${job.kind})`;
     return [{ kind: 'message', text: [said, ...shownOnce(asked.signingSecret)].join('\n') }];
   },
   run(host, args, line) {
@@ -150,6 +182,8 @@ export const jobMagic: Magic = {
         ];
       case 'run':
         return run(host, store, words, line.signal);
+      case 'update':
+        return update(store, words);
       case 'trigger': {
         const { positional, flags } = parseFlags(words, { on: 'value', run: 'value' }, USAGE);
         const name = one(positional, 'trigger');

@@ -51,18 +51,11 @@ function take(host: MagicHost, words: string[]): Result[] {
   const l = current(host);
   if (l.calls.length === 0) throw new ScriptError('no webhook call has arrived yet (%webhook wait)', 'runtime');
   const n = words[0] === undefined ? l.calls.length : Number(words[0]);
-  const call = l.calls[n - 1];
-  if (!Number.isInteger(n) || !call)
+  if (!Number.isInteger(n) || !l.calls[n - 1])
     throw new ArgumentError(`%webhook take N: N is 1 to ${l.calls.length}, not '${words[0]}'`, words[0]);
-  host.setDataset(call.dataset);
-  return [
-    {
-      kind: 'table',
-      dataset: call.dataset,
-      limit: host.displayLimit,
-      title: `webhook call ${call.n} is the pipeline dataset`,
-    },
-  ];
+  const dataset = l.payload(n);
+  host.setDataset(dataset);
+  return [{ kind: 'table', dataset, limit: host.displayLimit, title: `webhook call ${n} is the pipeline dataset` }];
 }
 
 async function wait(host: MagicHost, words: string[], signal: AbortSignal | undefined): Promise<Result[]> {
@@ -75,7 +68,7 @@ async function wait(host: MagicHost, words: string[], signal: AbortSignal | unde
   return [
     {
       kind: 'message',
-      text: `webhook call ${call.n} arrived: ${counted(call.dataset.rowCount, 'row')} (%webhook take ${call.n})`,
+      text: `webhook call ${call.n} arrived: ${counted(call.rows, 'row')} (%webhook take ${call.n})`,
     },
   ];
 }
@@ -104,7 +97,7 @@ export const webhookMagic: Magic = {
         return [
           {
             kind: 'message',
-            text: `url: ${l.url}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${counted(last.dataset.rowCount, 'row')}, ${last.status})` : 'none'}`,
+            text: `url: ${l.url}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${counted(last.rows, 'row')}, ${last.status})` : 'none'}`,
           },
         ];
       }
@@ -116,7 +109,7 @@ export const webhookMagic: Magic = {
               String(c.n),
               c.at.toISOString(),
               c.method,
-              String(c.dataset.rowCount),
+              String(c.rows),
               String(c.status),
             ]),
             'webhook calls',

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { writeFileAtomic } from '../workspace/files';
 
 /** A record as its line in the file. */
 export function jsonLine(record: unknown): string {
@@ -18,6 +19,8 @@ export function jsonLine(record: unknown): string {
 export class JsonLines<T> {
   private pending: { line: string; done: () => void; fail: (e: unknown) => void }[] = [];
   private flushing = false;
+  /** A rewrite asked for (`keepOnly`), done after the appends before it and before those after it. */
+  private rewrite?: { keep: (record: T) => boolean; done: (kept: number) => void; fail: (e: unknown) => void };
   /** Whether this file's end was checked for a line a crash tore: only another process can leave one. */
   private endChecked = false;
 
@@ -30,6 +33,17 @@ export class JsonLines<T> {
     });
   }
 
+  /**
+   * Rewrites the file atomically with only the records `keep` accepts; resolves with how many it
+   * kept. It runs in turn with this object's appends, so none of theirs is lost to the rewrite.
+   */
+  keepOnly(keep: (record: T) => boolean): Promise<number> {
+    return new Promise((done, fail) => {
+      this.rewrite = { keep, done, fail };
+      if (!this.flushing) this.flush();
+    });
+  }
+
   private flush(): void {
     this.flushing = true;
     // A turn of the event loop lets the appends of calls finishing together join this batch; the
@@ -37,9 +51,27 @@ export class JsonLines<T> {
     setImmediate(() => void this.writeBatch());
   }
 
-  /** Never rejects: a failed write fails the appends of its batch. */
+  /** Never rejects: failures go to the appends, or the rewrite, they belong to. */
   private async writeBatch(): Promise<void> {
     const batch = this.pending.splice(0);
+    if (batch.length > 0) await this.writeLines(batch);
+    const rewrite = this.rewrite;
+    this.rewrite = undefined;
+    if (rewrite) {
+      try {
+        const kept = this.read().filter(rewrite.keep);
+        writeFileAtomic(this.file, kept.map(jsonLine).join(''));
+        rewrite.done(kept.length);
+      } catch (e) {
+        rewrite.fail(e);
+      }
+    }
+    if (this.pending.length > 0 || this.rewrite) this.flush();
+    else this.flushing = false;
+  }
+
+  /** Never rejects: a failed write fails the appends of its batch. */
+  private async writeLines(batch: typeof this.pending): Promise<void> {
     try {
       mkdirSync(dirname(this.file), { recursive: true });
       const file = await open(this.file, 'a+');
@@ -55,8 +87,6 @@ export class JsonLines<T> {
     } catch (e) {
       for (const b of batch) b.fail(e);
     }
-    if (this.pending.length > 0) this.flush();
-    else this.flushing = false;
   }
 
   read(): T[] {

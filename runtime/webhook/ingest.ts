@@ -21,6 +21,12 @@ import { payloadToDataset, PayloadError } from './payload';
 
 /** Where a job's webhook logs go, in the workspace: `changelogs/<job>/`. */
 const LOG_FOLDER = 'changelogs';
+/**
+ * Names a call's log may try: each one taken (by another listener numbering from the same clock)
+ * moves to the next execution id. Two listeners meet on a name once in a while; this many in a row
+ * would take a name taken at every millisecond it tried.
+ */
+const NAME_ATTEMPTS = 100;
 /** A log of up to this many rows is stored uncompressed (docs/changelog.md). */
 const SMALL_LOG_ROWS = 64;
 
@@ -127,16 +133,15 @@ export class Ingest {
       : keys
         ? { ...captured!, keys }
         : captured!;
-    const path = own ? this.workspaceRoot + log.file!.path : localPath(log);
-    answer.changeLog = path;
+    answer.changeLog = own ? this.workspaceRoot + log.file!.path : localPath(log);
     answer.rows = log.upserts.rowCount + log.deletes.rowCount;
     if (!params.startWriter) {
       // The run record rides in the same batch as the log: the call waits for one flush, not two.
       const record = this.record(start, answer, 202);
-      if (own) await this.writeLog(job, log, path, record);
+      if (own) await this.writeLog(job, log, answer, record);
       return this.finish(job, answer, 202, params, record, own);
     }
-    if (own) await this.writeLog(job, log, path);
+    if (own) await this.writeLog(job, log, answer);
     answer.writer.started = true;
     try {
       await playChangeLog(run, log, loaded.write);
@@ -184,16 +189,47 @@ export class Ingest {
       ),
       keys,
       executionId,
-      // Joined by hand: a job name is one path segment (checkJobName), and path.join costs a call more.
-      file: {
-        drive: this.workspace,
-        path: `${LOG_FOLDER}${sep}${job.name}${sep}${job.name}_${executionId}${EXTENSION}`,
-      },
+      file: { drive: this.workspace, path: this.logPath(job, executionId) },
     };
   }
 
-  /** Writes the log durably to `path` (where it is on this machine); `record`, the call's run record, is appended in the same batch. */
-  private async writeLog(job: JobDefinition, log: CurrentChangeLog, path: string, record?: RunRecord): Promise<void> {
+  /** The log's path in the workspace. Joined by hand: a job name is one path segment (checkJobName), and path.join costs a call more. */
+  private logPath(job: JobDefinition, executionId: string): string {
+    return `${LOG_FOLDER}${sep}${job.name}${sep}${job.name}_${executionId}${EXTENSION}`;
+  }
+
+  /**
+   * Writes the log durably to `answer.changeLog`; `record`, the call's run record, is appended in the
+   * same batch. A name already taken — by another listener on the workspace, numbering its logs from
+   * the same clock — is never replaced: the log takes the next execution id, and the answer and the
+   * record follow it (the group commit appends no record for the log it refused).
+   */
+  private async writeLog(job: JobDefinition, log: CurrentChangeLog, answer: CallAnswer, record?: RunRecord) {
+    for (let attempt = 1; ; attempt++) {
+      let taken = false;
+      try {
+        await this.writeLogAs(job, log, answer.changeLog!, record, (e) => (taken = e.code === 'EEXIST'));
+        return;
+      } catch (e) {
+        if (!taken || attempt === NAME_ATTEMPTS) throw e;
+      }
+      const executionId = nextExecutionId();
+      log.executionId = executionId;
+      log.file = { drive: this.workspace, path: this.logPath(job, executionId) };
+      answer.executionId = executionId;
+      answer.changeLog = this.workspaceRoot + log.file.path;
+      if (record) record.id = executionId;
+    }
+  }
+
+  /** One attempt of `writeLog` at `path`; `refused` hears why the group commit did not publish it. */
+  private async writeLogAs(
+    job: JobDefinition,
+    log: CurrentChangeLog,
+    path: string,
+    record: RunRecord | undefined,
+    refused: (e: NodeJS.ErrnoException) => void,
+  ): Promise<void> {
     const { upserts } = log;
     const line = record && { path: this.store.runs(job.name).file, text: jsonLine(record) };
     await writeChangeLog(
@@ -210,7 +246,11 @@ export class Ingest {
       },
       {
         // Written in the same turn as the log is handed over, so both go in one batch.
-        publish: (bytes) => this.logs.publish(path, [bytes], { overwrite: false, line }),
+        publish: (bytes) =>
+          this.logs.publish(path, [bytes], { overwrite: false, line }).catch((e: NodeJS.ErrnoException) => {
+            refused(e);
+            throw e;
+          }),
         compress: upserts.rowCount > SMALL_LOG_ROWS,
         // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
         frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(upserts.rowCount, 1)),

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { Dataset } from '../dataset/dataset';
 import { documentToDataset, kindOfMediaType, sniffKind, type DocKind } from '../docpath/index';
 
@@ -15,6 +16,8 @@ export interface PayloadOptions {
 
 /** The column a payload that is neither JSON, XML nor a form becomes (one row). */
 export const RAW_COLUMN = 'payload';
+/** Beside a binary payload's bytes: the Content-Type it was sent with. */
+export const CONTENT_TYPE_COLUMN = 'content_type';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -33,21 +36,74 @@ function mediaTypeOf(contentType: string): string {
 /**
  * The body as text: UTF-8, or the charset the Content-Type names (`text/xml; charset=windows-1252`,
  * as .NET and older systems send). Decoded as UTF-8, such a body's accented letters would be
- * replaced, silently, in the change log.
+ * replaced, silently, in the change log. Undefined when the bytes are not text in that charset.
  */
-function decodeBody(body: Buffer, contentType: string): string {
+function decodeBody(body: Buffer, contentType: string): string | undefined {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1].toLowerCase();
-  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return body.toString('utf8');
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8')
+    return isUtf8(body) ? body.toString('utf8') : undefined;
   let decoder: TextDecoder;
   try {
-    decoder = new TextDecoder(charset);
+    decoder = new TextDecoder(charset, { fatal: true });
   } catch {
     throw new PayloadError(`the Content-Type names the charset '${charset}', which is not one sqlcdc can read`);
   }
   // Node 20's windows-1252 decoder (also latin1's and us-ascii's, as WHATWG labels them) reads 0x80–0x9F as C1 controls.
   if (decoder.encoding === 'windows-1252')
     return body.toString('latin1').replace(/[\x80-\x9f]/g, (c) => CP1252_C1[c.charCodeAt(0) - 0x80]);
-  return decoder.decode(body);
+  try {
+    return decoder.decode(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Media types whose bodies are bytes, not text: kept as they came (binaryRow) unless an octet
+ * stream turns out to be a JSON or XML document.
+ */
+function isBinaryMediaType(mediaType: string): boolean {
+  // image/svg+xml is a document, and so is any type kindOfMediaType knows.
+  if (kindOfMediaType(mediaType)) return false;
+  return (
+    BINARY_TYPES.has(mediaType) ||
+    BINARY_FAMILIES.some((family) => mediaType.startsWith(family)) ||
+    mediaType.endsWith('+zip') ||
+    mediaType.endsWith('+gzip')
+  );
+}
+
+const OCTETS = 'application/octet-stream';
+const BINARY_TYPES = new Set([
+  OCTETS,
+  'application/pdf',
+  'application/zip',
+  'application/gzip',
+  'application/x-gzip',
+  'application/x-tar',
+  'application/protobuf',
+  'application/x-protobuf',
+  'application/vnd.google.protobuf',
+  'application/msgpack',
+  'application/x-msgpack',
+  'application/cbor',
+  'application/vnd.apache.avro',
+  'application/vnd.apache.parquet',
+]);
+const BINARY_FAMILIES = ['image/', 'audio/', 'video/', 'font/'];
+
+/**
+ * A binary payload as one row: its bytes (a `bytes` column, so `{{base64:payload}}` or
+ * `{{hex:payload}}` sends them on unchanged) and the Content-Type it came with.
+ */
+function binaryRow(body: Buffer, contentType: string | undefined): Dataset {
+  return Dataset.fromRows(
+    [
+      { name: RAW_COLUMN, type: { base: 'bytes' } },
+      { name: CONTENT_TYPE_COLUMN, type: { base: 'string' } },
+    ],
+    [[new Uint8Array(body), contentType ?? null]],
+  );
 }
 
 /** What windows-1252 puts at 0x80–0x9F (the five bytes it leaves undefined stay as they are, as WHATWG says). */
@@ -83,8 +139,7 @@ function kindOf(mediaType: string, text: string): DocKind | 'form' | 'raw' {
   // A declared JSON or XML type is trusted (a malformed body is then a 400); no type or a generic one is sniffed.
   const declared = kindOfMediaType(mediaType);
   if (declared) return declared;
-  if (mediaType === '' || mediaType === 'application/octet-stream' || mediaType === 'text/plain')
-    return sniffKind(text) ?? 'raw';
+  if (mediaType === '' || mediaType === OCTETS || mediaType === 'text/plain') return sniffKind(text) ?? 'raw';
   return 'raw';
 }
 
@@ -96,6 +151,16 @@ function kindOf(mediaType: string, text: string): DocKind | 'form' | 'raw' {
 export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset {
   const mediaType = mediaTypeOf(options.contentType ?? '');
   const decoded = decodeBody(body, options.contentType ?? '');
+  const binary = !options.form2json && isBinaryMediaType(mediaType);
+  // An octet stream holding a JSON or XML document is read as one, as a body without a type is.
+  if (decoded === undefined || (binary && body.length > 0 && !(mediaType === OCTETS && sniffKind(decoded)))) {
+    const kind = options.form2json ? 'form' : kindOf(mediaType, '');
+    if (!binary && kind !== 'raw')
+      throw new PayloadError(`it is not valid ${charsetOf(options.contentType)}, as a ${kind} payload must be`);
+    if (options.rootPath !== undefined && options.rootPath !== '$')
+      throw new PayloadError(`rootpath applies to JSON, XML or form payloads, not to ${mediaType || 'binary'} data`);
+    return binaryRow(body, options.contentType);
+  }
   const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   const kind = options.form2json ? 'form' : kindOf(mediaType, text);
   if (text.trim() === '') {
@@ -109,8 +174,9 @@ export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset
         throw new PayloadError(`rootpath applies to JSON, XML or form payloads, not to ${mediaType || 'text'}`);
       return Dataset.fromRows([{ name: RAW_COLUMN, type: { base: 'string' } }], [[text]]);
     }
-    if (kind === 'form') return documentToDataset(formToJson(text), 'json', options.rootPath ?? '$');
-    return documentToDataset(text, kind, options.rootPath ?? '$', { source: 'the payload' });
+    const read = { source: 'the payload', mustSelect: options.rootPath !== undefined };
+    if (kind === 'form') return documentToDataset(formToJson(text), 'json', options.rootPath ?? '$', read);
+    return documentToDataset(text, kind, options.rootPath ?? '$', read);
   } catch (e) {
     if (e instanceof PayloadError) throw e;
     // Arrays and objects thousands of levels deep overflow the stack of a parser or of the typing.
@@ -118,4 +184,9 @@ export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset
       throw new PayloadError('it is nested too deeply (arrays or objects inside one another thousands of levels down)');
     throw new PayloadError(e instanceof Error ? e.message : String(e));
   }
+}
+
+/** The charset a Content-Type names, for a message: UTF-8 when it names none. */
+function charsetOf(contentType: string | undefined): string {
+  return /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1] ?? 'UTF-8';
 }

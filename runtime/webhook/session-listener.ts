@@ -13,13 +13,17 @@ import { payloadToDataset, PayloadError } from './payload';
 import { flag, header, PUSH_PATH, readBody, Refused, send } from './server';
 import { counted } from '../util/words';
 
-/** A call the session's listener received: its rows, kept in the session's inbox. */
+/** A call the session's listener received: its rows, kept in the session's inbox while it is among the last ones. */
 export interface Arrival {
   /** 1-based, in order of arrival. */
   n: number;
   at: Date;
   method: string;
-  dataset: Dataset;
+  /** The payload's rows; undefined once the inbox dropped them (INBOX_CALLS, INBOX_BYTES). */
+  dataset?: Dataset;
+  rows: number;
+  /** The payload's size: what the inbox counts against INBOX_BYTES. */
+  bytes: number;
   status: number;
   /** With --job: the job's answer (executionId, changeLog, writer). */
   answer?: unknown;
@@ -34,6 +38,13 @@ export interface SessionListenerOptions {
 }
 
 const MAX_BODY = 10 * 1024 * 1024;
+/**
+ * The inbox keeps the payloads of the last this many calls, and of as many of them as hold this
+ * many bytes: a listener left running in a notebook for days would otherwise keep every payload it
+ * ever took in the kernel's memory. The log of calls (number, time, method, rows, status) is kept whole.
+ */
+export const INBOX_CALLS = 1000;
+export const INBOX_BYTES = 32 * 1024 * 1024;
 
 /**
  * `%webhook start`: a listener inside the REPL or kernel process, on 127.0.0.1, for trying live
@@ -46,6 +57,9 @@ export class SessionListener implements Disposable {
   /** The access key callers send as `Authorization: Bearer`, when auth is on; it lives as long as the listener. */
   readonly key?: string;
   readonly calls: Arrival[] = [];
+  /** Index in `calls` of the oldest call whose payload the inbox still holds, and the bytes it holds. */
+  private firstKept = 0;
+  private keptBytes = 0;
   url = '';
   private server?: Server;
   private waiters: { done: (a: Arrival) => void; fail: (e: Error) => void }[] = [];
@@ -166,12 +180,14 @@ export class SessionListener implements Disposable {
         at: new Date(),
         method: req.method ?? '',
         dataset,
+        rows: dataset.rowCount,
+        bytes: body.length,
         status: answer.status,
         answer: this.ingest ? answer.body : undefined,
       };
-      this.calls.push(arrival);
+      this.keep(arrival);
       send(res, answer);
-      this.publish(arrival);
+      this.publish(arrival, dataset);
       for (const w of [...this.waiters]) w.done(arrival);
     } catch (e) {
       if (e instanceof Refused) send(res, { status: e.status, body: { error: e.message } });
@@ -179,16 +195,43 @@ export class SessionListener implements Disposable {
     }
   }
 
-  private publish(a: Arrival): void {
+  /** Adds a call to the inbox, dropping the payloads of the oldest ones past its bounds. */
+  private keep(arrival: Arrival): void {
+    this.calls.push(arrival);
+    this.keptBytes += arrival.bytes;
+    while (
+      this.firstKept < this.calls.length - 1 &&
+      (this.calls.length - this.firstKept > INBOX_CALLS || this.keptBytes > INBOX_BYTES)
+    ) {
+      const dropped = this.calls[this.firstKept++];
+      dropped.dataset = undefined;
+      this.keptBytes -= dropped.bytes;
+    }
+  }
+
+  /** The payload of call `n`, or why it cannot be had. */
+  payload(n: number): Dataset {
+    const call = this.calls[n - 1];
+    if (!Number.isInteger(n) || !call)
+      throw new ScriptError(`%webhook take N: N is 1 to ${this.calls.length}, not '${n}'`, 'semantic');
+    if (!call.dataset)
+      throw new ScriptError(
+        `webhook call ${n}'s payload is no longer in the inbox, which keeps the last ${INBOX_CALLS.toLocaleString('en-US')} payloads (${INBOX_BYTES / 1024 / 1024} MB at most): calls ${this.firstKept + 1} to ${this.calls.length} can be taken`,
+        'runtime',
+      );
+    return call.dataset;
+  }
+
+  private publish(a: Arrival, dataset: Dataset): void {
     const origin = this.options.origin;
     const job = this.options.job ? `, job ${this.options.job}: ${a.status}` : '';
     this.host.output.publish({
       origin,
       result: {
         kind: 'table',
-        dataset: a.dataset,
+        dataset,
         limit: this.host.displayLimit,
-        title: `webhook call ${a.n} (${a.method}, ${counted(a.dataset.rowCount, 'row')}${job})`,
+        title: `webhook call ${a.n} (${a.method}, ${counted(a.rows, 'row')}${job})`,
       },
     });
     // The caller got the reason in the answer; the notebook trying the job is told it too.

@@ -35,3 +35,14 @@ export function signatureProblem(secret: string, body: Buffer, headers: Incoming
 export function newSigningSecret(random: Buffer): string {
   return `whsec_${random.toString('base64')}`;
 }
+
+/**
+ * Whether `text` is a Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 random bytes, as
+ * the specification asks of senders (Svix and others give their endpoints' secrets so).
+ */
+export function isSigningSecret(text: string): boolean {
+  const m = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(text);
+  if (!m || m[1].length % 4 !== 0) return false;
+  const bytes = Buffer.from(m[1], 'base64').length;
+  return bytes >= 24 && bytes <= 64;
+}

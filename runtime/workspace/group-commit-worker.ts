@@ -4,10 +4,12 @@ import {
   closeSync,
   constants,
   fdatasync,
+  fstatSync,
   fsync,
   linkSync,
   mkdirSync,
   openSync,
+  readSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -40,6 +42,8 @@ interface Written {
   error?: unknown;
   /** Where its record starts in the journal segment: a withdrawal names it. */
   position?: number;
+  /** Lines left out because the file they speak for failed (ToPublish.after), with that file's error. */
+  orphans?: { item: ToPublish; error: unknown }[];
 }
 
 const execFileAsync = promisify(execFile);
@@ -55,7 +59,8 @@ export interface ThreadOptions {
 const { root, idleCheckpointMs } = workerData as ThreadOptions;
 /** Flags as numbers: parsing 'wx' and 'a' again for each of thousands of files is work for nothing. */
 const NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
-const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
+/** Read as well: the last byte of a file another process appended to is checked (appendFile). */
+const APPEND = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
 
 /**
  * A segment holding this many bytes of records is checkpointed: its files are made durable, and it
@@ -110,16 +115,50 @@ function plan(batch: readonly ToPublish[]): Written[] {
   return written;
 }
 
-/** Puts each file of the plan in place, synchronously, as this thread exists to; what failed keeps its error. */
+/**
+ * Puts each file of the plan in place, synchronously, as this thread exists to; what failed keeps its
+ * error. Whole files go first (plan lists them first), so a line whose file failed is left out.
+ */
 function place(planned: readonly Written[]): void {
-  for (const w of planned) w.error = w.kind === EntryKind.Append ? appendFile(w.path, w.data) : writeFile(w.items[0]);
+  const failed = new Map<number, unknown>();
+  for (const w of planned) {
+    if (w.kind !== EntryKind.Append) {
+      w.error = writeFile(w.items[0]);
+      if (w.error !== undefined) failed.set(w.items[0].id, w.error);
+      continue;
+    }
+    if (failed.size > 0) leaveOrphansOut(w, failed);
+    if (w.items.length > 0) w.error = appendFile(w.path, w.data);
+  }
 }
+
+/** Takes out of `w` the lines whose file failed (a log whose name was taken leaves no run record). */
+function leaveOrphansOut(w: Written, failed: ReadonlyMap<number, unknown>): void {
+  const orphaned = (i: ToPublish) => i.after !== undefined && failed.has(i.after);
+  if (!w.items.some(orphaned)) return;
+  w.orphans = w.items.filter(orphaned).map((item) => ({ item, error: failed.get(item.after!) }));
+  w.items = w.items.filter((i) => !orphaned(i));
+  w.data = Buffer.concat(w.items.map((i) => i.data));
+}
+
+/**
+ * Where each file this thread appends to ended after its last append. A file that ends elsewhere was
+ * written by another process (a `job run`, or one killed mid-line): its last byte is read, and the
+ * batch starts on a line of its own when that byte does not end a line, so a torn line does not
+ * swallow the batch's first record. One `fstat` a batch, a read only after another writer.
+ */
+const appendedTo = new Map<string, number>();
+const NEWLINE = new Uint8Array([0x0a]);
 
 function appendFile(path: string, data: Uint8Array): unknown {
   try {
     const fd = openWith(path, APPEND);
     try {
-      writeAll(fd, [data]);
+      const { size } = fstatSync(fd);
+      const torn = size > 0 && appendedTo.get(path) !== size && !endsLine(fd, size);
+      // One write, as O_APPEND places it whole: two could let another process's line in between.
+      writeAll(fd, [torn ? Buffer.concat([NEWLINE, data]) : data]);
+      appendedTo.set(path, size + (torn ? 1 : 0) + data.length);
     } finally {
       closeSync(fd);
     }
@@ -127,6 +166,11 @@ function appendFile(path: string, data: Uint8Array): unknown {
   } catch (e) {
     return e;
   }
+}
+
+function endsLine(fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
 }
 
 const staging = stagingFolder(root);
@@ -302,14 +346,22 @@ async function commit(batch: ToPublish[]): Promise<void> {
     journal = undefined;
   }
   place(planned);
-  const ok = planned.filter((w) => w.error === undefined);
+  // A group of lines all left out (leaveOrphansOut) wrote nothing to flush.
+  const ok = planned.filter((w) => w.error === undefined && w.items.length > 0);
   try {
     if (!journal || !flushed) throw new Error('no journal');
     await flushed;
     const failed = planned.filter((w) => w.error !== undefined);
-    if (failed.length > 0) {
+    // Lines recorded with a file that then failed: their record is withdrawn, and the lines kept recorded again.
+    const trimmed = planned.filter((w) => w.orphans && w.error === undefined);
+    if (failed.length > 0 || trimmed.length > 0) {
       const { salt } = journal;
-      journal.write(failed.map((w) => withdrawal(root, w.path, w.position!, salt)));
+      journal.write([
+        ...[...failed, ...trimmed].map((w) => withdrawal(root, w.path, w.position!, salt)),
+        ...trimmed
+          .filter((w) => w.items.length > 0)
+          .map((w) => encodeEntry(root, { kind: w.kind, path: w.path, data: w.data }, salt)),
+      ]);
       await journal.flush();
     }
   } catch {
@@ -370,14 +422,18 @@ function checkpoint(closing = false): Promise<void> {
 /** Tells the event loop how each item ended; a failed file leaves nothing under its name. */
 function answer(written: Written[]): void {
   const published: Published = { done: [], failed: [] };
+  const fail = (id: number, error: unknown) => {
+    const e = error as NodeJS.ErrnoException;
+    published.failed.push({ id, message: e.message ?? String(e), ...(e.code ? { code: e.code } : {}) });
+  };
   for (const w of written) {
+    for (const o of w.orphans ?? []) fail(o.item.id, o.error);
     for (const item of w.items) {
       if (w.error === undefined) {
         published.done.push(item.id);
         continue;
       }
-      const e = w.error as NodeJS.ErrnoException;
-      published.failed.push({ id: item.id, message: e.message ?? String(e), ...(e.code ? { code: e.code } : {}) });
+      fail(item.id, w.error);
     }
   }
   parentPort!.postMessage(published satisfies FromThread);
@@ -386,7 +442,8 @@ function answer(written: Written[]): void {
 /** Starts a batch of what has arrived, unless as many as may are under way; each that ends starts the next. */
 function next(): void {
   while (committing.size < BATCHES_IN_FLIGHT && pending.length > 0) {
-    const batch = pending.splice(0, BATCH_ITEMS);
+    // A line is never parted from the file it speaks for (ToPublish.after), which comes just before it.
+    const batch = pending.splice(0, pending[BATCH_ITEMS]?.after === undefined ? BATCH_ITEMS : BATCH_ITEMS + 1);
     clearTimeout(idleTimer);
     // commit() writes the batch before its first await: the loop goes on to the next batch while
     // this one's flush is under way.

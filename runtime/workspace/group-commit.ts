@@ -21,8 +21,8 @@ interface Waiter {
   fail: (e: Error) => void;
 }
 
-function appendItem(path: string, text: string): Omit<Outgoing, 'id'> {
-  return { kind: EntryKind.Append, path, parts: [text] };
+function appendItem(path: string, text: string, withPrevious = false): Omit<Outgoing, 'id'> {
+  return { kind: EntryKind.Append, path, parts: [text], withPrevious };
 }
 
 /**
@@ -43,7 +43,10 @@ export interface PublishOptions {
   mode?: number;
   /** False: publish with a hard link, which fails with EEXIST rather than replace an existing file. */
   overwrite?: boolean;
-  /** A line appended to another file in the same batch (a call's run record beside its log). */
+  /**
+   * A line appended to another file in the same batch (a call's run record beside its log), only if
+   * the file is put in place: a log refused (its name taken) leaves no record of it.
+   */
   line?: { path: string; text: string };
 }
 
@@ -91,7 +94,7 @@ export class GroupCommit {
   publish(path: string, parts: readonly Uint8Array[], options: PublishOptions = {}): Promise<void> {
     const kind = options.overwrite === false ? EntryKind.NewFile : EntryKind.File;
     const file = { kind, path, parts, mode: options.mode };
-    return options.line ? this.hand(file, appendItem(options.line.path, options.line.text)) : this.hand(file);
+    return options.line ? this.hand(file, appendItem(options.line.path, options.line.text, true)) : this.hand(file);
   }
 
   /** Resolves once `text` is appended to `path` durably (a line of a JSON-lines file). */
@@ -122,7 +125,14 @@ export class GroupCommit {
         // Ids travel as 32-bit numbers; they wrap long after the calls that used them are answered.
         this.nextId = (this.nextId + 1) >>> 0;
         this.waiting.set(id, waiter);
-        this.outgoing.push({ id, kind: item.kind, path: item.path, parts: item.parts, mode: item.mode });
+        this.outgoing.push({
+          id,
+          kind: item.kind,
+          path: item.path,
+          parts: item.parts,
+          mode: item.mode,
+          withPrevious: item.withPrevious,
+        });
       }
       if (this.outgoing.length === items.length) setImmediate(() => this.send());
       else if (this.outgoing.length >= EARLY_ITEMS) this.send();

@@ -256,3 +256,37 @@ test('repl --existing hands over to the kernel client', LIMITS, async () => {
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^sqlcdc: cannot attach to the kernel: .*no-such-kernel\.json/);
 });
+
+test(
+  'output larger than a pipe holds arrives whole when piped to another program (job runs --output json | cat)',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': "PRINT 'x';\n" });
+    assert.equal((await sqlcdc(dir, ['job', 'create', 'j', '--writer', 'scripts/w.sql', '--workspace', 'ws'])).code, 0);
+    // 3,000 run records: ~400 KB of JSON, six times what a pipe holds.
+    const record = (i: number) =>
+      JSON.stringify({
+        id: String(1795728017494 + i),
+        by: 'webhook',
+        start: '2026-11-26T21:00:00.000Z',
+        end: '2026-11-26T21:00:00.001Z',
+        rows: 1,
+        outcome: 'success',
+      });
+    writeFileSync(
+      join(dir, 'ws', 'jobs', 'j', 'runs.jsonl'),
+      Array.from({ length: 3000 }, (_, i) => `${record(i)}\n`).join(''),
+    );
+    const piped = spawnSync(
+      'sh',
+      ['-c', `"${process.execPath}" "${SQLCDC}" job runs j --output json --workspace ws | cat`],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        maxBuffer: 16 << 20,
+      },
+    );
+    assert.equal(piped.status, 0, piped.stderr);
+    assert.equal((JSON.parse(piped.stdout) as unknown[]).length, 3000);
+  },
+);

@@ -103,6 +103,7 @@ test('magics and their words on % lines at the top of a cell', () => {
   assert.ok(at(s, '%').matches.includes('%connection'));
   assert.deepEqual(at(s, '%connection r'), { matches: ['remove'], start: 12, end: 13 });
   assert.deepEqual(at(s, '%connection ').matches, ['add', 'list', 'remove']);
+  assert.deepEqual(at(s, '%job up'), { matches: ['update'], start: 5, end: 7 });
   assert.deepEqual(at(s, '%help\n\n%con').matches, ['%connection']);
   assert.ok(!at(s, "PRINT 'x';\n%li").matches.includes('%limit'), 'only leading lines are magics');
   // A cell magic on a cell's first line: the magics that have a cell form.

@@ -93,5 +93,6 @@ test('magics and connections are documented; secrets are not shown', () => {
   // Anywhere on a magic line: a subcommand or an option shows that magic's usage.
   assert.match(at(s, '%webhook sta|rt --no-auth').text, /^%webhook\n%webhook start \[--port N\]/);
   assert.match(at(s, '%limit 5\n%job run nigh|tly').text, /^%job\n%job create NAME/);
+  assert.match(at(s, '%job upd|ate nightly --webhook').text, /\| update NAME \{--webhook \| --no-webhook\}/);
   assert.equal(at(s, '-- a comment about #le|ft').found, false);
 });

@@ -173,3 +173,35 @@ test(
     await checkAfterKill(dir, guid, sent);
   },
 );
+
+test(
+  'two sqlcdc serve on one workspace, calls to one job on both at once: every call answered 2xx, each its own log',
+  LIMITS,
+  async () => {
+    const { dir, guid } = await webhookJob();
+    const both = [await serve(dir), await serve(dir)];
+    const agent = new Agent({ keepAlive: true, maxSockets: 40 });
+    const sent: Sent[] = [];
+    // Both listeners number logs from the clock: calls to both in the same millisecond meet on one name.
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, client) => {
+        for (let seq = 0; seq < 50; seq++) {
+          const body = payload(client, seq);
+          const r = await call(both[(client + seq) % 2].url, {
+            agent,
+            query: { guid, startwriter: '0' },
+            body: JSON.stringify(body),
+          });
+          assert.equal(r.status, 202, r.text);
+          sent.push({ body, changeLog: (r.json as RunAnswer).changeLog });
+        }
+      }),
+    );
+    agent.destroy();
+    await checkLogs(sent);
+    const runs = JSON.parse(
+      (await sqlcdc(dir, ['job', 'runs', 'load', '--output', 'json', '--workspace', 'ws'])).stdout,
+    ) as { id: string }[];
+    assert.deepEqual(runs.map((r) => r.id).sort(), sent.map((s) => /_(\d+)\.eds$/.exec(s.changeLog)![1]).sort());
+  },
+);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -783,5 +783,246 @@ test(
     const keyless = await call(s.url, { query: { guid }, headers: json, body: '[{"v": "d"}]' });
     assert.equal(keyless.status, 500, keyless.text);
     assert.match((keyless.json as Refusal).error, /KEY_COLUMNS names 'id', which the change log does not have/);
+  },
+);
+
+test(
+  "a run record torn by another process (before the listener starts, or while it runs) does not take the listener's records with it",
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'torn', ['--writer', 'w.sql', '--webhook']);
+    const runs = join(dir, 'ws', 'jobs', 'torn', 'runs.jsonl');
+    // What a `job run` killed in the middle of its append leaves: a line without its end.
+    writeFileSync(runs, '{"id":"1","by":"run","start":"2026-');
+    const s = await serve(dir, ['--no-auth']);
+    const post = async () => {
+      const r = await call(s.url, { query: { guid }, body: '{"id": 1}' });
+      assert.equal(r.status, 200, r.text);
+    };
+    await Promise.all([post(), post(), post()]);
+    await post();
+    appendFileSync(runs, '{"id":"2","by":"run","start":"2026-');
+    await post();
+    await Promise.all([post(), post()]);
+    const records = JSON.parse(await cli(dir, ['job', 'runs', 'torn', '--output', 'json'])) as { by: string }[];
+    assert.deepEqual(
+      records.map((r) => r.by),
+      Array.from({ length: 7 }, () => 'webhook'),
+    );
+  },
+);
+
+test(
+  'job update switches webhooks, signatures and samples on and off for an existing job, keeping its guid; a secret is never echoed',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER, 'r.sql': "PRINT 'r';\n" });
+    const guid = await createJob(dir, 'later', ['--writer', 'w.sql']);
+    const s = await serve(dir, ['--no-auth']);
+    const body = '{"id": 3}';
+    const post = async (headers: Record<string, string> = {}) =>
+      (await call(s.url, { query: { guid }, body, headers })).status;
+    const update = (args: string[], input?: string) =>
+      sqlcdc(dir, ['job', 'update', 'later', ...args, '--workspace', 'ws'], { input });
+    assert.equal(await post(), 403);
+    const on = await update(['--webhook']);
+    assert.equal(on.code, 0, on.stderr);
+    assert.equal(on.stdout, 'job later: webhook enabled, save sample no, signing secret none\n');
+    assert.equal(await post(), 200);
+
+    // A secret the sender gave (Svix, any Standard Webhooks sender), read from stdin: kept off the command line.
+    const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    const fromStdin = await update(['--signing-secret', '-', '--save-sample'], `${secret}\n`);
+    assert.equal(fromStdin.code, 0, fromStdin.stderr);
+    assert.equal(fromStdin.stdout, 'job later: webhook enabled, save sample yes, signing secret set\n');
+    assert.ok(!readFileSync(join(dir, 'ws', 'jobs', 'later', 'job.json'), 'utf8').includes(secret.slice(6)));
+    assert.equal(await post(), 401);
+    const at = new Date();
+    const signed = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign('msg_1', at, body),
+    };
+    assert.equal(await post(signed), 200);
+    assert.equal(readFileSync(join(dir, 'ws', 'jobs', 'later', 'sample.txt'), 'utf8'), body);
+
+    // Given on the command line, or made anew and shown once.
+    const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    const given = await update(['--signing-secret', other]);
+    assert.equal(given.code, 0, given.stderr);
+    assert.ok(!given.stdout.includes(other) && !given.stderr.includes(other));
+    const made = await update(['--signing-secret', 'new']);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(
+      made.stdout,
+      /^job later: webhook enabled, save sample yes, signing secret set\nsigning secret whsec_\S+ \(shown once\)\n$/,
+    );
+
+    const off = await update(['--no-signing-secret', '--no-save-sample']);
+    assert.equal(off.stdout, 'job later: webhook enabled, save sample no, signing secret none\n');
+    assert.equal(await post(), 200);
+    assert.equal((await update(['--no-webhook'])).code, 0);
+    assert.equal(await post(), 403);
+    const shown = await cli(dir, ['job', 'show', 'later']);
+    assert.match(shown, new RegExp(`^guid +${guid}$`, 'm'));
+
+    // Refusals: nothing to change, both of a pair, a reader as a webhook, a malformed secret (not echoed), no such job.
+    const nothing = await update([]);
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /job update needs at least one of --webhook/);
+    const both = await update(['--webhook', '--no-webhook']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--webhook and --no-webhook/);
+    await createJob(dir, 'reads', ['--reader', 'r.sql']);
+    const reader = await sqlcdc(dir, ['job', 'update', 'reads', '--webhook', '--workspace', 'ws']);
+    assert.equal(reader.code, 1);
+    assert.match(reader.stderr, /a reader job cannot be a webhook/);
+    const bad = await update(['--signing-secret', 'hunter2-not-a-secret']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--signing-secret must be a Standard Webhooks secret \(whsec_ and base64/);
+    assert.ok(!bad.stderr.includes('hunter2'));
+    const missing = await sqlcdc(dir, ['job', 'update', 'nope', '--webhook', '--workspace', 'ws']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no job 'nope'/);
+  },
+);
+
+test(
+  'a binary payload is kept byte for byte: one row, payload as bytes and its content_type; JSON that is not UTF-8 is a 400',
+  LIMITS,
+  async () => {
+    const target = await startHttpServer((_req, res) => void res.writeHead(200).end('{}'));
+    servers.push(target);
+    // The writer sends the bytes on as base64 (spec §4.3 prefixes): what arrives is what was posted.
+    const dir = project({
+      'w.sql': `%connection add api ${target.url}\nPUSH INTO HTTP [api] ON_UPSERT (POST /files) PAYLOAD ({"type": "{{content_type}}", "data": "{{base64:payload}}"});\n`,
+    });
+    const guid = await createJob(dir, 'files', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    // A PNG's first bytes (0x89, 0x00, 0xff are not UTF-8), an octet stream, and text/plain that is not UTF-8.
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0xff, 0xfe]);
+    const zip = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x08, 0x00, 0xc3, 0x28]);
+    const notUtf8 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
+    for (const [type, body] of [
+      ['image/png', png],
+      ['application/octet-stream', zip],
+      ['text/plain', notUtf8],
+    ] as const) {
+      const r = await call(s.url, { query: { guid }, headers: { 'content-type': type }, body });
+      assert.equal(r.status, 200, r.text);
+      assert.equal((r.json as RunAnswer).rows, 1);
+      assert.deepEqual(JSON.parse(target.requests.at(-1)!.body), { type, data: body.toString('base64') });
+    }
+    // JSON must be UTF-8 (RFC 8259): read with replacement characters, its text would be changed silently.
+    const bad = await call(s.url, {
+      query: { guid },
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.concat([Buffer.from('{"name": "caf'), Buffer.from([0xe9]), Buffer.from('"}')]),
+    });
+    assert.equal(bad.status, 400, bad.text);
+    assert.match((bad.json as Refusal).error, /bad payload: it is not valid UTF-8/);
+    // Text in the charset it names, and JSON sent as an octet stream, are read as before.
+    const latin = await call(s.url, {
+      query: { guid, startwriter: '0' },
+      headers: { 'content-type': 'text/plain; charset=iso-8859-1' },
+      body: notUtf8,
+    });
+    assert.deepEqual(await logRows(dir, (latin.json as RunAnswer).changeLog), [{ payload: 'café\n' }]);
+    const sniffed = await call(s.url, {
+      query: { guid, startwriter: '0' },
+      headers: { 'content-type': 'application/octet-stream' },
+      body: '[{"id": 1}]',
+    });
+    assert.deepEqual(await logRows(dir, (sniffed.json as RunAnswer).changeLog), [{ id: 1 }]);
+  },
+);
+
+test(
+  'a rootpath that selects no node is a 400 naming it; one that selects an empty array, or a filter or wildcard that matches nothing, is 0 rows',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': "PRINT 'ran';\n" });
+    const guid = await createJob(dir, 'roots', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const post = (rootpath: string, contentType: string, body: string) =>
+      call(s.url, { query: { guid, rootpath, startwriter: '0' }, headers: { 'content-type': contentType }, body });
+    const json = 'application/json';
+    const doc = '{"data": {"items": [], "other": [{"x": 1, "active": false}]}}';
+    for (const [path, type, body] of [
+      ['$.data.itemz', json, doc],
+      ['$.nothing[0]', json, doc],
+      ['data.items.x', json, '{"data": {"items": {"y": 1}}}'],
+      ['//item', 'application/xml', '<order><items><line/></items></order>'],
+      ['/order/lines/line', 'application/xml', '<order><items/></order>'],
+    ] as const) {
+      const r = await post(path, type, body);
+      assert.equal(r.status, 400, `${path}: ${r.text}`);
+      assert.equal(
+        (r.json as Refusal).error,
+        `bad payload: rootpath '${path}' selects nothing in the payload (a path to an empty array selects the array: 0 rows)`,
+      );
+    }
+    for (const [path, type, body] of [
+      ['$.data.items', json, doc],
+      ['$.data.other[?(@.active)]', json, doc],
+      ['$.data.items[*]', json, doc],
+      ['/order/items/*', 'application/xml', '<order><items/></order>'],
+      ["//item[@sku='x']", 'application/xml', '<order><item sku="y"/></order>'],
+    ] as const) {
+      const r = await post(path, type, body);
+      assert.equal(r.status, 202, `${path}: ${r.text}`);
+      assert.equal((r.json as RunAnswer).rows, 0, path);
+    }
+    assert.equal((await post('$', 'application/xml', '<order/>')).status, 202);
+    assert.deepEqual(await logRows(dir, ((await post('$.data.other', json, doc)).json as RunAnswer).changeLog), [
+      { x: 1, active: false },
+    ]);
+  },
+);
+
+test(
+  'a listener running for days trims idempotency answers older than 24 hours from the file while it runs, losing none of the live ones',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'days', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const file = join(dir, 'ws', 'webhook', 'idempotency.jsonl');
+    const keyed = (key: string) =>
+      call(s.url, {
+        query: { guid, startwriter: '0' },
+        headers: { 'idempotency-key': key },
+        body: `{"id": 1, "k": "${key}"}`,
+      });
+    assert.equal((await keyed('first')).status, 202);
+    // What a day of calls leaves once the day is over: lines whose answers expired while it ran.
+    const dayAgo = Date.now() - 25 * 60 * 60 * 1000;
+    const expired = Array.from({ length: 50 }, (_, i) => ({
+      key: `${guid}\u0000old-${i}`,
+      at: dayAgo,
+      answer: { status: 202, body: { executionId: String(i), job: 'days', changeLog: 'old.eds', rows: 1 } },
+    }));
+    appendFileSync(file, expired.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const CALLS = 300;
+    const keys = Array.from({ length: CALLS }, (_, i) => `live-${i}`);
+    for (let i = 0; i < CALLS; i += 20)
+      for (const r of await Promise.all(keys.slice(i, i + 20).map(keyed))) assert.equal(r.status, 202, r.text);
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { key: string });
+    const kept = lines.map((l) => l.key.split('\u0000')[1]);
+    assert.ok(!kept.some((k) => k.startsWith('old-')), 'the expired answers were trimmed while the listener ran');
+    assert.deepEqual(new Set(kept), new Set(['first', ...keys]));
+    // Every live answer is still known: a repeat is answered from the store, after a restart too.
+    await s.stop();
+    const again = await serve(dir, ['--no-auth']);
+    const repeat = await call(again.url, {
+      query: { guid, startwriter: '0' },
+      headers: { 'idempotency-key': 'live-7' },
+      body: '{"id": 1, "k": "live-7"}',
+    });
+    assert.equal(repeat.headers['idempotent-replayed'], 'true');
   },
 );

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { OutputItem } from '../../runtime/output';
@@ -238,6 +239,38 @@ test('%%job NAME writer --webhook makes a job a notebook can serve with %webhook
   await assert.rejects(session.run("%%job x writer --frob\nPRINT 'x';\n"), /unknown option --frob/);
 });
 
+test("%job update switches a job's webhook, sample and signing secret, as sqlcdc job update; a secret is not echoed", async () => {
+  const { session } = open();
+  await session.run("%%job later writer\nADD COLUMN 'long doubled=@sql(id * 2)';\n");
+  await assert.rejects(session.run('%webhook start --job later --no-auth'), /job later is not enabled for webhooks/);
+  assert.equal(
+    text(await session.run('%job update later --webhook --save-sample')),
+    'job later: webhook enabled, save sample yes, signing secret none',
+  );
+  const started = text(await session.run('%webhook start --job later --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const first = await call(url, { body: '{"id": 2}' });
+  assert.equal(first.status, 200, first.text);
+  await session.run('%webhook stop');
+
+  const secret = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+  const set = await session.run(`%job update later --signing-secret ${secret}`);
+  assert.equal(text(set), 'job later: webhook enabled, save sample yes, signing secret set');
+  assert.ok(!JSON.stringify(set).includes(secret.slice(6)));
+  const made = text(await session.run('%job update later --signing-secret new'));
+  assert.match(
+    made,
+    /^job later: webhook enabled, save sample yes, signing secret set\nsigning secret whsec_\S+ \(shown once\)$/,
+  );
+  assert.equal(
+    text(await session.run('%job update later --no-signing-secret --no-webhook --no-save-sample')),
+    'job later: webhook not enabled, save sample no, signing secret none',
+  );
+  await assert.rejects(session.run('%webhook start --job later --no-auth'), /job later is not enabled for webhooks/);
+  await assert.rejects(session.run('%job update later --signing-secret -'), /a notebook has no stdin/);
+  await assert.rejects(session.run('%job update later'), /%job update: job update needs at least one of --webhook/);
+});
+
 test("%webhook start --job: the job run's output and a failed call's reason show under the starting cell", async () => {
   const { session, output } = open();
   await session.run(
@@ -289,4 +322,39 @@ test("%job run shows the job's output as it comes, not when the job ends", async
     release();
     await site.close();
   }
+});
+
+test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox; taking a dropped one says so', async () => {
+  const { session } = open();
+  const started = text(await session.run('%webhook start --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const json = { 'content-type': 'application/json' };
+  const agent = new Agent({ keepAlive: true, maxSockets: 20 });
+  try {
+    for (let i = 1; i <= 1005; i += 20)
+      await Promise.all(
+        Array.from({ length: Math.min(20, 1006 - i) }, (_, j) =>
+          call(url, { agent, headers: json, body: `{"n": ${i + j}}` }).then((r) => assert.equal(r.status, 202)),
+        ),
+      );
+  } finally {
+    agent.destroy();
+  }
+  assert.match(text(await session.run('%webhook status')), /calls received: 1005/);
+  await assert.rejects(
+    session.run('%webhook take 5'),
+    /webhook call 5's payload is no longer in the inbox, which keeps the last 1,000 payloads \(32 MB at most\): calls 6 to 1005 can be taken/,
+  );
+  await session.run('%webhook take 6');
+  assert.equal(session.dataset.rowCount, 1);
+  const log = (await session.run('%webhook log')).find((x) => x.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.equal(log.dataset.rowCount, 1005, 'the log lists every call, its payload kept or not');
+  // By size: four payloads of 9 MB hold more than the inbox keeps; the oldest of them goes first.
+  const big = (c: string) => `"${c.repeat(9 * 1024 * 1024 - 2)}"`;
+  for (const c of ['a', 'b', 'c', 'd'])
+    assert.equal((await call(url, { headers: { 'content-type': 'text/plain' }, body: big(c) })).status, 202);
+  await assert.rejects(session.run('%webhook take 1006'), /no longer in the inbox/);
+  await session.run('%webhook take 1007');
+  assert.equal(session.dataset.rowCount, 1);
+  await session.run('%webhook stop');
 });

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCli as sqlcdc } from '../helpers/cli';
+import { tempDir } from '../helpers/session';
+
+const LIMITS = { timeout: 300_000 };
+/** Rounds of processes started together: enough for each race to have been lost before job.json was locked. */
+const ROUNDS = 6;
+
+async function cli(dir: string, args: string[]): Promise<string> {
+  const r = await sqlcdc(dir, [...args, '--workspace', 'ws']);
+  assert.equal(r.code, 0, `sqlcdc ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+interface Shown {
+  name: string;
+  kind: string;
+  guid: string;
+  webhook: boolean;
+  triggers: { on: string; run: string }[];
+}
+
+async function listed(dir: string): Promise<Shown[]> {
+  return JSON.parse(await cli(dir, ['job', 'list', '--output', 'json'])) as Shown[];
+}
+
+test(
+  'job create of one name by several processes at once: exactly one wins, the others are told it exists, no half job',
+  LIMITS,
+  async () => {
+    const dir = tempDir('jobs-races');
+    const CREATORS = 6;
+    writeFileSync(join(dir, 'r.sql'), "PRINT 'reader';\n");
+    for (let i = 0; i < CREATORS; i++) writeFileSync(join(dir, `w${i}.sql`), `PRINT 'writer ${i}';\n`);
+    for (let round = 0; round < ROUNDS; round++) {
+      const name = `same${round}`;
+      // Half create a reader, half a writer of their own: the job left must be exactly one creator's.
+      const outcomes = await Promise.all(
+        Array.from({ length: CREATORS }, (_, i) =>
+          sqlcdc(dir, [
+            'job',
+            'create',
+            name,
+            ...(i % 2 ? ['--reader', 'r.sql'] : ['--writer', `w${i}.sql`]),
+            '--workspace',
+            'ws',
+          ]),
+        ),
+      );
+      const won = outcomes.flatMap((o, i) => (o.code === 0 ? [i] : []));
+      assert.equal(won.length, 1, `round ${round}: ${won.length} creators were told they made job ${name}`);
+      for (const [i, o] of outcomes.entries())
+        if (i !== won[0]) {
+          assert.equal(o.code, 1, o.stderr);
+          assert.match(o.stderr, new RegExp(`job '${name}' already exists`));
+        }
+      const winner = won[0];
+      const job = (await listed(dir)).find((j) => j.name === name)!;
+      assert.equal(job.guid, outcomes[winner].stdout.trim());
+      const folder = join(dir, 'ws', 'jobs', name);
+      if (winner % 2) {
+        assert.equal(job.kind, 'reader');
+        assert.deepEqual(readdirSync(folder).sort(), ['job.json', 'reader.sql']);
+      } else {
+        assert.equal(job.kind, 'writer');
+        assert.deepEqual(readdirSync(folder).sort(), ['job.json', 'writer.sql']);
+        assert.equal(readFileSync(join(folder, 'writer.sql'), 'utf8'), `PRINT 'writer ${winner}';\n`);
+      }
+    }
+  },
+);
+
+test(
+  '%%job saving a script while job trigger adds triggers, in other processes at once: no change is lost',
+  LIMITS,
+  async () => {
+    const dir = tempDir('jobs-races');
+    writeFileSync(join(dir, 'w.sql'), "PRINT 'first';\n");
+    writeFileSync(join(dir, 'hook.sql'), "%%job main writer --webhook\nPRINT 'hook';\n");
+    writeFileSync(join(dir, 'sample.sql'), "%%job main writer --save-sample\nPRINT 'sample';\n");
+    const others = ['a', 'b', 'c', 'd'];
+    for (const o of others) await cli(dir, ['job', 'create', o, '--writer', 'w.sql']);
+    for (let round = 0; round < ROUNDS; round++) {
+      await cli(dir, ['job', 'create', 'main', '--writer', 'w.sql']);
+      await Promise.all([
+        cli(dir, ['run', 'hook.sql']),
+        cli(dir, ['run', 'sample.sql']),
+        ...others.map((o) => cli(dir, ['job', 'trigger', 'main', '--on', 'success', '--run', o])),
+      ]);
+      const shown = await cli(dir, ['job', 'show', 'main']);
+      const triggers = /^triggers +(.*)$/m.exec(shown)![1].split(', ').sort();
+      assert.deepEqual(
+        triggers,
+        others.map((o) => `success → ${o}`),
+        `round ${round}`,
+      );
+      assert.match(shown, /^webhook +enabled$/m, `round ${round}: --webhook of a %%job was lost`);
+      assert.match(shown, /^save sample +yes$/m, `round ${round}: --save-sample of a %%job was lost`);
+      await cli(dir, ['job', 'delete', 'main']);
+    }
+  },
+);
