@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { ScriptError } from '../errors';
-import { withFileLock } from '../workspace/file-lock';
+import { lockFileOf, withFileLock } from '../workspace/file-lock';
 import { writeFileAtomic } from '../workspace/files';
 import { WorkspaceKey } from '../workspace/workspace-key';
 import {
@@ -277,11 +277,29 @@ export class JobStore extends JobDefinitions {
     }
   }
 
+  /**
+   * Removes job `name` under job.json's lock, as every change of it: a process adding a trigger
+   * meanwhile either changed it before or finds no job. The folder itself goes after the lock is
+   * released (the lock file is in it), unless another process made the job again meanwhile; one
+   * that was waiting for the lock to change the job may leave it empty, which is no job.
+   */
   delete(name: string): void {
     if (!this.exists(name)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
-    // job.json goes first: a delete cut short leaves a folder that is no longer a job.
-    rmSync(join(this.jobFolder(name), 'job.json'));
-    rmSync(this.jobFolder(name), { recursive: true, force: true });
+    const folder = this.jobFolder(name);
+    const definition = this.definitionFile(name);
+    withFileLock(definition, () => {
+      if (!this.exists(name)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
+      // job.json goes first: a delete cut short leaves a folder that is no longer a job.
+      rmSync(definition);
+      const lock = basename(lockFileOf(definition));
+      for (const entry of readdirSync(folder))
+        if (entry !== lock) rmSync(join(folder, entry), { recursive: true, force: true });
+    });
+    try {
+      rmdirSync(folder);
+    } catch (e) {
+      if (!['ENOTEMPTY', 'EEXIST', 'ENOENT'].includes((e as NodeJS.ErrnoException).code ?? '')) throw e;
+    }
     this.definitions.delete(name);
   }
 

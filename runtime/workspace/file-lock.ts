@@ -16,7 +16,7 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
  * lock is held and two waiters at that moment: accepted, as node has no flock.
  */
 export function withFileLock<T>(file: string, fn: () => T): T {
-  const lock = `${file}.lock`;
+  const lock = lockFileOf(file);
   mkdirSync(dirname(lock), { recursive: true });
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
@@ -29,6 +29,11 @@ export function withFileLock<T>(file: string, fn: () => T): T {
       }
       break;
     } catch (e) {
+      // The folder went while waiting (a job deleted): made again, for the caller to find no job in.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        mkdirSync(dirname(lock), { recursive: true });
+        continue;
+      }
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       if (ownerGone(lock)) {
         // Another waiter may have taken it over first.
@@ -57,4 +62,9 @@ function ownerGone(lock: string): boolean {
     return false;
   }
   return Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+}
+
+/** The lock file of `file`, beside it. */
+export function lockFileOf(file: string): string {
+  return `${file}.lock`;
 }
