@@ -36,6 +36,11 @@ export const varMagic: Magic = {
       }
       case 'set': {
         const { positional, flags } = parseFlags(words, { encrypted: 'switch' }, USAGE);
+        if (positional.length > 2)
+          throw new ArgumentError(
+            `%var set takes one value: quote a value with blanks ('%var set ${positional[0]} 'a b c''); usage: ${USAGE}`,
+            positional[2],
+          );
         if (positional.length !== 2)
           throw new ScriptError(`%var set needs a name and a value; usage: ${USAGE}`, 'semantic');
         const [name, value] = positional;

@@ -159,6 +159,12 @@ test('an error of a magic line has its line and the column of the bad argument; 
     // Magics whose arguments hold no secret show their line as written.
     assert.equal(e.shown[0], bad);
   }
+  // A value with blanks, unquoted: the first word too many is at fault, and no word of the value is shown.
+  cell = '%var set --encrypted token hello s3cret world';
+  e = await failure(cell);
+  assert.deepEqual([e.line, e.column], [1, at(cell, 's3cret')]);
+  assert.match(e.message, /^%var set takes one value: quote a value with blanks \('%var set token 'a b c''\)/);
+  assert.doesNotMatch(e.message + e.shown.join('\n'), /hello|s3cret|world/);
   // Without one argument to blame: the magic's `%`, as for an unknown magic.
   for (const bad of ['%var set onlyname', '   %nosuch 1']) {
     e = await failure(bad);
