@@ -117,6 +117,11 @@ function quotedValues(code: string, cursor: number, ctx: CursorContext): Complet
   return { matches: filter(values, code.slice(ctx.regionStart, cursor)), start: ctx.regionStart, end };
 }
 
+/** The variables a `{{@…}}` may name: those every run has, then the session's (`%webhook start`'s, #setvar's). */
+function variableNames(session: Session): string[] {
+  return [...new Set(['executionId', 'highwatermark', 'success', ...session.variables.keys()])];
+}
+
 /**
  * Completion candidates at `cursor` in `code` (a REPL entry or notebook cell), following the grammar:
  * statement heads at a statement's start, the words that continue a head (APPLY → TX, SCHEMA…),
@@ -147,7 +152,10 @@ export function complete(session: Session, code: string, cursor: number): Comple
       const start = colon >= ctx.regionStart ? colon + 1 : ctx.regionStart;
       const close = code.indexOf('}}', cursor);
       const end = close >= 0 && !code.slice(cursor, close).includes('\n') ? close : cursor;
-      return { matches: filter(columnNames(session), code.slice(start, cursor)), start, end };
+      const typed = code.slice(start, cursor);
+      // {{@name}}: a pipeline variable, not a column.
+      const names = typed.startsWith('@') ? variableNames(session).map((n) => `@${n}`) : columnNames(session);
+      return { matches: filter(names, typed), start, end };
     }
   }
 

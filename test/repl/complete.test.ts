@@ -67,6 +67,10 @@ test('columns of the live dataset inside {{ }}, with an encoding prefix, in colu
   assert.deepEqual(at(s, "PRINT '{{cu"), { matches: ['customer name'], start: 9, end: 11 });
   assert.deepEqual(at(s, "PRINT '{{cu}}'".replace('}}', '|}}')), { matches: ['customer name'], start: 9, end: 11 });
   assert.deepEqual(at(s, "PRINT '{{base64:ord").matches, ['OrderId']);
+  // {{@…}}: pipeline variables, those of every run and the session's.
+  s.variables.set('webhookurl', 'http://127.0.0.1:1/job/push');
+  assert.deepEqual(at(s, "PRINT '{{@ex"), { matches: ['@executionId'], start: 9, end: 12 });
+  assert.deepEqual(at(s, "PRINT '{{@w").matches, ['@webhookurl']);
   assert.deepEqual(at(s, "PRINT 'it''s {{am").matches, ['amount']);
   const keys = at(s, "CAPTURE 'log' ON KEYS 'OrderId, am");
   assert.deepEqual(keys, { matches: ['amount'], start: keys.end - 2, end: keys.end });
