@@ -35,7 +35,7 @@ export const load: Command<Load> = async (stmt, _input, ctx) => {
   if (!picked) throw new ExitSignal(Dataset.empty());
   const { drive } = location;
   const file = posix.join(location.folder, picked.fileName);
-  const fetched = await drive.fetch(file);
+  const fetched = await drive.fetch(file, ctx.signal);
   let log;
   try {
     log = await readChangeLog(fetched.file, { workspace: ctx.session.workspace, checkSignature: stmt.checkSignature });

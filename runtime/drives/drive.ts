@@ -22,7 +22,8 @@ export interface Drive {
   /** Removes a staged file that will not be published, with whatever `stage` made for it. */
   discard(staged: string): void;
   /** A local file holding `path`'s content, and a function to call when done with it. */
-  fetch(path: string): Promise<{ file: string; done(): void }>;
+  /** A local copy of `path`; `signal` stops a transfer under way (Ctrl-C). */
+  fetch(path: string, signal?: AbortSignal): Promise<{ file: string; done(): void }>;
   exists(path: string): Promise<boolean>;
   remove(path: string): Promise<void>;
   /** Renames within the drive, creating the target's folder. */

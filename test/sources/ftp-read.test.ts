@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliInTemp } from '../helpers/cli';
+import { Session } from '../../runtime/session';
+import type { Result } from '../../runtime/results';
 import { ftpUnavailable, startFtpServer, type FtpServer } from '../helpers/ftp-server';
 import { tempDir } from '../helpers/temp';
 
@@ -81,6 +83,43 @@ test(
     for (const out of [missing, folders, bad, down]) {
       assert.doesNotMatch(out.stderr + out.stdout, new RegExp(server.password));
       assert.deepEqual(out.leftInTemp, []);
+    }
+  },
+);
+
+test(
+  'Ctrl-C during a slow FTP download stops it at once: the statement is cancelled, not left to finish the transfer',
+  { skip: ftpUnavailable(), timeout: 120_000 },
+  async () => {
+    // 4 MB at 16 KB a second: about four minutes, far beyond this test's time, were the transfer waited for.
+    const server = await startFtpServer({ sendLimit: 16 * 1024 });
+    servers.push(server);
+    mkdirSync(join(server.root, 'drop'));
+    const big = `id,name\n${'1,abcdefgh\n'.repeat(400_000)}`;
+    writeFileSync(join(server.root, 'drop', 'big.csv'), big);
+    // LOAD fetches a change log the same way; never read whole, its content does not matter.
+    writeFileSync(join(server.root, 'drop', 'big.eds'), big);
+    const dir = tempDir('ftp-cancel');
+    const session = new Session({ workspace: join(dir, 'ws'), cwd: dir });
+    try {
+      for (const [k, statement] of [
+        "SELECT * FROM DRIVE [site0] 'big.csv';",
+        "LOAD UPSERTS FROM [site1] 'big.eds';",
+      ].entries()) {
+        const controller = new AbortController();
+        // Whether the transfer has begun or not by then, the statement must end with it.
+        const timer = setTimeout(() => controller.abort(), 1_000);
+        const results: Result[] = [];
+        for await (const r of session.execute(`%connection add site${k} ${server.url}drop\n${statement}`, {
+          signal: controller.signal,
+        }))
+          results.push(r);
+        clearTimeout(timer);
+        const error = results.find((r) => r.kind === 'error');
+        assert.equal(error?.kind === 'error' && error.error.kind, 'cancelled', statement);
+      }
+    } finally {
+      await session.close();
     }
   },
 );

@@ -65,8 +65,9 @@ export async function readRemoteFile(
   formatOf(path, read.format);
   let copy: { file: string; done(): void };
   try {
-    copy = await drive.fetch(path);
+    copy = await drive.fetch(path, signal);
   } catch (e) {
+    if (signal?.aborted) throw e;
     // FTP answers 550 both for a missing file and for one it will not send: ask which it is.
     const missing = await drive.exists(path).then(
       (found) => !found,
