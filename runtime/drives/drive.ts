@@ -18,7 +18,7 @@ export interface Drive {
   /** A local file path to write `path`'s content to before `publish` (in the same file system for a local drive). */
   stage(path: string): string;
   /** Makes the staged file `path`, replacing an older one atomically; the staged file is gone after. */
-  publish(staged: string, path: string): Promise<void>;
+  publish(staged: string, path: string, signal?: AbortSignal): Promise<void>;
   /** Removes a staged file that will not be published, with whatever `stage` made for it. */
   discard(staged: string): void;
   /** A local file holding `path`'s content, and a function to call when done with it. */

@@ -77,21 +77,30 @@ export class FtpDrive implements Drive {
     return join(mkdtempSync(join(tmpdir(), STAGE_PREFIX)), basename(path));
   }
 
-  async publish(staged: string, path: string): Promise<void> {
+  async publish(staged: string, path: string, signal?: AbortSignal): Promise<void> {
     const target = this.path(path);
     const temp = posix.join(posix.dirname(target), `.${posix.basename(target)}.${process.pid}.tmp`);
     try {
-      await this.session(`upload of ${path}`, async (client) => {
-        await client.ensureDir(posix.dirname(target));
-        await client.uploadFrom(staged, temp);
-        try {
-          await client.rename(temp, target);
-        } catch {
-          // Servers that refuse to rename over a file: remove the old one first.
-          await client.remove(target, true);
-          await client.rename(temp, target);
-        }
-      });
+      await this.session(
+        `upload of ${path}`,
+        async (client) => {
+          await client.ensureDir(posix.dirname(target));
+          await client.uploadFrom(staged, temp);
+          try {
+            await client.rename(temp, target);
+          } catch {
+            // Servers that refuse to rename over a file: remove the old one first.
+            await client.remove(target, true);
+            await client.rename(temp, target);
+          }
+        },
+        signal,
+      );
+    } catch (e) {
+      // Cancelled mid-upload: the part sent so far is not left on the site (best effort, on a connection of its own).
+      if (signal?.aborted)
+        await this.session(`removal of ${path}`, (client) => client.remove(temp, true)).catch(() => {});
+      throw e;
     } finally {
       this.discard(staged);
     }

@@ -159,7 +159,7 @@ async function publishFile(
       throw e;
     }
     try {
-      await drive.publish(staged, part.path);
+      await drive.publish(staged, part.path, signal);
       return;
     } catch (e) {
       drive.discard(staged);

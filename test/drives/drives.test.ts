@@ -99,3 +99,32 @@ test(
     assert.deepEqual(readdirSync(server.root), []);
   },
 );
+
+test(
+  'Ctrl-C during a slow FTP upload stops it at once: the statement is cancelled, and no part of the file is left on the site',
+  { skip: ftpUnavailable(), timeout: 120_000 },
+  async () => {
+    // 4 MB at 16 KB a second: about four minutes, far beyond this test's time, were the transfer waited for.
+    const server = await startFtpServer({ rateLimit: 16 * 1024 });
+    servers.push(server);
+    const { session } = tempSession({ 'big.csv': `id,name\n${'1,abcdefgh\n'.repeat(400_000)}` }, 'ftp-upload-cancel');
+    try {
+      await session.run(`%connection add site ${server.url}out\nSELECT * FROM DRIVE 'big.csv';`);
+      const controller = new AbortController();
+      // Whether the upload has begun or not by then, the statement must end with it.
+      const timer = setTimeout(() => controller.abort(), 1_000);
+      const results = [];
+      for await (const r of session.execute("SINK INTO DRIVE [site] FORMAT CSV FILE 'big.csv';", {
+        signal: controller.signal,
+      }))
+        results.push(r);
+      clearTimeout(timer);
+      const error = results.find((r) => r.kind === 'error');
+      assert.equal(error?.kind === 'error' && error.error.kind, 'cancelled');
+      const out = join(server.root, 'out');
+      assert.deepEqual(existsSync(out) ? readdirSync(out) : [], [], 'neither the file nor its partial temp copy');
+    } finally {
+      await session.close();
+    }
+  },
+);

@@ -25,10 +25,10 @@ export function ftpUnavailable(): string | undefined {
 /**
  * A real FTP server (pyftpdlib) on 127.0.0.1 and a port the system chose, serving a new temp folder.
  * `perm`: pyftpdlib's permission letters for the user (default all; 'el' lists and sizes but cannot
- * download); `sendLimit`: bytes a second it sends at most. Whoever starts it closes it (an `after` hook or a `finally`): the server stops before
+ * download); `rateLimit`: bytes a second it sends and receives at most. Whoever starts it closes it (an `after` hook or a `finally`): the server stops before
  * its folder is removed.
  */
-export async function startFtpServer(options: { perm?: string; sendLimit?: number } = {}): Promise<FtpServer> {
+export async function startFtpServer(options: { perm?: string; rateLimit?: number } = {}): Promise<FtpServer> {
   const root = tempDir('ftp');
   const user = 'uploader';
   const password = 'ftp-Pa55';
@@ -38,7 +38,7 @@ export async function startFtpServer(options: { perm?: string; sendLimit?: numbe
     user,
     password,
     options.perm ?? '',
-    ...(options.sendLimit ? [String(options.sendLimit)] : []),
+    ...(options.rateLimit ? [String(options.rateLimit)] : []),
   ];
   const child = spawn('/usr/bin/python3', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await new Promise<number>((resolvePort, reject) => {

@@ -92,7 +92,7 @@ test(
   { skip: ftpUnavailable(), timeout: 120_000 },
   async () => {
     // 4 MB at 16 KB a second: about four minutes, far beyond this test's time, were the transfer waited for.
-    const server = await startFtpServer({ sendLimit: 16 * 1024 });
+    const server = await startFtpServer({ rateLimit: 16 * 1024 });
     servers.push(server);
     mkdirSync(join(server.root, 'drop'));
     const big = `id,name\n${'1,abcdefgh\n'.repeat(400_000)}`;

@@ -1,8 +1,8 @@
 """A real FTP (or FTPS) server for the tests: pyftpdlib serving one folder to one user.
 
-Usage: ftp_server.py ROOT USER PASSWORD [PERM [SEND_LIMIT]]
-PERM is pyftpdlib's permission letters for the user (default: all of them); SEND_LIMIT, bytes a
-second the server sends at most (a slow site, to interrupt a download in the middle).
+Usage: ftp_server.py ROOT USER PASSWORD [PERM [RATE_LIMIT]]
+PERM is pyftpdlib's permission letters for the user (default: all of them); RATE_LIMIT, bytes a
+second the server sends and receives at most (a slow site, to interrupt a transfer in the middle).
 Prints "listening on PORT" once ready (port chosen by the system), then serves until killed.
 """
 import sys
@@ -21,7 +21,7 @@ def main():
     handler.authorizer = authorizer
     if len(sys.argv) > 5:
         dtp = ThrottledDTPHandler
-        dtp.write_limit = int(sys.argv[5])
+        dtp.read_limit = dtp.write_limit = int(sys.argv[5])
         handler.dtp_handler = dtp
     server = FTPServer(("127.0.0.1", 0), handler)
     print("listening on %d" % server.address[1], flush=True)
