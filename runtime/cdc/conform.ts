@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { converterTo } from '../dataset/convert';
 import { Dataset } from '../dataset/dataset';
 import type { Column, ColumnType, Value } from '../dataset/types';
-import { ValuesVector, type Vector } from '../dataset/vector';
+import { ValuesVector, vectorOf, type Vector } from '../dataset/vector';
 import { ScriptError } from '../errors';
 import { familyOf } from './families';
 import type { CaptureOptions } from './options';
@@ -35,35 +35,37 @@ export function conformToState(source: Dataset, options: CaptureOptions, previou
   const keys = new Set(options.keys.map((k) => k.toLowerCase()));
   const n = source.rowCount;
   const columns = [...source.columns];
-  const vectors = columns.map((_, c) => source.vector(c));
-  const has = (name: string) => columns.some((c) => c.name.toLowerCase() === name.toLowerCase());
-  for (const c of previous.observed) {
-    if (has(c.name) || keys.has(c.name.toLowerCase())) continue;
-    columns.push({ name: c.name, type: c.type });
-    vectors.push(nulls(n));
-  }
+  // Read from the source only when a column's values are needed: a run whose columns are as the
+  // state saw them (nearly every run) hands the source on as it is.
+  const vectors: (Vector | undefined)[] = [];
+  const vector = (c: number) => (vectors[c] ??= source.vector(c));
   const ordinal = (name: string) => columns.findIndex((c) => c.name.toLowerCase() === name.toLowerCase());
-  const forced = new Uint8Array(n);
-  const view: Vector[] = [];
-  let comparable = true;
+  let changed = false;
+  for (const c of previous.observed) {
+    if (ordinal(c.name) >= 0 || keys.has(c.name.toLowerCase())) continue;
+    vectors[columns.length] = nulls(n);
+    columns.push({ name: c.name, type: c.type });
+    changed = true;
+  }
+  let forced: Uint8Array | undefined;
+  const force = (): Uint8Array => (forced ??= new Uint8Array(n));
+  // The state's columns as it hashed them, where today's differ (by ordinal); the others are today's.
+  const asHashed = new Map<number, Vector>();
   for (const s of previous.observed) {
     const c = ordinal(s.name);
     // A key now: planCapture says the keys changed.
     if (c < 0) return { input: source };
-    if (familyOf(columns[c].type.base) === familyOf(s.type.base)) {
-      view.push(vectors[c]);
-    } else if (s.onlyNulls) {
-      view.push(nulls(n));
-      markValues(vectors[c], forced);
-      comparable = false;
+    if (familyOf(columns[c].type.base) === familyOf(s.type.base)) continue;
+    if (s.onlyNulls) {
+      asHashed.set(c, nulls(n));
+      markValues(vector(c), force());
     } else {
-      const converted = convertBack(vectors[c], columns[c].type, s.type, forced);
-      view.push(converted.vector);
+      const converted = convertBack(vector(c), columns[c].type, s.type, force);
+      asHashed.set(c, converted.vector);
       if (converted.exact) {
         columns[c] = { ...columns[c], type: s.type };
         vectors[c] = converted.vector;
-      } else {
-        comparable = false;
+        changed = true;
       }
     }
   }
@@ -71,25 +73,34 @@ export function conformToState(source: Dataset, options: CaptureOptions, previou
   const observedNow = options.observe ?? columns.filter((c) => !keys.has(c.name.toLowerCase())).map((c) => c.name);
   for (const name of observedNow) {
     const c = ordinal(name);
-    if (c < 0 || stateNames.has(name.toLowerCase())) continue;
-    markValues(vectors[c], forced);
-    comparable = false;
+    if (c >= 0 && !stateNames.has(name.toLowerCase())) markValues(vector(c), force());
   }
-  const input = new Dataset(columns, vectors, n);
+  // `forced` is made exactly when the state's hashes cannot be compared with today's: a column new
+  // to the state, one it saw only null in, or values that do not convert.
+  const comparable = forced === undefined;
+  if (!changed && comparable) return { input: source };
+  const input = new Dataset(
+    columns,
+    columns.map((_, c) => vector(c)),
+    n,
+  );
   if (comparable) return { input };
   const stateColumns: Column[] = previous.observed.map((c) => ({ name: c.name, type: c.type }));
-  return { input, compare: { view: new Dataset(stateColumns, view, n), forced } };
+  const view = previous.observed.map((s) => {
+    const c = ordinal(s.name);
+    return asHashed.get(c) ?? vector(c);
+  });
+  return { input, compare: { view: new Dataset(stateColumns, view, n), forced: forced! } };
 }
 
-/** Whether every value of `vector` is null: what the next state records as a column's `onlyNulls`. */
-export function onlyNulls(vector: Vector): boolean {
+/**
+ * Whether a column's values were all null as far as the state knows: `before` is how the state saw
+ * it (undefined: a column new to it, whose earlier values were nulls), `vector` today's values.
+ */
+export function stillOnlyNulls(before: StateColumn | undefined, vector: Vector): boolean {
+  if (before !== undefined && before.onlyNulls !== true) return false;
   for (let r = 0; r < vector.length; r++) if (vector.get(r) !== null) return false;
   return true;
-}
-
-/** The state's view of a column: `before` is how the state saw it, `vector` today's values. */
-export function stillOnlyNulls(before: StateColumn | undefined, vector: Vector): boolean {
-  return (before === undefined || before.onlyNulls === true) && onlyNulls(vector);
 }
 
 function nulls(n: number): Vector {
@@ -108,7 +119,7 @@ function convertBack(
   vector: Vector,
   from: ColumnType,
   to: ColumnType,
-  forced: Uint8Array,
+  force: () => Uint8Array,
 ): { vector: Vector; exact: boolean } {
   const there = converterTo(to, from);
   const back = converterTo(from, to);
@@ -125,13 +136,13 @@ function convertBack(
         if (!(e instanceof ScriptError)) throw e;
       }
       if (converted === null) {
-        forced[r] = 1;
+        force()[r] = 1;
         exact = false;
       }
     }
     values[r] = converted;
   }
-  return { vector: Dataset.encoded([{ name: '', type: to }], [values]).vector(0), exact };
+  return { vector: vectorOf(to, values), exact };
 }
 
 function sameValue(a: Value, b: Value): boolean {
