@@ -90,3 +90,8 @@ export function describeError(e: ScriptError): string {
   const stmt = e.statement ? `${e.statement}` : e.kind === 'syntax' ? 'syntax error' : 'error';
   return `${stmt}${where}: ${e.message}`;
 }
+
+/** What a statement throws when the run's signal (Ctrl-C, a kernel interrupt) aborts it. */
+export function cancelled(): ScriptError {
+  return new ScriptError('cancelled', 'cancelled');
+}

@@ -2,7 +2,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Dataset } from '../dataset/dataset';
 import type { BulkRows, DbSession, Engine, TableName } from '../db/engine';
 import { engineFor } from '../db/engine-for';
-import { cancelled } from '../db/errors';
 import { planFor, requireNoRow, type SqlPlan } from '../db/params';
 import { sqlOnce, SqlPerRow } from '../db/run-sql';
 import {
@@ -17,7 +16,7 @@ import {
   temporaryName,
 } from '../db/tables';
 import { deleteByKeys, isPrimaryKey, tableKeys, upsertRows } from '../db/upsert';
-import { ScriptError } from '../errors';
+import { cancelled, ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import { backoff, sleep } from '../http/retry';
 import type { PushDb, RetryPolicy, Text } from '../script/ast';

@@ -17,8 +17,3 @@ export function engineError(e: unknown, secrets: readonly string[] = []): unknow
   for (const secret of secrets) if (secret) message = message.split(secret).join(MASK);
   return new ScriptError(redactUrlsIn(message), 'runtime');
 }
-
-/** What a statement throws when the run's signal aborts it between batches. */
-export function cancelled(): ScriptError {
-  return new ScriptError('cancelled', 'cancelled');
-}

@@ -6,7 +6,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { Dataset } from '../dataset/dataset';
 import type { Column, Value } from '../dataset/types';
 import { uniqueName } from '../docpath/typing';
-import { ScriptError } from '../errors';
+import { cancelled, ScriptError } from '../errors';
 import { POSTGRES } from './dialect';
 import {
   PAGE_ROWS,
@@ -22,7 +22,7 @@ import {
 } from './engine';
 import { PageBuffer } from './pages';
 import { temporaryName } from './tables';
-import { cancelled, engineError } from './errors';
+import { engineError } from './errors';
 import { postgresColumnType } from './types';
 import { copyEncoder, postgresParser, postgresValue } from './values';
 

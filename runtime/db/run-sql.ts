@@ -1,10 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
-import { ScriptError } from '../errors';
+import { cancelled, ScriptError } from '../errors';
 import type { Scope } from '../scope';
 import type { DbSession, Dialect } from './engine';
-import { cancelled } from './errors';
 import { renderSql, valuesOnce, type SqlPlan } from './params';
 
 /** Rows run between two turns of the event loop (Ctrl-C and the kernel stay responsive). */

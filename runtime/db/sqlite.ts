@@ -5,7 +5,7 @@ import { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import { STRING, type Column, type ColumnType, type Value } from '../dataset/types';
 import { uniqueName } from '../docpath/typing';
-import { ScriptError } from '../errors';
+import { cancelled, ScriptError } from '../errors';
 import { SQLITE } from './dialect';
 import type {
   BulkRows,
@@ -18,7 +18,7 @@ import type {
   TableName,
   Upserted,
 } from './engine';
-import { cancelled, engineError } from './errors';
+import { engineError } from './errors';
 import { SerialLock } from './lock';
 import { PageBuffer } from './pages';
 import { sqliteColumnType } from './types';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { posix } from 'node:path';
 import type { Client } from 'basic-ftp';
-import { ScriptError } from '../errors';
+import { cancelled, ScriptError } from '../errors';
 import type { FtpConnection } from '../workspace/connections';
 import { redactUrl } from '../workspace/redact';
 import type { Drive, DriveEntry } from './drive';
@@ -152,10 +152,6 @@ export class FtpDrive implements Drive {
 }
 
 const STAGE_PREFIX = 'sqlcdc-ftp-stage-';
-
-function cancelled(): ScriptError {
-  return new ScriptError('cancelled', 'cancelled');
-}
 
 function isMissing(e: unknown): boolean {
   return (e as { code?: number }).code === 550;
