@@ -51,10 +51,39 @@ function decodeName(name: string): string {
 }
 
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi;
+/**
+ * A `?name=value` or `&name=value` pair outside a URL that URL_IN_TEXT took whole: the rest of a URL
+ * written with a blank in it (`GET http://h/a b?api_key=K`), which a script line shows as written.
+ */
+const QUERY_PAIR_IN_TEXT = /([?&])([^=&#\s'"<>?]+)=([^&#\s'"<>]*)/g;
+
+/**
+ * `text` with every URL redacted and every other secret-named query pair masked, and `column`
+ * (1-based) moved by what the masks changed before it.
+ */
+function redactText(text: string, column: number): { text: string; column: number } {
+  let at = column;
+  const urls = text.replace(URL_IN_TEXT, (url: string, offset: number) => {
+    const masked = redactUrl(url);
+    if (offset + url.length < column) at += masked.length - url.length;
+    return masked;
+  });
+  // Offsets here are in `urls`, where the column is `at`.
+  const afterUrls = at;
+  const shown = urls.replace(
+    QUERY_PAIR_IN_TEXT,
+    (pair: string, sep: string, name: string, value: string, offset: number) => {
+      if (!SECRET_PARAM.test(decodeName(name)) || value === MASK) return pair;
+      if (offset + pair.length < afterUrls) at += MASK.length - value.length;
+      return `${sep}${name}=${MASK}`;
+    },
+  );
+  return { text: shown, column: at };
+}
 
 /** Every URL inside a text (an error message, a log line) with its password replaced. */
 export function redactUrlsIn(text: string): string {
-  return text.replace(URL_IN_TEXT, (url) => redactUrl(url));
+  return redactText(text, 0).text;
 }
 
 /**
@@ -62,13 +91,8 @@ export function redactUrlsIn(text: string): string {
  * moved by what the masks changed before it, so that a caret stays under what it points at.
  */
 export function redactUrlsAt(line: string, column: number): { line: string; column: number } {
-  let shift = 0;
-  const shown = line.replace(URL_IN_TEXT, (url: string, offset: number) => {
-    const masked = redactUrl(url);
-    if (offset + url.length < column) shift += masked.length - url.length;
-    return masked;
-  });
-  return { line: shown, column: column + shift };
+  const { text, column: moved } = redactText(line, column);
+  return { line: text, column: moved };
 }
 
 /**

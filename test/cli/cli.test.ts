@@ -155,6 +155,25 @@ test('the script line under an error shows a URL as written, only its secrets ma
   assert.doesNotMatch(r.stderr, /PW1|K9/);
 });
 
+test(
+  'a URL written with a blank in it has its secret query values masked in the line under an error too',
+  LIMITS,
+  async () => {
+    const dir = project({
+      'blank.sql':
+        "PRINT 'http://h/a b?token=LONGSECRET1&page=2' garbage;\nSELECT * FROM HTTP (GET http://127.0.0.1:1/a b?api_key=SECRET2);\n",
+    });
+    const r = await sqlcdc(dir, ['run', 'scripts/blank.sql']);
+    assert.equal(r.code, 1);
+    const lines = r.stderr.split('\n');
+    assert.match(lines[0], /^scripts\/blank\.sql:1:47: PRINT: expected ';' but found 'garbage'/);
+    assert.equal(lines[1], "  PRINT 'http://h/a b?token=****&page=2' garbage;");
+    // The caret moves with what the mask took out before it, and stays under 'garbage'.
+    assert.equal(lines[2], `  ${' '.repeat(39)}^`);
+    assert.doesNotMatch(r.stderr, /LONGSECRET1|SECRET2/);
+  },
+);
+
 test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   const dir = project({ 'ok.sql': "PRINT 'x';" });
   for (const args of [
