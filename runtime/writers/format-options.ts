@@ -1,13 +1,15 @@
 import { ScriptError, type Position } from '../errors';
 import { formatDate } from '../functions/dotnet-format/date';
+import { positionIn } from '../functions/parse';
 import type { DocFormat } from '../script/ast';
 import { writerOptions, type BytesEncoding, type WriterOptions } from './options';
 
 /**
  * FORMAT … OPTIONS 'key:value key:value' (spec 4.2, FORMAT option keys). Pairs are separated by
  * blanks; a word that does not start with a known key continues the previous value, so a date
- * pattern may contain spaces (`date:yyyy-MM-dd HH:mm`). `delimiter:` with nothing after it is a
- * blank, and `\t` is a tab.
+ * pattern may contain spaces (`date:yyyy-MM-dd HH:mm`). A word shaped `word:…` whose word is not a
+ * key is a mistyped key, unless it continues a date pattern and its word is date pattern letters
+ * (`HH:mm:ss`). `delimiter:` with nothing after it is a blank, and `\t` is a tab.
  */
 export interface FormatOptions extends WriterOptions {
   /** The first N rows (of those WHEN selects) are not formatted. */
@@ -33,17 +35,30 @@ const BYTES = new Set<BytesEncoding>(['ascii', 'utf8', 'utf32', 'unicode', 'base
 /** An XML Name restricted to what element names sensibly use (no colon: no namespaces here). */
 const XML_NAME = /^[\p{L}_][\p{L}\p{N}_.-]*$/u;
 
+/**
+ * Whether the text before a word's colon can be part of a .NET date pattern: only its format letters
+ * (d f F g h H K m M s t y z), other characters, and literals in quotes or after a backslash.
+ */
+function datePatternWord(word: string): boolean {
+  return !/[A-Za-z]/.test(word.replace(/'[^']*'|"[^"]*"|\\.|[dfFghHKmMstyz]/g, ''));
+}
+
 export function parseFormatOptions(text: string | undefined, format: DocFormat, pos?: Position): FormatOptions {
   const options: FormatOptions = { ...writerOptions(), skip: 0 };
   if (!text || !text.trim()) return options;
-  const fail = (reason: string) => new ScriptError(`OPTIONS '${text}': ${reason}`, 'semantic', pos);
+  const fail = (reason: string, at?: number) =>
+    new ScriptError(`OPTIONS '${text}': ${reason}`, 'semantic', at === undefined ? pos : positionIn(pos, text, at));
   const pairs: [Key, string][] = [];
-  for (const word of text.trim().split(/\s+/)) {
+  for (const { 0: word, index } of text.matchAll(/\S+/g)) {
     const colon = word.indexOf(':');
-    const key = word.slice(0, colon).toLowerCase() as Key;
+    const written = word.slice(0, colon);
+    const key = written.toLowerCase() as Key;
+    const previous = pairs.at(-1);
     if (colon > 0 && (KEYS as readonly string[]).includes(key)) pairs.push([key, word.slice(colon + 1)]);
-    else if (pairs.length > 0) pairs[pairs.length - 1][1] += ` ${word}`;
-    else throw fail(`'${word}' is not key:value (keys: ${KEYS.join(', ')})`);
+    else if (colon > 0 && !(previous?.[0] === 'date' && datePatternWord(written)))
+      throw fail(`unknown key '${written}' (keys: ${KEYS.join(', ')})`, index);
+    else if (previous) previous[1] += ` ${word}`;
+    else throw fail(`'${word}' is not key:value (keys: ${KEYS.join(', ')})`, index);
   }
   const flag = (key: Key, v: string) => {
     if (v !== '0' && v !== '1') throw fail(`${key} must be 0 or 1, not '${v}'`);
