@@ -7,6 +7,7 @@ import { formatDateTime } from '../runtime/dataset/format-value';
 import type { Column, Value } from '../runtime/dataset/types';
 import { DateVector, DecimalVector } from '../runtime/dataset/vector';
 import { Session } from '../runtime/session';
+import { fragmentProblem } from '../runtime/writers';
 import { best, seededRandom } from './measure';
 
 /**
@@ -100,6 +101,73 @@ function line(label: string, seconds: number, reference?: { label: string; secon
     text += `   ${reference.label}: ${ms(reference.seconds).trim()}  ratio ${(seconds / reference.seconds).toFixed(2)}x`;
   if (goal) text += `  (${goal})`;
   console.log(text);
+}
+
+const ZIP_BATCH = 1000;
+
+/**
+ * ZIP COLUMN over the fragments FORMAT JSON/XML wrote for every row, in batches of 1,000, vs joining
+ * the same fragments (held in an array) into the same documents by hand (goal: within 2x; ZIP also
+ * reads the column's storage), and the check that each fragment fits the format (fragmentProblem)
+ * alone over the same fragments, as a share of the statement (goal: at most 25%).
+ */
+async function zipBench(on: (dataset: Dataset, script: string) => Promise<Dataset>, input: Dataset): Promise<void> {
+  console.log(`ZIP COLUMN … BATCH ${ZIP_BATCH} over the fragments of ADD COLUMN … FORMAT`);
+  const framing = {
+    JSON: { open: '[', separator: ',', close: ']', options: '' },
+    XML: {
+      open: '<?xml version="1.0" encoding="utf-8"?><root>',
+      separator: '',
+      close: '</root>',
+      options: 'element:row',
+    },
+  };
+  for (const format of ['JSON', 'XML'] as const) {
+    const { open, separator, close, options } = framing[format];
+    const formatted = await on(input, `ADD COLUMN 'doc' FORMAT ${format} COLLAPSE OPTIONS '${options}'`);
+    const fragments = formatted.rows().map((r) => r[0] as string);
+    const hand = await best(
+      RUNS,
+      () => {
+        const documents: string[] = [];
+        for (let start = 0; start < fragments.length; start += ZIP_BATCH)
+          documents.push(open + fragments.slice(start, start + ZIP_BATCH).join(separator) + close);
+        return documents;
+      },
+      (documents) => {
+        if (documents.length !== ROWS / ZIP_BATCH) throw new Error('the hand-written join lost documents');
+      },
+    );
+    const expected = open + fragments.slice(0, ZIP_BATCH).join(separator) + close;
+    const zip = await best(
+      RUNS,
+      () => on(formatted, `ZIP COLUMN 'doc' FORMAT ${format} BATCH ${ZIP_BATCH}`),
+      (d) => {
+        if (d.rowCount !== ROWS / ZIP_BATCH || d.cell(0, 0) !== expected)
+          throw new Error(`ZIP COLUMN FORMAT ${format} differs from the hand-written join`);
+      },
+    );
+    const check = await best(
+      RUNS,
+      () => fragments.filter((f) => fragmentProblem(format, f) !== undefined).length,
+      (bad) => {
+        if (bad !== 0) throw new Error(`${bad} fragments of FORMAT ${format} do not fit ZIP FORMAT ${format}`);
+      },
+    );
+    line(
+      `ZIP COLUMN 'doc' FORMAT ${format} BATCH ${ZIP_BATCH}`,
+      zip,
+      { label: 'the same join by hand', seconds: hand },
+      `goal: within 2x: ${zip / hand <= 2 ? 'met' : 'MISSED'}`,
+    );
+    const share = check / zip;
+    line(
+      `… its check of the ${format} fragments alone`,
+      check,
+      undefined,
+      `${(share * 100).toFixed(0)}% of the statement; goal <= 25%: ${share <= 0.25 ? 'met' : 'MISSED'}`,
+    );
+  }
 }
 
 export async function runTransformBench(): Promise<void> {
@@ -224,6 +292,12 @@ export async function runTransformBench(): Promise<void> {
       { label: 'JSON.stringify per row', seconds: stringify },
       'goal: within 1.5x',
     );
+
+    await zipBench(async (dataset, script) => {
+      session.setDataset(dataset);
+      await session.run(script);
+      return session.dataset;
+    }, input);
 
     console.log('ADD COLUMN defaults');
     const sql = await best(

@@ -6,7 +6,7 @@ import { conformToState, type Conformed } from './conform';
 import { combineLanes, hashRowsFormat1, objectLanes, rowHashes, typedLanes, typedOrdinals } from './hash';
 import { decodeKeys, describeKey, type KeyStore } from './keys';
 import { classify, DROPPED, INSERTED, UPDATED } from './match';
-import { nextState } from './next-state';
+import { nextState, seenInRun } from './next-state';
 import type { CaptureOptions } from './options';
 import { planCapture } from './schema';
 import { readState, writeState, type CdcState } from './state';
@@ -40,23 +40,31 @@ export interface CaptureDiff {
    * only the comparison.
    */
   next?: () => CdcState;
+  /** With the state `next` builds: which of its entries this run has seen so far (EarlierPages.seen). */
+  seen?: () => Uint8Array;
+}
+
+/**
+ * What the earlier pages of a paged read did to the same state in this run (a read's inline APPLY
+ * PIPELINE runs CAPTURE once per page): `initializing`, INIT_ON_FIRST_RUN initialized it, so this
+ * page's records join it unreported too; `seen`, which of its entries they had (CaptureDiff.seen).
+ */
+export interface EarlierPages {
+  initializing: boolean;
+  seen?: Uint8Array;
 }
 
 const MARKER_TYPE: ColumnType = { base: 'char', size: 1 };
 
-/**
- * The state of `stateFile` (or none yet), then the diff of `input` against it. `initializing`: an
- * earlier page of this run initialized the state (INIT_ON_FIRST_RUN), so this page's records join it
- * unreported too.
- */
+/** The state of `stateFile` (or none yet), then the diff of `input` against it. */
 export async function captureChanges(
   input: Dataset,
   options: CaptureOptions,
   stateFile: string,
-  initializing = false,
+  earlier?: EarlierPages,
 ): Promise<CaptureDiff> {
   const previous = options.keys.length ? await readState(stateFile) : undefined;
-  return captureDiff(input, options, previous, stateFile, initializing);
+  return captureDiff(input, options, previous, stateFile, earlier);
 }
 
 /** Writes the next state; call it only once the change log built from the same diff is durable. */
@@ -70,7 +78,7 @@ export function captureDiff(
   options: CaptureOptions,
   previous: CdcState | undefined,
   stateFile: string,
-  initializing = false,
+  earlier?: EarlierPages,
 ): CaptureDiff {
   const { input, compare } = previous
     ? conformToState(withStateColumns(source, previous), options, previous)
@@ -100,6 +108,7 @@ export function captureDiff(
   const rows = done.matched ?? matchedHere ?? classify(input, plan.keyOrdinals, previous);
   const hashes = combineLanes(objects, done.lanes ?? typedLanes(input, plan.observedOrdinals));
   if (rows.duplicates.length && !options.ignoreDups) throw duplicateError(input, plan.keyOrdinals, rows.duplicates);
+  const repeated = earlier?.seen ? dropRepeated(rows, earlier.seen, options, input, plan.keyOrdinals) : 0;
   const updated = previous
     ? markUpdates(
         rows.kinds,
@@ -111,7 +120,7 @@ export function captureDiff(
 
   const stateCount = rows.seenBy.length;
   const inserted = rows.added.count;
-  const dropped = rows.duplicates.length / 2;
+  const dropped = rows.duplicates.length / 2 + repeated;
   const matched = input.rowCount - inserted - dropped;
   const deleted = stateCount - matched;
   const matches = {
@@ -122,14 +131,16 @@ export function captureDiff(
     hashes,
   };
   const next = () => nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
+  const seen = () => seenInRun(matches, earlier?.seen);
   const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
-  if ((!previous || initializing) && options.initOnFirstRun) {
+  if ((!previous || earlier?.initializing) && options.initOnFirstRun) {
     return {
       mode: 'initialized',
       upserts: upserts(input, new Int32Array(0), rows.kinds, options.marker),
       deletes: noDeletes,
       counts: tally,
       next,
+      seen,
     };
   }
   return {
@@ -141,7 +152,44 @@ export function captureDiff(
         : noDeletes,
     counts: tally,
     next,
+    seen,
   };
+}
+
+/**
+ * A row whose key an earlier page of this run already had (an API whose items shift between pages
+ * while they are read) is a duplicate key, as two rows of one dataset are: an error, or with
+ * IGNORE_DUPS dropped, so the record seen first stays in the state and a run reports at most one
+ * change per key. Returns how many rows were dropped; they no longer match their entry.
+ */
+function dropRepeated(
+  rows: { kinds: Uint8Array; seenBy: Int32Array },
+  seen: Uint8Array,
+  options: CaptureOptions,
+  input: Dataset,
+  keyOrdinals: number[],
+): number {
+  let dropped = 0;
+  for (let e = 0; e < rows.seenBy.length; e++) {
+    const r = rows.seenBy[e] - 1;
+    if (r < 0 || !seen[e]) continue;
+    if (!options.ignoreDups) {
+      const key = describeKey(
+        keyOrdinals.map((c) => input.columns[c].name),
+        keyOrdinals.map((c) => input.cell(r, c)),
+        keyOrdinals.map((c) => input.columns[c].type),
+      );
+      throw new ScriptError(
+        `duplicate key ${key} in row ${r + 1} of this page was on an earlier page of this read. Add WITH ` +
+          'IGNORE_DUPS to keep the first one seen of each key',
+        'runtime',
+      );
+    }
+    rows.kinds[r] = DROPPED;
+    rows.seenBy[e] = 0;
+    dropped++;
+  }
+  return dropped;
 }
 
 /**

@@ -87,6 +87,24 @@ export function nextState(
   return { ...columns, entries: { bytes, offsets }, hashes, table, format: 2 };
 }
 
+/**
+ * Which entries of the state `nextState` builds from `run` a run has seen so far: those `run` matched
+ * or added, and those `before` (the same, for the state `run` was compared with) marks, from the
+ * earlier pages of a paged read. A later page's record whose entry is marked repeats one of theirs.
+ */
+export function seenInRun(run: RunMatches, before: Uint8Array | undefined): Uint8Array {
+  const { seenBy, dropUnseen } = run;
+  const seen = new Uint8Array(seenBy.length + run.addedRows.length);
+  let k = 0;
+  for (let e = 0; e < seenBy.length; e++) {
+    if (dropUnseen && seenBy[e] === 0) continue;
+    if (seenBy[e] !== 0 || before?.[e]) seen[k] = 1;
+    k++;
+  }
+  seen.fill(1, k, k + run.addedRows.length);
+  return seen.subarray(0, k + run.addedRows.length);
+}
+
 function sharedCopy(a: Int32Array): Int32Array {
   const copy = sharedInt32s(a.length);
   copy.set(a);

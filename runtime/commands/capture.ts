@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { writeChangeLog, type ChangeLogMeta } from '../changelog/write';
 import type { Protection } from '../changelog/secure';
 import { changeLogTarget, lastExecutionId, pipelineStem } from '../changelog/naming';
-import { captureChanges, commitState, type CaptureDiff } from '../cdc/diff';
+import { captureChanges, commitState, type CaptureDiff, type EarlierPages } from '../cdc/diff';
 import { captureOptions, type CaptureOptions } from '../cdc/options';
 import { stateFile } from '../cdc/state';
 import { Dataset } from '../dataset/dataset';
@@ -25,11 +25,12 @@ import type { Command, CommandContext } from './command';
  * the delete stream travels with it as the run's current change log, for PUSH and SINK.
  */
 /**
- * The CDC states a run initialized (INIT_ON_FIRST_RUN). In a read's inline APPLY PIPELINE CAPTURE runs
- * once per page, and only the first page finds no state: the later pages of that first run are part of
- * the initialization too, not inserts.
+ * What each run's CAPTURE did to its CDC states so far. In a read's inline APPLY PIPELINE CAPTURE runs
+ * once per page: only the first page finds no state, so the later pages of a first run with
+ * INIT_ON_FIRST_RUN are part of the initialization too, not inserts; and a record a later page
+ * repeats is a duplicate key (diff.ts EarlierPages).
  */
-const initializedBy = new WeakMap<RunState, Set<string>>();
+const pagesOf = new WeakMap<RunState, Map<string, EarlierPages>>();
 
 export const capture: Command<Capture> = async (stmt, input, ctx) => {
   const options = captureOptions(stmt);
@@ -39,12 +40,15 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
   const location = changeLogFolder(stmt.path, ctx);
   const protection = protectionOf(stmt, ctx);
   const state = stateFile(ctx.session.workspace, pipeline, name || pipeline);
-  const initialized = initializedBy.get(ctx.run) ?? new Set<string>();
-  const diff = await captureChanges(input, options, state, initialized.has(state));
-  if (diff.mode === 'initialized') {
+  const pages = pagesOf.get(ctx.run) ?? new Map<string, EarlierPages>();
+  pagesOf.set(ctx.run, pages);
+  const diff = await captureChanges(input, options, state, pages.get(state));
+  const committed = async () => {
     await commitState(state, diff);
-    initialized.add(state);
-    initializedBy.set(ctx.run, initialized);
+    if (diff.seen) pages.set(state, { initializing: diff.mode === 'initialized', seen: diff.seen() });
+  };
+  if (diff.mode === 'initialized') {
+    await committed();
     ctx.emit({
       kind: 'message',
       text: `CDC state initialized with ${counted(diff.counts.unchanged + diff.counts.inserted, 'record')}; no change log written`,
@@ -52,13 +56,13 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
     return diff.upserts;
   }
   if (diff.upserts.rowCount === 0 && diff.deletes.rowCount === 0) {
-    await commitState(state, diff);
+    await committed();
     ctx.emit({ kind: 'message', text: 'no change since the last capture: no change log written' });
     return diff.upserts;
   }
   if (options.marker !== undefined) diff.deletes = markDeletes(diff.deletes, diff.upserts, options.marker);
   const written = await writeLog(stmt, diff, options, name || undefined, location, protection, ctx);
-  await commitState(state, diff);
+  await committed();
   ctx.run.changeLog = {
     upserts: diff.upserts,
     deletes: diff.deletes,

@@ -2,7 +2,7 @@ import { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import { ScriptError } from '../errors';
 import type { ZipColumn } from '../script/ast';
-import { buildDocument } from '../writers';
+import { buildDocument, fragmentProblem } from '../writers';
 import type { Command } from './command';
 
 /**
@@ -26,11 +26,25 @@ export function zipColumnOf(stmt: ZipColumn, input: Dataset): Dataset {
     const end = Math.min(start + size, input.rowCount);
     for (let r = start; r < end; r++) {
       const v = values.get(r);
-      if (v !== null) fragments.push(typeof v === 'string' ? v : formatValue(v, column.type));
+      if (v === null) continue;
+      const fragment = typeof v === 'string' ? v : formatValue(v, column.type);
+      const problem = fragmentProblem(stmt.format, fragment);
+      if (problem !== undefined)
+        throw new ScriptError(
+          `column '${column.name}', row ${r + 1}: '${shortened(fragment)}' ${problem}`,
+          'runtime',
+          stmt.column.pos,
+        );
+      fragments.push(fragment);
     }
     documents.push(buildDocument(stmt.format, fragments));
   }
   return new Dataset([{ name: column.name, type: { base: 'string' } }], [documents]);
+}
+
+/** A value quoted in an error: its first 40 characters. */
+function shortened(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40).trimEnd()}…` : text;
 }
 
 export const zipColumn: Command<ZipColumn> = async (stmt, input) => zipColumnOf(stmt, input);

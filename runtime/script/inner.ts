@@ -96,12 +96,45 @@ export function columnSpec(raw: string, offset: number, form: 'quoted' | 'block'
   const valueOffset = offset + eq + 1 + lead;
   if (form === 'quoted') {
     spec.default = { value: unescapeQuotes(value), form: 'quoted', pos: at(valueOffset) };
-  } else if (value.length >= 2 && value.startsWith("'") && value.endsWith("'")) {
-    spec.default = { value: unescapeQuotes(value.slice(1, -1)), form: 'quoted', pos: at(valueOffset + 1) };
-  } else {
-    spec.default = { value, form: 'bare', pos: at(valueOffset) };
+    return spec;
   }
+  const quoted = value.length >= 2 && value.startsWith("'") && value.endsWith("'");
+  const second = secondColumn(value, quoted);
+  if (second)
+    fail(
+      `one column per ADD COLUMN; write two statements (a second column '${second.head}' starts after this comma)`,
+      valueOffset + second.comma,
+    );
+  spec.default = quoted
+    ? { value: unescapeQuotes(value.slice(1, -1)), form: 'quoted', pos: at(valueOffset + 1) }
+    : { value, form: 'bare', pos: at(valueOffset) };
   return spec;
+}
+
+/** `, [type] name =` (or `, [name] =`): what starts another column after a default. */
+const NEXT_COLUMN = /^\s*,\s*((?:[^\s=',()]+(?:\([^)]*\))?\s+)?(?:\[[^\]]+\]|[^\s=',()[\]]+))\s*=/;
+
+/**
+ * The block form's default runs to the block's end, and its quotes are not doubled (so
+ * `@sql(IIF(x, 'a', 'b'))` reads as written). `(a='1', b='2')` would therefore be one column `a`
+ * holding `1', b='2`: a comma outside parentheses that follows the default's closing quote (or, for a
+ * bare default, any such comma) and is followed by `name=` starts a second column, which the spec's
+ * shape does not have. Parentheses are counted over the whole text: a quote inside `@sql(…)` is
+ * never a default's end.
+ */
+function secondColumn(value: string, quoted: boolean): { comma: number; head: string } | undefined {
+  let depth = 0;
+  for (let i = quoted ? 1 : 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (depth === 0 && c === (quoted ? "'" : ',')) {
+      const rest = value.slice(quoted ? i + 1 : i);
+      const m = NEXT_COLUMN.exec(rest);
+      if (m) return { comma: (quoted ? i + 1 : i) + rest.indexOf(','), head: m[1] };
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -70,7 +70,10 @@ export function driveOutput(format: DriveFormat, o: DriveWriteOptions, scope: Sc
     flatten: o.flatten,
   });
   if (o.delimiter) cells.delimiter = delimiter(o.delimiter);
-  if (o.fixedLength) cells.widths = widths(o.fixedLength);
+  if (o.fixedLength) {
+    cells.widths = widths(o.fixedLength);
+    cells.widthsFrom = { name: `FIXED_LENGTH '${o.fixedLength.value}'`, pos: o.fixedLength.pos };
+  }
   if (o.commentTokens)
     cells.comments = o.commentTokens.value
       .split(',')

@@ -23,8 +23,9 @@ export function csvWriter(columns: readonly Column[], ordinals: readonly number[
   const widths = options.widths;
   if (widths && widths.length !== n) {
     throw new ScriptError(
-      `OPTIONS fields gives ${widths.length} width${widths.length === 1 ? '' : 's'} for ${n} field${n === 1 ? '' : 's'}`,
+      `${options.widthsFrom?.name ?? 'fields'} gives ${widths.length} width${widths.length === 1 ? '' : 's'} for ${n} field${n === 1 ? '' : 's'}`,
       'semantic',
+      options.widthsFrom?.pos,
     );
   }
   const field = fieldWriter(options);

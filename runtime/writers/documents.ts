@@ -83,3 +83,37 @@ function frame({ open, separator, terminator, close }: Framing, records: readonl
   const body = records.length === 0 ? '' : records.join(terminator + separator) + terminator;
   return open + body + close;
 }
+
+/**
+ * Why a ZIP fragment cannot stand in a document of `format` as it is, or undefined when it can. ZIP
+ * joins fragments verbatim, so a plain text, or a fragment of the other format, would make a document
+ * no reader accepts. The check is cheap: a JSON fragment bracketed by `{}`, `[]` or `""` (what FORMAT
+ * JSON and text writers produce) is taken on its first and last characters, anything else must parse
+ * (numbers, true, false, null); an XML fragment must be elements (start with `<`, end with `>`) and
+ * not carry its own XML declaration, or be blank. CSV records are any text.
+ */
+export function fragmentProblem(format: DocFormat, fragment: string): string | undefined {
+  if (format === 'CSV') return undefined;
+  let first = 0;
+  let last = fragment.length - 1;
+  while (first <= last && fragment.charCodeAt(first) <= 32) first++;
+  while (last > first && fragment.charCodeAt(last) <= 32) last--;
+  const open = fragment[first];
+  const close = fragment[last];
+  if (format === 'XML') {
+    if (first > last) return undefined;
+    if (open === '<' && close === '>' && !fragment.startsWith('<?xml', first)) return undefined;
+    return 'is not an XML fragment (ZIP FORMAT XML needs elements, as ADD COLUMN … FORMAT XML writes them)';
+  }
+  if (
+    last > first &&
+    ((open === '{' && close === '}') || (open === '[' && close === ']') || (open === '"' && close === '"'))
+  )
+    return undefined;
+  try {
+    JSON.parse(fragment);
+    return undefined;
+  } catch {
+    return 'is not a JSON value (ZIP FORMAT JSON needs one per row, as ADD COLUMN … FORMAT JSON writes them)';
+  }
+}

@@ -6,7 +6,7 @@
  */
 export { encodeBytes } from './cells';
 export { datasetText, documentChunks, documentText } from './dataset-text';
-export { buildDocument, documentWriter, type DocumentWriter } from './documents';
+export { buildDocument, documentWriter, fragmentProblem, type DocumentWriter } from './documents';
 export { selectFields } from './fields';
 export { parseFormatOptions, type FormatOptions } from './format-options';
 export { rowWriter } from './fragments';

@@ -1,3 +1,5 @@
+import type { Position } from '../errors';
+
 /**
  * What a writer is compiled with, besides the schema. One set of options for every format, so a
  * statement (FORMAT, SINK, PUSH) parses its OPTIONS once and any writer takes the keys that apply
@@ -35,6 +37,8 @@ export interface CsvOptions extends CellOptions {
   quoteEmpty: boolean;
   /** Fixed widths: each field padded or cut to its width, no delimiter, no quoting. */
   widths?: number[];
+  /** Where the widths were written, named as the script names them, for an error about their count. */
+  widthsFrom?: { name: string; pos?: Position };
   /** A record that would start with one of these gets its first field quoted, so readers do not skip it. */
   comments: string[];
 }

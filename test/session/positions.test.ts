@@ -63,6 +63,33 @@ test('ON columns, ORDER BY and INCLUDE/EXCLUDE name unknown columns under their 
   await assertCaret(s, `${ITEMS}ZIP COLUMN '§nope' FORMAT JSON;`, /unknown column 'nope'/);
 });
 
+test('FORMAT OPTIONS, FIXED_LENGTH and BATCH errors point at the option or number, not the statement', async () => {
+  const s = newSession();
+  await assertCaret(
+    s,
+    `${ITEMS}ADD COLUMN 'x' FORMAT CSV OPTIONS 'trim:1 §fields:3';`,
+    /OPTIONS fields gives 1 width for 2 fields/,
+  );
+  await assertCaret(
+    s,
+    `${ITEMS}ADD COLUMN 'x' FORMAT CSV\n  OPTIONS 'headers:1\n   §fields:3, 4';`,
+    /fields must be positive widths/,
+  );
+  await assertCaret(s, `${ITEMS}ADD COLUMN 'x' FORMAT CSV OPTIONS 'headers:1 §skip:-1';`, /skip must be an integer/);
+  await assertCaret(
+    s,
+    `${ITEMS}ADD COLUMN 'x' FORMAT JSON OPTIONS 'trim:1 §delimiter:;';`,
+    /applies to FORMAT CSV only/,
+  );
+  await assertCaret(s, `${ITEMS}ADD COLUMN 'x' FORMAT JSON OPTIONS 'flatten:1 §date:yyyy-MM-dd fffffffff';`, /date:/);
+  await assertCaret(
+    s,
+    `${ITEMS}SINK INTO DRIVE FORMAT CSV FILE 'f.txt' FIXED_LENGTH '§3';`,
+    /FIXED_LENGTH '3' gives 1 width for 2 fields/,
+  );
+  await assertCaret(s, `${ITEMS}ZIP COLUMN 'name' FORMAT JSON BATCH §0;`, /BATCH expects a whole number of 1 or more/);
+});
+
 test('bad type names in APPLY SCHEMA and ADD COLUMN', async () => {
   const s = newSession();
   await assertCaret(s, `${ITEMS}APPLY SCHEMA (\n  long id\n  §varchar[x] name\n);`, /unknown type|type/);

@@ -73,6 +73,41 @@ test("the (name='default') shape and the older WITH EXPRESSION spelling", async 
   assert.deepEqual(column(dataset, 'twice'), ['8', '2']);
 });
 
+test("(name='default') holds one column: a second one is refused at its comma, quotes in a default still work", async () => {
+  const s = sessionWith(orderColumns, orders().slice(0, 2));
+  // § marks the comma the caret must point at.
+  const cases = [
+    "ADD COLUMN (a='1'§, b='2')",
+    "ADD COLUMN (a='1' §,int b='2')",
+    'ADD COLUMN (a=1§, b=2)',
+    "ADD COLUMN (a='@sql(IIF(qty > 2, 'x', 'y'))'§, [b c]='2')",
+    "ADD COLUMN (a='1'§, decimal(10, 2) b='2')",
+  ];
+  for (const marked of cases) {
+    const script = marked.replace('§', '');
+    const e = await failure(s, script);
+    assert.match(
+      e.message,
+      /one column per ADD COLUMN; write two statements \(a second column '[^']*b[^']*' starts after this comma\)/,
+      script,
+    );
+    assert.equal(e.position?.column, marked.indexOf('§') + 1, script);
+  }
+  const { dataset } = await run(
+    s,
+    `ADD COLUMN (label='@sql(IIF(qty > 2, 'many', 'few'))');
+     ADD COLUMN (note='hello, world');
+     ADD COLUMN (pair='a=1, b=2');
+     ADD COLUMN (list=#isnull(null, y=z));
+     ADD COLUMN (quoted='it''s, ok')`,
+  );
+  assert.deepEqual(column(dataset, 'label'), ['many', 'few']);
+  assert.deepEqual(column(dataset, 'note'), ['hello, world', 'hello, world']);
+  assert.deepEqual(column(dataset, 'pair'), ['a=1, b=2', 'a=1, b=2']);
+  assert.deepEqual(column(dataset, 'list'), ['y=z', 'y=z']);
+  assert.deepEqual(column(dataset, 'quoted'), ["it's, ok", "it's, ok"]);
+});
+
 test('an existing column is an error (spec 7) unless IGNORE_IF_EXISTS or OR ALTER', async () => {
   const s = sessionWith(orderColumns, orders());
   const e = await failure(s, "ADD COLUMN 'QTY=1'");

@@ -207,7 +207,8 @@ test('FORMAT CSV follows RFC 4180; headers, delimiter, quoted, trim, flatten, fi
 test('FORMAT option and type errors', async () => {
   const s = sessionWith(orderColumns, orders());
   const cases: [string, RegExp][] = [
-    ["ADD COLUMN 'x' FORMAT JSON OPTIONS 'colour:red'", /'colour:red' is not key:value \(keys: headers, skip/],
+    ["ADD COLUMN 'x' FORMAT JSON OPTIONS 'colour:red'", /unknown key 'colour' \(keys: headers, skip/],
+    ["ADD COLUMN 'x' FORMAT JSON OPTIONS 'red'", /'red' is not key:value \(keys: headers, skip/],
     ["ADD COLUMN 'x' FORMAT JSON OPTIONS 'delimiter:;'", /delimiter applies to FORMAT CSV only/],
     ["ADD COLUMN 'x' FORMAT CSV OPTIONS 'element:row'", /element applies to FORMAT XML only/],
     ["ADD COLUMN 'x' FORMAT CSV OPTIONS 'headers:yes'", /headers must be 0 or 1/],
@@ -221,6 +222,37 @@ test('FORMAT option and type errors', async () => {
     ["ADD COLUMN 'x' FORMAT JSON WHEN 'nope > 1'", /unknown column 'nope'/],
   ];
   for (const [script, expected] of cases) assert.match((await failure(s, script)).message, expected, script);
+});
+
+test('FORMAT OPTIONS: a key:value word with an unknown key is refused under it; date formats with blanks and colons still work', async () => {
+  const s = sessionWith(typedColumns, [typedRow]);
+  // § marks the word the caret must point at.
+  const cases = [
+    "ADD COLUMN 'x' FORMAT JSON OPTIONS 'date:yyyy-MM-dd §nullvalu:x'",
+    "ADD COLUMN 'x' FORMAT JSON OPTIONS 'date:yyyy-MM-dd HH:mm  §Bytes64:hex'",
+    "ADD COLUMN 'x' FORMAT CSV OPTIONS 'headers:1 §delimter:;'",
+    "ADD COLUMN 'x' FORMAT JSON OPTIONS '§nokey:1'",
+  ];
+  for (const marked of cases) {
+    const script = marked.replace('§', '');
+    const key = /§([^:]+):/.exec(marked)![1];
+    const e = await failure(s, script);
+    assert.match(
+      e.message,
+      new RegExp(`unknown key '${key}' \\(keys: headers, skip, delimiter, .*, element\\)`),
+      script,
+    );
+    assert.equal(e.position?.column, marked.indexOf('§') + 1, script);
+  }
+  const { dataset } = await run(
+    s,
+    `ADD COLUMN 'a' FORMAT JSON INCLUDE 'at' OPTIONS 'date:HH:mm:ss';
+     ADD COLUMN 'b' FORMAT JSON INCLUDE 'at,raw' OPTIONS 'date:dd.MM.yyyy HH:mm:ss bytes:base64';
+     ADD COLUMN 'c' FORMAT JSON INCLUDE 'at' OPTIONS 'date:dddd, MMMM d, yyyy h:mm:ss tt'`,
+  );
+  assert.equal(column(dataset, 'a')[0], '{"at":"23:59:01"}');
+  assert.equal(column(dataset, 'b')[0], '{"at":"29.02.2024 23:59:01","raw":"aGk="}');
+  assert.equal(column(dataset, 'c')[0], '{"at":"Thursday, February 29, 2024 11:59:01 PM"}');
 });
 
 test('FORMAT on an empty dataset adds the column; unicode and long values survive', async () => {

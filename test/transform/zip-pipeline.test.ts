@@ -67,6 +67,53 @@ test('ZIP errors and the empty pipeline', async () => {
   assert.equal(dataset.rowCount, 0);
 });
 
+test('ZIP JSON/XML refuse fragments that are not JSON values / XML elements, naming the column and the first bad row', async () => {
+  /** Runs `prepare`, then the ZIP statement that must fail; returns its error. */
+  const zipFailure = async (prepare: string, zip: string) => {
+    const s = sessionWith(orderColumns, orders());
+    if (prepare) await run(s, prepare);
+    return failure(s, zip);
+  };
+  let e = await zipFailure('', "ZIP COLUMN 'name' FORMAT JSON");
+  assert.match(e.message, /column 'name', row 1: 'Widget' is not a JSON value/);
+  assert.deepEqual(e.position, { line: 1, column: 13, offset: 12 }, 'the caret is under the column');
+  e = await zipFailure("ADD COLUMN 'x' FORMAT XML INCLUDE 'id' OPTIONS 'element:row'", "ZIP COLUMN 'x' FORMAT JSON");
+  assert.match(e.message, /column 'x', row 1: '<row><id>1<\/id><\/row>' is not a JSON value/);
+  e = await zipFailure("ADD COLUMN 'doc' FORMAT JSON INCLUDE 'id'", "ZIP COLUMN 'doc' FORMAT XML");
+  assert.match(e.message, /column 'doc', row 1: '\{"id":1\}' is not an XML fragment/);
+  e = await zipFailure('', "ZIP COLUMN 'name' FORMAT XML");
+  assert.match(e.message, /column 'name', row 1: 'Widget' is not an XML fragment/);
+  e = await zipFailure('ADD COLUMN (x=\'<?xml version="1.0"?><a/>\')', "ZIP COLUMN 'x' FORMAT XML");
+  assert.match(e.message, /column 'x', row 1: .* is not an XML fragment/);
+  // The first bad row is named, however many good ones come before it; a long value is cut.
+  e = await zipFailure(
+    "ADD COLUMN (doc='@sql(IIF(id = 3, 'not json at all, and a rather long text after that', '\"text\"'))')",
+    "PRINT 'zip';\n  ZIP COLUMN 'doc' FORMAT JSON BATCH 2",
+  );
+  assert.match(e.message, /column 'doc', row 3: 'not json at all, and a rather long text…' is not a JSON value/);
+  assert.deepEqual(e.position, { line: 2, column: 15, offset: 27 });
+});
+
+test('ZIP JSON/XML keep every fragment that is a JSON value / XML elements', async () => {
+  let { dataset } = await run(sessionWith(orderColumns, orders()), "ZIP COLUMN 'price' FORMAT JSON");
+  assert.deepEqual(JSON.parse(column(dataset, 'price')[0] as string), [2.5, 10, 7.25]);
+  ({ dataset } = await run(
+    sessionWith(orderColumns, orders()),
+    `ADD COLUMN (doc='@sql(IIF(id = 1, ' [1, 2] ', IIF(id = 2, '"a"', IIF(id = 3, 'true', 'null'))))');
+     ZIP COLUMN 'doc' FORMAT JSON`,
+  ));
+  assert.deepEqual(JSON.parse(column(dataset, 'doc')[0] as string), [[1, 2], 'a', true, null]);
+  ({ dataset } = await run(
+    sessionWith(orderColumns, orders()),
+    `ADD COLUMN 'x' FORMAT XML INCLUDE 'name' WHEN 'id < 3';
+     ZIP COLUMN 'x' FORMAT XML`,
+  ));
+  assert.equal(
+    column(dataset, 'x')[0],
+    '<?xml version="1.0" encoding="utf-8"?><root><name>Widget</name><name>Gadget, large</name></root>',
+  );
+});
+
 test('APPLY PIPELINE runs its statements once on the dataset', async () => {
   const s = sessionWith(orderColumns, orders());
   const { dataset } = await run(s, "APPLY PIPELINE (ADD COLUMN 'int one=1'; ADD COLUMN 'two=@sql(one + 1)')");
