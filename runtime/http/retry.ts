@@ -2,7 +2,7 @@ import { ScriptError } from '../errors';
 import { parseDocument, valueAtPath } from '../docpath';
 import { documentKind } from '../sources/tx';
 import type { RetryPolicy } from '../script/ast';
-import { decodeBody, sendHttp, type CallContext, type HttpRequest, type HttpResponse } from './request';
+import { AnswerTooLarge, decodeBody, sendHttp, type CallContext, type HttpRequest, type HttpResponse } from './request';
 
 /**
  * When a call is tried again, as PUSH INTO HTTP (and APPLY/SELECT HTTP) ask:
@@ -43,7 +43,7 @@ export async function sendWithRetries(
     try {
       response = await sendHttp(request, call);
     } catch (e) {
-      if (e instanceof ScriptError && e.kind === 'cancelled') throw e;
+      if ((e instanceof ScriptError && e.kind === 'cancelled') || e instanceof AnswerTooLarge) throw e;
       failure = e as Error;
     }
     const retries = policyRetries + bodyRetries;
