@@ -72,6 +72,9 @@ function* parts(
     const joined = posix.join(out.container ?? '', folder, path);
     // Before any file is written, and with the caret under FILE (the drive would refuse it later anyway).
     atArgument(out.file, () => drive.within(joined));
+    // `/` or `sub/..`: the drive's root or the container itself, where a file's staged copy would go beside it.
+    if (underRoot(joined) === '')
+      throw new ScriptError(`FILE '${path}' names a folder, not a file`, 'runtime', out.file!.pos);
     return joined;
   };
   const day = out.dateField ? dayOf(rows, out.dateField.value, out.dateField.pos) : undefined;

@@ -90,6 +90,11 @@ test('SINK and PUSH INTO DRIVE [conn]: FILE and CONTAINER stay inside the root; 
     'nothing written beside the root',
   );
 
+  await assert.rejects(
+    s.run("SINK INTO DRIVE [lake] FORMAT CSV FILE '/';"),
+    /^ScriptError: FILE '\/' names a folder, not a file$/,
+  );
+  assert.deepEqual(readdirSync(dir).sort(), ['root', 'secret.csv', 'ws'], 'no staged copy beside the root');
   await s.run("SINK INTO DRIVE [lake] FORMAT CSV FILE '/out.csv';");
   assert.ok(existsSync(join(dir, 'root', 'out.csv')));
   await s.run("SINK INTO DRIVE [lake] FORMAT CSV FILE '/x.csv' CONTAINER '/a/../b';");
