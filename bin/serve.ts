@@ -8,18 +8,18 @@ import {
   Ingest,
   isLoopback,
   JobStore,
+  parseSize,
   sessionFolders,
   startListener,
   toScriptError,
   Session,
 } from '../runtime/index';
 
-/** `10mb`, `512kb`, `1.5mb`, `2gb` or a number of bytes. */
-export function parseSize(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(text.trim());
-  if (!m) throw new UsageError(`--max-body must be a size like 10mb, 512kb or a number of bytes, not '${text}'`);
-  const unit = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b'];
-  return Math.floor(Number(m[1]) * unit);
+function sizeOfMaxBody(text: string): number {
+  const size = parseSize(text);
+  if (size === undefined)
+    throw new UsageError(`--max-body must be a size like 10mb, 512kb or a number of bytes, not '${text}'`);
+  return size;
 }
 
 function readPem(file: string, what: string): string {
@@ -58,7 +58,7 @@ async function serve(args: string[]): Promise<number> {
     values['tls-cert'] !== undefined
       ? { cert: readPem(values['tls-cert'], 'certificate'), key: readPem(values['tls-key']!, 'key') }
       : undefined;
-  const maxBody = parseSize(values['max-body'] ?? '10mb');
+  const maxBody = sizeOfMaxBody(values['max-body'] ?? '10mb');
 
   const { workspace } = sessionFolders({ workspace: values.workspace });
   const store = new JobStore(workspace, (o) => new Session(o));

@@ -45,3 +45,4 @@ export { IdempotencyStore } from './webhook/idempotency';
 export { Ingest } from './webhook/ingest';
 export { isLoopback, startListener } from './webhook/server';
 export { redactScriptLine } from './workspace/redact';
+export { parseSize } from './util/size';

@@ -3,6 +3,7 @@ import type { Dataset } from '../dataset/dataset';
 import { evaluateText } from '../functions/evaluate';
 import { concatDatasets } from '../sources/concat';
 import { isCsvOptions, parseCsvOptions } from '../sources/csv/options';
+import { pathInRoot } from '../drives/confine';
 import { FtpDrive } from '../drives/ftp';
 import { driveFiles, readDriveFile, readRemoteFile, remoteFiles, type DriveRead } from '../sources/files/drive';
 import { PagePipeline } from './apply-pipeline';
@@ -25,9 +26,10 @@ export const selectDrive: Command<SelectDrive> = async (stmt, _input, ctx) => {
   // CSV options are checked once here, where their text's position is known; the reader parses them per file.
   if (stmt.formatOptions) parseCsvOptions(stmt.formatOptions.value, stmt.formatOptions.pos);
   if (stmt.tx && isCsvOptions(stmt.tx.path.value)) parseCsvOptions(stmt.tx.path.value, stmt.tx.path.pos);
+  const written = evaluateText(path, ctx);
   const read: DriveRead = {
     base,
-    pattern: evaluateText(path, ctx),
+    pattern: named ? atArgument(path, () => pathInRoot(written, named)) : written,
     format: stmt.format,
     options: stmt.formatOptions?.value,
     tx: stmt.tx?.path.value,
@@ -44,7 +46,7 @@ export const selectDrive: Command<SelectDrive> = async (stmt, _input, ctx) => {
         display: file.display,
         read: () => readDriveFile(file, read, ctx.signal),
       }));
-  if (files.length === 0) ctx.emit({ kind: 'warning', text: `no file matches '${read.pattern}'` });
+  if (files.length === 0) ctx.emit({ kind: 'warning', text: `no file matches '${written}'` });
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
   for (const file of files) {

@@ -13,6 +13,12 @@ export interface DriveEntry {
 export interface Drive {
   /** For messages: a folder, or ftp://user@host:port/ — never a password. */
   readonly label: string;
+  /**
+   * The path the drive keeps `path` at: on a connection's drive, inside its root (`pathInRoot`, a
+   * ScriptError when it leaves it); on the local file system without a connection, `path` itself.
+   * Every other method goes through it; a statement calls it first to place the error at its text.
+   */
+  within(path: string): string;
   /** The files (not folders) in `folder`; an empty list when the folder does not exist. */
   list(folder: string): Promise<DriveEntry[]>;
   /** A local file path to write `path`'s content to before `publish` (in the same file system for a local drive). */

@@ -6,6 +6,7 @@ import type { Client } from 'basic-ftp';
 import { cancelled, ScriptError } from '../errors';
 import type { FtpConnection } from '../workspace/connections';
 import { redactUrl } from '../workspace/redact';
+import { pathInRoot } from './confine';
 import type { Drive, DriveEntry } from './drive';
 
 /**
@@ -22,8 +23,12 @@ export class FtpDrive implements Drive {
     this.label = redactUrl(connection.url);
   }
 
+  within(path: string): string {
+    return pathInRoot(path, this.connection);
+  }
+
   private path(path: string): string {
-    return posix.join(decodeURIComponent(this.url.pathname) || '/', path);
+    return posix.join(decodeURIComponent(this.url.pathname) || '/', this.within(path));
   }
 
   /**

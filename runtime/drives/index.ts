@@ -14,5 +14,5 @@ export type { Drive, DriveEntry } from './drive';
 export function driveFor(session: SessionEnv, connection: ConnectionRef | undefined): Drive {
   if (!connection) return new LocalDrive(session.cwd);
   const c = session.connections.getOf(connection.name, 'ftp', 'drive');
-  return c.kind === 'ftp' ? new FtpDrive(c) : new LocalDrive(resolve(session.cwd, c.root));
+  return c.kind === 'ftp' ? new FtpDrive(c) : new LocalDrive(resolve(session.cwd, c.root), c);
 }

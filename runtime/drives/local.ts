@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { syncFile, syncFolder } from '../workspace/files';
+import { pathInRoot, type DriveOwner } from './confine';
 import type { Drive, DriveEntry } from './drive';
 
 let staged = 0;
@@ -13,12 +14,20 @@ let staged = 0;
 export class LocalDrive implements Drive {
   readonly label: string;
 
-  constructor(private readonly root: string) {
+  /** `owner`: the drive connection whose root `root` is; paths then stay inside it. */
+  constructor(
+    private readonly root: string,
+    private readonly owner?: DriveOwner,
+  ) {
     this.label = root;
   }
 
+  within(path: string): string {
+    return this.owner ? pathInRoot(path, this.owner) : path;
+  }
+
   private at(path: string): string {
-    return resolve(this.root, path);
+    return resolve(this.root, this.within(path));
   }
 
   async list(folder: string): Promise<DriveEntry[]> {

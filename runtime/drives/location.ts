@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { STORE, storeDir } from '../changelog/store';
+import { atArgument } from '../at-argument';
 import { evaluateText } from '../functions/evaluate';
 import type { Scope } from '../scope';
 import type { ConnectionRef, Text } from '../script/ast';
@@ -27,6 +28,9 @@ export function changeLogFolder(
   if (!path) return storeFolder(scope.session.workspace, scope.run.pipeline);
   const folder = evaluateText(path.folder, scope);
   const drive = driveFor(scope.session, path.connection);
+  // The drive confines every path it is given; asked here first, a folder leaving a connection's root
+  // fails before any work, with the caret under it.
+  atArgument(path.folder, () => drive.within(folder));
   return { drive, folder, label: path.connection ? `[${path.connection.name}] ${folder}` : folder };
 }
 

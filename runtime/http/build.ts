@@ -10,6 +10,13 @@ import type { HttpRequest } from './request';
 /** Seconds an HTTP call may take when neither TIMEOUT nor the connection says (as .NET HttpClient). */
 export const DEFAULT_TIMEOUT_SECONDS = 100;
 
+/**
+ * The largest answer a call may receive when its connection does not say (`--max-answer`): a read holds
+ * the whole body, then its text and parsed document, several times its size, so a larger answer would
+ * take the kernel down with it (docs/sources.md "Answer size").
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 ** 2;
+
 /** The evaluated texts of an HTTP command and its options. */
 export interface CallSpec {
   connection?: HttpConnection;
@@ -82,6 +89,7 @@ export function buildRequest(spec: CallSpec): HttpRequest {
     body: spec.payload,
     timeoutSeconds: timeout,
     tls: own ? connection.tls : undefined,
+    maxAnswer: { bytes: connection?.maxAnswer ?? DEFAULT_MAX_ANSWER_BYTES, connection: connection?.name },
   };
 }
 

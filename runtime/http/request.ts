@@ -1,9 +1,11 @@
 import { STATUS_CODES } from 'node:http';
+import type { Dispatcher } from 'undici';
 import { ScriptError } from '../errors';
 import type { HttpVerb } from '../script/ast';
 import type { HttpConnection } from '../workspace/connections';
 import type { Resources } from '../resources';
 import { redactUrl } from '../workspace/redact';
+import { formatSize } from '../util/size';
 import { CallAbort } from './call-abort';
 import { poolFor } from './pools';
 
@@ -14,6 +16,8 @@ export interface HttpRequest {
   body?: string;
   timeoutSeconds: number;
   tls?: HttpConnection['tls'];
+  /** The largest answer body taken, and the connection that sets it (to say where to raise it). */
+  maxAnswer: { bytes: number; connection?: string };
 }
 
 export interface HttpResponse {
@@ -126,10 +130,10 @@ async function sendOnce(
       body: request.body,
       signal: abort,
     });
-    const body = Buffer.from(await res.body.arrayBuffer());
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers))
       if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const body = await readAnswer(res.body, headers['content-length'], request);
     const contentType = headers['content-type'] ?? '';
     const [mediaType, ...params] = contentType.split(';');
     const charset = params.map((p) => /^\s*charset\s*=\s*"?([^";]+)"?/i.exec(p)?.[1]).find(Boolean) ?? 'utf-8';
@@ -143,10 +147,58 @@ async function sendOnce(
     };
   } catch (e) {
     if (call.signal.aborted) throw new ScriptError('cancelled', 'cancelled');
+    if (e instanceof ScriptError) throw e;
     if (abort.timedOut)
       throw new ScriptError(`timed out after ${request.timeoutSeconds} s: ${describeCall(method, url)}`, 'runtime');
     throw transportError(e, method, url);
   }
+}
+
+/**
+ * The body of an answer, up to the request's limit: an announced Content-Length over it fails before a
+ * byte is read, and a body without one (chunked) fails as soon as it grows past it. Either way the
+ * body is destroyed, which closes the connection rather than draining the rest into the pool.
+ */
+async function readAnswer(body: Dispatcher.ResponseData['body'], length: string | undefined, request: HttpRequest) {
+  const limit = request.maxAnswer.bytes;
+  // With a Content-Length, undici delivers exactly that many bytes: the whole body is read at once.
+  if (length !== undefined && /^\d+$/.test(length)) {
+    const announced = Number(length);
+    if (announced <= limit) return Buffer.from(await body.arrayBuffer());
+    discard(body);
+    throw answerTooLarge(request, `announces ${announced} bytes (Content-Length)`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      discard(body);
+      throw answerTooLarge(request, `passed ${size} bytes before the end`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** Closes the connection of an answer not read to its end; the abort error that follows has no reader. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+/** An answer over the request's limit: the same call would get the same answer, so it is not retried. */
+export class AnswerTooLarge extends ScriptError {}
+
+function answerTooLarge(request: HttpRequest, what: string): ScriptError {
+  const { bytes, connection } = request.maxAnswer;
+  const raise = connection
+    ? `raise it with %connection add ${connection} … --max-answer SIZE`
+    : 'give the call a connection with a larger limit (%connection add NAME URL --max-answer SIZE)';
+  return new AnswerTooLarge(
+    `the answer of ${describeCall(request.method, request.url)} ${what}, over the limit of ${formatSize(bytes)} (${bytes} bytes); ${raise}`,
+    'runtime',
+  );
 }
 
 function transportError(e: unknown, method: string, url: URL): ScriptError {

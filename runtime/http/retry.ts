@@ -2,7 +2,7 @@ import { ScriptError } from '../errors';
 import { parseDocument, valueAtPath } from '../docpath';
 import { documentKind } from '../sources/tx';
 import type { RetryPolicy } from '../script/ast';
-import { decodeBody, sendHttp, type CallContext, type HttpRequest, type HttpResponse } from './request';
+import { AnswerTooLarge, decodeBody, sendHttp, type CallContext, type HttpRequest, type HttpResponse } from './request';
 
 /**
  * When a call is tried again, as PUSH INTO HTTP (and APPLY/SELECT HTTP) ask:
@@ -11,7 +11,9 @@ import { decodeBody, sendHttp, type CallContext, type HttpRequest, type HttpResp
  *   many clients do not come back at once; a Retry-After header (seconds or a date) is honoured instead.
  * - `body` (RETRY_ON / RETRY_ONREGEX, RETRY_PATH, RETRY_INTERVAL, RETRY_COUNT): a call answered with a
  *   body that says "try again" (the text found, or the regex matching, in the body or its RETRY_PATH
- *   node) is retried up to `count` times every `intervalSeconds`.
+ *   node) is retried up to `count` times every `intervalSeconds`. Without a `policy`, a 429 or 503
+ *   answer with Retry-After is such a "try again" too, after the wait it asks (at most
+ *   MAX_BODY_RETRY_AFTER_SECONDS).
  */
 export interface RetryRules {
   policy?: Pick<RetryPolicy, 'kind' | 'count' | 'seconds'>;
@@ -26,6 +28,12 @@ export interface Attempted {
 
 /** The most a Retry-After may make us wait; a server asking for more fails the call instead. */
 const MAX_RETRY_AFTER_SECONDS = 300;
+
+/**
+ * The most a Retry-After makes RETRY_ON / RETRY_ONREGEX wait before the next try: a read or a join
+ * waits in the user's cell, so a longer wait is cut short to this and counted as one of RETRY_COUNT.
+ */
+const MAX_BODY_RETRY_AFTER_SECONDS = 60;
 
 /** Sends `request`, repeating it per `rules`. A failure left after the retries is thrown (transport) or returned (status). */
 export async function sendWithRetries(
@@ -43,11 +51,18 @@ export async function sendWithRetries(
     try {
       response = await sendHttp(request, call);
     } catch (e) {
-      if (e instanceof ScriptError && e.kind === 'cancelled') throw e;
+      if ((e instanceof ScriptError && e.kind === 'cancelled') || e instanceof AnswerTooLarge) throw e;
       failure = e as Error;
     }
     const retries = policyRetries + bodyRetries;
     const transient = failure !== undefined || response!.status >= 500 || response!.status === 429;
+    const body = rules.body;
+    if (!rules.policy && body && bodyRetries < body.count && throttled(response)) {
+      bodyRetries++;
+      onRetry?.(`HTTP ${response!.status}`);
+      await sleep(Math.min(retryAfter(response)!, MAX_BODY_RETRY_AFTER_SECONDS), call.signal);
+      continue;
+    }
     if (transient) {
       const policy = rules.policy;
       if (!policy || policyRetries >= policy.count) {
@@ -62,7 +77,6 @@ export async function sendWithRetries(
       await sleep(wait, call.signal);
       continue;
     }
-    const body = rules.body;
     if (body && bodyRetries < body.count && asksToRetry(response!, body)) {
       bodyRetries++;
       onRetry?.('the response asked to retry');
@@ -77,6 +91,11 @@ export async function sendWithRetries(
 export function backoff(policy: NonNullable<RetryRules['policy']>, attempt: number): number {
   const base = policy.kind === 'EXPONENTIAL' ? policy.seconds * 2 ** attempt : policy.seconds;
   return base * (0.8 + Math.random() * 0.4);
+}
+
+/** A 429 or 503 saying when to come back: the server's own "try again". */
+function throttled(response: HttpResponse | undefined): boolean {
+  return (response?.status === 429 || response?.status === 503) && retryAfter(response) !== undefined;
 }
 
 /** Seconds a 429/503 asks to wait, from Retry-After (delta seconds or an HTTP date). */

@@ -10,10 +10,11 @@ import {
 import type { Magic } from './magic';
 import { ArgumentError, parseFlags, splitArgs } from './args';
 import { listing } from './listing';
+import { parseSize } from '../util/size';
 
 const USAGE =
   '%connection add <name> <http(s) url> [--header "K: V"]… [--basic user:password | --bearer token | --apikey "Header: key"] ' +
-  '[--insecure] [--ca file.pem] [--timeout seconds]  |  %connection add <name> sqlite:<file> | sqlite::memory: | ' +
+  '[--insecure] [--ca file.pem] [--timeout seconds] [--max-answer 256mb]  |  %connection add <name> sqlite:<file> | sqlite::memory: | ' +
   'postgres://user:pass@host:port/db | ftp(s)://user:pass@host:port/  |  %connection add <name> --drive <folder>  |  ' +
   '%connection list  |  %connection remove <name>';
 
@@ -36,6 +37,7 @@ const FLAGS = {
   insecure: 'switch',
   ca: 'value',
   timeout: 'value',
+  'max-answer': 'value',
   drive: 'value',
   sqlite: 'value',
   postgres: 'value',
@@ -145,6 +147,13 @@ function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>)
   const timeout = timeoutText === undefined ? undefined : Number(timeoutText);
   if (timeout !== undefined && !(timeout > 0))
     throw new ArgumentError(`--timeout takes seconds > 0, got '${timeoutText}'`, timeoutText!);
+  const maxAnswerText = one('max-answer');
+  const maxAnswer = maxAnswerText === undefined ? undefined : parseSize(maxAnswerText);
+  if (maxAnswer === 0 || (maxAnswerText !== undefined && maxAnswer === undefined))
+    throw new ArgumentError(
+      `--max-answer takes a size like 10mb, 1gb, 512kb or a number of bytes, got '${maxAnswerText}'`,
+      maxAnswerText!,
+    );
   const insecure = flags.has('insecure');
   const ca = one('ca');
   return {
@@ -155,6 +164,7 @@ function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>)
     ...(auth ? { auth } : {}),
     ...(insecure || ca ? { tls: { ...(insecure ? { rejectUnauthorized: false } : {}), ...(ca ? { ca } : {}) } } : {}),
     ...(timeout !== undefined ? { timeout } : {}),
+    ...(maxAnswer !== undefined ? { maxAnswer } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
 import type { Drive } from '../drives';
+import { underRoot } from '../drives/confine';
 import { ScriptError, type Position } from '../errors';
 import { compileTemplate } from '../functions/evaluate';
 import { backoff, sleep } from '../http/retry';
@@ -43,14 +44,20 @@ export async function writeDriveFiles(
   written: Written,
 ): Promise<void> {
   const column = contentColumn(rows, out);
-  for (const part of parts(rows, name, out, scope)) {
+  for (const part of parts(rows, name, out, scope, drive)) {
     await publishFile(part, drive, out, column, retry, scope.signal, written);
     written.files.push(part.path);
     written.rows += part.rows.rowCount;
   }
 }
 
-function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput, scope: Scope): Generator<Part> {
+function* parts(
+  rows: Dataset,
+  name: (file: string) => string,
+  out: DriveOutput,
+  scope: Scope,
+  drive: Drive,
+): Generator<Part> {
   const reads = new Set<number>();
   const file = atArgument(out.file, () =>
     compileTemplate(out.file!).bind(scope, rows, { fxByRow: out.filePerRow, reads }),
@@ -62,7 +69,13 @@ function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput,
     for (const c of reads) confined(row[c], rows.columns[c].name, r, out.file!.pos);
     const path = name(file(row, r));
     if (path.trim() === '') throw new ScriptError('FILE evaluates to an empty name', 'runtime', out.file!.pos);
-    return posix.join(out.container ?? '', folder, path);
+    const joined = posix.join(out.container ?? '', folder, path);
+    // Before any file is written, and with the caret under FILE (the drive would refuse it later anyway).
+    atArgument(out.file, () => drive.within(joined));
+    // `/` or `sub/..`: the drive's root or the container itself, where a file's staged copy would go beside it.
+    if (underRoot(joined) === '')
+      throw new ScriptError(`FILE '${path}' names a folder, not a file`, 'runtime', out.file!.pos);
+    return joined;
   };
   const day = out.dateField ? dayOf(rows, out.dateField.value, out.dateField.pos) : undefined;
   if (out.filePerRow) {
@@ -99,16 +112,13 @@ function* parts(rows: Dataset, name: (file: string) => string, out: DriveOutput,
   }
 }
 
-/** A path segment `..`, or a root: what would take a name out of the folder the script names. */
-const ESCAPE = /(^|[\\/])\.\.([\\/]|$)|^[\\/]/;
-
 /**
  * Row data (a webhook's payload, an API's answer) in FILE may name files and subfolders, but never
- * lead out of the folder the script's text points to: a value holding a `..` segment or starting with
- * a slash is refused before any file is written.
+ * lead out of the folder the script's text points to: a value whose `..` segments climb above where it
+ * starts, or starting with a slash, is refused before any file is written.
  */
 function confined(v: Value, column: string, r: number, pos: Position | undefined): void {
-  if (typeof v === 'string' && ESCAPE.test(v))
+  if (typeof v === 'string' && (/^[\\/]/.test(v) || underRoot(v) === undefined))
     throw new ScriptError(
       `FILE: row ${r + 1}'s ${column} '${v}' would lead out of the folder (a '..' segment or a leading slash); a file name made of row data stays inside it`,
       'runtime',

@@ -20,6 +20,8 @@ export interface HttpConnection {
   tls?: { rejectUnauthorized?: boolean; ca?: string };
   /** Seconds; statement TIMEOUT overrides it. */
   timeout?: number;
+  /** The largest answer (bytes) a call may receive; default DEFAULT_MAX_ANSWER_BYTES (runtime/http/build.ts). */
+  maxAnswer?: number;
 }
 
 export interface SqliteConnection {

@@ -240,9 +240,10 @@ test('row data in FILE cannot lead out of its folder: a value with a .. segment 
     }
   }
   assert.deepEqual(readdirSync(join(dir, 'root')), ['keep.txt'], 'nothing written');
-  // Data may name subfolders; the script's own text may go where it says.
+  // Data may name subfolders; the script's own text may go where it says (without a connection: through
+  // one it stays inside the root, test/drives/confine.test.ts).
   s.setDataset(Dataset.fromRows([{ name: 'day', type: { base: 'string' } }], [['2024/05/01'], ['x..y']]));
-  await s.run("SINK INTO DRIVE [lake] FORMAT CSV FILE '../beside/{{day}}.csv' FILE_PER_ROW;");
+  await s.run("SINK INTO DRIVE FORMAT CSV FILE 'root/../beside/{{day}}.csv' FILE_PER_ROW;");
   assert.deepEqual(
     [existsSync(join(dir, 'beside', '2024', '05', '01.csv')), existsSync(join(dir, 'beside', 'x..y.csv'))],
     [true, true],

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../../runtime/results';
+import { Dataset } from '../../runtime/dataset/dataset';
 import type { Session } from '../../runtime/session';
 import { sendJson, startHttpServer, type Handler, type TestServer } from '../helpers/http-server';
 import { load, plain, results, schema, sessionWith } from './helpers';
@@ -578,4 +579,74 @@ test('the APPLY HTTP options reference.md gives SELECT FROM HTTP: RETRY_ON, CONT
     plain(session.dataset).map((r) => r[0]),
     [1],
   );
+});
+
+test('with RETRY options, a 429 or 503 with Retry-After (seconds or an HTTP date) is tried again after that wait, counted in RETRY_COUNT', async () => {
+  const calls = new Map<string, number>();
+  const { server, session } = await setup((req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    const n = (calls.get(path) ?? 0) + 1;
+    calls.set(path, n);
+    if (path.startsWith('/always') || n === 1)
+      return sendJson(res, { error: 'slow down' }, 429, { 'retry-after': '0' });
+    // An HTTP date already past: no wait.
+    if (n === 2) return sendJson(res, { error: 'busy' }, 503, { 'retry-after': new Date(0).toUTCString() });
+    sendJson(res, { items: PEOPLE.slice(0, 2) });
+  });
+  const read = `SELECT * FROM HTTP (GET ${server.url}/limited) APPLY TX 'items'`;
+  await session.run(`${read} WITH RETRY_ON 'queued' RETRY_COUNT 3;`);
+  assert.deepEqual(
+    plain(session.dataset).map((r) => r[0]),
+    [1, 2],
+  );
+  assert.equal(calls.get('/limited'), 3);
+
+  // Without RETRY options the first 429 is the answer.
+  calls.clear();
+  await assert.rejects(
+    session.run(`${read};`),
+    /HTTP 429 Too Many Requests from GET .*\/limited: \{"error":"slow down"\}/,
+  );
+  assert.equal(calls.get('/limited'), 1);
+
+  // When RETRY_COUNT runs out, the last answer stands.
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP (GET ${server.url}/always) WITH RETRY_ON 'queued' RETRY_COUNT 2;`),
+    /HTTP 429 Too Many Requests from GET .*\/always/,
+  );
+  assert.equal(calls.get('/always'), 3);
+
+  // APPLY HTTP, a call per row.
+  calls.clear();
+  session.setDataset(Dataset.fromRows([{ name: 'id', type: { base: 'int' } }], [[1]]));
+  await session.run(
+    `APPLY HTTP (GET ${server.url}/limited/{{id}}) APPLY TX 'items' WITH PROCESSING 'replace' RETRY_ONREGEX 'queued' RETRY_COUNT 2;`,
+  );
+  assert.deepEqual(
+    plain(session.dataset).map((r) => r[0]),
+    [1, 2],
+  );
+  assert.equal(calls.get('/limited/1'), 3);
+});
+
+test('a Retry-After wait of RETRY options is cut short by cancelling the statement', async () => {
+  let answered!: () => void;
+  const sent = new Promise<void>((resolve) => (answered = resolve));
+  const { server, session } = await setup((req, res) => {
+    res.on('finish', answered);
+    sendJson(res, { error: 'come back in an hour' }, 429, { 'retry-after': '3600' });
+  });
+  const controller = new AbortController();
+  const run = session.run(`SELECT * FROM HTTP (GET ${server.url}/later) WITH RETRY_ON 'queued';`, {
+    signal: controller.signal,
+  });
+  await sent;
+  // Most likely inside the wait by now (up to 60 s); a cancel landing earlier ends the call instead.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  controller.abort();
+  await assert.rejects(run, (e: Error & { kind?: string }) => {
+    assert.equal(e.kind, 'cancelled');
+    return true;
+  });
+  assert.equal(server.requests.length, 1);
 });
