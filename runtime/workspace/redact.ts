@@ -33,7 +33,8 @@ export function redactUrl(text: string): string {
   if (at < 0) return shownHead;
   const query = text
     .slice(at + 1)
-    .replace(/(^|&)([^=&#]*)=([^&#]*)/g, (pair, sep: string, name: string) =>
+    // A value ends at a `)` too: a script writes the URL inside `( … )`, whose end must stay shown.
+    .replace(/(^|&)([^=&#]*)=([^&#)]*)/g, (pair, sep: string, name: string) =>
       SECRET_PARAM.test(decodeName(name)) ? `${sep}${name}=${MASK}` : pair,
     );
   return `${shownHead}?${query}`;
@@ -55,7 +56,7 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi;
  * A `?name=value` or `&name=value` pair outside a URL that URL_IN_TEXT took whole: the rest of a URL
  * written with a blank in it (`GET http://h/a b?api_key=K`), which a script line shows as written.
  */
-const QUERY_PAIR_IN_TEXT = /([?&])([^=&#\s'"<>?]+)=([^&#\s'"<>]*)/g;
+const QUERY_PAIR_IN_TEXT = /([?&])([^=&#\s'"<>?]+)=([^&#\s'"<>)]*)/g;
 
 /**
  * `text` with every URL redacted and every other secret-named query pair masked, and `column`

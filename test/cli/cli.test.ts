@@ -160,8 +160,8 @@ test(
   LIMITS,
   async () => {
     const dir = project({
-      'blank.sql':
-        "PRINT 'http://h/a b?token=LONGSECRET1&page=2' garbage;\nSELECT * FROM HTTP (GET http://127.0.0.1:1/a b?api_key=SECRET2);\n",
+      'blank.sql': "PRINT 'http://h/a b?token=LONGSECRET1&page=2' garbage;\n",
+      'relative.sql': 'SELECT * FROM HTTP (GET /x?api_key=SECRET3) garbage;\n',
     });
     const r = await sqlcdc(dir, ['run', 'scripts/blank.sql']);
     assert.equal(r.code, 1);
@@ -170,7 +170,11 @@ test(
     assert.equal(lines[1], "  PRINT 'http://h/a b?token=****&page=2' garbage;");
     // The caret moves with what the mask took out before it, and stays under 'garbage'.
     assert.equal(lines[2], `  ${' '.repeat(39)}^`);
-    assert.doesNotMatch(r.stderr, /LONGSECRET1|SECRET2/);
+    assert.doesNotMatch(r.stderr, /LONGSECRET1/);
+    // A relative path's query as written inside ( … ): the value is masked, the `)` after it stays shown.
+    const relative = await sqlcdc(dir, ['run', 'scripts/relative.sql']);
+    assert.equal(relative.stderr.split('\n')[1], '  SELECT * FROM HTTP (GET /x?api_key=****) garbage;');
+    assert.doesNotMatch(relative.stderr, /SECRET3/);
   },
 );
 
