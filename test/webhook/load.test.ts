@@ -15,9 +15,9 @@ after(async () => {
   for (const s of serves) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop();
 });
 
-async function webhookJob(): Promise<{ dir: string; guid: string }> {
+async function webhookJob(writer = "PRINT 'stored';\n"): Promise<{ dir: string; guid: string }> {
   const dir = tempDir('webhook-load');
-  writeFileSync(join(dir, 'w.sql'), "PRINT 'stored';\n");
+  writeFileSync(join(dir, 'w.sql'), writer);
   const r = await sqlcdc(dir, ['job', 'create', 'load', '--writer', 'w.sql', '--webhook', '--workspace', 'ws']);
   assert.equal(r.code, 0, r.stderr);
   return { dir, guid: r.stdout.trim() };
@@ -174,34 +174,53 @@ test(
   },
 );
 
+/**
+ * Calls to one job on two listeners of one workspace at once, each answered 202; checks each log, and
+ * that the job's run records are those of the logs the answers named, by execution id.
+ */
+async function callBoth(dir: string, guid: string): Promise<void> {
+  const both = [await serve(dir), await serve(dir)];
+  const agent = new Agent({ keepAlive: true, maxSockets: 40 });
+  const sent: Sent[] = [];
+  // Both listeners number logs from the clock: calls to both in the same millisecond meet on one name.
+  await Promise.all(
+    Array.from({ length: 40 }, async (_, client) => {
+      for (let seq = 0; seq < 50; seq++) {
+        const body = payload(client, seq);
+        const r = await call(both[(client + seq) % 2].url, {
+          agent,
+          query: { guid, startwriter: '0' },
+          body: JSON.stringify(body),
+        });
+        assert.equal(r.status, 202, r.text);
+        const answer = r.json as RunAnswer;
+        assert.equal(/_(\d+)\.eds$/.exec(answer.changeLog)![1], answer.executionId, r.text);
+        sent.push({ body, changeLog: answer.changeLog });
+      }
+    }),
+  );
+  agent.destroy();
+  await checkLogs(sent);
+  const runs = JSON.parse(
+    (await sqlcdc(dir, ['job', 'runs', 'load', '--output', 'json', '--workspace', 'ws'])).stdout,
+  ) as { id: string }[];
+  assert.deepEqual(runs.map((r) => r.id).sort(), sent.map((s) => /_(\d+)\.eds$/.exec(s.changeLog)![1]).sort());
+}
+
 test(
   'two sqlcdc serve on one workspace, calls to one job on both at once: every call answered 2xx, each its own log',
   LIMITS,
   async () => {
     const { dir, guid } = await webhookJob();
-    const both = [await serve(dir), await serve(dir)];
-    const agent = new Agent({ keepAlive: true, maxSockets: 40 });
-    const sent: Sent[] = [];
-    // Both listeners number logs from the clock: calls to both in the same millisecond meet on one name.
-    await Promise.all(
-      Array.from({ length: 40 }, async (_, client) => {
-        for (let seq = 0; seq < 50; seq++) {
-          const body = payload(client, seq);
-          const r = await call(both[(client + seq) % 2].url, {
-            agent,
-            query: { guid, startwriter: '0' },
-            body: JSON.stringify(body),
-          });
-          assert.equal(r.status, 202, r.text);
-          sent.push({ body, changeLog: (r.json as RunAnswer).changeLog });
-        }
-      }),
-    );
-    agent.destroy();
-    await checkLogs(sent);
-    const runs = JSON.parse(
-      (await sqlcdc(dir, ['job', 'runs', 'load', '--output', 'json', '--workspace', 'ws'])).stdout,
-    ) as { id: string }[];
-    assert.deepEqual(runs.map((r) => r.id).sort(), sent.map((s) => /_(\d+)\.eds$/.exec(s.changeLog)![1]).sort());
+    await callBoth(dir, guid);
+  },
+);
+
+test(
+  'two sqlcdc serve on one workspace, a job whose writer CAPTUREs (naming its own log): every call answered 2xx, each its own log',
+  LIMITS,
+  async () => {
+    const { dir, guid } = await webhookJob("CAPTURE 'orders';\n");
+    await callBoth(dir, guid);
   },
 );
