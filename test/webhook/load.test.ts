@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -222,5 +222,62 @@ test(
   async () => {
     const { dir, guid } = await webhookJob("CAPTURE 'orders';\n");
     await callBoth(dir, guid);
+  },
+);
+
+test(
+  'two sqlcdc serve on one workspace taking keyed calls at once, long enough to trim their idempotency answers: none is lost',
+  LIMITS,
+  async () => {
+    const { dir, guid } = await webhookJob();
+    const both = [await serve(dir), await serve(dir)];
+    const agent = new Agent({ keepAlive: true, maxSockets: 40 });
+    // Each listener files more answers than it keeps between two looks for expired ones (256); each
+    // client calls one of them, so that calls to one go on while the other looks.
+    const CLIENTS = 40;
+    const PER_CLIENT = 20;
+    const keyed = (client: number, seq: number, listener: Serve) =>
+      call(listener.url, {
+        agent,
+        query: { guid, startwriter: '0' },
+        headers: { 'idempotency-key': `k-${client}-${seq}` },
+        body: JSON.stringify({ client, seq }),
+      });
+    const first = new Map<string, string>();
+    assert.equal((await keyed(-1, 0, both[0])).status, 202);
+    // What a day of heavy keyed traffic leaves once the day is over: 200,000 lines whose answers
+    // expired, in the file the answers go to. Dropping them takes the next look a while, and the
+    // other listener goes on appending meanwhile.
+    const webhook = join(dir, 'ws', 'webhook');
+    const files = readdirSync(webhook, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl'));
+    assert.equal(files.length, 1, files.join());
+    const dayAgo = Date.now() - 25 * 60 * 60 * 1000;
+    const line = (i: number) =>
+      `${JSON.stringify({ key: `${guid}\u0000old-${i}`, at: dayAgo, answer: { status: 202, body: { executionId: String(i), job: 'load', changeLog: 'old.eds', rows: 1 } } })}\n`;
+    appendFileSync(join(webhook, files[0]), Array.from({ length: 200_000 }, (_, i) => line(i)).join(''));
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, client) => {
+        for (let seq = 0; seq < PER_CLIENT; seq++) {
+          const r = await keyed(client, seq, both[client % 2]);
+          assert.equal(r.status, 202, r.text);
+          assert.equal(r.headers['idempotent-replayed'], undefined, r.text);
+          first.set(`k-${client}-${seq}`, (r.json as RunAnswer).changeLog);
+        }
+      }),
+    );
+    for (const s of both) await s.stop();
+    // A listener started afterwards knows every answer either gave: each key sent again is answered from the store.
+    const again = await serve(dir);
+    const forgotten: string[] = [];
+    for (let client = 0; client < CLIENTS; client++) {
+      const replies = await Promise.all(Array.from({ length: PER_CLIENT }, (_, seq) => keyed(client, seq, again)));
+      replies.forEach((r, seq) => {
+        assert.equal(r.status, 202, r.text);
+        if (r.headers['idempotent-replayed'] !== 'true') forgotten.push(`k-${client}-${seq}`);
+        else assert.equal((r.json as RunAnswer).changeLog, first.get(`k-${client}-${seq}`));
+      });
+    }
+    agent.destroy();
+    assert.deepEqual(forgotten, []);
   },
 );
