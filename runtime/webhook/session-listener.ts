@@ -146,8 +146,9 @@ export class SessionListener implements Disposable {
     return new Gate({
       access: key && {
         accepts: (authorization) => {
-          const sent = bearerKey(authorization);
-          return sent?.length === key.length && timingSafeEqual(Buffer.from(sent), key);
+          // Compared as bytes: a key of as many characters, some not ASCII, is longer in bytes.
+          const sent = Buffer.from(bearerKey(authorization) ?? '');
+          return sent.length === key.length && timingSafeEqual(sent, key);
         },
         hint: 'the one %webhook start showed',
       },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
@@ -26,6 +27,25 @@ function open(): { session: Session; dir: string; output: OutputItem[] } {
   return { ...t, output };
 }
 
+/** A POST whose Authorization header is sent as latin-1 bytes; the answer's raw text. */
+function rawCall(url: string, authorization: string): Promise<string> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(u.port), u.hostname, () =>
+      socket.end(
+        Buffer.from(
+          `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: ${authorization}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+          'latin1',
+        ),
+      ),
+    );
+    let answer = '';
+    socket.setEncoding('latin1').on('data', (d: string) => (answer += d));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
 const text = (results: Result[]) => results.flatMap((r) => (r.kind === 'message' ? [r.text] : [])).join('\n');
 
 test('%webhook start: calls arrive under the starting cell, %webhook wait/take/status/log/stop', async () => {
@@ -35,6 +55,9 @@ test('%webhook start: calls arrive under the starting cell, %webhook wait/take/s
   const key = /access key .*: (sqk_\S+)/.exec(started)![1];
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/job\/push\?guid=[0-9a-f]{32}$/);
   assert.equal((await call(url, { body: '{"id": 1}' })).status, 401);
+  // As many characters as the key, one of them a byte above ASCII (read as latin-1): more bytes once
+  // encoded, a wrong key all the same. Sent raw: node's client would send the character as UTF-8.
+  assert.match(await rawCall(url, `Bearer \u00e9${key.slice(1)}`), /^HTTP\/1\.1 401 /);
   assert.equal((await call(url.replace(/guid=\w+/, `guid=${'0'.repeat(32)}`), { key, body: '{}' })).status, 404);
   const waiting = session.run('%webhook wait --timeout 60', { origin: 'cell-2' });
   const r = await call(url, {
