@@ -79,6 +79,7 @@ async function serve(args: string[]): Promise<number> {
           : `triggered job failed: ${r.error.message}\n`,
       );
   });
+  const idempotency = new IdempotencyStore(workspace);
   let listener;
   try {
     listener = await startListener({
@@ -89,7 +90,7 @@ async function serve(args: string[]): Promise<number> {
       keys,
       store,
       ingest,
-      idempotency: new IdempotencyStore(workspace),
+      idempotency,
     });
   } catch (e) {
     process.stderr.write(`sqlcdc: cannot listen on ${host}:${port}: ${toScriptError(e).message}\n`);
@@ -102,6 +103,7 @@ async function serve(args: string[]): Promise<number> {
   });
   await listener.close();
   await ingest.close();
+  await idempotency.close();
   return EXIT.ok;
 }
 

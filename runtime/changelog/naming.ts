@@ -11,6 +11,12 @@ import { ScriptError } from '../errors';
  */
 
 export const EXTENSION = '.eds';
+/**
+ * Names a log may try: each one taken (ChangeLogExists: another process, a second listener on the
+ * workspace, numbering from the same clock) moves to the next execution id. Two processes meet on a
+ * name once in a while; this many in a row would take a name taken at every millisecond it tried.
+ */
+export const NAME_ATTEMPTS = 100;
 
 /** Characters no file name may hold on the systems logs are moved between (Windows is the strictest). */
 // eslint-disable-next-line no-control-regex -- control characters are among what a file name may not hold

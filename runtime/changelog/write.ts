@@ -12,6 +12,16 @@ import { FORMAT, headerText, VERSION, type ChangeLogHeader, type CertificateRef 
 import { DEFAULT_FRAME_ROWS, frameHeader, headerBlock, KIND, MAGIC, trailer } from './layout';
 import { protect } from './secure';
 
+/**
+ * A log's id-numbered name was taken (by another process numbering from the same clock) while it was
+ * written: the writer takes the next execution id (NAME_ATTEMPTS), as no log is ever replaced.
+ */
+export class ChangeLogExists extends ScriptError {
+  constructor(fileName: string) {
+    super(`change log ${fileName} already exists; an execution id names one run`, 'runtime');
+  }
+}
+
 /** What CAPTURE knows about the log it writes. */
 export interface ChangeLogMeta {
   executionId: string;
@@ -191,8 +201,7 @@ export async function writeChangeLog(
     if (sink instanceof AtomicFile) sink.abort();
     if (e instanceof CellTypeError)
       throw new ScriptError(`cannot write change log ${basename(path)}: ${e.message}`, 'runtime');
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
-      throw new ScriptError(`change log ${basename(path)} already exists; an execution id names one run`, 'runtime');
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new ChangeLogExists(basename(path));
     throw toScriptError(e);
   }
 }

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
-import { writeChangeLog, type ChangeLogMeta } from '../changelog/write';
+import { ChangeLogExists, writeChangeLog, type ChangeLogMeta } from '../changelog/write';
 import type { Protection } from '../changelog/secure';
-import { changeLogTarget, lastExecutionId, pipelineStem } from '../changelog/naming';
+import { changeLogTarget, lastExecutionId, NAME_ATTEMPTS, pipelineStem } from '../changelog/naming';
 import { captureChanges, commitState, type CaptureDiff, type EarlierPages } from '../cdc/diff';
 import { captureOptions, type CaptureOptions } from '../cdc/options';
 import { stateFile } from '../cdc/state';
@@ -131,22 +131,36 @@ async function writeLog(
           name ?? pipelineStem(ctx.run.pipeline),
         ).toString()
       : undefined;
-  const target = changeLogTarget(local, name, ctx.run.pipeline, { now: Number(ctx.run.executionId), after });
-  const path = posix.join(folder, target.fileName);
-  const meta: ChangeLogMeta = {
-    executionId: target.executionId,
-    pipeline: ctx.run.pipeline,
-    name: target.name,
-    keys: options.keys,
-    marker: options.marker,
-    ...streamCounts(diff, options),
-  };
-  const writeOptions = { ...protection, overwrite: target.fixed, signal: ctx.signal };
-  if (drive.local) {
-    await writeChangeLog(drive.local(path), diff.upserts, diff.deletes, meta, writeOptions);
-  } else {
-    await writeStaged(drive, path, (staged) => writeChangeLog(staged, diff.upserts, diff.deletes, meta, writeOptions));
+  const now = Number(ctx.run.executionId);
+  let target = changeLogTarget(local, name, ctx.run.pipeline, { now, after });
+  for (let attempt = 1; ; attempt++) {
+    const path = posix.join(folder, target.fileName);
+    const meta: ChangeLogMeta = {
+      executionId: target.executionId,
+      pipeline: ctx.run.pipeline,
+      name: target.name,
+      keys: options.keys,
+      marker: options.marker,
+      ...streamCounts(diff, options),
+    };
+    const writeOptions = { ...protection, overwrite: target.fixed, signal: ctx.signal };
+    try {
+      if (drive.local) {
+        await writeChangeLog(drive.local(path), diff.upserts, diff.deletes, meta, writeOptions);
+      } else {
+        await writeStaged(drive, path, (staged) =>
+          writeChangeLog(staged, diff.upserts, diff.deletes, meta, writeOptions),
+        );
+      }
+      break;
+    } catch (e) {
+      // Another process (a second listener running this job, a run of the same pipeline) wrote a log
+      // under the name between the folder's reading and this write: the next id, never a replaced log.
+      if (!(e instanceof ChangeLogExists) || attempt === NAME_ATTEMPTS) throw e;
+      target = changeLogTarget(local, name, ctx.run.pipeline, { now, after: target.executionId });
+    }
   }
+  const path = posix.join(folder, target.fileName);
   const shown = stmt.path
     ? stmt.path.connection
       ? `[${stmt.path.connection.name}] ${path}`

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../workspace/files';
 
 /** A record as its line in the file. */
 export function jsonLine(record: unknown): string {
@@ -19,8 +18,6 @@ export function jsonLine(record: unknown): string {
 export class JsonLines<T> {
   private pending: { line: string; done: () => void; fail: (e: unknown) => void }[] = [];
   private flushing = false;
-  /** A rewrite asked for (`keepOnly`), done after the appends before it and before those after it. */
-  private rewrite?: { keep: (record: T) => boolean; done: (kept: number) => void; fail: (e: unknown) => void };
   /** Whether this file's end was checked for a line a crash tore: only another process can leave one. */
   private endChecked = false;
 
@@ -33,17 +30,6 @@ export class JsonLines<T> {
     });
   }
 
-  /**
-   * Rewrites the file atomically with only the records `keep` accepts; resolves with how many it
-   * kept. It runs in turn with this object's appends, so none of theirs is lost to the rewrite.
-   */
-  keepOnly(keep: (record: T) => boolean): Promise<number> {
-    return new Promise((done, fail) => {
-      this.rewrite = { keep, done, fail };
-      if (!this.flushing) this.flush();
-    });
-  }
-
   private flush(): void {
     this.flushing = true;
     // A turn of the event loop lets the appends of calls finishing together join this batch; the
@@ -51,22 +37,10 @@ export class JsonLines<T> {
     setImmediate(() => void this.writeBatch());
   }
 
-  /** Never rejects: failures go to the appends, or the rewrite, they belong to. */
+  /** Never rejects: failures go to the appends they belong to. */
   private async writeBatch(): Promise<void> {
-    const batch = this.pending.splice(0);
-    if (batch.length > 0) await this.writeLines(batch);
-    const rewrite = this.rewrite;
-    this.rewrite = undefined;
-    if (rewrite) {
-      try {
-        const kept = this.read().filter(rewrite.keep);
-        writeFileAtomic(this.file, kept.map(jsonLine).join(''));
-        rewrite.done(kept.length);
-      } catch (e) {
-        rewrite.fail(e);
-      }
-    }
-    if (this.pending.length > 0 || this.rewrite) this.flush();
+    await this.writeLines(this.pending.splice(0));
+    if (this.pending.length > 0) this.flush();
     else this.flushing = false;
   }
 

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
+import { bearerKey } from './gate';
 import { withFileLock } from '../workspace/file-lock';
 import { writeFileAtomic } from '../workspace/files';
 
@@ -73,9 +74,9 @@ export class AccessKeys {
 
   /** Whether an Authorization header carries a current key. A revoked key stops working at once. */
   accepts(authorization: string | undefined): boolean {
-    const m = authorization && /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!m) return false;
-    const hash = Buffer.from(hashOf(m[1]), 'hex');
+    const key = bearerKey(authorization);
+    if (!key) return false;
+    const hash = Buffer.from(hashOf(key), 'hex');
     let found = false;
     // Every key is compared, in constant time, so the answer's timing says nothing about the keys.
     for (const h of this.hashes()) if (timingSafeEqual(h, hash)) found = true;

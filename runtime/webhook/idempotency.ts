@@ -1,16 +1,20 @@
 import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { jsonLine, JsonLines } from '../util/json-lines';
-import { writeFileAtomic } from '../workspace/files';
+import { JsonLines } from '../util/json-lines';
 
 /** How long a call's answer is kept for a repeat of its `webhook-id` or `Idempotency-Key`. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Answers are filed by the hour their call came in: a file whose hour left the window is removed whole. */
+const HOUR_MS = 60 * 60 * 1000;
 /**
- * A running listener trims the file once it has appended as many lines as it kept at its last trim,
- * and at least this many: the file stays within about twice a day of answers, and each line costs
- * a bounded share of one rewrite.
+ * A running listener looks for files to remove when it first files an answer under a new hour, and
+ * after this many answers besides, so that one whose clock jumped is not left with expired files.
  */
 const TRIM_AFTER_LINES = 256;
+/** `2026-11-27T00.jsonl`: the hour (UTC) of the answers a file holds. */
+const FILE_NAME = /^(\d{4}-\d{2}-\d{2}T\d{2})\.jsonl$/;
 
 export interface Answer {
   status: number;
@@ -34,27 +38,40 @@ const payloadDigest = (body: Buffer) => createHash('sha256').update(body).digest
 /**
  * Answers of calls that carried an idempotency key, by job and key: a repeat within 24 h gets the
  * first call's answer and writes no second change log. A repeat that arrives while the first call is
- * still running waits for it. Answers are appended durably to `<workspace>/webhook/idempotency.jsonl`
- * and read back at start, so a restarted listener still knows them; lines older than the window are
- * dropped from the file then and while it runs (`trim`; rewritten atomically), so it holds what a day
- * or two of calls left rather than every call the workspace ever took. A key comes with one payload: sent again with another, it is a conflict (the IETF
- * Idempotency-Key draft's 422), never the first call's answer.
+ * still running waits for it. Answers are appended durably to `<workspace>/webhook/idempotency/`, one
+ * file per hour of arrival (`2026-11-27T00.jsonl`), and read back at start, so a restarted listener
+ * still knows them. A file whose hour is wholly older than the window is removed, at start and while
+ * the listener runs; no file is ever rewritten, so two listeners on one workspace never lose a line
+ * the other appends (a rewrite between another process's read and rename would). A key comes with
+ * one payload: sent again with another, it is a conflict (the IETF Idempotency-Key draft's 422),
+ * never the first call's answer.
  */
 export class IdempotencyStore {
   private readonly answers = new Map<string, { at: number; payload?: string; answer: Promise<Answer> }>();
-  private readonly file: JsonLines<Entry>;
-  /** Lines in the file after its last trim, and appended since. */
-  private kept: number;
+  private readonly folder: string;
+  /** The file of each hour answers were filed under by this process, by hour number since 1970. */
+  private readonly files = new Map<number, JsonLines<Entry>>();
+  /** The hour of the last answer filed, and answers filed since the last look for expired files. */
+  private hour = 0;
   private appended = 0;
+  /** The look for expired files under way, if any: one at a time. */
+  private trimming = Promise.resolve();
 
   constructor(workspace: string) {
-    this.file = new JsonLines<Entry>(join(workspace, 'webhook', 'idempotency.jsonl'));
+    this.folder = join(workspace, 'webhook', 'idempotency');
     const since = Date.now() - IDEMPOTENCY_WINDOW_MS;
-    const entries = this.file.read();
-    const live = entries.filter((e) => e.at >= since);
-    for (const e of live) this.answers.set(e.key, { at: e.at, payload: e.payload, answer: Promise.resolve(e.answer) });
-    if (live.length < entries.length) writeFileAtomic(this.file.file, live.map(jsonLine).join(''));
-    this.kept = live.length;
+    const live = (e: Entry) => e.at >= since;
+    // The older answers first: `prune` drops from the front until it meets a live one.
+    this.migrate(join(workspace, 'webhook', 'idempotency.jsonl'), live);
+    for (const name of existsSync(this.folder) ? readdirSync(this.folder).sort() : []) {
+      const hour = hourOf(name);
+      if (hour === undefined) continue;
+      if (expired(hour)) {
+        rmSync(join(this.folder, name), { force: true });
+        continue;
+      }
+      for (const e of this.fileOf(hour).read().filter(live)) this.remember(e);
+    }
   }
 
   /**
@@ -88,24 +105,58 @@ export class IdempotencyStore {
       this.answers.delete(key);
       return { answer, repeated: false };
     }
-    await this.file.append({ key, at: now, payload, answer });
+    const hour = Math.floor(now / HOUR_MS);
+    await this.fileOf(hour).append({ key, at: now, payload, answer });
     this.prune(now);
-    if (++this.appended >= Math.max(TRIM_AFTER_LINES, this.kept)) await this.trim();
+    if (hour !== this.hour || ++this.appended >= TRIM_AFTER_LINES) {
+      this.hour = hour;
+      this.appended = 0;
+      // Not waited for by the call: removing files delays no answer; one that fails goes at the next look.
+      this.trimming = this.trimming.then(() => this.trim()).catch(() => {});
+    }
     return { answer, repeated: false };
   }
 
-  /**
-   * Drops the expired lines from the file while the listener runs (it may run for weeks), atomically
-   * and in turn with the appends. The call that reaches the count waits for it; a trim that fails
-   * leaves the file longer, not wrong.
-   */
-  private async trim(): Promise<void> {
-    this.appended = 0;
-    try {
-      this.kept = await this.file.keepOnly((e) => e.at >= Date.now() - IDEMPOTENCY_WINDOW_MS);
-    } catch {
-      // Tried again after as many appends.
+  /** Resolves once a look for expired files under way is done (the listener stops). */
+  close(): Promise<void> {
+    return this.trimming;
+  }
+
+  private fileOf(hour: number): JsonLines<Entry> {
+    let file = this.files.get(hour);
+    if (!file) {
+      file = new JsonLines<Entry>(join(this.folder, `${new Date(hour * HOUR_MS).toISOString().slice(0, 13)}.jsonl`));
+      this.files.set(hour, file);
     }
+    return file;
+  }
+
+  private remember(e: Entry): void {
+    this.answers.set(e.key, { at: e.at, payload: e.payload, answer: Promise.resolve(e.answer) });
+  }
+
+  /** Removes the files whose every answer left the window, whoever wrote them. */
+  private async trim(): Promise<void> {
+    for (const name of await readdir(this.folder)) {
+      const hour = hourOf(name);
+      if (hour === undefined || !expired(hour)) continue;
+      this.files.delete(hour);
+      await unlink(join(this.folder, name)).catch((e: NodeJS.ErrnoException) => {
+        // Removed by another listener meanwhile.
+        if (e.code !== 'ENOENT') throw e;
+      });
+    }
+  }
+
+  /**
+   * The single file of earlier versions (`webhook/idempotency.jsonl`): its live answers are still
+   * known; nothing is appended to it any more, and once none is live it goes.
+   */
+  private migrate(legacy: string, live: (e: Entry) => boolean): void {
+    if (!existsSync(legacy)) return;
+    const entries = new JsonLines<Entry>(legacy).read().filter(live);
+    for (const e of entries) this.remember(e);
+    if (entries.length === 0) rmSync(legacy, { force: true });
   }
 
   private prune(now: number): void {
@@ -116,3 +167,12 @@ export class IdempotencyStore {
     }
   }
 }
+
+/** The hour number of an answers file's name, or undefined for another file (a lock, a temp file). */
+function hourOf(name: string): number | undefined {
+  const m = FILE_NAME.exec(name);
+  return m ? Date.parse(`${m[1]}:00:00Z`) / HOUR_MS : undefined;
+}
+
+/** Whether every answer an hour's file can hold is older than the window. */
+const expired = (hour: number) => (hour + 1) * HOUR_MS <= Date.now() - IDEMPOTENCY_WINDOW_MS;

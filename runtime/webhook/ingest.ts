@@ -1,6 +1,6 @@
 import { join, resolve, sep } from 'node:path';
-import { writeChangeLog } from '../changelog/write';
-import { EXTENSION, lastIdIn } from '../changelog/naming';
+import { ChangeLogExists, writeChangeLog } from '../changelog/write';
+import { EXTENSION, lastIdIn, NAME_ATTEMPTS } from '../changelog/naming';
 import { continueAfter, nextExecutionId } from '../execution-id';
 import { DEFAULT_FRAME_ROWS } from '../changelog/layout';
 import { Dataset } from '../dataset/dataset';
@@ -21,12 +21,6 @@ import { payloadToDataset, PayloadError } from './payload';
 
 /** Where a job's webhook logs go, in the workspace: `changelogs/<job>/`. */
 const LOG_FOLDER = 'changelogs';
-/**
- * Names a call's log may try: each one taken (by another listener numbering from the same clock)
- * moves to the next execution id. Two listeners meet on a name once in a while; this many in a row
- * would take a name taken at every millisecond it tried.
- */
-const NAME_ATTEMPTS = 100;
 /** A log of up to this many rows is stored uncompressed (docs/changelog.md). */
 const SMALL_LOG_ROWS = 64;
 
@@ -134,6 +128,8 @@ export class Ingest {
         ? { ...captured!, keys }
         : captured!;
     answer.changeLog = own ? this.workspaceRoot + log.file!.path : localPath(log);
+    // A CAPTURE names its log by an id of its own when the run's was taken (or a later log is in its folder).
+    answer.executionId = log.executionId;
     answer.rows = log.upserts.rowCount + log.deletes.rowCount;
     if (!params.startWriter) {
       // The run record rides in the same batch as the log: the call waits for one flush, not two.
@@ -206,12 +202,11 @@ export class Ingest {
    */
   private async writeLog(job: JobDefinition, log: CurrentChangeLog, answer: CallAnswer, record?: RunRecord) {
     for (let attempt = 1; ; attempt++) {
-      let taken = false;
       try {
-        await this.writeLogAs(job, log, answer.changeLog!, record, (e) => (taken = e.code === 'EEXIST'));
+        await this.writeLogAs(job, log, answer.changeLog!, record);
         return;
       } catch (e) {
-        if (!taken || attempt === NAME_ATTEMPTS) throw e;
+        if (!(e instanceof ChangeLogExists) || attempt === NAME_ATTEMPTS) throw e;
       }
       const executionId = nextExecutionId();
       log.executionId = executionId;
@@ -222,13 +217,12 @@ export class Ingest {
     }
   }
 
-  /** One attempt of `writeLog` at `path`; `refused` hears why the group commit did not publish it. */
+  /** One attempt of `writeLog` at `path`: ChangeLogExists when the name is taken. */
   private async writeLogAs(
     job: JobDefinition,
     log: CurrentChangeLog,
     path: string,
     record: RunRecord | undefined,
-    refused: (e: NodeJS.ErrnoException) => void,
   ): Promise<void> {
     const { upserts } = log;
     const line = record && { path: this.store.runs(job.name).file, text: jsonLine(record) };
@@ -246,11 +240,7 @@ export class Ingest {
       },
       {
         // Written in the same turn as the log is handed over, so both go in one batch.
-        publish: (bytes) =>
-          this.logs.publish(path, [bytes], { overwrite: false, line }).catch((e: NodeJS.ErrnoException) => {
-            refused(e);
-            throw e;
-          }),
+        publish: (bytes) => this.logs.publish(path, [bytes], { overwrite: false, line }),
         compress: upserts.rowCount > SMALL_LOG_ROWS,
         // A frame as large as the payload: the encoder's buffers are sized by it, and a call is usually small.
         frameRows: Math.min(DEFAULT_FRAME_ROWS, Math.max(upserts.rowCount, 1)),

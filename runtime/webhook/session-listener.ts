@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Dataset } from '../dataset/dataset';
-import { ScriptError, toScriptError } from '../errors';
+import { ScriptError } from '../errors';
 import { newGuid } from '../jobs/job';
 import { JobStore } from '../jobs/store';
 import type { MagicHost } from '../magics/magic';
@@ -10,7 +10,7 @@ import type { Disposable } from '../resources';
 import type { Answer } from './idempotency';
 import { Ingest } from './ingest';
 import { payloadToDataset, PayloadError } from './payload';
-import { flag, header, PUSH_PATH, readBody, Refused, send } from './server';
+import { bearerKey, Gate, PUSH_PATH, readBody, Refused, send, sendFailure } from './gate';
 import { counted } from '../util/words';
 
 /** A call the session's listener received: its rows, kept in the session's inbox while it is among the last ones. */
@@ -64,6 +64,7 @@ export class SessionListener implements Disposable {
   private server?: Server;
   private waiters: { done: (a: Arrival) => void; fail: (e: Error) => void }[] = [];
   private readonly ingest?: Ingest;
+  private readonly gate: Gate;
 
   private constructor(
     private readonly host: MagicHost,
@@ -80,6 +81,7 @@ export class SessionListener implements Disposable {
         );
       this.ingest = new Ingest(store, undefined, (item) => host.output.publish(item));
     }
+    this.gate = this.makeGate();
   }
 
   static async start(host: MagicHost, options: SessionListenerOptions): Promise<SessionListener> {
@@ -137,30 +139,35 @@ export class SessionListener implements Disposable {
     await this.ingest?.close();
   }
 
-  private accepts(authorization: string | undefined): boolean {
-    if (!this.key) return true;
-    const m = authorization && /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return !!m && m[1].length === this.key.length && timingSafeEqual(Buffer.from(m[1]), Buffer.from(this.key));
+  /** Routing and authentication as `sqlcdc serve`'s: the same refusals, the job's flag and secret read per call. */
+  private makeGate(): Gate {
+    const key = this.key === undefined ? undefined : Buffer.from(this.key);
+    const job = this.options.job;
+    return new Gate({
+      access: key && {
+        accepts: (authorization) => {
+          // Compared as bytes: a key of as many characters, some not ASCII, is longer in bytes.
+          const sent = Buffer.from(bearerKey(authorization) ?? '');
+          return sent.length === key.length && timingSafeEqual(sent, key);
+        },
+        hint: 'the one %webhook start showed',
+      },
+      jobs: this.ingest?.store,
+      jobOf: (guid) => {
+        if (guid.toLowerCase() !== this.guid) throw new Refused(404, `no listener has guid ${guid}`);
+        if (!job || !this.ingest) return null;
+        const current = this.ingest.store.current(job);
+        if (!current) throw new Refused(404, `job ${job} no longer exists in ${this.ingest.store.folder}`);
+        return current;
+      },
+    });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const url = new URL(req.url ?? '/', 'http://listener');
-      if (url.pathname !== PUSH_PATH) throw new Refused(404, `no such endpoint: ${url.pathname}`);
-      if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method ?? ''))
-        throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`);
-      if (!this.accepts(header(req, 'authorization')))
-        throw new Refused(401, 'missing or wrong access key (the one %webhook start showed)');
-      const guid = url.searchParams.get('guid') ?? url.searchParams.get('jobguid');
-      if (guid?.toLowerCase() !== this.guid) throw new Refused(404, `no listener has guid ${guid}`);
-      const params = {
-        rootPath: url.searchParams.get('rootpath') ?? undefined,
-        form2json: flag(url.searchParams, 'form2json', false),
-        bypassTriggers: flag(url.searchParams, 'bypasstriggers', false),
-        startWriter: flag(url.searchParams, 'startwriter', true),
-        contentType: header(req, 'content-type'),
-      };
+      const { current, params } = this.gate.route(req);
       const body = await readBody(req, MAX_BODY);
+      this.gate.verify(current, body, req);
       let dataset: Dataset;
       try {
         dataset = payloadToDataset(body, params);
@@ -169,12 +176,7 @@ export class SessionListener implements Disposable {
         throw e;
       }
       let answer: Answer = { status: 202, body: { call: this.calls.length + 1, rows: dataset.rowCount } };
-      if (this.ingest && this.options.job) {
-        const job = this.options.job;
-        const current = this.ingest.store.current(job);
-        if (!current) throw new ScriptError(`no job '${job}' in ${this.ingest.store.folder}`, 'semantic');
-        answer = await this.ingest.call(current, body, params, this.options.origin);
-      }
+      if (this.ingest && current) answer = await this.ingest.call(current, body, params, this.options.origin);
       const arrival: Arrival = {
         n: this.calls.length + 1,
         at: new Date(),
@@ -190,8 +192,7 @@ export class SessionListener implements Disposable {
       this.publish(arrival, dataset);
       for (const w of [...this.waiters]) w.done(arrival);
     } catch (e) {
-      if (e instanceof Refused) send(res, { status: e.status, body: { error: e.message } });
-      else send(res, { status: 500, body: { error: toScriptError(e).message } });
+      sendFailure(req, res, e);
     }
   }
 

@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { syncFolder, tempPathOf } from './files';
 import { decodeBatch, type ToPublish } from './group-commit-batch';
-import { encodeEntry, EntryKind, journalFolder, segmentName, stagingFolder, withdrawal } from './journal';
+import { encodeEntry, EntryKind, journalFolder, lineOf, segmentName, stagingFolder, withdrawal } from './journal';
 import { JournalSegment } from './journal-segment';
 import { namelessFilesIn, type NamelessFiles } from './nameless-file';
 
@@ -40,8 +40,8 @@ interface Written {
   kind: EntryKind;
   data: Uint8Array;
   error?: unknown;
-  /** Where its record starts in the journal segment: a withdrawal names it. */
-  position?: number;
+  /** Where its records start in the journal segment: a withdrawal names each. */
+  positions?: number[];
   /** Lines left out because the file they speak for failed (ToPublish.after), with that file's error. */
   orphans?: { item: ToPublish; error: unknown }[];
 }
@@ -331,15 +331,7 @@ async function commit(batch: ToPublish[]): Promise<void> {
   let flushed: Promise<void> | undefined;
   try {
     journal = openSegment();
-    const { salt } = journal;
-    const records = planned.map((w) =>
-      encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }, salt),
-    );
-    let position = journal.write(records);
-    for (const [i, w] of planned.entries()) {
-      w.position = position;
-      position += records[i].length;
-    }
+    journal.write(recordsOf(planned, journal));
     for (const w of planned) journal.files.add(w.path);
     flushed = journal.flush();
   } catch {
@@ -351,17 +343,11 @@ async function commit(batch: ToPublish[]): Promise<void> {
   try {
     if (!journal || !flushed) throw new Error('no journal');
     await flushed;
+    // The lines left out with their file need nothing more: their records name its record (LineOf).
     const failed = planned.filter((w) => w.error !== undefined);
-    // Lines recorded with a file that then failed: their record is withdrawn, and the lines kept recorded again.
-    const trimmed = planned.filter((w) => w.orphans && w.error === undefined);
-    if (failed.length > 0 || trimmed.length > 0) {
+    if (failed.length > 0) {
       const { salt } = journal;
-      journal.write([
-        ...[...failed, ...trimmed].map((w) => withdrawal(root, w.path, w.position!, salt)),
-        ...trimmed
-          .filter((w) => w.items.length > 0)
-          .map((w) => encodeEntry(root, { kind: w.kind, path: w.path, data: w.data }, salt)),
-      ]);
+      journal.write(failed.flatMap((w) => w.positions!.map((p) => withdrawal(root, w.path, p, salt))));
       await journal.flush();
     }
   } catch {
@@ -373,6 +359,43 @@ async function commit(batch: ToPublish[]): Promise<void> {
   }
   answer(planned);
   if (segment && segment.bytes >= CHECKPOINT_BYTES) void checkpoint();
+}
+
+/**
+ * The batch's journal records, each Written given the positions of its own. A line that speaks for a
+ * file of the batch (a call's run record beside its log) has a record of its own naming that file's
+ * record (EntryKind.LineOf): replay appends it only if the file is the one under its name. Were it
+ * recorded with the other lines, a log whose name another process took would need the lines
+ * recorded again without it, and a power cut before that flush would bring its record back. The
+ * other lines to one file share one record.
+ */
+function recordsOf(planned: readonly Written[], journal: JournalSegment): Buffer[] {
+  const { salt } = journal;
+  let position = journal.end;
+  const records: Buffer[] = [];
+  const fileRecords = new Map<number, number>();
+  const add = (w: Written, record: Buffer) => {
+    (w.positions ??= []).push(position);
+    records.push(record);
+    position += record.length;
+  };
+  for (const w of planned) {
+    if (w.kind !== EntryKind.Append) {
+      fileRecords.set(w.items[0].id, position);
+      add(w, encodeEntry(root, { kind: w.kind, path: w.path, data: w.data, mode: w.items[0].mode }, salt));
+      continue;
+    }
+    const ofFile = (i: ToPublish) => i.after !== undefined && fileRecords.has(i.after);
+    if (!w.items.some(ofFile)) {
+      add(w, encodeEntry(root, { kind: w.kind, path: w.path, data: w.data }, salt));
+      continue;
+    }
+    const free = w.items.filter((i) => !ofFile(i));
+    if (free.length > 0)
+      add(w, encodeEntry(root, { kind: w.kind, path: w.path, data: Buffer.concat(free.map((i) => i.data)) }, salt));
+    for (const i of w.items) if (ofFile(i)) add(w, lineOf(root, w.path, fileRecords.get(i.after!)!, i.data, salt));
+  }
+  return records;
 }
 
 /**

@@ -48,6 +48,11 @@ export class JournalSegment {
     return this.position - SEGMENT_HEADER;
   }
 
+  /** Where the next record written goes. */
+  get end(): number {
+    return this.position;
+  }
+
   /** Writes a batch's records after the last ones, answering where the first went; `flush` makes them durable. */
   write(records: readonly Uint8Array[]): number {
     let size = 0;

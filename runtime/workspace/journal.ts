@@ -45,6 +45,14 @@ export enum EntryKind {
    * record it withdraws: another batch may have recorded lines for the same file in between.
    */
   Withdrawn = 4,
+  /**
+   * A line appended to a file (a call's run record) that speaks for a file of the same batch (the
+   * call's log): replayed only if that file's record is, and the file under its name is that one.
+   * Its data is the u32 position of the file's record, then the line. A log whose name another
+   * process took (two listeners on one workspace) thus leaves no record of it on replay, even when
+   * the power went before its withdrawal was flushed.
+   */
+  LineOf = 5,
 }
 
 /** A record as replay reads it: where in its segment it starts, which a withdrawal names. */
@@ -57,6 +65,14 @@ export function withdrawal(root: string, path: string, position: number, salt: n
   const data = Buffer.allocUnsafe(4);
   data.writeUInt32LE(position, 0);
   return encodeEntry(root, { kind: EntryKind.Withdrawn, path, data }, salt);
+}
+
+/** The record of `line`, appended to `path` only if the file recorded at `position` is put in place. */
+export function lineOf(root: string, path: string, position: number, line: Uint8Array, salt: number): Buffer {
+  const data = Buffer.allocUnsafe(4 + line.length);
+  data.writeUInt32LE(position, 0);
+  data.set(line, 4);
+  return encodeEntry(root, { kind: EntryKind.LineOf, path, data }, salt);
 }
 
 export interface JournalEntry {
@@ -218,8 +234,10 @@ export function replayJournal(root: string): Replayed {
     const m = SEGMENT.exec(name);
     if (!m || ownerAlive(m[1], Number(m[2]), m[3])) continue;
     const segment = join(folder, name);
+    // Positions of the records whose file is under its name, the lines speaking for it may follow.
+    const placed = new Set<number>();
     for (const entry of withoutWithdrawn(decodeSegment(root, readFileSync(segment)))) {
-      if (entry.kind === EntryKind.Append ? restoreLines(entry, appended) : restoreFile(entry)) {
+      if (replayEntry(entry, placed, appended)) {
         replayed.restored.push(entry.path);
         folders.add(dirname(entry.path));
       }
@@ -252,20 +270,41 @@ function dropDeadTemps(staging: string): void {
   }
 }
 
-function restoreFile(entry: JournalEntry): boolean {
+/** Replays one record; whether it wrote anything. */
+function replayEntry(entry: DecodedEntry, placed: Set<number>, appended: Map<string, string>): boolean {
+  switch (entry.kind) {
+    case EntryKind.Append:
+      return restoreLines(entry, appended);
+    case EntryKind.LineOf: {
+      if (entry.data.length < 4 || !placed.has(Buffer.from(entry.data).readUInt32LE(0))) return false;
+      return restoreLines({ ...entry, data: entry.data.subarray(4) }, appended);
+    }
+    case EntryKind.File:
+    case EntryKind.NewFile: {
+      const restored = restoreFile(entry);
+      if (restored !== 'another') placed.add(entry.position);
+      return restored === 'written';
+    }
+    default:
+      return false;
+  }
+}
+
+/** Makes the file whole under its name: `whole` already, `written` now, or `another` file holds a change log's name. */
+function restoreFile(entry: JournalEntry): 'whole' | 'written' | 'another' {
   let existing: Buffer | undefined;
   try {
     existing = readFileSync(entry.path);
   } catch {
     // missing: written below
   }
-  if (existing?.equals(entry.data)) return false;
+  if (existing?.equals(entry.data)) return 'whole';
   // A change log's name holding other bytes than a start of its own (what a power cut leaves) is
   // another file, not this one's to replace.
-  if (existing && entry.kind === EntryKind.NewFile && !isStartOf(existing, entry.data)) return false;
+  if (existing && entry.kind === EntryKind.NewFile && !isStartOf(existing, entry.data)) return 'another';
   mkdirSync(dirname(entry.path), { recursive: true });
   writeFileAtomic(entry.path, entry.data, entry.mode);
-  return true;
+  return 'written';
 }
 
 function isStartOf(part: Buffer, whole: Uint8Array): boolean {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -15,9 +15,9 @@ after(async () => {
   for (const s of serves) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop();
 });
 
-async function webhookJob(): Promise<{ dir: string; guid: string }> {
+async function webhookJob(writer = "PRINT 'stored';\n"): Promise<{ dir: string; guid: string }> {
   const dir = tempDir('webhook-load');
-  writeFileSync(join(dir, 'w.sql'), "PRINT 'stored';\n");
+  writeFileSync(join(dir, 'w.sql'), writer);
   const r = await sqlcdc(dir, ['job', 'create', 'load', '--writer', 'w.sql', '--webhook', '--workspace', 'ws']);
   assert.equal(r.code, 0, r.stderr);
   return { dir, guid: r.stdout.trim() };
@@ -174,34 +174,110 @@ test(
   },
 );
 
+/**
+ * Calls to one job on two listeners of one workspace at once, each answered 202; checks each log, and
+ * that the job's run records are those of the logs the answers named, by execution id.
+ */
+async function callBoth(dir: string, guid: string): Promise<void> {
+  const both = [await serve(dir), await serve(dir)];
+  const agent = new Agent({ keepAlive: true, maxSockets: 40 });
+  const sent: Sent[] = [];
+  // Both listeners number logs from the clock: calls to both in the same millisecond meet on one name.
+  await Promise.all(
+    Array.from({ length: 40 }, async (_, client) => {
+      for (let seq = 0; seq < 50; seq++) {
+        const body = payload(client, seq);
+        const r = await call(both[(client + seq) % 2].url, {
+          agent,
+          query: { guid, startwriter: '0' },
+          body: JSON.stringify(body),
+        });
+        assert.equal(r.status, 202, r.text);
+        const answer = r.json as RunAnswer;
+        assert.equal(/_(\d+)\.eds$/.exec(answer.changeLog)![1], answer.executionId, r.text);
+        sent.push({ body, changeLog: answer.changeLog });
+      }
+    }),
+  );
+  agent.destroy();
+  await checkLogs(sent);
+  const runs = JSON.parse(
+    (await sqlcdc(dir, ['job', 'runs', 'load', '--output', 'json', '--workspace', 'ws'])).stdout,
+  ) as { id: string }[];
+  assert.deepEqual(runs.map((r) => r.id).sort(), sent.map((s) => /_(\d+)\.eds$/.exec(s.changeLog)![1]).sort());
+}
+
 test(
   'two sqlcdc serve on one workspace, calls to one job on both at once: every call answered 2xx, each its own log',
   LIMITS,
   async () => {
     const { dir, guid } = await webhookJob();
+    await callBoth(dir, guid);
+  },
+);
+
+test(
+  'two sqlcdc serve on one workspace, a job whose writer CAPTUREs (naming its own log): every call answered 2xx, each its own log',
+  LIMITS,
+  async () => {
+    const { dir, guid } = await webhookJob("CAPTURE 'orders';\n");
+    await callBoth(dir, guid);
+  },
+);
+
+test(
+  'two sqlcdc serve on one workspace taking keyed calls at once, long enough to trim their idempotency answers: none is lost',
+  LIMITS,
+  async () => {
+    const { dir, guid } = await webhookJob();
     const both = [await serve(dir), await serve(dir)];
     const agent = new Agent({ keepAlive: true, maxSockets: 40 });
-    const sent: Sent[] = [];
-    // Both listeners number logs from the clock: calls to both in the same millisecond meet on one name.
+    // Each listener files more answers than it keeps between two looks for expired ones (256); each
+    // client calls one of them, so that calls to one go on while the other looks.
+    const CLIENTS = 40;
+    const PER_CLIENT = 20;
+    const keyed = (client: number, seq: number, listener: Serve) =>
+      call(listener.url, {
+        agent,
+        query: { guid, startwriter: '0' },
+        headers: { 'idempotency-key': `k-${client}-${seq}` },
+        body: JSON.stringify({ client, seq }),
+      });
+    const first = new Map<string, string>();
+    assert.equal((await keyed(-1, 0, both[0])).status, 202);
+    // What a day of heavy keyed traffic leaves once the day is over: 200,000 lines whose answers
+    // expired, in the file the answers go to. Dropping them takes the next look a while, and the
+    // other listener goes on appending meanwhile.
+    const webhook = join(dir, 'ws', 'webhook');
+    const files = readdirSync(webhook, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl'));
+    assert.equal(files.length, 1, files.join());
+    const dayAgo = Date.now() - 25 * 60 * 60 * 1000;
+    const line = (i: number) =>
+      `${JSON.stringify({ key: `${guid}\u0000old-${i}`, at: dayAgo, answer: { status: 202, body: { executionId: String(i), job: 'load', changeLog: 'old.eds', rows: 1 } } })}\n`;
+    appendFileSync(join(webhook, files[0]), Array.from({ length: 200_000 }, (_, i) => line(i)).join(''));
     await Promise.all(
-      Array.from({ length: 40 }, async (_, client) => {
-        for (let seq = 0; seq < 50; seq++) {
-          const body = payload(client, seq);
-          const r = await call(both[(client + seq) % 2].url, {
-            agent,
-            query: { guid, startwriter: '0' },
-            body: JSON.stringify(body),
-          });
+      Array.from({ length: CLIENTS }, async (_, client) => {
+        for (let seq = 0; seq < PER_CLIENT; seq++) {
+          const r = await keyed(client, seq, both[client % 2]);
           assert.equal(r.status, 202, r.text);
-          sent.push({ body, changeLog: (r.json as RunAnswer).changeLog });
+          assert.equal(r.headers['idempotent-replayed'], undefined, r.text);
+          first.set(`k-${client}-${seq}`, (r.json as RunAnswer).changeLog);
         }
       }),
     );
+    for (const s of both) await s.stop();
+    // A listener started afterwards knows every answer either gave: each key sent again is answered from the store.
+    const again = await serve(dir);
+    const forgotten: string[] = [];
+    for (let client = 0; client < CLIENTS; client++) {
+      const replies = await Promise.all(Array.from({ length: PER_CLIENT }, (_, seq) => keyed(client, seq, again)));
+      replies.forEach((r, seq) => {
+        assert.equal(r.status, 202, r.text);
+        if (r.headers['idempotent-replayed'] !== 'true') forgotten.push(`k-${client}-${seq}`);
+        else assert.equal((r.json as RunAnswer).changeLog, first.get(`k-${client}-${seq}`));
+      });
+    }
     agent.destroy();
-    await checkLogs(sent);
-    const runs = JSON.parse(
-      (await sqlcdc(dir, ['job', 'runs', 'load', '--output', 'json', '--workspace', 'ws'])).stdout,
-    ) as { id: string }[];
-    assert.deepEqual(runs.map((r) => r.id).sort(), sent.map((s) => /_(\d+)\.eds$/.exec(s.changeLog)![1]).sort());
+    assert.deepEqual(forgotten, []);
   },
 );

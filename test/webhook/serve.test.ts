@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
@@ -623,32 +623,47 @@ test(
   },
 );
 
+/** The file `sqlcdc serve` files an idempotency answer in: one per hour of arrival (UTC). */
+const answersFile = (dir: string, at: number) =>
+  join(dir, 'ws', 'webhook', 'idempotency', `${new Date(at).toISOString().slice(0, 13)}.jsonl`);
+
+/** The keys of the idempotency answers in a listener's files. */
+function answeredKeys(dir: string): string[] {
+  const folder = join(dir, 'ws', 'webhook', 'idempotency');
+  return readdirSync(folder).flatMap((f) =>
+    readFileSync(join(folder, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { key: string }).key.split('\u0000')[1]),
+  );
+}
+
 test(
-  'idempotency answers older than 24 hours are forgotten, and dropped from the file when a listener starts',
+  'idempotency answers older than 24 hours are forgotten, and their file removed when a listener starts; answers of the single file of earlier versions are still known',
   LIMITS,
   async () => {
     const dir = project({ 'w.sql': WRITER });
     const guid = await createJob(dir, 'idem', ['--writer', 'w.sql', '--webhook']);
-    const file = join(dir, 'ws', 'webhook', 'idempotency.jsonl');
-    mkdirSync(join(dir, 'ws', 'webhook'), { recursive: true });
-    const old = {
-      key: `${guid}\u0000order-1`,
-      at: Date.now() - 25 * 60 * 60 * 1000,
-      answer: { status: 200, body: { executionId: '1', job: 'idem', changeLog: 'old.eds', rows: 1 } },
-    };
-    writeFileSync(file, `${JSON.stringify(old)}\n`);
+    const answer = (key: string, at: number, executionId: string) =>
+      `${JSON.stringify({ key: `${guid}\u0000${key}`, at, answer: { status: 200, body: { executionId, job: 'idem', changeLog: 'old.eds', rows: 1 } } })}\n`;
+    const dayAgo = Date.now() - 25 * 60 * 60 * 1000;
+    const expiredFile = answersFile(dir, dayAgo);
+    mkdirSync(dirname(expiredFile), { recursive: true });
+    writeFileSync(expiredFile, answer('order-1', dayAgo, '1'));
+    // Earlier versions kept every answer in one file: a live one there is answered still.
+    const legacy = join(dir, 'ws', 'webhook', 'idempotency.jsonl');
+    writeFileSync(legacy, answer('order-0', dayAgo, '0') + answer('order-2', Date.now() - 60_000, '2'));
     const s = await serve(dir, ['--no-auth']);
+    assert.ok(!existsSync(expiredFile), 'the expired answers were removed at start');
     const r = await call(s.url, { query: { guid }, headers: { 'idempotency-key': 'order-1' }, body: '{"id": 1}' });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.headers['idempotent-replayed'], undefined);
-    const lines = readFileSync(file, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { answer: { body: RunAnswer } });
-    assert.deepEqual(
-      lines.map((l) => l.answer.body.executionId),
-      [(r.json as RunAnswer).executionId],
-    );
+    assert.deepEqual(answeredKeys(dir), ['order-1']);
+    const old = await call(s.url, { query: { guid }, headers: { 'idempotency-key': 'order-0' }, body: '{"id": 0}' });
+    assert.equal(old.headers['idempotent-replayed'], undefined, 'an expired answer of the old file is forgotten');
+    const kept = await call(s.url, { query: { guid }, headers: { 'idempotency-key': 'order-2' }, body: '{"id": 2}' });
+    assert.equal(kept.headers['idempotent-replayed'], 'true');
+    assert.equal((kept.json as RunAnswer).executionId, '2');
   },
 );
 
@@ -982,13 +997,12 @@ test(
 );
 
 test(
-  'a listener running for days trims idempotency answers older than 24 hours from the file while it runs, losing none of the live ones',
+  'a listener running for days removes idempotency answers older than 24 hours while it runs, losing none of the live ones',
   LIMITS,
   async () => {
     const dir = project({ 'w.sql': WRITER });
     const guid = await createJob(dir, 'days', ['--writer', 'w.sql', '--webhook']);
     const s = await serve(dir, ['--no-auth']);
-    const file = join(dir, 'ws', 'webhook', 'idempotency.jsonl');
     const keyed = (key: string) =>
       call(s.url, {
         query: { guid, startwriter: '0' },
@@ -996,27 +1010,24 @@ test(
         body: `{"id": 1, "k": "${key}"}`,
       });
     assert.equal((await keyed('first')).status, 202);
-    // What a day of calls leaves once the day is over: lines whose answers expired while it ran.
+    // What a day of calls leaves once the day is over: a file of answers that expired while it ran.
     const dayAgo = Date.now() - 25 * 60 * 60 * 1000;
     const expired = Array.from({ length: 50 }, (_, i) => ({
       key: `${guid}\u0000old-${i}`,
       at: dayAgo,
       answer: { status: 202, body: { executionId: String(i), job: 'days', changeLog: 'old.eds', rows: 1 } },
     }));
-    appendFileSync(file, expired.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    writeFileSync(answersFile(dir, dayAgo), expired.map((e) => `${JSON.stringify(e)}\n`).join(''));
     const CALLS = 300;
     const keys = Array.from({ length: CALLS }, (_, i) => `live-${i}`);
     for (let i = 0; i < CALLS; i += 20)
       for (const r of await Promise.all(keys.slice(i, i + 20).map(keyed))) assert.equal(r.status, 202, r.text);
-    const lines = readFileSync(file, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { key: string });
-    const kept = lines.map((l) => l.key.split('\u0000')[1]);
-    assert.ok(!kept.some((k) => k.startsWith('old-')), 'the expired answers were trimmed while the listener ran');
+    // Stopped, it has finished removing what it started to.
+    await s.stop();
+    const kept = answeredKeys(dir);
+    assert.ok(!kept.some((k) => k.startsWith('old-')), 'the expired answers were removed while the listener ran');
     assert.deepEqual(new Set(kept), new Set(['first', ...keys]));
     // Every live answer is still known: a repeat is answered from the store, after a restart too.
-    await s.stop();
     const again = await serve(dir, ['--no-auth']);
     const repeat = await call(again.url, {
       query: { guid, startwriter: '0' },

@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
 import type { OutputItem } from '../../runtime/output';
 import { caretLines, describeError, type ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer } from '../helpers/http-server';
-import { call, type RunAnswer } from '../helpers/serve';
+import { call, type Refusal, type RunAnswer } from '../helpers/serve';
 import { tempSession } from '../helpers/session';
 
 const sessions: Session[] = [];
@@ -25,6 +27,25 @@ function open(): { session: Session; dir: string; output: OutputItem[] } {
   return { ...t, output };
 }
 
+/** A POST whose Authorization header is sent as latin-1 bytes; the answer's raw text. */
+function rawCall(url: string, authorization: string): Promise<string> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(u.port), u.hostname, () =>
+      socket.end(
+        Buffer.from(
+          `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: ${authorization}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+          'latin1',
+        ),
+      ),
+    );
+    let answer = '';
+    socket.setEncoding('latin1').on('data', (d: string) => (answer += d));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
 const text = (results: Result[]) => results.flatMap((r) => (r.kind === 'message' ? [r.text] : [])).join('\n');
 
 test('%webhook start: calls arrive under the starting cell, %webhook wait/take/status/log/stop', async () => {
@@ -34,6 +55,9 @@ test('%webhook start: calls arrive under the starting cell, %webhook wait/take/s
   const key = /access key .*: (sqk_\S+)/.exec(started)![1];
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/job\/push\?guid=[0-9a-f]{32}$/);
   assert.equal((await call(url, { body: '{"id": 1}' })).status, 401);
+  // As many characters as the key, one of them a byte above ASCII (read as latin-1): more bytes once
+  // encoded, a wrong key all the same. Sent raw: node's client would send the character as UTF-8.
+  assert.match(await rawCall(url, `Bearer \u00e9${key.slice(1)}`), /^HTTP\/1\.1 401 /);
   assert.equal((await call(url.replace(/guid=\w+/, `guid=${'0'.repeat(32)}`), { key, body: '{}' })).status, 404);
   const waiting = session.run('%webhook wait --timeout 60', { origin: 'cell-2' });
   const r = await call(url, {
@@ -269,6 +293,47 @@ test("%job update switches a job's webhook, sample and signing secret, as sqlcdc
   await assert.rejects(session.run('%webhook start --job later --no-auth'), /job later is not enabled for webhooks/);
   await assert.rejects(session.run('%job update later --signing-secret -'), /a notebook has no stdin/);
   await assert.rejects(session.run('%job update later'), /%job update: job update needs at least one of --webhook/);
+});
+
+test("%webhook start --job checks the job's signing secret and webhook flag at each call, as sqlcdc serve does", async () => {
+  const { session, dir } = open();
+  await session.run("%%job hook writer --webhook\nADD COLUMN 'long doubled=@sql(id * 2)';\n");
+  const started = text(await session.run('%webhook start --job hook --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  const body = '{"id": 4}';
+  assert.equal((await call(url, { body })).status, 200);
+  // Changed by another process while the listener runs: the next call sees it.
+  const update = async (args: string[]) => {
+    const r = await sqlcdc(dir, ['job', 'update', 'hook', ...args, '--workspace', 'ws']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  const secret = /^signing secret (whsec_\S+) \(shown once\)$/m.exec(await update(['--signing-secret', 'new']))![1];
+  const signed = (id: string, payload = body) => {
+    const at = new Date();
+    return {
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign(id, at, payload),
+    };
+  };
+  const unsigned = await call(url, { body });
+  assert.equal(unsigned.status, 401, unsigned.text);
+  assert.match((unsigned.json as Refusal).error, /this job requires a Standard Webhooks signature/);
+  const tampered = await call(url, { body: '{"id": 5}', headers: signed('msg_tampered') });
+  assert.equal(tampered.status, 401, tampered.text);
+  assert.match((tampered.json as Refusal).error, /^signature refused/);
+  const good = await call(url, { body, headers: signed('msg_1') });
+  assert.equal(good.status, 200, good.text);
+  assert.equal((good.json as RunAnswer).rows, 1);
+  await update(['--no-webhook']);
+  const off = await call(url, { body, headers: signed('msg_2') });
+  assert.equal(off.status, 403, off.text);
+  assert.equal((off.json as Refusal).error, 'job hook is not enabled for webhooks');
+  // Refused calls left no change log and were not run: two calls ran, two logs.
+  assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'hook')).filter((f) => f.endsWith('.eds')).length, 2);
+  const log = (await session.run('%webhook log')).find((x) => x.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.equal(log.dataset.rowCount, 2);
 });
 
 test("%webhook start --job: the job run's output and a failed call's reason show under the starting cell", async () => {

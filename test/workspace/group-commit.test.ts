@@ -355,3 +355,59 @@ test('a withdrawal names its record by position: lines another batch recorded fo
   await new GroupCommit(dir).close();
   assert.deepEqual(namesIn(runs), ['kept']);
 });
+
+/**
+ * Publishes ok.bin and taken.bin (whose name another process holds) together, each with its run
+ * record riding with it, prints how each ended, and waits to be killed.
+ */
+const TAKEN_CHILD = `
+const { join } = require('node:path');
+const { GroupCommit } = require(${JSON.stringify(require.resolve('../../runtime/workspace/group-commit'))});
+const content = ${content.toString()};
+const dir = process.argv[1];
+const group = new GroupCommit(dir);
+const publish = (name) => group.publish(join(dir, name), [content(name)], {
+  overwrite: false,
+  line: { path: join(dir, 'runs.jsonl'), text: JSON.stringify({ name }) + '\\n' },
+});
+void Promise.allSettled([publish('ok.bin'), publish('taken.bin')]).then((r) =>
+  process.stdout.write(r.map((s) => s.status + (s.reason ? ' ' + s.reason.code : '')).join(',') + '\\n'),
+);
+setInterval(() => {}, 60_000);
+`;
+
+test(
+  'a power cut before the withdrawal of a file whose name was taken is flushed: replay appends no run record for it',
+  LIMITS,
+  async () => {
+    const dir = tempDir('group-commit-taken');
+    writeFileSync(join(dir, 'taken.bin'), "another listener's log");
+    const child = spawn(process.execPath, ['-e', TAKEN_CHILD, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    const line = await new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        if (out.endsWith('\n')) resolve(out.trim());
+      });
+    });
+    child.kill('SIGKILL');
+    await exited;
+    assert.equal(line, 'fulfilled,rejected EEXIST');
+    assert.deepEqual(namesIn(join(dir, 'runs.jsonl')), ['ok.bin']);
+    // The power cut: what was written after the batch's first flush never reached the disk (the
+    // withdrawal, and anything after it), nor the files the page cache held.
+    const journal = join(dir, '.journal');
+    const [segment] = readdirSync(journal).filter((f) => f.endsWith('.wal'));
+    const records = decodeSegment(dir, readFileSync(join(journal, segment)));
+    const firstWithdrawal = records.find((r) => r.kind === EntryKind.Withdrawn);
+    assert.ok(firstWithdrawal, 'the taken name was withdrawn');
+    truncateSync(join(journal, segment), firstWithdrawal.position);
+    rmSync(join(dir, 'ok.bin'));
+    rmSync(join(dir, 'runs.jsonl'));
+    await new GroupCommit(dir).close();
+    assert.deepEqual(namesIn(join(dir, 'runs.jsonl')), ['ok.bin'], 'no record of the log that never got its name');
+    assert.equal(readFileSync(join(dir, 'taken.bin'), 'utf8'), "another listener's log");
+    assert.ok(readFileSync(join(dir, 'ok.bin')).equals(content('ok.bin')));
+  },
+);

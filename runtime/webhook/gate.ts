@@ -1,0 +1,188 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toScriptError } from '../errors';
+import { hasWriter } from '../jobs/job';
+import type { CurrentJob, JobDefinitions } from '../jobs/store';
+import type { Answer } from './idempotency';
+import type { CallParameters } from './ingest';
+import { signatureProblem } from './signature';
+
+export const PUSH_PATH = '/job/push';
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+/** Distinct call URLs whose parsed query a listener keeps (all are dropped when more come). */
+const QUERIES_KEPT = 256;
+
+/** A refusal: a status and a JSON `{error}` (C.6). */
+export class Refused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Who may call a listener, and where a caller gets a key (said in the 401). */
+export interface AccessCheck {
+  accepts(authorization: string | undefined): boolean;
+  hint: string;
+}
+
+export interface GateOptions {
+  /** Undefined: a listener without authentication (loopback only; its starter checks). */
+  access?: AccessCheck;
+  /**
+   * The job a call's guid names, as its files are now; throws a Refused (400, 404) for a guid that
+   * names none it serves. Null: the listener takes calls without a job (`%webhook start` alone).
+   */
+  jobOf(guid: string): CurrentJob | null;
+  /** Where the jobs' signing secrets are opened. */
+  jobs?: JobDefinitions;
+}
+
+/** A call let through routing and authentication, its body not yet read. */
+export interface Routed {
+  current: CurrentJob | null;
+  params: CallParameters;
+}
+
+const FLAG_TRUE = new Set(['', '1', 'true', 'yes']);
+const FLAG_FALSE = new Set(['0', 'false', 'no']);
+
+/** A 0/1 query flag; present without a value means set. */
+export function flag(query: URLSearchParams, name: string, absent: boolean): boolean {
+  const v = query.get(name);
+  if (v === null) return absent;
+  const t = v.trim().toLowerCase();
+  if (FLAG_TRUE.has(t)) return true;
+  if (FLAG_FALSE.has(t)) return false;
+  throw new Refused(400, `${name} must be 0 or 1 (or true/false, yes/no), not '${v}'`);
+}
+
+/** The key of an `Authorization: Bearer <key>` header, or undefined for another or none. */
+export function bearerKey(authorization: string | undefined): string | undefined {
+  return (authorization && /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]) || undefined;
+}
+
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The body, refused with 413 as soon as it passes `max` bytes (Content-Length is checked first). */
+export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > max)
+    return Promise.reject(
+      new Refused(413, `payload of ${declared} bytes is over the listener's limit of ${max} bytes`),
+    );
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        req.removeAllListeners('data');
+        reject(new Refused(413, `payload is over the listener's limit of ${max} bytes`));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The query of a call to the endpoint; 404 for another path. The endpoint's own path is recognised
+ * as it is sent, without building a URL, which costs a call more than the check it serves.
+ */
+function queryOf(target: string): URLSearchParams {
+  if (target === PUSH_PATH) return new URLSearchParams();
+  if (target.startsWith(`${PUSH_PATH}?`)) return new URLSearchParams(target.slice(PUSH_PATH.length + 1));
+  const url = new URL(target, 'http://listener');
+  if (url.pathname !== PUSH_PATH)
+    throw new Refused(404, `no such endpoint: ${url.pathname} (the webhook endpoint is ${PUSH_PATH})`);
+  return url.searchParams;
+}
+
+export function send(res: ServerResponse, answer: Answer, headers?: Record<string, string>): void {
+  const text = JSON.stringify(answer.body);
+  const own = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
+  res.writeHead(answer.status, headers ? { ...own, ...headers } : own);
+  res.end(text);
+}
+
+/** Answers a call that failed: a refusal with its status, anything else a 500. */
+export function sendFailure(req: IncomingMessage, res: ServerResponse, e: unknown): void {
+  if (e instanceof Refused) {
+    // An unread body would be parsed as the next request of this connection: close it after answering.
+    const closing: Record<string, string> = req.complete ? {} : { connection: 'close' };
+    send(res, { status: e.status, body: { error: e.message } }, { ...e.headers, ...closing });
+    if (!req.complete) res.on('finish', () => req.destroy());
+    return;
+  }
+  send(res, { status: 500, body: { error: toScriptError(e).message } });
+}
+
+/**
+ * Routing and authentication of the webhook endpoint (spec §4.1, §5, §7; decision C.6), the same for
+ * `sqlcdc serve` and `%webhook start`, with the status of every refusal in this order — 404 another
+ * path, 405 another method, 401 no valid access key, 400 no or malformed guid, 404 unknown guid (and
+ * 400 a direct job's writer guid: `jobOf`), 403 a job not enabled for webhooks (or a reader alone),
+ * 400 a bad flag; once the body is read (413 over the limit), 401 a bad signature. The job's flag and
+ * secret are those of its files when the call comes in, so a job switched off or given a secret
+ * meanwhile (`job update`) is refused at once by either listener.
+ */
+export class Gate {
+  // A client calls with the same URL again and again: its query is parsed once (only read afterwards).
+  private readonly queries = new Map<string, URLSearchParams>();
+
+  constructor(private readonly options: GateOptions) {}
+
+  route(req: IncomingMessage): Routed {
+    const query = this.query(req.url ?? '/');
+    if (!METHODS.has(req.method ?? ''))
+      throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`, {
+        allow: [...METHODS].join(', '),
+      });
+    const { access } = this.options;
+    if (access && !access.accepts(header(req, 'authorization')))
+      throw new Refused(401, `missing or wrong access key (${access.hint})`, { 'www-authenticate': 'Bearer' });
+    const guid = query.get('guid') ?? query.get('jobguid');
+    if (!guid) throw new Refused(400, 'the guid query parameter (or jobguid) is required');
+    if (!/^\{?[0-9a-fA-F-]{32,36}\}?$/.test(guid.trim()))
+      throw new Refused(400, `guid must be 32 hexadecimal digits, not '${guid}'`);
+    const current = this.options.jobOf(guid.trim());
+    if (current && (!current.job.webhook || !hasWriter(current.job)))
+      throw new Refused(403, `job ${current.job.name} is not enabled for webhooks`);
+    return {
+      current,
+      params: {
+        rootPath: query.get('rootpath') ?? undefined,
+        form2json: flag(query, 'form2json', false),
+        bypassTriggers: flag(query, 'bypasstriggers', false),
+        startWriter: flag(query, 'startwriter', true),
+        contentType: header(req, 'content-type'),
+      },
+    };
+  }
+
+  /** Refuses (401) a call to a job with a signing secret that is not signed with it. */
+  verify(current: CurrentJob | null, body: Buffer, req: IncomingMessage): void {
+    const secret = current && this.options.jobs?.signingSecret(current.job);
+    if (!secret) return;
+    const problem = signatureProblem(secret, body, req.headers);
+    if (problem) throw new Refused(401, problem);
+  }
+
+  private query(target: string): URLSearchParams {
+    let query = this.queries.get(target);
+    if (!query) {
+      query = queryOf(target);
+      if (this.queries.size >= QUERIES_KEPT) this.queries.clear();
+      this.queries.set(target, query);
+    }
+    return query;
+  }
+}
