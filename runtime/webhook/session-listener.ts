@@ -63,6 +63,8 @@ export class SessionListener implements Disposable {
   url = '';
   private server?: Server;
   private waiters: { done: (a: Arrival) => void; fail: (e: Error) => void }[] = [];
+  /** Calls being handled: closing waits for them, as `sqlcdc serve` does, so none loses its answer or its writer's run. */
+  private readonly underWay = new Set<Promise<void>>();
   private readonly ingest?: Ingest;
 
   private constructor(
@@ -84,7 +86,11 @@ export class SessionListener implements Disposable {
 
   static async start(host: MagicHost, options: SessionListenerOptions): Promise<SessionListener> {
     const listener = new SessionListener(host, options);
-    const server = createServer((req, res) => void listener.handle(req, res));
+    const server = createServer((req, res) => {
+      const handled = listener.handle(req, res);
+      listener.underWay.add(handled);
+      void handled.finally(() => listener.underWay.delete(handled));
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, '127.0.0.1', () => resolve());
@@ -129,11 +135,14 @@ export class SessionListener implements Disposable {
 
   async close(): Promise<void> {
     for (const w of [...this.waiters]) w.fail(new ScriptError('the webhook listener was stopped', 'runtime'));
-    await new Promise<void>((resolve) => {
-      if (!this.server) return resolve();
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    const server = this.server;
+    // No new connection from here; the calls under way finish (their writers included) before the job sessions close.
+    const closed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server?.closeIdleConnections();
+    while (this.underWay.size > 0) await Promise.all(this.underWay);
+    // Keep-alive connections that carried them would hold the port open until their clients hang up.
+    server?.closeAllConnections();
+    await closed;
     await this.ingest?.close();
   }
 

@@ -358,3 +358,38 @@ test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox;
   assert.equal(session.dataset.rowCount, 1);
   await session.run('%webhook stop');
 });
+
+test('closing the session while --job calls are under way lets them finish: each is answered and keeps its log, then the port closes', async () => {
+  const { session, dir } = open();
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const target = await startHttpServer(async (_req, res) => {
+    await released;
+    res.writeHead(200).end('{}');
+  });
+  try {
+    await session.run(
+      `%%job hook writer --webhook\nPUSH INTO HTTP ON_UPSERT (POST ${target.url}/orders) PAYLOAD ({"id": {{id}}});\n`,
+    );
+    const started = text(await session.run('%webhook start --job hook --no-auth', { origin: 'cell-1' }));
+    const url = /webhook listening: (\S+)/.exec(started)![1];
+    // Two calls whose writers are pushing when the session closes (a REPL's Ctrl-D, a kernel's shutdown).
+    const calls = [1, 2].map((id) =>
+      call(url, { headers: { 'content-type': 'application/json' }, body: `{"id": ${id}}` }),
+    );
+    await target.received(2);
+    const closed = session.close();
+    release();
+    const answers = await Promise.all(calls);
+    await closed;
+    for (const r of answers) {
+      assert.equal(r.status, 200, r.text);
+      const shown = await sqlcdc(dir, ['changelog', 'show', (r.json as RunAnswer).changeLog, '--output', 'json']);
+      assert.equal(shown.code, 0, shown.stderr);
+    }
+    assert.deepEqual(target.requests.map((q) => (JSON.parse(q.body) as { id: number }).id).sort(), [1, 2]);
+    await assert.rejects(call(url, { body: '{"id": 3}' }));
+  } finally {
+    await target.close();
+  }
+});
