@@ -42,6 +42,8 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
   const initialized = initializedBy.get(ctx.run) ?? new Set<string>();
   const diff = await captureChanges(input, options, state, initialized.has(state));
   if (diff.mode === 'initialized') {
+    // No log written: the run has none, rather than the log a previous notebook cell left it (PUSH would play that again).
+    ctx.run.changeLog = undefined;
     await commitState(state, diff);
     initialized.add(state);
     initializedBy.set(ctx.run, initialized);
@@ -52,6 +54,7 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
     return diff.upserts;
   }
   if (diff.upserts.rowCount === 0 && diff.deletes.rowCount === 0) {
+    ctx.run.changeLog = undefined;
     await commitState(state, diff);
     ctx.emit({ kind: 'message', text: 'no change since the last capture: no change log written' });
     return diff.upserts;
