@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Dataset } from '../dataset/dataset';
 import { ScriptError, toScriptError } from '../errors';
 import { newGuid } from '../jobs/job';
+import { triggeredFailure, type JobReport } from '../jobs/runner';
 import { JobStore } from '../jobs/store';
 import type { MagicHost } from '../magics/magic';
 import type { Disposable } from '../resources';
@@ -80,7 +81,17 @@ export class SessionListener implements Disposable {
           `job ${job.name} is not enabled for webhooks (%%job ${job.name} writer --webhook over its script, or sqlcdc job create … --webhook)`,
           'semantic',
         );
-      this.ingest = new Ingest(store, undefined, (item) => host.output.publish(item));
+      const origin = options.origin;
+      // The jobs its triggers run show under the starting cell too, as they do under a %job run cell.
+      const report: JobReport = (result, from) => {
+        if (result.kind === 'table') return;
+        const failed = result.kind === 'error' && from;
+        host.output.publish({
+          origin,
+          result: failed ? triggeredFailure(store, job.name, from, result.error) : result,
+        });
+      };
+      this.ingest = new Ingest(store, report, (item) => host.output.publish(item));
     }
   }
 

@@ -393,3 +393,19 @@ test('closing the session while --job calls are under way lets them finish: each
     await target.close();
   }
 });
+
+test('%webhook start --job: a job its triggers run shows its output, and its failure as a warning, under the starting cell', async () => {
+  const { session, output } = open();
+  await session.run("%%job after reader\nPRINT 'after ran';\nAPPLY FILTER 'nosuch > 1';\n");
+  await session.run("%%job hook writer --webhook\nPRINT 'hook ran';\n");
+  await session.run('%job trigger hook --on success --run after');
+  const started = text(await session.run('%webhook start --job hook --no-auth', { origin: 'cell-1' }));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  assert.equal((await call(url, { body: '{"id": 1}' })).status, 200);
+  const shown = output
+    .filter((o) => o.origin === 'cell-1' && (o.result.kind === 'message' || o.result.kind === 'warning'))
+    .map((o) => `${o.result.kind}: ${(o.result as { text: string }).text}`);
+  assert.deepEqual(shown.slice(0, 2), ['message: hook ran', 'message: after ran']);
+  assert.match(shown[2], /^warning: job after, triggered by hook, failed: .*reader\.sql:2:\d+: .*nosuch/);
+  assert.equal(shown.length, 3);
+});
