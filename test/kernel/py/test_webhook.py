@@ -6,7 +6,9 @@ import http.server
 import json
 import os
 import re
+import socket
 import threading
+import time
 import unittest
 import urllib.request
 
@@ -122,7 +124,17 @@ class WebhookInTheKernel(unittest.TestCase):
             caller = threading.Thread(target=post)
             caller.start()
             self.assertTrue(seen.wait(TIMEOUT))
-            self.km.request_shutdown()
+            self.kc.shutdown()
+            # Released once the listener takes no new connection: the session is closing, the call still held.
+            port = int(re.search(r":(\d+)/", hook).group(1))
+            deadline = time.monotonic() + TIMEOUT
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT).close()
+                except OSError:
+                    break
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.05)
             released.set()
             caller.join(TIMEOUT)
             self.assertNotIn("error", answered)
