@@ -186,3 +186,17 @@ PUSH INTO HTTP ON_UPSERT (POST ${target.url}/orders) PAYLOAD ({"id": {{id}}});`;
     await session.close();
   }
 });
+
+test('evaluate (user_expressions) sees what the next cell would: the last HTTP response and the change log', async () => {
+  const server = await startHttpServer((_req, res) => sendJson(res, [{ id: 1 }, { id: 2 }]));
+  servers.push(server);
+  const { session } = tempSession({}, 'runs');
+  try {
+    await session.run(`SELECT * FROM HTTP (GET ${server.url}/orders) APPLY TX '$';\nCAPTURE 'orders' ON KEYS 'id';`);
+    const next = async (text: string) => texts(await session.run(`PRINT '${text}';`))[0];
+    assert.equal(session.evaluate('#last_http_bytecount()'), await next('#last_http_bytecount()'));
+    assert.equal(session.evaluate('{{@executionId}}'), await next('{{@executionId}}'));
+  } finally {
+    await session.close();
+  }
+});
