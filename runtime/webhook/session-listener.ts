@@ -64,7 +64,10 @@ export class SessionListener implements Disposable {
   url = '';
   private server?: Server;
   private waiters: { done: (a: Arrival) => void; fail: (e: Error) => void }[] = [];
-  /** Calls being handled: closing waits for them, as `sqlcdc serve` does, so none loses its answer or its writer's run. */
+  /**
+   * Calls accepted (their body read) and not yet answered: closing waits for them, as `sqlcdc serve`
+   * does, so none loses its answer or its writer's run. A caller still sending its body is cut off.
+   */
   private readonly underWay = new Set<Promise<void>>();
   private readonly ingest?: Ingest;
 
@@ -97,11 +100,7 @@ export class SessionListener implements Disposable {
 
   static async start(host: MagicHost, options: SessionListenerOptions): Promise<SessionListener> {
     const listener = new SessionListener(host, options);
-    const server = createServer((req, res) => {
-      const handled = listener.handle(req, res);
-      listener.underWay.add(handled);
-      void handled.finally(() => listener.underWay.delete(handled));
-    });
+    const server = createServer((req, res) => void listener.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, '127.0.0.1', () => resolve());
@@ -164,6 +163,7 @@ export class SessionListener implements Disposable {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let answered: (() => void) | undefined;
     try {
       const url = new URL(req.url ?? '/', 'http://listener');
       if (url.pathname !== PUSH_PATH) throw new Refused(404, `no such endpoint: ${url.pathname}`);
@@ -181,6 +181,7 @@ export class SessionListener implements Disposable {
         contentType: header(req, 'content-type'),
       };
       const body = await readBody(req, MAX_BODY);
+      answered = this.accept();
       let dataset: Dataset;
       try {
         dataset = payloadToDataset(body, params);
@@ -212,7 +213,20 @@ export class SessionListener implements Disposable {
     } catch (e) {
       if (e instanceof Refused) send(res, { status: e.status, body: { error: e.message } });
       else send(res, { status: 500, body: { error: toScriptError(e).message } });
+    } finally {
+      answered?.();
     }
+  }
+
+  /** Counts a call as under way until the function it returns is called. */
+  private accept(): () => void {
+    let done!: () => void;
+    const call = new Promise<void>((resolve) => (done = resolve));
+    this.underWay.add(call);
+    return () => {
+      this.underWay.delete(call);
+      done();
+    };
   }
 
   /** Adds a call to the inbox, dropping the payloads of the oldest ones past its bounds. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { OutputItem } from '../../runtime/output';
@@ -408,4 +409,26 @@ test('%webhook start --job: a job its triggers run shows its output, and its fai
   assert.deepEqual(shown.slice(0, 2), ['message: hook ran', 'message: after ran']);
   assert.match(shown[2], /^warning: job after, triggered by hook, failed: .*reader\.sql:2:\d+: .*nosuch/);
   assert.equal(shown.length, 3);
+});
+
+test('%webhook stop does not wait for a caller still sending its body: that call is cut off, not accepted', async () => {
+  const { session } = open();
+  const started = text(await session.run('%webhook start --no-auth'));
+  const url = new URL(/webhook listening: (\S+)/.exec(started)![1]);
+  const socket = connect(Number(url.port), '127.0.0.1');
+  const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.on('error', () => undefined);
+  // Headers of a body of 1,000 bytes. Node answers 100 Continue as it hands the request over: the
+  // listener is then reading the body, of which only a first part ever comes.
+  socket.write(
+    `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await new Promise<void>((resolve) =>
+    socket.on('data', (d: Buffer) => {
+      if (d.toString().includes('100 Continue')) resolve();
+    }),
+  );
+  socket.write('[{"id": 1}');
+  assert.match(text(await session.run('%webhook stop')), /stopped after 0 calls/);
+  await ended;
 });
