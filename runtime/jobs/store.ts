@@ -53,7 +53,7 @@ export interface JobSettings {
 }
 
 /** How long a job's stamp is trusted before its files are stated again (`JobStore.current`). */
-export const STAMP_FRESH_MS = 20;
+const STAMP_FRESH_MS = 20;
 
 /** A job's definition and the stamp of the files it was read from (`JobStore.stamp`). */
 export interface CurrentJob {

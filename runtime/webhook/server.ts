@@ -2,7 +2,7 @@ import { createServer as createHttp, type IncomingMessage, type Server, type Ser
 import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { toScriptError } from '../errors';
-import { hasWriter, type JobDefinition } from '../jobs/job';
+import { hasWriter } from '../jobs/job';
 import type { JobStore } from '../jobs/store';
 import type { AccessKeys } from './auth';
 import { IdempotencyStore, type Answer } from './idempotency';
@@ -150,7 +150,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
           400,
           `${guid} is the writer guid of direct job ${job.name}: call it with its reader guid (spec §4.1)`,
         );
-      refuseUnserved(job);
+      if (!job.webhook || !hasWriter(job)) throw new Refused(403, `job ${job.name} is not enabled for webhooks`);
       const params: CallParameters = {
         rootPath: query.get('rootpath') ?? undefined,
         form2json: flag(query, 'form2json', false),
@@ -159,7 +159,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         contentType: header(req, 'content-type'),
       };
       const body = await readBody(req, options.maxBody);
-      refuseUnsigned(options.store, job, body, req);
+      const secret = options.store.signingSecret(job);
+      if (secret) {
+        const problem = signatureProblem(secret, body, req.headers);
+        if (problem) throw new Refused(401, problem);
+      }
       const signed = header(req, 'webhook-id');
       const idempotencyKey = signed ?? header(req, 'idempotency-key');
       const run = () => options.ingest.call(found, body, params);
@@ -207,18 +211,6 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         server.closeIdleConnections();
       }),
   };
-}
-
-/** A call to a job switched off for webhooks (or without a writer) is refused, by `sqlcdc serve` and `%webhook start --job` alike. */
-export function refuseUnserved(job: JobDefinition): void {
-  if (!job.webhook || !hasWriter(job)) throw new Refused(403, `job ${job.name} is not enabled for webhooks`);
-}
-
-/** A call to a job with a signing secret must carry a valid Standard Webhooks signature of its body. */
-export function refuseUnsigned(store: JobStore, job: JobDefinition, body: Buffer, req: IncomingMessage): void {
-  const secret = store.signingSecret(job);
-  const problem = secret && signatureProblem(secret, body, req.headers);
-  if (problem) throw new Refused(401, problem);
 }
 
 /** Whether a call's answer names the change log it left: only such a call must not run twice. */

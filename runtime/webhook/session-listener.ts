@@ -11,7 +11,7 @@ import type { Disposable } from '../resources';
 import type { Answer } from './idempotency';
 import { Ingest } from './ingest';
 import { payloadToDataset, PayloadError } from './payload';
-import { flag, header, PUSH_PATH, readBody, Refused, refuseUnserved, refuseUnsigned, send } from './server';
+import { flag, header, PUSH_PATH, readBody, Refused, send } from './server';
 import { counted } from '../util/words';
 
 /** A call the session's listener received: its rows, kept in the session's inbox while it is among the last ones. */
@@ -194,9 +194,6 @@ export class SessionListener implements Disposable {
         const job = this.options.job;
         const current = this.ingest.store.current(job);
         if (!current) throw new ScriptError(`no job '${job}' in ${this.ingest.store.folder}`, 'semantic');
-        // The job as it is now, as `sqlcdc serve` sees it: switched off or signed since the listener started.
-        refuseUnserved(current.job);
-        refuseUnsigned(this.ingest.store, current.job, body, req);
         answer = await this.ingest.call(current, body, params, this.options.origin);
       }
       const arrival: Arrival = {

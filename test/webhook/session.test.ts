@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { Webhook } from 'standardwebhooks';
 import type { OutputItem } from '../../runtime/output';
 import { caretLines, describeError, type ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
-import { STAMP_FRESH_MS } from '../../runtime/jobs/store';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer } from '../helpers/http-server';
 import { call, type RunAnswer } from '../helpers/serve';
@@ -433,32 +431,4 @@ test('%webhook stop does not wait for a caller still sending its body: that call
   socket.write('[{"id": 1}');
   assert.match(text(await session.run('%webhook stop')), /stopped after 0 calls/);
   await ended;
-});
-
-test('%webhook start --job follows the job as sqlcdc serve does: webhooks switched off answer 403, a signing secret is checked', async () => {
-  const { session, dir } = open();
-  await session.run("%%job hook writer --webhook\nADD COLUMN 'long doubled=@sql(id * 2)';\n");
-  const url = /webhook listening: (\S+)/.exec(text(await session.run('%webhook start --job hook --no-auth')))![1];
-  const body = '{"id": 4}';
-  assert.equal((await call(url, { body })).status, 200);
-  // A listener sees an edit of the job by the calls that arrive STAMP_FRESH_MS after it (docs/jobs.md).
-  const edit = async (cell: string) => {
-    await session.run(cell);
-    await new Promise((resolve) => setTimeout(resolve, STAMP_FRESH_MS + 1));
-  };
-  await edit('%job update hook --no-webhook');
-  const off = await call(url, { body });
-  assert.equal(off.status, 403, off.text);
-  assert.match((off.json as { error: string }).error, /job hook is not enabled for webhooks/);
-  const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
-  await edit(`%job update hook --webhook --signing-secret ${secret}`);
-  assert.equal((await call(url, { body })).status, 401, 'an unsigned call');
-  const at = new Date();
-  const signed = {
-    'webhook-id': 'msg_1',
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign('msg_1', at, body),
-  };
-  assert.equal((await call(url, { body, headers: signed })).status, 200);
-  assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'hook')).length, 2, 'the refused calls left no log');
 });
