@@ -35,6 +35,11 @@ export class Backend {
     await this.executor.execute({ code: "PRINT 'warm-up';", silent: true, store_history: false });
   }
 
+  /** Releases what the session holds open (listeners, pools): the kernel shuts down or restarts. */
+  close(): Promise<void> {
+    return this.session.close();
+  }
+
   complete(req: CursorRequest) {
     const cursor = toUtf16Offset(req.code, req.cursor_pos);
     const c = complete(this.session, req.code, cursor);

@@ -246,7 +246,11 @@ export class Kernel {
       this.stopping = true;
       clearTimeout(this.warmUpTimer);
       const written = this.historyStore?.flushed() ?? Promise.resolve();
-      this.closing = written.then(() => this.sockets.close()).then(() => this.finished());
+      // The session first: its listener's calls under way finish and its ports close before the process exits.
+      const released = this.loaded?.close().catch((e: unknown) => log(`closing the session: ${String(e)}`));
+      this.closing = Promise.all([written, released])
+        .then(() => this.sockets.close())
+        .then(() => this.finished());
     }
     return this.closing;
   }

@@ -116,7 +116,8 @@ export class Run implements RunState {
     const key = name.toLowerCase();
     const own = this.variables?.get(key);
     if (own !== undefined) return own;
-    if (key === 'executionid') return this.executionId;
+    // The change log a later cell carries over is still the one a PUSH there sends: its id, as in one script.
+    if (key === 'executionid') return this.changeLog?.executionId ?? this.executionId;
     if (key === 'highwatermark') {
       // Read once per run: the value the run started from, whatever it proposes meanwhile.
       const stored = readHighWatermark(this.session.workspace, this.pipeline);

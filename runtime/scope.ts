@@ -48,7 +48,7 @@ export interface RunState {
   /** The run's own pipeline variables, lowercase names (@executionId once CAPTURE or LOAD ran) → values. */
   readonly pipelineVariables: Map<string, Value>;
   /**
-   * `{{@name}}` (any case): the run's own variable, else @executionId (the run's) and @highwatermark
+   * `{{@name}}` (any case): the run's own variable, else @executionId (its current change log's, else the run's) and @highwatermark
    * (the pipeline's stored one, null before the first), else the session's; undefined for an unknown name.
    */
   variable(name: string): Value | undefined;

@@ -187,9 +187,15 @@ export class Session implements SessionEnv, MagicHost {
     });
   }
 
-  /** A scope over the interactive pipeline, outside any cell: user_expressions, completion previews. */
+  /**
+   * A scope over the interactive pipeline, outside any cell (user_expressions, completion previews):
+   * it sees what the next cell would, the last HTTP response and the change log included.
+   */
   scope(dataset: Dataset = this.interactive.dataset): Scope {
-    return { session: this, run: this.newRun({ dataset }), dataset };
+    const run = this.newRun({ dataset });
+    run.lastHttp = this.interactive.lastHttp;
+    run.changeLog = this.interactive.changeLog;
+    return { session: this, run, dataset };
   }
 
   /** Evaluates a text with functions once (as PRINT does) against the interactive pipeline. */

@@ -47,7 +47,10 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
     await commitState(state, diff);
     if (diff.seen) pages.set(state, { initializing: diff.mode === 'initialized', seen: diff.seen() });
   };
+  // A CAPTURE that writes no log leaves the run without one, rather than with the log a previous
+  // notebook cell (or page) left it: a PUSH after it would play that log again.
   if (diff.mode === 'initialized') {
+    ctx.run.changeLog = undefined;
     await committed();
     ctx.emit({
       kind: 'message',
@@ -56,6 +59,7 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
     return diff.upserts;
   }
   if (diff.upserts.rowCount === 0 && diff.deletes.rowCount === 0) {
+    ctx.run.changeLog = undefined;
     await committed();
     ctx.emit({ kind: 'message', text: 'no change since the last capture: no change log written' });
     return diff.upserts;

@@ -50,7 +50,7 @@ it is a bind parameter like a field.
 
 | Variable | Value |
 |---|---|
-| \`{{@executionId}}\` | the execution id of the change log CAPTURE wrote or LOAD read in this run; before either, the run's own execution id |
+| \`{{@executionId}}\` | the execution id of the run's change log: the one CAPTURE wrote or LOAD read in this run, or in an earlier notebook cell (the log a PUSH there sends); without one, the run's own execution id |
 | \`{{@highwatermark}}\` | the pipeline's high watermark as its last successful run left it; null (empty text) before the first |
 | \`{{@webhookurl}}\`, \`{{@webhookkey}}\` | while a \`%webhook start\` listener runs in the session: its push URL, and its access key when it has one |
 

@@ -1,5 +1,5 @@
 import type { Dataset } from '../dataset/dataset';
-import { ScriptError } from '../errors';
+import { errorInFile, ScriptError } from '../errors';
 import { nextExecutionId } from '../execution-id';
 import type { Result } from '../results';
 import { hasReader, hasWriter, type JobDefinition, type TriggerKind } from './job';
@@ -84,6 +84,17 @@ export async function runJob(store: JobStore, name: string, options: JobRunOptio
   await store.runs(name).append(record);
   if (!options.signal?.aborted) await runTriggers(store, job, record, options);
   return record;
+}
+
+/**
+ * A job its triggers ran failing, as a warning of the run that triggered it (whose outcome it does
+ * not change): `job B, triggered by A, failed: reader.sql:2:8: …`, at its place in its own script.
+ */
+export function triggeredFailure(store: JobStore, by: string, from: JobScript, error: ScriptError): Result {
+  return {
+    kind: 'warning',
+    text: `job ${from.job}, triggered by ${by}, failed: ${errorInFile(store.scriptFile(from.job, from.script), error)}`,
+  };
 }
 
 /** Whether a trigger of `kind` fires after a run that ended so. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { errorInFile, ScriptError } from '../errors';
+import { ScriptError } from '../errors';
 import { isTriggerKind, TRIGGER_KINDS } from '../jobs/job';
-import { runJob, type JobReport } from '../jobs/runner';
+import { runJob, triggeredFailure, type JobReport } from '../jobs/runner';
 import { JobStore, settingsInWords, summary } from '../jobs/store';
 import { settingsOf, UPDATE_OPTIONS } from '../jobs/update';
 import type { Result } from '../results';
@@ -115,12 +115,7 @@ async function* run(
     } else if (!from || from.job === name)
       // Its position is in the job's script: shown there, named, rather than against the cell.
       failed ??= from ? r.error.inScript(`${from.script}.sql of job ${from.job}`, from.source) : r.error;
-    // A job its triggers ran failing is a warning of a run that succeeded.
-    else
-      out.push({
-        kind: 'warning',
-        text: `job ${from.job}, triggered by ${name}, failed: ${errorInFile(store.scriptFile(from.job, from.script), r.error)}`,
-      });
+    else out.push(triggeredFailure(store, name, from, r.error));
   };
   const running = runJob(store, name, { by: 'run', cwd: host.cwd, report, signal }).finally(() => out.close());
   // Awaited once the output is shown; until then a failure must not count as unhandled.

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Dataset } from '../dataset/dataset';
 import { ScriptError } from '../errors';
 import { newGuid } from '../jobs/job';
+import { triggeredFailure, type JobReport } from '../jobs/runner';
 import { JobStore } from '../jobs/store';
 import type { MagicHost } from '../magics/magic';
 import type { Disposable } from '../resources';
@@ -63,6 +64,11 @@ export class SessionListener implements Disposable {
   url = '';
   private server?: Server;
   private waiters: { done: (a: Arrival) => void; fail: (e: Error) => void }[] = [];
+  /**
+   * Calls accepted (their body read) and not yet answered: closing waits for them, as `sqlcdc serve`
+   * does, so none loses its answer or its writer's run. A caller still sending its body is cut off.
+   */
+  private readonly underWay = new Set<Promise<void>>();
   private readonly ingest?: Ingest;
   private readonly gate: Gate;
 
@@ -79,7 +85,17 @@ export class SessionListener implements Disposable {
           `job ${job.name} is not enabled for webhooks (%%job ${job.name} writer --webhook over its script, or sqlcdc job create … --webhook)`,
           'semantic',
         );
-      this.ingest = new Ingest(store, undefined, (item) => host.output.publish(item));
+      const origin = options.origin;
+      // The jobs its triggers run show under the starting cell too, as they do under a %job run cell.
+      const report: JobReport = (result, from) => {
+        if (result.kind === 'table') return;
+        const failed = result.kind === 'error' && from;
+        host.output.publish({
+          origin,
+          result: failed ? triggeredFailure(store, job.name, from, result.error) : result,
+        });
+      };
+      this.ingest = new Ingest(store, report, (item) => host.output.publish(item));
     }
     this.gate = this.makeGate();
   }
@@ -131,11 +147,14 @@ export class SessionListener implements Disposable {
 
   async close(): Promise<void> {
     for (const w of [...this.waiters]) w.fail(new ScriptError('the webhook listener was stopped', 'runtime'));
-    await new Promise<void>((resolve) => {
-      if (!this.server) return resolve();
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    const server = this.server;
+    // No new connection from here; the calls under way finish (their writers included) before the job sessions close.
+    const closed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server?.closeIdleConnections();
+    while (this.underWay.size > 0) await Promise.all(this.underWay);
+    // Keep-alive connections that carried them would hold the port open until their clients hang up.
+    server?.closeAllConnections();
+    await closed;
     await this.ingest?.close();
   }
 
@@ -164,10 +183,12 @@ export class SessionListener implements Disposable {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let answered: (() => void) | undefined;
     try {
       const { current, params } = this.gate.route(req);
       const body = await readBody(req, MAX_BODY);
       this.gate.verify(current, body, req);
+      answered = this.accept();
       let dataset: Dataset;
       try {
         dataset = payloadToDataset(body, params);
@@ -193,7 +214,20 @@ export class SessionListener implements Disposable {
       for (const w of [...this.waiters]) w.done(arrival);
     } catch (e) {
       sendFailure(req, res, e);
+    } finally {
+      answered?.();
     }
+  }
+
+  /** Counts a call as under way until the function it returns is called. */
+  private accept(): () => void {
+    let done!: () => void;
+    const call = new Promise<void>((resolve) => (done = resolve));
+    this.underWay.add(call);
+    return () => {
+      this.underWay.delete(call);
+      done();
+    };
   }
 
   /** Adds a call to the inbox, dropping the payloads of the oldest ones past its bounds. */

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
-import { writeFileAtomic } from './files';
+import { withFileLock } from './file-lock';
+import { fileStamp, writeFileAtomic } from './files';
 import { MASK, redactUrl } from './redact';
 import { WorkspaceKey } from './workspace-key';
 
@@ -118,7 +119,8 @@ type StoredConnection = Connection & { sealed?: string };
  */
 export class ConnectionStore {
   private readonly file: string;
-  private cache?: Map<string, Connection>;
+  /** The file as last read, and its stamp: another session or process may change it meanwhile. */
+  private cache?: { stamp: string | undefined; connections: Map<string, Connection> };
 
   constructor(
     workspace: string,
@@ -128,20 +130,34 @@ export class ConnectionStore {
   }
 
   private load(): Map<string, Connection> {
-    if (!this.cache) {
-      this.cache = new Map();
+    const stamp = fileStamp(this.file);
+    if (!this.cache || this.cache.stamp !== stamp) {
+      const connections = new Map<string, Connection>();
       let clearSecrets = false;
-      if (existsSync(this.file)) {
+      if (stamp !== undefined) {
         const list = JSON.parse(readFileSync(this.file, 'utf8')) as StoredConnection[];
         for (const stored of list) {
           const c = this.unseal(stored);
           if ((!stored.sealed && secretsOf(c).length > 0) || hasPasswordParam(c)) clearSecrets = true;
-          this.cache.set(c.name.toLowerCase(), c);
+          connections.set(c.name.toLowerCase(), c);
         }
       }
+      this.cache = { stamp, connections };
       if (clearSecrets) this.save();
     }
-    return this.cache;
+    return this.cache.connections;
+  }
+
+  /**
+   * Changes the file under its lock, on what it holds now: two sessions on one workspace (two
+   * kernels, a kernel and the CLI) each keep the other's change rather than write back an old copy.
+   */
+  private change<T>(edit: (connections: Map<string, Connection>) => T): T {
+    return withFileLock(this.file, () => {
+      const result = edit(this.load());
+      this.save();
+      return result;
+    });
   }
 
   private unseal(stored: StoredConnection): Connection {
@@ -208,14 +224,11 @@ export class ConnectionStore {
   }
 
   add(connection: Connection): void {
-    this.load().set(connection.name.toLowerCase(), connection);
-    this.save();
+    this.change((connections) => connections.set(connection.name.toLowerCase(), connection));
   }
 
   remove(name: string): boolean {
-    const removed = this.load().delete(name.trim().toLowerCase());
-    if (removed) this.save();
-    return removed;
+    return this.change((connections) => connections.delete(name.trim().toLowerCase()));
   }
 }
 

@@ -7,6 +7,7 @@ import {
   openSync,
   renameSync,
   rmSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -126,4 +127,14 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode?: 
     file.abort();
     throw e;
   }
+}
+
+/**
+ * What changes whenever a small workspace file is written again (a new inode, as writeFileAtomic
+ * renames a new file over it), or undefined when there is none: how a store kept in memory sees
+ * that another session or process changed the file.
+ */
+export function fileStamp(path: string): string | undefined {
+  const s = statSync(path, { throwIfNoEntry: false, bigint: true });
+  return s && `${s.ino}:${s.mtimeNs}:${s.size}`;
 }

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
-import { writeFileAtomic } from './files';
+import { withFileLock } from './file-lock';
+import { fileStamp, writeFileAtomic } from './files';
 import { WorkspaceKey } from './workspace-key';
 
 /**
@@ -27,7 +28,7 @@ export const MASK = '****';
 
 export class VariableStore {
   private readonly file: string;
-  private cache?: { stamp: string; vars: Map<string, StoredVariable> };
+  private cache?: { stamp: string | undefined; vars: Map<string, StoredVariable> };
 
   constructor(
     readonly workspace: string,
@@ -38,10 +39,10 @@ export class VariableStore {
 
   /** Re-reads the file when another process (kernel, CLI) changed it. */
   private load(): Map<string, StoredVariable> {
-    const stamp = existsSync(this.file) ? `${statSync(this.file).mtimeMs}:${statSync(this.file).size}` : 'none';
-    if (this.cache?.stamp !== stamp) {
+    const stamp = fileStamp(this.file);
+    if (!this.cache || this.cache.stamp !== stamp) {
       const vars = new Map<string, StoredVariable>();
-      if (stamp !== 'none') {
+      if (stamp !== undefined) {
         let list: StoredVariable[];
         try {
           list = JSON.parse(readFileSync(this.file, 'utf8')) as StoredVariable[];
@@ -58,6 +59,16 @@ export class VariableStore {
   private save(vars: Map<string, StoredVariable>): void {
     writeFileAtomic(this.file, JSON.stringify([...vars.values()], null, 2) + '\n', 0o600);
     this.cache = undefined;
+  }
+
+  /** Changes the file under its lock, on what it holds now: another process's change made meanwhile is kept. */
+  private change<T>(edit: (vars: Map<string, StoredVariable>) => T): T {
+    return withFileLock(this.file, () => {
+      const vars = new Map(this.load());
+      const result = edit(vars);
+      this.save(vars);
+      return result;
+    });
   }
 
   private seal(name: string, clear: string): string {
@@ -97,12 +108,12 @@ export class VariableStore {
     const clean = name.trim();
     if (!/^[A-Za-z_][\w.-]*$/.test(clean))
       throw new ScriptError(`'${name}' is not a variable name (letters, digits, _ . -)`, 'semantic');
-    const vars = new Map(this.load());
-    const existing = vars.get(clean.toLowerCase());
-    const enc = encrypted ?? existing?.encrypted ?? false;
-    const stored = existing?.name ?? clean;
-    vars.set(clean.toLowerCase(), { name: stored, encrypted: enc, value: enc ? this.seal(stored, value) : value });
-    this.save(vars);
+    this.change((vars) => {
+      const existing = vars.get(clean.toLowerCase());
+      const enc = encrypted ?? existing?.encrypted ?? false;
+      const stored = existing?.name ?? clean;
+      vars.set(clean.toLowerCase(), { name: stored, encrypted: enc, value: enc ? this.seal(stored, value) : value });
+    });
   }
 
   /** Sets an existing variable (keeping its encryption); false when it does not exist. */
@@ -113,10 +124,7 @@ export class VariableStore {
   }
 
   remove(name: string): boolean {
-    const vars = new Map(this.load());
-    if (!vars.delete(name.trim().toLowerCase())) return false;
-    this.save(vars);
-    return true;
+    return this.change((vars) => vars.delete(name.trim().toLowerCase()));
   }
 
   list(): VariableInfo[] {

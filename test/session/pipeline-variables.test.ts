@@ -47,6 +47,10 @@ test('{{@executionId}} is the run’s own id, then the id of the change log CAPT
   const results = await session.run(`${TYPED}CAPTURE 'orders' ON KEYS 'id';\nPRINT '» {{@executionId}}';`);
   const logged = /orders_(\d+)\.eds/.exec(results.map((r) => (r.kind === 'message' ? r.text : '')).join('\n'))![1];
   assert.deepEqual(printed(results), [`» ${logged}`]);
+  // A later cell plays the same log (its PUSH sends it): @executionId still names it, as in one script.
+  assert.equal(await print(session, '{{@executionId}}'), logged);
+  await session.run('%reset');
+  assert.notEqual(await print(session, '{{@executionId}}'), logged);
 });
 
 test('an unknown pipeline variable is an error at its position listing the known ones', async () => {

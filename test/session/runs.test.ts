@@ -168,3 +168,35 @@ test('a second CAPTURE, or a LOAD that is not first and only, fails before any s
     assert.equal(error.error.position?.line, line, script);
   }
 });
+
+test("a cell whose CAPTURE finds no change pushes nothing: the previous cell's change log is not played again", async () => {
+  const { session } = tempSession({ 'orders.csv': 'id,name\n1,lamp\n2,door\n' }, 'runs');
+  const target = await startHttpServer((_req, res) => sendJson(res, {}));
+  servers.push(target);
+  const cell = `SELECT * FROM DRIVE 'orders.csv';
+CAPTURE 'orders' ON KEYS 'id';
+PUSH INTO HTTP ON_UPSERT (POST ${target.url}/orders) PAYLOAD ({"id": {{id}}});`;
+  try {
+    assert.match(texts(await session.run(cell)).join('\n'), /2 inserts/);
+    assert.equal(target.requests.length, 2);
+    // The same cell again, the source unchanged (a notebook re-run).
+    assert.match(texts(await session.run(cell)).join('\n'), /no change since the last capture/);
+    assert.equal(target.requests.length, 2);
+  } finally {
+    await session.close();
+  }
+});
+
+test('evaluate (user_expressions) sees what the next cell would: the last HTTP response and the change log', async () => {
+  const server = await startHttpServer((_req, res) => sendJson(res, [{ id: 1 }, { id: 2 }]));
+  servers.push(server);
+  const { session } = tempSession({}, 'runs');
+  try {
+    await session.run(`SELECT * FROM HTTP (GET ${server.url}/orders) APPLY TX '$';\nCAPTURE 'orders' ON KEYS 'id';`);
+    const next = async (text: string) => texts(await session.run(`PRINT '${text}';`))[0];
+    assert.equal(session.evaluate('#last_http_bytecount()'), await next('#last_http_bytecount()'));
+    assert.equal(session.evaluate('{{@executionId}}'), await next('{{@executionId}}'));
+  } finally {
+    await session.close();
+  }
+});

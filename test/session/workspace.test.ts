@@ -99,3 +99,26 @@ test('with no workspace anywhere, a new ./.sqlcdc is created in the working dire
     assert.ok(existsSync(join(dir, '.sqlcdc')));
   });
 });
+
+test("two sessions on one workspace (two kernels) see each other's connections, and neither drops the other's", async () => {
+  const dir = tempDir('ws-two');
+  const open = () => new Session({ workspace: join(dir, 'ws'), cwd: dir });
+  const [a, b] = [open(), open()];
+  const names = async (s: Session) => {
+    const [list] = (await s.run('%connection list')).filter((r) => r.kind === 'table');
+    return list.dataset.rows().map((row) => String(row[0]));
+  };
+  try {
+    await a.run('%connection add one http://127.0.0.1:9/one');
+    assert.deepEqual(await names(b), ['one']);
+    await a.run('%connection add two http://127.0.0.1:9/two --bearer t0ken');
+    assert.deepEqual(await names(b), ['one', 'two'], 'a connection the other session added is seen at once');
+    await b.run('%connection add three http://127.0.0.1:9/three');
+    await a.run('%connection remove one');
+    assert.deepEqual(await names(b), ['two', 'three']);
+    assert.deepEqual(await names(open()), ['two', 'three'], "the workspace kept both sessions' changes");
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});

@@ -423,3 +423,76 @@ test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox;
   assert.equal(session.dataset.rowCount, 1);
   await session.run('%webhook stop');
 });
+
+test('closing the session while --job calls are under way lets them finish: each is answered and keeps its log, then the port closes', async () => {
+  const { session, dir } = open();
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const target = await startHttpServer(async (_req, res) => {
+    await released;
+    res.writeHead(200).end('{}');
+  });
+  try {
+    await session.run(
+      `%%job hook writer --webhook\nPUSH INTO HTTP ON_UPSERT (POST ${target.url}/orders) PAYLOAD ({"id": {{id}}});\n`,
+    );
+    const started = text(await session.run('%webhook start --job hook --no-auth', { origin: 'cell-1' }));
+    const url = /webhook listening: (\S+)/.exec(started)![1];
+    // Two calls whose writers are pushing when the session closes (a REPL's Ctrl-D, a kernel's shutdown).
+    const calls = [1, 2].map((id) =>
+      call(url, { headers: { 'content-type': 'application/json' }, body: `{"id": ${id}}` }),
+    );
+    await target.received(2);
+    const closed = session.close();
+    release();
+    const answers = await Promise.all(calls);
+    await closed;
+    for (const r of answers) {
+      assert.equal(r.status, 200, r.text);
+      const shown = await sqlcdc(dir, ['changelog', 'show', (r.json as RunAnswer).changeLog, '--output', 'json']);
+      assert.equal(shown.code, 0, shown.stderr);
+    }
+    assert.deepEqual(target.requests.map((q) => (JSON.parse(q.body) as { id: number }).id).sort(), [1, 2]);
+    await assert.rejects(call(url, { body: '{"id": 3}' }));
+  } finally {
+    await target.close();
+  }
+});
+
+test('%webhook start --job: a job its triggers run shows its output, and its failure as a warning, under the starting cell', async () => {
+  const { session, output } = open();
+  await session.run("%%job after reader\nPRINT 'after ran';\nAPPLY FILTER 'nosuch > 1';\n");
+  await session.run("%%job hook writer --webhook\nPRINT 'hook ran';\n");
+  await session.run('%job trigger hook --on success --run after');
+  const started = text(await session.run('%webhook start --job hook --no-auth', { origin: 'cell-1' }));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  assert.equal((await call(url, { body: '{"id": 1}' })).status, 200);
+  const shown = output
+    .filter((o) => o.origin === 'cell-1' && (o.result.kind === 'message' || o.result.kind === 'warning'))
+    .map((o) => `${o.result.kind}: ${(o.result as { text: string }).text}`);
+  assert.deepEqual(shown.slice(0, 2), ['message: hook ran', 'message: after ran']);
+  assert.match(shown[2], /^warning: job after, triggered by hook, failed: .*reader\.sql:2:\d+: .*nosuch/);
+  assert.equal(shown.length, 3);
+});
+
+test('%webhook stop does not wait for a caller still sending its body: that call is cut off, not accepted', async () => {
+  const { session } = open();
+  const started = text(await session.run('%webhook start --no-auth'));
+  const url = new URL(/webhook listening: (\S+)/.exec(started)![1]);
+  const socket = connect(Number(url.port), '127.0.0.1');
+  const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.on('error', () => undefined);
+  // Headers of a body of 1,000 bytes. Node answers 100 Continue as it hands the request over: the
+  // listener is then reading the body, of which only a first part ever comes.
+  socket.write(
+    `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await new Promise<void>((resolve) =>
+    socket.on('data', (d: Buffer) => {
+      if (d.toString().includes('100 Continue')) resolve();
+    }),
+  );
+  socket.write('[{"id": 1}');
+  assert.match(text(await session.run('%webhook stop')), /stopped after 0 calls/);
+  await ended;
+});

@@ -2,8 +2,13 @@
 one cell, a real HTTP POST from this test after other cells ran, and the call shown under the cell
 that started the listener as ipykernel shows output of background threads.
 """
+import http.server
 import json
+import os
 import re
+import socket
+import threading
+import time
 import unittest
 import urllib.request
 
@@ -17,7 +22,10 @@ class WebhookInTheKernel(unittest.TestCase):
 
     def tearDown(self):
         self.kc.stop_channels()
-        self.km.shutdown_kernel(now=False)
+        if self.km.is_alive():
+            self.km.shutdown_kernel(now=False)
+        else:
+            self.km.cleanup_resources()
 
     def post(self, url, key, body):
         headers = {"Content-Type": "application/json"}
@@ -75,6 +83,70 @@ class WebhookInTheKernel(unittest.TestCase):
         self.assertEqual(self.post(url, None, '[{"sku": "C-3"}]')[0], 202)
         reply, outputs = run(self.kc, "%webhook status")
         self.assertIn("calls received: 1", stdout_of(outputs))
+    def test_a_shutdown_lets_the_job_calls_under_way_finish_and_closes_the_port(self):
+        released = threading.Event()
+        seen = threading.Event()
+
+        class Held(http.server.BaseHTTPRequestHandler):
+            # The job's writer pushes here; the answer waits until the kernel was asked to shut down.
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                seen.set()
+                released.wait(TIMEOUT)
+                self.send_response(200)
+                self.send_header("content-length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            def log_message(self, *args):
+                pass
+
+        target = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Held)
+        threading.Thread(target=target.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{target.server_address[1]}"
+            reply, _ = run(
+                self.kc,
+                f'%%job hook writer --webhook\nPUSH INTO HTTP ON_UPSERT (POST {url}/orders) PAYLOAD ({{"id": {{{{id}}}}}});\n',
+            )
+            self.assertEqual(reply["content"]["status"], "ok")
+            reply, outputs = run(self.kc, "%webhook start --job hook --no-auth")
+            self.assertEqual(reply["content"]["status"], "ok")
+            hook = re.search(r"webhook listening: (\S+)", stdout_of(outputs)).group(1)
+            answered = {}
+
+            def post():
+                try:
+                    answered["reply"] = self.post(hook, None, '{"id": 7}')
+                except Exception as e:  # the test asserts on it below
+                    answered["error"] = e
+
+            caller = threading.Thread(target=post)
+            caller.start()
+            self.assertTrue(seen.wait(TIMEOUT))
+            self.kc.shutdown()
+            # Released once the listener takes no new connection: the session is closing, the call still held.
+            port = int(re.search(r":(\d+)/", hook).group(1))
+            deadline = time.monotonic() + TIMEOUT
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT).close()
+                except OSError:
+                    break
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.05)
+            released.set()
+            caller.join(TIMEOUT)
+            self.assertNotIn("error", answered)
+            status, answer = answered["reply"]
+            self.assertEqual(status, 200)
+            self.assertTrue(os.path.exists(answer["changeLog"]))
+            self.km.finish_shutdown()
+            with self.assertRaises(OSError):
+                urllib.request.urlopen(hook, timeout=TIMEOUT)
+        finally:
+            target.shutdown()
+            target.server_close()
 
 if __name__ == "__main__":
     unittest.main()
