@@ -2,6 +2,7 @@ import { extname, posix } from 'node:path';
 import { parseIdFileName } from '../changelog/naming';
 import { readChangeLog } from '../changelog/read';
 import { storePipelineFor } from '../changelog/store';
+import { prunePlayed, readPlayed } from '../changelog/played';
 import { readWatermark, writeWatermark } from '../changelog/watermark';
 import { Dataset } from '../dataset/dataset';
 import { changeLogFolder, storeFolder, type FolderOnDrive } from '../drives/location';
@@ -59,7 +60,7 @@ export const load: Command<Load> = async (stmt, _input, ctx) => {
   };
   ctx.run.pipelineVariables.set('executionid', log.header.executionId);
   const advance = picked.advance;
-  if (advance) ctx.run.afterSuccess(() => writeWatermark(ctx.session.workspace, ctx.run.pipeline, name, advance));
+  if (advance) ctx.run.afterSuccess(() => moveWatermark(ctx, name, advance));
   const c = log.header.counts;
   ctx.emit({
     kind: 'message',
@@ -95,14 +96,21 @@ async function next(
   const watermark =
     readWatermark(ctx.session.workspace, ctx.run.pipeline, name) ?? (stmt.initialId && initialId(stmt.initialId, ctx));
   const after = BigInt(watermark || '0');
+  // Logs a webhook call or a replay played already (played.ts): skipped, and passed by the watermark.
+  const played = readPlayed(ctx.session.workspace, ctx.run.pipeline, name);
   let first: { fileName: string; id: bigint } | undefined;
+  let lastPlayed = 0n;
   for (const entry of await location.drive.list(location.folder)) {
     const parsed = parseIdFileName(entry.name);
     if (parsed?.stem !== name) continue;
     const id = BigInt(parsed.executionId);
-    if (id > after && (!first || id < first.id)) first = { fileName: entry.name, id };
+    if (id <= after) continue;
+    if (played.has(parsed.executionId)) lastPlayed = id > lastPlayed ? id : lastPlayed;
+    else if (!first || id < first.id) first = { fileName: entry.name, id };
   }
   if (first) return { fileName: first.fileName, advance: first.id.toString() };
+  // Every log above the watermark was played: it moves past them now, as it would have after each.
+  if (lastPlayed > 0n) moveWatermark(ctx, name, lastPlayed.toString());
   if (stmt.previewFile) {
     const preview = evaluateText(stmt.previewFile, ctx).trim();
     // A file of the folder (docs/changelog.md): a path could read any file the drive can reach.
@@ -130,6 +138,11 @@ async function next(
     text: `no new change log of '${name}' in ${location.label}${watermark ? ` after execution id ${watermark}` : ''}: nothing to load, the rest of the pipeline is skipped`,
   });
   return undefined;
+}
+
+function moveWatermark(ctx: CommandContext, name: string, executionId: string): void {
+  writeWatermark(ctx.session.workspace, ctx.run.pipeline, name, executionId);
+  prunePlayed(ctx.session.workspace, ctx.run.pipeline, name, executionId);
 }
 
 function initialId(text: NonNullable<Load['initialId']>, ctx: CommandContext): string {

@@ -1,4 +1,7 @@
-import { dirname, basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
+import { parseIdFileName } from '../changelog/naming';
+import { recordPlayed } from '../changelog/played';
+import { storeDir, storePipelineFor } from '../changelog/store';
 import { readChangeLog } from '../changelog/read';
 import { LocalDrive } from '../drives/local';
 import { splitCell } from '../script/cell';
@@ -56,18 +59,41 @@ export function loadKeys(load: Load | undefined, run: Run, dataset: Dataset): st
  * Runs a writer's writes on `run` with `log` as the run's change log, as LOAD would have set it. A log
  * without rows (a GET's, a CAPTURE that found no change) has nothing to play, as LOAD skips the rest
  * of a writer when there is no new log: a PUSH naming `{{id}}` could not run on a GET's log, which
- * has no columns.
+ * has no columns. Once played, a log the writer's LOAD would also read is recorded as played, so that
+ * LOAD does not play it again (played.ts).
  */
-export async function playChangeLog(run: Run, log: CurrentChangeLog, write: readonly Statement[]): Promise<void> {
+export async function playChangeLog(
+  run: Run,
+  log: CurrentChangeLog,
+  writer: { load?: Load; write: readonly Statement[] },
+): Promise<void> {
   run.changeLog = log;
   run.pipelineVariables.set('executionid', log.executionId);
   run.dataset = log.upserts;
   if (log.upserts.rowCount === 0 && log.deletes.rowCount === 0) {
-    if (write.length > 0)
+    if (writer.write.length > 0)
       run.emit({ kind: 'message', text: 'the change log has no rows: the writer has nothing to play' });
-    return;
+  } else {
+    await run.execute(writer.write);
   }
-  await run.execute(write);
+  const name = loadsFromStore(writer.load, run, log);
+  if (name) recordPlayed(run.session.workspace, run.pipeline, name, log.executionId);
+}
+
+/**
+ * The change log name of the writer's LOAD when that LOAD reads `log`'s folder by name: a bare name
+ * (no file name), no PATH or connection, the log's own name, in the store LOAD reads it from.
+ */
+function loadsFromStore(load: Load | undefined, run: Run, log: CurrentChangeLog): string | undefined {
+  if (!load || load.path || load.connection || !log.file?.drive.local) return undefined;
+  const name = evaluateText(load.name, { session: run.session, run, dataset: log.upserts }).trim();
+  const file = log.file.drive.local(log.file.path);
+  if (parseIdFileName(basename(file))?.stem !== name) return undefined;
+  const folder = resolve(dirname(file));
+  const { workspace } = run.session;
+  // The pipeline's own store holds it (every webhook call's log): LOAD reads there, no folder is listed.
+  if (folder === resolve(storeDir(workspace, run.pipeline))) return name;
+  return folder === resolve(storeDir(workspace, storePipelineFor(workspace, run.pipeline, name))) ? name : undefined;
 }
 
 /** A job's writer ready to play logs: a session of the job's pipeline with its leading magics applied, and the script's two parts. */

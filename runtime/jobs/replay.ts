@@ -36,7 +36,7 @@ export async function replayChangeLog(
   try {
     // As LOAD would have: its KEY_COLUMNS key the log it plays.
     const keys = loadKeys(writer.load, run, log.upserts);
-    await playChangeLog(run, keys ? { ...log, keys } : log, writer.write);
+    await playChangeLog(run, keys ? { ...log, keys } : log, writer);
   } catch (e) {
     const failure = toScriptError(e);
     report({ kind: 'error', error: failure, source }, from);

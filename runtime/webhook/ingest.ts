@@ -140,7 +140,7 @@ export class Ingest {
     if (own) await this.writeLog(job, log, answer);
     answer.writer.started = true;
     try {
-      await playChangeLog(run, log, loaded.write);
+      await playChangeLog(run, log, loaded);
       answer.writer.success = true;
       return this.finish(job, answer, 200, params, this.record(start, answer, 200));
     } catch (e) {

@@ -595,6 +595,48 @@ PUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD ({"id": {{id}}});
 );
 
 test(
+  "a direct job's next run does not push again a log a webhook call or a replay played; it pushes the logs nobody played, oldest first",
+  LIMITS,
+  async () => {
+    const target = await startHttpServer((_req, res) => void res.writeHead(200).end('{}'));
+    servers.push(target);
+    const dir = project({
+      'r.sql': "SELECT * FROM DRIVE 'rows.csv';\nAPPLY SCHEMA (\n  long id\n);\nCAPTURE ON KEYS 'id';\n",
+      'w.sql': `%connection add api ${target.url}\nLOAD UPSERTS FROM 'both';\nPUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD ({"id": {{id}}});\n`,
+      'rows.csv': 'id\n100\n',
+    });
+    const created = await cli(dir, ['job', 'create', 'both', '--reader', 'r.sql', '--writer', 'w.sql', '--webhook']);
+    const guid = /^reader ([0-9a-f]{32})$/m.exec(created)![1];
+    const s = await serve(dir, ['--no-auth']);
+    const pushed = () => target.requests.map((r) => (JSON.parse(r.body) as { id: number }).id);
+    const post = async (id: number, startwriter = '1') => {
+      const r = await call(s.url, { query: { guid, startwriter }, body: JSON.stringify({ id }) });
+      assert.equal(r.status, startwriter === '1' ? 200 : 202, r.text);
+      return (r.json as RunAnswer).changeLog;
+    };
+    await post(1);
+    const kept = await post(2, '0');
+    await post(3);
+    const replayed = await sqlcdc(dir, ['changelog', 'replay', kept, '--job', 'both', '--workspace', 'ws']);
+    assert.equal(replayed.code, 0, replayed.stderr);
+    await post(4, '0');
+    assert.deepEqual(pushed(), [1, 3, 2]);
+    const run = async () => {
+      const r = await sqlcdc(dir, ['job', 'run', 'both', '--workspace', 'ws']);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stderr;
+    };
+    // The reader captures id 100 into a newer log; the writer loads the oldest log nobody played (4's).
+    assert.match(await run(), /change log \S*both_\d+\.eds loaded: 1 insert/);
+    assert.deepEqual(pushed(), [1, 3, 2, 4]);
+    await run();
+    assert.deepEqual(pushed(), [1, 3, 2, 4, 100]);
+    assert.match(await run(), /no new change log of 'both'/);
+    assert.deepEqual(pushed(), [1, 3, 2, 4, 100]);
+  },
+);
+
+test(
   'Idempotency-Key reused with a different payload is refused with 422 (also after a restart), never answered with the first call',
   LIMITS,
   async () => {
