@@ -23,6 +23,7 @@ const USAGE = `Usage:
   sqlcdc changelog replay <file.eds> --job NAME [--workspace DIR]
   sqlcdc job create NAME [--reader F.sql] [--writer F.sql] [--webhook] [--save-sample] [--signing-secret]
   sqlcdc job list [--output table|json] | show NAME | run NAME | runs NAME | delete NAME
+  sqlcdc job update NAME {--webhook | --no-webhook} {--save-sample | --no-save-sample} {--signing-secret whsec_…|-|new | --no-signing-secret}
   sqlcdc job trigger NAME --on completion|success|success-with-data|failure --run OTHER
   sqlcdc serve [--host 127.0.0.1] [--port 8080|0] [--tls-cert F --tls-key F] [--max-body 10mb] [--no-auth]
   sqlcdc webhook key new [--name N] | list | revoke ID|NAME

@@ -210,6 +210,21 @@ test('--help and --version', LIMITS, async () => {
   assert.equal(existsSync(join(dir, '.sqlcdc')), false);
 });
 
+test('sqlcdc --help names every subcommand the command groups know', LIMITS, async () => {
+  const dir = tempDir('cli');
+  const main = (await sqlcdc(dir, ['--help'])).stdout.split('\n');
+  for (const group of ['job', 'serve', 'webhook', 'changelog', 'workspace']) {
+    const lines = (await sqlcdc(dir, [group, '--help'])).stdout.split('\n');
+    const verbs = lines.flatMap((l) => / {2}sqlcdc \S+ ([a-z|-]+)/.exec(l)?.[1].split('|') ?? []);
+    const mainLines = main.filter((l) => l.startsWith(`  sqlcdc ${group}`));
+    for (const verb of verbs)
+      assert.ok(
+        mainLines.some((l) => new RegExp(`(^| )${verb}( |$)`).test(l)),
+        `sqlcdc --help lacks sqlcdc ${group} ${verb}`,
+      );
+  }
+});
+
 test('--workspace chooses the workspace folder', LIMITS, async () => {
   const dir = project({ 'ws.sql': '%workspace\n' });
   const r = await sqlcdc(dir, ['run', 'scripts/ws.sql', '--workspace', 'elsewhere']);
