@@ -94,3 +94,12 @@ test('a link to a missing page or heading is found', () => {
 test('every link of README.md, DEVELOPERS.md, docs/*.md and the notebooks leads to a file and heading that exist', () => {
   assert.deepEqual(pages().flatMap(brokenLinks), []);
 });
+
+test('docs/README.md lists every page of docs/ once', () => {
+  const index = readFileSync(join(ROOT, 'docs', 'README.md'), 'utf8');
+  const listed = [...index.matchAll(/^\| \[[^\]]+\]\(([^)#]+)\)/gm)].map((m) => m[1]).sort();
+  const pages = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md') && f !== 'README.md')
+    .sort();
+  assert.deepEqual(listed, pages);
+});
