@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 
 /**
- * Links between the user docs (README.md, DEVELOPERS.md, docs/*.md and the notebooks' markdown cells)
+ * Tables render: every run of `|` lines starts with a header row and its `| --- |` line (a paragraph
+ * dropped inside a table leaves the rows after it as plain text). Links between the user docs (README.md, DEVELOPERS.md, docs/*.md and the notebooks' markdown cells)
  * lead somewhere: the file exists and, for `page.md#heading`, the page has that heading, by GitHub's
  * rule for heading anchors.
  */
@@ -102,4 +103,26 @@ test('docs/README.md lists every page of docs/ once', () => {
     .filter((f) => f.endsWith('.md') && f !== 'README.md')
     .sort();
   assert.deepEqual(listed, pages);
+});
+
+/** The first line of each run of table lines that has no `| --- |` line under its first row. */
+function headlessTables(markdown: string): string[] {
+  const lines = prose(markdown).split('\n');
+  const headless: string[] = [];
+  lines.forEach((line, i) => {
+    const starts = line.startsWith('|') && !lines[i - 1]?.startsWith('|');
+    if (starts && !/^\|(\s*:?-+:?\s*\|)+\s*$/.test(lines[i + 1] ?? '')) headless.push(line.slice(0, 60));
+  });
+  return headless;
+}
+
+test('a table row cut off from its header by a paragraph is found', () => {
+  assert.deepEqual(headlessTables('| a | b |\n| - | - |\n| 1 | 2 |\n\ntext\n| 3 | 4 |\n'), ['| 3 | 4 |']);
+});
+
+test('every table of README.md, DEVELOPERS.md, docs/*.md and the notebooks has its header', () => {
+  assert.deepEqual(
+    pages().flatMap((p) => headlessTables(p.markdown).map((row) => `${p.path.slice(ROOT.length + 1)}: ${row}`)),
+    [],
+  );
 });
