@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQLCDC, tempDir } from '../repl/harness';
 import { runCli as sqlcdc } from '../helpers/cli';
@@ -210,20 +210,35 @@ test('--help and --version', LIMITS, async () => {
   assert.equal(existsSync(join(dir, '.sqlcdc')), false);
 });
 
-test('sqlcdc --help names every subcommand the command groups know', LIMITS, async () => {
-  const dir = tempDir('cli');
-  const main = (await sqlcdc(dir, ['--help'])).stdout.split('\n');
-  for (const group of ['job', 'serve', 'webhook', 'changelog', 'workspace']) {
-    const lines = (await sqlcdc(dir, [group, '--help'])).stdout.split('\n');
-    const verbs = lines.flatMap((l) => / {2}sqlcdc \S+ ([a-z|-]+)/.exec(l)?.[1].split('|') ?? []);
-    const mainLines = main.filter((l) => l.startsWith(`  sqlcdc ${group}`));
-    for (const verb of verbs)
-      assert.ok(
-        mainLines.some((l) => new RegExp(`(^| )${verb}( |$)`).test(l)),
-        `sqlcdc --help lacks sqlcdc ${group} ${verb}`,
-      );
-  }
-});
+test(
+  'sqlcdc --help and docs/cli.md name every subcommand the command groups know, the docs every option',
+  LIMITS,
+  async () => {
+    const dir = tempDir('cli');
+    const helpLines = (await sqlcdc(dir, ['--help'])).stdout.split('\n');
+    const docs = join(__dirname, '..', '..', '..', 'docs');
+    const cliDoc = readFileSync(join(docs, 'cli.md'), 'utf8');
+    const allDocs = readdirSync(docs)
+      .map((f) => readFileSync(join(docs, f), 'utf8'))
+      .join('\n');
+    for (const group of ['job', 'serve', 'webhook', 'changelog', 'workspace']) {
+      const usage = (await sqlcdc(dir, [group, '--help'])).stdout;
+      const verbs = usage.split('\n').flatMap((l) => / {2}sqlcdc \S+ ([a-z|-]+)/.exec(l)?.[1].split('|') ?? []);
+      for (const verb of verbs) {
+        // `sqlcdc job show|run|delete NAME` names each of its verbs.
+        const named = new RegExp(`sqlcdc ${group} ([a-z-]+[|/])*${verb}\\b`);
+        const word = new RegExp(`(^| )${verb}( |$)`);
+        assert.ok(
+          helpLines.some((l) => l.startsWith(`  sqlcdc ${group}`) && word.test(l)),
+          `sqlcdc --help lacks sqlcdc ${group} ${verb}`,
+        );
+        assert.match(cliDoc, named, `docs/cli.md lacks sqlcdc ${group} ${verb}`);
+      }
+      for (const option of new Set(usage.match(/--[a-z-]+/g)))
+        assert.ok(allDocs.includes(option), `no page of docs/ explains sqlcdc ${group} ${option}`);
+    }
+  },
+);
 
 test('--workspace chooses the workspace folder', LIMITS, async () => {
   const dir = project({ 'ws.sql': '%workspace\n' });
