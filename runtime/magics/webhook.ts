@@ -105,13 +105,7 @@ export const webhookMagic: Magic = {
         return [
           listing(
             ['call', 'at', 'method', 'rows', 'status'],
-            current(host).calls.map((c) => [
-              String(c.n),
-              c.at.toISOString(),
-              c.method,
-              String(c.rows),
-              String(c.status),
-            ]),
+            current(host).calls.map((c) => [c.n, c.at.toISOString(), c.method, c.rows, c.status]),
             'webhook calls',
           ),
         ];
