@@ -93,7 +93,7 @@ test('%changelog show: a log name shows its newest log, a file shows that one: t
   assert.match(text, /\npipeline +shop\n/);
   assert.match(text, /\nkeys +id\n/);
   assert.match(text, /\nmarker +op\n/);
-  assert.match(text, /\ncounts +1 inserts, 1 updates, 1 deletes\n/);
+  assert.match(text, /\ncounts +1 insert, 1 update, 1 delete\n/);
   assert.match(text, /\nsecurity +not encrypted, not signed\n/);
   assert.match(text, /\nschema +id string, status string, amount string, op char\[1\]$/);
   const [upserts, deletes] = tables(out);
