@@ -117,14 +117,17 @@ async function runExisting(connectionFile: string, interactive: boolean): Promis
 
 async function main(argv: string[]): Promise<number> {
   let inv: Invocation;
+  // The usage a bad command line is answered with: the group's own once a group is named, as git does.
+  let usage = USAGE;
   try {
     const group = GROUPS[argv[0]];
     if (group) {
       const commands = await group();
+      usage = `Usage:\n${commands.usage}\n`;
       const args = argv.slice(1);
       // `sqlcdc job --help`: the group's own usage, before anything opens a workspace.
       if (args.includes('--help') || args.includes('-h')) {
-        process.stdout.write(`Usage:\n${commands.usage}\n`);
+        process.stdout.write(usage);
         return EXIT.ok;
       }
       return await commands.run(args);
@@ -132,7 +135,7 @@ async function main(argv: string[]): Promise<number> {
     inv = parseInvocation(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`sqlcdc: ${e.message}\n\n${USAGE}`);
+    process.stderr.write(`sqlcdc: ${e.message}\n\n${usage}`);
     return EXIT.usage;
   }
   switch (inv.command) {

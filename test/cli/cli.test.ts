@@ -178,6 +178,18 @@ test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   const missing = await sqlcdc(dir, ['run', 'nowhere.sql']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /^sqlcdc: cannot read nowhere\.sql: /);
+  // A command group's bad usage shows that group's usage, as `sqlcdc job --help` does, not the whole CLI's.
+  for (const [args, line] of [
+    [['job', 'update', 'x', '--bogus'], /^ {2}sqlcdc job update NAME /m],
+    [['webhook', 'key', 'frob'], /^ {2}sqlcdc webhook key new /m],
+    [['changelog', 'show'], /^ {2}sqlcdc changelog show <file\.eds>/m],
+  ] as const) {
+    const r = await sqlcdc(dir, [...args]);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.match(r.stderr, /^sqlcdc: .+\n\nUsage:\n/, args.join(' '));
+    assert.match(r.stderr, line, args.join(' '));
+    assert.doesNotMatch(r.stderr, /sqlcdc \[repl\]/, args.join(' '));
+  }
 });
 
 test('--help and --version', LIMITS, async () => {
