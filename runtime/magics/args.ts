@@ -14,8 +14,8 @@ export class ArgumentError extends ScriptError {
   }
 }
 
-/** Runs `check`; the ScriptError it throws is shown at `argument` (an ArgumentError). */
-export function atArgument<T>(argument: string, check: () => T): T {
+/** Runs `check`; the ScriptError it throws is shown at the magic argument `argument` (a statement's is runtime/at-argument.ts). */
+export function atMagicArgument<T>(argument: string, check: () => T): T {
   try {
     return check();
   } catch (e) {

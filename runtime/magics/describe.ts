@@ -4,7 +4,7 @@ import { profileColumn } from '../dataset/profile';
 import { typeName } from '../dataset/type-names';
 import { STRING, type Column, type ColumnType, type Value } from '../dataset/types';
 import type { Result } from '../results';
-import { atArgument, splitArgs } from './args';
+import { atMagicArgument, splitArgs } from './args';
 import type { Magic } from './magic';
 
 /** How many of the most frequent values the profile names. */
@@ -71,7 +71,7 @@ export const describeMagic: Magic = {
     if (ds.columns.length === 0)
       return [{ kind: 'message', text: 'the pipeline dataset has no columns yet: load data first' }];
     const names = splitArgs(args);
-    for (const name of names) atArgument(name, () => ds.require(name));
+    for (const name of names) atMagicArgument(name, () => ds.require(name));
     return [describeDataset(ds, names)];
   },
 };
