@@ -115,7 +115,7 @@ export const webhookMagic: Magic = {
         host.variables.delete('webhookurl');
         host.variables.delete('webhookkey');
         await host.resources.release(l);
-        return [{ kind: 'message', text: `webhook listener stopped after ${l.calls.length} calls` }];
+        return [{ kind: 'message', text: `webhook listener stopped after ${counted(l.calls.length, 'call')}` }];
       }
       default:
         throw new ScriptError(`usage: ${USAGE}`, 'semantic');

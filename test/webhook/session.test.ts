@@ -217,7 +217,7 @@ test('%%job NAME writer --webhook makes a job a notebook can serve with %webhook
   const r = await call(url, { body: '{"id": 21}' });
   assert.equal(r.status, 200, r.text);
   assert.equal((r.json as RunAnswer).rows, 1);
-  await session.run('%webhook stop');
+  assert.equal(text(await session.run('%webhook stop')), 'webhook listener stopped after 1 call');
   // A job made without it is switched on by saving its script again with the option.
   await session.run("%%job later writer\nPRINT 'later';\n");
   await assert.rejects(session.run('%webhook start --job later'), /job later is not enabled for webhooks/);
