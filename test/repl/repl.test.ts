@@ -212,7 +212,17 @@ test('.help lists the commands and magics, .doc shows documentation', LIMITS, as
   const { repl } = startRepl(t);
   await repl.response();
   const help = body(await repl.send('.help'));
-  for (const word of ['.doc', '.exit', '.break', '%connection', '%limit', '%reset', 'Tab completes', 'Ctrl-C']) {
+  for (const word of [
+    '.doc',
+    '.exit',
+    '.break',
+    '%connection',
+    '%limit',
+    '%reset',
+    'Tab completes',
+    'Ctrl-C',
+    '| [connection]>',
+  ]) {
     assert.ok(help.includes(word), `.help mentions ${word}:\n${help}`);
   }
   assert.match(body(await repl.send('.doc #left')), /^#left\(/);
