@@ -114,6 +114,11 @@ test(
       runs.map((r) => r.by),
       ['run'],
     );
+    // The table says a run's rows as a number: int under its name, right-aligned.
+    const table = (await cli(dir, ['job', 'runs', 'extract'])).split('\n');
+    const rows = table[1].split('│').findIndex((c) => c.trim() === 'rows');
+    assert.equal(table[2].split('│')[rows].trim(), 'int', table.join('\n'));
+    assert.match(table[4].split('│')[rows], /^ +2 $/, table.join('\n'));
 
     const played = await sqlcdc(dir, ['changelog', 'replay', file[1], '--job', 'hook', '--workspace', 'ws']);
     assert.equal(played.code, 0, played.stderr);
