@@ -26,6 +26,7 @@ import {
   Session,
   redactScriptLine,
 } from '../runtime/index';
+import { counted } from '../runtime/support';
 
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
   sqlcdc job list [--output table|json] [--workspace DIR]
@@ -212,7 +213,7 @@ async function run(args: string[]): Promise<number> {
           signal: controller.signal,
         });
         if (controller.signal.aborted) return EXIT.interrupted;
-        process.stderr.write(`job ${name}: ${record.outcome}, ${record.rows} rows (run ${record.id})\n`);
+        process.stderr.write(`job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})\n`);
         return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
       } finally {
         process.off('SIGINT', onSigint);

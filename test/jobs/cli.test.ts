@@ -296,3 +296,15 @@ test(
     assert.match(shown, /GET http:\/\/bob:\*\*\*\*@127\.0\.0\.1:9\/x\)/);
   },
 );
+
+test('job run and changelog replay count one row in the singular', LIMITS, async () => {
+  const dir = project();
+  writeFileSync(join(dir, 'rows.csv'), 'id\n1\n');
+  await cli(dir, ['job', 'create', 'extract', '--reader', 'r.sql']);
+  await cli(dir, ['job', 'create', 'hook', '--writer', 'w.sql']);
+  const ran = await sqlcdc(dir, ['job', 'run', 'extract', '--workspace', 'ws']);
+  assert.match(ran.stderr, /^job extract: success, 1 row \(run \d+\)$/m);
+  const file = /change log (logs\/items_\d+\.eds)/.exec(ran.stderr)![1];
+  const played = await sqlcdc(dir, ['changelog', 'replay', file, '--job', 'hook', '--workspace', 'ws']);
+  assert.match(played.stderr, /^job hook: replay of .*: success, 1 row$/m);
+});
