@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   changeLogTable,
+  counted,
   isScriptError,
   listChangeLogs,
   renderText,
@@ -64,7 +65,7 @@ async function replay(file: string, cmd: ChangeLogCommand): Promise<number> {
   const { stderrReport } = await import('./job');
   const store = new JobStore(sessionFolders({ workspace: cmd.workspace }).workspace, (o) => new Session(o));
   const record = await replayChangeLog(store, cmd.job!, file, stderrReport(store));
-  process.stderr.write(`job ${cmd.job}: replay of ${file}: ${record.outcome}, ${record.rows} rows\n`);
+  process.stderr.write(`job ${cmd.job}: replay of ${file}: ${record.outcome}, ${counted(record.rows, 'row')}\n`);
   return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
 }
 

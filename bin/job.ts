@@ -26,6 +26,7 @@ import {
   Session,
   redactScriptLine,
 } from '../runtime/index';
+import { counted } from '../runtime/support';
 
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
   sqlcdc job list [--output table|json] [--workspace DIR]
@@ -35,8 +36,10 @@ const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] 
 
 const string = (name: string): Column => ({ name, type: { base: 'string' } });
 
-function table(columns: string[], rows: Value[][]): string {
-  return `${renderText(Dataset.fromRows(columns.map(string), rows), { limit: Math.max(rows.length, 1), width: process.stdout.isTTY ? process.stdout.columns : undefined })}\n`;
+/** A text table; a column given by its name alone is text. */
+function table(columns: (string | Column)[], rows: Value[][]): string {
+  const typed = columns.map((c) => (typeof c === 'string' ? string(c) : c));
+  return `${renderText(Dataset.fromRows(typed, rows), { limit: Math.max(rows.length, 1), width: process.stdout.isTTY ? process.stdout.columns : undefined })}\n`;
 }
 
 function readScript(file: string): string {
@@ -210,7 +213,7 @@ async function run(args: string[]): Promise<number> {
           signal: controller.signal,
         });
         if (controller.signal.aborted) return EXIT.interrupted;
-        process.stderr.write(`job ${name}: ${record.outcome}, ${record.rows} rows (run ${record.id})\n`);
+        process.stderr.write(`job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})\n`);
         return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
       } finally {
         process.off('SIGINT', onSigint);
@@ -240,8 +243,8 @@ async function run(args: string[]): Promise<number> {
       else
         out(
           table(
-            ['id', 'by', 'start', 'end', 'rows', 'outcome', 'error'],
-            runs.map((r) => [r.id, r.by, r.start, r.end, String(r.rows), r.outcome, r.error ?? null]),
+            ['id', 'by', 'start', 'end', { name: 'rows', type: { base: 'int' } }, 'outcome', 'error'],
+            runs.map((r) => [r.id, r.by, r.start, r.end, r.rows, r.outcome, r.error ?? null]),
           ),
         );
       return EXIT.ok;

@@ -23,6 +23,7 @@ const USAGE = `Usage:
   sqlcdc changelog replay <file.eds> --job NAME [--workspace DIR]
   sqlcdc job create NAME [--reader F.sql] [--writer F.sql] [--webhook] [--save-sample] [--signing-secret]
   sqlcdc job list [--output table|json] | show NAME | run NAME | runs NAME | delete NAME
+  sqlcdc job update NAME {--webhook | --no-webhook} {--save-sample | --no-save-sample} {--signing-secret whsec_…|-|new | --no-signing-secret}
   sqlcdc job trigger NAME --on completion|success|success-with-data|failure --run OTHER
   sqlcdc serve [--host 127.0.0.1] [--port 8080|0] [--tls-cert F --tls-key F] [--max-body 10mb] [--no-auth]
   sqlcdc webhook key new [--name N] | list | revoke ID|NAME
@@ -116,14 +117,17 @@ async function runExisting(connectionFile: string, interactive: boolean): Promis
 
 async function main(argv: string[]): Promise<number> {
   let inv: Invocation;
+  // The usage a bad command line is answered with: the group's own once a group is named, as git does.
+  let usage = USAGE;
   try {
     const group = GROUPS[argv[0]];
     if (group) {
       const commands = await group();
+      usage = `Usage:\n${commands.usage}\n`;
       const args = argv.slice(1);
       // `sqlcdc job --help`: the group's own usage, before anything opens a workspace.
       if (args.includes('--help') || args.includes('-h')) {
-        process.stdout.write(`Usage:\n${commands.usage}\n`);
+        process.stdout.write(usage);
         return EXIT.ok;
       }
       return await commands.run(args);
@@ -131,7 +135,7 @@ async function main(argv: string[]): Promise<number> {
     inv = parseInvocation(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`sqlcdc: ${e.message}\n\n${USAGE}`);
+    process.stderr.write(`sqlcdc: ${e.message}\n\n${usage}`);
     return EXIT.usage;
   }
   switch (inv.command) {

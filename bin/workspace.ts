@@ -1,4 +1,5 @@
 import { rotateWorkspaceKey, sessionFolders, toScriptError } from '../runtime/index';
+import { counted } from '../runtime/support';
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 
@@ -13,7 +14,7 @@ export const workspaceCommands: CommandGroup = {
     try {
       const r = rotateWorkspaceKey(workspace);
       process.stdout.write(
-        `workspace ${workspace}: ${r.variables} encrypted variables, ${r.connections} connections and ${r.jobs} job signing secrets resealed; the key is now in ${r.keySource}\n`,
+        `workspace ${workspace}: ${counted(r.variables, 'encrypted variable')}, ${counted(r.connections, 'connection')} and ${counted(r.jobs, 'job signing secret')} resealed; the key is now in ${r.keySource}\n`,
       );
       return EXIT.ok;
     } catch (e) {

@@ -19,7 +19,7 @@ export function helpText(session: Session, commands: Record<string, { help?: str
     'Keys: Tab completes keywords, #functions, [connections], columns and %magics;',
     '      Ctrl-C cancels a running statement (or the line being typed); Ctrl-D exits.',
     '',
-    'Documentation: .doc <keyword | #function | column | %magic>, e.g. ".doc APPLY FILTER" or ".doc #utcnow";',
+    'Documentation: .doc <keyword | #function | column | %magic | [connection]>, e.g. ".doc APPLY FILTER" or ".doc #utcnow";',
     '               docs/language.md and docs/functions.md in the sqlcdc package for the whole language.',
   ].join('\n');
 }

@@ -8,6 +8,7 @@ export { holdsSecret } from './workspace/secret-input';
 export { Fifo } from './util/fifo';
 export { globSource, type GlobSyntax } from './sources/files/glob';
 export { isScriptError } from './errors';
+export { counted } from './util/words';
 export { Dataset } from './dataset/dataset';
 export type { Column, Value } from './dataset/types';
 export { typeName } from './dataset/type-names';

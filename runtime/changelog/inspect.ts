@@ -3,6 +3,7 @@ import { typeName } from '../dataset/type-names';
 import type { Column, Value } from '../dataset/types';
 import type { ChangeLogEntry } from './list';
 import { ChangeLogReader, type ReadOptions, type StreamName } from './read';
+import { counted } from '../util/words';
 
 /**
  * What `sqlcdc changelog list|show` and the `%changelog` magic show of change logs: one
@@ -77,7 +78,7 @@ export async function viewChangeLog(file: string, rows: number, options: ReadOpt
     `created at     ${h.createdAt}`,
     `keys           ${h.keys.join(', ') || '(none: the whole dataset)'}`,
     ...(h.marker ? [`marker         ${h.marker}`] : []),
-    `counts         ${h.counts.inserts} inserts, ${h.counts.updates} updates, ${h.counts.deletes} deletes`,
+    `counts         ${counted(h.counts.inserts, 'insert')}, ${counted(h.counts.updates, 'update')}, ${counted(h.counts.deletes, 'delete')}`,
     `security       ${security.join(', ')}`,
     `schema         ${h.schema.map((c) => `${c.name} ${typeName(c.type)}`).join(', ')}`,
   ];

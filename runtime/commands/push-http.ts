@@ -248,7 +248,7 @@ function report(ctx: CommandContext, id: string, t: Tally, done: boolean): void 
 }
 
 function details(t: Tally): string {
-  return `${t.calls.toLocaleString('en-US')} calls, ${t.retries} retries`;
+  return `${counted(t.calls, 'call')}, ${counted(t.retries, 'retry', 'retries')}`;
 }
 
 function summary(t: Tally): string {

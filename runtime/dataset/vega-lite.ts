@@ -77,14 +77,26 @@ interface Channel {
   type: ColumnType;
 }
 
+/** A channel's column that does not exist or cannot be plotted: `%plot` shows it at that argument. */
+export class ChannelError extends ScriptError {
+  constructor(
+    message: string,
+    readonly column: string,
+    kind: ScriptError['kind'],
+  ) {
+    super(message, kind);
+  }
+}
+
 function channel(ds: Dataset, name: Channel['name'], column: string): Channel {
   const ordinal = ds.indexOf(column);
   if (ordinal < 0) {
     const known = ds.columns.map((c) => c.name).join(', ') || '(none)';
-    throw new ScriptError(`${name}=${column}: unknown column '${column}' (columns: ${known})`, 'runtime');
+    throw new ChannelError(`${name}=${column}: unknown column '${column}' (columns: ${known})`, column, 'runtime');
   }
   const type = ds.columns[ordinal].type;
-  if (type.base === 'bytes') throw new ScriptError(`${name}=${column}: a byte[] column cannot be plotted`, 'semantic');
+  if (type.base === 'bytes')
+    throw new ChannelError(`${name}=${column}: a byte[] column cannot be plotted`, column, 'semantic');
   return { name, column: ds.columns[ordinal].name, ordinal, type };
 }
 

@@ -14,6 +14,17 @@ export class ArgumentError extends ScriptError {
   }
 }
 
+/** Runs `check`; the ScriptError it throws is shown at the magic argument `argument` (a statement's is runtime/at-argument.ts). */
+export function atMagicArgument<T>(argument: string, check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    throw e instanceof ScriptError && !(e instanceof ArgumentError)
+      ? new ArgumentError(e.message, argument, e.kind)
+      : e;
+  }
+}
+
 /**
  * Splits magic arguments like a shell: spaces separate, '…' and "…" group, and so does [ … ] as
  * connection names are written in scripts; no expansion. A group may follow `name=` or `--name=`
@@ -23,9 +34,12 @@ export function splitArgs(text: string): string[] {
   return argWords(text).map((w) => w.word);
 }
 
-/** The words of splitArgs, each with where it is written in `text` (0-based, `end` excluded). */
-export function argWords(text: string): { word: string; at: number; end: number }[] {
-  const out: { word: string; at: number; end: number }[] = [];
+/**
+ * The words of splitArgs, each with where it is written in `text` (0-based, `end` excluded) and where
+ * its value starts: after a `name=` and an opening quote or bracket.
+ */
+export function argWords(text: string): { word: string; at: number; end: number; valueAt: number }[] {
+  const out: { word: string; at: number; end: number; valueAt: number }[] = [];
   const re = /((?:--)?[A-Za-z_][\w-]*=)?(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|\[([^\]]*)\]|(\S+))/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text))) {
@@ -35,7 +49,8 @@ export function argWords(text: string): { word: string; at: number; end: number 
     else if (m[3] !== undefined) word = key + m[3].replace(/''/g, "'");
     else if (m[4] !== undefined) word = key + m[4].trim();
     else word = key + m[5];
-    out.push({ word, at: m.index, end: m.index + m[0].length });
+    const opened = m[5] === undefined ? 1 : 0;
+    out.push({ word, at: m.index, end: m.index + m[0].length, valueAt: m.index + key.length + opened });
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { changeLogTable, viewChangeLog } from '../changelog/inspect';
 import { listChangeLogs } from '../changelog/list';
@@ -13,7 +13,7 @@ import type { Magic, MagicHost } from './magic';
 const USAGE = '%changelog list [FOLDER] | %changelog show FILE|NAME [--check-signature]';
 
 /**
- * %changelog: `sqlcdc changelog list|show` in a cell (docs/changelog.md, "Inspecting a log"). Without
+ * %changelog: `sqlcdc changelog list|show` in a cell (docs/changelog.md, "Inspecting and replaying"). Without
  * a folder it looks where CAPTURE writes without PATH, the pipeline's workspace store; `show NAME` (a
  * log name, no extension) shows the newest log of that name, since its execution id changes every run.
  */
@@ -29,6 +29,9 @@ export const changelogMagic: Magic = {
     if (sub === 'list') {
       if (words.length > 1) throw new ArgumentError(`%changelog list takes one folder; usage: ${USAGE}`, words[1]);
       const folder = words.length ? resolve(session.cwd, words[0]) : storeDir(session.workspace, session.pipeline);
+      // A folder given that is not there is a mistake (as for sqlcdc changelog list); the store may not exist yet.
+      if (words.length && !statSync(folder, { throwIfNoEntry: false })?.isDirectory())
+        throw new ArgumentError(`no folder ${folder}`, words[0], 'runtime');
       const entries = listChangeLogs(folder);
       if (entries.length === 0) return [{ kind: 'message', text: `no change log in ${folder}` }];
       return [

@@ -8,7 +8,7 @@ import {
   type HttpAuth,
 } from '../workspace/connections';
 import type { Magic } from './magic';
-import { ArgumentError, parseFlags, splitArgs } from './args';
+import { ArgumentError, atMagicArgument, parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import { parseSize } from '../util/size';
 
@@ -205,7 +205,7 @@ export const connectionMagic: Magic = {
       case 'rm': {
         const name = words.join(' ');
         if (!name) throw new ScriptError(`which connection? usage: %connection remove <name>`, 'semantic');
-        if (!store.remove(name)) store.get(name);
+        if (!store.remove(name)) atMagicArgument(name, () => store.get(name));
         return [{ kind: 'message', text: `connection [${name}] removed` }];
       }
       default:

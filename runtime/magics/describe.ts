@@ -4,7 +4,7 @@ import { profileColumn } from '../dataset/profile';
 import { typeName } from '../dataset/type-names';
 import { STRING, type Column, type ColumnType, type Value } from '../dataset/types';
 import type { Result } from '../results';
-import { splitArgs } from './args';
+import { atMagicArgument, splitArgs } from './args';
 import type { Magic } from './magic';
 
 /** How many of the most frequent values the profile names. */
@@ -70,6 +70,8 @@ export const describeMagic: Magic = {
     const ds = session.dataset;
     if (ds.columns.length === 0)
       return [{ kind: 'message', text: 'the pipeline dataset has no columns yet: load data first' }];
-    return [describeDataset(ds, splitArgs(args))];
+    const names = splitArgs(args);
+    for (const name of names) atMagicArgument(name, () => ds.require(name));
+    return [describeDataset(ds, names)];
   },
 };

@@ -75,7 +75,7 @@ export async function* runMagic(session: MagicHost, line: MagicLine): AsyncGener
 function argumentAt(args: string, argument: string): number | undefined {
   const words = argWords(args);
   const word = words.find((w) => w.word === argument) ?? words.find((w) => w.word.endsWith(`=${argument}`));
-  if (word) return word.word === argument ? word.at : word.end - argument.length;
+  if (word) return word.word === argument ? word.at : word.valueAt;
   const i = args.indexOf(argument);
   return i < 0 ? undefined : i;
 }

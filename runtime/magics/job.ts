@@ -8,7 +8,7 @@ import { JobStore, settingsInWords, summary } from '../jobs/store';
 import { settingsOf, UPDATE_OPTIONS } from '../jobs/update';
 import type { Result } from '../results';
 import { newSigningSecret } from '../webhook/signature';
-import { ArgumentError, parseFlags, splitArgs } from './args';
+import { ArgumentError, atMagicArgument, parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 import { AsyncQueue } from '../util/async-queue';
@@ -46,7 +46,7 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
     try {
       return readFileSync(resolve(host.cwd, file), 'utf8').replace(/^\uFEFF/, '');
     } catch (e) {
-      throw new ScriptError(`cannot read ${file}: ${(e as Error).message}`, 'runtime');
+      throw new ArgumentError(`cannot read ${file}: ${(e as Error).message}`, file, 'runtime');
     }
   };
   const asked = settings(flags);
@@ -88,14 +88,15 @@ function update(store: JobStore, words: string[]): Result[] {
       noSigningSecret: flags.has('no-signing-secret'),
     },
     () => {
-      throw new ScriptError(
+      throw new ArgumentError(
         "%job update: a notebook has no stdin to read a secret from; give it, or 'new' (use sqlcdc job update … --signing-secret - in a terminal)",
-        'semantic',
+        '-',
       );
     },
   );
   if ('problem' in asked) throw new ScriptError(`%job update: ${asked.problem}; usage: ${USAGE}`, 'semantic');
-  const job = store.update(one(positional, 'update'), asked.settings);
+  const name = one(positional, 'update');
+  const job = atMagicArgument(name, () => store.update(name, asked.settings));
   return [{ kind: 'message', text: [`job ${job.name}: ${settingsInWords(job)}`, ...shownOnce(asked.made)].join('\n') }];
 }
 
@@ -107,6 +108,7 @@ async function* run(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Result> {
   const name = one(words, 'run');
+  atMagicArgument(name, () => store.get(name));
   const out = new AsyncQueue<Result>();
   let failed: ScriptError | undefined;
   const report: JobReport = (r, from) => {
@@ -184,12 +186,15 @@ export const jobMagic: Magic = {
         const name = one(positional, 'trigger');
         const on = flags.get('on')?.[0];
         const other = flags.get('run')?.[0];
-        if (!on || !isTriggerKind(on) || !other) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+        if (!on || !other) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+        if (!isTriggerKind(on))
+          throw new ArgumentError(`--on ${on}: a trigger fires on ${TRIGGER_KINDS.join(', ')}`, on);
         store.addTrigger(name, { on, run: other });
         return [{ kind: 'message', text: `job ${name}: on ${on}, run ${other}` }];
       }
       default:
-        throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+        if (action === undefined) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+        throw new ArgumentError(`unknown subcommand '${action}'; usage: ${USAGE}`, action);
     }
   },
 };

@@ -1,5 +1,6 @@
 import {
   CHART_KINDS,
+  ChannelError,
   MAX_CHART_ROWS,
   VEGA_LITE_MIME,
   vegaLiteChart,
@@ -40,6 +41,14 @@ function parsePlot(args: string): ChartRequest {
   return { kind, x, y: given.get('y'), color: given.get('color') };
 }
 
+function atChannel<T>(draw: () => T): T {
+  try {
+    return draw();
+  } catch (e) {
+    throw e instanceof ChannelError ? new ArgumentError(e.message, e.column, e.kind) : e;
+  }
+}
+
 /** %plot: a Vega-Lite chart of the pipeline dataset, drawn by JupyterLab; elsewhere its description. */
 export const plotMagic: Magic = {
   name: 'plot',
@@ -50,7 +59,7 @@ export const plotMagic: Magic = {
     const request = parsePlot(args);
     if (session.dataset.columns.length === 0)
       throw new ScriptError('the pipeline dataset has no columns yet: load data before %plot', 'runtime');
-    const chart = vegaLiteChart(session.dataset, request);
+    const chart = atChannel(() => vegaLiteChart(session.dataset, request));
     return [{ kind: 'display', data: { [VEGA_LITE_MIME]: chart.spec }, text: chart.text }];
   },
 };

@@ -1,7 +1,7 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { SessionListener } from '../webhook/session-listener';
-import { ArgumentError, parseFlags, splitArgs } from './args';
+import { ArgumentError, atMagicArgument, parseFlags, splitArgs } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 import { counted } from '../util/words';
@@ -29,12 +29,12 @@ async function start(host: MagicHost, words: string[], origin: string | undefine
   const port = Number(flags.get('port')?.[0] ?? '0');
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ArgumentError(`--port must be 0..65535, not '${flags.get('port')?.[0]}'`, flags.get('port')![0]);
-  const listener = await SessionListener.start(host, {
-    port,
-    job: flags.get('job')?.[0],
-    auth: !flags.has('no-auth'),
-    origin,
-  });
+  const job = flags.get('job')?.[0];
+  const options = { port, job, auth: !flags.has('no-auth'), origin };
+  // A job that does not exist or serves no webhooks is refused before anything listens: shown at its name.
+  const listener = await (job === undefined
+    ? SessionListener.start(host, options)
+    : atMagicArgument(job, () => SessionListener.start(host, options)));
   host.resources.add(listener);
   listeners.set(host, listener);
   // Statements of later cells post to it by these names (PUSH INTO HTTP … (POST {{@webhookurl}})).
@@ -105,13 +105,7 @@ export const webhookMagic: Magic = {
         return [
           listing(
             ['call', 'at', 'method', 'rows', 'status'],
-            current(host).calls.map((c) => [
-              String(c.n),
-              c.at.toISOString(),
-              c.method,
-              String(c.rows),
-              String(c.status),
-            ]),
+            current(host).calls.map((c) => [c.n, c.at.toISOString(), c.method, c.rows, c.status]),
             'webhook calls',
           ),
         ];
@@ -121,10 +115,11 @@ export const webhookMagic: Magic = {
         host.variables.delete('webhookurl');
         host.variables.delete('webhookkey');
         await host.resources.release(l);
-        return [{ kind: 'message', text: `webhook listener stopped after ${l.calls.length} calls` }];
+        return [{ kind: 'message', text: `webhook listener stopped after ${counted(l.calls.length, 'call')}` }];
       }
       default:
-        throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+        if (action === undefined) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+        throw new ArgumentError(`unknown subcommand '${action}'; usage: ${USAGE}`, action);
     }
   },
 };

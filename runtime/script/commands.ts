@@ -57,7 +57,8 @@ export const COMMANDS: CommandDef[] = [
     rule: 'selectDrive',
     options: O.SELECT_DRIVE,
     syntax:
-      "SELECT * FROM DRIVE { [CONN] } '<file or glob>' { FORMAT <CSV|JSON|NDJSON|XML|RAW> } { OPTIONS '…' } { APPLY TX … } ;",
+      "SELECT * FROM DRIVE { [CONN] } '<file or glob>' { FORMAT <CSV|JSON|NDJSON|XML|RAW|PARQUET> } { OPTIONS '…' } { APPLY TX … }\n" +
+      "    { WITH RAWCOL '<column>' } { APPLY PIPELINE ( <statements> ) } ;",
     description:
       'Reads files. Without a connection the path is local, relative to the working directory (in Jupyter, the notebook folder); ' +
       "with one, it is under a drive connection's folder or on an FTP site. Without FORMAT the file extension decides.",

@@ -115,6 +115,9 @@ function columnInspection(session: Session, name: string): Inspection {
  * the live dataset (its type). The REPL's `.doc` and Jupyter's inspect_request both call this.
  */
 export function inspect(session: Session, code: string, cursor: number): Inspection {
+  // A cursor right after a connection's `]` is on it, as a cursor after a word is on that word:
+  // `.doc [my api]` puts it there.
+  if (code[cursor - 1] === ']' && cursorContext(code, cursor - 1).region === 'bracket') cursor -= 1;
   const ctx = cursorContext(code, cursor);
   if (ctx.region === 'comment') return NOT_FOUND;
 

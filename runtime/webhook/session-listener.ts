@@ -100,18 +100,23 @@ export class SessionListener implements Disposable {
     this.gate = this.makeGate();
   }
 
-  static async start(host: MagicHost, options: SessionListenerOptions): Promise<SessionListener> {
-    const listener = new SessionListener(host, options);
-    const server = createServer((req, res) => void listener.handle(req, res));
+  /** Refuses a job that does not exist or serves no webhooks at once, as a throw (not a rejection), then listens. */
+  static start(host: MagicHost, options: SessionListenerOptions): Promise<SessionListener> {
+    return new SessionListener(host, options).listen();
+  }
+
+  private async listen(): Promise<this> {
+    const { port } = this.options;
+    const server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port, '127.0.0.1', () => resolve());
+      server.listen(port, '127.0.0.1', () => resolve());
     }).catch((e: unknown) => {
-      throw new ScriptError(`cannot listen on 127.0.0.1:${options.port}: ${(e as Error).message}`, 'runtime');
+      throw new ScriptError(`cannot listen on 127.0.0.1:${port}: ${(e as Error).message}`, 'runtime');
     });
-    listener.server = server;
-    listener.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${PUSH_PATH}?guid=${listener.guid}`;
-    return listener;
+    this.server = server;
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${PUSH_PATH}?guid=${this.guid}`;
+    return this;
   }
 
   /** The next call to arrive; rejects after `timeoutMs`, when `signal` aborts (Ctrl-C) or the listener stops. */

@@ -77,7 +77,7 @@ test('changelog show prints a summary and the first rows; list shows the folder 
   const show = await sqlcdc(dir, ['changelog', 'show', 'logs/items_1700000000000.eds']);
   assert.equal(show.code, 0, show.stderr);
   assert.match(show.stdout, /^execution id {3}1700000000000 \(2023-11-14T22:13:20\.000Z\)$/m);
-  assert.match(show.stdout, /^counts {9}2 inserts, 1 updates, 3 deletes$/m);
+  assert.match(show.stdout, /^counts {9}2 inserts, 1 update, 3 deletes$/m);
   assert.match(show.stdout, /^security {7}not encrypted, signed by CN=signer \([0-9a-f]{40}\)$/m);
   assert.match(
     show.stdout,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { renderText } from '../../runtime/dataset/render';
@@ -73,9 +74,13 @@ test("%changelog list: the pipeline's store by default, or a folder; the table s
   const cli = await runCli(f.dir, ['changelog', 'list', 'logs']);
   assert.equal(cli.stdout, `${renderText(logs.dataset, { limit: logs.limit })}\n`, 'one implementation');
 
+  mkdirSync(join(f.dir, 'empty'));
   assert.deepEqual(await magic(s, '%changelog list empty'), [
     { kind: 'message', text: `no change log in ${join(f.dir, 'empty')}` },
   ]);
+  // A folder that is not there is a mistake, as for sqlcdc changelog list (which exits 2).
+  await assert.rejects(magic(s, '%changelog list nowhere'), /no folder .*nowhere/);
+  assert.equal((await runCli(f.dir, ['changelog', 'list', 'nowhere'])).code, 2);
 });
 
 test('%changelog show: a log name shows its newest log, a file shows that one: the header facts, then each stream', async () => {
@@ -93,7 +98,7 @@ test('%changelog show: a log name shows its newest log, a file shows that one: t
   assert.match(text, /\npipeline +shop\n/);
   assert.match(text, /\nkeys +id\n/);
   assert.match(text, /\nmarker +op\n/);
-  assert.match(text, /\ncounts +1 inserts, 1 updates, 1 deletes\n/);
+  assert.match(text, /\ncounts +1 insert, 1 update, 1 delete\n/);
   assert.match(text, /\nsecurity +not encrypted, not signed\n/);
   assert.match(text, /\nschema +id string, status string, amount string, op char\[1\]$/);
   const [upserts, deletes] = tables(out);

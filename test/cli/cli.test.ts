@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQLCDC, tempDir } from '../repl/harness';
 import { runCli as sqlcdc } from '../helpers/cli';
@@ -201,6 +201,18 @@ test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   const missing = await sqlcdc(dir, ['run', 'nowhere.sql']);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /^sqlcdc: cannot read nowhere\.sql: /);
+  // A command group's bad usage shows that group's usage, as `sqlcdc job --help` does, not the whole CLI's.
+  for (const [args, line] of [
+    [['job', 'update', 'x', '--bogus'], /^ {2}sqlcdc job update NAME /m],
+    [['webhook', 'key', 'frob'], /^ {2}sqlcdc webhook key new /m],
+    [['changelog', 'show'], /^ {2}sqlcdc changelog show <file\.eds>/m],
+  ] as const) {
+    const r = await sqlcdc(dir, [...args]);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.match(r.stderr, /^sqlcdc: .+\n\nUsage:\n/, args.join(' '));
+    assert.match(r.stderr, line, args.join(' '));
+    assert.doesNotMatch(r.stderr, /sqlcdc \[repl\]/, args.join(' '));
+  }
 });
 
 test('--help and --version', LIMITS, async () => {
@@ -232,6 +244,36 @@ test('--help and --version', LIMITS, async () => {
   assert.equal((await sqlcdc(dir, ['job', 'show', '--help'])).code, 0);
   assert.equal(existsSync(join(dir, '.sqlcdc')), false);
 });
+
+test(
+  'sqlcdc --help and docs/cli.md name every subcommand the command groups know, the docs every option',
+  LIMITS,
+  async () => {
+    const dir = tempDir('cli');
+    const helpLines = (await sqlcdc(dir, ['--help'])).stdout.split('\n');
+    const docs = join(__dirname, '..', '..', '..', 'docs');
+    const cliDoc = readFileSync(join(docs, 'cli.md'), 'utf8');
+    const allDocs = readdirSync(docs)
+      .map((f) => readFileSync(join(docs, f), 'utf8'))
+      .join('\n');
+    for (const group of ['job', 'serve', 'webhook', 'changelog', 'workspace']) {
+      const usage = (await sqlcdc(dir, [group, '--help'])).stdout;
+      const verbs = usage.split('\n').flatMap((l) => / {2}sqlcdc \S+ ([a-z|-]+)/.exec(l)?.[1].split('|') ?? []);
+      for (const verb of verbs) {
+        // `sqlcdc job show|run|delete NAME` names each of its verbs.
+        const named = new RegExp(`sqlcdc ${group} ([a-z-]+[|/])*${verb}\\b`);
+        const word = new RegExp(`(^| )${verb}( |$)`);
+        assert.ok(
+          helpLines.some((l) => l.startsWith(`  sqlcdc ${group}`) && word.test(l)),
+          `sqlcdc --help lacks sqlcdc ${group} ${verb}`,
+        );
+        assert.match(cliDoc, named, `docs/cli.md lacks sqlcdc ${group} ${verb}`);
+      }
+      for (const option of new Set(usage.match(/--[a-z-]+/g)))
+        assert.ok(allDocs.includes(option), `no page of docs/ explains sqlcdc ${group} ${option}`);
+    }
+  },
+);
 
 test('--workspace chooses the workspace folder', LIMITS, async () => {
   const dir = project({ 'ws.sql': '%workspace\n' });

@@ -114,6 +114,11 @@ test(
       runs.map((r) => r.by),
       ['run'],
     );
+    // The table says a run's rows as a number: int under its name, right-aligned.
+    const table = (await cli(dir, ['job', 'runs', 'extract'])).split('\n');
+    const rows = table[1].split('│').findIndex((c) => c.trim() === 'rows');
+    assert.equal(table[2].split('│')[rows].trim(), 'int', table.join('\n'));
+    assert.match(table[4].split('│')[rows], /^ +2 $/, table.join('\n'));
 
     const played = await sqlcdc(dir, ['changelog', 'replay', file[1], '--job', 'hook', '--workspace', 'ws']);
     assert.equal(played.code, 0, played.stderr);
@@ -291,3 +296,15 @@ test(
     assert.match(shown, /GET http:\/\/bob:\*\*\*\*@127\.0\.0\.1:9\/x\)/);
   },
 );
+
+test('job run and changelog replay count one row in the singular', LIMITS, async () => {
+  const dir = project();
+  writeFileSync(join(dir, 'rows.csv'), 'id\n1\n');
+  await cli(dir, ['job', 'create', 'extract', '--reader', 'r.sql']);
+  await cli(dir, ['job', 'create', 'hook', '--writer', 'w.sql']);
+  const ran = await sqlcdc(dir, ['job', 'run', 'extract', '--workspace', 'ws']);
+  assert.match(ran.stderr, /^job extract: success, 1 row \(run \d+\)$/m);
+  const file = /change log (logs\/items_\d+\.eds)/.exec(ran.stderr)![1];
+  const played = await sqlcdc(dir, ['changelog', 'replay', file, '--job', 'hook', '--workspace', 'ws']);
+  assert.match(played.stderr, /^job hook: replay of .*: success, 1 row$/m);
+});

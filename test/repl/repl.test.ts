@@ -212,7 +212,17 @@ test('.help lists the commands and magics, .doc shows documentation', LIMITS, as
   const { repl } = startRepl(t);
   await repl.response();
   const help = body(await repl.send('.help'));
-  for (const word of ['.doc', '.exit', '.break', '%connection', '%limit', '%reset', 'Tab completes', 'Ctrl-C']) {
+  for (const word of [
+    '.doc',
+    '.exit',
+    '.break',
+    '%connection',
+    '%limit',
+    '%reset',
+    'Tab completes',
+    'Ctrl-C',
+    '| [connection]>',
+  ]) {
     assert.ok(help.includes(word), `.help mentions ${word}:\n${help}`);
   }
   assert.match(body(await repl.send('.doc #left')), /^#left\(/);
@@ -220,6 +230,11 @@ test('.help lists the commands and magics, .doc shows documentation', LIMITS, as
   await repl.send("SELECT * FROM DRIVE 'items.csv';");
   assert.match(body(await repl.send('.doc amount')), /^amount: \w+/);
   assert.equal(body(await repl.send('.doc nothing_here')), "no documentation for 'nothing_here'; try .help\n");
+  // `.doc [connection]`, as .help and docs/repl.md offer it: its settings, secrets hidden.
+  await repl.send('%connection add [my api] http://127.0.0.1:9 --bearer T0P-S3CRET');
+  const conn = body(await repl.send('.doc [my api]'));
+  assert.match(conn, /^\[my api\] http connection\n/);
+  assert.ok(conn.includes('http://127.0.0.1:9') && !conn.includes('T0P-S3CRET'), conn);
 });
 
 test('the workspace defaults to ./.sqlcdc under the working directory', LIMITS, async (t) => {

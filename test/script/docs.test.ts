@@ -102,3 +102,18 @@ test('the hand-written expression reference names the nesting limit the code has
     file.includes(`nesting limit** of ${NESTING_LIMIT}`) && file.includes(`nested too deeply (limit ${NESTING_LIMIT})`),
   );
 });
+
+test("a statement's syntax line lists every value of the closed options it shows (FORMAT <…>)", () => {
+  for (const command of commands()) {
+    const doc = statementDocs.find((d) => d.keyword === command.keyword)!;
+    for (const option of command.options.options) {
+      const shown = new RegExp(`\\b${option.name} <([^>]+)>`).exec(doc.syntax);
+      if (!shown || !option.values) continue;
+      assert.deepEqual(
+        shown[1].split('|').sort(),
+        [...option.values].sort(),
+        `${command.keyword}: the syntax shows ${option.name} <${shown[1]}>`,
+      );
+    }
+  }
+});

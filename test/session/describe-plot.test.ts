@@ -260,3 +260,19 @@ test('%plot embeds at most 5,000 rows: an evenly spaced sample from the first ro
   assert.equal(all.result.text, 'point chart of half by n, 5,000 rows');
   assert.equal(all.spec.title, 'half by n');
 });
+
+test('an unknown or unplottable column of %plot and %describe is placed at its argument, as docs/session.md says', async () => {
+  const s = await orders();
+  for (const [cell, word] of [
+    ['%plot bar x=nosuch', 'nosuch'],
+    ['%plot bar x=region y=nosuch', 'nosuch'],
+    ["%plot bar x=region color='no such'", 'no such'],
+    ['%plot point x=payload y=id', 'payload'],
+    ['%describe id nosuch', 'nosuch'],
+  ]) {
+    await assert.rejects(s.run(cell), (e: { position?: { line: number; column: number } }) => {
+      assert.deepEqual(e.position && [e.position.line, e.position.column], [1, cell.indexOf(word) + 1], cell);
+      return true;
+    });
+  }
+});

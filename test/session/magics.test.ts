@@ -165,6 +165,23 @@ test('an error of a magic line has its line and the column of the bad argument; 
   assert.deepEqual([e.line, e.column], [1, at(cell, 's3cret')]);
   assert.match(e.message, /^%var set takes one value: quote a value with blanks \('%var set token 'a b c''\)/);
   assert.doesNotMatch(e.message + e.shown.join('\n'), /hello|s3cret|world/);
+  // A file or folder that cannot be read, a job or connection that does not exist, a bad value or subcommand.
+  await s.run("%%job known writer\nPRINT 'x';\n");
+  for (const [bad, word] of [
+    ['%job create a --reader nofile.sql', 'nofile.sql'],
+    ['%job run nosuch', 'nosuch'],
+    ['%job update nosuch --webhook', 'nosuch'],
+    ['%job update known --signing-secret -', '-'],
+    ['%job trigger known --on sometimes --run known', 'sometimes'],
+    ['%job frob known', 'frob'],
+    ['%connection remove nosuch', 'nosuch'],
+    ['%webhook frob', 'frob'],
+    ['%webhook start --job nosuch', 'nosuch'],
+    ['%changelog list nofolder', 'nofolder'],
+  ]) {
+    e = await failure(bad);
+    assert.deepEqual([e.line, e.column], [1, bad.lastIndexOf(word) + 1], `${bad}: ${e.message}`);
+  }
   // Without one argument to blame: the magic's `%`, as for an unknown magic.
   for (const bad of ['%var set onlyname', '   %nosuch 1']) {
     e = await failure(bad);

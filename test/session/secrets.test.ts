@@ -256,7 +256,7 @@ test('sqlcdc workspace rotate-key reseals through the CLI; with SQLCDC_SECRET it
   const ws = join(dir, 'ws');
   const rotated = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws]);
   assert.equal(rotated.code, 0, rotated.stderr);
-  assert.match(rotated.stdout, /0 encrypted variables, 1 connections and 0 job signing secrets resealed/);
+  assert.match(rotated.stdout, /0 encrypted variables, 1 connection and 0 job signing secrets resealed/);
   assertNoSecret(rotated.stdout + rotated.stderr, 'rotate-key output');
   const refused = await runCli(dir, ['workspace', 'rotate-key', '--workspace', ws], {
     env: { SQLCDC_SECRET: 'old-secret' },

@@ -215,6 +215,22 @@ test('a long push reports progress as it goes, and a last time when done', async
   assert.match(progress[progress.length - 1].text, /12 \/ 12 rows, 12 calls, 0 retries/);
 });
 
+test('the progress line counts one call and one retry in the singular, as the summary does', async () => {
+  let failed = false;
+  const { session } = await setup((req, res) => {
+    if (failed) return ok(req, res);
+    failed = true;
+    res.writeHead(503, { 'retry-after': '0' }).end('busy');
+  }, 1);
+  const results: Result[] = [];
+  for await (const r of session.execute(
+    'PUSH INTO HTTP [api] ON_UPSERT (POST /x) PAYLOAD ({{id}}) WITH RETRY LINEAR (1, 0);',
+  ))
+    results.push(r);
+  const progress = results.filter((r) => r.kind === 'progress');
+  assert.match(progress[progress.length - 1].text, /^PUSH INTO HTTP: 1 \/ 1 rows, 1 call, 1 retry, /);
+});
+
 test('fields inside batch operators keep the batch valid: JSON values, escaped XML, SQL literals, Unicode and quotes', async () => {
   const { server, session } = await setup(ok, 0);
   session.setDataset(

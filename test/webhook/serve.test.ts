@@ -446,7 +446,10 @@ test(
     const ws = join(dir, 'ws');
     const oldKey = readFileSync(join(ws, 'secret.key'), 'utf8');
     const sealedBefore = readFileSync(join(ws, 'jobs', 'signed', 'job.json'), 'utf8');
-    assert.match(await cli(dir, ['workspace', 'rotate-key']), /1 job signing secrets resealed/);
+    assert.match(
+      await cli(dir, ['workspace', 'rotate-key']),
+      /: 0 encrypted variables, 0 connections and 1 job signing secret resealed;/,
+    );
     const newKey = readFileSync(join(ws, 'secret.key'), 'utf8');
     assert.notEqual(newKey, oldKey);
     assert.notEqual(readFileSync(join(ws, 'jobs', 'signed', 'job.json'), 'utf8'), sealedBefore);

@@ -91,6 +91,12 @@ test('%webhook start: calls arrive under the starting cell, %webhook wait/take/s
   assert.match(text(await session.run('%webhook status')), /calls received: 2/);
   const log = (await session.run('%webhook log')).find((x) => x.kind === 'table') as Extract<Result, { kind: 'table' }>;
   assert.equal(log.dataset.rowCount, 2);
+  // Numbers are numbers, right-aligned in the table as in `%webhook take`'s answer rows.
+  assert.deepEqual(
+    log.dataset.columns.map((c) => `${c.name} ${c.type.base}`),
+    ['call int', 'at string', 'method string', 'rows int', 'status int'],
+  );
+  assert.deepEqual(log.dataset.rows()[0].slice(3), [2, 202]);
   assert.match(text(await session.run('%webhook stop')), /stopped after 2 calls/);
   await assert.rejects(call(url, { key, body: '{}' }));
   await assert.rejects(session.run('%webhook status'), /no webhook listener is running/);
@@ -235,7 +241,7 @@ test('%%job NAME writer --webhook makes a job a notebook can serve with %webhook
   const r = await call(url, { body: '{"id": 21}' });
   assert.equal(r.status, 200, r.text);
   assert.equal((r.json as RunAnswer).rows, 1);
-  await session.run('%webhook stop');
+  assert.equal(text(await session.run('%webhook stop')), 'webhook listener stopped after 1 call');
   // A job made without it is switched on by saving its script again with the option.
   await session.run("%%job later writer\nPRINT 'later';\n");
   await assert.rejects(session.run('%webhook start --job later'), /job later is not enabled for webhooks/);

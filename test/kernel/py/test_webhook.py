@@ -62,7 +62,7 @@ class WebhookInTheKernel(unittest.TestCase):
         reply, outputs = run(self.kc, "PRINT 'rows: #data.count()';")
         self.assertEqual(stdout_of(outputs), "rows: 2\n")
         reply, outputs = run(self.kc, "%webhook stop")
-        self.assertIn("stopped after 1 calls", stdout_of(outputs))
+        self.assertEqual(stdout_of(outputs), "webhook listener stopped after 1 call\n")
 
     def test_an_interrupt_ends_a_webhook_wait_and_the_listener_goes_on(self):
         start_id = self.kc.execute("%webhook start --no-auth")
