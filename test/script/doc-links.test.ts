@@ -7,7 +7,7 @@ import { test } from 'node:test';
  * Tables render: every run of `|` lines starts with a header row and its `| --- |` line (a paragraph
  * dropped inside a table leaves the rows after it as plain text). Links between the user docs (README.md, DEVELOPERS.md, docs/*.md and the notebooks' markdown cells)
  * lead somewhere: the file exists and, for `page.md#heading`, the page has that heading, by GitHub's
- * rule for heading anchors.
+ * rule for heading anchors, or an `<a id>` of that name.
  */
 const ROOT = resolve(__dirname, '../../..');
 
@@ -34,6 +34,8 @@ function anchorsOf(markdown: string): Set<string> {
     seen.set(base, n + 1);
     anchors.add(n === 0 ? base : `${base}-${n}`);
   }
+  // An anchor of its own in the text (`<a id="answer-size"></a>`), for a paragraph without a heading.
+  for (const m of prose(markdown).matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(m[1]);
   return anchors;
 }
 
