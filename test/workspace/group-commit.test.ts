@@ -284,6 +284,22 @@ test("a segment of the first journal format, left by a listener of an earlier ve
   );
 });
 
+/** Runs `script` on `dir` in a child, kills it (SIGKILL) once it printed its line, and returns that line. */
+async function killedAfterItsLine(script: string, dir: string): Promise<string> {
+  const child = spawn(process.execPath, ['-e', script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const line = await new Promise<string>((resolve) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.endsWith('\n')) resolve(out.trim());
+    });
+  });
+  child.kill('SIGKILL');
+  await exited;
+  return line;
+}
+
 /** Publishes ok.bin and blocked/x.bin together (blocked being a file, the second fails), prints how each ended, and waits to be killed. */
 const WITHDRAW_CHILD = `
 const { join } = require('node:path');
@@ -304,18 +320,8 @@ test(
   async () => {
     const dir = tempDir('group-commit-withdrawn');
     writeFileSync(join(dir, 'blocked'), 'a file where a folder should be');
-    const child = spawn(process.execPath, ['-e', WITHDRAW_CHILD, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    const line = await new Promise<string>((resolve) => {
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        if (out.endsWith('\n')) resolve(out.trim());
-      });
-    });
     // Killed before its idle checkpoint: the segment still holds the batch's records.
-    child.kill('SIGKILL');
-    await exited;
+    const line = await killedAfterItsLine(WITHDRAW_CHILD, dir);
     assert.equal(line, 'fulfilled,rejected ENOTDIR');
     const journal = join(dir, '.journal');
     const [segment] = readdirSync(journal).filter((f) => f.endsWith('.wal'));
@@ -382,17 +388,7 @@ test(
   async () => {
     const dir = tempDir('group-commit-taken');
     writeFileSync(join(dir, 'taken.bin'), "another listener's log");
-    const child = spawn(process.execPath, ['-e', TAKEN_CHILD, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    const line = await new Promise<string>((resolve) => {
-      let out = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        if (out.endsWith('\n')) resolve(out.trim());
-      });
-    });
-    child.kill('SIGKILL');
-    await exited;
+    const line = await killedAfterItsLine(TAKEN_CHILD, dir);
     assert.equal(line, 'fulfilled,rejected EEXIST');
     assert.deepEqual(namesIn(join(dir, 'runs.jsonl')), ['ok.bin']);
     // The power cut: what was written after the batch's first flush never reached the disk (the
