@@ -61,6 +61,9 @@ export async function* runMagic(session: MagicHost, line: MagicLine): AsyncGener
         .join(', ');
       throw new ScriptError(`unknown magic %${line.name} (known: ${known})`, 'semantic');
     }
+    // A magic whose usage shows no argument takes none: an extra word is a mistake, not ignored.
+    const extra = magic.usage === `%${magic.name}` ? argWords(line.args)[0] : undefined;
+    if (extra) throw new ArgumentError(`%${magic.name} takes no arguments; usage: ${magic.usage}`, extra.word);
     const results = await magic.run(session, line.args, line);
     for await (const r of results as AsyncIterable<Result>) yield r;
   } catch (e) {

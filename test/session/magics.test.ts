@@ -86,6 +86,22 @@ test('%limit, %workspace, %help and an unknown magic', async () => {
   assert.match(results[0].kind === 'error' ? results[0].error.message : '', /unknown magic %nosuch/);
 });
 
+test('a magic that takes no arguments refuses one, at that word, rather than ignore it', async () => {
+  const s = newSession();
+  for (const [line, word] of [
+    ['%reset now', 'now'],
+    ['%workspace  /tmp/elsewhere', '/tmp/elsewhere'],
+    ['%help connection', 'connection'],
+  ]) {
+    const results = await collect(s, line);
+    assert.equal(results.length, 1, line);
+    const error = results[0].kind === 'error' ? results[0].error : undefined;
+    const name = line.split(' ')[0];
+    assert.equal(error?.message, `${name} takes no arguments; usage: ${name}`, line);
+    assert.equal(error?.position?.column, line.indexOf(word) + 1, line);
+  }
+});
+
 test('%pipeline shows and sets the pipeline name; a name that cannot name a file is refused', async () => {
   const { session: s } = tempSession({}, 'magics');
   const shown = await s.run('%pipeline');
