@@ -3,9 +3,10 @@ import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { JobStore } from '../jobs/store';
 import type { AccessKeys } from './auth';
-import { Gate, header, PUSH_PATH, readBody, Refused, send, sendFailure } from './gate';
-import type { Answer, IdempotencyStore } from './idempotency';
+import { Gate, PUSH_PATH, readBody, Refused, send, sendFailure } from './gate';
+import type { IdempotencyStore } from './idempotency';
 import type { Ingest } from './ingest';
+import { answerOnce } from './repeats';
 
 export interface ListenerOptions {
   host: string;
@@ -29,7 +30,7 @@ export interface Listener {
 
 /**
  * `sqlcdc serve`'s endpoint: every job of the workspace by its guid, routed and authenticated by the
- * Gate, then 422 an idempotency key sent again with another payload, then the call (ingest.ts)
+ * Gate, then 422 an idempotency key sent again with another payload (repeats.ts), then the call (ingest.ts)
  * answers 200, 202, 400 or 500. Neither payloads nor keys are ever logged.
  */
 export async function startListener(options: ListenerOptions): Promise<Listener> {
@@ -56,19 +57,10 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       const { current, params } = gate.route(req);
       const body = await readBody(req, options.maxBody);
       gate.verify(current, body, req);
-      const { job } = current!;
-      const signed = header(req, 'webhook-id');
-      const idempotencyKey = signed ?? header(req, 'idempotency-key');
-      const run = () => options.ingest.call(current!, body, params);
-      const remembered = idempotencyKey
-        ? await options.idempotency.answer(`${job.guid}\u0000${idempotencyKey}`, body, run, leftChangeLog)
-        : { answer: await run(), repeated: false };
-      if ('conflict' in remembered)
-        throw new Refused(
-          422,
-          `${signed ? 'webhook-id' : 'Idempotency-Key'} '${idempotencyKey}' was used with a different payload in the last 24 hours: send a new key for a new payload`,
-        );
-      send(res, remembered.answer, remembered.repeated ? { 'idempotent-replayed': 'true' } : undefined);
+      const once = await answerOnce(options.idempotency, req, current!.job, body, () =>
+        options.ingest.call(current!, body, params),
+      );
+      send(res, once.answer, once.headers);
     } catch (e) {
       sendFailure(req, res, e);
     }
@@ -98,9 +90,6 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       }),
   };
 }
-
-/** Whether a call's answer names the change log it left: only such a call must not run twice. */
-const leftChangeLog = (answer: Answer) => (answer.body as { changeLog?: unknown }).changeLog != null;
 
 /** Whether a host name or address is this machine only: the one place a listener may run without keys. */
 export function isLoopback(host: string): boolean {

@@ -8,10 +8,11 @@ import { triggeredFailure, type JobReport } from '../jobs/runner';
 import { JobStore } from '../jobs/store';
 import type { MagicHost } from '../magics/magic';
 import type { Disposable } from '../resources';
-import type { Answer } from './idempotency';
+import { IdempotencyStore } from './idempotency';
 import { Ingest } from './ingest';
 import { payloadToDataset, PayloadError } from './payload';
 import { bearerKey, Gate, PUSH_PATH, readBody, Refused, send, sendFailure } from './gate';
+import { answerOnce, type Once } from './repeats';
 import { counted } from '../util/words';
 
 /** A call the session's listener received: its rows, kept in the session's inbox while it is among the last ones. */
@@ -28,6 +29,8 @@ export interface Arrival {
   status: number;
   /** With --job: the job's answer (executionId, changeLog, writer). */
   answer?: unknown;
+  /** With --job: the answer is the first call's, for a repeated idempotency key. */
+  replayed?: boolean;
 }
 
 export interface SessionListenerOptions {
@@ -70,6 +73,8 @@ export class SessionListener implements Disposable {
    */
   private readonly underWay = new Set<Promise<void>>();
   private readonly ingest?: Ingest;
+  /** With --job: the workspace's idempotency answers, those `sqlcdc serve` keeps. */
+  private readonly idempotency?: IdempotencyStore;
   private readonly gate: Gate;
 
   private constructor(
@@ -96,6 +101,7 @@ export class SessionListener implements Disposable {
         });
       };
       this.ingest = new Ingest(store, report, (item) => host.output.publish(item));
+      this.idempotency = new IdempotencyStore(host.workspace);
     }
     this.gate = this.makeGate();
   }
@@ -161,6 +167,7 @@ export class SessionListener implements Disposable {
     server?.closeAllConnections();
     await closed;
     await this.ingest?.close();
+    await this.idempotency?.close();
   }
 
   /** Routing and authentication as `sqlcdc serve`'s: the same refusals, the job's flag and secret read per call. */
@@ -201,8 +208,14 @@ export class SessionListener implements Disposable {
         if (e instanceof PayloadError) throw new Refused(400, `bad payload: ${e.message}`);
         throw e;
       }
-      let answer: Answer = { status: 202, body: { call: this.calls.length + 1, rows: dataset.rowCount } };
-      if (this.ingest && current) answer = await this.ingest.call(current, body, params, this.options.origin);
+      const { ingest, idempotency } = this;
+      const once: Once =
+        ingest && idempotency && current
+          ? await answerOnce(idempotency, req, current.job, body, () =>
+              ingest.call(current, body, params, this.options.origin),
+            )
+          : { answer: { status: 202, body: { call: this.calls.length + 1, rows: dataset.rowCount } } };
+      const { answer } = once;
       const arrival: Arrival = {
         n: this.calls.length + 1,
         at: new Date(),
@@ -212,9 +225,10 @@ export class SessionListener implements Disposable {
         bytes: body.length,
         status: answer.status,
         answer: this.ingest ? answer.body : undefined,
+        replayed: once.headers !== undefined,
       };
       this.keep(arrival);
-      send(res, answer);
+      send(res, answer, once.headers);
       this.publish(arrival, dataset);
       for (const w of [...this.waiters]) w.done(arrival);
     } catch (e) {
@@ -264,7 +278,9 @@ export class SessionListener implements Disposable {
 
   private publish(a: Arrival, dataset: Dataset): void {
     const origin = this.options.origin;
-    const job = this.options.job ? `, job ${this.options.job}: ${a.status}` : '';
+    const job = this.options.job
+      ? `, job ${this.options.job}: ${a.status}${a.replayed ? ', the first answer to its idempotency key' : ''}`
+      : '';
     this.host.output.publish({
       origin,
       result: {

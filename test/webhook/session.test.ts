@@ -502,3 +502,41 @@ test('%webhook stop does not wait for a caller still sending its body: that call
   assert.match(text(await session.run('%webhook stop')), /stopped after 0 calls/);
   await ended;
 });
+
+test('%webhook start --job: a repeated Idempotency-Key or webhook-id gets the first answer, as sqlcdc serve does, also after a restart', async () => {
+  const { session, dir, output } = open();
+  await session.run("%%job hook writer --webhook\nADD COLUMN 'long doubled=@sql(id * 2)';\n");
+  const start = async () =>
+    /webhook listening: (\S+)/.exec(text(await session.run('%webhook start --job hook --no-auth')))![1];
+  let url = await start();
+  const headers = { 'idempotency-key': 'order-42' };
+  const first = await call(url, { body: '{"id": 42}', headers });
+  assert.equal(first.status, 200, first.text);
+  assert.equal(first.headers['idempotent-replayed'], undefined);
+  const again = await call(url, { body: '{"id": 42}', headers });
+  assert.equal(again.status, 200, again.text);
+  assert.deepEqual(again.json, first.json);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  const titles = output.flatMap((o) => (o.result.kind === 'table' ? [o.result.title] : []));
+  assert.deepEqual(titles.slice(-2), [
+    'webhook call 1 (POST, 1 row, job hook: 200)',
+    'webhook call 2 (POST, 1 row, job hook: 200, the first answer to its idempotency key)',
+  ]);
+  const reused = await call(url, { body: '{"id": 43}', headers });
+  assert.equal(reused.status, 422, reused.text);
+  assert.match((reused.json as Refusal).error, /Idempotency-Key 'order-42' was used with a different payload/);
+  // The answers are the workspace's, as sqlcdc serve keeps them: a listener started again knows them.
+  await session.run('%webhook stop');
+  url = await start();
+  const afterRestart = await call(url, { body: '{"id": 42}', headers });
+  assert.deepEqual(afterRestart.json, first.json);
+  const signed = { 'webhook-id': 'msg_1' };
+  const delivered = await call(url, { body: '{"id": 44}', headers: signed });
+  const redelivered = await call(url, { body: '{"id": 44}', headers: signed });
+  assert.deepEqual(redelivered.json, delivered.json);
+  assert.equal(redelivered.headers['idempotent-replayed'], 'true');
+  const log = (await session.run('%webhook log')).find((x) => x.kind === 'table') as Extract<Result, { kind: 'table' }>;
+  assert.deepEqual(log.dataset.column(log.dataset.columns.findIndex((c) => c.name === 'status')), [200, 200, 200]);
+  // Two calls ran: order-42's and msg_1's.
+  assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'hook')).filter((f) => f.endsWith('.eds')).length, 2);
+});
