@@ -107,7 +107,7 @@ export function columnSpec(raw: string, offset: number, form: 'quoted' | 'block'
     );
   }
   if (form === 'quoted') {
-    spec.default = { value: unescapeQuotes(value), form: 'quoted', pos: at(valueOffset) };
+    spec.default = { value: unescapeQuotes(value), form: 'quoted', pos: { ...at(valueOffset), quotesDoubled: true } };
     return spec;
   }
   spec.default = quoted
