@@ -91,7 +91,10 @@ class Caller {
     this.headers = o.headers && bind(o.headers);
     this.contentType = o.contentType && evaluateText(o.contentType, ctx);
     this.plan = stmt.tx ? compileTx(stmt.tx.path.value, stmt.tx.path.pos) : undefined;
-    this.txOptions = { floatDecimal: floatsAsDecimal(ctx.session) };
+    // The one call of 'replace' or 'enhance' answers for the dataset: a plain path must find
+    // something in it; a join row's answer may have nothing for that row.
+    const oneCall = o.processing === 'replace' || o.processing === 'enhance';
+    this.txOptions = { floatDecimal: floatsAsDecimal(ctx.session), mustSelect: oneCall };
     this.retry = { body: bodyRetry(o, ctx) };
     this.continueOn = statusCodes(o.continueOnHttpError);
     const connection = this.connection;

@@ -54,6 +54,9 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
     rawCol: stmt.rawCol?.value,
     floatDecimal: floatsAsDecimal(session),
   };
+  // Only the first answer must have a plain path: a later page without it is the paging's end.
+  const firstPage: TxOptions = { ...txOptions, mustSelect: true };
+  let pagesRead = 0;
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
   const calls = new PageCalls(stmt, ctx, Object.keys(http?.headers ?? {}));
@@ -69,8 +72,9 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
         txOptions.floatDecimal,
         async (page) => {
           recordLastHttp(ctx.run, page);
+          const options = pagesRead++ === 0 ? firstPage : txOptions;
           const data = calls.rows(() =>
-            plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false),
+            plan ? pageRows(page, plan, options) : responseRow(page, o.returnBytes ?? false),
           );
           if (!data) return { records: () => 0, stop: true };
           const records = plan ? () => data.rowCount : () => page.bodyRecords();
