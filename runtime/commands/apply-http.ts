@@ -13,7 +13,7 @@ import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
 import { atArgument } from '../at-argument';
 import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, statusCodes } from './http-options';
+import { bodyRetry, statusCodes, warnOfRetryAfter } from './http-options';
 import { pageRows, responseRow } from './select-http';
 import { floatsAsDecimal } from '../functions/json-format';
 
@@ -125,7 +125,7 @@ class Caller {
         timeout: o.timeout,
       });
       const started = new Date();
-      const { response } = await sendWithRetries(request, this.transport, this.retry);
+      const { response } = await sendWithRetries(request, this.transport, this.retry, warnOfRetryAfter(ctx, request));
       await this.tracer?.record(request, response, started);
       if (response.status >= 400 && !this.continueOn.has(response.status))
         throw statusError(response, request.method, request.url);

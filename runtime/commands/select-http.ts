@@ -15,7 +15,7 @@ import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan 
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, statusCodes } from './http-options';
+import { bodyRetry, statusCodes, warnOfRetryAfter } from './http-options';
 import { floatsAsDecimal } from '../functions/json-format';
 
 /**
@@ -113,7 +113,7 @@ class PageCalls {
 
   constructor(
     private readonly stmt: SelectHttp,
-    ctx: CommandContext,
+    private readonly ctx: CommandContext,
     connectionHeaders: string[],
   ) {
     const o = stmt.options;
@@ -126,7 +126,12 @@ class PageCalls {
   async send(request: HttpRequest): Promise<HttpResponse | undefined> {
     try {
       const started = new Date();
-      const { response } = await sendWithRetries(request, this.transport, this.retry);
+      const { response } = await sendWithRetries(
+        request,
+        this.transport,
+        this.retry,
+        warnOfRetryAfter(this.ctx, request),
+      );
       await this.tracer?.record(request, response, started);
       if (response.status < 400) return response;
       if (!this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
