@@ -17,9 +17,8 @@ export function bodyRetry(o: RetryOptions, scope: Scope): RetryRules['body'] {
 /** SELECT and APPLY HTTP warn before waiting on a server's Retry-After (the cell is quiet meanwhile). */
 export function warnOfRetryAfter(ctx: CommandContext, request: HttpRequest): (retry: Retry) => void {
   return (retry) => {
-    if (retry.asked === undefined) return;
-    const text = retryAfterNotice(describeCall(request.method, request.url), { ...retry, asked: retry.asked });
-    ctx.emit({ kind: 'warning', text });
+    const text = retryAfterNotice(describeCall(request.method, request.url), retry);
+    if (text !== undefined) ctx.emit({ kind: 'warning', text });
   };
 }
 

@@ -99,12 +99,13 @@ export async function sendWithRetries(
 
 /**
  * What a read or a join says before it waits on a server's Retry-After, which may keep the cell quiet
- * for up to a minute: the call, what the server asked and how long the wait is.
+ * for up to a minute: the call, what the server asked and how long the wait is; undefined for a wait
+ * no Retry-After set.
  */
-export function retryAfterNotice(call: string, retry: Retry & { asked: number }): string {
-  const asked = Math.round(retry.asked);
-  const cap = retry.asked > retry.seconds ? ` (${MAX_BODY_RETRY_AFTER_SECONDS} s at most)` : '';
-  return `${retry.why} from ${call}: Retry-After ${asked} s; trying again in ${Math.round(retry.seconds)} s${cap}`;
+export function retryAfterNotice(call: string, { why, seconds, asked }: Retry): string | undefined {
+  if (asked === undefined) return undefined;
+  const cap = asked > seconds ? ` (${MAX_BODY_RETRY_AFTER_SECONDS} s at most)` : '';
+  return `${why} from ${call}: Retry-After ${Math.round(asked)} s; trying again in ${Math.round(seconds)} s${cap}`;
 }
 
 /** Seconds before retry `attempt` (0-based) of a WITH RETRY policy; PUSH INTO DRIVE waits the same way. */
