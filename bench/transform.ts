@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import alasql from 'alasql';
+import { XMLValidator } from 'fast-xml-parser';
 import { Dataset } from '../runtime/dataset/dataset';
 import { formatDateTime } from '../runtime/dataset/format-value';
 import type { Column, Value } from '../runtime/dataset/types';
@@ -105,11 +106,20 @@ function line(label: string, seconds: number, reference?: { label: string; secon
 
 const ZIP_BATCH = 1000;
 
+/** What a hand-written ZIP would do to know each fragment fits the document (throws if not). */
+const parsers = {
+  JSON: (fragment: string) => JSON.parse(fragment) as unknown,
+  XML: (fragment: string) => {
+    if (XMLValidator.validate(`<root>${fragment}</root>`) !== true) throw new Error(`not XML: ${fragment}`);
+  },
+};
+
 /**
  * ZIP COLUMN over the fragments FORMAT JSON/XML wrote for every row, in batches of 1,000, vs joining
- * the same fragments (held in an array) into the same documents by hand (goal: within 2x; ZIP also
- * reads the column's storage), and the check that each fragment fits the format (fragmentProblem)
- * alone over the same fragments, as a share of the statement (goal: at most 25%).
+ * the same fragments (held in an array) into the same documents by hand after parsing each with the
+ * same parser (JSON.parse; fast-xml-parser's validator inside the root element) (goal: within 1.5x;
+ * ZIP also reads the column's storage); for information, vs the join alone, and the check that each
+ * fragment fits the format (fragmentProblem) alone over the same fragments, as a share of the statement.
  */
 async function zipBench(on: (dataset: Dataset, script: string) => Promise<Dataset>, input: Dataset): Promise<void> {
   console.log(`ZIP COLUMN … BATCH ${ZIP_BATCH} over the fragments of ADD COLUMN … FORMAT`);
@@ -126,17 +136,24 @@ async function zipBench(on: (dataset: Dataset, script: string) => Promise<Datase
     const { open, separator, close, options } = framing[format];
     const formatted = await on(input, `ADD COLUMN 'doc' FORMAT ${format} COLLAPSE OPTIONS '${options}'`);
     const fragments = formatted.rows().map((r) => r[0] as string);
-    const hand = await best(
+    const join = () => {
+      const documents: string[] = [];
+      for (let start = 0; start < fragments.length; start += ZIP_BATCH)
+        documents.push(open + fragments.slice(start, start + ZIP_BATCH).join(separator) + close);
+      return documents;
+    };
+    const joined = (documents: string[]) => {
+      if (documents.length !== ROWS / ZIP_BATCH) throw new Error('the hand-written join lost documents');
+    };
+    const hand = await best(RUNS, join, joined);
+    const parse = parsers[format];
+    const handParsed = await best(
       RUNS,
       () => {
-        const documents: string[] = [];
-        for (let start = 0; start < fragments.length; start += ZIP_BATCH)
-          documents.push(open + fragments.slice(start, start + ZIP_BATCH).join(separator) + close);
-        return documents;
+        for (const f of fragments) parse(f);
+        return join();
       },
-      (documents) => {
-        if (documents.length !== ROWS / ZIP_BATCH) throw new Error('the hand-written join lost documents');
-      },
+      joined,
     );
     const expected = open + fragments.slice(0, ZIP_BATCH).join(separator) + close;
     const zip = await best(
@@ -157,15 +174,15 @@ async function zipBench(on: (dataset: Dataset, script: string) => Promise<Datase
     line(
       `ZIP COLUMN 'doc' FORMAT ${format} BATCH ${ZIP_BATCH}`,
       zip,
-      { label: 'the same join by hand', seconds: hand },
-      `goal: within 2x: ${zip / hand <= 2 ? 'met' : 'MISSED'}`,
+      { label: 'the same parse and join by hand', seconds: handParsed },
+      `goal: within 1.5x: ${zip / handParsed <= 1.5 ? 'met' : 'MISSED'}`,
     );
-    const share = check / zip;
+    line(`… the same join by hand, nothing parsed`, hand, { label: 'ZIP', seconds: zip });
     line(
       `… its check of the ${format} fragments alone`,
       check,
       undefined,
-      `${(share * 100).toFixed(0)}% of the statement; goal <= 25%: ${share <= 0.25 ? 'met' : 'MISSED'}`,
+      `${((check / zip) * 100).toFixed(0)}% of the statement`,
     );
   }
 }

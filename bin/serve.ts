@@ -79,7 +79,7 @@ async function serve(args: string[]): Promise<number> {
           : `triggered job failed: ${r.error.message}\n`,
       );
   });
-  const idempotency = new IdempotencyStore(workspace);
+  const idempotency = await IdempotencyStore.open(workspace);
   let listener;
   try {
     listener = await startListener({

@@ -4,6 +4,37 @@ export interface Position {
   line: number;
   column: number;
   offset: number;
+  /**
+   * Set where the text that starts here is a quoted literal's value: each `'` in it was written `''`
+   * in the script, so it takes two columns there (positionIn). Errors keep only line, column and offset.
+   */
+  quotesDoubled?: true;
+}
+
+/**
+ * Maps an index in a text to a script position, from where the text starts in the cell: lines follow
+ * its newlines, and a quote of a quoted literal's value counts as the two characters it was written as.
+ */
+export function positionIn(base: Position | undefined, text: string, index: number): Position | undefined {
+  if (!base) return undefined;
+  let { line, column, offset } = base;
+  const end = Math.min(index, text.length);
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    const width = c === 39 && base.quotesDoubled ? 2 : 1;
+    offset += width;
+    if (c === 10) {
+      line++;
+      column = 1;
+    } else column += width;
+  }
+  offset += Math.max(0, index - end);
+  return base.quotesDoubled ? { line, column, offset, quotesDoubled: true } : { line, column, offset };
+}
+
+/** A position as errors carry it. */
+function placed(position: Position | undefined): Position | undefined {
+  return position && { line: position.line, column: position.column, offset: position.offset };
 }
 
 export type ErrorKind =
@@ -28,6 +59,7 @@ export class ScriptError extends Error {
     public statement?: string,
   ) {
     super(message);
+    this.position = placed(position);
   }
 
   /**
@@ -43,7 +75,7 @@ export class ScriptError extends Error {
 
   /** Attaches position/statement when the thrower did not know them; keeps the innermost ones. */
   locate(position: Position | undefined, statement?: string): this {
-    if (!this.position && position) this.position = position;
+    if (!this.position && position) this.position = placed(position);
     if (!this.statement && statement) this.statement = statement;
     return this;
   }

@@ -13,7 +13,7 @@ import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
 import { atArgument } from '../at-argument';
 import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, statusCodes } from './http-options';
+import { bodyRetry, statusCodes, warnOfRetryAfter } from './http-options';
 import { pageRows, responseRow } from './select-http';
 import { floatsAsDecimal } from '../functions/json-format';
 
@@ -91,7 +91,10 @@ class Caller {
     this.headers = o.headers && bind(o.headers);
     this.contentType = o.contentType && evaluateText(o.contentType, ctx);
     this.plan = stmt.tx ? compileTx(stmt.tx.path.value, stmt.tx.path.pos) : undefined;
-    this.txOptions = { floatDecimal: floatsAsDecimal(ctx.session) };
+    // The one call of 'replace' or 'enhance' answers for the dataset: a plain path must find
+    // something in it; a join row's answer may have nothing for that row.
+    const oneCall = o.processing === 'replace' || o.processing === 'enhance';
+    this.txOptions = { floatDecimal: floatsAsDecimal(ctx.session), mustSelect: oneCall };
     this.retry = { body: bodyRetry(o, ctx) };
     this.continueOn = statusCodes(o.continueOnHttpError);
     const connection = this.connection;
@@ -122,7 +125,7 @@ class Caller {
         timeout: o.timeout,
       });
       const started = new Date();
-      const { response } = await sendWithRetries(request, this.transport, this.retry);
+      const { response } = await sendWithRetries(request, this.transport, this.retry, warnOfRetryAfter(ctx, request));
       await this.tracer?.record(request, response, started);
       if (response.status >= 400 && !this.continueOn.has(response.status))
         throw statusError(response, request.method, request.url);

@@ -15,9 +15,12 @@ export const applyTx: Command<ApplyTx> = async (stmt, input, ctx) => {
   const on = stmt.tx.on;
   const plan = compileTx(stmt.tx.path.value, stmt.tx.path.pos);
   const floatDecimal = floatsAsDecimal(ctx.session);
+  // Without ON each document is an answer the path must find; with ON a row's document may have
+  // nothing for it (the row stays).
+  const options = { floatDecimal, mustSelect: on === undefined };
   // With ON, what goes wrong is about that column: it is missing, or its documents do not parse.
   return atArgument(on, () =>
-    transformColumn(input, on ? on.value : documentColumn(input), plan, { floatDecimal }, on !== undefined),
+    transformColumn(input, on ? on.value : documentColumn(input), plan, options, on !== undefined),
   );
 };
 

@@ -1,6 +1,8 @@
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
-import type { RetryRules } from '../http/retry';
+import { describeCall, type HttpRequest } from '../http/request';
+import { retryAfterNotice, type Retry, type RetryRules } from '../http/retry';
+import type { CommandContext } from './command';
 import type { Scope } from '../scope';
 import type { RetryOptions, Text } from '../script/ast';
 
@@ -10,6 +12,14 @@ export function bodyRetry(o: RetryOptions, scope: Scope): RetryRules['body'] {
   const regex = o.retryOnRegex && userRegex(o.retryOnRegex);
   if (text === undefined && regex === undefined) return undefined;
   return { text, regex, path: o.retryPath?.value, count: o.retryCount ?? 1, intervalSeconds: o.retryInterval ?? 1 };
+}
+
+/** SELECT and APPLY HTTP warn before waiting on a server's Retry-After (the cell is quiet meanwhile). */
+export function warnOfRetryAfter(ctx: CommandContext, request: HttpRequest): (retry: Retry) => void {
+  return (retry) => {
+    const text = retryAfterNotice(describeCall(request.method, request.url), retry);
+    if (text !== undefined) ctx.emit({ kind: 'warning', text });
+  };
 }
 
 /** A regular expression the user wrote (THROW_ON_REGEX, RETRY_ONREGEX); a bad one is an error at its text. */

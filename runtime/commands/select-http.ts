@@ -15,7 +15,7 @@ import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan 
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, statusCodes } from './http-options';
+import { bodyRetry, statusCodes, warnOfRetryAfter } from './http-options';
 import { floatsAsDecimal } from '../functions/json-format';
 
 /**
@@ -54,6 +54,9 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
     rawCol: stmt.rawCol?.value,
     floatDecimal: floatsAsDecimal(session),
   };
+  // Only the first answer must have a plain path: a later page without it is the paging's end.
+  const firstPage: TxOptions = { ...txOptions, mustSelect: true };
+  let pagesRead = 0;
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
   const calls = new PageCalls(stmt, ctx, Object.keys(http?.headers ?? {}));
@@ -69,8 +72,9 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
         txOptions.floatDecimal,
         async (page) => {
           recordLastHttp(ctx.run, page);
+          const options = pagesRead++ === 0 ? firstPage : txOptions;
           const data = calls.rows(() =>
-            plan ? pageRows(page, plan, txOptions) : responseRow(page, o.returnBytes ?? false),
+            plan ? pageRows(page, plan, options) : responseRow(page, o.returnBytes ?? false),
           );
           if (!data) return { records: () => 0, stop: true };
           const records = plan ? () => data.rowCount : () => page.bodyRecords();
@@ -109,7 +113,7 @@ class PageCalls {
 
   constructor(
     private readonly stmt: SelectHttp,
-    ctx: CommandContext,
+    private readonly ctx: CommandContext,
     connectionHeaders: string[],
   ) {
     const o = stmt.options;
@@ -122,7 +126,12 @@ class PageCalls {
   async send(request: HttpRequest): Promise<HttpResponse | undefined> {
     try {
       const started = new Date();
-      const { response } = await sendWithRetries(request, this.transport, this.retry);
+      const { response } = await sendWithRetries(
+        request,
+        this.transport,
+        this.retry,
+        warnOfRetryAfter(this.ctx, request),
+      );
       await this.tracer?.record(request, response, started);
       if (response.status < 400) return response;
       if (!this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);

@@ -1,6 +1,6 @@
 import type { Node } from '@xmldom/xmldom';
 import type { Dataset } from '../dataset/dataset';
-import { ScriptError } from '../errors';
+import { ScriptError, type Position } from '../errors';
 import { exactText, isExact, parseJson, stringifyJson } from './json';
 import { compilePath, type DocKind, type PathPart } from './path';
 import { documentRecords } from './records';
@@ -32,10 +32,11 @@ export interface DocumentOptions {
   source?: string;
   /**
    * A plain path (names and indexes: no wildcard, filter or predicate) that selects no node is an
-   * error naming it (the webhook's rootpath): it names something the document does not have, where a
-   * path to an empty array selects the array, and a wildcard or filter may rightly match nothing.
+   * error naming it as `name` ('rootpath', 'APPLY TX path'), at `pos`: it names something the
+   * document does not have, where a path to an empty array selects the array, and a wildcard or
+   * filter may rightly match nothing.
    */
-  mustSelect?: boolean;
+  mustSelect?: { name: string; pos?: Position };
 }
 
 /** A parsed document: JSON values, or an xmldom Document. */
@@ -93,8 +94,9 @@ export function selectDataset(
 ): Dataset {
   if (options.mustSelect && selectsNoNode(root, kind, parts[0]))
     throw new ScriptError(
-      `rootpath '${parts.map((p) => p.text).join(' || ')}' selects nothing in ${options.source ?? 'the document'} (a path to an empty array selects the array: 0 rows)`,
+      `${options.mustSelect.name} '${parts.map((p) => p.text).join(' || ')}' selects nothing in ${options.source ?? 'the document'} (a path to an empty array selects the array: 0 rows)`,
       'semantic',
+      options.mustSelect.pos,
     );
   const { records, raws } = documentRecords(root, kind, parts, options.rawCol !== undefined);
   return recordsToDataset(records, {

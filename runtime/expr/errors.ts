@@ -1,21 +1,10 @@
-import { ScriptError, type ErrorKind, type Position } from '../errors';
+import { positionIn, ScriptError, type ErrorKind, type Position } from '../errors';
 
 /** What an expression error needs to point at the right place: the text and where it sits in the cell. */
 export interface ErrorContext {
   source: string;
   /** Position of the expression's first character in the cell; absent when it has none (a setting). */
   at?: Position;
-}
-
-/** Maps an offset inside the expression to a cell position (line/column follow newlines inside it). */
-export function positionIn(context: ErrorContext, offset: number): Position | undefined {
-  const at = context.at;
-  if (!at) return undefined;
-  const before = context.source.slice(0, offset);
-  const lastNewline = before.lastIndexOf('\n');
-  if (lastNewline < 0) return { line: at.line, column: at.column + offset, offset: at.offset + offset };
-  const lines = before.split('\n').length - 1;
-  return { line: at.line + lines, column: offset - lastNewline, offset: at.offset + offset };
 }
 
 const QUOTED = 80;
@@ -39,5 +28,5 @@ export function exprError(
   kind: ErrorKind = 'syntax',
 ): ScriptError {
   const where = `at character ${offset + 1} of expression '${excerpt(context.source, offset)}'`;
-  return new ScriptError(`${reason} (${where})`, kind, positionIn(context, offset));
+  return new ScriptError(`${reason} (${where})`, kind, positionIn(context.at, context.source, offset));
 }

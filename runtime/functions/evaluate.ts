@@ -1,20 +1,12 @@
 import { Dataset } from '../dataset/dataset';
 import { STRING, type Column, type ColumnType, type Value } from '../dataset/types';
 import { insideStrings, OPERATOR_STYLE, styledField, type FieldStyle } from './field-style';
-import { ScriptError, type Position } from '../errors';
+import { positionIn, ScriptError, type Position } from '../errors';
 import type { Text } from '../script/ast';
 import type { Scope } from '../scope';
 import { expressionEngine } from './engines';
 import { inferType } from '../dataset/convert';
-import {
-  parseTemplate,
-  positionIn,
-  type Arg,
-  type CallPart,
-  type FieldPart,
-  type Part,
-  type VariablePart,
-} from './parse';
+import { parseTemplate, type Arg, type CallPart, type FieldPart, type Part, type VariablePart } from './parse';
 import { FunctionError, type BinaryPrefix, type CallContext } from './types';
 import { formatValue } from '../dataset/format-value';
 import { displayValue, fieldText } from './values';

@@ -1,4 +1,4 @@
-import { ScriptError, type Position } from '../errors';
+import { positionIn, ScriptError, type Position } from '../errors';
 import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from '../script/limits';
 import { findFunction, suggestFunction } from './registry';
 import type { BinaryPrefix, FunctionDef } from './types';
@@ -67,20 +67,6 @@ const IDENT_START = /[A-Za-z_]/;
 const VARIABLE = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
 const IDENT = /[A-Za-z0-9_.]/;
 const FIELD = /^\s*(?:(ascii|base64|hex|utf8|unicode)\s*:\s*)?([^{}\r\n]*?[^{}\s][^{}\r\n]*?)\s*$/i;
-
-/** Maps an index in the text to a script position, from where the text starts in the cell. */
-export function positionIn(base: Position | undefined, text: string, index: number): Position | undefined {
-  if (!base) return undefined;
-  let line = base.line;
-  let column = base.column;
-  for (let i = 0; i < index && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      column = 1;
-    } else column++;
-  }
-  return { line, column, offset: base.offset + index };
-}
 
 class Parser {
   constructor(

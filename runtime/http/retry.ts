@@ -20,6 +20,14 @@ export interface RetryRules {
   body?: { text?: string; regex?: RegExp; path?: string; count: number; intervalSeconds: number };
 }
 
+/** A repeat about to be made: why, and how long it waits first. */
+export interface Retry {
+  why: string;
+  seconds: number;
+  /** What the answer's Retry-After asked, when the wait comes from it (`seconds` may be less: a cap). */
+  asked?: number;
+}
+
 export interface Attempted {
   response: HttpResponse;
   /** How many times the call was repeated (0: it succeeded or failed the first time). */
@@ -40,7 +48,7 @@ export async function sendWithRetries(
   request: HttpRequest,
   call: CallContext,
   rules: RetryRules,
-  onRetry?: (why: string) => void,
+  onRetry?: (retry: Retry) => void,
 ): Promise<Attempted> {
   let policyRetries = 0;
   let bodyRetries = 0;
@@ -59,8 +67,10 @@ export async function sendWithRetries(
     const body = rules.body;
     if (!rules.policy && body && bodyRetries < body.count && throttled(response)) {
       bodyRetries++;
-      onRetry?.(`HTTP ${response!.status}`);
-      await sleep(Math.min(retryAfter(response)!, MAX_BODY_RETRY_AFTER_SECONDS), call.signal);
+      const asked = retryAfter(response)!;
+      const wait = Math.min(asked, MAX_BODY_RETRY_AFTER_SECONDS);
+      onRetry?.({ why: `HTTP ${response!.status}`, seconds: wait, asked });
+      await sleep(wait, call.signal);
       continue;
     }
     if (transient) {
@@ -73,18 +83,29 @@ export async function sendWithRetries(
       if (asked !== undefined && asked > MAX_RETRY_AFTER_SECONDS) return { response: response!, retries };
       const wait = asked ?? backoff(policy, policyRetries);
       policyRetries++;
-      onRetry?.(failure !== undefined ? failure.message : `HTTP ${response!.status}`);
+      onRetry?.({ why: failure !== undefined ? failure.message : `HTTP ${response!.status}`, seconds: wait, asked });
       await sleep(wait, call.signal);
       continue;
     }
     if (body && bodyRetries < body.count && asksToRetry(response!, body)) {
       bodyRetries++;
-      onRetry?.('the response asked to retry');
+      onRetry?.({ why: 'the response asked to retry', seconds: body.intervalSeconds });
       await sleep(body.intervalSeconds, call.signal);
       continue;
     }
     return { response: response!, retries };
   }
+}
+
+/**
+ * What a read or a join says before it waits on a server's Retry-After, which may keep the cell quiet
+ * for up to a minute: the call, what the server asked and how long the wait is; undefined for a wait
+ * no Retry-After set.
+ */
+export function retryAfterNotice(call: string, { why, seconds, asked }: Retry): string | undefined {
+  if (asked === undefined) return undefined;
+  const cap = asked > seconds ? ` (${MAX_BODY_RETRY_AFTER_SECONDS} s at most)` : '';
+  return `${why} from ${call}: Retry-After ${Math.round(asked)} s; trying again in ${Math.round(seconds)} s${cap}`;
 }
 
 /** Seconds before retry `attempt` (0-based) of a WITH RETRY policy; PUSH INTO DRIVE waits the same way. */

@@ -145,7 +145,8 @@ export class Grammar extends EmbeddedActionsParser {
   };
 
   private textOf(t: IToken): Text {
-    if (t.tokenType === StringLit) return { value: unquote(t.image), form: 'quoted', pos: this.pos(t.startOffset + 1) };
+    if (t.tokenType === StringLit)
+      return { value: unquote(t.image), form: 'quoted', pos: { ...this.pos(t.startOffset + 1), quotesDoubled: true } };
     if (t.tokenType === Block) return { value: t.image.slice(1, -1), form: 'block', pos: this.pos(t.startOffset + 1) };
     return { value: t.image, form: 'bare', pos: this.pos(t.startOffset) };
   }

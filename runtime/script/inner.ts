@@ -80,8 +80,9 @@ export interface ColumnSpec {
 
 /**
  * ADD COLUMN's `'[type] name=default'` (`raw` is the string's content before unescaping) or the
- * `(name='default')` block. The default is everything after the first `=`, trimmed; in the block form
- * a quoted default is unquoted. No `=`: the default is ''.
+ * `(name='default')` block. The default is everything after the first `=`, trimmed, up to a second
+ * column's `, name=` (refused, `secondColumn`); in the block form a quoted default is unquoted. No `=`:
+ * the default is ''.
  */
 export function columnSpec(raw: string, offset: number, form: 'quoted' | 'block', at: Locate, fail: Fail): ColumnSpec {
   const eq = raw.indexOf('=');
@@ -94,17 +95,21 @@ export function columnSpec(raw: string, offset: number, form: 'quoted' | 'block'
   const lead = /^\s*/.exec(after)![0].length;
   const value = after.slice(lead).trimEnd();
   const valueOffset = offset + eq + 1 + lead;
-  if (form === 'quoted') {
-    spec.default = { value: unescapeQuotes(value), form: 'quoted', pos: at(valueOffset) };
-    return spec;
-  }
-  const quoted = value.length >= 2 && value.startsWith("'") && value.endsWith("'");
+  // The quoted form's default is never itself quoted, so it is scanned as a bare one; on the raw
+  // text, so that the caret stays on the comma whatever doubled quotes come before it.
+  const quoted = form === 'block' && value.length >= 2 && value.startsWith("'") && value.endsWith("'");
   const second = secondColumn(value, quoted);
-  if (second)
+  if (second) {
+    const escape = form === 'quoted' ? `; a default holding ', name=' is written (${name}='…')` : '';
     fail(
-      `one column per ADD COLUMN; write two statements (a second column '${second.head}' starts after this comma)`,
+      `one column per ADD COLUMN; write two statements (a second column '${second.head}' starts after this comma)${escape}`,
       valueOffset + second.comma,
     );
+  }
+  if (form === 'quoted') {
+    spec.default = { value: unescapeQuotes(value), form: 'quoted', pos: { ...at(valueOffset), quotesDoubled: true } };
+    return spec;
+  }
   spec.default = quoted
     ? { value: unescapeQuotes(value.slice(1, -1)), form: 'quoted', pos: at(valueOffset + 1) }
     : { value, form: 'bare', pos: at(valueOffset) };
@@ -115,12 +120,12 @@ export function columnSpec(raw: string, offset: number, form: 'quoted' | 'block'
 const NEXT_COLUMN = /^\s*,\s*((?:[^\s=',()]+(?:\([^)]*\))?\s+)?(?:\[[^\]]+\]|[^\s=',()[\]]+))\s*=/;
 
 /**
- * The block form's default runs to the block's end, and its quotes are not doubled (so
- * `@sql(IIF(x, 'a', 'b'))` reads as written). `(a='1', b='2')` would therefore be one column `a`
- * holding `1', b='2`: a comma outside parentheses that follows the default's closing quote (or, for a
- * bare default, any such comma) and is followed by `name=` starts a second column, which the spec's
- * shape does not have. Parentheses are counted over the whole text: a quote inside `@sql(…)` is
- * never a default's end.
+ * A default runs to the end of its string or block (in the block form its quotes are not doubled, so
+ * `@sql(IIF(x, 'a', 'b'))` reads as written). `(a='1', b='2')` or `'a=1, b=2'` would therefore be one
+ * column `a` holding `1', b='2` or `1, b=2`: a comma outside parentheses that follows a block default's
+ * closing quote (or, for any other default, any such comma) and is followed by `name=` starts a second
+ * column, which the spec's shape does not have. Any other comma is the default's text (`'note=a, b'`).
+ * Parentheses are counted over the whole text: a quote inside `@sql(…)` is never a default's end.
  */
 function secondColumn(value: string, quoted: boolean): { comma: number; head: string } | undefined {
   let depth = 0;

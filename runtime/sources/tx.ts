@@ -35,6 +35,11 @@ export interface TxOptions {
   source?: string;
   /** The response's media type, which says JSON or XML before the text is sniffed. */
   mediaType?: string;
+  /**
+   * A plain path that selects nothing is an error naming it, at the path (DocumentOptions.mustSelect):
+   * set where the document is the whole answer, not a row's own document nor a later page.
+   */
+  mustSelect?: boolean;
 }
 
 /** JSON or XML: by media type, else by the first character. `source` names the document in errors. */
@@ -77,7 +82,11 @@ export function transformParsed(
   plan: Extract<TxPlan, { kind: 'path' }>,
   options: TxOptions,
 ): Dataset {
-  return selectDataset(root, kind, pathFor(plan, kind), options);
+  const { mustSelect, ...read } = options;
+  return selectDataset(root, kind, pathFor(plan, kind), {
+    ...read,
+    mustSelect: mustSelect ? { name: 'APPLY TX path', pos: plan.pos } : undefined,
+  });
 }
 
 /**

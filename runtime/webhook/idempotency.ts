@@ -57,7 +57,14 @@ export class IdempotencyStore {
   /** The look for expired files under way, if any: one at a time. */
   private trimming = Promise.resolve();
 
-  constructor(workspace: string) {
+  /** The store of a workspace, its expired files removed. */
+  static async open(workspace: string): Promise<IdempotencyStore> {
+    const store = new IdempotencyStore(workspace);
+    await store.trim();
+    return store;
+  }
+
+  private constructor(workspace: string) {
     this.folder = join(workspace, 'webhook', 'idempotency');
     const since = Date.now() - IDEMPOTENCY_WINDOW_MS;
     const live = (e: Entry) => e.at >= since;
@@ -65,11 +72,8 @@ export class IdempotencyStore {
     this.migrate(join(workspace, 'webhook', 'idempotency.jsonl'), live);
     for (const name of existsSync(this.folder) ? readdirSync(this.folder).sort() : []) {
       const hour = hourOf(name);
-      if (hour === undefined) continue;
-      if (expired(hour)) {
-        rmSync(join(this.folder, name), { force: true });
-        continue;
-      }
+      // An expired hour's file is left to `trim`, which `open` runs next.
+      if (hour === undefined || expired(hour)) continue;
       for (const e of this.fileOf(hour).read().filter(live)) this.remember(e);
     }
   }
@@ -137,7 +141,12 @@ export class IdempotencyStore {
 
   /** Removes the files whose every answer left the window, whoever wrote them. */
   private async trim(): Promise<void> {
-    for (const name of await readdir(this.folder)) {
+    const names = await readdir(this.folder).catch((e: NodeJS.ErrnoException) => {
+      // No answer was ever filed in this workspace.
+      if (e.code === 'ENOENT') return [];
+      throw e;
+    });
+    for (const name of names) {
       const hour = hourOf(name);
       if (hour === undefined || !expired(hour)) continue;
       this.files.delete(hour);

@@ -1,3 +1,4 @@
+import { XMLValidator } from 'fast-xml-parser';
 import type { Column } from '../dataset/types';
 import type { DocFormat } from '../script/ast';
 import { CRLF } from './csv';
@@ -86,34 +87,41 @@ function frame({ open, separator, terminator, close }: Framing, records: readonl
 
 /**
  * Why a ZIP fragment cannot stand in a document of `format` as it is, or undefined when it can. ZIP
- * joins fragments verbatim, so a plain text, or a fragment of the other format, would make a document
- * no reader accepts. The check is cheap: a JSON fragment bracketed by `{}`, `[]` or `""` (what FORMAT
- * JSON and text writers produce) is taken on its first and last characters, anything else must parse
- * (numbers, true, false, null); an XML fragment must be elements (start with `<`, end with `>`) and
- * not carry its own XML declaration, or be blank. CSV records are any text.
+ * joins fragments verbatim, so a plain text, a fragment of the other format or a malformed one
+ * would make a document no reader accepts. A JSON fragment must parse as one JSON value; an XML
+ * fragment must be elements (start with `<`, end with `>`, so not a bare text), without an XML
+ * declaration of its own, that are well-formed inside the document's root element — or be blank.
+ * CSV records are any text. The reason given ends with the parser's own words.
  */
 export function fragmentProblem(format: DocFormat, fragment: string): string | undefined {
   if (format === 'CSV') return undefined;
+  if (format === 'JSON') {
+    try {
+      JSON.parse(fragment);
+      return undefined;
+    } catch (e) {
+      // V8 echoes a piece of the text, which the error already shows (shortened).
+      const reason = (e as Error).message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/, '');
+      return `is not a JSON value (${reason}); ZIP FORMAT JSON needs one per row, as ADD COLUMN … FORMAT JSON writes them`;
+    }
+  }
   let first = 0;
   let last = fragment.length - 1;
   while (first <= last && fragment.charCodeAt(first) <= 32) first++;
   while (last > first && fragment.charCodeAt(last) <= 32) last--;
-  const open = fragment[first];
-  const close = fragment[last];
-  if (format === 'XML') {
-    if (first > last) return undefined;
-    if (open === '<' && close === '>' && !fragment.startsWith('<?xml', first)) return undefined;
-    return 'is not an XML fragment (ZIP FORMAT XML needs elements, as ADD COLUMN … FORMAT XML writes them)';
-  }
-  if (
-    last > first &&
-    ((open === '{' && close === '}') || (open === '[' && close === ']') || (open === '"' && close === '"'))
-  )
-    return undefined;
-  try {
-    JSON.parse(fragment);
-    return undefined;
-  } catch {
-    return 'is not a JSON value (ZIP FORMAT JSON needs one per row, as ADD COLUMN … FORMAT JSON writes them)';
-  }
+  if (first > last) return undefined;
+  const reason =
+    fragment[first] !== '<' || fragment[last] !== '>'
+      ? 'it does not start with an element'
+      : fragment.startsWith('<?xml', first)
+        ? 'it has an XML declaration of its own'
+        : xmlProblem(fragment);
+  if (reason === undefined) return undefined;
+  return `is not an XML fragment (${reason}); ZIP FORMAT XML needs elements, as ADD COLUMN … FORMAT XML writes them`;
+}
+
+/** What the XML validator finds wrong with the fragment inside the document's root element. */
+function xmlProblem(fragment: string): string | undefined {
+  const verdict = XMLValidator.validate(`<${XML_ROOT}>${fragment}</${XML_ROOT}>`);
+  return verdict === true ? undefined : verdict.err.msg;
 }

@@ -1,6 +1,5 @@
-import { ScriptError, type Position } from '../errors';
+import { positionIn, ScriptError, type Position } from '../errors';
 import { formatDate } from '../functions/dotnet-format/date';
-import { positionIn } from '../functions/parse';
 import type { DocFormat } from '../script/ast';
 import { writerOptions, type BytesEncoding, type WriterOptions } from './options';
 

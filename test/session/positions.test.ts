@@ -115,3 +115,16 @@ test('errors without an argument still point at their statement', async () => {
   await assertCaret(s, `${ITEMS}§ADD COLUMN 'id=1';`, /already exists/);
   await assertCaret(s, "PRINT 'a';\n§APPLY TX '$';", /empty|payload/);
 });
+
+test("a caret inside a quoted string stays on its word after doubled quotes ('') before it", async () => {
+  const s = newSession();
+  await assertCaret(
+    s,
+    `${ITEMS}ADD COLUMN 'x' FORMAT JSON OPTIONS 'date:yyyy''T''HH §nokey:1';`,
+    /unknown key 'nokey'/,
+  );
+  await assertCaret(s, `${ITEMS}ADD COLUMN 'x' FORMAT CSV OPTIONS 'date:''at'' HH\n ''h''  §skip:-1';`, /skip must be/);
+  await assertCaret(s, "PRINT 'it''s ''x'' §#nosuch()';", /unknown function #nosuch/);
+  await assertCaret(s, `${ITEMS}APPLY FILTER 'name = ''lamp'' AND §nope > 1';`, /nope/);
+  await assertCaret(s, `${ITEMS}ADD COLUMN 'label=@sql(IIF(id > 1, ''a'', §nope))';`, /nope/);
+});

@@ -111,3 +111,80 @@ test("APPLY TX '$.data.customers[*]' gives one row per customer, as '$.data.cust
   assert.deepEqual(plain(await byPath('$.data.customers.*')), plain(all));
   assert.deepEqual(plain(await byPath('$.data.customers[*].city')), [['Oslo'], ['Rome'], ['Lima']]);
 });
+
+test('a plain path that selects nothing in an HTTP answer is an error naming it, as the webhook rootpath is; a wildcard, filter or empty array is 0 rows', async () => {
+  const server = await startHttpServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const page = Number(url.searchParams.get('page') ?? 1);
+    // The last page of /paged leaves `data` out: the API's way to say the pages ended.
+    if (url.pathname === '/paged') return sendJson(res, page <= 2 ? { data: [{ id: page }] } : { done: true });
+    if (url.pathname === '/who') return sendJson(res, [{ who: 'a' }, { who: 'b' }]);
+    if (url.pathname === '/crm/a') return sendJson(res, { data: { segment: 'gold' } });
+    if (url.pathname === '/crm/b') return sendJson(res, { error: 'unknown' });
+    if (url.pathname === '/xml') {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end('<order><items/></order>');
+      return;
+    }
+    sendJson(res, { data: { items: [], list: [{ id: 1, active: false }] } });
+  });
+  const { session } = sessionWith();
+  after(async () => {
+    await session.close();
+    await server.close();
+  });
+  const refused: [string, string, string][] = [
+    [`SELECT * FROM HTTP (GET ${server.url}/d) APPLY TX '§$.data.itemz';`, '$.data.itemz', 'GET '],
+    [`SELECT * FROM HTTP (GET ${server.url}/d) APPLY TX (§data.list[3]);`, 'data.list[3]', 'GET '],
+    [`SELECT * FROM HTTP (GET ${server.url}/xml) APPLY TX '§/order/items/item';`, '/order/items/item', 'GET '],
+    [`SELECT * FROM HTTP (GET ${server.url}/d);\nAPPLY TX '§data.itemz';`, 'data.itemz', 'row 1 of payload'],
+    [
+      `SELECT * FROM HTTP (GET ${server.url}/d);\nAPPLY HTTP (GET ${server.url}/d) APPLY TX '§data.nope' WITH PROCESSING 'replace';`,
+      'data.nope',
+      'GET ',
+    ],
+  ];
+  for (const [marked, path, where] of refused) {
+    const script = marked.replace('§', '');
+    const before = marked.slice(0, marked.indexOf('§')).split('\n');
+    await assert.rejects(
+      session.run(script),
+      (e: Error & { position?: { line: number; column: number } }) => {
+        assert.match(
+          e.message,
+          new RegExp(`^APPLY TX path '${path.replace(/[$.[\]]/g, '\\$&')}' selects nothing in ${where}`),
+        );
+        assert.match(e.message, /a path to an empty array selects the array: 0 rows/);
+        assert.deepEqual(
+          [e.position?.line, e.position?.column],
+          [before.length, before[before.length - 1].length + 1],
+          script,
+        );
+        return true;
+      },
+      script,
+    );
+  }
+  const none = [
+    `SELECT * FROM HTTP (GET ${server.url}/d) APPLY TX '$.data.items';`,
+    `SELECT * FROM HTTP (GET ${server.url}/d) APPLY TX '$.data.list[?(@.active)]';`,
+    `SELECT * FROM HTTP (GET ${server.url}/d) APPLY TX '$.data.items[*]';`,
+    `SELECT * FROM HTTP (GET ${server.url}/xml) APPLY TX '/order/items/*';`,
+  ];
+  for (const script of none) assert.equal((await load(session, script)).rowCount, 0, script);
+  // Pages after the first may leave the path out (the paging ends), and a row's own answer or
+  // document may have nothing for it (APPLY TX … ON, joins keep or drop that row as documented).
+  const paged = await load(session, `SELECT * FROM HTTP (GET ${server.url}/paged) APPLY TX 'data' WITH PAGING 'page';`);
+  assert.deepEqual(plain(paged), [[1], [2]]);
+  const joined = await load(
+    session,
+    `SELECT * FROM HTTP (GET ${server.url}/who) APPLY TX '$';
+     APPLY HTTP (GET ${server.url}/crm/{{who}}) APPLY TX 'data' WITH PROCESSING 'left join';`,
+  );
+  assert.deepEqual(plain(joined), [
+    ['a', 'gold'],
+    ['b', null],
+  ]);
+  const carried = await load(session, `SELECT * FROM HTTP (GET ${server.url}/crm/b);\nAPPLY TX 'data' ON 'payload';`);
+  assert.equal(carried.rowCount, 1);
+});

@@ -2,6 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
 import { Dataset } from '../../runtime/dataset/dataset';
 import type { Session } from '../../runtime/session';
@@ -629,24 +630,46 @@ test('with RETRY options, a 429 or 503 with Retry-After (seconds or an HTTP date
   assert.equal(calls.get('/limited/1'), 3);
 });
 
-test('a Retry-After wait of RETRY options is cut short by cancelling the statement', async () => {
-  let answered!: () => void;
-  const sent = new Promise<void>((resolve) => (answered = resolve));
+test('a Retry-After wait of RETRY options is said in a warning, at most 60 s, and cut short by cancelling the statement', async () => {
+  const hourAhead = () => new Date(Date.now() + 3_600_000).toUTCString();
   const { server, session } = await setup((req, res) => {
-    res.on('finish', answered);
-    sendJson(res, { error: 'come back in an hour' }, 429, { 'retry-after': '3600' });
+    const path = new URL(req.url, 'http://x').pathname;
+    const asked = path.endsWith('/date') ? hourAhead() : path.endsWith('/short') ? '30' : '3600';
+    sendJson(res, { error: 'come back later' }, 429, { 'retry-after': asked });
   });
-  const controller = new AbortController();
-  const run = session.run(`SELECT * FROM HTTP (GET ${server.url}/later) WITH RETRY_ON 'queued';`, {
-    signal: controller.signal,
-  });
-  await sent;
-  // Most likely inside the wait by now (up to 60 s); a cancel landing earlier ends the call instead.
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  controller.abort();
-  await assert.rejects(run, (e: Error & { kind?: string }) => {
-    assert.equal(e.kind, 'cancelled');
-    return true;
-  });
-  assert.equal(server.requests.length, 1);
+  /** Runs `script`, cancels it at the first warning (the wait has begun); returns that warning. */
+  const warnedThenCancelled = async (script: string) => {
+    const controller = new AbortController();
+    const warnings: string[] = [];
+    let error: ScriptError | undefined;
+    for await (const r of session.execute(script, { signal: controller.signal })) {
+      if (r.kind === 'warning') {
+        warnings.push(r.text);
+        controller.abort();
+      }
+      if (r.kind === 'error') error = r.error;
+    }
+    assert.equal(error?.kind, 'cancelled', script);
+    assert.equal(warnings.length, 1, script);
+    return warnings[0];
+  };
+  const read = (path: string) => `SELECT * FROM HTTP (GET ${server.url}${path}) WITH RETRY_ON 'queued' RETRY_COUNT 1;`;
+  assert.match(
+    await warnedThenCancelled(read('/later')),
+    /^HTTP 429 from GET http:\/\/127\.0\.0\.1:\d+\/later: Retry-After 3600 s; trying again in 60 s \(60 s at most\)$/,
+  );
+  assert.match(
+    await warnedThenCancelled(read('/later/date')),
+    /\/later\/date: Retry-After 3[56]\d\d s; trying again in 60 s \(60 s at most\)$/,
+  );
+  assert.match(await warnedThenCancelled(read('/short')), /\/short: Retry-After 30 s; trying again in 30 s$/);
+  session.setDataset(Dataset.fromRows([{ name: 'id', type: { base: 'int' } }], [[1]]));
+  assert.match(
+    await warnedThenCancelled(
+      `APPLY HTTP (GET ${server.url}/later/{{id}}) WITH PROCESSING 'left join' RETRY_ON 'queued' RETRY_COUNT 1;`,
+    ),
+    /\/later\/1: Retry-After 3600 s; trying again in 60 s \(60 s at most\)$/,
+  );
+  // Each cancelled during its wait: none was tried a second time.
+  assert.equal(server.requests.length, 4);
 });

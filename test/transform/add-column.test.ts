@@ -108,6 +108,41 @@ test("(name='default') holds one column: a second one is refused at its comma, q
   assert.deepEqual(column(dataset, 'quoted'), ["it's, ok", "it's, ok"]);
 });
 
+test("'name=default' holds one column too: a comma followed by name= is refused, other commas are text", async () => {
+  const s = sessionWith(orderColumns, orders().slice(0, 2));
+  // § marks the comma the caret must point at; doubled quotes before it must not move the caret.
+  const cases = [
+    "ADD COLUMN 'a=1§, b=2'",
+    "ADD COLUMN 'a=''x''§, int b=''2'''",
+    "ADD COLUMN 'a=@sql(IIF(qty > 2, ''x'', ''y''))§, [b c]=2'",
+    "ADD COLUMN 'a=x=1§, b=2'",
+  ];
+  for (const marked of cases) {
+    const script = marked.replace('§', '');
+    const e = await failure(s, script);
+    assert.match(
+      e.message,
+      /one column per ADD COLUMN; write two statements \(a second column '[^']*b[^']*' starts after this comma\); a default holding ', name=' is written \(a='…'\)/,
+      script,
+    );
+    assert.equal(e.position?.column, marked.indexOf('§') + 1, script);
+  }
+  const { dataset } = await run(
+    s,
+    `ADD COLUMN 'note=a, b';
+     ADD COLUMN 'where=Main St, Springfield';
+     ADD COLUMN 'label=@sql(IIF(qty > 2, ''x, y=1'', ''z''))';
+     ADD COLUMN 'list=#isnull(null, y=z)';
+     ADD COLUMN (pair='x=1, y=2')`,
+  );
+  assert.deepEqual(column(dataset, 'note'), ['a, b', 'a, b']);
+  assert.deepEqual(column(dataset, 'where'), ['Main St, Springfield', 'Main St, Springfield']);
+  assert.deepEqual(column(dataset, 'label'), ['x, y=1', 'z']);
+  assert.deepEqual(column(dataset, 'list'), ['y=z', 'y=z']);
+  assert.deepEqual(column(dataset, 'pair'), ['x=1, y=2', 'x=1, y=2']);
+  assert.equal(dataset.columns.length, orderColumns.length + 5);
+});
+
 test('an existing column is an error (spec 7) unless IGNORE_IF_EXISTS or OR ALTER', async () => {
   const s = sessionWith(orderColumns, orders());
   const e = await failure(s, "ADD COLUMN 'QTY=1'");

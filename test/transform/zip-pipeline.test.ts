@@ -94,6 +94,38 @@ test('ZIP JSON/XML refuse fragments that are not JSON values / XML elements, nam
   assert.deepEqual(e.position, { line: 2, column: 15, offset: 27 });
 });
 
+test("ZIP JSON/XML parse each fragment: a bracketed but malformed one is refused with the parser's reason", async () => {
+  const s = sessionWith(orderColumns, orders());
+  // Row 2 is the first bad one: each fragment is parsed, not judged by its two ends.
+  const bad = async (format: 'JSON' | 'XML', row1: string, row2: string) => {
+    await run(s, `ADD OR ALTER COLUMN (doc='@sql(IIF(id = 1, '${row1}', '${row2}'))')`);
+    return (await failure(s, `ZIP COLUMN 'doc' FORMAT ${format}`)).message;
+  };
+  for (const [row1, row2] of [
+    ['{"a":1}', '{oops}'],
+    ['[1]', '[1,]'],
+    ['"x"', '"a" "b"'],
+    ['{"a":1}', '{"a":1},{"b":2}'],
+  ])
+    assert.match(
+      await bad('JSON', row1, row2),
+      new RegExp(`^column 'doc', row 2: '${row2.replace(/[[\]{}]/g, '\\$&')}' is not a JSON value \\(.+\\)`),
+      row2,
+    );
+  for (const [row1, row2] of [
+    ['<a/>', '<a>'],
+    ['<a>1</a>', '<a></b>'],
+    ['<a/>', '<a>x & y</a>'],
+    ['<a/>', '<a b="1" b="2"/>'],
+    ['<a/>', '</root><root>'],
+  ])
+    assert.match(
+      await bad('XML', row1, row2),
+      new RegExp(`^column 'doc', row 2: '.*' is not an XML fragment \\(.+\\)`),
+      row2,
+    );
+});
+
 test('ZIP JSON/XML keep every fragment that is a JSON value / XML elements', async () => {
   let { dataset } = await run(sessionWith(orderColumns, orders()), "ZIP COLUMN 'price' FORMAT JSON");
   assert.deepEqual(JSON.parse(column(dataset, 'price')[0] as string), [2.5, 10, 7.25]);
