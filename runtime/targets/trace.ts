@@ -81,18 +81,16 @@ export class Tracer {
 
   /** Records one call; the rows go to the table in batches. */
   async record(request: HttpRequest, response: HttpResponse | undefined, started: Date): Promise<void> {
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(request.headers))
-      headers[k] = SECRET_HEADER.test(k) || this.connectionHeaders.has(k.toLowerCase()) ? MASK : v;
     const row: Value[] = [
       started,
       request.method,
       describeCall(request.method, request.url).slice(request.method.length + 1),
       response ? response.status : null,
       response ? Math.round(response.elapsedMs) : null,
-      JSON.stringify(headers),
+      JSON.stringify(masked(request.headers, this.connectionHeaders)),
       request.body ?? null,
-      response ? JSON.stringify(response.headers) : null,
+      // An answer's secrets too: a session cookie set by a login, a token an API hands out.
+      response ? JSON.stringify(masked(response.headers)) : null,
       response && this.spec.withPayload ? decodeBody(response) : null,
     ];
     if (this.spec.addTrackingFields)
@@ -119,4 +117,14 @@ export class Tracer {
     }, this.signal);
     this.prepared = true;
   }
+}
+
+/** Headers with the values of secret-named ones, and of those named in `also` (lower case), as `****`. */
+function masked(
+  headers: Readonly<Record<string, string>>,
+  also: ReadonlySet<string> = new Set(),
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) out[k] = SECRET_HEADER.test(k) || also.has(k.toLowerCase()) ? MASK : v;
+  return out;
 }
