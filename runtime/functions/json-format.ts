@@ -38,7 +38,8 @@ export function setJsonSettings(pairs: string[], env: SessionEnv): void {
       throw new FunctionError(`'${pair.trim()}' is not key:value (keys: ${Object.keys(JSON_SETTINGS).join(', ')})`);
     const key = pair.slice(0, colon).trim().toLowerCase();
     const value = pair.slice(colon + 1).trim();
-    const allowed = JSON_SETTINGS[key];
+    // Own keys only: `constructor` or `__proto__` would find Object's members.
+    const allowed = Object.hasOwn(JSON_SETTINGS, key) ? JSON_SETTINGS[key] : undefined;
     if (!allowed) throw new FunctionError(`unknown setting '${key}' (keys: ${Object.keys(JSON_SETTINGS).join(', ')})`);
     if (allowed !== 'any' && !allowed.includes(value.toLowerCase()))
       throw new FunctionError(`${key} must be one of ${allowed.join(', ')}, got '${value}'`);
