@@ -134,7 +134,8 @@ class Reader {
 
   object(): { [k: string]: Json } {
     this.i++;
-    const out: { [k: string]: Json } = {};
+    // Without a prototype, a "__proto__" key is data, as JSON.parse makes it, not the object's prototype.
+    const out = Object.create(null) as { [k: string]: Json };
     this.ws();
     if (this.s[this.i] === '}') {
       this.i++;

@@ -142,3 +142,10 @@ test('#setjsonsettings names Object members (constructor, __proto__) as unknown 
       new RegExp(`#setjsonsettings: unknown setting '${key.toLowerCase()}' \\(keys: nullvaluehandling, `),
     );
 });
+
+test('#jsonformat keeps a "__proto__" key as data, as JSON.parse does', async () => {
+  const s = newSession();
+  assert.deepEqual(await prints(s, `PRINT '#jsonformat(''{"__proto__": {"a": 1}, "b": 2}'')';`), [
+    '{"__proto__":{"a":1},"b":2}',
+  ]);
+});
