@@ -10,15 +10,12 @@ import { evaluateText } from '../functions/evaluate';
 import { decodeBody, describeCall, type HttpRequest, type HttpResponse } from '../http/request';
 import type { Scope } from '../scope';
 import type { TraceSpec } from '../script/ast';
-import { MASK } from '../workspace/redact';
+import { MASK, SECRET_HEADER } from '../workspace/redact';
 
 const EXEC_WHY = 'TRACE … EXEC runs after each batch of traced calls, outside any row';
 
 /** Rows kept before they go to the trace table in one bulk insert. */
 const TRACE_BATCH = 500;
-
-/** Headers whose values are secrets in any request: never written to a trace table. */
-const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie|signature|credential/i;
 
 const text = { base: 'string' } as const;
 const COLUMNS: Column[] = [

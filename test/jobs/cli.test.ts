@@ -294,6 +294,13 @@ test(
     const shown = await cli(dir, ['job', 'show', 'inline']);
     assert.ok(!shown.includes('INLINEPW9'), shown);
     assert.match(shown, /GET http:\/\/bob:\*\*\*\*@127\.0\.0\.1:9\/x\)/);
+    writeFileSync(
+      join(dir, 'keyed.sql'),
+      `SELECT * FROM HTTP (GET http://127.0.0.1:9/x) WITH HEADERS '{"X-Api-Key": "INLINEKEY8", "X-Trace": "t-1"}';\n`,
+    );
+    await cli(dir, ['job', 'create', 'keyed', '--reader', 'keyed.sql']);
+    const keyed = await cli(dir, ['job', 'show', 'keyed']);
+    assert.ok(keyed.includes(`HEADERS '{"X-Api-Key": "****", "X-Trace": "t-1"}'`), keyed);
   },
 );
 
