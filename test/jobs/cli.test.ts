@@ -315,3 +315,25 @@ test('job run and changelog replay count one row in the singular', LIMITS, async
   const played = await sqlcdc(dir, ['changelog', 'replay', file, '--job', 'hook', '--workspace', 'ws']);
   assert.match(played.stderr, /^job hook: replay of .*: success, 1 row$/m);
 });
+
+test(
+  "a secret given to job create's --signing-secret (a switch there) is not echoed: the error says how to give one",
+  LIMITS,
+  async () => {
+    const dir = project();
+    const secret = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
+    for (const args of [
+      ['job', 'create', 'signed', '--writer', 'w.sql', '--signing-secret', secret],
+      ['job', 'create', 'signed', '--writer', 'w.sql', `--signing-secret=${secret}`],
+    ]) {
+      const r = await sqlcdc(dir, [...args, '--workspace', 'ws']);
+      assert.equal(r.code, 2);
+      assert.match(
+        r.stderr,
+        /^sqlcdc: --signing-secret takes no value with job create \(it makes a secret and shows it once\); give your own with: job update NAME --signing-secret -\n/,
+      );
+      assert.ok(!r.stderr.includes(secret.slice(6)), r.stderr);
+    }
+    assert.ok(!existsSync(join(dir, 'ws', 'jobs', 'signed')), 'no job made');
+  },
+);
