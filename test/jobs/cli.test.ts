@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli as sqlcdc } from '../helpers/cli';
@@ -301,6 +301,17 @@ test(
     await cli(dir, ['job', 'create', 'keyed', '--reader', 'keyed.sql']);
     const keyed = await cli(dir, ['job', 'show', 'keyed']);
     assert.ok(keyed.includes(`HEADERS '{"X-Api-Key": "****", "X-Trace": "t-1"}'`), keyed);
+    // Kept as written, so readable by its owner only, whether made by job create or a %%job cell.
+    writeFileSync(
+      join(dir, 'cell.sql'),
+      '%%job cellmade writer\nSELECT * FROM HTTP (GET http://bob:PW@127.0.0.1:9/x);\n',
+    );
+    await cli(dir, ['run', 'cell.sql']);
+    for (const [job, script] of [
+      ['inline', 'reader'],
+      ['cellmade', 'writer'],
+    ])
+      assert.equal(statSync(join(dir, 'ws', 'jobs', job, `${script}.sql`)).mode & 0o777, 0o600, `${job} ${script}`);
   },
 );
 
