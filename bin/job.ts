@@ -118,8 +118,17 @@ function update(args: string[]): number {
   return EXIT.ok;
 }
 
+/**
+ * `job create`'s --signing-secret is a switch: a secret written after it (as update takes one) is
+ * refused without being echoed, which would put it in a terminal's scrollback or a CI log.
+ */
+const CREATE_SECRET_GIVEN =
+  '--signing-secret takes no value with job create (it makes a secret and shows it once); give your own with: job update NAME --signing-secret -';
+
 async function run(args: string[]): Promise<number> {
   if (args[0] === 'update') return update(args.slice(1));
+  if (args[0] === 'create' && args.some((a) => a.startsWith('--signing-secret=')))
+    throw new UsageError(CREATE_SECRET_GIVEN);
   const { values, positionals } = parseCommandLine(args, {
     workspace: { type: 'string' },
     reader: { type: 'string' },
@@ -136,6 +145,7 @@ async function run(args: string[]): Promise<number> {
   const out = (text: string) => process.stdout.write(text);
   switch (action) {
     case 'create': {
+      if (values['signing-secret'] && rest.length > 1) throw new UsageError(CREATE_SECRET_GIVEN);
       const name = one(rest, 'create');
       const signingSecret = values['signing-secret'] ? newSigningSecret(randomBytes(24)) : undefined;
       const job = store.create({

@@ -2,7 +2,7 @@ import { Dataset } from '../dataset/dataset';
 import type { Column, Value } from '../dataset/types';
 import { ScriptError, toScriptError } from '../errors';
 import { compileFilter } from '../expr';
-import { compileTemplate, evaluateText, type BatchTextFn } from '../functions/evaluate';
+import { compileTemplate, evaluateText, type BatchTextFn, type CompileOptions } from '../functions/evaluate';
 import { buildRequest } from '../http/build';
 import { describeCall, statusError, type CallContext } from '../http/request';
 import { sendWithRetries, type RetryRules } from '../http/retry';
@@ -13,7 +13,7 @@ import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
 import { atArgument } from '../at-argument';
 import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, statusCodes, warnOfRetryAfter } from './http-options';
+import { bodyRetry, HEADERS_TEMPLATE, statusCodes, warnOfRetryAfter } from './http-options';
 import { pageRows, responseRow } from './select-http';
 import { floatsAsDecimal } from '../functions/json-format';
 
@@ -85,10 +85,11 @@ class Caller {
   ) {
     const o = stmt.options;
     // Bound over a batch of one row: `#` functions run at each call (spec 4.4), fields read that row.
-    const bind = (t: Text) => atArgument(t, () => compileTemplate(t).bindBatch(ctx, input, { fxByRow: true }));
+    const bind = (t: Text, options?: CompileOptions) =>
+      atArgument(t, () => compileTemplate(t, options).bindBatch(ctx, input, { fxByRow: true }));
     this.target = bind(stmt.command.target);
     this.payload = o.payload && bind(o.payload);
-    this.headers = o.headers && bind(o.headers);
+    this.headers = o.headers && bind(o.headers, HEADERS_TEMPLATE);
     this.contentType = o.contentType && evaluateText(o.contentType, ctx);
     this.plan = stmt.tx ? compileTx(stmt.tx.path.value, stmt.tx.path.pos) : undefined;
     // The one call of 'replace' or 'enhance' answers for the dataset: a plain path must find

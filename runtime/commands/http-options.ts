@@ -1,10 +1,16 @@
 import { ScriptError } from '../errors';
-import { evaluateText } from '../functions/evaluate';
+import { evaluateText, type CompileOptions } from '../functions/evaluate';
 import { describeCall, type HttpRequest } from '../http/request';
 import { retryAfterNotice, type Retry, type RetryRules } from '../http/retry';
 import type { CommandContext } from './command';
 import type { Scope } from '../scope';
 import type { RetryOptions, Text } from '../script/ast';
+
+/**
+ * How a HEADERS text is compiled: it is always JSON, so a field is written as JSON (a string quoted, or
+ * escaped inside a string) and a value holding `"` or `\` cannot add or replace a header.
+ */
+export const HEADERS_TEMPLATE: CompileOptions = { fieldStyle: 'json' };
 
 /** RETRY_ON / RETRY_ONREGEX with RETRY_PATH, RETRY_COUNT (default 1) and RETRY_INTERVAL (default 1 s), as retry.ts takes them. */
 export function bodyRetry(o: RetryOptions, scope: Scope): RetryRules['body'] {

@@ -16,7 +16,7 @@ import type { HttpConnection } from '../workspace/connections';
 import { atArgument } from '../at-argument';
 import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, statusCodes, userRegex } from './http-options';
+import { bodyRetry, HEADERS_TEMPLATE, statusCodes, userRegex } from './http-options';
 import { progressLine } from '../targets/progress';
 
 type Stream = 'upsert' | 'delete';
@@ -132,7 +132,8 @@ class SectionPush {
     const bind = (t: ReturnType<typeof compileTemplate>) => t.bindBatch(ctx, rows, { fxByRow: true });
     this.target = atArgument(section.command.target, () => bind(compileTemplate(section.command.target)));
     this.payload = payload && atArgument(section.payload, () => bind(payload));
-    this.headers = section.headers && atArgument(section.headers, () => bind(compileTemplate(section.headers!)));
+    this.headers =
+      section.headers && atArgument(section.headers, () => bind(compileTemplate(section.headers!, HEADERS_TEMPLATE)));
     this.contentType = section.contentType && evaluateText(section.contentType, ctx);
     this.continueOn = statusCodes(section.continueOnHttp);
     this.throwOn = section.throwOnRegex && userRegex(section.throwOnRegex);

@@ -15,7 +15,7 @@ import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan 
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, statusCodes, warnOfRetryAfter } from './http-options';
+import { bodyRetry, HEADERS_TEMPLATE, statusCodes, warnOfRetryAfter } from './http-options';
 import { floatsAsDecimal } from '../functions/json-format';
 
 /**
@@ -34,7 +34,7 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
     method: command.verb,
     target: evaluateText(command.target, ctx),
     targetPos: command.target.pos,
-    headers: o.headers && evaluateText(o.headers, ctx),
+    headers: o.headers && evaluateText(o.headers, ctx, HEADERS_TEMPLATE),
     headersPos: o.headers?.pos,
     payload: o.payload && evaluateText(o.payload, ctx),
     contentType: o.contentType && evaluateText(o.contentType, ctx),

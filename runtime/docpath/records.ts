@@ -81,7 +81,8 @@ function merge(
   child: Record<string, unknown>,
   label: string,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // Without a prototype, a field named "__proto__" (a JSON key, data) is a field, not out's prototype.
+  const out = Object.create(null) as Record<string, unknown>;
   const taken = new Set<string>();
   for (const k in parent) {
     out[k] = parent[k];

@@ -95,7 +95,8 @@ export function jsonRecord(node: unknown, exclude?: string): Record<string, unkn
   if (node === null || typeof node !== 'object' || Array.isArray(node)) return { value: node };
   if (exclude === undefined || !Object.prototype.hasOwnProperty.call(node, exclude))
     return node as Record<string, unknown>;
-  const copy: Record<string, unknown> = {};
+  // Without a prototype, a "__proto__" key (data, as JSON.parse keeps it) is copied as a field.
+  const copy = Object.create(null) as Record<string, unknown>;
   for (const k of Object.keys(node)) if (k !== exclude) copy[k] = (node as Record<string, unknown>)[k];
   return copy;
 }

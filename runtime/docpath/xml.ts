@@ -103,7 +103,8 @@ export function serializeXml(n: Node): string {
  */
 export function elementToRecord(el: Element, exclude?: string): Record<string, unknown> {
   const children = childElements(el);
-  const record: Record<string, unknown> = {};
+  // Without a prototype, an element named __proto__ is a field like any other.
+  const record = Object.create(null) as Record<string, unknown>;
   const childNames = new Set<string>();
   for (const c of children) childNames.add(localName(c));
   const attrs = el.attributes;

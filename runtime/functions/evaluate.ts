@@ -36,7 +36,10 @@ export type BatchTextFn = (rows: readonly Value[][], firstIndex: number) => stri
 export interface CompileOptions {
   /** The text is a SQL command: `#statebag('k')` of a missing key renders NULL (spec 4.4). */
   sql?: boolean;
-  /** The row template of a batch operator: fields are written as its document language needs. */
+  /**
+   * The row template of a batch operator, or a text that is always JSON (HEADERS): fields are written
+   * as its document language needs, so row data cannot change the document's shape.
+   */
   fieldStyle?: FieldStyle;
 }
 
@@ -456,7 +459,7 @@ export function compileTemplate(text: Text | string, options: CompileOptions = {
       return toRowText(bindParts(parts, { ...makeEnv(scope, dataset, bindOptions, sql), fieldStyles: styles }), sql);
     },
     bindBatch(scope, dataset, bindOptions) {
-      const env = makeEnv(scope, dataset, bindOptions, sql);
+      const env: Env = { ...makeEnv(scope, dataset, bindOptions, sql), fieldStyles: styles };
       // The operators read the batch through this holder, set before each call; outside the
       // operators, fields read the batch's first row.
       const holder = { rows: [] as readonly Value[][], firstIndex: 0 };
@@ -536,6 +539,7 @@ export function evaluateText(text: Text | string, scope: Scope, options: Compile
   }
   const sql = options.sql ?? false;
   const env: Env = { scope, dataset: EMPTY, columns: [], fxByRow: false, sql, noRow: true };
+  if (options.fieldStyle) env.fieldStyles = fieldStyles(parts, options.fieldStyle);
   return toRowText(bindParts(parts, env), sql)([], 0);
 }
 

@@ -38,7 +38,8 @@ export function setJsonSettings(pairs: string[], env: SessionEnv): void {
       throw new FunctionError(`'${pair.trim()}' is not key:value (keys: ${Object.keys(JSON_SETTINGS).join(', ')})`);
     const key = pair.slice(0, colon).trim().toLowerCase();
     const value = pair.slice(colon + 1).trim();
-    const allowed = JSON_SETTINGS[key];
+    // Own keys only: `constructor` or `__proto__` would find Object's members.
+    const allowed = Object.hasOwn(JSON_SETTINGS, key) ? JSON_SETTINGS[key] : undefined;
     if (!allowed) throw new FunctionError(`unknown setting '${key}' (keys: ${Object.keys(JSON_SETTINGS).join(', ')})`);
     if (allowed !== 'any' && !allowed.includes(value.toLowerCase()))
       throw new FunctionError(`${key} must be one of ${allowed.join(', ')}, got '${value}'`);
@@ -133,7 +134,8 @@ class Reader {
 
   object(): { [k: string]: Json } {
     this.i++;
-    const out: { [k: string]: Json } = {};
+    // Without a prototype, a "__proto__" key is data, as JSON.parse makes it, not the object's prototype.
+    const out = Object.create(null) as { [k: string]: Json };
     this.ws();
     if (this.s[this.i] === '}') {
       this.i++;

@@ -52,6 +52,11 @@ export interface JobSettings {
   signingSecret?: string | null;
 }
 
+/**
+ * A job's scripts are kept as written, where a connection's password or a key may be (`job show`
+ * masks them): readable by their owner only, as the workspace's other files holding secrets.
+ */
+const SCRIPT_MODE = 0o600;
 /** How long a job's stamp is trusted before its files are stated again (`JobStore.current`). */
 const STAMP_FRESH_MS = 20;
 
@@ -185,8 +190,8 @@ export class JobStore extends JobDefinitions {
         created: new Date().toISOString(),
       };
       // Scripts first: a job.json is the job's existence, so it only appears once its scripts are in place.
-      if (request.reader !== undefined) writeFileAtomic(this.scriptFile(name, 'reader'), request.reader);
-      if (request.writer !== undefined) writeFileAtomic(this.scriptFile(name, 'writer'), request.writer);
+      if (request.reader !== undefined) writeFileAtomic(this.scriptFile(name, 'reader'), request.reader, SCRIPT_MODE);
+      if (request.writer !== undefined) writeFileAtomic(this.scriptFile(name, 'writer'), request.writer, SCRIPT_MODE);
       this.save(job);
       return job;
     });
@@ -259,7 +264,7 @@ export class JobStore extends JobDefinitions {
         const job = this.get(name);
         const kind = kindOf(hasReader(job) || script === 'reader', hasWriter(job) || script === 'writer');
         if (settings.webhook) checkWebhook(kind);
-        writeFileAtomic(this.scriptFile(name, script), text);
+        writeFileAtomic(this.scriptFile(name, script), text, SCRIPT_MODE);
         this.definitions.delete(name);
         const changed = kind !== job.kind || settings.webhook || settings.saveSample || signingSecret;
         if (kind !== job.kind) {

@@ -135,6 +135,8 @@ export const jobMagic: Magic = {
   usage: USAGE,
   description: `jobs of the workspace: create, list, run, update (webhook, signing secret, sample on or off), trigger (as sqlcdc job); a cell starting with %%job NAME reader|writer ${SETTINGS} saves the rest of the cell as that part of the job`,
   words: ['create', 'list', 'run', 'update', 'trigger'],
+  // `update … --signing-secret whsec_…` holds one, and so does `create` when a secret is given by mistake.
+  secretArgs: true,
   /**
    * `%%job NAME reader|writer [settings]`: the cell's script becomes that part of the job (created as a
    * writer or reader when new); the settings of `%job create` switch on, so a notebook alone can make

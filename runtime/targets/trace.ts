@@ -10,15 +10,12 @@ import { evaluateText } from '../functions/evaluate';
 import { decodeBody, describeCall, type HttpRequest, type HttpResponse } from '../http/request';
 import type { Scope } from '../scope';
 import type { TraceSpec } from '../script/ast';
-import { MASK } from '../workspace/redact';
+import { MASK, SECRET_HEADER } from '../workspace/redact';
 
 const EXEC_WHY = 'TRACE … EXEC runs after each batch of traced calls, outside any row';
 
 /** Rows kept before they go to the trace table in one bulk insert. */
 const TRACE_BATCH = 500;
-
-/** Headers whose values are secrets in any request: never written to a trace table. */
-const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie|signature|credential/i;
 
 const text = { base: 'string' } as const;
 const COLUMNS: Column[] = [
@@ -81,18 +78,16 @@ export class Tracer {
 
   /** Records one call; the rows go to the table in batches. */
   async record(request: HttpRequest, response: HttpResponse | undefined, started: Date): Promise<void> {
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(request.headers))
-      headers[k] = SECRET_HEADER.test(k) || this.connectionHeaders.has(k.toLowerCase()) ? MASK : v;
     const row: Value[] = [
       started,
       request.method,
       describeCall(request.method, request.url).slice(request.method.length + 1),
       response ? response.status : null,
       response ? Math.round(response.elapsedMs) : null,
-      JSON.stringify(headers),
+      JSON.stringify(masked(request.headers, this.connectionHeaders)),
       request.body ?? null,
-      response ? JSON.stringify(response.headers) : null,
+      // An answer's secrets too: a session cookie set by a login, a token an API hands out.
+      response ? JSON.stringify(masked(response.headers)) : null,
       response && this.spec.withPayload ? decodeBody(response) : null,
     ];
     if (this.spec.addTrackingFields)
@@ -119,4 +114,14 @@ export class Tracer {
     }, this.signal);
     this.prepared = true;
   }
+}
+
+/** Headers with the values of secret-named ones, and of those named in `also` (lower case), as `****`. */
+function masked(
+  headers: Readonly<Record<string, string>>,
+  also: ReadonlySet<string> = new Set(),
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) out[k] = SECRET_HEADER.test(k) || also.has(k.toLowerCase()) ? MASK : v;
+  return out;
 }

@@ -117,7 +117,8 @@ const CP1252_C1 = '€\x81‚ƒ„…†‡ˆ‰Š‹Œ\x8dŽ\x8f\x90‘’“�
  * becomes an array of its values, in order.
  */
 export function formToJson(text: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // Without a prototype, fields named toString, constructor or __proto__ are fields, not Object's members.
+  const out = Object.create(null) as Record<string, string | string[]>;
   for (const [k, v] of new URLSearchParams(text)) {
     const had = out[k];
     out[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];

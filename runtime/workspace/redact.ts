@@ -59,26 +59,54 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi;
 const QUERY_PAIR_IN_TEXT = /([?&])([^=&#\s'"<>?]+)=([^&#\s'"<>)]*)/g;
 
 /**
- * `text` with every URL redacted and every other secret-named query pair masked, and `column`
- * (1-based) moved by what the masks changed before it.
+ * Headers whose values are secrets wherever they are written: a trace's rows, and HEADERS '…' in a
+ * script shown back. Their names, not their values, are shown.
+ */
+export const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie|signature|credential/i;
+
+/** The text inside a JSON string, and a JSON string with its quotes. */
+const JSON_TEXT = String.raw`(?:[^"\\]|\\.)*`;
+const JSON_STRING = `"${JSON_TEXT}"`;
+/**
+ * A `"name": "value"` pair, and a `"key": "name", "value": "value"` object, in JSON text (a HEADERS
+ * '…' in a script); the groups: what comes before the value, the name, the value's text.
+ */
+const HEADER_PAIRS = [
+  new RegExp(String.raw`((${JSON_STRING})\s*:\s*")(${JSON_TEXT})"`, 'g'),
+  new RegExp(String.raw`("(?:key|name)"\s*:\s*(${JSON_STRING})\s*,\s*"value"\s*:\s*")(${JSON_TEXT})"`, 'gi'),
+];
+
+/**
+ * `text` with every URL redacted, every other secret-named query pair masked and the JSON values of
+ * secret-named headers masked, and `column` (1-based) moved by what the masks changed before it.
  */
 function redactText(text: string, column: number): { text: string; column: number } {
   let at = column;
-  const urls = text.replace(URL_IN_TEXT, (url: string, offset: number) => {
+  let shown = text.replace(URL_IN_TEXT, (url: string, offset: number) => {
     const masked = redactUrl(url);
     if (offset + url.length < column) at += masked.length - url.length;
     return masked;
   });
-  // Offsets here are in `urls`, where the column is `at`.
-  const afterUrls = at;
-  const shown = urls.replace(
+  // Each pass's offsets are in the text the passes before it made, where the column is `at`.
+  const mask = (re: RegExp, secret: (name: string) => boolean, join: (head: string, name: string) => string) => {
+    const before = at;
+    shown = shown.replace(re, (whole: string, head: string, name: string, value: string, offset: number) => {
+      if (!secret(name) || value === MASK) return whole;
+      if (offset + whole.length < before) at += MASK.length - value.length;
+      return join(head, name);
+    });
+  };
+  mask(
     QUERY_PAIR_IN_TEXT,
-    (pair: string, sep: string, name: string, value: string, offset: number) => {
-      if (!SECRET_PARAM.test(decodeName(name)) || value === MASK) return pair;
-      if (offset + pair.length < afterUrls) at += MASK.length - value.length;
-      return `${sep}${name}=${MASK}`;
-    },
+    (name) => SECRET_PARAM.test(decodeName(name)),
+    (sep, name) => `${sep}${name}=${MASK}`,
   );
+  for (const re of HEADER_PAIRS)
+    mask(
+      re,
+      (name) => SECRET_HEADER.test(name),
+      (head) => `${head}${MASK}"`,
+    );
   return { text: shown, column: at };
 }
 

@@ -178,6 +178,28 @@ test(
   },
 );
 
+test(
+  'a secret header written in HEADERS is masked in the line under an error, the caret moved with it',
+  LIMITS,
+  async () => {
+    const dir = project({
+      'hdr.sql':
+        `SELECT * FROM HTTP (GET http://127.0.0.1:1/a) WITH HEADERS '[{"Authorization": "Bearer HDRSECRET1"}, ` +
+        `{"key": "X-Api-Key", "value": "HDRSECRET2"}, {"X-Trace": "t-1"}]' garbage;\n`,
+    });
+    const r = await sqlcdc(dir, ['run', 'scripts/hdr.sql']);
+    assert.equal(r.code, 1);
+    const lines = r.stderr.split('\n');
+    assert.equal(
+      lines[1],
+      `  SELECT * FROM HTTP (GET http://127.0.0.1:1/a) WITH HEADERS '[{"Authorization": "****"}, ` +
+        `{"key": "X-Api-Key", "value": "****"}, {"X-Trace": "t-1"}]' garbage;`,
+    );
+    assert.equal(lines[2], `  ${' '.repeat(lines[1].indexOf('garbage') - 2)}^`);
+    assert.doesNotMatch(r.stderr, /HDRSECRET/);
+  },
+);
+
 test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   const dir = project({ 'ok.sql': "PRINT 'x';" });
   for (const args of [

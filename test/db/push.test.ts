@@ -460,3 +460,22 @@ dbTest('SINK INTO DB … ON COLUMN shreds the XML or JSON document of each row i
   assert.match(bad.message, /unknown column 'nope'/);
   assert.equal(bad.position?.column, 77, "on the column's name");
 });
+
+dbTest(
+  'column names from data are quoted in the SQL: a hostile one is a column like any other, a NUL in one is refused by name',
+  async (db) => {
+    const hostile = 'x"; DROP TABLE orders; --';
+    json(db, 'named.json', [{ id: 1, [hostile]: 'kept' }]);
+    await db.run("SELECT * FROM DRIVE 'named.json';\nSINK INTO DB [db] TABLE 'named';");
+    await db.run("SELECT * FROM DRIVE 'named.json';\nMERGE INTO [db] TABLE 'named' WITH KEY COLUMNS 'id';");
+    assert.deepEqual(await db.rows(`select "${hostile.replace(/"/g, '""')}" from named`), [['kept']]);
+    json(db, 'nul.json', [{ id: 1, 'n\u0000ul': 'z' }]);
+    await assert.rejects(db.run("SELECT * FROM DRIVE 'nul.json';\nSINK INTO DB [db] TABLE 'nul';"), (e: Error) => {
+      assert.equal(
+        e.message,
+        `the name 'n\\u0000ul' holds a NUL character, which ${db.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'} cannot take in a table or column name`,
+      );
+      return true;
+    });
+  },
+);

@@ -133,3 +133,19 @@ test('#parsejson refuses a malformed JSON path with the path, the reason and whe
     ['2', '1', '2', '2', '1'],
   );
 });
+
+test('#setjsonsettings names Object members (constructor, __proto__) as unknown settings, like any other word', async () => {
+  const s = newSession();
+  for (const key of ['constructor', '__proto__', 'hasOwnProperty'])
+    await assert.rejects(
+      s.run(`PRINT '#setjsonsettings(${key}:x)';`),
+      new RegExp(`#setjsonsettings: unknown setting '${key.toLowerCase()}' \\(keys: nullvaluehandling, `),
+    );
+});
+
+test('#jsonformat keeps a "__proto__" key as data, as JSON.parse does', async () => {
+  const s = newSession();
+  assert.deepEqual(await prints(s, `PRINT '#jsonformat(''{"__proto__": {"a": 1}, "b": 2}'')';`), [
+    '{"__proto__":{"a":1},"b":2}',
+  ]);
+});

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli as sqlcdc } from '../helpers/cli';
@@ -294,6 +294,24 @@ test(
     const shown = await cli(dir, ['job', 'show', 'inline']);
     assert.ok(!shown.includes('INLINEPW9'), shown);
     assert.match(shown, /GET http:\/\/bob:\*\*\*\*@127\.0\.0\.1:9\/x\)/);
+    writeFileSync(
+      join(dir, 'keyed.sql'),
+      `SELECT * FROM HTTP (GET http://127.0.0.1:9/x) WITH HEADERS '{"X-Api-Key": "INLINEKEY8", "X-Trace": "t-1"}';\n`,
+    );
+    await cli(dir, ['job', 'create', 'keyed', '--reader', 'keyed.sql']);
+    const keyed = await cli(dir, ['job', 'show', 'keyed']);
+    assert.ok(keyed.includes(`HEADERS '{"X-Api-Key": "****", "X-Trace": "t-1"}'`), keyed);
+    // Kept as written, so readable by its owner only, whether made by job create or a %%job cell.
+    writeFileSync(
+      join(dir, 'cell.sql'),
+      '%%job cellmade writer\nSELECT * FROM HTTP (GET http://bob:PW@127.0.0.1:9/x);\n',
+    );
+    await cli(dir, ['run', 'cell.sql']);
+    for (const [job, script] of [
+      ['inline', 'reader'],
+      ['cellmade', 'writer'],
+    ])
+      assert.equal(statSync(join(dir, 'ws', 'jobs', job, `${script}.sql`)).mode & 0o777, 0o600, `${job} ${script}`);
   },
 );
 
@@ -308,3 +326,25 @@ test('job run and changelog replay count one row in the singular', LIMITS, async
   const played = await sqlcdc(dir, ['changelog', 'replay', file, '--job', 'hook', '--workspace', 'ws']);
   assert.match(played.stderr, /^job hook: replay of .*: success, 1 row$/m);
 });
+
+test(
+  "a secret given to job create's --signing-secret (a switch there) is not echoed: the error says how to give one",
+  LIMITS,
+  async () => {
+    const dir = project();
+    const secret = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
+    for (const args of [
+      ['job', 'create', 'signed', '--writer', 'w.sql', '--signing-secret', secret],
+      ['job', 'create', 'signed', '--writer', 'w.sql', `--signing-secret=${secret}`],
+    ]) {
+      const r = await sqlcdc(dir, [...args, '--workspace', 'ws']);
+      assert.equal(r.code, 2);
+      assert.match(
+        r.stderr,
+        /^sqlcdc: --signing-secret takes no value with job create \(it makes a secret and shows it once\); give your own with: job update NAME --signing-secret -\n/,
+      );
+      assert.ok(!r.stderr.includes(secret.slice(6)), r.stderr);
+    }
+    assert.ok(!existsSync(join(dir, 'ws', 'jobs', 'signed')), 'no job made');
+  },
+);

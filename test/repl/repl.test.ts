@@ -193,6 +193,8 @@ test('history is kept in the workspace, without lines that carry secrets', LIMIT
   await repl.send('%connection add hook http://127.0.0.1:9/hook?token=s3cret');
   await repl.send('%var set --encrypted token s3cret');
   await repl.send(`%job update nightly --signing-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);
+  await repl.send(`%job create nightly --signing-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);
+  await repl.send(`SELECT * FROM HTTP (GET http://127.0.0.1:9/x) WITH HEADERS '[{"Authorization": "Bearer s3cret"}]';`);
   await repl.send('%limit 7');
   assert.equal(await repl.close(), 0);
   const file = join(dir, 'ws', 'repl_history');

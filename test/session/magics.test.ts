@@ -198,6 +198,15 @@ test('an error of a magic line has its line and the column of the bad argument; 
     e = await failure(bad);
     assert.deepEqual([e.line, e.column], [1, bad.lastIndexOf(word) + 1], `${bad}: ${e.message}`);
   }
+  // A job's signing secret, given to update or by mistake to create (where --signing-secret is a switch).
+  const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+  for (const bad of [
+    `%job update known --signing-secret ${secret} --bogus`,
+    `%job create other --writer w.sql --signing-secret ${secret}`,
+  ]) {
+    e = await failure(bad);
+    assert.doesNotMatch(e.message + e.shown.join('\n'), new RegExp(secret.slice(6, 30)), bad);
+  }
   // Without one argument to blame: the magic's `%`, as for an unknown magic.
   for (const bad of ['%var set onlyname', '   %nosuch 1']) {
     e = await failure(bad);

@@ -131,6 +131,19 @@ test('XML self-join: a child path written as XPath (`items/item`) leaves the fie
   ]);
 });
 
+test('keys named __proto__ are data: a self-join takes no columns from one, an XML element of that name is a column', async () => {
+  const { session } = sessionWith({
+    'p.json': '{"orders": [{"__proto__": {"injected": "boo", "id": 99}, "items": [{"sku": "a"}]}]}',
+    'p.xml': '<r><item><__proto__>x</__proto__><id>1</id></item></r>',
+  });
+  const joined = await load(session, "SELECT * FROM DRIVE 'p.json' APPLY TX '$.orders[*] || $.items[*]';");
+  assert.deepEqual(schema(joined), ['__proto__:string', 'sku:string']);
+  assert.deepEqual(plain(joined), [['{"injected":"boo","id":99}', 'a']]);
+  const xml = await load(session, "SELECT * FROM DRIVE 'p.xml';");
+  assert.deepEqual(schema(xml), ['__proto__:string', 'id:int']);
+  assert.deepEqual(plain(xml), [['x', 1]]);
+});
+
 test('RAW: one row per file with its name and content; .txt is RAW', async () => {
   const { session } = sessionWith({ 'n.txt': 'hello\nworld' });
   const ds = await load(session, "SELECT * FROM DRIVE 'n.txt';");

@@ -368,6 +368,45 @@ test("a relative path cannot climb out of the connection's base URL, whether '..
   );
 });
 
+test('a field in HEADERS is written as JSON text: a value with quotes or backslashes cannot add or replace a header', async () => {
+  const { server, session } = await setup(ok, 0);
+  const note = 'x", "Authorization": "Bearer stolen\\';
+  session.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'note', type: { base: 'string' } },
+      ],
+      [[7, note]],
+    ),
+  );
+  await session.run(`%connection add keyed ${server.url} --bearer OWN-KEY`);
+  await session.run(
+    `PUSH INTO HTTP [keyed] ON_UPSERT (POST /items) HEADERS '[{"X-Note": "{{note}}", "X-Id": {{id}}}]';`,
+  );
+  await session.run(
+    `APPLY HTTP [keyed] (GET /items/{{id}}) WITH HEADERS '{"X-Note": "{{note}}", "X-Name": {{note}}}';`,
+  );
+  const [pushed, applied] = server.requests.slice(-2);
+  for (const r of [pushed, applied]) {
+    assert.equal(r.headers['x-note'], note);
+    assert.equal(r.headers.authorization, 'Bearer OWN-KEY');
+  }
+  assert.equal(pushed.headers['x-id'], '7');
+  assert.equal(applied.headers['x-name'], note, 'a bare field is a JSON string');
+  // A pipeline variable comes from data too (the high watermark is a value of the last run's rows).
+  await session.run(`PRINT '#data.calc_hwm(#data.calc(''Max(note)''), {{@highwatermark}})';`);
+  await session.run(`SELECT * FROM HTTP [keyed] (GET /items) WITH HEADERS '{"X-Note": "{{@highwatermark}}"}';`);
+  assert.equal(server.requests[server.requests.length - 1].headers['x-note'], note);
+  session.setDataset(Dataset.fromRows([{ name: 'note', type: { base: 'string' } }], [['a\r\nX-Evil: 1']]));
+  const before = server.requests.length;
+  await assert.rejects(
+    session.run(`APPLY HTTP [keyed] (GET /items) WITH HEADERS '{"X-Note": "{{note}}"}';`),
+    /invalid X-Note header: GET http:\/\/127\.0\.0\.1:\d+\/items$/,
+  );
+  assert.equal(server.requests.length, before, 'nothing sent');
+});
+
 test('a payload that cannot be made for a row stops the push there, after every call before it was answered', async () => {
   const { server, session } = await setup(ok, 0);
   session.setDataset(

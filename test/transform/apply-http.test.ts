@@ -23,6 +23,8 @@ const api: Handler = (req, res) => {
   }
   if (req.url.startsWith('/fail')) return sendJson(res, { error: 'boom' }, 500);
   if (req.url.startsWith('/rate')) return sendJson(res, { rate: 1.1, currency: 'EUR' });
+  if (req.url.startsWith('/login'))
+    return sendJson(res, { ok: true }, 200, { 'set-cookie': 'session=COOKIE-SECRET-2; HttpOnly', 'x-request': 'r-7' });
   sendJson(res, { ok: true });
 };
 
@@ -146,4 +148,14 @@ test('TRACE INTO records one row per call in a database table, secrets masked, t
   await session.run(`SELECT * FROM DB [tr] (SELECT url, response_body FROM calls);`);
   assert.equal(session.dataset.rowCount, 1, 'TRUNCATE empties the table first');
   assert.equal(session.dataset.rows()[0][1], null, 'no body without WITH_PAYLOAD');
+});
+
+test("TRACE INTO masks an answer's secret headers (a session cookie) and keeps the others", async () => {
+  const { session } = await setup();
+  await session.run(`%connection add tr sqlite:trace.db`);
+  await session.run(`APPLY HTTP [crm] (POST /login) WITH PROCESSING 'continue' TRACE INTO [tr] TABLE 'calls';`);
+  await session.run(`SELECT * FROM DB [tr] (SELECT response_headers FROM calls);`);
+  const headers = JSON.parse(String(session.dataset.rows()[0][0])) as Record<string, string>;
+  assert.equal(headers['set-cookie'], '****');
+  assert.equal(headers['x-request'], 'r-7');
 });

@@ -262,6 +262,11 @@ test(
       { name: 'lamp', tag: '["a","b"]' },
     ]);
     assert.deepEqual(await post({ form2json: '1' }, 'text/plain', 'name=door&qty=3'), [{ name: 'door', qty: '3' }]);
+    // Fields named like members of every JavaScript object are fields like any other.
+    assert.deepEqual(
+      await post({}, 'application/x-www-form-urlencoded', 'toString=a&constructor=c&__proto__=p&__proto__=q'),
+      [{ toString: 'a', constructor: 'c', ['__proto__']: '["p","q"]' }],
+    );
     // curl -d declares every body a form: one that is a JSON document is read as JSON, unless form2json=1.
     assert.deepEqual(await post({}, 'application/x-www-form-urlencoded', '[{"id": 1}, {"id": 2}]'), [
       { id: 1 },
