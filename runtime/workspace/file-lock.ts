@@ -1,7 +1,8 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ScriptError } from '../errors';
 import { processAlive } from '../util/process-alive';
+import { tempPathOf, writeFailure } from './files';
 
 /** How long a process waits for another to finish with a file before giving up. */
 const WAIT_MS = 10_000;
@@ -19,32 +20,16 @@ export function withFileLock<T>(file: string, fn: () => T): T {
   const lock = lockFileOf(file);
   mkdirSync(dirname(lock), { recursive: true });
   const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600);
-      try {
-        writeSync(fd, String(process.pid));
-      } finally {
-        closeSync(fd);
-      }
-      break;
-    } catch (e) {
-      // The folder went while waiting (a job deleted): made again, for the caller to find no job in.
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-        mkdirSync(dirname(lock), { recursive: true });
-        continue;
-      }
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      if (ownerGone(lock)) {
-        // Another waiter may have taken it over first.
-        rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline)
-        throw new ScriptError(`${file} is being changed by another sqlcdc process (${lock}); try again`, 'runtime');
-      // Held for a few milliseconds by another process: wait without spinning, synchronously like the callers.
-      Atomics.wait(sleeper, 0, 0, 5);
+  while (!take(lock)) {
+    if (ownerGone(lock)) {
+      // Another waiter may have taken it over first.
+      rmSync(lock, { force: true });
+      continue;
     }
+    if (Date.now() > deadline)
+      throw new ScriptError(`${file} is being changed by another sqlcdc process (${lock}); try again`, 'runtime');
+    // Held for a few milliseconds by another process: wait without spinning, synchronously like the callers.
+    Atomics.wait(sleeper, 0, 0, 5);
   }
   try {
     return fn();
@@ -53,15 +38,45 @@ export function withFileLock<T>(file: string, fn: () => T): T {
   }
 }
 
-/** Whether the process that made `lock` has died. An empty file is one whose owner is still writing its id. */
-function ownerGone(lock: string): boolean {
-  let pid: number;
+/**
+ * Makes `lock` holding this process's id, or returns false when another process holds it. The id is
+ * written to a temp file first and linked under the lock's name (a link fails rather than replace a
+ * file), so the lock never exists without its owner's id: an empty one, left by a process killed or
+ * a disk filled between making the lock and writing to it, would read as held for good.
+ */
+function take(lock: string): boolean {
+  const temp = tempPathOf(lock);
   try {
-    pid = Number(readFileSync(lock, 'utf8'));
+    writeFileSync(temp, String(process.pid), { flag: 'wx', mode: 0o600 });
+    linkSync(temp, lock);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // The folder went while waiting (a job deleted): made again, for the caller to find no job in.
+    if (code === 'ENOENT') {
+      mkdirSync(dirname(lock), { recursive: true });
+      return take(lock);
+    }
+    throw writeFailure(lock, e);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/**
+ * Whether the process that made `lock` has died. An empty lock is one an older sqlcdc left, which made
+ * the lock before writing its id: none is ever empty now.
+ */
+function ownerGone(lock: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(lock, 'utf8');
   } catch {
     return false;
   }
-  return Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+  const pid = Number(text);
+  return text === '' || (Number.isInteger(pid) && pid > 0 && !processAlive(pid));
 }
 
 /** The lock file of `file`, beside it. */

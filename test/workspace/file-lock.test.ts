@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCli, type Outcome } from '../helpers/cli';
+import { SQLCDC } from '../repl/harness';
+import { tempDir } from '../helpers/session';
+
+/**
+ * Runs the CLI with a file-size limit of 0 (`ulimit -f 0`): the first byte it writes to a file fails
+ * with EFBIG, as a full disk fails it with ENOSPC — a write cut short at a known point, without timing.
+ */
+function runWithoutFileSpace(cwd: string, args: string[]): Promise<Outcome> {
+  const child = spawn('/bin/sh', ['-c', 'ulimit -f 0 && exec "$0" "$@"', process.execPath, SQLCDC, ...args], {
+    cwd,
+    env: { ...process.env, SQLCDC_HOME: join(cwd, 'ws'), NO_COLOR: '1' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdin.end();
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+const locked: { what: string; args: string[]; folder: string; file: string; made: string[] }[] = [
+  {
+    what: 'job create',
+    args: ['job', 'create', 'orders', '--writer', 'w.sql'],
+    folder: 'jobs/orders',
+    file: 'job.json',
+    made: ['job.json', 'writer.sql'],
+  },
+  {
+    what: 'webhook key new',
+    args: ['webhook', 'key', 'new', '--name', 'k'],
+    folder: 'webhook',
+    file: 'keys.json',
+    made: ['keys.json'],
+  },
+];
+
+for (const { what, args, folder, file, made } of locked) {
+  test(`${what} whose first write fails (a full disk): a clear error naming the file, and no lock left to block the next one`, async () => {
+    const dir = tempDir('file-lock');
+    writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
+    const failed = await runWithoutFileSpace(dir, args);
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.match(failed.stderr, new RegExp(`${join(dir, 'ws', folder, file)}.*file too large`));
+    assert.doesNotMatch(failed.stderr, /internal error/);
+    assert.deepEqual(readdirSync(join(dir, 'ws', folder)), [], 'nothing left behind, neither a lock nor a temp file');
+
+    // The same command with room to write: the failed one holds nothing (a lock left empty would
+    // read as one still being written, and block every change of the file for good).
+    const next = await runCli(dir, [...args, '--workspace', 'ws']);
+    assert.equal(next.code, 0, next.stderr);
+    assert.deepEqual(readdirSync(join(dir, 'ws', folder)).sort(), made);
+  });
+}
