@@ -1,28 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli, type Outcome } from '../helpers/cli';
-import { SQLCDC } from '../repl/harness';
+import { runCli } from '../helpers/cli';
 import { tempDir } from '../helpers/session';
-
-/**
- * Runs the CLI with a file-size limit of 0 (`ulimit -f 0`): the first byte it writes to a file fails
- * with EFBIG, as a full disk fails it with ENOSPC — a write cut short at a known point, without timing.
- */
-function runWithoutFileSpace(cwd: string, args: string[]): Promise<Outcome> {
-  const child = spawn('/bin/sh', ['-c', 'ulimit -f 0 && exec "$0" "$@"', process.execPath, SQLCDC, ...args], {
-    cwd,
-    env: { ...process.env, SQLCDC_HOME: join(cwd, 'ws'), NO_COLOR: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdin.end();
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 const locked: { what: string; args: string[]; folder: string; file: string; made: string[] }[] = [
   {
@@ -45,7 +26,8 @@ for (const { what, args, folder, file, made } of locked) {
   test(`${what} whose first write fails (a full disk): a clear error naming the file, and no lock left to block the next one`, async () => {
     const dir = tempDir('file-lock');
     writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
-    const failed = await runWithoutFileSpace(dir, args);
+    // Its first write (the lock's) fails with EFBIG, as a full disk fails it with ENOSPC.
+    const failed = await runCli(dir, [...args, '--workspace', 'ws'], { fileSizeLimit: 0 });
     assert.equal(failed.code, 1, failed.stderr);
     assert.match(failed.stderr, new RegExp(`${join(dir, 'ws', folder, file)}.*file too large`));
     assert.doesNotMatch(failed.stderr, /internal error/);
