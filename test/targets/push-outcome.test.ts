@@ -94,3 +94,18 @@ test("DLQ_ON_ERROR outside the log's folder ('..' or absolute) is refused before
   assert.equal(server.requests.length, 0);
   assert.deepEqual(readdirSync(join(dir, 'logs')), [file]);
 });
+
+test('a fixed-name log captured again after a failed push is a new log: its push starts at its first batch, not where the old one stopped', async () => {
+  const { session, dir, server, failing } = await captured();
+  // items.eds is written again by every run (reference C.3).
+  await session.run("CAPTURE 'items.eds' ON KEYS 'id' WITH PATH 'fixed';");
+  await assert.rejects(session.run(push('')), /HTTP 503/);
+  assert.deepEqual(readdirSync(join(dir, 'fixed')).sort(), ['items.eds', 'items.eds.progress.json']);
+  failing.now = false;
+  // The next run's changes replace the log under the same name: 4, 5 and 6 are new, none was sent.
+  session.setDataset(Dataset.fromRows([{ name: 'id', type: { base: 'int' } }], [[1], [2], [3], [4], [5], [6]]));
+  await session.run("CAPTURE 'items.eds' ON KEYS 'id' WITH PATH 'fixed';");
+  const before = server.requests.length;
+  await session.run(push(''));
+  assert.deepEqual(sentIds(server, before), [4, 5, 6]);
+});
