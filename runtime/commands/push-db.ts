@@ -129,13 +129,13 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
   }
   if (failure) {
     await writeProgress(log, progress);
-    const note = await applyOutcome(log?.file, false, outcome);
+    const note = await applyOutcome(log, false, outcome);
     if (note) ctx.emit({ kind: 'message', text: note });
     throw failure.error;
   }
   await clearProgress(log?.file);
   ctx.emit({ kind: 'message', text: summary(stmt, table, players, tally, upserts.rowCount, deletes.rowCount) });
-  const note = await applyOutcome(log?.file, true, outcome);
+  const note = await applyOutcome(log, true, outcome);
   if (note) ctx.emit({ kind: 'message', text: note });
 };
 

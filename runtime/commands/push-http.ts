@@ -84,14 +84,14 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
   } catch (e) {
     report(ctx, progressId, tally, true);
     await writeProgress(log, progress);
-    const note = await applyOutcome(log?.file, false, outcome);
+    const note = await applyOutcome(log, false, outcome);
     if (note) ctx.emit({ kind: 'message', text: note });
     throw e;
   }
   report(ctx, progressId, tally, true);
   await clearProgress(log?.file);
   ctx.emit({ kind: 'message', text: summary(tally) });
-  const note = await applyOutcome(log?.file, true, outcome);
+  const note = await applyOutcome(log, true, outcome);
   if (note) ctx.emit({ kind: 'message', text: note });
 };
 
