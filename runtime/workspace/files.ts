@@ -124,13 +124,27 @@ export function syncFile(path: string): void {
  * message names no file for a failed write.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode?: number): void {
+  writeWhole(path, data, { mode });
+}
+
+/**
+ * Makes a new file atomically, as `writeFileAtomic` writes one, unless a file is there already:
+ * false then, and that file is left as it is (another process made it first).
+ */
+export function createFileAtomic(path: string, data: string | Uint8Array, mode?: number): boolean {
+  return writeWhole(path, data, { mode, overwrite: false });
+}
+
+function writeWhole(path: string, data: string | Uint8Array, options: AtomicFileOptions): boolean {
   let file: AtomicFile | undefined;
   try {
-    file = new AtomicFile(path, { mode });
+    file = new AtomicFile(path, options);
     file.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     file.commit();
+    return true;
   } catch (e) {
     file?.abort();
+    if (options.overwrite === false && (e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw writeFailure(path, e);
   }
 }
