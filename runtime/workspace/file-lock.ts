@@ -50,7 +50,7 @@ export async function whileHoldingFileLock<T>(
 ): Promise<T> {
   const folder = dirname(lockFileOf(file));
   // What `fn` does not fill (a run that failed, or kept nothing) is left as it was, without folders.
-  const made = mkdirSync(folder, { recursive: true });
+  const made = makeFolderOf(lockFileOf(file));
   try {
     let told = false;
     while (!tryLock(file)) {
@@ -83,7 +83,7 @@ function removeEmptyFolders(folder: string, top: string): void {
 /** Takes `<file>.lock` when it is free or was left by a process that died: false while another holds it. */
 function tryLock(file: string): boolean {
   const lock = lockFileOf(file);
-  mkdirSync(dirname(lock), { recursive: true });
+  makeFolderOf(lock);
   for (;;) {
     if (take(lock)) return true;
     if (!ownerGone(lock)) return false;
@@ -113,12 +113,21 @@ function take(lock: string): boolean {
     if (code === 'EEXIST') return false;
     // The folder went while waiting (a job deleted): made again, for the caller to find no job in.
     if (code === 'ENOENT') {
-      mkdirSync(dirname(lock), { recursive: true });
+      makeFolderOf(lock);
       return take(lock);
     }
     throw writeFailure(lock, e);
   } finally {
     rmSync(temp, { force: true });
+  }
+}
+
+/** Makes the folder `lock` goes in; the first folder it made, if any. */
+function makeFolderOf(lock: string): string | undefined {
+  try {
+    return mkdirSync(dirname(lock), { recursive: true });
+  } catch (e) {
+    throw writeFailure(lock, e);
   }
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli';
@@ -38,5 +38,19 @@ for (const { what, args, folder, file, made } of locked) {
     const next = await runCli(dir, [...args, '--workspace', 'ws']);
     assert.equal(next.code, 0, next.stderr);
     assert.deepEqual(readdirSync(join(dir, 'ws', folder)).sort(), made);
+  });
+}
+
+for (const { what, args, folder } of locked) {
+  test(`${what} where the workspace cannot hold its folder: an error naming it, not an internal error`, async () => {
+    const dir = tempDir('file-lock');
+    writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
+    // A file where the folder should be: making the folder (and its lock) fails, as on a read-only disk.
+    mkdirSync(join(dir, 'ws'));
+    writeFileSync(join(dir, 'ws', folder.split('/')[0]), '');
+    const failed = await runCli(dir, [...args, '--workspace', 'ws']);
+    assert.equal(failed.code, 1, failed.stderr);
+    assert.match(failed.stderr, new RegExp(`cannot write ${join(dir, 'ws', folder.split('/')[0])}.*(ENOTDIR|EEXIST)`));
+    assert.doesNotMatch(failed.stderr, /internal error/);
   });
 }
