@@ -5,6 +5,7 @@ import { changeLogTarget, lastExecutionId, NAME_ATTEMPTS, pipelineStem } from '.
 import { captureChanges, commitState, type CaptureDiff, type EarlierPages } from '../cdc/diff';
 import { captureOptions, type CaptureOptions } from '../cdc/options';
 import { stateFile } from '../cdc/state';
+import { capturing } from '../cdc/state-lock';
 import { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
 import type { RunState } from '../scope';
@@ -42,45 +43,52 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
   const state = stateFile(ctx.session.workspace, pipeline, name || pipeline);
   const pages = pagesOf.get(ctx.run) ?? new Map<string, EarlierPages>();
   pagesOf.set(ctx.run, pages);
-  const diff = await captureChanges(input, options, state, pages.get(state));
-  const committed = async () => {
-    await commitState(state, diff);
-    if (diff.seen) pages.set(state, { initializing: diff.mode === 'initialized', seen: diff.seen() });
-  };
-  // A CAPTURE that writes no log leaves the run without one, rather than with the log a previous
-  // notebook cell (or page) left it: a PUSH after it would play that log again.
-  if (diff.mode === 'initialized') {
-    ctx.run.changeLog = undefined;
-    await committed();
+  const waiting = () =>
     ctx.emit({
       kind: 'message',
-      text: `CDC state initialized with ${counted(diff.counts.unchanged + diff.counts.inserted, 'record')}; no change log written`,
+      text: `CAPTURE '${name || pipeline}' of pipeline ${pipeline} waits for another run capturing into ${state} to finish`,
+    });
+  return capturing(options.keys.length > 0 ? state : undefined, { signal: ctx.signal, waiting }, async () => {
+    const diff = await captureChanges(input, options, state, pages.get(state));
+    const committed = async () => {
+      await commitState(state, diff);
+      if (diff.seen) pages.set(state, { initializing: diff.mode === 'initialized', seen: diff.seen() });
+    };
+    // A CAPTURE that writes no log leaves the run without one, rather than with the log a previous
+    // notebook cell (or page) left it: a PUSH after it would play that log again.
+    if (diff.mode === 'initialized') {
+      ctx.run.changeLog = undefined;
+      await committed();
+      ctx.emit({
+        kind: 'message',
+        text: `CDC state initialized with ${counted(diff.counts.unchanged + diff.counts.inserted, 'record')}; no change log written`,
+      });
+      return diff.upserts;
+    }
+    if (diff.upserts.rowCount === 0 && diff.deletes.rowCount === 0) {
+      ctx.run.changeLog = undefined;
+      await committed();
+      ctx.emit({ kind: 'message', text: 'no change since the last capture: no change log written' });
+      return diff.upserts;
+    }
+    if (options.marker !== undefined) diff.deletes = markDeletes(diff.deletes, diff.upserts, options.marker);
+    const written = await writeLog(stmt, diff, options, name || undefined, location, protection, ctx);
+    await committed();
+    ctx.run.changeLog = {
+      upserts: diff.upserts,
+      deletes: diff.deletes,
+      keys: options.keys,
+      executionId: written.executionId,
+      file: { drive: location.drive, path: written.path },
+    };
+    ctx.run.pipelineVariables.set('executionid', written.executionId);
+    const { inserts, updates } = streamCounts(diff, options);
+    ctx.emit({
+      kind: 'message',
+      text: `change log ${written.shown}: ${counted(inserts, 'insert')}, ${counted(updates, 'update')}, ${counted(diff.deletes.rowCount, 'delete')}`,
     });
     return diff.upserts;
-  }
-  if (diff.upserts.rowCount === 0 && diff.deletes.rowCount === 0) {
-    ctx.run.changeLog = undefined;
-    await committed();
-    ctx.emit({ kind: 'message', text: 'no change since the last capture: no change log written' });
-    return diff.upserts;
-  }
-  if (options.marker !== undefined) diff.deletes = markDeletes(diff.deletes, diff.upserts, options.marker);
-  const written = await writeLog(stmt, diff, options, name || undefined, location, protection, ctx);
-  await committed();
-  ctx.run.changeLog = {
-    upserts: diff.upserts,
-    deletes: diff.deletes,
-    keys: options.keys,
-    executionId: written.executionId,
-    file: { drive: location.drive, path: written.path },
-  };
-  ctx.run.pipelineVariables.set('executionid', written.executionId);
-  const { inserts, updates } = streamCounts(diff, options);
-  ctx.emit({
-    kind: 'message',
-    text: `change log ${written.shown}: ${counted(inserts, 'insert')}, ${counted(updates, 'update')}, ${counted(diff.deletes.rowCount, 'delete')}`,
   });
-  return diff.upserts;
 };
 
 /** ENCRYPT_CERT and SIGN_CERT, found in the workspace's certificate store. */

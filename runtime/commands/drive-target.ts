@@ -20,7 +20,7 @@ export async function runDriveTarget(
   const drive = atArgument(stmt.connection, () => driveFor(ctx.session, stmt.connection));
   const out = driveOutput(stmt.format, stmt.drive, ctx, stmt.pos);
   const outcome = outcomeOptions(stmt.options, ctx);
-  const log = ctx.run.changeLog?.file;
+  const log = ctx.run.changeLog;
   const written: Written = { files: [], rows: 0, retries: 0 };
   try {
     await write(drive, out, written);

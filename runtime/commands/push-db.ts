@@ -102,7 +102,7 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
     shown: 0,
   };
   const progressId = `push-db-${ctx.run.executionId}-${stmt.pos.offset}`;
-  const progress = await readProgress(log?.file);
+  const progress = await readProgress(log);
   let failure: { error: unknown } | undefined;
   let players: Player[] = [];
   try {
@@ -128,14 +128,14 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
     }
   }
   if (failure) {
-    await writeProgress(log?.file, progress);
-    const note = await applyOutcome(log?.file, false, outcome);
+    await writeProgress(log, progress);
+    const note = await applyOutcome(log, false, outcome);
     if (note) ctx.emit({ kind: 'message', text: note });
     throw failure.error;
   }
   await clearProgress(log?.file);
   ctx.emit({ kind: 'message', text: summary(stmt, table, players, tally, upserts.rowCount, deletes.rowCount) });
-  const note = await applyOutcome(log?.file, true, outcome);
+  const note = await applyOutcome(log, true, outcome);
   if (note) ctx.emit({ kind: 'message', text: note });
 };
 

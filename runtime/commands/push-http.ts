@@ -72,7 +72,7 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
     shown: 0,
   };
   const progressId = `push-${ctx.run.executionId}-${stmt.pos.offset}`;
-  const progress = await readProgress(log?.file);
+  const progress = await readProgress(log);
   try {
     for (const s of sections) {
       try {
@@ -83,15 +83,15 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
     }
   } catch (e) {
     report(ctx, progressId, tally, true);
-    await writeProgress(log?.file, progress);
-    const note = await applyOutcome(log?.file, false, outcome);
+    await writeProgress(log, progress);
+    const note = await applyOutcome(log, false, outcome);
     if (note) ctx.emit({ kind: 'message', text: note });
     throw e;
   }
   report(ctx, progressId, tally, true);
   await clearProgress(log?.file);
   ctx.emit({ kind: 'message', text: summary(tally) });
-  const note = await applyOutcome(log?.file, true, outcome);
+  const note = await applyOutcome(log, true, outcome);
   if (note) ctx.emit({ kind: 'message', text: note });
 };
 

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { ScriptError } from '../errors';
 import { lockFileOf, withFileLock } from '../workspace/file-lock';
 import { writeFileAtomic } from '../workspace/files';
+import { readJsonFile } from '../workspace/json-file';
 import { WorkspaceKey } from '../workspace/workspace-key';
 import {
   checkJobName,
@@ -92,7 +93,7 @@ export class JobDefinitions {
   get(name: string): JobDefinition {
     const file = join(this.jobFolder(name), 'job.json');
     if (!existsSync(file)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
-    return JSON.parse(readFileSync(file, 'utf8')) as JobDefinition;
+    return readJsonFile<JobDefinition>(file, 'object');
   }
 
   list(): JobDefinition[] {

@@ -2,7 +2,8 @@ import { posix } from 'node:path';
 import { ScriptError, type Position } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { TargetOptions } from '../script/ast';
-import type { ChangeLogFile, Scope } from '../scope';
+import { parseIdFileName } from '../changelog/naming';
+import type { CurrentChangeLog, Scope } from '../scope';
 import { clearProgress, progressPath } from './resume';
 
 /**
@@ -42,23 +43,31 @@ export function checkDlqFolder(folder: string, pos?: Position): string {
 
 /** Applies the outcome; returns a sentence for the cell output, or undefined when nothing was done. */
 export async function applyOutcome(
-  log: ChangeLogFile | undefined,
+  current: CurrentChangeLog | undefined,
   succeeded: boolean,
   options: OutcomeOptions,
 ): Promise<string | undefined> {
-  if (!log) return undefined;
+  const log = current?.file;
+  if (!current || !log) return undefined;
   const name = posix.basename(log.path);
   if (succeeded && options.discardOnSuccess) {
     await log.drive.remove(log.path);
     return `change log ${name} discarded after success`;
   }
   if (!succeeded && options.dlq) {
-    const target = posix.join(posix.dirname(log.path), options.dlq.folder, name);
+    const folder = posix.join(posix.dirname(log.path), options.dlq.folder);
+    // A fixed-name log (`orders.eds`) is written again by every run: its dead letters are told apart
+    // by execution id (`orders_<id>.eds`, as LOAD 'orders' reads them in order), or the next one
+    // would replace the one there, whose rows were never delivered.
+    const letter = parseIdFileName(name)
+      ? name
+      : `${posix.basename(name, posix.extname(name))}_${current.executionId}${posix.extname(name)}`;
+    const target = posix.join(folder, letter);
     await log.drive.move(log.path, target);
     // The record of the batches that succeeded goes along, so a replay of the moved log resumes.
     if (await log.drive.exists(progressPath(log.path)))
       await log.drive.move(progressPath(log.path), progressPath(target));
-    return `change log ${name} moved to ${posix.join(posix.dirname(log.path), options.dlq.folder)}`;
+    return `change log ${name} moved to ${folder}${letter === name ? '' : ` as ${letter}`}`;
   }
   if (!succeeded && options.discardOnError) {
     await log.drive.remove(log.path);

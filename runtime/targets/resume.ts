@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { writeStaged } from '../drives/drive';
-import type { ChangeLogFile } from '../scope';
+import type { ChangeLogFile, CurrentChangeLog } from '../scope';
 
 /**
  * How far a push of a change log got, kept beside the log (`<log>.progress.json`) after a failed push:
@@ -10,6 +10,8 @@ import type { ChangeLogFile } from '../scope';
  * the target, the stream and the batch number, so a receiver can also drop a batch it got twice.
  */
 export interface PushProgress {
+  /** The log's execution id: a fixed-name log captured again is another log under the same path. */
+  executionId?: string;
   /** Target id (e.g. "http POST /orders") → stream ('upsert' | 'delete') → batches done. */
   done: Record<string, Record<string, number>>;
 }
@@ -19,22 +21,32 @@ export function progressPath(logPath: string): string {
   return `${logPath}.progress.json`;
 }
 
-export async function readProgress(log: ChangeLogFile | undefined): Promise<PushProgress> {
-  if (!log || !(await log.drive.exists(progressPath(log.path)))) return { done: {} };
-  const fetched = await log.drive.fetch(progressPath(log.path));
+/**
+ * The batches done by earlier pushes of `log`. A record of another log under the same path (a fixed
+ * name, `orders.eds`, is written again by every run) is no record of this one: its counts would skip
+ * batches of the new log that were never sent.
+ */
+export async function readProgress(log: CurrentChangeLog | undefined): Promise<PushProgress> {
+  const none = { executionId: log?.executionId, done: {} };
+  const file = log?.file;
+  if (!file || !(await file.drive.exists(progressPath(file.path)))) return none;
+  const fetched = await file.drive.fetch(progressPath(file.path));
   try {
-    return JSON.parse(readFileSync(fetched.file, 'utf8')) as PushProgress;
+    const stored = JSON.parse(readFileSync(fetched.file, 'utf8')) as PushProgress;
+    return stored.executionId === log.executionId ? stored : none;
   } catch {
     // A record that does not read is no record: the push starts over, which idempotency keys make safe.
-    return { done: {} };
+    return none;
   } finally {
     fetched.done();
   }
 }
 
-export async function writeProgress(log: ChangeLogFile | undefined, progress: PushProgress): Promise<void> {
-  if (!log) return;
-  await writeStaged(log.drive, progressPath(log.path), (staged) => writeFileSync(staged, JSON.stringify(progress)));
+export async function writeProgress(log: CurrentChangeLog | undefined, progress: PushProgress): Promise<void> {
+  const file = log?.file;
+  if (!file) return;
+  const record: PushProgress = { executionId: log.executionId, done: progress.done };
+  await writeStaged(file.drive, progressPath(file.path), (staged) => writeFileSync(staged, JSON.stringify(record)));
 }
 
 export async function clearProgress(log: ChangeLogFile | undefined): Promise<void> {

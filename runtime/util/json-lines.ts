@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { writeFailure } from '../workspace/files';
 
 /** A record as its line in the file. */
 export function jsonLine(record: unknown): string {
@@ -51,7 +52,10 @@ export class JsonLines<T> {
       const file = await open(this.file, 'a+');
       try {
         const lines = batch.map((b) => b.line).join('');
-        await file.write(this.endChecked || (await endsLine(file)) ? lines : `\n${lines}`);
+        const bytes = Buffer.from(this.endChecked || (await endsLine(file)) ? lines : `\n${lines}`, 'utf8');
+        // A write the disk cuts short says so only by its count (the next one fails): a line must
+        // not be reported durable while half of it is in the file.
+        for (let at = 0; at < bytes.length;) at += (await file.write(bytes, at)).bytesWritten;
         this.endChecked = true;
         await file.datasync();
       } finally {
@@ -59,7 +63,10 @@ export class JsonLines<T> {
       }
       for (const b of batch) b.done();
     } catch (e) {
-      for (const b of batch) b.fail(e);
+      // Part of the batch may be in the file: the next batch looks at its end again.
+      this.endChecked = false;
+      const failure = writeFailure(this.file, e);
+      for (const b of batch) b.fail(failure);
     }
   }
 

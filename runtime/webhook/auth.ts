@@ -1,10 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
 import { bearerKey } from './gate';
 import { withFileLock } from '../workspace/file-lock';
 import { writeFileAtomic } from '../workspace/files';
+import { readJsonFile } from '../workspace/json-file';
 
 /** An access key as stored: its hash only; the key itself is shown once, when created. */
 export interface StoredKey {
@@ -31,7 +32,7 @@ export class AccessKeys {
   }
 
   list(): StoredKey[] {
-    return existsSync(this.file) ? (JSON.parse(readFileSync(this.file, 'utf8')) as StoredKey[]) : [];
+    return existsSync(this.file) ? readJsonFile<StoredKey[]>(this.file, 'array') : [];
   }
 
   /** A new key: returns it in clear, once. */

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
 import { withFileLock } from './file-lock';
 import { fileStamp, writeFileAtomic } from './files';
+import { readJsonFile } from './json-file';
 import { MASK, redactUrl } from './redact';
 import { WorkspaceKey } from './workspace-key';
 
@@ -135,7 +135,7 @@ export class ConnectionStore {
       const connections = new Map<string, Connection>();
       let clearSecrets = false;
       if (stamp !== undefined) {
-        const list = JSON.parse(readFileSync(this.file, 'utf8')) as StoredConnection[];
+        const list = readJsonFile<StoredConnection[]>(this.file, 'array');
         for (const stored of list) {
           const c = this.unseal(stored);
           if ((!stored.sealed && secretsOf(c).length > 0) || hasPasswordParam(c)) clearSecrets = true;

@@ -1,10 +1,14 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ScriptError } from '../errors';
 import { processAlive } from '../util/process-alive';
+import { tempPathOf, writeFailure } from './files';
 
 /** How long a process waits for another to finish with a file before giving up. */
 const WAIT_MS = 10_000;
+/** How often a long wait looks whether the lock is free again. */
+const POLL_MS = 50;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /**
@@ -16,52 +20,131 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
  * lock is held and two waiters at that moment: accepted, as node has no flock.
  */
 export function withFileLock<T>(file: string, fn: () => T): T {
-  const lock = lockFileOf(file);
-  mkdirSync(dirname(lock), { recursive: true });
   const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600);
-      try {
-        writeSync(fd, String(process.pid));
-      } finally {
-        closeSync(fd);
-      }
-      break;
-    } catch (e) {
-      // The folder went while waiting (a job deleted): made again, for the caller to find no job in.
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-        mkdirSync(dirname(lock), { recursive: true });
-        continue;
-      }
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      if (ownerGone(lock)) {
-        // Another waiter may have taken it over first.
-        rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline)
-        throw new ScriptError(`${file} is being changed by another sqlcdc process (${lock}); try again`, 'runtime');
-      // Held for a few milliseconds by another process: wait without spinning, synchronously like the callers.
-      Atomics.wait(sleeper, 0, 0, 5);
-    }
+  while (!tryLock(file)) {
+    if (Date.now() > deadline)
+      throw new ScriptError(
+        `${file} is being changed by another sqlcdc process (${lockFileOf(file)}); try again`,
+        'runtime',
+      );
+    // Held for a few milliseconds by another process: wait without spinning, synchronously like the callers.
+    Atomics.wait(sleeper, 0, 0, 5);
   }
   try {
     return fn();
   } finally {
-    unlinkSync(lock);
+    unlock(file);
   }
 }
 
-/** Whether the process that made `lock` has died. An empty file is one whose owner is still writing its id. */
-function ownerGone(lock: string): boolean {
-  let pid: number;
+/**
+ * Runs `fn` holding `<file>.lock` for as long as it takes, as `withFileLock` does for a quick change:
+ * for work of minutes (a CAPTURE's diff and log). Waits as long as another process holds it, calling
+ * `waiting` once first; `signal` (Ctrl-C) stops the wait. One process does not wait for itself: the
+ * caller keeps two of its own runs apart.
+ */
+export async function whileHoldingFileLock<T>(
+  file: string,
+  options: { signal?: AbortSignal; waiting?: () => void },
+  fn: () => Promise<T>,
+): Promise<T> {
+  const folder = dirname(lockFileOf(file));
+  // What `fn` does not fill (a run that failed, or kept nothing) is left as it was, without folders.
+  const made = makeFolderOf(lockFileOf(file));
   try {
-    pid = Number(readFileSync(lock, 'utf8'));
+    let told = false;
+    while (!tryLock(file)) {
+      if (!told) options.waiting?.();
+      told = true;
+      await delay(POLL_MS, undefined, { signal: options.signal });
+    }
+    try {
+      return await fn();
+    } finally {
+      unlock(file);
+    }
+  } finally {
+    if (made) removeEmptyFolders(folder, made);
+  }
+}
+
+/** Removes `folder` and its parents up to `top` while they are empty. */
+function removeEmptyFolders(folder: string, top: string): void {
+  for (let at = folder; ; at = dirname(at)) {
+    try {
+      rmdirSync(at);
+    } catch {
+      return;
+    }
+    if (at === top) return;
+  }
+}
+
+/** Takes `<file>.lock` when it is free or was left by a process that died: false while another holds it. */
+function tryLock(file: string): boolean {
+  const lock = lockFileOf(file);
+  makeFolderOf(lock);
+  for (;;) {
+    if (take(lock)) return true;
+    if (!ownerGone(lock)) return false;
+    // Another waiter may have taken it over first.
+    rmSync(lock, { force: true });
+  }
+}
+
+function unlock(file: string): void {
+  unlinkSync(lockFileOf(file));
+}
+
+/**
+ * Makes `lock` holding this process's id, or returns false when another process holds it. The id is
+ * written to a temp file first and linked under the lock's name (a link fails rather than replace a
+ * file), so the lock never exists without its owner's id: an empty one, left by a process killed or
+ * a disk filled between making the lock and writing to it, would read as held for good.
+ */
+function take(lock: string): boolean {
+  const temp = tempPathOf(lock);
+  try {
+    writeFileSync(temp, String(process.pid), { flag: 'wx', mode: 0o600 });
+    linkSync(temp, lock);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // The folder went while waiting (a job deleted): made again, for the caller to find no job in.
+    if (code === 'ENOENT') {
+      makeFolderOf(lock);
+      return take(lock);
+    }
+    throw writeFailure(lock, e);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/** Makes the folder `lock` goes in; the first folder it made, if any. */
+function makeFolderOf(lock: string): string | undefined {
+  try {
+    return mkdirSync(dirname(lock), { recursive: true });
+  } catch (e) {
+    throw writeFailure(lock, e);
+  }
+}
+
+/**
+ * Whether the process that made `lock` has died. An empty lock is one an older sqlcdc left, which made
+ * the lock before writing its id: none is ever empty now. One holding this process's id is an earlier
+ * process's that had the same id: this one holds no lock when it takes one.
+ */
+function ownerGone(lock: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(lock, 'utf8');
   } catch {
     return false;
   }
-  return Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+  const pid = Number(text);
+  return text === '' || pid === process.pid || (Number.isInteger(pid) && pid > 0 && !processAlive(pid));
 }
 
 /** The lock file of `file`, beside it. */

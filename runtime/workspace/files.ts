@@ -12,6 +12,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, sep } from 'node:path';
+import { ScriptError } from '../errors';
 import type { ByteSink } from '../util/bytes';
 
 export interface AtomicFileOptions {
@@ -117,16 +118,44 @@ export function syncFile(path: string): void {
   }
 }
 
-/** Writes a whole file atomically (state files: connections, variables, histories). */
+/**
+ * Writes a whole file atomically (state files: connections, variables, histories). A failure (a full
+ * disk, a folder it may not write) leaves the file as it was and says which file it is: the system's
+ * message names no file for a failed write.
+ */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode?: number): void {
-  const file = new AtomicFile(path, { mode });
+  writeWhole(path, data, { mode });
+}
+
+/**
+ * Makes a new file atomically, as `writeFileAtomic` writes one, unless a file is there already:
+ * false then, and that file is left as it is (another process made it first).
+ */
+export function createFileAtomic(path: string, data: string | Uint8Array, mode?: number): boolean {
+  return writeWhole(path, data, { mode, overwrite: false });
+}
+
+function writeWhole(path: string, data: string | Uint8Array, options: AtomicFileOptions): boolean {
+  let file: AtomicFile | undefined;
   try {
+    file = new AtomicFile(path, options);
     file.write(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
     file.commit();
+    return true;
   } catch (e) {
-    file.abort();
-    throw e;
+    file?.abort();
+    if (options.overwrite === false && (e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw writeFailure(path, e);
   }
+}
+
+/** A file system's failure to write `path` as the user's error, naming the file; anything else as it is. */
+export function writeFailure(path: string, e: unknown): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  // Errno codes (ENOSPC, EACCES, EFBIG…), not node's own ERR_… of a bad call.
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)
+    ? new ScriptError(`cannot write ${path}: ${(e as Error).message}`, 'runtime')
+    : e;
 }
 
 /**

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
 import { withFileLock } from './file-lock';
 import { fileStamp, writeFileAtomic } from './files';
+import { readJsonFile } from './json-file';
 import { WorkspaceKey } from './workspace-key';
 
 /**
@@ -43,13 +43,7 @@ export class VariableStore {
     if (!this.cache || this.cache.stamp !== stamp) {
       const vars = new Map<string, StoredVariable>();
       if (stamp !== undefined) {
-        let list: StoredVariable[];
-        try {
-          list = JSON.parse(readFileSync(this.file, 'utf8')) as StoredVariable[];
-        } catch (e) {
-          throw new ScriptError(`${this.file} is not valid JSON: ${(e as Error).message}`, 'runtime');
-        }
-        for (const v of list) vars.set(v.name.toLowerCase(), v);
+        for (const v of readJsonFile<StoredVariable[]>(this.file, 'array')) vars.set(v.name.toLowerCase(), v);
       }
       this.cache = { stamp, vars };
     }

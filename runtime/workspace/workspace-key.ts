@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError } from '../errors';
-import { writeFileAtomic } from './files';
+import { createFileAtomic } from './files';
 
 const PREFIX = 'v1:';
 
@@ -49,7 +49,9 @@ export class WorkspaceKey {
         'runtime',
       );
     const key = randomBytes(32);
-    writeFileAtomic(this.file, key.toString('base64') + '\n', 0o600);
+    // Made without replacing: two processes sealing their first values at once would each make a
+    // key, and the values sealed under the one replaced could never be read again.
+    if (!createFileAtomic(this.file, key.toString('base64') + '\n', 0o600)) return this.key(false);
     return key;
   }
 

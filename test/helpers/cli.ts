@@ -16,13 +16,20 @@ export interface CliOptions {
   env?: Record<string, string>;
   /** Written to stdin, which is then closed. */
   input?: string;
+  /**
+   * The largest file the CLI may write, in bytes (prlimit --fsize): a write past it fails with EFBIG,
+   * and one crossing it is cut short there, as on a disk that fills — a failure at a known point.
+   */
+  fileSizeLimit?: number;
 }
 
 /** Runs the built CLI in `cwd` to completion, its stdin a pipe. */
 export function runCli(cwd: string, args: string[], options: CliOptions = {}): Promise<Outcome> {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
   delete env.SQLCDC_HOME;
-  const child = spawn(process.execPath, [SQLCDC, ...args], { cwd, env: { ...env, ...options.env } });
+  const command = [process.execPath, SQLCDC, ...args];
+  if (options.fileSizeLimit !== undefined) command.unshift('prlimit', `--fsize=${options.fileSizeLimit}`);
+  const child = spawn(command[0], command.slice(1), { cwd, env: { ...env, ...options.env } });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -133,3 +133,37 @@ test(
     }
   },
 );
+
+test(
+  'jobs with signing secrets made by several processes at once in a new workspace: one workspace key, every secret readable',
+  LIMITS,
+  async () => {
+    const dir = tempDir('jobs-races');
+    writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
+    const CREATORS = 10;
+    for (let round = 0; round < ROUNDS; round++) {
+      // Each process finds no key and makes one to seal its secret with: a key made by another
+      // meanwhile must be the one it seals with, not one it replaces.
+      const workspace = `ws${round}`;
+      await Promise.all(
+        Array.from({ length: CREATORS }, (_, i) =>
+          sqlcdc(dir, [
+            'job',
+            'create',
+            `j${i}`,
+            '--writer',
+            'w.sql',
+            '--webhook',
+            '--signing-secret',
+            '--workspace',
+            workspace,
+          ]),
+        ),
+      );
+      // Resealing opens every secret: one sealed under a key that was replaced cannot be.
+      const r = await sqlcdc(dir, ['workspace', 'rotate-key', '--workspace', workspace]);
+      assert.equal(r.code, 0, `round ${round}: ${r.stderr}`);
+      assert.match(r.stdout + r.stderr, new RegExp(`${CREATORS} job signing secrets resealed`));
+    }
+  },
+);

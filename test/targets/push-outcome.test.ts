@@ -94,3 +94,51 @@ test("DLQ_ON_ERROR outside the log's folder ('..' or absolute) is refused before
   assert.equal(server.requests.length, 0);
   assert.deepEqual(readdirSync(join(dir, 'logs')), [file]);
 });
+
+test('a fixed-name log captured again after a failed push is a new log: its push starts at its first batch, not where the old one stopped', async () => {
+  const { session, dir, server, failing } = await captured();
+  // items.eds is written again by every run (reference C.3).
+  await session.run("CAPTURE 'items.eds' ON KEYS 'id' WITH PATH 'fixed';");
+  await assert.rejects(session.run(push('')), /HTTP 503/);
+  assert.deepEqual(readdirSync(join(dir, 'fixed')).sort(), ['items.eds', 'items.eds.progress.json']);
+  failing.now = false;
+  // The next run's changes replace the log under the same name: 4, 5 and 6 are new, none was sent.
+  session.setDataset(Dataset.fromRows([{ name: 'id', type: { base: 'int' } }], [[1], [2], [3], [4], [5], [6]]));
+  await session.run("CAPTURE 'items.eds' ON KEYS 'id' WITH PATH 'fixed';");
+  const before = server.requests.length;
+  await session.run(push(''));
+  assert.deepEqual(sentIds(server, before), [4, 5, 6]);
+});
+
+test('DLQ_ON_ERROR keeps every dead letter of a fixed-name log: the next failed log does not replace the one there', async () => {
+  const server = await startHttpServer((_req, res) => {
+    res.writeHead(503).end('{}');
+  });
+  servers.push(server);
+  const { session, dir } = tempSession({}, 'push-outcome');
+  sessions.push(session);
+  await session.run(`%connection add api ${server.url}`);
+  const ids = (list: number[]) =>
+    session.setDataset(
+      Dataset.fromRows(
+        [{ name: 'id', type: { base: 'int' } }],
+        list.map((id) => [id]),
+      ),
+    );
+  const failed = async (list: number[]) => {
+    ids(list);
+    await session.run("CAPTURE 'items.eds' ON KEYS 'id' WITH PATH 'fixed';");
+    await assert.rejects(session.run(push("WITH DLQ_ON_ERROR 'dlq'")), /HTTP 503/);
+  };
+  await failed([1]);
+  await failed([1, 2]);
+  // Two dead letters, item 1's and item 2's: each can be replayed once the target is back.
+  const letters = readdirSync(join(dir, 'fixed', 'dlq')).filter((f) => f.endsWith('.eds'));
+  assert.equal(letters.length, 2, letters.join(', '));
+  const held = [];
+  for (const f of letters) {
+    await session.run(`LOAD UPSERTS FROM '${f}' PATH 'fixed/dlq';`);
+    held.push(...session.dataset.rows().map((r) => Number(r[0])));
+  }
+  assert.deepEqual(held.sort(), [1, 2]);
+});

@@ -54,9 +54,9 @@ function readableModule(): string {
       return !['doc', 'src', 'vendor'].includes(top) && !(kind === 'koffi' && build && !/^(linux|musl)_/.test(build));
     },
   });
-  const module = require.resolve('../../runtime/workspace/nameless-file');
-  for (const file of ['nameless-file.js', 'files.js']) {
-    cpSync(join(dirname(module), file), join(root, 'runtime', 'workspace', file));
+  const runtime = dirname(dirname(require.resolve('../../runtime/workspace/nameless-file')));
+  for (const file of ['workspace/nameless-file.js', 'workspace/files.js', 'workspace/redact.js', 'errors.js']) {
+    cpSync(join(runtime, file), join(root, 'runtime', file));
   }
   return join(root, 'runtime', 'workspace', 'nameless-file.js');
 }
