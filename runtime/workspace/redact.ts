@@ -59,8 +59,14 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>]+/gi;
 const QUERY_PAIR_IN_TEXT = /([?&])([^=&#\s'"<>?]+)=([^&#\s'"<>)]*)/g;
 
 /**
- * `text` with every URL redacted and every other secret-named query pair masked, and `column`
- * (1-based) moved by what the masks changed before it.
+ * The value of `CREDENTIALS '…'` (TRACE … STAGE ON, spec 5.5: a secret whatever it looks like), up to
+ * its closing quote or the end of the line; `''` inside it is a quote.
+ */
+const CREDENTIALS_IN_TEXT = /(\bCREDENTIALS\s+')((?:[^'\n]|'')*)('|$)/gim;
+
+/**
+ * `text` with every URL redacted, every other secret-named query pair and every CREDENTIALS value
+ * masked, and `column` (1-based) moved by what the masks changed before it.
  */
 function redactText(text: string, column: number): { text: string; column: number } {
   let at = column;
@@ -79,16 +85,25 @@ function redactText(text: string, column: number): { text: string; column: numbe
       return `${sep}${name}=${MASK}`;
     },
   );
-  return { text: shown, column: at };
+  const afterPairs = at;
+  const masked = shown.replace(
+    CREDENTIALS_IN_TEXT,
+    (whole: string, head: string, value: string, end: string, offset: number) => {
+      if (value === MASK) return whole;
+      if (offset + whole.length < afterPairs) at += MASK.length - value.length;
+      return `${head}${MASK}${end}`;
+    },
+  );
+  return { text: masked, column: at };
 }
 
-/** Every URL inside a text (an error message, a log line) with its password replaced. */
+/** Every URL inside a text (an error message, a log line) with its password replaced, CREDENTIALS values masked. */
 export function redactUrlsIn(text: string): string {
   return redactText(text, 0).text;
 }
 
 /**
- * A line of a script shown back under an error, its URLs redacted, and the error's `column` (1-based)
+ * A line of a script shown back under an error, its URLs and CREDENTIALS redacted, and the error's `column` (1-based)
  * moved by what the masks changed before it, so that a caret stays under what it points at.
  */
 export function redactUrlsAt(line: string, column: number): { line: string; column: number } {
@@ -98,7 +113,7 @@ export function redactUrlsAt(line: string, column: number): { line: string; colu
 
 /**
  * A line of a script with its secrets masked, for showing scripts back (`sqlcdc job show`): a URL's
- * password and secret-named query values anywhere, and in a `%connection add …` line the values of
+ * password and secret-named query values and CREDENTIALS values anywhere, and in a `%connection add …` line the values of
  * --bearer, --basic, --apikey and --header.
  */
 export function redactScriptLine(line: string): string {
