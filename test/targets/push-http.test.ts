@@ -94,10 +94,22 @@ test('BATCH N with @concatjson: one call per N rows; BATCH N without an array op
     session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ({"id": {{id}}}) WITH BATCH 3;`),
     /BATCH 3 needs a payload with an array operator/,
   );
-  await assert.rejects(
-    session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ([@concatjson({"id": {{id}}})]);`),
-    /needs WITH BATCH N greater than 1/,
-  );
+  // Spec 8: array operators and @sql operators need N greater than 1 (BATCH 1 is the default).
+  for (const payload of [
+    '[@concatjson({"id": {{id}}})]',
+    '[@concatjsonarr([{{id}}])]',
+    '<r>@concatxml(<i>{{id}}</i>)</r>',
+    '@sql(insert into t values ({{id}}))',
+    '@sql_union(select {{id}} as id)',
+    '@sql_unionall(select {{id}} as id)',
+    '@sql_concat(select {{id}} as id)',
+  ])
+    for (const batch of ['', ' WITH BATCH 1'])
+      await assert.rejects(
+        session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD (${payload})${batch};`),
+        /needs WITH BATCH N greater than 1/,
+        payload + batch,
+      );
   assert.equal(server.requests.length, 3, 'the refused pushes sent nothing');
 });
 
