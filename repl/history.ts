@@ -8,7 +8,7 @@ import { holdsSecret, writeFileAtomic } from '../runtime/support';
  */
 export class ReplHistory {
   private last = '';
-  /** The line entered before, recorded or not: a secret may start on it and end on the next. */
+  /** The last line entered that was not blank, recorded or not: a secret may start on it and end on the next. */
   private previous = '';
 
   constructor(
@@ -33,7 +33,7 @@ export class ReplHistory {
 
   record(line: string): void {
     const previous = this.previous;
-    this.previous = line;
+    if (line.trim() !== '') this.previous = line;
     // A line that carries a secret (%connection add … --bearer TOKEN) stays out of the file, and so does
     // one that completes a secret the line before opened (CREDENTIALS at its end, the value here).
     const continued = !holdsSecret(previous) && holdsSecret(`${previous}\n${line}`);

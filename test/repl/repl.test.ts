@@ -198,6 +198,7 @@ test('history is kept in the workspace, without lines that carry secrets', LIMIT
     "PUSH INTO HTTP ON_UPSERT (POST /x) PAYLOAD ({{id}}) TRACE INTO [db] TABLE 't' STAGE ON 'in' CREDENTIALS";
   await repl.send(`${staged} 's3cret';`);
   await repl.send(staged);
+  await repl.send('');
   await repl.send("  's3cret';");
   await repl.send('%limit 7');
   assert.equal(await repl.close(), 0);
