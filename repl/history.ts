@@ -8,6 +8,8 @@ import { holdsSecret, writeFileAtomic } from '../runtime/support';
  */
 export class ReplHistory {
   private last = '';
+  /** The last line entered that was not blank, recorded or not: a secret may start on it and end on the next. */
+  private previous = '';
 
   constructor(
     private readonly file: string,
@@ -30,8 +32,12 @@ export class ReplHistory {
   }
 
   record(line: string): void {
-    // A line that carries a secret (%connection add … --bearer TOKEN) stays out of the file.
-    if (line.trim() === '' || line === this.last || holdsSecret(line)) return;
+    const previous = this.previous;
+    if (line.trim() !== '') this.previous = line;
+    // A line that carries a secret (%connection add … --bearer TOKEN) stays out of the file, and so does
+    // one that completes a secret the line before opened (CREDENTIALS at its end, the value here).
+    const continued = !holdsSecret(previous) && holdsSecret(`${previous}\n${line}`);
+    if (line.trim() === '' || line === this.last || holdsSecret(line) || continued) return;
     this.last = line;
     appendFileSync(this.file, line.replace(/\r?\n/g, ' ') + '\n', { mode: 0o600 });
   }

@@ -39,7 +39,7 @@ export function captureOptions(stmt: CaptureClauses): CaptureOptions {
     ].filter((k): k is string => typeof k === 'string');
     if (needKeys.length) {
       throw new ScriptError(
-        `${needKeys.join(', ')} need ON KEYS: without keys every run captures the whole dataset`,
+        `${needKeys.join(', ')} ${needKeys.length === 1 ? 'needs' : 'need'} ON KEYS: without keys every run captures the whole dataset`,
         'semantic',
         stmt.pos,
       );

@@ -4,17 +4,18 @@ import { ScriptError, toScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { compileTemplate, evaluateText, type BatchTextFn, type CompileOptions } from '../functions/evaluate';
 import { buildRequest } from '../http/build';
-import { describeCall, statusError, type CallContext } from '../http/request';
+import { describeCall, statusError, type CallContext, type HttpRequest, type HttpResponse } from '../http/request';
 import { sendWithRetries, type RetryRules } from '../http/retry';
 import type { ApplyHttp, Text } from '../script/ast';
 import { concatDatasets } from '../sources/concat';
-import { Page } from '../sources/http/read';
+import { checkPaging, MAX_PAGES, Pager, type PagingSpec } from '../sources/http/paging';
+import { readPages } from '../sources/http/read';
 import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
 import { atArgument } from '../at-argument';
 import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
 import { bodyRetry, HEADERS_TEMPLATE, statusCodes, warnOfRetryAfter } from './http-options';
-import { pageRows, responseRow } from './select-http';
+import { pageRows, recordLastHttp, responseRow } from './select-http';
 import { floatsAsDecimal } from '../functions/json-format';
 
 type Processing = NonNullable<ApplyHttp['options']['processing']>;
@@ -30,24 +31,21 @@ type Processing = NonNullable<ApplyHttp['options']['processing']>;
  *   are evaluated per call, spec 4.4); each row is repeated once per row of its response, with the
  *   response's columns added. A row whose response has no rows is dropped (inner) or kept with nulls
  *   (left); a row WHEN did not choose is kept with nulls in both.
+ * With PAGING each call reads every page as SELECT FROM HTTP does; its rows are those of all its pages.
  * In one-call modes `{{field}}` reads the first row. SHIFT_ROWS n skips the first n rows of each
  * response. A failed call stops the statement, unless its status is in CONTINUE_ON_HTTPERROR or
  * CONTINUE_ON_ERRORS is set: then the call counts as having no rows, and a warning says how many failed.
  */
 export const applyHttp: Command<ApplyHttp> = async (stmt, input, ctx) => {
-  const o = stmt.options;
-  if (o.paging && o.paging.mode !== 'none')
-    throw new ScriptError(
-      'PAGING is for SELECT FROM HTTP; APPLY HTTP makes one call per statement or per row',
-      'unsupported',
-      o.paging.pos,
-    );
-  const processing: Processing = o.processing ?? 'continue';
+  const processing: Processing = stmt.options.processing ?? 'continue';
   const caller = new Caller(stmt, input, ctx);
   try {
-    if (processing === 'inner join' || processing === 'left join')
-      return await join(stmt, input, caller, processing === 'left join', ctx);
-    return await once(input, caller, processing);
+    const out =
+      processing === 'inner join' || processing === 'left join'
+        ? await join(stmt, input, caller, processing === 'left join', ctx)
+        : await once(input, caller, processing);
+    if (caller.truncated) ctx.emit({ kind: 'warning', text: `paging stopped after ${MAX_PAGES} pages, the maximum` });
+    return out;
   } finally {
     await caller.tracer?.flush();
   }
@@ -73,8 +71,11 @@ class Caller {
   private readonly retry: RetryRules;
   private readonly continueOn: Set<number>;
   private readonly transport: CallContext;
+  private readonly paging: PagingSpec;
   failures = 0;
   firstFailure?: string;
+  /** A call's paging reached MAX_PAGES. */
+  truncated = false;
   /** TRACE INTO: every call recorded in a database table. */
   readonly tracer?: Tracer;
 
@@ -102,6 +103,12 @@ class Caller {
     this.tracer =
       o.trace && new Tracer(o.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
     this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+    this.paging = checkPaging({
+      mode: o.paging?.mode ?? 'none',
+      param: o.paging?.param && evaluateText(o.paging.param, ctx),
+      path: o.paging?.path?.value,
+      pos: o.paging?.pos,
+    });
   }
 
   private get connection() {
@@ -109,10 +116,15 @@ class Caller {
     return c && atArgument(c, () => this.ctx.session.connections.getOf(c.name, 'http'));
   }
 
-  /** The response's rows, or undefined when the call failed and the options say to go on. */
+  /**
+   * The response's rows — with PAGING, those of every page, as SELECT FROM HTTP reads them — or
+   * undefined when the call failed and the options say to go on; a page failing after others ends the
+   * paging, the rows of the pages before it kept.
+   */
   async call(rows: Value[][], index: number): Promise<Dataset | undefined> {
     const { stmt, ctx } = this;
     const o = stmt.options;
+    const parts: Dataset[] = [];
     try {
       const request = buildRequest({
         connection: this.connection,
@@ -125,34 +137,40 @@ class Caller {
         contentType: this.contentType,
         timeout: o.timeout,
       });
-      const started = new Date();
-      const { response } = await sendWithRetries(request, this.transport, this.retry, warnOfRetryAfter(ctx, request));
-      await this.tracer?.record(request, response, started);
-      if (response.status >= 400 && !this.continueOn.has(response.status))
-        throw statusError(response, request.method, request.url);
-      if (response.status >= 400)
-        return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
-      const page = new Page(
-        request.url,
-        response,
-        describeCall(request.method, request.url),
+      const pager = new Pager(this.paging, request.url);
+      const plan = this.plan;
+      await readPages(
+        request,
+        pager,
+        (r) => this.send(r),
+        ctx.signal,
         this.txOptions.floatDecimal,
+        (page) => {
+          recordLastHttp(ctx.run, page);
+          const data = plan ? pageRows(page, plan, this.txOptions) : responseRow(page, o.returnBytes ?? false);
+          parts.push(o.shiftRows ? data.slice(Math.min(o.shiftRows, data.rowCount), data.rowCount) : data);
+          const records = plan ? () => data.rowCount : () => page.bodyRecords();
+          return Promise.resolve({ records, stop: false });
+        },
       );
-      ctx.run.lastHttp = {
-        status: response.status,
-        headers: response.headers,
-        content: page.text(),
-        mediaType: response.mediaType,
-        byteCount: response.body.length,
-      };
-      const data = this.plan ? pageRows(page, this.plan, this.txOptions) : responseRow(page, o.returnBytes ?? false);
-      return o.shiftRows ? data.slice(Math.min(o.shiftRows, data.rowCount), data.rowCount) : data;
+      this.truncated ||= pager.truncated;
     } catch (e) {
       const error = toScriptError(e);
       if (error.kind === 'cancelled' || !o.continueOnErrors)
         throw error.position ? error : error.locate(stmt.command.target.pos);
-      return this.failed(error.message);
+      this.failed(error.message);
     }
+    return parts.length > 0 ? concatDatasets(parts) : undefined;
+  }
+
+  /** A page's response; a status CONTINUE_ON_HTTPERROR lists is a failure let through (undefined). */
+  private async send(request: HttpRequest): Promise<HttpResponse | undefined> {
+    const started = new Date();
+    const { response } = await sendWithRetries(request, this.transport, this.retry, warnOfRetryAfter(this.ctx, request));
+    await this.tracer?.record(request, response, started);
+    if (response.status < 400) return response;
+    if (!this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
+    return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
   }
 
   private failed(why: string): undefined {

@@ -191,7 +191,7 @@ export function responseRow(page: Page, returnBytes: boolean): Dataset {
   );
 }
 
-function recordLastHttp(run: RunState, page: Page): void {
+export function recordLastHttp(run: RunState, page: Page): void {
   const r = page.response;
   run.lastHttp = {
     status: r.status,

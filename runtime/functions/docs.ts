@@ -197,7 +197,8 @@ writes (in Base64) decrypts.
 - \`#last_http_*\` fail with a clear error when no SELECT FROM HTTP has run in the session.
 - \`#data.sizekb\` is an estimate: 2 bytes per character, 16 per number or date, 8 per cell slot.
 - \`#image2pdf\` accepts PNG and JPEG (bytes, hex text, a file relative to the working folder, an http(s)
-  URL); FTP sources are not supported. The page has the image's size in points.
+  URL, or an FTP file named by its URL, \`ftp://user:password@host/folder/file.png\`, or \`ftps://\` for
+  explicit TLS; the password is masked in errors). The page has the image's size in points.
 `;
 
 const FAMILY_TITLES: [Family, string][] = [

@@ -2,18 +2,22 @@ import { isAbsolute, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { Value } from '../dataset/types';
 import { runSync } from './sync';
+import type { SyncRequest } from './sync-worker';
 import { FunctionError, type CallContext } from './types';
 import { text } from './values';
 
-/** #image2pdf's source: binary bytes, hex bytes, an http(s) URL or a file (relative to the working folder). */
+/**
+ * #image2pdf's source: binary bytes, hex bytes, an http(s) URL, an ftp(s) URL (spec 4.4: "an FTP file
+ * name") or a file (relative to the working folder).
+ */
 export function image2pdf(v: Value, ctx: CallContext): Buffer {
   if (v === null || v === '') throw new FunctionError('no image given');
-  let source: { bytes: Uint8Array } | { file: string } | { url: string };
+  let source: SyncRequest['source'];
   if (v instanceof Uint8Array) source = { bytes: v };
   else {
     const s = text(v).trim();
     if (/^https?:\/\//i.test(s)) source = { url: s };
-    else if (/^ftp:\/\//i.test(s)) throw new FunctionError('FTP sources are not supported; download the file first');
+    else if (/^ftps?:\/\//i.test(s)) source = { ftp: s };
     else if (s.length >= 16 && s.length % 2 === 0 && /^[0-9a-fA-F]+$/.test(s))
       source = { bytes: Buffer.from(s, 'hex') };
     else {

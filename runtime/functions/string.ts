@@ -456,7 +456,7 @@ export const stringFunctions: FunctionDef[] = [
     'image2pdf',
     '#image2pdf(a)',
     1,
-    'A one-page PDF of an image (PNG or JPEG): a is the image bytes (binary or hex), a local file or an http(s) URL. Output: the PDF bytes as lowercase hexadecimal.',
+    'A one-page PDF of an image (PNG or JPEG): a is the image bytes (binary or hex), a local file, an http(s) URL or an FTP file (ftp:// or ftps:// URL). Output: the PDF bytes as lowercase hexadecimal.',
     '#image2pdf(logo.png)',
     undefined,
     (args, ctx) => image2pdf(args[0], ctx).toString('hex'),

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { PDFDocument } from 'pdf-lib';
 import { request } from 'undici';
+import { redactUrl } from '../workspace/redact';
 
 /**
  * The worker behind runSync (sync.ts): work that only exists as promises (pdf-lib, HTTP) run here
@@ -9,8 +11,8 @@ import { request } from 'undici';
  */
 export interface SyncRequest {
   task: 'image2pdf';
-  /** Image bytes, a file path, or an http(s) URL. */
-  source: { bytes: Uint8Array } | { file: string } | { url: string };
+  /** Image bytes, a file path, an http(s) URL, or an ftp(s) URL. */
+  source: { bytes: Uint8Array } | { file: string } | { url: string } | { ftp: string };
   sab: SharedArrayBuffer;
 }
 
@@ -19,6 +21,7 @@ const port = (workerData as { port: MessagePort }).port;
 async function imageBytes(source: SyncRequest['source']): Promise<Uint8Array> {
   if ('bytes' in source) return source.bytes;
   if ('file' in source) return readFile(source.file);
+  if ('ftp' in source) return ftpBytes(source.ftp);
   const res = await request(source.url, {
     method: 'GET',
     maxRedirections: 5,
@@ -30,6 +33,36 @@ async function imageBytes(source: SyncRequest['source']): Promise<Uint8Array> {
     throw new Error(`GET ${source.url} answered HTTP ${res.statusCode}`);
   }
   return new Uint8Array(await res.body.arrayBuffer());
+}
+
+/** The file an ftp:// or ftps:// (explicit TLS) URL names, its user and password those of the URL. */
+async function ftpBytes(address: string): Promise<Uint8Array> {
+  const url = new URL(address);
+  // basic-ftp loads with the first FTP image, as with the first FTP transfer of a drive (ftp.ts).
+  const { Client: FtpClient } = require('basic-ftp') as typeof import('basic-ftp');
+  const client = new FtpClient(30_000);
+  const chunks: Buffer[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  try {
+    await client.access({
+      host: url.hostname,
+      port: url.port ? Number(url.port) : 21,
+      user: decodeURIComponent(url.username) || 'anonymous',
+      password: decodeURIComponent(url.password),
+      secure: url.protocol === 'ftps:',
+    });
+    await client.downloadTo(sink, decodeURIComponent(url.pathname));
+    return Buffer.concat(chunks);
+  } catch (e) {
+    throw new Error(`FTP download of ${redactUrl(address)} failed: ${(e as Error).message}`, { cause: e });
+  } finally {
+    client.close();
+  }
 }
 
 async function image2pdf(source: SyncRequest['source']): Promise<Uint8Array> {

@@ -135,7 +135,8 @@ export const COMMANDS: CommandDef[] = [
     { TRACE INTO [CONN] TABLE '…' { WITH_PAYLOAD } { ADD_TRACKING_FIELDS } { TRUNCATE | TRUNCATE_APPEND } } ;`,
     description:
       'Calls an HTTP endpoint from inside a pipeline. PROCESSING continue calls once and keeps the dataset, replace replaces it ' +
-      'with the response, enhance adds response columns, inner join / left join call once per row.',
+      'with the response, enhance adds response columns, inner join / left join call once per row. ' +
+      'With PAGING each call reads every page of its answer.',
     example: `APPLY HTTP [crm] (POST /customers/{{id}}/notes)
     WITH PAYLOAD ({ "text": "{{note}}" }) CONTENT_TYPE 'application/json' PROCESSING 'left join';`,
   },

@@ -77,8 +77,15 @@ const HEADER_PAIRS = [
 ];
 
 /**
- * `text` with every URL redacted, every other secret-named query pair masked and the JSON values of
- * secret-named headers masked, and `column` (1-based) moved by what the masks changed before it.
+ * The value of `CREDENTIALS '…'` (TRACE … STAGE ON, spec 5.5: a secret whatever it looks like), up to
+ * its closing quote or the end of the line; `''` inside it is a quote. The groups as HEADER_PAIRS'.
+ */
+const CREDENTIALS_IN_TEXT = /(\b(CREDENTIALS)\s+')((?:[^'\n]|'')*)(?='|$)/gim;
+
+/**
+ * `text` with every URL redacted, every other secret-named query pair, the JSON values of
+ * secret-named headers and every CREDENTIALS value masked, and `column` (1-based) moved by what the
+ * masks changed before it.
  */
 function redactText(text: string, column: number): { text: string; column: number } {
   let at = column;
@@ -107,16 +114,21 @@ function redactText(text: string, column: number): { text: string; column: numbe
       (name) => SECRET_HEADER.test(name),
       (head) => `${head}${MASK}"`,
     );
+  mask(
+    CREDENTIALS_IN_TEXT,
+    () => true,
+    (head) => `${head}${MASK}`,
+  );
   return { text: shown, column: at };
 }
 
-/** Every URL inside a text (an error message, a log line) with its password replaced. */
+/** Every URL inside a text (an error message, a log line) with its password replaced, CREDENTIALS values masked. */
 export function redactUrlsIn(text: string): string {
   return redactText(text, 0).text;
 }
 
 /**
- * A line of a script shown back under an error, its URLs redacted, and the error's `column` (1-based)
+ * A line of a script shown back under an error, its URLs and CREDENTIALS redacted, and the error's `column` (1-based)
  * moved by what the masks changed before it, so that a caret stays under what it points at.
  */
 export function redactUrlsAt(line: string, column: number): { line: string; column: number } {
@@ -126,7 +138,7 @@ export function redactUrlsAt(line: string, column: number): { line: string; colu
 
 /**
  * A line of a script with its secrets masked, for showing scripts back (`sqlcdc job show`): a URL's
- * password and secret-named query values anywhere, and in a `%connection add …` line the values of
+ * password and secret-named query values and CREDENTIALS values anywhere, and in a `%connection add …` line the values of
  * --bearer, --basic, --apikey and --header.
  */
 export function redactScriptLine(line: string): string {

@@ -1,4 +1,4 @@
-import { redactScriptLine } from './redact';
+import { redactScriptLine, redactUrlsIn } from './redact';
 
 /**
  * Magic lines whose arguments are secrets (session.md, "Secrets"): `%connection` with a password,
@@ -14,9 +14,13 @@ const SECRET_MAGIC = [
 
 /**
  * Whether typed input (a REPL line, a notebook cell) carries a secret — those magics, or any line
- * holding a URL with a password or a secret-named query value — so that the histories kept in the
- * workspace leave it out: a secret is kept sealed or not at all, never in clear on disk.
+ * holding a URL with a password or a secret-named query value, or a CREDENTIALS value (whose quote may
+ * open on the next line, hence the whole input) — so that the histories kept in the workspace leave it
+ * out: a secret is kept sealed or not at all, never in clear on disk.
  */
 export function holdsSecret(input: string): boolean {
-  return input.split('\n').some((line) => SECRET_MAGIC.some((re) => re.test(line)) || redactScriptLine(line) !== line);
+  return (
+    input.split('\n').some((line) => SECRET_MAGIC.some((re) => re.test(line)) || redactScriptLine(line) !== line) ||
+    redactUrlsIn(input) !== input
+  );
 }

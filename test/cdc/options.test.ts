@@ -32,7 +32,9 @@ test('without ON KEYS there is no change detection, and the CDC keywords are err
     assert.throws(
       () => options(clauses),
       (e: unknown) =>
-        e instanceof ScriptError && e.kind === 'semantic' && e.message.startsWith(`${named} need ON KEYS`),
+        e instanceof ScriptError &&
+        e.kind === 'semantic' &&
+        e.message.startsWith(`${named} ${named.includes(',') ? 'need' : 'needs'} ON KEYS`),
     );
   }
 });

@@ -179,7 +179,7 @@ test('without KEYS every run captures the whole dataset as inserts and keeps no 
   assert.deepEqual((await f.read(`logs/${f.logs('logs')[2]}`)).header.keys, []);
   await assert.rejects(
     cell(s, `${CAPTURE} CAPTURE 'orders' DELETES WITH PATH 'logs';`),
-    /DELETES need ON KEYS: without keys every run captures the whole dataset/,
+    /DELETES needs ON KEYS: without keys every run captures the whole dataset/,
   );
 });
 

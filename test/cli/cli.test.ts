@@ -200,6 +200,35 @@ test(
   },
 );
 
+test(
+  'TRACE … STAGE ON is refused at its folder as not available; its CREDENTIALS (spec 5.5) are masked in the line shown and in job show',
+  LIMITS,
+  async () => {
+    const push = (credentials: string) =>
+      `PUSH INTO HTTP ON_UPSERT (POST http://127.0.0.1:1/x) PAYLOAD ({{id}}) TRACE INTO [db] TABLE 't' STAGE ON [blob] 'staging' CREDENTIALS '${credentials}';\n`;
+    const dir = project({ 'stage.sql': push('hunter2'), 'quoted.sql': push("it''s-Secret9") });
+    const r = await sqlcdc(dir, ['run', 'scripts/stage.sql']);
+    assert.equal(r.code, 1);
+    const lines = r.stderr.split('\n');
+    const folder = push('hunter2').indexOf('staging') + 1;
+    assert.equal(
+      lines[0],
+      `scripts/stage.sql:1:${folder}: PUSH INTO HTTP: TRACE … STAGE ON is not available: traces go straight into the table`,
+    );
+    assert.equal(lines[1], `  ${push('****').trimEnd()}`);
+    assert.equal(lines[2], `  ${' '.repeat(folder - 1)}^`);
+    const quoted = await sqlcdc(dir, ['run', 'scripts/quoted.sql']);
+    assert.equal(quoted.stderr.split('\n')[1], `  ${push('****').trimEnd()}`);
+    assert.doesNotMatch(r.stderr + quoted.stderr, /hunter2|Secret9/);
+    // A job keeps its script as written, and shows it masked.
+    const made = await sqlcdc(dir, ['job', 'create', 'staged', '--writer', 'scripts/stage.sql']);
+    assert.equal(made.code, 0, made.stderr);
+    const shown = await sqlcdc(dir, ['job', 'show', 'staged']);
+    assert.match(shown.stdout, /CREDENTIALS '\*\*\*\*'/);
+    assert.doesNotMatch(shown.stdout, /hunter2/);
+  },
+);
+
 test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   const dir = project({ 'ok.sql': "PRINT 'x';" });
   for (const args of [

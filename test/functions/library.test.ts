@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { deflateSync, crc32 } from 'node:zlib';
 import { PDFDocument } from 'pdf-lib';
+import { ftpUnavailable, startFtpServer } from '../helpers/ftp-server';
 import { tempSession } from '../helpers/session';
 import { dataset, ev, newState, tempDir } from './helpers';
 
@@ -336,6 +337,32 @@ test('#image2pdf from bytes, a local file and an http URL', async () => {
   writeFileSync(join(dir, 'text.png'), 'not an image');
   assert.throws(() => ev('#image2pdf(text.png)', st), /#image2pdf: the image is neither PNG nor JPEG/);
 });
+
+test(
+  '#image2pdf from an FTP file name (an ftp:// URL with its user and password), never showing the password',
+  {
+    skip: ftpUnavailable(),
+  },
+  async () => {
+    const ftp = await startFtpServer();
+    try {
+      mkdirSync(join(ftp.root, 'scans'));
+      writeFileSync(join(ftp.root, 'scans', 'page 1.png'), png(9, 4));
+      const st = newState(undefined, tempDir('fn'));
+      const pdf = ev(`#image2pdfbase64(${ftp.url}scans/page%201.png)`, st);
+      assert.deepEqual(await pageSize(Buffer.from(pdf, 'base64')), [9, 4]);
+      assert.throws(
+        () => ev(`#image2pdf(${ftp.url}scans/missing.png)`, st),
+        (e: Error) =>
+          /#image2pdf: FTP download of ftp:\/\/uploader:\*\*\*\*@127\.0\.0\.1:\d+\/scans\/missing\.png failed: 550/.test(
+            e.message,
+          ) && !e.message.includes(ftp.password),
+      );
+    } finally {
+      await ftp.close();
+    }
+  },
+);
 
 /** Evaluates in a child process, so an HTTP server in this process can answer while it blocks. */
 function runInChild(text: string): Promise<string> {

@@ -195,10 +195,17 @@ test('history is kept in the workspace, without lines that carry secrets', LIMIT
   await repl.send(`%job update nightly --signing-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);
   await repl.send(`%job create nightly --signing-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);
   await repl.send(`SELECT * FROM HTTP (GET http://127.0.0.1:9/x) WITH HEADERS '[{"Authorization": "Bearer s3cret"}]';`);
+  // CREDENTIALS (spec 5.5) is a secret, also when its value comes on the next line.
+  const staged =
+    "PUSH INTO HTTP ON_UPSERT (POST /x) PAYLOAD ({{id}}) TRACE INTO [db] TABLE 't' STAGE ON 'in' CREDENTIALS";
+  await repl.send(`${staged} 's3cret';`);
+  await repl.send(staged);
+  await repl.send('');
+  await repl.send("  's3cret';");
   await repl.send('%limit 7');
   assert.equal(await repl.close(), 0);
   const file = join(dir, 'ws', 'repl_history');
-  assert.deepEqual(readFileSync(file, 'utf8').split('\n'), ["PRINT 'remember me';", '%limit 7', '']);
+  assert.deepEqual(readFileSync(file, 'utf8').split('\n'), ["PRINT 'remember me';", staged, '%limit 7', '']);
   assert.equal(statSync(file).mode & 0o777, 0o600);
 
   // A second REPL on the same workspace appends to it.
@@ -207,7 +214,12 @@ test('history is kept in the workspace, without lines that carry secrets', LIMIT
   await again.response();
   await again.send('%workspace');
   assert.equal(await again.close(), 0);
-  assert.deepEqual(readFileSync(file, 'utf8').trim().split('\n'), ["PRINT 'remember me';", '%limit 7', '%workspace']);
+  assert.deepEqual(readFileSync(file, 'utf8').trim().split('\n'), [
+    "PRINT 'remember me';",
+    staged,
+    '%limit 7',
+    '%workspace',
+  ]);
 });
 
 test('.help lists the commands and magics, .doc shows documentation', LIMITS, async (t) => {

@@ -555,6 +555,17 @@ test('the APPLY HTTP options reference.md gives SELECT FROM HTTP: RETRY_ON, CONT
   assert.equal(polls, 3);
   const traced = await load(session, 'SELECT * FROM DB [tr] (select method, status from calls);');
   assert.deepEqual(plain(traced), [['GET', 200]], 'the call that gave the page is traced');
+  // TRUNCATE_APPEND (spec 4.2 TRACE): the table is emptied once, then every page's call is appended.
+  const pagedTrace = `SELECT * FROM HTTP (GET ${server.url}/people) APPLY TX 'items' WITH PAGING 'page' TRACE INTO [tr] TABLE 'calls' TRUNCATE_APPEND;`;
+  const pagesTraced = async () =>
+    plain(await load(session, 'SELECT * FROM DB [tr] (select url from calls);')).map((r) =>
+      String(r[0]).replace(/^.*\/people/, ''),
+    );
+  const pages = ['', ...Array.from({ length: PEOPLE.length }, (_, i) => `?page=${i + 2}`)];
+  await load(session, pagedTrace);
+  assert.deepEqual(await pagesTraced(), pages, 'every page, none of the calls before');
+  await load(session, pagedTrace);
+  assert.deepEqual(await pagesTraced(), pages);
 
   const out = await results(
     session,

@@ -94,11 +94,38 @@ test('BATCH N with @concatjson: one call per N rows; BATCH N without an array op
     session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ({"id": {{id}}}) WITH BATCH 3;`),
     /BATCH 3 needs a payload with an array operator/,
   );
-  await assert.rejects(
-    session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD ([@concatjson({"id": {{id}}})]);`),
-    /needs WITH BATCH N greater than 1/,
-  );
+  // Spec 8: array operators and @sql operators need N greater than 1 (BATCH 1 is the default).
+  for (const payload of [
+    '[@concatjson({"id": {{id}}})]',
+    '[@concatjsonarr([{{id}}])]',
+    '<r>@concatxml(<i>{{id}}</i>)</r>',
+    '@sql(insert into t values ({{id}}))',
+    '@sql_union(select {{id}} as id)',
+    '@sql_unionall(select {{id}} as id)',
+    '@sql_concat(select {{id}} as id)',
+  ])
+    for (const batch of ['', ' WITH BATCH 1'])
+      await assert.rejects(
+        session.run(`PUSH INTO HTTP [api] ON_UPSERT (PUT /bulk) PAYLOAD (${payload})${batch};`),
+        /needs WITH BATCH N greater than 1/,
+        payload + batch,
+      );
   assert.equal(server.requests.length, 3, 'the refused pushes sent nothing');
+});
+
+test('ZIP COLUMN makes each row a complete batch document, which PUSH with BATCH 1 sends one call a batch (spec 4.2 ZIP)', async () => {
+  const { server, session } = await setup(ok, 5);
+  await session.run(`ADD COLUMN 'doc' FORMAT JSON INCLUDE 'id';
+    ZIP COLUMN 'doc' FORMAT JSON BATCH 2;
+    PUSH INTO HTTP [api] ON_UPSERT (POST /bulk) CONTENT_TYPE 'application/json' PAYLOAD ({{doc}}) BATCH 1;`);
+  assert.deepEqual(
+    server.requests.map((r) => JSON.parse(r.body) as unknown),
+    [[{ id: 1 }, { id: 2 }], [{ id: 3 }, { id: 4 }], [{ id: 5 }]],
+  );
+  assert.deepEqual(
+    server.requests.map((r) => r.headers['content-type']),
+    ['application/json', 'application/json', 'application/json'],
+  );
 });
 
 test('a status outside 2xx stops the push with the status, the request and the start of the body; CONTINUE_ON_HTTP lets listed ones through', async () => {

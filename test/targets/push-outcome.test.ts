@@ -141,4 +141,13 @@ test('DLQ_ON_ERROR keeps every dead letter of a fixed-name log: the next failed 
     held.push(...session.dataset.rows().map((r) => Number(r[0])));
   }
   assert.deepEqual(held.sort(), [1, 2]);
+test('a failing push is retried per WITH RETRY first; DLQ_ON_ERROR and DISCARD_ON_ERROR apply only once the retries are spent (spec 7)', async () => {
+  const dlq = await captured();
+  await assert.rejects(dlq.session.run(push("WITH RETRY LINEAR (2, 0) DLQ_ON_ERROR 'dlq'")), /HTTP 503/);
+  assert.deepEqual(sentIds(dlq.server), [1, 2, 2, 2], 'item 2 was tried three times');
+  assert.deepEqual(readdirSync(join(dlq.dir, 'logs', 'dlq')).sort(), [dlq.file, `${dlq.file}.progress.json`]);
+  const discarded = await captured();
+  await assert.rejects(discarded.session.run(push('WITH RETRY EXPONENTIAL (1, 0) DISCARD_ON_ERROR')), /HTTP 503/);
+  assert.deepEqual(sentIds(discarded.server), [1, 2, 2]);
+  assert.deepEqual(readdirSync(join(discarded.dir, 'logs')), []);
 });

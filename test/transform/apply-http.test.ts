@@ -21,6 +21,14 @@ const api: Handler = (req, res) => {
       orders: Array.from({ length: n }, (_, i) => ({ order: `${m[1]}-${i + 1}`, total: 10 * (i + 1) })),
     });
   }
+  // Paged: customer N has N + 1 items (none for 3), two a page; page 2 of customer 9 fails.
+  const paged = /^\/history\/(\d+)(?:\?page=(\d+))?$/.exec(req.url);
+  if (paged) {
+    const [id, page] = [Number(paged[1]), Number(paged[2] ?? 1)];
+    if (id === 9 && page === 2) return sendJson(res, { error: 'page lost' }, 500);
+    const items = Array.from({ length: id === 3 ? 0 : id + 1 }, (_, i) => ({ item: `${id}-${i + 1}` }));
+    return sendJson(res, { items: items.slice((page - 1) * 2, page * 2) });
+  }
   if (req.url.startsWith('/fail')) return sendJson(res, { error: 'boom' }, 500);
   if (req.url.startsWith('/rate')) return sendJson(res, { rate: 1.1, currency: 'EUR' });
   if (req.url.startsWith('/login'))
@@ -98,6 +106,59 @@ test("PROCESSING 'continue', 'replace' and 'enhance' call once", async () => {
   );
   assert.deepEqual(session.dataset.rows(), [['2-2', 20]]);
   assert.equal(server.requests.length, 3);
+});
+
+test('PAGING (reference A): each call reads every page as SELECT FROM HTTP does, per row in the join modes', async () => {
+  const { server, session } = await setup();
+  const input = session.dataset;
+  await session.run(
+    `APPLY HTTP [crm] (GET /history/{{id}}?page=1) APPLY TX '$.items' WITH PROCESSING 'left join' PAGING 'page';`,
+  );
+  assert.deepEqual(session.dataset.rows(), [
+    [1, 'ann', '1-1'],
+    [1, 'ann', '1-2'],
+    [2, 'bob', '2-1'],
+    [2, 'bob', '2-2'],
+    [2, 'bob', '2-3'],
+    [3, 'cy', null],
+  ]);
+  assert.deepEqual(
+    server.requests.map((r) => r.url),
+    [
+      '/history/1?page=1',
+      '/history/1?page=2',
+      '/history/2?page=1',
+      '/history/2?page=2',
+      '/history/2?page=3',
+      '/history/3?page=1',
+    ],
+  );
+  session.setDataset(input);
+  await session.run(`APPLY HTTP [crm] (GET /history/4) APPLY TX 'items' WITH PROCESSING 'replace' PAGING 'page';`);
+  assert.deepEqual(session.dataset.rows(), [['4-1'], ['4-2'], ['4-3'], ['4-4'], ['4-5']]);
+  // A page failing after others ends that call's paging; the pages before it are kept.
+  session.setDataset(Dataset.fromRows([{ name: 'id', type: { base: 'int' } }], [[9]]));
+  await assert.rejects(
+    session.run(`APPLY HTTP [crm] (GET /history/{{id}}) APPLY TX 'items' WITH PROCESSING 'left join' PAGING 'page';`),
+    /HTTP 500 Internal Server Error from GET http:\/\/127\.0\.0\.1:\d+\/history\/9\?page=2/,
+  );
+  const out = await session.run(
+    `APPLY HTTP [crm] (GET /history/{{id}}) APPLY TX 'items' WITH PROCESSING 'left join' PAGING 'page' CONTINUE_ON_HTTPERROR '500';`,
+  );
+  assert.deepEqual(session.dataset.rows(), [
+    [9, '9-1'],
+    [9, '9-2'],
+  ]);
+  assert.ok(out.some((r) => r.kind === 'warning' && /1 of the calls failed .*page=2/.test(r.text)));
+  // A paging mistake fails before any call, whatever CONTINUE_ON_ERRORS says.
+  const calls = server.requests.length;
+  await assert.rejects(
+    session.run(
+      `APPLY HTTP [crm] (GET /history/{{id}}) WITH PROCESSING 'left join' PAGING 'token' CONTINUE_ON_ERRORS;`,
+    ),
+    /PAGING 'token' needs PAGING_PATH/,
+  );
+  assert.equal(server.requests.length, calls);
 });
 
 test('a failing call stops the statement unless CONTINUE_ON_ERRORS or CONTINUE_ON_HTTPERROR lets it through', async () => {

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
+import { makeCertificate } from '../changelog/helpers';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { JobDefinitions } from '../../runtime/jobs/store';
@@ -292,6 +293,29 @@ test(
       [{ x: 1 }, { x: 2 }, { x: 3 }],
     );
     assert.deepEqual(await post({}, 'text/csv', 'a,b\n1,2\n'), [{ payload: 'a,b\n1,2\n' }]);
+  },
+);
+
+test(
+  "a webhook's change log uses the signature and encryption settings (spec 4.1 rule 4): a writer CAPTURE WITH ENCRYPT_CERT SIGN_CERT",
+  LIMITS,
+  async () => {
+    const dir = project();
+    const agent = makeCertificate(join(dir, 'ws'), 'agent');
+    writeFileSync(
+      join(dir, 'w.sql'),
+      `CAPTURE 'calls' WITH ENCRYPT_CERT '${agent.thumbprint}' SIGN_CERT '${agent.thumbprint}';\n`,
+    );
+    const guid = await createJob(dir, 'secure', ['--writer', 'w.sql', '--webhook']);
+    const s = await serve(dir, ['--no-auth']);
+    const r = await call(s.url, { query: { guid }, body: '[{"id": 1, "note": "confidential"}]' });
+    assert.equal(r.status, 200, r.text);
+    const { changeLog } = r.json as RunAnswer;
+    assert.match(changeLog, /calls_\d+\.eds$/);
+    assert.equal(readFileSync(changeLog).includes('confidential'), false, 'the log holds no plaintext');
+    const shown = await cli(dir, ['changelog', 'show', changeLog, '--check-signature']);
+    assert.match(shown, /^security +encrypted for CN=agent \(\w+\), signed by CN=agent \(\w+\), signature checked$/m);
+    assert.deepEqual(await logRows(dir, changeLog), [{ id: 1, note: 'confidential' }]);
   },
 );
 

@@ -25,6 +25,18 @@ export interface PageFacts {
 
 const DEFAULT_PARAM: Partial<Record<PagingMode, string>> = { offset: 'offset', page: 'page', token: 'token' };
 
+/** The spec, checked before any call: a statement whose calls are made later fails before the first. */
+export function checkPaging(spec: PagingSpec): PagingSpec {
+  if (spec.mode === 'token' && !spec.path) {
+    throw new ScriptError(
+      "PAGING 'token' needs PAGING_PATH: where the response holds the next token",
+      'semantic',
+      spec.pos,
+    );
+  }
+  return spec;
+}
+
 /**
  * The URL of each page:
  * - none: one request;
@@ -51,14 +63,7 @@ export class Pager {
     private readonly spec: PagingSpec,
     private readonly first: URL,
   ) {
-    this.param = spec.param ?? DEFAULT_PARAM[spec.mode] ?? '';
-    if (spec.mode === 'token' && !spec.path) {
-      throw new ScriptError(
-        "PAGING 'token' needs PAGING_PATH: where the response holds the next token",
-        'semantic',
-        spec.pos,
-      );
-    }
+    this.param = checkPaging(spec).param ?? DEFAULT_PARAM[spec.mode] ?? '';
   }
 
   /** The URL of the first page. */
