@@ -166,7 +166,12 @@ class Caller {
   /** A page's response; a status CONTINUE_ON_HTTPERROR lists is a failure let through (undefined). */
   private async send(request: HttpRequest): Promise<HttpResponse | undefined> {
     const started = new Date();
-    const { response } = await sendWithRetries(request, this.transport, this.retry, warnOfRetryAfter(this.ctx, request));
+    const { response } = await sendWithRetries(
+      request,
+      this.transport,
+      this.retry,
+      warnOfRetryAfter(this.ctx, request),
+    );
     await this.tracer?.record(request, response, started);
     if (response.status < 400) return response;
     if (!this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);

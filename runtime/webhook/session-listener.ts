@@ -74,7 +74,7 @@ export class SessionListener implements Disposable {
   private readonly underWay = new Set<Promise<void>>();
   private readonly ingest?: Ingest;
   /** With --job: the workspace's idempotency answers, those `sqlcdc serve` keeps. */
-  private readonly idempotency?: IdempotencyStore;
+  private idempotency?: IdempotencyStore;
   private readonly gate: Gate;
 
   private constructor(
@@ -101,7 +101,6 @@ export class SessionListener implements Disposable {
         });
       };
       this.ingest = new Ingest(store, report, (item) => host.output.publish(item));
-      this.idempotency = new IdempotencyStore(host.workspace);
     }
     this.gate = this.makeGate();
   }
@@ -113,6 +112,7 @@ export class SessionListener implements Disposable {
 
   private async listen(): Promise<this> {
     const { port } = this.options;
+    if (this.ingest) this.idempotency = await IdempotencyStore.open(this.host.workspace);
     const server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -141,6 +141,8 @@ test('DLQ_ON_ERROR keeps every dead letter of a fixed-name log: the next failed 
     held.push(...session.dataset.rows().map((r) => Number(r[0])));
   }
   assert.deepEqual(held.sort(), [1, 2]);
+});
+
 test('a failing push is retried per WITH RETRY first; DLQ_ON_ERROR and DISCARD_ON_ERROR apply only once the retries are spent (spec 7)', async () => {
   const dlq = await captured();
   await assert.rejects(dlq.session.run(push("WITH RETRY LINEAR (2, 0) DLQ_ON_ERROR 'dlq'")), /HTTP 503/);
