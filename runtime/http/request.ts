@@ -4,7 +4,7 @@ import { ScriptError } from '../errors';
 import type { HttpVerb } from '../script/ast';
 import type { HttpConnection } from '../workspace/connections';
 import type { Resources } from '../resources';
-import { redactUrl } from '../workspace/redact';
+import { redactUrl, redactUrlsIn } from '../workspace/redact';
 import { formatSize } from '../util/size';
 import { CallAbort } from './call-abort';
 import { poolFor } from './pools';
@@ -242,9 +242,13 @@ export function statusError(response: HttpResponse, method: string, url: URL): S
   );
 }
 
-/** ": " and the first 200 characters of the body on one line, or nothing for an empty body. */
+/**
+ * ": " and the first 200 characters of the body on one line, or nothing for an empty body. Values
+ * named like secrets in it are masked: a server may echo the request's Authorization in an error.
+ * They are masked before the cut, over a start long enough to hold the values it shows.
+ */
 export function bodyStart(response: HttpResponse): string {
-  const text = decodeBody(response).replace(/\s+/g, ' ').trim();
+  const text = redactUrlsIn(decodeBody(response).slice(0, 4096).replace(/\s+/g, ' ').trim());
   if (!text) return '';
   return `: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
 }

@@ -31,6 +31,7 @@ const api: Handler = (req, res) => {
   }
   if (req.url.startsWith('/fail')) return sendJson(res, { error: 'boom' }, 500);
   if (req.url.startsWith('/rate')) return sendJson(res, { rate: 1.1, currency: 'EUR' });
+  if (req.url.startsWith('/echo')) return sendJson(res, { error: 'bad request', headers: req.headers }, 400);
   if (req.url.startsWith('/login'))
     return sendJson(res, { ok: true }, 200, { 'set-cookie': 'session=COOKIE-SECRET-2; HttpOnly', 'x-request': 'r-7' });
   sendJson(res, { ok: true });
@@ -219,4 +220,15 @@ test("TRACE INTO masks an answer's secret headers (a session cookie) and keeps t
   const headers = JSON.parse(String(session.dataset.rows()[0][0])) as Record<string, string>;
   assert.equal(headers['set-cookie'], '****');
   assert.equal(headers['x-request'], 'r-7');
+});
+
+test("an error quoting the answer's body masks secret-named values in it: a server echoing the request's Authorization", async () => {
+  const { server, session } = await setup();
+  await session.run(`%connection add echoed ${server.url} --bearer ECHOED-SECRET-3`);
+  await assert.rejects(session.run(`APPLY HTTP [echoed] (GET /echo);`), (e: Error) => {
+    assert.match(e.message, /^HTTP 400 Bad Request from GET http:\/\/127\.0\.0\.1:\d+\/echo: \{"error":"bad request",/);
+    assert.match(e.message, /"authorization":"\*\*\*\*"/);
+    assert.doesNotMatch(e.message, /ECHOED-SECRET-3/);
+    return true;
+  });
 });
