@@ -100,7 +100,12 @@ export function toScriptError(e: unknown, position?: Position, statement?: strin
  * password written in the script is masked, as in every message.
  */
 export function caretLines(source: string, position: Position): string[] {
-  const { line, column } = redactUrlsAt(source.split(/\r?\n/)[position.line - 1] ?? '', position.column);
+  const lines = source.split(/\r?\n/);
+  const before = lines
+    .slice(0, position.line - 1)
+    .reverse()
+    .find((l) => l.trim() !== '');
+  const { line, column } = redactUrlsAt(lines[position.line - 1] ?? '', position.column, before);
   // The line's own tabs stay in the padding: a terminal widens them alike above and below.
   const padding = line.slice(0, Math.max(0, column - 1)).replace(/[^\t]/g, ' ');
   return [line, padding.padEnd(Math.max(0, column - 1)) + '^'];

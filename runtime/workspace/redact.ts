@@ -129,11 +129,13 @@ export function redactUrlsIn(text: string): string {
 
 /**
  * A line of a script shown back under an error, its URLs and CREDENTIALS redacted, and the error's `column` (1-based)
- * moved by what the masks changed before it, so that a caret stays under what it points at.
+ * moved by what the masks changed before it, so that a caret stays under what it points at. `lineBefore`
+ * (the script's last non-blank line before it) ending with CREDENTIALS means the value may open this line.
  */
-export function redactUrlsAt(line: string, column: number): { line: string; column: number } {
-  const { text, column: moved } = redactText(line, column);
-  return { line: text, column: moved };
+export function redactUrlsAt(line: string, column: number, lineBefore = ''): { line: string; column: number } {
+  const open = /\bCREDENTIALS\s*$/i.test(lineBefore) ? 'CREDENTIALS ' : '';
+  const { text, column: moved } = redactText(open + line, column + open.length);
+  return { line: text.slice(open.length), column: moved - open.length };
 }
 
 /**

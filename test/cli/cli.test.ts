@@ -220,6 +220,11 @@ test(
     const quoted = await sqlcdc(dir, ['run', 'scripts/quoted.sql']);
     assert.equal(quoted.stderr.split('\n')[1], `  ${push('****').trimEnd()}`);
     assert.doesNotMatch(r.stderr + quoted.stderr, /hunter2|Secret9/);
+    // The value on the line after CREDENTIALS, where the error points.
+    writeFileSync(join(dir, 'scripts', 'split.sql'), `${push('x').replace(/ 'x';\n$/, '')}\n\n  'hunter2' garbage;\n`);
+    const split = (await sqlcdc(dir, ['run', 'scripts/split.sql'])).stderr.split('\n');
+    assert.match(split[0], /^scripts\/split\.sql:3:13: PUSH INTO HTTP: expected ';' .*but found 'garbage'$/);
+    assert.deepEqual(split.slice(1, 3), ["    '****' garbage;", `  ${' '.repeat(9)}^`]);
     // A job keeps its script as written, and shows it masked.
     const made = await sqlcdc(dir, ['job', 'create', 'staged', '--writer', 'scripts/stage.sql']);
     assert.equal(made.code, 0, made.stderr);
