@@ -4,8 +4,7 @@ import { ScriptError, toScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { compileTemplate, evaluateText, type BatchTextFn, type CompileOptions } from '../functions/evaluate';
 import { buildRequest } from '../http/build';
-import { describeCall, statusError, type CallContext, type HttpRequest, type HttpResponse } from '../http/request';
-import { sendWithRetries, type RetryRules } from '../http/retry';
+import type { HttpRequest, HttpResponse } from '../http/request';
 import type { ApplyHttp, Text } from '../script/ast';
 import { concatDatasets } from '../sources/concat';
 import { checkPaging, MAX_PAGES, Pager, type PagingSpec } from '../sources/http/paging';
@@ -14,7 +13,7 @@ import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
 import { atArgument } from '../at-argument';
 import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, HEADERS_TEMPLATE, statusCodes, warnOfRetryAfter } from './http-options';
+import { HEADERS_TEMPLATE, ReadCalls } from './http-options';
 import { pageRows, recordLastHttp, responseRow } from './select-http';
 import { floatsAsDecimal } from '../functions/json-format';
 
@@ -68,9 +67,7 @@ class Caller {
   private readonly contentType?: string;
   private readonly plan?: TxPlan;
   private readonly txOptions: TxOptions;
-  private readonly retry: RetryRules;
-  private readonly continueOn: Set<number>;
-  private readonly transport: CallContext;
+  private readonly calls: ReadCalls;
   private readonly paging: PagingSpec;
   failures = 0;
   firstFailure?: string;
@@ -97,12 +94,9 @@ class Caller {
     // something in it; a join row's answer may have nothing for that row.
     const oneCall = o.processing === 'replace' || o.processing === 'enhance';
     this.txOptions = { floatDecimal: floatsAsDecimal(ctx.session), mustSelect: oneCall };
-    this.retry = { body: bodyRetry(o, ctx) };
-    this.continueOn = statusCodes(o.continueOnHttpError);
     const connection = this.connection;
-    this.tracer =
-      o.trace && new Tracer(o.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
-    this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+    this.calls = new ReadCalls(o, ctx, connection ? Object.keys(connection.headers ?? {}) : []);
+    this.tracer = this.calls.tracer;
     this.paging = checkPaging({
       mode: o.paging?.mode ?? 'none',
       param: o.paging?.param && evaluateText(o.paging.param, ctx),
@@ -165,17 +159,8 @@ class Caller {
 
   /** A page's response; a status CONTINUE_ON_HTTPERROR lists is a failure let through (undefined). */
   private async send(request: HttpRequest): Promise<HttpResponse | undefined> {
-    const started = new Date();
-    const { response } = await sendWithRetries(
-      request,
-      this.transport,
-      this.retry,
-      warnOfRetryAfter(this.ctx, request),
-    );
-    await this.tracer?.record(request, response, started);
-    if (response.status < 400) return response;
-    if (!this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
-    return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
+    const answer = await this.calls.send(request);
+    return 'letThrough' in answer ? this.failed(answer.letThrough) : answer;
   }
 
   private failed(why: string): undefined {

@@ -1,10 +1,11 @@
 import { ScriptError } from '../errors';
 import { evaluateText, type CompileOptions } from '../functions/evaluate';
-import { describeCall, type HttpRequest } from '../http/request';
-import { retryAfterNotice, type Retry, type RetryRules } from '../http/retry';
+import { describeCall, statusError, type CallContext, type HttpRequest, type HttpResponse } from '../http/request';
+import { retryAfterNotice, sendWithRetries, type Retry, type RetryRules } from '../http/retry';
+import { Tracer } from '../targets/trace';
 import type { CommandContext } from './command';
 import type { Scope } from '../scope';
-import type { RetryOptions, Text } from '../script/ast';
+import type { HttpOptions, RetryOptions, Text } from '../script/ast';
 
 /**
  * How a HEADERS text is compiled: it is always JSON, so a field is written as JSON (a string quoted, or
@@ -48,4 +49,44 @@ export function statusCodes(text: Text | undefined): Set<number> {
     codes.add(code);
   }
   return codes;
+}
+
+/**
+ * The calls of a SELECT or APPLY HTTP, with the options reference.md gives both: RETRY_ON /
+ * RETRY_ONREGEX (RETRY_PATH, RETRY_INTERVAL, RETRY_COUNT) repeat a call whose answer says to try
+ * again, a server's Retry-After is waited with a warning, TRACE INTO records every call, and a status
+ * CONTINUE_ON_HTTPERROR lists is let through: `send` answers why, where any other failing status is
+ * an error.
+ */
+export class ReadCalls {
+  private readonly retry: RetryRules;
+  private readonly continueOn: Set<number>;
+  private readonly transport: CallContext;
+  readonly tracer?: Tracer;
+
+  /** `connectionHeaders`: the names of the headers the call's connection adds (TRACE masks them). */
+  constructor(
+    o: HttpOptions,
+    private readonly ctx: CommandContext,
+    connectionHeaders: string[],
+  ) {
+    this.retry = { body: bodyRetry(o, ctx) };
+    this.continueOn = statusCodes(o.continueOnHttpError);
+    this.tracer = o.trace && new Tracer(o.trace, ctx, ctx.signal, connectionHeaders);
+    this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+  }
+
+  async send(request: HttpRequest): Promise<HttpResponse | { letThrough: string }> {
+    const started = new Date();
+    const { response } = await sendWithRetries(
+      request,
+      this.transport,
+      this.retry,
+      warnOfRetryAfter(this.ctx, request),
+    );
+    await this.tracer?.record(request, response, started);
+    if (response.status < 400) return response;
+    if (!this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
+    return { letThrough: `HTTP ${response.status} from ${describeCall(request.method, request.url)}` };
+  }
 }

@@ -6,8 +6,7 @@ import type { HttpOptions, SelectHttp } from '../script/ast';
 import type { RunState } from '../scope';
 import { concatDatasets } from '../sources/concat';
 import { buildRequest } from '../http/build';
-import { describeCall, statusError, type CallContext, type HttpRequest, type HttpResponse } from '../http/request';
-import { sendWithRetries, type RetryRules } from '../http/retry';
+import type { HttpRequest, HttpResponse } from '../http/request';
 import { Tracer } from '../targets/trace';
 import { MAX_PAGES, Pager } from '../sources/http/paging';
 import { readPages, type Page } from '../sources/http/read';
@@ -15,7 +14,7 @@ import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan 
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, HEADERS_TEMPLATE, statusCodes, warnOfRetryAfter } from './http-options';
+import { HEADERS_TEMPLATE, ReadCalls } from './http-options';
 import { floatsAsDecimal } from '../functions/json-format';
 
 /**
@@ -104,38 +103,24 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
  * TRACE INTO records every call.
  */
 class PageCalls {
-  private readonly retry: RetryRules;
-  private readonly continueOn: Set<number>;
-  private readonly transport: CallContext;
+  private readonly calls: ReadCalls;
   readonly tracer?: Tracer;
   /** The failure let through, which ended the read. */
   letThrough?: string;
 
   constructor(
     private readonly stmt: SelectHttp,
-    private readonly ctx: CommandContext,
+    ctx: CommandContext,
     connectionHeaders: string[],
   ) {
-    const o = stmt.options;
-    this.retry = { body: bodyRetry(o, ctx) };
-    this.continueOn = statusCodes(o.continueOnHttpError);
-    this.tracer = o.trace && new Tracer(o.trace, ctx, ctx.signal, connectionHeaders);
-    this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
+    this.calls = new ReadCalls(stmt.options, ctx, connectionHeaders);
+    this.tracer = this.calls.tracer;
   }
 
   async send(request: HttpRequest): Promise<HttpResponse | undefined> {
     try {
-      const started = new Date();
-      const { response } = await sendWithRetries(
-        request,
-        this.transport,
-        this.retry,
-        warnOfRetryAfter(this.ctx, request),
-      );
-      await this.tracer?.record(request, response, started);
-      if (response.status < 400) return response;
-      if (!this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
-      return this.failed(`HTTP ${response.status} from ${describeCall(request.method, request.url)}`);
+      const answer = await this.calls.send(request);
+      return 'letThrough' in answer ? this.failed(answer.letThrough) : answer;
     } catch (e) {
       return this.failedWith(e);
     }
