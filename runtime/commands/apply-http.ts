@@ -13,7 +13,7 @@ import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
 import { atArgument } from '../at-argument';
 import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
-import { HEADERS_TEMPLATE, ReadCalls } from './http-options';
+import { HEADERS_TEMPLATE, payloadTemplate, ReadCalls } from './http-options';
 import { pageRows, recordLastHttp, responseRow } from './select-http';
 import { floatsAsDecimal } from '../functions/json-format';
 
@@ -86,9 +86,9 @@ class Caller {
     const bind = (t: Text, options?: CompileOptions) =>
       atArgument(t, () => compileTemplate(t, options).bindBatch(ctx, input, { fxByRow: true }));
     this.target = bind(stmt.command.target);
-    this.payload = o.payload && bind(o.payload);
-    this.headers = o.headers && bind(o.headers, HEADERS_TEMPLATE);
     this.contentType = o.contentType && evaluateText(o.contentType, ctx);
+    this.payload = o.payload && bind(o.payload, payloadTemplate(o.payload, this.contentType));
+    this.headers = o.headers && bind(o.headers, HEADERS_TEMPLATE);
     this.plan = stmt.tx ? compileTx(stmt.tx.path.value, stmt.tx.path.pos) : undefined;
     // The one call of 'replace' or 'enhance' answers for the dataset: a plain path must find
     // something in it; a join row's answer may have nothing for that row.

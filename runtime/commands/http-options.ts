@@ -13,6 +13,17 @@ import type { HttpOptions, RetryOptions, Text } from '../script/ast';
  */
 export const HEADERS_TEMPLATE: CompileOptions = { fieldStyle: 'json' };
 
+/**
+ * How a PAYLOAD text is compiled. In a JSON payload (JSON-looking text, `{` or `[` first, sent without
+ * CONTENT_TYPE or with a JSON one), a field inside a string literal (`"name": "{{name}}"`) is written
+ * escaped, so a value holding `"`, `\` or a line break keeps the document valid and cannot add members;
+ * a field outside strings is written as it is (a number, or a column holding JSON text).
+ */
+export function payloadTemplate(payload: Text, contentType: string | undefined): CompileOptions {
+  const json = /^\s*[[{]/.test(payload.value) && (contentType === undefined || /json/i.test(contentType));
+  return json ? { fieldStyle: 'json', stringsOnly: true } : {};
+}
+
 /** RETRY_ON / RETRY_ONREGEX with RETRY_PATH, RETRY_COUNT (default 1) and RETRY_INTERVAL (default 1 s), as retry.ts takes them. */
 export function bodyRetry(o: RetryOptions, scope: Scope): RetryRules['body'] {
   const text = o.retryOn && evaluateText(o.retryOn, scope);

@@ -16,7 +16,7 @@ import type { HttpConnection } from '../workspace/connections';
 import { atArgument } from '../at-argument';
 import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, HEADERS_TEMPLATE, statusCodes, userRegex } from './http-options';
+import { bodyRetry, HEADERS_TEMPLATE, payloadTemplate, statusCodes, userRegex } from './http-options';
 import { progressLine } from '../targets/progress';
 
 type Stream = 'upsert' | 'delete';
@@ -127,14 +127,15 @@ class SectionPush {
     this.tracer =
       section.trace &&
       new Tracer(section.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
-    const payload = section.payload && compileTemplate(section.payload);
+    this.contentType = section.contentType && evaluateText(section.contentType, ctx);
+    const payload =
+      section.payload && compileTemplate(section.payload, payloadTemplate(section.payload, this.contentType));
     this.size = batchSize(stmt.options.batch, payload?.batch ?? false, section.payload?.pos ?? stmt.pos);
     const bind = (t: ReturnType<typeof compileTemplate>) => t.bindBatch(ctx, rows, { fxByRow: true });
     this.target = atArgument(section.command.target, () => bind(compileTemplate(section.command.target)));
     this.payload = payload && atArgument(section.payload, () => bind(payload));
     this.headers =
       section.headers && atArgument(section.headers, () => bind(compileTemplate(section.headers!, HEADERS_TEMPLATE)));
-    this.contentType = section.contentType && evaluateText(section.contentType, ctx);
     this.continueOn = statusCodes(section.continueOnHttp);
     this.throwOn = section.throwOnRegex && userRegex(section.throwOnRegex);
     this.retry = { policy: stmt.options.retry, body: bodyRetry(section, ctx) };

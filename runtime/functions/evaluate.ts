@@ -41,6 +41,11 @@ export interface CompileOptions {
    * as its document language needs, so row data cannot change the document's shape.
    */
   fieldStyle?: FieldStyle;
+  /**
+   * With fieldStyle: only the fields inside the language's string literals are written in its style,
+   * the others as they are (a JSON PAYLOAD's `{{id}}` or `{{json_text}}`).
+   */
+  stringsOnly?: boolean;
 }
 
 export interface CompiledTemplate {
@@ -437,11 +442,16 @@ function toRowText(b: Bound, sql: boolean): RowTextFn {
 }
 
 /** The writer of each top-level field of a batch operator's row template. */
-function fieldStyles(parts: Part[], style: FieldStyle): Map<Part, (type: ColumnType) => (v: Value) => string> {
+function fieldStyles(
+  parts: Part[],
+  style: FieldStyle,
+  stringsOnly = false,
+): Map<Part, (type: ColumnType) => (v: Value) => string> {
   const inside = insideStrings(parts, style);
   const out = new Map<Part, (type: ColumnType) => (v: Value) => string>();
   parts.forEach((p, i) => {
-    if (p.kind === 'field' || p.kind === 'variable') out.set(p, (type) => styledField(style, inside[i], type));
+    if ((p.kind === 'field' || p.kind === 'variable') && (inside[i] || !stringsOnly))
+      out.set(p, (type) => styledField(style, inside[i], type));
   });
   return out;
 }
@@ -450,7 +460,7 @@ export function compileTemplate(text: Text | string, options: CompileOptions = {
   const { value, pos } = textOf(text);
   const parts = parseTemplate(value, pos);
   const sql = options.sql ?? false;
-  const styles = options.fieldStyle && fieldStyles(parts, options.fieldStyle);
+  const styles = options.fieldStyle && fieldStyles(parts, options.fieldStyle, options.stringsOnly);
   return {
     perRow: usesRow(parts),
     batch: hasBatchOperator(parts),
@@ -539,7 +549,7 @@ export function evaluateText(text: Text | string, scope: Scope, options: Compile
   }
   const sql = options.sql ?? false;
   const env: Env = { scope, dataset: EMPTY, columns: [], fxByRow: false, sql, noRow: true };
-  if (options.fieldStyle) env.fieldStyles = fieldStyles(parts, options.fieldStyle);
+  if (options.fieldStyle) env.fieldStyles = fieldStyles(parts, options.fieldStyle, options.stringsOnly);
   return toRowText(bindParts(parts, env), sql)([], 0);
 }
 

@@ -554,3 +554,28 @@ test("TRACE … EXEC sends its functions' values as bind parameters; a {{field}}
     /\{\{name\}\} reads a row, but TRACE … EXEC runs after each batch of traced calls, outside any row/,
   );
 });
+
+test("a field inside a JSON payload's string is written escaped: quotes, backslashes and line breaks keep the document valid; other fields are written as they are", async () => {
+  const { server, session } = await setup(ok, 0);
+  const note = 'say "hi" \\ then\nbye", "admin": "true';
+  session.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'note', type: { base: 'string' } },
+        { name: 'extra', type: { base: 'string' } },
+      ],
+      [[7, note, '{"tags": ["a"]}']],
+    ),
+  );
+  await session.run(
+    `PUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD ({"id": {{id}}, "note": "{{note}} (#{{id}})", "extra": {{extra}}});`,
+  );
+  await session.run(`APPLY HTTP [api] (POST /lookup) WITH PAYLOAD ([{"note": "{{note}}"}]);`);
+  const [pushed, applied] = server.requests.slice(-2);
+  assert.deepEqual(JSON.parse(pushed.body), { id: 7, note: `${note} (#7)`, extra: { tags: ['a'] } });
+  assert.deepEqual(JSON.parse(applied.body), [{ note }]);
+  // Text that is not JSON is sent as written.
+  await session.run(`PUSH INTO HTTP [api] ON_UPSERT (POST /items) PAYLOAD (note: "{{note}}");`);
+  assert.equal(server.requests[server.requests.length - 1].body, `note: "${note}"`);
+});
