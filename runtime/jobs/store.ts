@@ -87,7 +87,11 @@ export class JobDefinitions {
   }
 
   save(job: JobDefinition): void {
-    writeFileAtomic(join(this.jobFolder(job.name), 'job.json'), `${JSON.stringify(job, null, 2)}\n`);
+    writeFileAtomic(this.definitionFile(job.name), `${JSON.stringify(job, null, 2)}\n`);
+  }
+
+  protected definitionFile(name: string): string {
+    return join(this.jobFolder(name), 'job.json');
   }
 
   get(name: string): JobDefinition {
@@ -126,11 +130,16 @@ export class JobDefinitions {
    */
   resealWith(next: WorkspaceKey): number {
     let n = 0;
-    for (const job of this.list()) {
-      const secret = this.signingSecret(job);
-      if (secret === undefined) continue;
-      this.save({ ...job, signingSecret: next.seal(secretLabel(job.name), secret) });
-      n++;
+    for (const name of this.names()) {
+      // Under job.json's lock, read again there: a `job update` made meanwhile is kept.
+      const resealed = withFileLock(this.definitionFile(name), () => {
+        const job = this.get(name);
+        const secret = this.signingSecret(job);
+        if (secret === undefined) return false;
+        this.save({ ...job, signingSecret: next.seal(secretLabel(job.name), secret) });
+        return true;
+      });
+      if (resealed) n++;
     }
     return n;
   }
@@ -196,10 +205,6 @@ export class JobStore extends JobDefinitions {
       this.save(job);
       return job;
     });
-  }
-
-  private definitionFile(name: string): string {
-    return join(this.jobFolder(name), 'job.json');
   }
 
   /** Adds `trigger` to job `name`, once; several processes adding triggers at once each keep theirs. */

@@ -185,9 +185,12 @@ export class ConnectionStore {
 
   /** Seals every connection again with `next` (workspace key rotation); returns how many hold secrets. */
   resealWith(next: WorkspaceKey): number {
-    const n = this.list().filter((c) => secretsOf(c).length > 0).length;
-    this.save(next);
-    return n;
+    // Under the file's lock, as every change is: a connection another process adds meanwhile is kept.
+    return withFileLock(this.file, () => {
+      const n = this.list().filter((c) => secretsOf(c).length > 0).length;
+      this.save(next);
+      return n;
+    });
   }
 
   list(): Connection[] {

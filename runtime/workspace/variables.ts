@@ -76,15 +76,15 @@ export class VariableStore {
 
   /** Seals every encrypted variable again with `next` (workspace key rotation); returns how many. */
   resealWith(next: WorkspaceKey): number {
-    const vars = new Map(this.load());
-    let n = 0;
-    for (const [k, v] of vars) {
-      if (!v.encrypted) continue;
-      vars.set(k, { ...v, value: next.seal(v.name, this.open(v)) });
-      n++;
-    }
-    this.save(vars);
-    return n;
+    return this.change((vars) => {
+      let n = 0;
+      for (const [k, v] of vars) {
+        if (!v.encrypted) continue;
+        vars.set(k, { ...v, value: next.seal(v.name, this.open(v)) });
+        n++;
+      }
+      return n;
+    });
   }
 
   has(name: string): boolean {

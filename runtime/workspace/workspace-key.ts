@@ -55,9 +55,14 @@ export class WorkspaceKey {
     return key;
   }
 
+  /**
+   * Seals under the workspace key or, while a rotation is under way (secret.key.next), under the key
+   * it is moving to: a value saved by another process meanwhile, after the rotation resealed its file,
+   * would otherwise be sealed under the key the rotation is about to replace, and never open again.
+   */
   seal(label: string, clear: string): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key(true), iv);
+    const cipher = createCipheriv('aes-256-gcm', this.pending()[0] ?? this.key(true), iv);
     cipher.setAAD(Buffer.from(label.toLowerCase()));
     const body = Buffer.concat([cipher.update(clear, 'utf8'), cipher.final()]);
     return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
@@ -80,7 +85,7 @@ export class WorkspaceKey {
     return clear;
   }
 
-  /** The key of a rotation that stopped half-way (secret.key.next), whose values are already resealed. */
+  /** The key of a rotation under way or stopped half-way (secret.key.next), whose values are already resealed. */
   private pending(): Buffer[] {
     if (this.given || process.env.SQLCDC_SECRET || !existsSync(`${this.file}.next`)) return [];
     return [Buffer.from(readFileSync(`${this.file}.next`, 'utf8').trim(), 'base64')];

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { Result } from '../../runtime/results';
 import { inspect } from '../../runtime/services/inspect';
 import { Session } from '../../runtime/session';
 import { JobDefinitions, JobStore } from '../../runtime/jobs/store';
+import { ConnectionStore } from '../../runtime/workspace/connections';
 import { rotateWorkspaceKey } from '../../runtime/workspace/rotate-key';
 import { WorkspaceKey } from '../../runtime/workspace/workspace-key';
 import { sendJson, startHttpServer, type TestServer } from '../helpers/http-server';
@@ -316,3 +317,29 @@ test(
     assert.match(shownJob.stdout, /app:\*\*\*\*@127\.0\.0\.1:1\/shop/);
   },
 );
+
+test('a secret saved while a rotation is under way is sealed under the new key: it still opens once the rotation ends', async () => {
+  const { session, dir } = tempSession({}, 'secrets');
+  const ws = join(dir, 'ws');
+  await session.run('%connection add api http://127.0.0.1:9/ --bearer BEARERTOK1');
+  // What rotate-key does before it renames secret.key.next over secret.key: the new key written,
+  // connections.json resealed under it.
+  const next = randomBytes(32);
+  writeFileSync(join(ws, 'secret.key.next'), `${next.toString('base64')}\n`, { mode: 0o600 });
+  new ConnectionStore(ws, new WorkspaceKey(ws)).resealWith(new WorkspaceKey(ws, next));
+  // Meanwhile another session on the workspace saves a connection and a variable.
+  const other = new Session({ workspace: ws, cwd: dir });
+  await other.run('%connection add pg postgres://app:PGPASS5@127.0.0.1:5/app\n%var set --encrypted token APIKEY3');
+  await other.close();
+  // The rotation ends.
+  renameSync(join(ws, 'secret.key.next'), join(ws, 'secret.key'));
+  const after = new Session({ workspace: ws, cwd: dir });
+  const api = after.connections.getOf('api', 'http');
+  assert.ok(api.auth?.type === 'bearer' && api.auth.token === 'BEARERTOK1');
+  assert.equal(after.connections.getOf('pg', 'postgres').password, 'PGPASS5');
+  assert.deepEqual(
+    (await after.run("PRINT '#trygetvar(token)';")).map((r) => (r.kind === 'message' ? r.text : '')),
+    ['APIKEY3'],
+  );
+  await after.close();
+});
