@@ -57,9 +57,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       const { current, params } = gate.route(req);
       const body = await readBody(req, options.maxBody);
       gate.verify(current, body, req);
-      const once = await answerOnce(options.idempotency, req, current!.job, body, () =>
-        options.ingest.call(current!, body, params),
-      );
+      const run = () => options.ingest.call(current!, body, params);
+      const repeat = answerOnce(options.idempotency, req, current!.job, body, run);
+      const once = repeat ? await repeat : { answer: await run() };
       send(res, once.answer, once.headers);
     } catch (e) {
       sendFailure(req, res, e);

@@ -209,12 +209,12 @@ export class SessionListener implements Disposable {
         throw e;
       }
       const { ingest, idempotency } = this;
-      const once: Once =
-        ingest && idempotency && current
-          ? await answerOnce(idempotency, req, current.job, body, () =>
-              ingest.call(current, body, params, this.options.origin),
-            )
-          : { answer: { status: 202, body: { call: this.calls.length + 1, rows: dataset.rowCount } } };
+      let once: Once = { answer: { status: 202, body: { call: this.calls.length + 1, rows: dataset.rowCount } } };
+      if (ingest && idempotency && current) {
+        const run = () => ingest.call(current, body, params, this.options.origin);
+        const repeat = answerOnce(idempotency, req, current.job, body, run);
+        once = repeat ? await repeat : { answer: await run() };
+      }
       const { answer } = once;
       const arrival: Arrival = {
         n: this.calls.length + 1,
