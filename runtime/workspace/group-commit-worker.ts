@@ -332,7 +332,7 @@ async function commit(batch: ToPublish[]): Promise<void> {
   try {
     journal = openSegment();
     journal.write(recordsOf(planned, journal));
-    for (const w of planned) journal.files.add(w.path);
+    for (const w of planned) journal.files.push(w.path);
     flushed = journal.flush();
   } catch {
     journal = undefined;

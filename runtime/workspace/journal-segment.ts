@@ -20,8 +20,12 @@ const newSalt = () => randomBytes(4).readUInt32LE(0);
  * so a listener's segments grow once, and what their earlier use left fails the CRC.
  */
 export class JournalSegment {
-  /** Every file its records speak for: what its checkpoint must make durable. */
-  readonly files = new Set<string>();
+  /**
+   * Every file its records speak for: what its checkpoint must make durable. A list, not a set: a
+   * log's path comes once (names are never reused) and a run-record file's once a batch, which the
+   * fallback flush (flushEach) folds; adding each log's fresh path to a set cost the thread ~0.4 µs.
+   */
+  readonly files: string[] = [];
   /** Its flushes under way: a checkpoint waits for them. */
   readonly flushing = new Set<Promise<void>>();
   salt = newSalt();
@@ -83,7 +87,7 @@ export class JournalSegment {
   async restart(): Promise<void> {
     this.salt = newSalt();
     this.position = SEGMENT_HEADER;
-    this.files.clear();
+    this.files.length = 0;
     this.writeAt(segmentHeader(this.salt), 0);
     await this.flush();
   }
