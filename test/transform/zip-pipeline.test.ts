@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DOMParser } from '@xmldom/xmldom';
+import type { Column } from '../../runtime/dataset/types';
 import { column, failure, orderColumns, orders, run, sessionWith } from './helpers';
 
 test('ZIP JSON: batches of N rows become JSON arrays, one row per batch', async () => {
@@ -143,6 +144,45 @@ test('ZIP JSON/XML keep every fragment that is a JSON value / XML elements', asy
   assert.equal(
     column(dataset, 'x')[0],
     '<?xml version="1.0" encoding="utf-8"?><root><name>Widget</name><name>Gadget, large</name></root>',
+  );
+});
+
+test('ZIP JSON/XML join the fragments FORMAT wrote as written, and check every value that came from elsewhere', async () => {
+  // XML 1.0 allows a letter beyond U+FFFF in a name, and FORMAT XML writes one as it is; the
+  // validator ZIP checks other values with refuses it, so ZIP shows whether it judged them again.
+  const columns: Column[] = [
+    { name: 'id', type: { base: 'int' } },
+    { name: '𝒜', type: { base: 'string' } },
+  ];
+  const rows = [
+    [1, 'a'],
+    [2, 'b & c'],
+  ];
+  const { dataset } = await run(
+    sessionWith(columns, rows),
+    "ADD COLUMN 'x' FORMAT XML INCLUDE '𝒜'; APPLY FILTER 'id > 0'; ZIP COLUMN 'x' FORMAT XML",
+  );
+  const xml = column(dataset, 'x')[0] as string;
+  assert.equal(xml, '<?xml version="1.0" encoding="utf-8"?><root><𝒜>a</𝒜><𝒜>b &amp; c</𝒜></root>');
+  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  assert.equal(doc.getElementsByTagName('𝒜')[1].textContent, 'b & c');
+  // Values FORMAT did not write are checked, in the same column: a default for the rows WHEN
+  // leaves, a value OR ALTER puts over the fragments, or one it keeps under them.
+  for (const [script, row] of [
+    ["ADD COLUMN 'x=<oops>' FORMAT XML INCLUDE 'id' WHEN 'id = 1'", 2],
+    ["ADD COLUMN 'x' FORMAT XML INCLUDE 'id'; ADD OR ALTER COLUMN 'x=<oops>'", 1],
+    ["ADD COLUMN 'x=<oops>'; ADD OR ALTER COLUMN 'x' FORMAT XML INCLUDE 'id' WHEN 'id = 1'", 2],
+  ] as const) {
+    const s = sessionWith(columns, rows);
+    await run(s, script);
+    const e = await failure(s, "ZIP COLUMN 'x' FORMAT XML");
+    assert.match(e.message, new RegExp(`^column 'x', row ${row}: '<oops>' is not an XML fragment`), script);
+  }
+  const s = sessionWith(columns, rows);
+  await run(s, "ADD COLUMN 'x' FORMAT JSON; ADD OR ALTER COLUMN 'x={oops}'");
+  assert.match(
+    (await failure(s, "ZIP COLUMN 'x' FORMAT JSON")).message,
+    /^column 'x', row 1: '\{oops\}' is not a JSON value/,
   );
 });
 
