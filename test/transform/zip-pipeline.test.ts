@@ -186,6 +186,30 @@ test('ZIP JSON/XML join the fragments FORMAT wrote as written, and check every v
   );
 });
 
+test('ZIP XML refuses an undefined entity and a DOCTYPE, whose entities it never expands', async () => {
+  const doc: Column[] = [{ name: 'doc', type: { base: 'string' } }];
+  const lolz = '<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><lolz>&lol2;</lolz>';
+  for (const [fragment, reason] of [
+    ['<a>&nbsp;</a>', "undefined entity '&nbsp;': without a DTD XML defines &amp; &lt; &gt; &quot; &apos;"],
+    ['<a b="x &foo; y"/>', "undefined entity '&foo;'"],
+    ['<a>&#0;</a>', '&#0; refers to a character XML does not allow'],
+    ['<a>&#xD800;</a>', '&#xD800; refers to a character XML does not allow'],
+    ['<!DOCTYPE r [<!ENTITY a "x">]><a>&a;</a>', "it has a declaration '<!DOCTYPE': a fragment stands inside"],
+    [lolz, "it has a declaration '<!DOCTYPE'"],
+  ]) {
+    const s = sessionWith(doc, [['<a/>'], [fragment]]);
+    const e = await failure(s, "ZIP COLUMN 'doc' FORMAT XML");
+    assert.ok(e.message.startsWith("column 'doc', row 2: '"), e.message);
+    assert.ok(e.message.includes(`is not an XML fragment (${reason}`), `${fragment}: ${e.message}`);
+  }
+  // What XML defines without a DTD passes, and so does text that holds no references.
+  const fine =
+    '<a t="&quot;">&amp;&lt;&gt;&apos;&#65;&#x1F600;<![CDATA[&nbsp; <!DOCTYPE]]><!-- &x; <!y --><?pi &z;?></a>';
+  const { dataset } = await run(sessionWith(doc, [[fine]]), "ZIP COLUMN 'doc' FORMAT XML");
+  const parsed = new DOMParser().parseFromString(column(dataset, 'doc')[0] as string, 'text/xml');
+  assert.equal(parsed.getElementsByTagName('a')[0].textContent, "&<>'A😀&nbsp; <!DOCTYPE");
+});
+
 test('APPLY PIPELINE runs its statements once on the dataset', async () => {
   const s = sessionWith(orderColumns, orders());
   const { dataset } = await run(s, "APPLY PIPELINE (ADD COLUMN 'int one=1'; ADD COLUMN 'two=@sql(one + 1)')");
