@@ -115,14 +115,16 @@ const parsers = {
 };
 
 /**
- * ZIP COLUMN over the fragments FORMAT JSON/XML wrote for every row, in batches of 1,000, vs joining
- * the same fragments (held in an array) into the same documents by hand after parsing each with the
- * same parser (JSON.parse; fast-xml-parser's validator inside the root element) (goal: within 1.5x;
- * ZIP also reads the column's storage); for information, vs the join alone, and the check that each
- * fragment fits the format (fragmentProblem) alone over the same fragments, as a share of the statement.
+ * ZIP COLUMN in batches of 1,000 over the fragments FORMAT JSON/XML wrote for every row: joined as
+ * written (well-formed by construction), vs joining the same fragments (held in an array) into the
+ * same documents by hand (goal: within 1.5x; ZIP also reads the column's storage). Then over the
+ * same texts in a column that came from elsewhere (a dataset built from them, as a file read gives),
+ * which ZIP parses one by one, vs the same parse (JSON.parse; fast-xml-parser's validator inside the
+ * root element) and join by hand (goal: within 1.5x); for information, the check that each fragment
+ * fits the format (fragmentProblem) alone over the same fragments, as a share of that statement.
  */
 async function zipBench(on: (dataset: Dataset, script: string) => Promise<Dataset>, input: Dataset): Promise<void> {
-  console.log(`ZIP COLUMN … BATCH ${ZIP_BATCH} over the fragments of ADD COLUMN … FORMAT`);
+  console.log(`ZIP COLUMN … BATCH ${ZIP_BATCH} over the fragments of ADD COLUMN … FORMAT, then the same texts read`);
   const framing = {
     JSON: { open: '[', separator: ',', close: ']', options: '' },
     XML: {
@@ -136,6 +138,7 @@ async function zipBench(on: (dataset: Dataset, script: string) => Promise<Datase
     const { open, separator, close, options } = framing[format];
     const formatted = await on(input, `ADD COLUMN 'doc' FORMAT ${format} COLLAPSE OPTIONS '${options}'`);
     const fragments = formatted.rows().map((r) => r[0] as string);
+    const read = new Dataset([{ name: 'doc', type: { base: 'string' } }], [fragments]);
     const join = () => {
       const documents: string[] = [];
       for (let start = 0; start < fragments.length; start += ZIP_BATCH)
@@ -156,14 +159,17 @@ async function zipBench(on: (dataset: Dataset, script: string) => Promise<Datase
       joined,
     );
     const expected = open + fragments.slice(0, ZIP_BATCH).join(separator) + close;
-    const zip = await best(
-      RUNS,
-      () => on(formatted, `ZIP COLUMN 'doc' FORMAT ${format} BATCH ${ZIP_BATCH}`),
-      (d) => {
-        if (d.rowCount !== ROWS / ZIP_BATCH || d.cell(0, 0) !== expected)
-          throw new Error(`ZIP COLUMN FORMAT ${format} differs from the hand-written join`);
-      },
-    );
+    const zipOf = (dataset: Dataset) =>
+      best(
+        RUNS,
+        () => on(dataset, `ZIP COLUMN 'doc' FORMAT ${format} BATCH ${ZIP_BATCH}`),
+        (d) => {
+          if (d.rowCount !== ROWS / ZIP_BATCH || d.cell(0, 0) !== expected)
+            throw new Error(`ZIP COLUMN FORMAT ${format} differs from the hand-written join`);
+        },
+      );
+    const zip = await zipOf(formatted);
+    const zipRead = await zipOf(read);
     const check = await best(
       RUNS,
       () => fragments.filter((f) => fragmentProblem(format, f) !== undefined).length,
@@ -172,17 +178,22 @@ async function zipBench(on: (dataset: Dataset, script: string) => Promise<Datase
       },
     );
     line(
-      `ZIP COLUMN 'doc' FORMAT ${format} BATCH ${ZIP_BATCH}`,
+      `ZIP FORMAT ${format}, fragments FORMAT wrote`,
       zip,
-      { label: 'the same parse and join by hand', seconds: handParsed },
-      `goal: within 1.5x: ${zip / handParsed <= 1.5 ? 'met' : 'MISSED'}`,
+      { label: 'the same join by hand', seconds: hand },
+      `goal: within 1.5x: ${zip / hand <= 1.5 ? 'met' : 'MISSED'}`,
     );
-    line(`… the same join by hand, nothing parsed`, hand, { label: 'ZIP', seconds: zip });
+    line(
+      `… the same texts read (each one parsed)`,
+      zipRead,
+      { label: 'the same parse and join by hand', seconds: handParsed },
+      `goal: within 1.5x: ${zipRead / handParsed <= 1.5 ? 'met' : 'MISSED'}`,
+    );
     line(
       `… its check of the ${format} fragments alone`,
       check,
       undefined,
-      `${((check / zip) * 100).toFixed(0)}% of the statement`,
+      `${((check / zipRead) * 100).toFixed(0)}% of the statement over the texts read`,
     );
   }
 }

@@ -5,23 +5,29 @@ export interface Position {
   column: number;
   offset: number;
   /**
-   * Set where the text that starts here is a quoted literal's value: each `'` in it was written `''`
-   * in the script, so it takes two columns there (positionIn). Errors keep only line, column and offset.
+   * The script's text from here on, where it differs from the value that starts here: a quoted
+   * literal's (or ADD COLUMN's `(name='…')` default's) `''` that the value holds as one `'`
+   * (positionIn). Errors keep only line, column and offset.
    */
-  quotesDoubled?: true;
+  written?: string;
 }
 
 /**
  * Maps an index in a text to a script position, from where the text starts in the cell: lines follow
- * its newlines, and a quote of a quoted literal's value counts as the two characters it was written as.
+ * its newlines, and a `'` of the value that the script wrote `''` counts as its two characters. The
+ * written text is walked beside the value, so a context that keeps lone quotes and undoubles `''`
+ * (a block's quoted default) is mapped as exactly as a string literal.
  */
 export function positionIn(base: Position | undefined, text: string, index: number): Position | undefined {
   if (!base) return undefined;
   let { line, column, offset } = base;
+  const written = base.written;
+  let w = 0;
   const end = Math.min(index, text.length);
   for (let i = 0; i < end; i++) {
     const c = text.charCodeAt(i);
-    const width = c === 39 && base.quotesDoubled ? 2 : 1;
+    const width = c === 39 && written?.charCodeAt(w) === 39 && written.charCodeAt(w + 1) === 39 ? 2 : 1;
+    w += width;
     offset += width;
     if (c === 10) {
       line++;
@@ -29,7 +35,12 @@ export function positionIn(base: Position | undefined, text: string, index: numb
     } else column += width;
   }
   offset += Math.max(0, index - end);
-  return base.quotesDoubled ? { line, column, offset, quotesDoubled: true } : { line, column, offset };
+  return withWritten({ line, column, offset }, written?.slice(w));
+}
+
+/** A position whose value was written with doubled quotes carries the text as written (positionIn). */
+export function withWritten(position: Position, written: string | undefined): Position {
+  return written?.includes("''") ? { ...position, written } : position;
 }
 
 /** A position as errors carry it. */

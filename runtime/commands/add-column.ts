@@ -68,11 +68,12 @@ export function addColumnTo(
 
   const failures = new Failures();
   const value: ValueOf = valueOf ? guarded(valueOf, stmt, failures) : () => null;
-  const columns: Column[] = keep.map((i) => (i === existing ? { ...input.columns[i], type } : { ...input.columns[i] }));
+  const column = changedColumn(stmt, input, existing, type);
+  const columns: Column[] = keep.map((i) => (i === existing ? column : { ...input.columns[i] }));
   let target = keep.indexOf(existing);
   if (target < 0) {
     target = columns.length;
-    columns.push({ name: stmt.name, type });
+    columns.push(column);
   }
   const data: (Value[] | Vector)[] = keep.map((i) => input.vector(i));
   data[target] = vectorOf(type, computeColumn(input, value, reads, views));
@@ -83,6 +84,20 @@ export function addColumnTo(
     );
   }
   return new Dataset(columns, data, input.rowCount);
+}
+
+/**
+ * The new or changed column. It is `writtenAs` FORMAT's format when each row holds a fragment FORMAT
+ * writes, null, or (OR ALTER, rows WHEN leaves) a fragment the column already held as written.
+ */
+function changedColumn(stmt: AddColumn, input: Dataset, existing: number, type: ColumnType): Column {
+  const before: Column | undefined = input.columns[existing];
+  const column: Column = { name: before?.name ?? stmt.name, type };
+  if (before?.description !== undefined) column.description = before.description;
+  const format = stmt.format?.format;
+  const othersNull = stmt.default.value.trim() === '' && (before === undefined || before.writtenAs === format);
+  if (format && othersNull) column.writtenAs = format;
+  return column;
 }
 
 /** The declared type; OR ALTER without a type keeps the column's type, ADD without one is a string. */

@@ -20,6 +20,8 @@ export function zipColumnOf(stmt: ZipColumn, input: Dataset): Dataset {
   const column = input.columns[ordinal];
   const size = stmt.batch ?? Math.max(1, input.rowCount);
   const values = input.vector(ordinal);
+  // Fragments FORMAT wrote in this format are well-formed; any other value is parsed (fragmentProblem).
+  const written = column.writtenAs === stmt.format;
   const documents: string[] = [];
   for (let start = 0; start < input.rowCount; start += size) {
     const fragments: string[] = [];
@@ -28,7 +30,7 @@ export function zipColumnOf(stmt: ZipColumn, input: Dataset): Dataset {
       const v = values.get(r);
       if (v === null) continue;
       const fragment = typeof v === 'string' ? v : formatValue(v, column.type);
-      const problem = fragmentProblem(stmt.format, fragment);
+      const problem = written && typeof v === 'string' ? undefined : fragmentProblem(stmt.format, fragment);
       if (problem !== undefined)
         throw new ScriptError(
           `column '${column.name}', row ${r + 1}: '${shortened(fragment)}' ${problem}`,

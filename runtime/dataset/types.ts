@@ -36,6 +36,13 @@ export interface Column {
   type: ColumnType;
   /** APPLY SCHEMA's `|description`: documentation only (shown as the HTML header's tooltip). */
   description?: string;
+  /**
+   * Set by ADD COLUMN … FORMAT when every non-null text of the column is a record it wrote in that
+   * format, well-formed by construction: ZIP COLUMN joins those without parsing each again. Copies of
+   * the column that keep its values keep it (a filter's); a statement that puts other values in the
+   * column builds it without.
+   */
+  writtenAs?: 'CSV' | 'JSON' | 'XML';
 }
 
 export const STRING: ColumnType = Object.freeze({ base: 'string' });

@@ -1,6 +1,6 @@
 import type { IOrAlt, IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
 import { EmbeddedActionsParser } from './chevrotain';
-import { ScriptError, type Position } from '../errors';
+import { ScriptError, withWritten, type Position } from '../errors';
 import type {
   AddColumn,
   ApplyFilter,
@@ -146,7 +146,11 @@ export class Grammar extends EmbeddedActionsParser {
 
   private textOf(t: IToken): Text {
     if (t.tokenType === StringLit)
-      return { value: unquote(t.image), form: 'quoted', pos: { ...this.pos(t.startOffset + 1), quotesDoubled: true } };
+      return {
+        value: unquote(t.image),
+        form: 'quoted',
+        pos: withWritten(this.pos(t.startOffset + 1), t.image.slice(1, -1)),
+      };
     if (t.tokenType === Block) return { value: t.image.slice(1, -1), form: 'block', pos: this.pos(t.startOffset + 1) };
     return { value: t.image, form: 'bare', pos: this.pos(t.startOffset) };
   }

@@ -1,4 +1,4 @@
-import type { Position } from '../errors';
+import { withWritten, type Position } from '../errors';
 import type { HttpCommand, HttpVerb, SchemaColumnSpec, Text } from './ast';
 
 /**
@@ -107,11 +107,15 @@ export function columnSpec(raw: string, offset: number, form: 'quoted' | 'block'
     );
   }
   if (form === 'quoted') {
-    spec.default = { value: unescapeQuotes(value), form: 'quoted', pos: { ...at(valueOffset), quotesDoubled: true } };
+    spec.default = { value: unescapeQuotes(value), form: 'quoted', pos: withWritten(at(valueOffset), value) };
     return spec;
   }
   spec.default = quoted
-    ? { value: unescapeQuotes(value.slice(1, -1)), form: 'quoted', pos: at(valueOffset + 1) }
+    ? {
+        value: unescapeQuotes(value.slice(1, -1)),
+        form: 'quoted',
+        pos: withWritten(at(valueOffset + 1), value.slice(1, -1)),
+      }
     : { value, form: 'bare', pos: at(valueOffset) };
   return spec;
 }

@@ -15,8 +15,7 @@ export interface CsvWriter {
 }
 
 /**
- * CSV records of the selected fields. Null is an empty field (two quotes when every field is
- * quoted); the cell text is the column's invariant form (docs/types.md) shaped by the options.
+ * CSV records of the selected fields. Null is an empty field, never quoted; the cell text is the column's invariant form (docs/types.md) shaped by the options.
  */
 export function csvWriter(columns: readonly Column[], ordinals: readonly number[], options: CsvOptions): CsvWriter {
   const n = ordinals.length;
@@ -32,7 +31,9 @@ export function csvWriter(columns: readonly Column[], ordinals: readonly number[
   const separator = widths ? '' : options.delimiter;
   const text = ordinals.map((o) => textWriter(columns[o].type, options));
   const plain = keepsStrings(options);
-  const nulls = ordinals.map((_, k) => (options.quoting === 'needed' && !widths ? '' : field('', k)));
+  // Null is an unquoted empty field however fields are quoted, so that quoting every field (quoted:1,
+  // FORCE_QUOTED) still tells it from an empty string, `""`: PostgreSQL COPY's FORCE_QUOTE rule.
+  const nulls = ordinals.map((_, k) => (widths ? field('', k) : ''));
   const guard =
     options.comments.length > 0 && options.quoting !== 'never' && !widths ? commentGuard(options) : undefined;
   const record: RowWriter = (row) => {

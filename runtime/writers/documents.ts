@@ -123,5 +123,69 @@ export function fragmentProblem(format: DocFormat, fragment: string): string | u
 /** What the XML validator finds wrong with the fragment inside the document's root element. */
 function xmlProblem(fragment: string): string | undefined {
   const verdict = XMLValidator.validate(`<${XML_ROOT}>${fragment}</${XML_ROOT}>`);
-  return verdict === true ? undefined : verdict.err.msg;
+  return verdict === true ? referenceProblem(fragment) : verdict.err.msg;
+}
+
+/** A reference XML defines without a DTD: a predefined entity, or a decimal or hex character reference. */
+const REFERENCE = /&(?:amp|lt|gt|quot|apos|#([0-9]+)|#x([0-9A-Fa-f]+));/y;
+
+/** Where text that holds no markup ends, for what starts with these (CDATA, comment, processing instruction). */
+const TEXT_ENDS: readonly (readonly [string, string])[] = [
+  ['<![CDATA[', ']]>'],
+  ['<!--', '-->'],
+  ['<?', '?>'],
+];
+
+/**
+ * The validator checks the markup, not what a reference names: `&nbsp;` or `&#0;` pass it, and it
+ * takes a `<!DOCTYPE …>` with entity declarations inside an element. A fragment stands inside the
+ * document's root element, where XML allows no DOCTYPE, so it has no DTD: only the five predefined
+ * entities and references to characters XML allows are defined, and any other `&name;` is refused.
+ * A DOCTYPE or other declaration is refused, never expanded (a reader of the document might expand
+ * its entities: billion laughs). CDATA sections, comments and processing instructions are text.
+ */
+function referenceProblem(fragment: string): string | undefined {
+  if (!fragment.includes('&') && !fragment.includes('<!')) return undefined;
+  let i = 0;
+  while (i < fragment.length) {
+    const c = fragment[i];
+    if (c === '<') {
+      const text = TEXT_ENDS.find(([open]) => fragment.startsWith(open, i));
+      if (text) {
+        const end = fragment.indexOf(text[1], i + text[0].length);
+        i = end < 0 ? fragment.length : end + text[1].length;
+      } else if (fragment.startsWith('<!', i)) {
+        return `it has a declaration ${wordAt(fragment, i)}: a fragment stands inside the root element, with no DTD and no entities of its own`;
+      } else i++;
+    } else if (c === '&') {
+      REFERENCE.lastIndex = i;
+      const m = REFERENCE.exec(fragment);
+      if (!m) {
+        const name = wordAt(fragment, i);
+        return `undefined entity ${name}: without a DTD XML defines &amp; &lt; &gt; &quot; &apos; and character references`;
+      }
+      if (m[0].startsWith('&#') && !xmlChar(m[1] !== undefined ? Number(m[1]) : parseInt(m[2], 16)))
+        return `${m[0]} refers to a character XML does not allow`;
+      i = REFERENCE.lastIndex;
+    } else i++;
+  }
+  return undefined;
+}
+
+/** The reference or declaration name at `i`, for an error (`&nbsp;`, `<!DOCTYPE`). */
+function wordAt(text: string, i: number): string {
+  const word = /^[&<]!?[^\s;<>&!]*;?/.exec(text.slice(i, i + 40))![0];
+  return `'${word}'`;
+}
+
+/** XML 1.0's Char production: the characters a document may hold, written or referred to. */
+function xmlChar(code: number): boolean {
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }

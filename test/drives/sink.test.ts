@@ -25,6 +25,30 @@ function read(dir: string, path: string): string {
   return readFileSync(join(dir, path), 'utf8');
 }
 
+test('CSV FORCE_QUOTED and FORMAT quoted:1 tell null (an empty field) from an empty string (""), as PostgreSQL COPY FORCE_QUOTE', async () => {
+  const { session: s, dir } = session();
+  s.setDataset(
+    Dataset.fromRows(
+      [
+        { name: 'id', type: { base: 'int' } },
+        { name: 'a', type: { base: 'string' } },
+        { name: 'b', type: { base: 'string' } },
+      ],
+      [
+        [1, '', null],
+        [2, null, 'x'],
+      ],
+    ),
+  );
+  await s.run("SINK INTO DRIVE FORMAT CSV FILE 'forced.csv' FORCE_QUOTED ADD_HEADER;");
+  assert.equal(read(dir, 'forced.csv'), '"id","a","b"\r\n"1","",\r\n"2",,"x"\r\n');
+  await s.run("ADD COLUMN 'line' FORMAT CSV INCLUDE 'id,a,b' OPTIONS 'quoted:1';");
+  assert.deepEqual(
+    s.dataset.rows().map((r) => r[3]),
+    ['"1","",', '"2",,"x"'],
+  );
+});
+
 test('CSV: RFC 4180 by default; ADD_HEADER, DELIMITER, FORCE_QUOTED, DATE_FORMAT, TRIM, FLATTEN, COMMENT_TOKENS', async () => {
   const { session: s, dir } = session();
   s.setDataset(people());

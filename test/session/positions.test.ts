@@ -128,3 +128,15 @@ test("a caret inside a quoted string stays on its word after doubled quotes ('')
   await assertCaret(s, `${ITEMS}APPLY FILTER 'name = ''lamp'' AND §nope > 1';`, /nope/);
   await assertCaret(s, `${ITEMS}ADD COLUMN 'label=@sql(IIF(id > 1, ''a'', §nope))';`, /nope/);
 });
+
+test("a caret after a doubled quote ('') in ADD COLUMN's (name='…') default stays on its word, lone quotes or not", async () => {
+  const s = newSession();
+  await assertCaret(s, `${ITEMS}ADD COLUMN (label='it''s ''x'' §#nosuch()');`, /unknown function #nosuch/);
+  await assertCaret(s, `${ITEMS}ADD COLUMN (label='@sql(IIF(id > 1, ''a''''b'', §nope))');`, /nope/);
+  await assertCaret(s, `${ITEMS}ADD COLUMN (label='it''s @sql(IIF(id > 1, 'a', §nope))');`, /nope/);
+  await assertCaret(
+    s,
+    `${ITEMS}ADD COLUMN (label='@sql(IIF(id > 1, 'a', 'b')) it''s\n  ''x'' §#nosuch()');`,
+    /unknown function #nosuch/,
+  );
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DOMParser } from '@xmldom/xmldom';
+import type { Column } from '../../runtime/dataset/types';
 import { column, failure, orderColumns, orders, run, sessionWith } from './helpers';
 
 test('ZIP JSON: batches of N rows become JSON arrays, one row per batch', async () => {
@@ -144,6 +145,69 @@ test('ZIP JSON/XML keep every fragment that is a JSON value / XML elements', asy
     column(dataset, 'x')[0],
     '<?xml version="1.0" encoding="utf-8"?><root><name>Widget</name><name>Gadget, large</name></root>',
   );
+});
+
+test('ZIP JSON/XML join the fragments FORMAT wrote as written, and check every value that came from elsewhere', async () => {
+  // XML 1.0 allows a letter beyond U+FFFF in a name, and FORMAT XML writes one as it is; the
+  // validator ZIP checks other values with refuses it, so ZIP shows whether it judged them again.
+  const columns: Column[] = [
+    { name: 'id', type: { base: 'int' } },
+    { name: '𝒜', type: { base: 'string' } },
+  ];
+  const rows = [
+    [1, 'a'],
+    [2, 'b & c'],
+  ];
+  const { dataset } = await run(
+    sessionWith(columns, rows),
+    "ADD COLUMN 'x' FORMAT XML INCLUDE '𝒜'; APPLY FILTER 'id > 0'; ZIP COLUMN 'x' FORMAT XML",
+  );
+  const xml = column(dataset, 'x')[0] as string;
+  assert.equal(xml, '<?xml version="1.0" encoding="utf-8"?><root><𝒜>a</𝒜><𝒜>b &amp; c</𝒜></root>');
+  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  assert.equal(doc.getElementsByTagName('𝒜')[1].textContent, 'b & c');
+  // Values FORMAT did not write are checked, in the same column: a default for the rows WHEN
+  // leaves, a value OR ALTER puts over the fragments, or one it keeps under them.
+  for (const [script, row] of [
+    ["ADD COLUMN 'x=<oops>' FORMAT XML INCLUDE 'id' WHEN 'id = 1'", 2],
+    ["ADD COLUMN 'x' FORMAT XML INCLUDE 'id'; ADD OR ALTER COLUMN 'x=<oops>'", 1],
+    ["ADD COLUMN 'x=<oops>'; ADD OR ALTER COLUMN 'x' FORMAT XML INCLUDE 'id' WHEN 'id = 1'", 2],
+  ] as const) {
+    const s = sessionWith(columns, rows);
+    await run(s, script);
+    const e = await failure(s, "ZIP COLUMN 'x' FORMAT XML");
+    assert.match(e.message, new RegExp(`^column 'x', row ${row}: '<oops>' is not an XML fragment`), script);
+  }
+  const s = sessionWith(columns, rows);
+  await run(s, "ADD COLUMN 'x' FORMAT JSON; ADD OR ALTER COLUMN 'x={oops}'");
+  assert.match(
+    (await failure(s, "ZIP COLUMN 'x' FORMAT JSON")).message,
+    /^column 'x', row 1: '\{oops\}' is not a JSON value/,
+  );
+});
+
+test('ZIP XML refuses an undefined entity and a DOCTYPE, whose entities it never expands', async () => {
+  const doc: Column[] = [{ name: 'doc', type: { base: 'string' } }];
+  const lolz = '<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><lolz>&lol2;</lolz>';
+  for (const [fragment, reason] of [
+    ['<a>&nbsp;</a>', "undefined entity '&nbsp;': without a DTD XML defines &amp; &lt; &gt; &quot; &apos;"],
+    ['<a b="x &foo; y"/>', "undefined entity '&foo;'"],
+    ['<a>&#0;</a>', '&#0; refers to a character XML does not allow'],
+    ['<a>&#xD800;</a>', '&#xD800; refers to a character XML does not allow'],
+    ['<!DOCTYPE r [<!ENTITY a "x">]><a>&a;</a>', "it has a declaration '<!DOCTYPE': a fragment stands inside"],
+    [lolz, "it has a declaration '<!DOCTYPE'"],
+  ]) {
+    const s = sessionWith(doc, [['<a/>'], [fragment]]);
+    const e = await failure(s, "ZIP COLUMN 'doc' FORMAT XML");
+    assert.ok(e.message.startsWith("column 'doc', row 2: '"), e.message);
+    assert.ok(e.message.includes(`is not an XML fragment (${reason}`), `${fragment}: ${e.message}`);
+  }
+  // What XML defines without a DTD passes, and so does text that holds no references.
+  const fine =
+    '<a t="&quot;">&amp;&lt;&gt;&apos;&#65;&#x1F600;<![CDATA[&nbsp; <!DOCTYPE]]><!-- &x; <!y --><?pi &z;?></a>';
+  const { dataset } = await run(sessionWith(doc, [[fine]]), "ZIP COLUMN 'doc' FORMAT XML");
+  const parsed = new DOMParser().parseFromString(column(dataset, 'doc')[0] as string, 'text/xml');
+  assert.equal(parsed.getElementsByTagName('a')[0].textContent, "&<>'A😀&nbsp; <!DOCTYPE");
 });
 
 test('APPLY PIPELINE runs its statements once on the dataset', async () => {

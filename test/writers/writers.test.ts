@@ -73,14 +73,14 @@ test('CSV delimiter: fields holding the delimiter are quoted, commas no longer a
   ]);
 });
 
-test('CSV force quoting: every field quoted with the quote character, null as two quotes; never quoting writes text as is', () => {
+test('CSV force quoting: every non-null field quoted with the quote character, null an empty field (FORCE_QUOTE); never quoting writes text as is', () => {
   assert.equal(
     csv(peopleRows, { quoting: 'always' }),
-    '"1","Ada; ""the first""","a,b"\r\n"2","",""\r\n"3","two\nlines","plain"\r\n',
+    '"1","Ada; ""the first""","a,b"\r\n"2","",\r\n"3","two\nlines","plain"\r\n',
   );
   assert.equal(
     csv([[1, "it's", null]], { quoting: 'always', quote: "'", header: true }),
-    "'id','name','note'\r\n'1','it''s',''\r\n",
+    "'id','name','note'\r\n'1','it''s',\r\n",
   );
   assert.equal(csv(peopleRows.slice(0, 1), { quoting: 'never' }), '1,Ada; "the first",a,b\r\n');
   // A quote character other than `"` decides which fields need quoting.
