@@ -9,17 +9,31 @@ import { counted } from '../util/words';
 const USAGE =
   '%webhook start [--port N] [--job NAME] [--no-auth] | take [N] | status | log | wait [--timeout s] | stop';
 
-/** The listener of each session (one at a time); it is also in the session's resources, which close it. */
+/**
+ * The listener of each session (one at a time), also in the session's resources, which close it. Once
+ * stopped it stays here with its inbox, which take, log and status still read, until the next start.
+ */
 const listeners = new WeakMap<MagicHost, SessionListener>();
 
-function current(host: MagicHost): SessionListener {
+/** The running or stopped listener, for what reads its inbox. */
+function inbox(host: MagicHost): SessionListener {
   const l = listeners.get(host);
   if (!l) throw new ScriptError('no webhook listener is running (%webhook start)', 'semantic');
   return l;
 }
 
+function current(host: MagicHost): SessionListener {
+  const l = inbox(host);
+  if (l.stopped)
+    throw new ScriptError(
+      `the webhook listener is stopped (%webhook start starts another; until then take, log and status read the ${counted(l.calls.length, 'call')} it took)`,
+      'semantic',
+    );
+  return l;
+}
+
 async function start(host: MagicHost, words: string[], origin: string | undefined): Promise<Result[]> {
-  if (listeners.has(host))
+  if (listeners.get(host)?.stopped === false)
     throw new ScriptError(
       `a webhook listener is running already: ${current(host).url} (%webhook stop first)`,
       'semantic',
@@ -48,7 +62,7 @@ async function start(host: MagicHost, words: string[], origin: string | undefine
 }
 
 function take(host: MagicHost, words: string[]): Result[] {
-  const l = current(host);
+  const l = inbox(host);
   if (l.calls.length === 0) throw new ScriptError('no webhook call has arrived yet (%webhook wait)', 'runtime');
   const n = words[0] === undefined ? l.calls.length : Number(words[0]);
   if (!Number.isInteger(n) || !l.calls[n - 1])
@@ -92,12 +106,12 @@ export const webhookMagic: Magic = {
       case 'wait':
         return wait(host, words, line.signal);
       case 'status': {
-        const l = current(host);
+        const l = inbox(host);
         const last = l.calls.at(-1);
         return [
           {
             kind: 'message',
-            text: `url: ${l.url}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${counted(last.rows, 'row')}, ${last.status})` : 'none'}`,
+            text: `url: ${l.url}${l.stopped ? ' (stopped)' : ''}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${counted(last.rows, 'row')}, ${last.status})` : 'none'}\ninbox: ${l.inbox()}`,
           },
         ];
       }
@@ -105,13 +119,12 @@ export const webhookMagic: Magic = {
         return [
           listing(
             ['call', 'at', 'method', 'rows', 'status'],
-            current(host).calls.map((c) => [c.n, c.at.toISOString(), c.method, c.rows, c.status]),
+            inbox(host).calls.map((c) => [c.n, c.at.toISOString(), c.method, c.rows, c.status]),
             'webhook calls',
           ),
         ];
       case 'stop': {
         const l = current(host);
-        listeners.delete(host);
         host.variables.delete('webhookurl');
         host.variables.delete('webhookkey');
         await host.resources.release(l);

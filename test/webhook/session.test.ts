@@ -99,7 +99,23 @@ test('%webhook start: calls arrive under the starting cell, %webhook wait/take/s
   assert.deepEqual(log.dataset.rows()[0].slice(3), [2, 202]);
   assert.match(text(await session.run('%webhook stop')), /stopped after 2 calls/);
   await assert.rejects(call(url, { key, body: '{}' }));
-  await assert.rejects(session.run('%webhook status'), /no webhook listener is running/);
+  // The inbox outlives the listener until the next start: its calls can still be taken and listed.
+  assert.match(
+    text(await session.run('%webhook status')),
+    /\(stopped\)\ncalls received: 2\n.*\ninbox: payloads of calls 1 to 2 \(\d+b\); keeps the last 1,000 payloads \(32 MB at most\)$/,
+  );
+  await session.run('%webhook take 1');
+  assert.deepEqual(session.dataset.rows(), [
+    [1, 'lamp'],
+    [2, 'door'],
+  ]);
+  await assert.rejects(session.run('%webhook wait'), /the webhook listener is stopped \(%webhook start starts another/);
+  await assert.rejects(session.run('%webhook stop'), /the webhook listener is stopped/);
+  const again = text(await session.run('%webhook start'));
+  assert.doesNotMatch(again, new RegExp(url.replace(/[?]/g, '\\?')));
+  await assert.rejects(session.run('%webhook take 1'), /no webhook call has arrived yet/);
+  assert.match(text(await session.run('%webhook status')), /calls received: 0\n.*\ninbox: empty/);
+  await session.run('%webhook stop');
 });
 
 test('%webhook start --job runs each call through the job writer and keeps its change log', async () => {
@@ -395,9 +411,9 @@ test("%job run shows the job's output as it comes, not when the job ends", async
   }
 });
 
-test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox; taking a dropped one says so', async () => {
-  const { session } = open();
-  const started = text(await session.run('%webhook start --no-auth'));
+test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox; the drop is said, taking a dropped one says so', async () => {
+  const { session, output } = open();
+  const started = text(await session.run('%webhook start --no-auth', { origin: 'cell-1' }));
   const url = /webhook listening: (\S+)/.exec(started)![1];
   const json = { 'content-type': 'application/json' };
   const agent = new Agent({ keepAlive: true, maxSockets: 20 });
@@ -411,7 +427,20 @@ test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox;
   } finally {
     agent.destroy();
   }
-  assert.match(text(await session.run('%webhook status')), /calls received: 1005/);
+  assert.match(
+    text(await session.run('%webhook status')),
+    /calls received: 1005\n.*\ninbox: payloads of calls 6 to 1005 \(\d+(\.\d)?kb\); calls 1 to 5 dropped, oldest first, to keep the last 1,000 payloads \(32 MB at most\)$/,
+  );
+  // The first drop is said once under the starting cell, not at each later one.
+  assert.deepEqual(
+    output.filter((o) => o.result.kind === 'warning').map((o) => [o.origin, (o.result as { text: string }).text]),
+    [
+      [
+        'cell-1',
+        "webhook call 1's payload left the inbox, which keeps the last 1,000 payloads (32 MB at most); older payloads go first from now on (%webhook status)",
+      ],
+    ],
+  );
   await assert.rejects(
     session.run('%webhook take 5'),
     /webhook call 5's payload is no longer in the inbox, which keeps the last 1,000 payloads \(32 MB at most\): calls 6 to 1005 can be taken/,
@@ -427,6 +456,11 @@ test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox;
   await assert.rejects(session.run('%webhook take 1006'), /no longer in the inbox/);
   await session.run('%webhook take 1007');
   assert.equal(session.dataset.rowCount, 1);
+  assert.match(
+    text(await session.run('%webhook status')),
+    /inbox: payloads of calls 1007 to 1009 \(27mb\); calls 1 to 1006 dropped, oldest first/,
+  );
+  assert.equal(output.filter((o) => o.result.kind === 'warning').length, 1);
   await session.run('%webhook stop');
 });
 
