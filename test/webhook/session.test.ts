@@ -11,7 +11,7 @@ import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer } from '../helpers/http-server';
-import { call, type Refusal, type RunAnswer } from '../helpers/serve';
+import { call, urllibPost, type Refusal, type RunAnswer } from '../helpers/serve';
 import { tempSession } from '../helpers/session';
 
 const sessions: Session[] = [];
@@ -573,4 +573,23 @@ test('%webhook start --job: a repeated Idempotency-Key or webhook-id gets the fi
   assert.deepEqual(log.dataset.column(log.dataset.columns.findIndex((c) => c.name === 'status')), [200, 200, 200]);
   // Two calls ran: order-42's and msg_1's.
   assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'hook')).filter((f) => f.endsWith('.eds')).length, 2);
+});
+
+test("a body over the listener's 10 MB limit gets its 413 also by a client that writes it whole before reading (urllib); past 64 MB the connection is cut", async () => {
+  const { session } = open();
+  const started = text(await session.run('%webhook start --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  for (const framing of ['length', 'chunked'] as const) {
+    const answer = await urllibPost(url, 12 * 1024 * 1024, framing);
+    assert.ok('status' in answer, `${framing}: ${JSON.stringify(answer)}`);
+    assert.equal(answer.status, 413);
+    assert.match((JSON.parse(answer.body) as Refusal).error, /over the listener's limit of 10485760 bytes/);
+  }
+  // A body longer than is worth reading to answer it is cut off: the client gets no answer.
+  assert.ok('error' in (await urllibPost(url, 80 * 1024 * 1024, 'length')));
+  assert.deepEqual(await urllibPost(url, 2, 'length', { 'content-type': 'text/plain' }), {
+    status: 202,
+    body: '{"call":1,"rows":1}',
+  });
+  await session.run('%webhook stop');
 });
