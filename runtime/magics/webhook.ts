@@ -1,13 +1,18 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { SessionListener } from '../webhook/session-listener';
-import { ArgumentError, atMagicArgument, parseFlags, splitArgs } from './args';
+import { ArgumentError, atMagicArgument, parseFlags, splitArgs, type FlagSpec } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 import { counted } from '../util/words';
 
 const USAGE =
   '%webhook start [--port N] [--job NAME] [--no-auth] | take [N] | status | log | wait [--timeout s] | stop';
+
+const OPTIONS = {
+  start: { port: 'value', job: 'value', 'no-auth': 'switch' },
+  wait: { timeout: 'value' },
+} as const satisfies Record<string, FlagSpec>;
 
 /**
  * The listener of each session (one at a time), also in the session's resources, which close it. Once
@@ -38,7 +43,7 @@ async function start(host: MagicHost, words: string[], origin: string | undefine
       `a webhook listener is running already: ${current(host).url} (%webhook stop first)`,
       'semantic',
     );
-  const { positional, flags } = parseFlags(words, { port: 'value', job: 'value', 'no-auth': 'switch' }, USAGE);
+  const { positional, flags } = parseFlags(words, OPTIONS.start, USAGE);
   if (positional.length > 0) throw new ArgumentError(`unexpected '${positional[0]}'; usage: ${USAGE}`, positional[0]);
   const port = Number(flags.get('port')?.[0] ?? '0');
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -74,7 +79,7 @@ function take(host: MagicHost, words: string[]): Result[] {
 
 async function wait(host: MagicHost, words: string[], signal: AbortSignal | undefined): Promise<Result[]> {
   const l = current(host);
-  const { flags } = parseFlags(words, { timeout: 'value' }, USAGE);
+  const { flags } = parseFlags(words, OPTIONS.wait, USAGE);
   const timeout = flags.has('timeout') ? Number(flags.get('timeout')![0]) : undefined;
   if (timeout !== undefined && !(timeout > 0))
     throw new ArgumentError(`--timeout is seconds > 0, not '${flags.get('timeout')![0]}'`, flags.get('timeout')![0]);
@@ -96,6 +101,7 @@ export const webhookMagic: Magic = {
   usage: USAGE,
   description: 'a webhook listener in the session: calls arrive as datasets under the starting cell',
   words: ['start', 'take', 'status', 'log', 'wait', 'stop'],
+  options: OPTIONS,
   async run(host, args, line) {
     const [action, ...words] = splitArgs(args);
     switch (action) {

@@ -211,6 +211,18 @@ class OneKernel(unittest.TestCase):
         self.assertEqual(c["matches"], ["amount"])
         self.assertEqual((c["cursor_start"], c["cursor_end"]), (len(code) - 2, len(code)))
 
+        # A magic's options and a cell magic's words, from the table the magic parses them with.
+        for code, matches in (
+            ("%webhook start --", ["--port", "--job", "--no-auth"]),
+            ("%job create nightly --writer w.sql --", ["--reader", "--webhook", "--save-sample", "--signing-secret"]),
+            ("%%job nightly ", ["reader", "writer"]),
+            ("%%job nightly writer --w", ["--webhook"]),
+        ):
+            c = shell_reply(self.kc, self.kc.complete(code, cursor_pos=len(code)))["content"]
+            self.assertEqual(c["matches"], matches, code)
+            typed = code.rsplit(" ", 1)[1]
+            self.assertEqual((c["cursor_start"], c["cursor_end"]), (len(code) - len(typed), len(code)), code)
+
         msg_id = self.kc.inspect("APPLY FILTER", cursor_pos=3)
         c = shell_reply(self.kc, msg_id)["content"]
         self.assertTrue(c["found"])
