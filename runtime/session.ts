@@ -119,7 +119,7 @@ export class Session implements SessionEnv, MagicHost {
       try {
         yield* runCellMagic(this, cell);
       } catch (e) {
-        yield { kind: 'error', error: toScriptError(e, undefined, `%%${cell.name}`), source: text };
+        yield { kind: 'error', error: toScriptError(e, undefined, `%%${cell.line.name}`), source: text };
       }
       return;
     }

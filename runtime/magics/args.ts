@@ -55,13 +55,16 @@ export function argWords(text: string): { word: string; at: number; end: number;
   return out;
 }
 
+/** A magic's options by name (without `--`): what each takes. Parsing and completion read the same one. */
+export type FlagSpec = Readonly<Record<string, 'value' | 'switch' | 'list'>>;
+
 /**
  * `--flag value`, `--flag=value` / `--flag` options after positionals. Unknown flags are an error
  * naming the usage, and the flag alone: what follows `=` may be a password.
  */
 export function parseFlags(
   words: string[],
-  spec: Record<string, 'value' | 'switch' | 'list'>,
+  spec: FlagSpec,
   usage: string,
 ): { positional: string[]; flags: Map<string, string[]> } {
   const positional: string[] = [];

@@ -7,10 +7,11 @@ import { storeDir, storePipelineFor } from '../changelog/store';
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { counted } from '../util/words';
-import { ArgumentError, parseFlags, splitArgs } from './args';
+import { ArgumentError, parseFlags, splitArgs, type FlagSpec } from './args';
 import type { Magic, MagicHost } from './magic';
 
 const USAGE = '%changelog list [FOLDER] | %changelog show FILE|NAME [--check-signature]';
+const OPTIONS = { show: { 'check-signature': 'switch' } } as const satisfies Record<string, FlagSpec>;
 
 /**
  * %changelog: `sqlcdc changelog list|show` in a cell (docs/changelog.md, "Inspecting and replaying"). Without
@@ -21,7 +22,8 @@ export const changelogMagic: Magic = {
   name: 'changelog',
   usage: USAGE,
   description: "lists a folder's change logs (default: the pipeline's store) or shows one log's header and first rows",
-  words: ['list', 'show', '--check-signature'],
+  words: ['list', 'show'],
+  options: OPTIONS,
   async run(session, args): Promise<Result[]> {
     const words = splitArgs(args);
     const subWord = words.shift() ?? '';
@@ -39,7 +41,7 @@ export const changelogMagic: Magic = {
       ];
     }
     if (sub === 'show') {
-      const { positional, flags } = parseFlags(words, { 'check-signature': 'switch' }, USAGE);
+      const { positional, flags } = parseFlags(words, OPTIONS.show, USAGE);
       if (positional.length !== 1)
         throw new ScriptError(`%changelog show needs one change log file or name; usage: ${USAGE}`, 'semantic');
       const file = findLog(session, positional[0]);

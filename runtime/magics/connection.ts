@@ -8,7 +8,7 @@ import {
   type HttpAuth,
 } from '../workspace/connections';
 import type { Magic } from './magic';
-import { ArgumentError, atMagicArgument, parseFlags, splitArgs } from './args';
+import { ArgumentError, atMagicArgument, parseFlags, splitArgs, type FlagSpec } from './args';
 import { listing } from './listing';
 import { parseSize } from '../util/size';
 
@@ -41,7 +41,7 @@ const FLAGS = {
   drive: 'value',
   sqlite: 'value',
   postgres: 'value',
-} as const;
+} as const satisfies FlagSpec;
 
 /** `a:b` of --basic, --apikey and --header; the text is echoed only for --header (the others hold a secret). */
 function splitPair(text: string, sep: string, what: string): [string, string] {
@@ -180,6 +180,7 @@ export const connectionMagic: Magic = {
   usage: '%connection add|list|remove …',
   description: 'manages named connections kept in the workspace (secrets are never shown)',
   words: ['add', 'list', 'remove'],
+  options: { add: FLAGS },
   secretArgs: true,
   run(session, args): Result[] {
     const words = splitArgs(args);

@@ -67,11 +67,16 @@ export async function* runMagic(session: MagicHost, line: MagicLine): AsyncGener
     const results = await magic.run(session, line.args, line);
     for await (const r of results as AsyncIterable<Result>) yield r;
   } catch (e) {
-    const error = toScriptError(e);
-    const at = error instanceof ArgumentError ? argumentAt(line.args, error.argument) : undefined;
-    const column = at === undefined ? line.column : line.argsColumn + at;
-    throw error.locate({ line: line.line, column, offset: line.offset + column - line.column });
+    throw placed(e, line);
   }
+}
+
+/** A magic's error placed as a statement's: at the argument an ArgumentError names, else at the `%`. */
+function placed(e: unknown, line: MagicLine): ScriptError {
+  const error = toScriptError(e);
+  const at = error instanceof ArgumentError ? argumentAt(line.args, error.argument) : undefined;
+  const column = at === undefined ? line.column : line.argsColumn + at;
+  return error.locate({ line: line.line, column, offset: line.offset + column - line.column });
 }
 
 /** Where an argument is written: the word itself, a `--flag=` or `name=` word with it as its value, or the text. */
@@ -101,28 +106,38 @@ export function magicErrorSource(text: string, line: MagicLine, message: string)
   return text.slice(0, start) + args + text.slice(end);
 }
 
-/** A cell whose first line is `%%name args`: the magic's name, arguments and the rest of the cell. */
-export function cellMagic(text: string): { name: string; args: string; body: string } | undefined {
-  const m = /^\s*%%(\S+)[ \t]*([^\n]*)\n?([\s\S]*)$/.exec(text);
-  return m ? { name: m[1], args: m[2].trim(), body: m[3] } : undefined;
+/** A cell whose first line is `%%name args`: that line (where its `%%` and arguments are) and the rest of the cell. */
+export function cellMagic(text: string): { line: MagicLine; body: string } | undefined {
+  const m = /^(\s*)%%(\S+)([ \t]*)([^\n]*)\n?([\s\S]*)$/.exec(text);
+  if (!m) return undefined;
+  const [, blank, name, gap, args, body] = m;
+  const offset = blank.length;
+  const column = offset - text.lastIndexOf('\n', offset - 1);
+  const line = blank.split('\n').length;
+  return {
+    line: { name, args: args.trimEnd(), line, column, offset, argsColumn: column + 2 + name.length + gap.length },
+    body,
+  };
 }
 
+/** Runs a cell magic; its errors are placed on its first line as a magic line's are. */
 export async function* runCellMagic(
   session: MagicHost,
-  cell: { name: string; args: string; body: string },
+  cell: { line: MagicLine; body: string },
 ): AsyncGenerator<Result> {
-  const magic = session.magics.find(cell.name);
-  if (!magic?.cell) {
-    const known = session.magics
-      .all()
-      .filter((m) => m.cell !== undefined)
-      .map((m) => `%%${m.name}`)
-      .join(', ');
-    throw new ScriptError(`unknown cell magic %%${cell.name} (known: ${known || 'none'})`, 'semantic', {
-      line: 1,
-      column: 1,
-      offset: 0,
-    });
+  const { name, args } = cell.line;
+  try {
+    const magic = session.magics.find(name);
+    if (!magic?.cell) {
+      const known = session.magics
+        .all()
+        .filter((m) => m.cell !== undefined)
+        .map((m) => `%%${m.name}`)
+        .join(', ');
+      throw new ScriptError(`unknown cell magic %%${name} (known: ${known || 'none'})`, 'semantic');
+    }
+    yield* await magic.cell(session, args, cell.body);
+  } catch (e) {
+    throw placed(e, cell.line);
   }
-  yield* await magic.cell(session, cell.args, cell.body);
 }

@@ -8,7 +8,7 @@ import { JobStore, settingsInWords, summary } from '../jobs/store';
 import { settingsOf, UPDATE_OPTIONS } from '../jobs/update';
 import type { Result } from '../results';
 import { newSigningSecret } from '../webhook/signature';
-import { ArgumentError, atMagicArgument, parseFlags, splitArgs } from './args';
+import { ArgumentError, atMagicArgument, parseFlags, splitArgs, type FlagSpec } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 import { AsyncQueue } from '../util/async-queue';
@@ -18,6 +18,20 @@ const SETTINGS = '[--webhook] [--save-sample] [--signing-secret]';
 const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] ${SETTINGS} | list | run NAME | update NAME ${UPDATE_OPTIONS} | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
 const CELL_USAGE = `%%job NAME reader|writer ${SETTINGS}, then the script`;
 const SETTING_FLAGS = { webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' } as const;
+const OPTIONS = {
+  create: { reader: 'value', writer: 'value', ...SETTING_FLAGS },
+  update: {
+    webhook: 'switch',
+    'no-webhook': 'switch',
+    'save-sample': 'switch',
+    'no-save-sample': 'switch',
+    'signing-secret': 'value',
+    'no-signing-secret': 'switch',
+  },
+  trigger: { on: 'value', run: 'value' },
+} as const satisfies Record<string, FlagSpec>;
+const PARTS = ['reader', 'writer'] as const;
+const CELL_ARGS = { positional: [undefined, PARTS], options: SETTING_FLAGS };
 
 /** The job settings the flags ask for; a signing secret is made here, to be shown once. */
 function settings(flags: Map<string, string[]>) {
@@ -32,6 +46,8 @@ function shownOnce(signingSecret: string | undefined): string[] {
   return signingSecret ? [`signing secret ${signingSecret} (shown once)`] : [];
 }
 
+const isPart = (word: string | undefined): word is (typeof PARTS)[number] => PARTS.some((p) => p === word);
+
 function one(words: string[], action: string): string {
   if (words.length > 1) throw new ArgumentError(`%job ${action} needs one job name; usage: ${USAGE}`, words[1]);
   if (words.length !== 1) throw new ScriptError(`%job ${action} needs one job name; usage: ${USAGE}`, 'semantic');
@@ -39,7 +55,7 @@ function one(words: string[], action: string): string {
 }
 
 function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
-  const { positional, flags } = parseFlags(words, { reader: 'value', writer: 'value', ...SETTING_FLAGS }, USAGE);
+  const { positional, flags } = parseFlags(words, OPTIONS.create, USAGE);
   const script = (flag: string) => {
     const file = flags.get(flag)?.[0];
     if (file === undefined) return undefined;
@@ -66,18 +82,7 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
 
 /** `%job update NAME …`: as `sqlcdc job update`, but a notebook has no stdin to read a secret from. */
 function update(store: JobStore, words: string[]): Result[] {
-  const { positional, flags } = parseFlags(
-    words,
-    {
-      webhook: 'switch',
-      'no-webhook': 'switch',
-      'save-sample': 'switch',
-      'no-save-sample': 'switch',
-      'signing-secret': 'value',
-      'no-signing-secret': 'switch',
-    },
-    USAGE,
-  );
+  const { positional, flags } = parseFlags(words, OPTIONS.update, USAGE);
   const asked = settingsOf(
     {
       webhook: flags.has('webhook'),
@@ -135,6 +140,8 @@ export const jobMagic: Magic = {
   usage: USAGE,
   description: `jobs of the workspace: create, list, run, update (webhook, signing secret, sample on or off), trigger (as sqlcdc job); a cell starting with %%job NAME reader|writer ${SETTINGS} saves the rest of the cell as that part of the job`,
   words: ['create', 'list', 'run', 'update', 'trigger'],
+  options: OPTIONS,
+  cellArgs: CELL_ARGS,
   // `update … --signing-secret whsec_…` holds one, and so does `create` when a secret is given by mistake.
   secretArgs: true,
   /**
@@ -143,10 +150,9 @@ export const jobMagic: Magic = {
    * the job `%webhook start --job` serves.
    */
   cell(host, args, body): Result[] {
-    const { positional, flags } = parseFlags(splitArgs(args), SETTING_FLAGS, CELL_USAGE);
+    const { positional, flags } = parseFlags(splitArgs(args), CELL_ARGS.options, CELL_USAGE);
     const [name, part, ...extra] = positional;
-    if (!name || (part !== 'reader' && part !== 'writer') || extra.length > 0)
-      throw new ScriptError(`usage: ${CELL_USAGE}`, 'semantic');
+    if (!name || !isPart(part) || extra.length > 0) throw new ScriptError(`usage: ${CELL_USAGE}`, 'semantic');
     if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
     const store = new JobStore(host.workspace, host.openSession);
     const asked = settings(flags);
@@ -184,7 +190,7 @@ export const jobMagic: Magic = {
       case 'update':
         return update(store, words);
       case 'trigger': {
-        const { positional, flags } = parseFlags(words, { on: 'value', run: 'value' }, USAGE);
+        const { positional, flags } = parseFlags(words, OPTIONS.trigger, USAGE);
         const name = one(positional, 'trigger');
         const on = flags.get('on')?.[0];
         const other = flags.get('run')?.[0];

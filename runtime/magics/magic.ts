@@ -6,6 +6,7 @@ import type { Result } from '../results';
 import type { OpenSession } from '../jobs/sessions';
 import type { MagicLine } from '../script/cell';
 import type { ConnectionStore } from '../workspace/connections';
+import type { FlagSpec } from './args';
 
 /** What magics may reach of the session (the Session implements it; magics never import it). */
 export interface MagicHost {
@@ -42,6 +43,13 @@ export interface Magic {
   description: string;
   /** Subcommands/words offered by completion after `%name `. */
   words?: string[];
+  /** Each subcommand's options, the table it parses them with (`start` → --port, --job, --no-auth): completion offers them. */
+  options?: Readonly<Record<string, FlagSpec>>;
+  /**
+   * The cell form's arguments, the table it parses them with: the words each position takes
+   * (`%%job NAME reader|writer`; undefined where the word is the user's), then its options.
+   */
+  cellArgs?: { positional: readonly (readonly string[] | undefined)[]; options: FlagSpec };
   /** Its arguments may hold a secret (a password, a variable's value): an error's caret line masks them. */
   secretArgs?: true;
   run(session: MagicHost, args: string, line: MagicLine): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;

@@ -2,18 +2,20 @@ import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import type { MagicHost } from './magic';
 import { variablesOf } from '../workspace/variables';
-import { ArgumentError, parseFlags, splitArgs } from './args';
+import { ArgumentError, parseFlags, splitArgs, type FlagSpec } from './args';
 import { listing } from './listing';
 import type { Magic } from './magic';
 
 const USAGE = '%var [list] | %var set [--encrypted] <name> <value> | %var remove <name>';
+const OPTIONS = { set: { encrypted: 'switch' } } as const satisfies Record<string, FlagSpec>;
 
 /** %var: the workspace variables read by #trygetvar and written by #setvar (encrypted ones masked). */
 export const varMagic: Magic = {
   name: 'var',
   usage: USAGE,
   description: 'lists, sets (optionally encrypted) and removes workspace variables',
-  words: ['list', 'set', 'remove', '--encrypted'],
+  words: ['list', 'set', 'remove'],
+  options: OPTIONS,
   secretArgs: true,
   run(session: MagicHost, args: string): Result[] {
     const words = splitArgs(args);
@@ -35,7 +37,7 @@ export const varMagic: Magic = {
         ];
       }
       case 'set': {
-        const { positional, flags } = parseFlags(words, { encrypted: 'switch' }, USAGE);
+        const { positional, flags } = parseFlags(words, OPTIONS.set, USAGE);
         if (positional.length > 2)
           throw new ArgumentError(
             `%var set takes one value: quote a value with blanks ('%var set ${positional[0]} 'a b c''); usage: ${USAGE}`,

@@ -1,7 +1,7 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { SessionListener } from '../webhook/session-listener';
-import { ArgumentError, atMagicArgument, parseFlags, splitArgs } from './args';
+import { ArgumentError, atMagicArgument, parseFlags, splitArgs, type FlagSpec } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 import { counted } from '../util/words';
@@ -9,22 +9,41 @@ import { counted } from '../util/words';
 const USAGE =
   '%webhook start [--port N] [--job NAME] [--no-auth] | take [N] | status | log | wait [--timeout s] | stop';
 
-/** The listener of each session (one at a time); it is also in the session's resources, which close it. */
+const OPTIONS = {
+  start: { port: 'value', job: 'value', 'no-auth': 'switch' },
+  wait: { timeout: 'value' },
+} as const satisfies Record<string, FlagSpec>;
+
+/**
+ * The listener of each session (one at a time), also in the session's resources, which close it. Once
+ * stopped it stays here with its inbox, which take, log and status still read, until the next start.
+ */
 const listeners = new WeakMap<MagicHost, SessionListener>();
 
-function current(host: MagicHost): SessionListener {
+/** The running or stopped listener, for what reads its inbox. */
+function inbox(host: MagicHost): SessionListener {
   const l = listeners.get(host);
   if (!l) throw new ScriptError('no webhook listener is running (%webhook start)', 'semantic');
   return l;
 }
 
+function current(host: MagicHost): SessionListener {
+  const l = inbox(host);
+  if (l.stopped)
+    throw new ScriptError(
+      `the webhook listener is stopped (%webhook start starts another; until then take, log and status read the ${counted(l.calls.length, 'call')} it took)`,
+      'semantic',
+    );
+  return l;
+}
+
 async function start(host: MagicHost, words: string[], origin: string | undefined): Promise<Result[]> {
-  if (listeners.has(host))
+  if (listeners.get(host)?.stopped === false)
     throw new ScriptError(
       `a webhook listener is running already: ${current(host).url} (%webhook stop first)`,
       'semantic',
     );
-  const { positional, flags } = parseFlags(words, { port: 'value', job: 'value', 'no-auth': 'switch' }, USAGE);
+  const { positional, flags } = parseFlags(words, OPTIONS.start, USAGE);
   if (positional.length > 0) throw new ArgumentError(`unexpected '${positional[0]}'; usage: ${USAGE}`, positional[0]);
   const port = Number(flags.get('port')?.[0] ?? '0');
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -48,7 +67,7 @@ async function start(host: MagicHost, words: string[], origin: string | undefine
 }
 
 function take(host: MagicHost, words: string[]): Result[] {
-  const l = current(host);
+  const l = inbox(host);
   if (l.calls.length === 0) throw new ScriptError('no webhook call has arrived yet (%webhook wait)', 'runtime');
   const n = words[0] === undefined ? l.calls.length : Number(words[0]);
   if (!Number.isInteger(n) || !l.calls[n - 1])
@@ -60,7 +79,7 @@ function take(host: MagicHost, words: string[]): Result[] {
 
 async function wait(host: MagicHost, words: string[], signal: AbortSignal | undefined): Promise<Result[]> {
   const l = current(host);
-  const { flags } = parseFlags(words, { timeout: 'value' }, USAGE);
+  const { flags } = parseFlags(words, OPTIONS.wait, USAGE);
   const timeout = flags.has('timeout') ? Number(flags.get('timeout')![0]) : undefined;
   if (timeout !== undefined && !(timeout > 0))
     throw new ArgumentError(`--timeout is seconds > 0, not '${flags.get('timeout')![0]}'`, flags.get('timeout')![0]);
@@ -82,6 +101,7 @@ export const webhookMagic: Magic = {
   usage: USAGE,
   description: 'a webhook listener in the session: calls arrive as datasets under the starting cell',
   words: ['start', 'take', 'status', 'log', 'wait', 'stop'],
+  options: OPTIONS,
   async run(host, args, line) {
     const [action, ...words] = splitArgs(args);
     switch (action) {
@@ -92,12 +112,12 @@ export const webhookMagic: Magic = {
       case 'wait':
         return wait(host, words, line.signal);
       case 'status': {
-        const l = current(host);
+        const l = inbox(host);
         const last = l.calls.at(-1);
         return [
           {
             kind: 'message',
-            text: `url: ${l.url}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${counted(last.rows, 'row')}, ${last.status})` : 'none'}`,
+            text: `url: ${l.url}${l.stopped ? ' (stopped)' : ''}\ncalls received: ${l.calls.length}\nlast call: ${last ? `${last.at.toISOString()} (${last.method}, ${counted(last.rows, 'row')}, ${last.status})` : 'none'}\ninbox: ${l.inbox()}`,
           },
         ];
       }
@@ -105,13 +125,12 @@ export const webhookMagic: Magic = {
         return [
           listing(
             ['call', 'at', 'method', 'rows', 'status'],
-            current(host).calls.map((c) => [c.n, c.at.toISOString(), c.method, c.rows, c.status]),
+            inbox(host).calls.map((c) => [c.n, c.at.toISOString(), c.method, c.rows, c.status]),
             'webhook calls',
           ),
         ];
       case 'stop': {
         const l = current(host);
-        listeners.delete(host);
         host.variables.delete('webhookurl');
         host.variables.delete('webhookkey');
         await host.resources.release(l);

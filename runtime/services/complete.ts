@@ -1,5 +1,7 @@
 import type { Session } from '../session';
 import { typeNames } from '../dataset/type-names';
+import type { FlagSpec } from '../magics/args';
+import { splitArgs } from '../magics/args';
 import type { MagicTable } from '../magics/magic';
 import { cursorContext, magicBlockEnd, wordBefore, wordEnd, type CursorContext } from './context';
 import { expectedAt } from './expected';
@@ -73,20 +75,65 @@ function stringHoldsColumns(ctx: CursorContext): 'list' | 'expression' | undefin
 
 function completeMagic(magics: MagicTable, code: string, cursor: number, ctx: CursorContext): Completion {
   const line = code.slice(ctx.regionStart, cursor);
-  const m = /^%(\S*)(\s+)?(\S*)$/.exec(line);
+  const m = /^%(%?)(\S*)(?:(\s.*?)(\S*))?$/.exec(line);
   if (!m) return { matches: [], start: cursor, end: cursor };
-  if (m[2] === undefined) {
+  const [, cellForm, name, between, typed] = m;
+  if (between === undefined) {
     // `%%name` on a cell's first line is a cell magic: only those with a cell form.
-    const names = m[1].startsWith('%')
+    const names = cellForm
       ? magics
           .all()
           .filter((g) => g.cell !== undefined)
           .map((g) => `%%${g.name}`)
       : magics.all().map((g) => `%${g.name}`);
-    return { matches: filter(names, `%${m[1]}`), start: ctx.regionStart, end: wordEnd(code, cursor) };
+    return { matches: filter(names, `%${cellForm}${name}`), start: ctx.regionStart, end: wordEnd(code, cursor) };
   }
-  const words = magics.find(m[1])?.words ?? [];
-  return { matches: filter(words, m[3]), start: cursor - m[3].length, end: wordEnd(code, cursor) };
+  const magic = magics.find(name);
+  const before = splitArgs(between);
+  const words = !magic
+    ? []
+    : cellForm
+      ? magic.cellArgs && argumentWords(magic.cellArgs.positional, magic.cellArgs.options, before, typed)
+      : before.length === 0
+        ? magic.words
+        : argumentWords([], magic.options?.[before[0].toLowerCase()] ?? {}, before.slice(1), typed);
+  // An argument is a word up to the next blank, `-` included.
+  const end = cursor + /^\S*/.exec(code.slice(cursor))![0].length;
+  return { matches: filter(words ?? [], typed), start: cursor - typed.length, end };
+}
+
+/**
+ * What may come next among a magic's arguments, from the table it parses them with: its options
+ * not given yet once a `-` is typed, else the words of the position reached (`reader|writer`); none
+ * after an option that takes a value (that value is the user's).
+ */
+function argumentWords(
+  positional: readonly (readonly string[] | undefined)[],
+  options: FlagSpec,
+  before: string[],
+  typed: string,
+): readonly string[] {
+  const given = before.filter((w) => w.startsWith('--')).map((w) => w.slice(2).replace(/=.*/s, ''));
+  const last = before.at(-1);
+  if (
+    last?.startsWith('--') &&
+    !last.includes('=') &&
+    options[last.slice(2)] !== undefined &&
+    options[last.slice(2)] !== 'switch'
+  )
+    return [];
+  if (typed.startsWith('-'))
+    return Object.keys(options)
+      .filter((o) => options[o] === 'list' || !given.includes(o))
+      .map((o) => `--${o}`);
+  // Positions count the words that are not options or their values.
+  let position = 0;
+  for (let i = 0; i < before.length; i++) {
+    const w = before[i];
+    if (!w.startsWith('--')) position++;
+    else if (!w.includes('=') && options[w.slice(2)] !== 'switch') i++;
+  }
+  return positional[position] ?? [];
 }
 
 /** Columns in a filter expression; a name with other characters is written [name] (reference B.1). */

@@ -113,13 +113,45 @@ export function send(res: ServerResponse, answer: Answer, headers?: Record<strin
   res.end(text);
 }
 
+/**
+ * How much of a refused call's body is still read, and discarded, before the answer: a client that
+ * writes its whole body before it reads (Python's urllib, many SDKs) would otherwise find the
+ * connection reset under it and never see the 413 or 401, as nginx's lingering close avoids. A longer
+ * rest is not worth reading: the answer is sent at once and the connection cut.
+ */
+export const DISCARD_MAX = 64 * 1024 * 1024;
+
+/** Reads the rest of a body into nothing; whether it ended within `max` bytes (not: cut short, or longer). */
+function discardRest(req: IncomingMessage, max: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let size = 0;
+    const finish = (whole: boolean) => {
+      req.off('data', onData).off('end', onEnd).off('close', onClose);
+      resolve(whole);
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > max) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(req.complete);
+    req.on('data', onData).on('end', onEnd).on('close', onClose);
+    req.resume();
+  });
+}
+
 /** Answers a call that failed: a refusal with its status, anything else a 500. */
 export function sendFailure(req: IncomingMessage, res: ServerResponse, e: unknown): void {
   if (e instanceof Refused) {
-    // An unread body would be parsed as the next request of this connection: close it after answering.
-    const closing: Record<string, string> = req.complete ? {} : { connection: 'close' };
-    send(res, { status: e.status, body: { error: e.message } }, { ...e.headers, ...closing });
-    if (!req.complete) res.on('finish', () => req.destroy());
+    const answer = { status: e.status, body: { error: e.message } };
+    if (req.complete) return send(res, answer, e.headers);
+    // The connection closes after the answer: a body not read whole would be parsed as the next request.
+    const answerAndClose = (whole: boolean) => {
+      send(res, answer, { ...e.headers, connection: 'close' });
+      if (!whole) res.on('finish', () => req.destroy());
+    };
+    if (Number(header(req, 'content-length') ?? 0) > DISCARD_MAX) answerAndClose(false);
+    else void discardRest(req, DISCARD_MAX).then(answerAndClose);
     return;
   }
   send(res, { status: 500, body: { error: toScriptError(e).message } });

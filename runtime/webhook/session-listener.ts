@@ -13,6 +13,7 @@ import { Ingest } from './ingest';
 import { payloadToDataset, PayloadError } from './payload';
 import { bearerKey, Gate, PUSH_PATH, readBody, Refused, send, sendFailure } from './gate';
 import { answerOnce, type Once } from './repeats';
+import { formatSize } from '../util/size';
 import { counted } from '../util/words';
 
 /** A call the session's listener received: its rows, kept in the session's inbox while it is among the last ones. */
@@ -49,6 +50,7 @@ const MAX_BODY = 10 * 1024 * 1024;
  */
 export const INBOX_CALLS = 1000;
 export const INBOX_BYTES = 32 * 1024 * 1024;
+const INBOX_LIMITS = `${INBOX_CALLS.toLocaleString('en-US')} payloads (${INBOX_BYTES / 1024 / 1024} MB at most)`;
 
 /**
  * `%webhook start`: a listener inside the REPL or kernel process, on 127.0.0.1, for trying live
@@ -64,6 +66,8 @@ export class SessionListener implements Disposable {
   /** Index in `calls` of the oldest call whose payload the inbox still holds, and the bytes it holds. */
   private firstKept = 0;
   private keptBytes = 0;
+  /** Closed by `%webhook stop` or the session: its inbox can still be taken from until a new start. */
+  stopped = false;
   url = '';
   private server?: Server;
   private waiters: { done: (a: Arrival) => void; fail: (e: Error) => void }[] = [];
@@ -157,6 +161,7 @@ export class SessionListener implements Disposable {
   }
 
   async close(): Promise<void> {
+    this.stopped = true;
     for (const w of [...this.waiters]) w.fail(new ScriptError('the webhook listener was stopped', 'runtime'));
     const server = this.server;
     // No new connection from here; the calls under way finish (their writers included) before the job sessions close.
@@ -260,7 +265,26 @@ export class SessionListener implements Disposable {
       const dropped = this.calls[this.firstKept++];
       dropped.dataset = undefined;
       this.keptBytes -= dropped.bytes;
+      // Said once, where the calls show: a user taking an old call later is not surprised. Status says it after.
+      if (this.firstKept === 1)
+        this.host.output.publish({
+          origin: this.options.origin,
+          result: {
+            kind: 'warning',
+            text: `webhook call 1's payload left the inbox, which keeps the last ${INBOX_LIMITS}; older payloads go first from now on (%webhook status)`,
+          },
+        });
     }
+  }
+
+  /** What the inbox holds, for `%webhook status`. */
+  inbox(): string {
+    const kept = this.calls.length - this.firstKept;
+    if (kept === 0) return `empty (keeps the last ${INBOX_LIMITS})`;
+    const held = `payloads of calls ${this.firstKept + 1} to ${this.calls.length} (${formatSize(this.keptBytes)})`;
+    return this.firstKept === 0
+      ? `${held}; keeps the last ${INBOX_LIMITS}`
+      : `${held}; calls 1 to ${this.firstKept} dropped, oldest first, to keep the last ${INBOX_LIMITS}`;
   }
 
   /** The payload of call `n`, or why it cannot be had. */
@@ -270,7 +294,7 @@ export class SessionListener implements Disposable {
       throw new ScriptError(`%webhook take N: N is 1 to ${this.calls.length}, not '${n}'`, 'semantic');
     if (!call.dataset)
       throw new ScriptError(
-        `webhook call ${n}'s payload is no longer in the inbox, which keeps the last ${INBOX_CALLS.toLocaleString('en-US')} payloads (${INBOX_BYTES / 1024 / 1024} MB at most): calls ${this.firstKept + 1} to ${this.calls.length} can be taken`,
+        `webhook call ${n}'s payload is no longer in the inbox, which keeps the last ${INBOX_LIMITS}: calls ${this.firstKept + 1} to ${this.calls.length} can be taken`,
         'runtime',
       );
     return call.dataset;

@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { join } from 'node:path';
 import type { CallAnswer } from '../../runtime/webhook/ingest';
 import { SQLCDC } from '../repl/harness';
 
@@ -91,4 +92,28 @@ export function call(url: string, c: Call = {}): Promise<Reply> {
     req.on('error', reject);
     req.end(c.body);
   });
+}
+
+export type UrllibAnswer = { status: number; body: string } | { error: string };
+
+/**
+ * A POST of `size` bytes by Python's urllib (/usr/bin/python3), which writes the whole body before it
+ * reads the answer: a server that answers early and closes leaves it a broken pipe, not the answer.
+ */
+export function urllibPost(
+  url: string,
+  size: number,
+  framing: 'length' | 'chunked',
+  headers: Record<string, string> = {},
+): Promise<UrllibAnswer> {
+  const script = join(__dirname, '..', '..', '..', 'test', 'helpers', 'py', 'urllib_post.py');
+  return new Promise((resolve, reject) =>
+    execFile(
+      '/usr/bin/python3',
+      [script, url, String(size), framing, JSON.stringify(headers)],
+      { maxBuffer: 1024 * 1024 },
+      (e, stdout, stderr) =>
+        e ? reject(new Error(`${e.message}: ${stderr}`)) : resolve(JSON.parse(stdout) as UrllibAnswer),
+    ),
+  );
 }

@@ -115,6 +115,37 @@ test('magics and their words on % lines at the top of a cell', () => {
   assert.deepEqual(at(s, '%%').matches, ['%%job']);
 });
 
+test("a magic's options after its subcommand, and a cell magic's words, from the table it is parsed with", () => {
+  const s = session();
+  assert.deepEqual(at(s, '%webhook start --'), {
+    matches: ['--port', '--job', '--no-auth'],
+    start: 15,
+    end: 17,
+  });
+  assert.deepEqual(at(s, '%webhook start --port 8080 --j'), { matches: ['--job'], start: 27, end: 30 });
+  assert.deepEqual(at(s, '%webhook start --no|-auth'), { matches: ['--no-auth'], start: 15, end: 24 });
+  assert.deepEqual(at(s, '%webhook wait --').matches, ['--timeout']);
+  assert.deepEqual(at(s, '%webhook start --port ').matches, [], "an option's value is the user's");
+  assert.deepEqual(at(s, '%webhook take --').matches, [], 'take has no options');
+  assert.deepEqual(at(s, '%job create nightly --reader r.sql --').matches, [
+    '--writer',
+    '--webhook',
+    '--save-sample',
+    '--signing-secret',
+  ]);
+  assert.deepEqual(at(s, '%job trigger a --').matches, ['--on', '--run']);
+  assert.deepEqual(at(s, '%job update a --no-').matches, ['--no-webhook', '--no-save-sample', '--no-signing-secret']);
+  assert.deepEqual(at(s, '%var set --').matches, ['--encrypted']);
+  assert.deepEqual(at(s, '%var ').matches, ['list', 'set', 'remove'], 'subcommands first, options after them');
+  assert.deepEqual(at(s, '%changelog show --').matches, ['--check-signature']);
+  assert.ok(at(s, '%connection add api https://x --b').matches.includes('--bearer'));
+  // The cell form: %%job NAME reader|writer, then its options.
+  assert.deepEqual(at(s, '%%job nightly '), { matches: ['reader', 'writer'], start: 14, end: 14 });
+  assert.deepEqual(at(s, '%%job nightly w|\nPRINT 1;'), { matches: ['writer'], start: 14, end: 15 });
+  assert.deepEqual(at(s, '%%job nightly writer --').matches, ['--webhook', '--save-sample', '--signing-secret']);
+  assert.deepEqual(at(s, '%%job ').matches, [], "the name is the user's");
+});
+
 test('statement heads at a statement start, then the words that continue a head', () => {
   const s = session();
   const heads = ['SELECT', 'LOAD', 'APPLY', 'ADD', 'ZIP', 'EXEC', 'CAPTURE', 'PUSH', 'SINK', 'MERGE', 'PRINT', 'EXIT'];

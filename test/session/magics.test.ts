@@ -212,4 +212,17 @@ test('an error of a magic line has its line and the column of the bad argument; 
     e = await failure(bad);
     assert.deepEqual([e.line, e.column], [1, at(bad, '%')], `${bad}: ${e.message}`);
   }
+  // A cell magic's first line is placed the same way: the bad argument, else its `%%`.
+  for (const [bad, word] of [
+    ['%%job nightly writer --bogus\nPRINT 1;', '--bogus'],
+    ['%%job nightly maybe\nPRINT 1;', '%%'],
+    ['%%job nightly writer\n', '%%'],
+    ['\n  %%nosuch x\nPRINT 1;', '%%'],
+  ]) {
+    e = await failure(bad);
+    const line = bad.startsWith('\n') ? 2 : 1;
+    assert.deepEqual([e.line, e.column], [line, at(bad, word, line)], `${bad}: ${e.message}`);
+    assert.equal(e.shown[0], bad.split('\n')[line - 1]);
+    assert.match(e.statement ?? '', /^%%(job|nosuch)$/);
+  }
 });

@@ -9,7 +9,7 @@ import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { JobDefinitions } from '../../runtime/jobs/store';
 import type { CallAnswer } from '../../runtime/webhook/ingest';
-import { call, startServe, type Refusal, type RunAnswer, type Serve } from '../helpers/serve';
+import { call, startServe, urllibPost, type Refusal, type RunAnswer, type Serve } from '../helpers/serve';
 import { tempDir } from '../helpers/session';
 
 const LIMITS = { timeout: 120_000 };
@@ -1109,5 +1109,28 @@ test(
       body: '{"id": 1, "k": "live-7"}',
     });
     assert.equal(repeat.headers['idempotent-replayed'], 'true');
+  },
+);
+
+test(
+  'a refused body is read to its end before the answer: urllib, which writes it whole first, gets the 413 or 401',
+  LIMITS,
+  async () => {
+    const dir = project({ 'w.sql': WRITER });
+    const guid = await createJob(dir, 'w', ['--writer', 'w.sql', '--webhook']);
+    const key = await newKey(dir);
+    const s = await serve(dir, ['--max-body', '1kb']);
+    const url = `${s.url}?guid=${guid}`;
+    const auth = { authorization: `Bearer ${key}` };
+    for (const framing of ['length', 'chunked'] as const) {
+      const over = await urllibPost(url, 4 * 1024 * 1024, framing, auth);
+      assert.ok('status' in over, `${framing}: ${JSON.stringify(over)}`);
+      assert.equal(over.status, 413);
+      assert.match((JSON.parse(over.body) as Refusal).error, /over the listener's limit of 1024 bytes/);
+    }
+    const unauthorized = await urllibPost(url, 4 * 1024 * 1024, 'length');
+    assert.ok('status' in unauthorized, JSON.stringify(unauthorized));
+    assert.equal(unauthorized.status, 401);
+    assert.ok('error' in (await urllibPost(url, 80 * 1024 * 1024, 'length', auth)));
   },
 );

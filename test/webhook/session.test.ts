@@ -11,7 +11,7 @@ import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer } from '../helpers/http-server';
-import { call, type Refusal, type RunAnswer } from '../helpers/serve';
+import { call, urllibPost, type Refusal, type RunAnswer } from '../helpers/serve';
 import { tempSession } from '../helpers/session';
 
 const sessions: Session[] = [];
@@ -99,7 +99,23 @@ test('%webhook start: calls arrive under the starting cell, %webhook wait/take/s
   assert.deepEqual(log.dataset.rows()[0].slice(3), [2, 202]);
   assert.match(text(await session.run('%webhook stop')), /stopped after 2 calls/);
   await assert.rejects(call(url, { key, body: '{}' }));
-  await assert.rejects(session.run('%webhook status'), /no webhook listener is running/);
+  // The inbox outlives the listener until the next start: its calls can still be taken and listed.
+  assert.match(
+    text(await session.run('%webhook status')),
+    /\(stopped\)\ncalls received: 2\n.*\ninbox: payloads of calls 1 to 2 \(\d+b\); keeps the last 1,000 payloads \(32 MB at most\)$/,
+  );
+  await session.run('%webhook take 1');
+  assert.deepEqual(session.dataset.rows(), [
+    [1, 'lamp'],
+    [2, 'door'],
+  ]);
+  await assert.rejects(session.run('%webhook wait'), /the webhook listener is stopped \(%webhook start starts another/);
+  await assert.rejects(session.run('%webhook stop'), /the webhook listener is stopped/);
+  const again = text(await session.run('%webhook start'));
+  assert.doesNotMatch(again, new RegExp(url.replace(/[?]/g, '\\?')));
+  await assert.rejects(session.run('%webhook take 1'), /no webhook call has arrived yet/);
+  assert.match(text(await session.run('%webhook status')), /calls received: 0\n.*\ninbox: empty/);
+  await session.run('%webhook stop');
 });
 
 test('%webhook start --job runs each call through the job writer and keeps its change log', async () => {
@@ -395,9 +411,9 @@ test("%job run shows the job's output as it comes, not when the job ends", async
   }
 });
 
-test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox; taking a dropped one says so', async () => {
-  const { session } = open();
-  const started = text(await session.run('%webhook start --no-auth'));
+test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox; the drop is said, taking a dropped one says so', async () => {
+  const { session, output } = open();
+  const started = text(await session.run('%webhook start --no-auth', { origin: 'cell-1' }));
   const url = /webhook listening: (\S+)/.exec(started)![1];
   const json = { 'content-type': 'application/json' };
   const agent = new Agent({ keepAlive: true, maxSockets: 20 });
@@ -411,7 +427,20 @@ test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox;
   } finally {
     agent.destroy();
   }
-  assert.match(text(await session.run('%webhook status')), /calls received: 1005/);
+  assert.match(
+    text(await session.run('%webhook status')),
+    /calls received: 1005\n.*\ninbox: payloads of calls 6 to 1005 \(\d+(\.\d)?kb\); calls 1 to 5 dropped, oldest first, to keep the last 1,000 payloads \(32 MB at most\)$/,
+  );
+  // The first drop is said once under the starting cell, not at each later one.
+  assert.deepEqual(
+    output.filter((o) => o.result.kind === 'warning').map((o) => [o.origin, (o.result as { text: string }).text]),
+    [
+      [
+        'cell-1',
+        "webhook call 1's payload left the inbox, which keeps the last 1,000 payloads (32 MB at most); older payloads go first from now on (%webhook status)",
+      ],
+    ],
+  );
   await assert.rejects(
     session.run('%webhook take 5'),
     /webhook call 5's payload is no longer in the inbox, which keeps the last 1,000 payloads \(32 MB at most\): calls 6 to 1005 can be taken/,
@@ -427,6 +456,11 @@ test('%webhook start keeps the last 1,000 payloads (32 MB at most) in the inbox;
   await assert.rejects(session.run('%webhook take 1006'), /no longer in the inbox/);
   await session.run('%webhook take 1007');
   assert.equal(session.dataset.rowCount, 1);
+  assert.match(
+    text(await session.run('%webhook status')),
+    /inbox: payloads of calls 1007 to 1009 \(27mb\); calls 1 to 1006 dropped, oldest first/,
+  );
+  assert.equal(output.filter((o) => o.result.kind === 'warning').length, 1);
   await session.run('%webhook stop');
 });
 
@@ -539,4 +573,23 @@ test('%webhook start --job: a repeated Idempotency-Key or webhook-id gets the fi
   assert.deepEqual(log.dataset.column(log.dataset.columns.findIndex((c) => c.name === 'status')), [200, 200, 200]);
   // Two calls ran: order-42's and msg_1's.
   assert.equal(readdirSync(join(dir, 'ws', 'changelogs', 'hook')).filter((f) => f.endsWith('.eds')).length, 2);
+});
+
+test("a body over the listener's 10 MB limit gets its 413 also by a client that writes it whole before reading (urllib); past 64 MB the connection is cut", async () => {
+  const { session } = open();
+  const started = text(await session.run('%webhook start --no-auth'));
+  const url = /webhook listening: (\S+)/.exec(started)![1];
+  for (const framing of ['length', 'chunked'] as const) {
+    const answer = await urllibPost(url, 12 * 1024 * 1024, framing);
+    assert.ok('status' in answer, `${framing}: ${JSON.stringify(answer)}`);
+    assert.equal(answer.status, 413);
+    assert.match((JSON.parse(answer.body) as Refusal).error, /over the listener's limit of 10485760 bytes/);
+  }
+  // A body longer than is worth reading to answer it is cut off: the client gets no answer.
+  assert.ok('error' in (await urllibPost(url, 80 * 1024 * 1024, 'length')));
+  assert.deepEqual(await urllibPost(url, 2, 'length', { 'content-type': 'text/plain' }), {
+    status: 202,
+    body: '{"call":1,"rows":1}',
+  });
+  await session.run('%webhook stop');
 });

@@ -173,6 +173,18 @@ class OneKernel(unittest.TestCase):
         errors = [m for m in outputs if m["msg_type"] == "error"]
         self.assertEqual(len(errors), 1)
         self.assertEqual(errors[0]["content"]["traceback"], c["traceback"])
+
+    def test_a_magic_error_points_at_its_line_and_argument_as_a_statement_error_does(self):
+        for code, head, line, caret in (
+            ("%limit 5\n%webhook start --port 99999", "%webhook at line 2, column 23: --port must be 0..65535", "%webhook start --port 99999", 22),
+            ("%%job nightly writer --bogus\nPRINT 1;", "%%job at line 1, column 22: unknown option --bogus", "%%job nightly writer --bogus", 21),
+            ("%%job nightly maybe\nPRINT 1;", "%%job at line 1, column 1: usage: %%job NAME reader|writer", "%%job nightly maybe", 0),
+        ):
+            reply, outputs = run(self.kc, code)
+            tb = reply["content"]["traceback"]
+            self.assertTrue(tb[0].startswith(head), tb[0])
+            self.assertEqual(tb[1], "    " + line)
+            self.assertEqual(tb[2], "    " + " " * caret + "^")
         self.assertEqual([m for m in outputs if m["msg_type"] == "stream"], [])
 
     def test_stop_on_error_false_keeps_running_queued_cells(self):
@@ -210,6 +222,18 @@ class OneKernel(unittest.TestCase):
         c = shell_reply(self.kc, msg_id)["content"]
         self.assertEqual(c["matches"], ["amount"])
         self.assertEqual((c["cursor_start"], c["cursor_end"]), (len(code) - 2, len(code)))
+
+        # A magic's options and a cell magic's words, from the table the magic parses them with.
+        for code, matches in (
+            ("%webhook start --", ["--port", "--job", "--no-auth"]),
+            ("%job create nightly --writer w.sql --", ["--reader", "--webhook", "--save-sample", "--signing-secret"]),
+            ("%%job nightly ", ["reader", "writer"]),
+            ("%%job nightly writer --w", ["--webhook"]),
+        ):
+            c = shell_reply(self.kc, self.kc.complete(code, cursor_pos=len(code)))["content"]
+            self.assertEqual(c["matches"], matches, code)
+            typed = code.rsplit(" ", 1)[1]
+            self.assertEqual((c["cursor_start"], c["cursor_end"]), (len(code) - len(typed), len(code)), code)
 
         msg_id = self.kc.inspect("APPLY FILTER", cursor_pos=3)
         c = shell_reply(self.kc, msg_id)["content"]

@@ -83,6 +83,40 @@ class WebhookInTheKernel(unittest.TestCase):
         self.assertEqual(self.post(url, None, '[{"sku": "C-3"}]')[0], 202)
         reply, outputs = run(self.kc, "%webhook status")
         self.assertIn("calls received: 1", stdout_of(outputs))
+    def test_the_inbox_drops_the_oldest_payloads_says_so_once_and_outlives_the_stop(self):
+        start_id = self.kc.execute("%webhook start --no-auth")
+        shell_reply(self.kc, start_id)
+        text = stdout_of([m for m in iopub_of(self.kc, start_id) if m["msg_type"] == "stream"])
+        url = re.search(r"webhook listening: (\S+)", text).group(1)
+        # Five payloads of ~7 MB: more than the inbox's 32 MB, in rows that the displayed tables cut short.
+        row = "x" * 1000
+        for call in range(1, 6):
+            body = json.dumps([{"call": call, "n": n, "s": row} for n in range(7000 + call)])
+            self.assertEqual(self.post(url, None, body)[0], 202)
+        warnings = []
+        while not warnings:
+            msg = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            if msg["parent_header"].get("msg_id") == start_id and msg["msg_type"] == "stream":
+                warnings.append(msg["content"])
+        self.assertEqual(warnings[0]["name"], "stderr")
+        self.assertIn("webhook call 1's payload left the inbox, which keeps the last 1,000 payloads (32 MB at most)", warnings[0]["text"])
+        reply, outputs = run(self.kc, "%webhook status")
+        self.assertRegex(stdout_of(outputs), r"inbox: payloads of calls 2 to 5 \(\d+(\.\d)?mb\); calls 1 to 1 dropped")
+        reply, outputs = run(self.kc, "%webhook stop")
+        self.assertEqual(stdout_of(outputs), "webhook listener stopped after 5 calls\n")
+        # After the stop the inbox is still there, until the next %webhook start.
+        reply, outputs = run(self.kc, "%webhook take 1")
+        self.assertEqual(reply["content"]["status"], "error")
+        self.assertIn("calls 2 to 5 can be taken", reply["content"]["evalue"])
+        reply, outputs = run(self.kc, "%webhook take 2")
+        self.assertEqual(reply["content"]["status"], "ok")
+        reply, outputs = run(self.kc, "PRINT '#data.count() rows';")
+        self.assertEqual(stdout_of(outputs), "7002 rows\n")
+        drain_iopub(self.kc)
+        run(self.kc, "%webhook start --no-auth")
+        reply, outputs = run(self.kc, "%webhook take 2")
+        self.assertIn("no webhook call has arrived yet", reply["content"]["evalue"])
+
     def test_a_shutdown_lets_the_job_calls_under_way_finish_and_closes_the_port(self):
         released = threading.Event()
         seen = threading.Event()
