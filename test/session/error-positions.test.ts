@@ -62,6 +62,12 @@ const CASES: Case[] = [
   c('SELECT FROM HTTP', 'missing verb', '  SELECT * FROM HTTP [api] (§/x);', /expected an HTTP verb/),
   c('SELECT FROM DRIVE', 'bad option name', "  SELECT * FROM DRIVE 'items.csv' §FORMATT CSV;", /found 'FORMATT'/),
   c('SELECT FROM DRIVE', 'bad option value', "  SELECT * FROM DRIVE 'items.csv' FORMAT §CVS;", /unknown format 'CVS'/),
+  c(
+    'SELECT FROM DRIVE',
+    'bad OPTIONS key',
+    "  SELECT * FROM DRIVE 'items.csv' OPTIONS 'headers:1 §bogus:2';",
+    /unknown key 'bogus'/,
+  ),
   c('SELECT FROM DRIVE', 'unterminated string', "  SELECT * FROM DRIVE §'items.csv;", /unterminated string/),
   c('SELECT FROM DRIVE', 'unknown function', "  SELECT * FROM DRIVE '§#nosuch().csv';", /unknown function #nosuch/),
   c(
