@@ -6,7 +6,7 @@ import type { Column, ColumnType, Value } from '../dataset/types';
 import { VectorBuilder, type Vector } from '../dataset/vector';
 import { ScriptError, toScriptError } from '../errors';
 import { compileValue } from '../functions/evaluate';
-import type { ApplySchema, SchemaColumnSpec } from '../script/ast';
+import type { ApplySchema, SchemaColumnSpec, Text } from '../script/ast';
 import type { Scope } from '../scope';
 import { atArgument } from '../at-argument';
 import type { Command } from './command';
@@ -124,7 +124,7 @@ function convertColumns(
  * filled.
  */
 function fillDefault(
-  text: string,
+  text: Text,
   columns: Column[],
   data: (Value[] | Vector)[],
   ordinal: number,

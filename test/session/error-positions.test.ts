@@ -88,6 +88,13 @@ const CASES: Case[] = [
   c('APPLY TX', 'unterminated string', "  APPLY TX §'$;", /unterminated string/),
   c('APPLY SCHEMA', 'bad type', '  APPLY SCHEMA (§integr id);', /unknown type 'integr'/),
   c('APPLY SCHEMA', 'bad option name', '  APPLY SCHEMA (int id) §STRICT;', /found 'STRICT'/),
+  c('APPLY SCHEMA', 'unknown function', "  APPLY SCHEMA (\n    string x = '§#nosuch()');", /unknown function #nosuch/),
+  c(
+    'APPLY SCHEMA',
+    'wrong argument count',
+    '  APPLY SCHEMA (\n    string x |text| §#toupper(1,2));',
+    /#toupper takes 1 argument, got 2/,
+  ),
   c('APPLY PIPELINE', 'missing block', "  APPLY PIPELINE §PRINT 'x';", /expected a \( … \) block after PIPELINE/),
   c('APPLY PIPELINE', 'bad option name', "  APPLY PIPELINE (PRINT 'x') §BYPAS;", /found 'BYPAS'/),
   c('APPLY HTTP', 'bad option name', "  APPLY HTTP [api] (GET /x) WITH §PROCESING 'replace';", /found 'PROCESING'/),
