@@ -60,6 +60,12 @@ const CASES: Case[] = [
     /#toupper takes 1 argument, got 2/,
   ),
   c('SELECT FROM HTTP', 'missing verb', '  SELECT * FROM HTTP [api] (§/x);', /expected an HTTP verb/),
+  c(
+    'SELECT FROM HTTP',
+    'bad option value',
+    "  SELECT * FROM HTTP [api] (GET /x) PAGING 'token'\n    PAGING_PATH '§$.next[[';",
+    /invalid document path '\$\.next\[\['/,
+  ),
   c('SELECT FROM DRIVE', 'bad option name', "  SELECT * FROM DRIVE 'items.csv' §FORMATT CSV;", /found 'FORMATT'/),
   c('SELECT FROM DRIVE', 'bad option value', "  SELECT * FROM DRIVE 'items.csv' FORMAT §CVS;", /unknown format 'CVS'/),
   c(
