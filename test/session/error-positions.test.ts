@@ -99,6 +99,18 @@ const CASES: Case[] = [
   c('APPLY TX', 'bad option value', "  APPLY TX '$' ON '§nope';", /unknown column 'nope'/),
   c('APPLY TX', 'unterminated string', "  APPLY TX §'$;", /unterminated string/),
   c('APPLY SCHEMA', 'bad type', '  APPLY SCHEMA (§integr id);', /unknown type 'integr'/),
+  c(
+    'APPLY SCHEMA',
+    'bad default value',
+    "  APPLY SCHEMA (\n    string name\n    int x = '§abc');",
+    /default of column 'x': cannot convert 'abc' to int/,
+  ),
+  c(
+    'APPLY SCHEMA',
+    'unknown field in a default',
+    '  APPLY SCHEMA (\n    string name |text| §{{nope}});',
+    /unknown column 'nope'/,
+  ),
   c('APPLY SCHEMA', 'bad option name', '  APPLY SCHEMA (int id) §STRICT;', /found 'STRICT'/),
   c('APPLY SCHEMA', 'unknown function', "  APPLY SCHEMA (\n    string x = '§#nosuch()');", /unknown function #nosuch/),
   c(
