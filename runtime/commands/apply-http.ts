@@ -101,6 +101,7 @@ class Caller {
       mode: o.paging?.mode ?? 'none',
       param: o.paging?.param && evaluateText(o.paging.param, ctx),
       path: o.paging?.path?.value,
+      pathPos: o.paging?.path?.pos,
       pos: o.paging?.pos,
     });
   }

@@ -6,7 +6,7 @@ import type { Column, ColumnType, Value } from '../dataset/types';
 import { VectorBuilder, type Vector } from '../dataset/vector';
 import { ScriptError, toScriptError } from '../errors';
 import { compileValue } from '../functions/evaluate';
-import type { ApplySchema, SchemaColumnSpec } from '../script/ast';
+import type { ApplySchema, SchemaColumnSpec, Text } from '../script/ast';
 import type { Scope } from '../scope';
 import { atArgument } from '../at-argument';
 import type { Command } from './command';
@@ -53,9 +53,10 @@ class Failures {
   }
 }
 
-function cellError(e: unknown, spec: SchemaColumnSpec, rowIndex: number): ScriptError {
+/** A cell that failed: placed at the column's line, or at its default when that is what failed. */
+function cellError(e: unknown, spec: SchemaColumnSpec, rowIndex: number, at = spec.pos): ScriptError {
   const reason = e instanceof Error ? e.message : String(e);
-  return new ScriptError(`column '${spec.name}', row ${rowIndex + 1}: ${reason}`, 'runtime', spec.pos);
+  return new ScriptError(`column '${spec.name}', row ${rowIndex + 1}: ${reason}`, 'runtime', at);
 }
 
 function plan(stmt: ApplySchema, input: Dataset): PlannedColumn[] {
@@ -124,7 +125,7 @@ function convertColumns(
  * filled.
  */
 function fillDefault(
-  text: string,
+  text: Text,
   columns: Column[],
   data: (Value[] | Vector)[],
   ordinal: number,
@@ -137,7 +138,7 @@ function fillDefault(
   const convert = converterTo(p.type);
   const compiled = compileValue(text);
   const out = new Dataset(columns, data);
-  const evaluate = atArgument(spec, () => compiled.bind(scope, out, { fxByRow: stmt.fxByRow }));
+  const evaluate = atArgument(text, () => compiled.bind(scope, out, { fxByRow: stmt.fxByRow }));
   const column = data[ordinal];
   const filled = Array.isArray(column) ? column.slice() : column.values();
   if (!filled.includes(null)) return;
@@ -147,7 +148,7 @@ function fillDefault(
     try {
       value = convert(evaluate([], 0));
     } catch (e) {
-      throw new ScriptError(`default of column '${spec.name}': ${toScriptError(e).message}`, 'runtime', spec.pos);
+      throw new ScriptError(`default of column '${spec.name}': ${toScriptError(e).message}`, 'runtime', text.pos);
     }
     for (let r = 0; r < filled.length; r++) if (filled[r] === null) filled[r] = value;
   } else {
@@ -157,7 +158,7 @@ function fillDefault(
       try {
         filled[r] = convert(evaluate(read(r), r));
       } catch (e) {
-        if (!stmt.continueOnError) throw cellError(e, spec, r);
+        if (!stmt.continueOnError) throw cellError(e, spec, r, text.pos);
         failures.add(r, ordinal, cellError(e, spec, r).message);
       }
     }

@@ -1,6 +1,7 @@
 import type { Dataset } from '../dataset/dataset';
 import { PAGE_ROWS, type DbSession } from '../db/engine';
 import { engineFor } from '../db/engine-for';
+import { atSql } from '../db/errors';
 import { planFor, renderSql, valuesOnce } from '../db/params';
 import { dropTable, temporaryFrom, temporaryName } from '../db/tables';
 import type { SelectDb } from '../script/ast';
@@ -28,20 +29,26 @@ export const selectDb: Command<SelectDb> = async (stmt, input, ctx) => {
   );
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
+  const sent = withoutTrailingSemicolons(sql);
   const read = (db: DbSession) =>
-    db.query(
-      withoutTrailingSemicolons(sql),
-      values,
-      async (page) => {
-        if (!pipeline) {
-          parts.push(page);
-          return false;
-        }
-        const outcome = await pipeline.run(page);
-        parts.push(outcome.dataset);
-        return outcome.stop;
-      },
-      { signal: ctx.signal, pageRows: pipeline ? PAGE_ROWS : Infinity },
+    atSql(
+      stmt.sql,
+      () =>
+        db.query(
+          sent,
+          values,
+          async (page) => {
+            if (!pipeline) {
+              parts.push(page);
+              return false;
+            }
+            const outcome = await pipeline.run(page);
+            parts.push(outcome.dataset);
+            return outcome.stop;
+          },
+          { signal: ctx.signal, pageRows: pipeline ? PAGE_ROWS : Infinity },
+        ),
+      sent,
     );
   if (pipelineData === undefined) await engine.session(read, ctx.signal);
   else {

@@ -44,6 +44,7 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
       mode: o.paging?.mode ?? 'none',
       param: o.paging?.param && evaluateText(o.paging.param, ctx),
       path: o.paging?.path?.value,
+      pathPos: o.paging?.path?.pos,
       pos: o.paging?.pos,
     },
     request.url,

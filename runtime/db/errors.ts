@@ -1,5 +1,40 @@
-import { ScriptError } from '../errors';
+import { positionIn, ScriptError, type Position } from '../errors';
+import type { Text } from '../script/ast';
 import { MASK, redactUrlsIn } from '../workspace/redact';
+
+/** The script's SQL a driver error was raised running, and the SQL text sent for it (atSql). */
+const runningSql = new WeakMap<Error, { text: Text; sent?: string }>();
+
+/**
+ * Runs `work`, which runs the SQL a statement wrote (`text`; `sent`: the SQL sent as it is, when it
+ * is that text with no parameter put in): a driver error it raises is placed in that SQL when
+ * engineError turns it into a ScriptError, rather than at the statement's first word. Errors of what
+ * surrounds it (connecting, a temporary table) keep the statement's place.
+ */
+export async function atSql<T>(text: Text, work: () => Promise<T>, sent?: string): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof Error && !(e instanceof ScriptError)) runningSql.set(e, { text, sent });
+    throw e;
+  }
+}
+
+/**
+ * Where in the script's SQL the engine says it failed: PostgreSQL gives the character (when the SQL
+ * sent is the script's text), SQLite the word a syntax error is near (when it is there once); else
+ * the SQL's first word.
+ */
+function placeInSql(e: Error, { text, sent }: { text: Text; sent?: string }): Position | undefined {
+  const value = text.value;
+  let index = value.length - value.trimStart().length;
+  const pgPosition = Number((e as { position?: string }).position);
+  const near = /^near "([^"]+)": syntax error/.exec(e.message)?.[1];
+  if (pgPosition > 0 && sent !== undefined && value.startsWith(sent)) index = pgPosition - 1;
+  else if (near !== undefined && value.indexOf(near) >= 0 && value.indexOf(near) === value.lastIndexOf(near))
+    index = value.indexOf(near);
+  return positionIn(text.pos, value, index);
+}
 
 /**
  * A driver's error as a ScriptError with the engine's own message (PostgreSQL's detail, context and
@@ -15,5 +50,6 @@ export function engineError(e: unknown, secrets: readonly string[] = []): unknow
   if (pg.where) message += ` (${pg.where})`;
   if (pg.hint) message += ` Hint: ${pg.hint}`;
   for (const secret of secrets) if (secret) message = message.split(secret).join(MASK);
-  return new ScriptError(redactUrlsIn(message), 'runtime');
+  const sql = runningSql.get(e);
+  return new ScriptError(redactUrlsIn(message), 'runtime', sql && placeInSql(e, sql));
 }

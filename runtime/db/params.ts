@@ -27,6 +27,8 @@ export interface SqlParam {
 }
 
 export interface SqlPlan {
+  /** The SQL as the script wrote it: an error the engine raises running it is placed there (atSql). */
+  text: Text;
   /** The text as a whole, statements and their separators. */
   whole: Segment[];
   /** The statements, split at `;` outside quotes and comments (run one by one when they have parameters). */
@@ -53,7 +55,7 @@ function matchAt(re: RegExp, s: string, at: number): string | undefined {
 }
 
 function planSql(text: Text): SqlPlan {
-  const plan: SqlPlan = { whole: [], statements: [], params: [], usesPipelineData: false };
+  const plan: SqlPlan = { text, whole: [], statements: [], params: [], usesPipelineData: false };
   let statement: Segment[] = [];
   let state: State = 'code';
   let dollarTag = '';

@@ -131,15 +131,17 @@ class PostgresSession implements DbSession {
     // A cursor lives in a transaction: the unit's own, or one opened for the read.
     if (!this.inTransaction) await this.client.query('BEGIN');
     try {
-      const cursor = `sqlcdc_cursor_${++this.cursors}`;
-      await this.client
-        .query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, params.map(postgresValue))
-        .catch((e: unknown) => {
-          // A cursor reads SELECT, VALUES and TABLE only: anything else fails as a syntax error at its first word.
-          throw (e as { code?: string }).code === SYNTAX_ERROR && !READS_ROWS.test(sql)
-            ? new ScriptError(NO_ROWS, 'runtime')
-            : e;
-        });
+      const declare = `DECLARE sqlcdc_cursor_${++this.cursors} NO SCROLL CURSOR FOR `;
+      const cursor = `sqlcdc_cursor_${this.cursors}`;
+      await this.client.query(declare + sql, params.map(postgresValue)).catch((e: unknown) => {
+        // A cursor reads SELECT, VALUES and TABLE only: anything else fails as a syntax error at its first word.
+        if ((e as { code?: string }).code === SYNTAX_ERROR && !READS_ROWS.test(sql))
+          throw new ScriptError(NO_ROWS, 'runtime');
+        // The character PostgreSQL names is counted in the statement sent: made one of `sql` again.
+        const at = e as { position?: string };
+        if (Number(at.position) > declare.length) at.position = String(Number(at.position) - declare.length);
+        throw e;
+      });
       let buffer: PageBuffer | undefined;
       let columns: Column[] = [];
       for (;;) {

@@ -4,6 +4,7 @@ import type { Value } from '../dataset/types';
 import { cancelled, ScriptError } from '../errors';
 import type { Scope } from '../scope';
 import type { DbSession, Dialect } from './engine';
+import { atSql } from './errors';
 import { renderSql, valuesOnce, type SqlPlan } from './params';
 
 /** Rows run between two turns of the event loop (Ctrl-C and the kernel stay responsive). */
@@ -24,7 +25,7 @@ export function sqlOnce(
 ): (db: DbSession) => Promise<void> {
   if (plan.params.length === 0) {
     const script = renderSql(plan.whole, dialect, pipelineTable).sql;
-    return (db) => db.script(script);
+    return (db) => atSql(plan.text, () => db.script(script), script);
   }
   const values = valuesOnce(
     plan,
@@ -33,13 +34,14 @@ export function sqlOnce(
     why,
   );
   const statements = plan.statements.map((s) => renderSql(s, dialect, pipelineTable));
-  return async (db) => {
-    for (const s of statements)
-      await db.exec(
-        s.sql,
-        s.params.map((i) => values[i]),
-      );
-  };
+  return (db) =>
+    atSql(plan.text, async () => {
+      for (const s of statements)
+        await db.exec(
+          s.sql,
+          s.params.map((i) => values[i]),
+        );
+    });
 }
 
 /**
@@ -64,7 +66,17 @@ export class SqlPerRow {
    * (PUSH INTO DB's TIMEOUT on SQLite, whose statements no timer can stop) is checked where the loop
    * yields, every ROWS_PER_TURN rows.
    */
-  async run(
+  run(
+    db: DbSession,
+    start: number,
+    end: number,
+    signal: AbortSignal,
+    timeout?: { seconds: number; until: number },
+  ): Promise<void> {
+    return atSql(this.plan.text, () => this.runRows(db, start, end, signal, timeout));
+  }
+
+  private async runRows(
     db: DbSession,
     start: number,
     end: number,

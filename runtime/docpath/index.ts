@@ -1,6 +1,7 @@
 import type { Node } from '@xmldom/xmldom';
 import type { Dataset } from '../dataset/dataset';
 import { ScriptError, type Position } from '../errors';
+import { atArgument } from '../at-argument';
 import { exactText, isExact, parseJson, stringifyJson } from './json';
 import { compilePath, type DocKind, type PathPart } from './path';
 import { documentRecords } from './records';
@@ -121,11 +122,17 @@ function selectsNoNode(root: ParsedDocument, kind: DocKind, part: PathPart): boo
  * The text of the first node a path selects (paging links and tokens), or null when it selects
  * nothing or null. Objects and arrays give their JSON text. `||` joins are not allowed here.
  */
-export function valueAtPath(root: ParsedDocument, kind: DocKindArg, path: string): string | null {
+export function valueAtPath(
+  root: ParsedDocument,
+  kind: DocKindArg,
+  path: string,
+  /** Where the script wrote the path (PAGING_PATH): a path that does not compile is placed there. */
+  pos?: Position,
+): string | null {
   const k = kindOf(kind);
-  const parts = compilePath(path, k);
+  const parts = atArgument(pos && { pos }, () => compilePath(path, k));
   if (parts.length > 1)
-    throw new ScriptError(`'${path}' joins paths with '||'; a single value needs a single path`, 'semantic');
+    throw new ScriptError(`'${path}' joins paths with '||'; a single value needs a single path`, 'semantic', pos);
   if (k === 'xml') {
     const first = selectXml(root as Node, parts[0])[0];
     if (first === undefined) return null;

@@ -145,7 +145,8 @@ export interface SchemaColumnSpec extends Node {
   typeName?: string;
   name: string;
   description?: string;
-  default?: string;
+  /** The default as written, at its place (a function or field in it is placed in the script). */
+  default?: Text;
 }
 
 export interface ApplySchema extends StatementBase {

@@ -113,6 +113,12 @@ export class Grammar extends EmbeddedActionsParser {
   private source = new SourceText('');
   private keyword = '';
   private start: Position = { line: 1, column: 1, offset: 0 };
+  /**
+   * The option sets' checks across options (a required FORMAT or TABLE), run once the whole
+   * statement has parsed: a word the statement cannot take is reported where it is (`SINK INTO
+   * DRIVE CSV …`: FORMAT is missing before CSV), not as a missing option at the statement's start.
+   */
+  private finishers: (() => void)[] = [];
 
   constructor() {
     super(ALL_TOKENS, { maxLookahead: 3, errorMessageProvider: messages });
@@ -131,7 +137,10 @@ export class Grammar extends EmbeddedActionsParser {
     this.keyword = keyword;
     this.start = start;
     this.input = tokens;
-    return this[rule]();
+    this.finishers = [];
+    const body = this[rule]();
+    if (this.errors.length === 0) for (const finish of this.finishers) finish();
+    return body;
   }
 
   // ---------------------------------------------------------------- helpers (run only inside ACTION)
@@ -233,7 +242,11 @@ export class Grammar extends EmbeddedActionsParser {
       const orIdx = occ.next();
       this.many(occ.next(), () => void this.or(orIdx, alts));
     }
-    if (set.finish) this.ACTION(() => set.finish!(node, this.context(this.keyword, finishAt())));
+    if (set.finish)
+      this.ACTION(() => {
+        const ctx = this.context(this.keyword, finishAt());
+        this.finishers.push(() => set.finish!(node, ctx));
+      });
   }
 
   private value(kind: ValueKind, idx: number): unknown {

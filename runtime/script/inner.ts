@@ -176,9 +176,10 @@ export function schemaColumns(block: Text, at: Locate, fail: Fail): SchemaColumn
         const parts = line.slice(stop + 1).split('|');
         const description = parts[0].trim();
         if (description) column.description = description;
-        if (parts.length > 1) column.default = unquoteDefault(parts.slice(1).join('|').trim());
+        const defaultOffset = lineOffset + stop + 1 + parts[0].length + 1;
+        if (parts.length > 1) column.default = pipeDefault(parts.slice(1).join('|'), defaultOffset, at);
       } else {
-        column.default = defaultAfterEquals(line.slice(stop + 1), lineOffset + stop + 1, fail);
+        column.default = defaultAfterEquals(line.slice(stop + 1), lineOffset + stop + 1, at, fail);
       }
       break;
     }
@@ -197,19 +198,30 @@ function stripComment(line: string): string {
   return line.slice(0, m.index);
 }
 
-function unquoteDefault(value: string): string {
-  return value.length >= 2 && value.startsWith("'") && value.endsWith("'") ? unescapeQuotes(value.slice(1, -1)) : value;
+/** A default's text at its place in the script: quoted (its `''` one quote each) or bare. */
+function defaultText(value: string, offset: number, quoted: boolean, at: Locate): Text {
+  if (!quoted) return { value, form: 'bare', pos: at(offset) };
+  const inner = value.slice(1, -1);
+  return { value: unescapeQuotes(inner), form: 'quoted', pos: withWritten(at(offset + 1), inner) };
 }
 
-function defaultAfterEquals(rest: string, offset: number, fail: Fail): string {
+/** `|description|default`: the default is the rest of the line, trimmed; quoted when it is in quotes. */
+function pipeDefault(rest: string, offset: number, at: Locate): Text {
   const value = rest.trim();
-  if (!value.startsWith("'")) return value.replace(/,$/, '').trimEnd();
+  const quoted = value.length >= 2 && value.startsWith("'") && value.endsWith("'");
+  return defaultText(value, offset + rest.indexOf(value), quoted, at);
+}
+
+function defaultAfterEquals(rest: string, offset: number, at: Locate, fail: Fail): Text {
+  const value = rest.trim();
+  const start = offset + rest.indexOf(value);
+  if (!value.startsWith("'")) return defaultText(value.replace(/,$/, '').trimEnd(), start, false, at);
   const close = value.lastIndexOf("'");
   if (close === 0) fail("unterminated default: the closing quote (') is missing", offset + rest.indexOf("'"));
   const trailing = value.slice(close + 1).trim();
   if (trailing && trailing !== ',')
     fail(`unexpected '${trailing}' after the default`, offset + rest.lastIndexOf(trailing));
-  return unescapeQuotes(value.slice(1, close));
+  return defaultText(value.slice(0, close + 1), start, true, at);
 }
 
 /** RETRY LINEAR|EXPONENTIAL (n,p): the retry count and the wait in seconds. */

@@ -16,7 +16,8 @@ import { tempDir, tempSession } from '../helpers/session';
 const T = parseTypeName;
 const at = (line: number, column = 1): Position => ({ line, column, offset: 0 });
 
-type Spec = Omit<SchemaColumnSpec, 'pos'>;
+/** A column as the tests write it: its default as the text the script would hold. */
+type Spec = Omit<SchemaColumnSpec, 'pos' | 'default'> & { default?: string };
 
 function schema(
   specs: Spec[],
@@ -27,7 +28,11 @@ function schema(
     keyword: 'APPLY SCHEMA',
     source: 'APPLY SCHEMA (…)',
     pos: at(1),
-    columns: specs.map((s, i) => ({ ...s, pos: at(i + 2, 3) })),
+    columns: specs.map(({ default: value, ...s }, i) => ({
+      ...s,
+      pos: at(i + 2, 3),
+      ...(value === undefined ? {} : { default: { value, form: 'bare' as const, pos: at(i + 2, 20) } }),
+    })),
     continueOnError: options.continueOnError ?? false,
     strictColumns: options.strictColumns ?? false,
     fxByRow: options.fxByRow ?? false,

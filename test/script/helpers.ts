@@ -46,3 +46,4 @@ export function plain(node: unknown): unknown {
 
 export const q = (value: string) => ({ value, form: 'quoted' });
 export const b = (value: string) => ({ value, form: 'block' });
+export const bare = (value: string) => ({ value, form: 'bare' });

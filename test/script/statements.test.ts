@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseScript } from '../../runtime/script/parser';
-import { b, one, plain, q, textAt } from './helpers';
+import { b, bare, one, plain, q, textAt } from './helpers';
 
 test('SELECT FROM HTTP with connection, APPLY TX, HTTP options, TRACE and an inline pipeline', () => {
   const text = `SELECT * FROM HTTP [orders api] (GET /orders?since={{@highwatermark}})
@@ -157,12 +157,12 @@ test('APPLY SCHEMA: types as written, descriptions, defaults, comments, options'
   const s = one(text, 'ApplySchema');
   assert.deepEqual(plain(s.columns), [
     { typeName: 'bigint', name: 'id' },
-    { typeName: 'string[50]', name: 'name', description: 'customer name', default: 'anonymous' },
-    { typeName: 'decimal(10, 2)', name: 'total', default: '0' },
+    { typeName: 'string[50]', name: 'name', description: 'customer name', default: bare('anonymous') },
+    { typeName: 'decimal(10, 2)', name: 'total', default: q('0') },
     { typeName: 'byte[]', name: 'blob' },
     { typeName: 'varchar(max)', name: 'notes', description: 'free text' },
-    { typeName: 'bigint', name: 'id2', default: "@sql(CONVERT([id], 'System.Int32') * 2)" },
-    { name: 'created', default: '#utcnow()' },
+    { typeName: 'bigint', name: 'id2', default: q("@sql(CONVERT([id], 'System.Int32') * 2)") },
+    { name: 'created', default: q('#utcnow()') },
     { name: 'my col', description: 'has spaces' },
     { typeName: 'int', name: 'a' },
     { typeName: 'int', name: 'b' },

@@ -40,7 +40,7 @@ test('file paths: a missing file, a file that does not parse, CSV options', asyn
   const s = newSession();
   await assertCaret(s, "SELECT * FROM DRIVE '§missing.csv';", /file not found/);
   await assertCaret(s, "SELECT * FROM DRIVE\n    [files] '§broken.json';", /invalid JSON/);
-  await assertCaret(s, "SELECT * FROM DRIVE 'items.csv' OPTIONS '§headers:1 bogus:2';", /unknown key 'bogus'/);
+  await assertCaret(s, "SELECT * FROM DRIVE 'items.csv' OPTIONS 'headers:1 §bogus:2';", /unknown key 'bogus'/);
   await assertCaret(s, "SELECT * FROM DRIVE 'items.csv' APPLY TX '§headers:x';", /headers/);
 });
 

@@ -1,4 +1,4 @@
-import { ScriptError, type Position } from '../../errors';
+import { positionIn, ScriptError, type Position } from '../../errors';
 
 /** CSV reading options: the FORMAT key table of spec 4.2 that applies to reading. */
 export interface CsvOptions {
@@ -47,8 +47,10 @@ export function isCsvOptions(text: string): boolean {
  */
 export function parseCsvOptions(text: string, pos?: Position): CsvOptions {
   const options: CsvOptions = { ...DEFAULT_CSV, comments: [] };
+  // Where the key:value word being read starts: the caret of its error.
+  let word = 0;
   const fail = (why: string): never => {
-    throw new ScriptError(`CSV options '${text}': ${why}`, 'semantic', pos);
+    throw new ScriptError(`CSV options '${text}': ${why}`, 'semantic', positionIn(pos, text, word));
   };
   let i = 0;
   while (i < text.length) {
@@ -56,6 +58,7 @@ export function parseCsvOptions(text: string, pos?: Position): CsvOptions {
       i++;
       continue;
     }
+    word = i;
     KEY.lastIndex = i;
     const m = KEY.exec(text);
     if (!m) fail(`expected key:value at '${text.slice(i, i + 12)}'`);

@@ -11,6 +11,8 @@ export interface PagingSpec {
   param?: string;
   /** Where the body holds the next link or token. */
   path?: string;
+  /** Where the script wrote `path`. */
+  pathPos?: Position;
   pos?: Position;
 }
 
@@ -19,8 +21,8 @@ export interface PageFacts {
   response: HttpResponse;
   /** Records on the page (rows after APPLY TX); 0 ends offset and page paging. Asked only then. */
   records(): number;
-  /** The value at PAGING_PATH in the body, or null. */
-  valueAt(path: string): string | null;
+  /** The value at PAGING_PATH (written at `pos`) in the body, or null. */
+  valueAt(path: string, pos?: Position): string | null;
 }
 
 const DEFAULT_PARAM: Partial<Record<PagingMode, string>> = { offset: 'offset', page: 'page', token: 'token' };
@@ -99,13 +101,15 @@ export class Pager {
         return url;
       }
       case 'link': {
-        const link = this.spec.path ? page.valueAt(this.spec.path) : nextLink(page.response.headers['link']);
+        const link = this.spec.path
+          ? page.valueAt(this.spec.path, this.spec.pathPos)
+          : nextLink(page.response.headers['link']);
         if (!link) return undefined;
         const url = new URL(link, current);
         return this.once(url.href) ? url : undefined;
       }
       case 'token': {
-        const token = page.valueAt(this.spec.path!);
+        const token = page.valueAt(this.spec.path!, this.spec.pathPos);
         if (!token || !this.once(token)) return undefined;
         const url = new URL(this.first.href);
         url.searchParams.set(this.param, token);

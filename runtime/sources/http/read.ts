@@ -85,7 +85,8 @@ export async function readPages(
     url = pager.next(url, {
       response,
       records,
-      valueAt: (path) => (page.isEmpty() ? null : valueAtPath(page.document().root, page.document().kind, path)),
+      valueAt: (path, pos) =>
+        page.isEmpty() ? null : valueAtPath(page.document().root, page.document().kind, path, pos),
     });
   }
 }
