@@ -460,6 +460,15 @@ export class Grammar extends EmbeddedActionsParser {
     const command = this.SUBRULE(this.httpCommand);
     const node = withConnection<Body<ApplyHttp>>({ kind: 'ApplyHttp', command, options: {} }, connection);
     this.bag(new Occurrences(), O.APPLY_HTTP, node, this.stmtStart);
+    this.ACTION(() => {
+      // A call-once mode has no rows to choose: a WHEN there would be ignored, whatever it says.
+      const { when, processing = 'continue' } = node.options;
+      if (when && processing !== 'inner join' && processing !== 'left join')
+        this.fail(
+          `WHEN chooses the rows called for in the join modes ('inner join', 'left join'); PROCESSING '${processing}' calls once`,
+          when.pos.offset,
+        );
+    });
     return node;
   });
 

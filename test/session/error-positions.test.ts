@@ -131,6 +131,18 @@ const CASES: Case[] = [
   c('APPLY HTTP', 'unknown function', '  APPLY HTTP [api] (GET /x/§#nosuch());', /unknown function #nosuch/),
   c(
     'APPLY HTTP',
+    'WHEN without a join mode',
+    "  APPLY HTTP [api] (GET /x) WITH PROCESSING 'enhance' WHEN '§id > 1';",
+    /WHEN chooses the rows called for in the join modes .*PROCESSING 'enhance' calls once/,
+  ),
+  c(
+    'APPLY HTTP',
+    'WHEN with no PROCESSING',
+    "  APPLY HTTP [api] (GET /x) WITH WHEN '§nosuch > 1';",
+    /PROCESSING 'continue' calls once/,
+  ),
+  c(
+    'APPLY HTTP',
     'missing TABLE of TRACE',
     '  APPLY HTTP [api] (GET /x) §TRACE INTO [lite] WITH_PAYLOAD;',
     /TRACE needs TABLE/,
