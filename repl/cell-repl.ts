@@ -146,13 +146,20 @@ export class CellRepl {
    */
   sayAbovePrompt(text: string): void {
     const atPrompt = !this.busy && !this.exited;
-    if (atPrompt && this.options.terminal) {
+    const redraw = atPrompt && this.options.terminal;
+    // The earlier lines of a statement going on over lines, as they were shown: wiped and drawn again too.
+    const earlier = redraw && this.options.prompts ? this.pending.replace(/\n$/, '').split('\n') : [];
+    const shown = this.pending ? earlier.map((line, i) => `${i === 0 ? PROMPT : CONTINUATION_PROMPT}${line}`) : [];
+    if (redraw) {
       const output = this.options.output;
-      moveCursor(output, 0, -this.server.getCursorPos().rows);
+      const columns = output.columns || 80;
+      const rows = shown.reduce((n, line) => n + Math.max(1, Math.ceil(line.length / columns)), 0);
+      moveCursor(output, 0, -(this.server.getCursorPos().rows + rows));
       cursorTo(output, 0);
       clearScreenDown(output);
     }
     this.say(text);
+    for (const line of shown) this.say(line);
     if (atPrompt) this.server.displayPrompt(true);
   }
 

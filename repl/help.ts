@@ -5,7 +5,12 @@ export function helpText(session: Session, commands: Record<string, { help?: str
   const dotCommands = Object.keys(commands)
     .sort()
     .map((name) => `  .${name.padEnd(10)} ${commands[name].help ?? ''}`);
-  const magics = session.magics.all().map((m) => `  ${m.usage.padEnd(28)} ${m.description}`);
+  // A usage longer than its column would run into the description: that goes on the next line then.
+  const magics = session.magics
+    .all()
+    .map((m) =>
+      m.usage.length <= 28 ? `  ${m.usage.padEnd(28)} ${m.description}` : `  ${m.usage}\n    ${m.description}`,
+    );
   return [
     'Type SQL CDC statements; a statement may span lines and runs when it ends with ";".',
     'Lines starting with % are magics and run at once. The pipeline dataset stays from statement to statement.',
@@ -16,7 +21,7 @@ export function helpText(session: Session, commands: Record<string, { help?: str
     'Magics:',
     ...magics,
     '',
-    'Keys: Tab completes keywords, #functions, [connections], columns and %magics;',
+    'Keys: Tab completes keywords, #functions, [connections], columns, %magics and their options;',
     '      Ctrl-C cancels a running statement (or the line being typed); Ctrl-D exits.',
     '',
     'Documentation: .doc <keyword | #function | column | %magic | [connection]>, e.g. ".doc APPLY FILTER" or ".doc #utcnow";',

@@ -239,6 +239,10 @@ test('.help lists the commands and magics, .doc shows documentation', LIMITS, as
   ]) {
     assert.ok(help.includes(word), `.help mentions ${word}:\n${help}`);
   }
+  // A usage too long for its column has its description on the next line, not run on after it.
+  assert.match(help, /^ {2}%limit \[N\] {19}shows or sets/m);
+  assert.match(help, /^ {2}%webhook start \[--port N\][^\n]*\| stop\n {4}a webhook listener in the session/m);
+  assert.match(help, /Tab completes keywords, #functions, \[connections\], columns, %magics and their options/);
   assert.match(body(await repl.send('.doc #left')), /^#left\(/);
   assert.match(body(await repl.send('.doc APPLY FILTER')), /APPLY FILTER/);
   await repl.send("SELECT * FROM DRIVE 'items.csv';");

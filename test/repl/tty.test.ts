@@ -156,6 +156,64 @@ test(
   },
 );
 
+/** A call arriving while a statement goes on over lines: all of its lines go below the call, none stays above. */
+function callDuringAStatement(args: string[] = []): void {
+  const { status, transcript } = drive(
+    [
+      ['expect', 'sqlcdc> '],
+      ['send', '%webhook start --no-auth\r'],
+      ['expect', 'webhook listening: .*sqlcdc> '],
+      ['send', 'SELECT *\r'],
+      ['expect', '\\.\\.\\.> '],
+      ['send', 'FROM DRIVE\r'],
+      ['expect', 'FROM DRIVE.*\\.\\.\\.> '],
+      ['send', "'items"],
+      ['expect', "'items"],
+      ['post', '[{"id": 41}]'],
+      ['expect', "webhook call 1 .*41.*'items"],
+      ['send', ".csv';\r"],
+      ['expect', 'lamp'],
+      ['send', '%webhook stop\r'],
+      ['expect', 'stopped after 1 call'],
+      ['send', '\x04'],
+    ],
+    args,
+  );
+  assert.equal(status, 0, transcript);
+  const rows = screen(transcript);
+  const arrived = rows.findIndex((r) => r.startsWith('webhook call 1 (POST, 1 row)'));
+  assert.ok(arrived > 0, rows.join('\n'));
+  assert.ok(
+    rows.slice(0, arrived).every((r) => !/SELECT \*|FROM DRIVE|'items/.test(r)),
+    `no line of the statement is left above the call:\n${rows.join('\n')}`,
+  );
+  const select = rows.indexOf('sqlcdc> SELECT *', arrived);
+  assert.ok(select > arrived, rows.join('\n'));
+  assert.deepEqual(rows.slice(select, select + 3), ['sqlcdc> SELECT *', '   ...> FROM DRIVE', "   ...> 'items.csv';"]);
+  assert.ok(
+    rows.slice(select).some((r) => /│ lamp/.test(r)),
+    rows.join('\n'),
+  );
+}
+
+test(
+  'in a terminal: a webhook call arriving while a statement goes on over lines shows above all of its lines',
+  { timeout: 90_000 },
+  () => callDuringAStatement(),
+);
+
+test(
+  'attached to a kernel (repl --existing): a call arriving while a statement goes on over lines shows above all of its lines',
+  { timeout: 90_000 },
+  async (t) => {
+    const dir = tempDir('tty-attach');
+    // The kernel reads the file from its own folder.
+    writeFileSync(join(dir, 'items.csv'), 'id,name\n1,lamp\n');
+    const { file } = await startKernel(t, { dir, cwd: dir, env: { SQLCDC_HOME: join(dir, 'ws') } });
+    callDuringAStatement(['repl', '--existing', file]);
+  },
+);
+
 test(
   'in a terminal: webhook calls arriving while a statement draws its progress line show on lines of their own',
   { timeout: 90_000 },
