@@ -13,21 +13,12 @@ const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   webhook: async () => (await import('./webhook')).webhookCommands,
 };
 
-const USAGE = `Usage:
-  sqlcdc [repl] [--workspace DIR] [-i]
+/** The lines of the commands that are not groups; the groups' own usage lines follow them (`usage`). */
+const MAIN_USAGE = `  sqlcdc [repl] [--workspace DIR] [-i]
   sqlcdc repl --existing CONNECTION_FILE [-i]
-  sqlcdc run <script.sql> [--workspace DIR] [--output table|json|csv]
-  sqlcdc workspace rotate-key [--workspace DIR]
-  sqlcdc changelog show <file.eds> [--output table|json] [--workspace DIR] [--check-signature]
-  sqlcdc changelog list [FOLDER] [--output table|json]
-  sqlcdc changelog replay <file.eds> --job NAME [--workspace DIR]
-  sqlcdc job create NAME [--reader F.sql] [--writer F.sql] [--webhook] [--save-sample] [--signing-secret]
-  sqlcdc job list [--output table|json] | show NAME | run NAME | runs NAME | delete NAME
-  sqlcdc job update NAME {--webhook | --no-webhook} {--save-sample | --no-save-sample} {--signing-secret whsec_…|-|new | --no-signing-secret}
-  sqlcdc job trigger NAME --on completion|success|success-with-data|failure --run OTHER
-  sqlcdc serve [--host 127.0.0.1] [--port 8080|0] [--tls-cert F --tls-key F] [--max-body 10mb] [--no-auth]
-  sqlcdc webhook key new [--name N] | list | revoke ID|NAME
-  sqlcdc --help | --version
+  sqlcdc run <script.sql> [--workspace DIR] [--output table|json|csv]`;
+
+const ABOUT = `  sqlcdc --help | --version
 
 Commands:
   repl      the interactive SQL CDC REPL (the default)
@@ -51,6 +42,15 @@ Options:
 
 Exit codes of run: 0 success, 1 script error (file:line:col on stderr), 2 bad usage, 130 interrupted.
 `;
+
+/**
+ * `sqlcdc --help`: each group's usage as `sqlcdc GROUP --help` prints it, so the summary cannot
+ * drift from the options a group takes. Loads every group, which only help and bad usage need.
+ */
+async function usage(): Promise<string> {
+  const groups = await Promise.all(Object.values(GROUPS).map((group) => group()));
+  return `Usage:\n${MAIN_USAGE}\n${groups.map((g) => g.usage.replace(/\n$/, '')).join('\n')}\n${ABOUT}`;
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
@@ -118,16 +118,16 @@ async function runExisting(connectionFile: string, interactive: boolean): Promis
 async function main(argv: string[]): Promise<number> {
   let inv: Invocation;
   // The usage a bad command line is answered with: the group's own once a group is named, as git does.
-  let usage = USAGE;
+  let groupUsage: string | undefined;
   try {
     const group = GROUPS[argv[0]];
     if (group) {
       const commands = await group();
-      usage = `Usage:\n${commands.usage}\n`;
+      groupUsage = `Usage:\n${commands.usage}\n`;
       const args = argv.slice(1);
       // `sqlcdc job --help`: the group's own usage, before anything opens a workspace.
       if (args.includes('--help') || args.includes('-h')) {
-        process.stdout.write(usage);
+        process.stdout.write(groupUsage);
         return EXIT.ok;
       }
       return await commands.run(args);
@@ -135,12 +135,12 @@ async function main(argv: string[]): Promise<number> {
     inv = parseInvocation(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`sqlcdc: ${e.message}\n\n${usage}`);
+    process.stderr.write(`sqlcdc: ${e.message}\n\n${groupUsage ?? (await usage())}`);
     return EXIT.usage;
   }
   switch (inv.command) {
     case 'help':
-      process.stdout.write(USAGE);
+      process.stdout.write(await usage());
       return EXIT.ok;
     case 'version':
       process.stdout.write(`${version()}\n`);

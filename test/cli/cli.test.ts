@@ -314,11 +314,14 @@ test(
       .join('\n');
     for (const group of ['job', 'serve', 'webhook', 'changelog', 'workspace']) {
       const usage = (await sqlcdc(dir, [group, '--help'])).stdout;
+      // The whole usage, options included: the summary is the groups' own lines, not a second copy.
+      for (const line of usage.split('\n').filter((l) => l.startsWith('  sqlcdc ')))
+        assert.ok(helpLines.includes(line), `sqlcdc --help lacks the line of sqlcdc ${group} --help: ${line}`);
       const verbs = usage.split('\n').flatMap((l) => / {2}sqlcdc \S+ ([a-z|-]+)/.exec(l)?.[1].split('|') ?? []);
       for (const verb of verbs) {
         // `sqlcdc job show|run|delete NAME` names each of its verbs.
         const named = new RegExp(`sqlcdc ${group} ([a-z-]+[|/])*${verb}\\b`);
-        const word = new RegExp(`(^| )${verb}( |$)`);
+        const word = new RegExp(`(^| |\\|)${verb}( |\\||$)`);
         assert.ok(
           helpLines.some((l) => l.startsWith(`  sqlcdc ${group}`) && word.test(l)),
           `sqlcdc --help lacks sqlcdc ${group} ${verb}`,
