@@ -18,7 +18,7 @@ const MAIN_USAGE = `  sqlcdc [repl] [--workspace DIR] [-i]
   sqlcdc repl --existing CONNECTION_FILE [-i]
   sqlcdc run <script.sql> [--workspace DIR] [--output table|json|csv]`;
 
-const ABOUT = `  sqlcdc --help | --version
+const ABOUT = `  sqlcdc help [COMMAND] | --help | --version
 
 Commands:
   repl      the interactive SQL CDC REPL (the default)
@@ -115,7 +115,9 @@ async function runExisting(connectionFile: string, interactive: boolean): Promis
   return runExistingRepl(connectionFile, { interactive });
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(args: string[]): Promise<number> {
+  // `sqlcdc help [GROUP]` is `sqlcdc [GROUP] --help`, as git and npm take it.
+  const argv = args[0] === 'help' && args.length <= 2 ? [...args.slice(1), '--help'] : args;
   let inv: Invocation;
   // The usage a bad command line is answered with: the group's own once a group is named, as git does.
   let groupUsage: string | undefined;

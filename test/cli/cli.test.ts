@@ -298,6 +298,9 @@ test('--help and --version', LIMITS, async () => {
     }
   }
   assert.equal((await sqlcdc(dir, ['job', 'show', '--help'])).code, 0);
+  // `sqlcdc help [GROUP]`, as git and npm take it.
+  assert.deepEqual(await sqlcdc(dir, ['help']), help);
+  assert.deepEqual(await sqlcdc(dir, ['help', 'job']), await sqlcdc(dir, ['job', '--help']));
   assert.equal(existsSync(join(dir, '.sqlcdc')), false);
 });
 
