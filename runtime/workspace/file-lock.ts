@@ -6,13 +6,15 @@ import {
   renameSync,
   rmdirSync,
   rmSync,
+  statSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ScriptError } from '../errors';
-import { processAlive } from '../util/process-alive';
+import { bootId, pidNamespace, processAlive, startTicks } from '../util/process-alive';
 import { writeFailure } from './files';
 
 /** How long a process waits for another to finish with a file before giving up. */
@@ -20,6 +22,13 @@ const WAIT_MS = 10_000;
 /** How often a long wait looks whether the lock is free again. */
 const POLL_MS = 50;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * How long a lock of another PID namespace (another container on the workspace), whose holder cannot
+ * be looked up, counts as held after its holder last touched it; docs/session.md.
+ */
+const STALE_MS = 10 * 60_000;
+/** How often a holder of a lock for minutes (a CAPTURE) touches it. */
+const HEARTBEAT_MS = 30_000;
 
 /**
  * Runs `fn` holding `<file>.lock`. Two processes changing a small workspace file at once (two
@@ -68,13 +77,26 @@ export async function whileHoldingFileLock<T>(
       told = true;
       await delay(POLL_MS, undefined, { signal: options.signal });
     }
+    const held = join(lockFileOf(file), token);
+    const heartbeat = setInterval(() => touch(held), HEARTBEAT_MS).unref();
     try {
       return await fn();
     } finally {
+      clearInterval(heartbeat);
       unlock(file, token);
     }
   } finally {
     if (made) removeEmptyFolders(folder, made);
+  }
+}
+
+/** Tells waiters of other PID namespaces that the holder of `held` still lives. */
+function touch(held: string): void {
+  const now = new Date();
+  try {
+    utimesSync(held, now, now);
+  } catch {
+    // Taken over after all (it looked stale): the run goes on, as a process stopped for that long would.
   }
 }
 
@@ -122,9 +144,20 @@ function unlock(file: string, token: string): void {
 const nonce = randomBytes(4).toString('hex');
 let acquisitions = 0;
 
+/** `<boot>.<pid namespace>.<pid>.<start ticks>.<nonce>.<count>`: what `holderAlive` judges by. */
+function newToken(): string {
+  let ticks = '';
+  try {
+    ticks = startTicks(process.pid);
+  } catch {
+    // No /proc: the process id alone tells.
+  }
+  return `${bootId()}.${pidNamespace()}.${process.pid}.${ticks}.${nonce}.${(acquisitions++).toString(16)}`;
+}
+
 /** Puts this process's lock in place, or returns undefined when another lock is there. */
 function take(lock: string): string | undefined {
-  const token = `${process.pid}.${nonce}.${(acquisitions++).toString(16)}`;
+  const token = newToken();
   const aside = join(dirname(lock), `.${basename(lock)}.${token}`);
   try {
     mkdirSync(aside);
@@ -161,7 +194,7 @@ function clearIfGone(lock: string): boolean {
     if (code === 'ENOTDIR') return clearOlderLock(lock);
     throw writeFailure(lock, e);
   }
-  if (tokens.some(holderAlive)) return false;
+  if (tokens.some((token) => holderAlive(lock, token))) return false;
   for (const token of tokens) rmSync(join(lock, token), { force: true });
   removeFolder(lock);
   return true;
@@ -177,13 +210,28 @@ function removeFolder(folder: string): void {
 }
 
 /**
- * Whether the holder of `token` lives. One of this process's is held by it (another of its runs: the
- * caller keeps them apart); one with this process's id but another nonce is an earlier process's.
+ * Whether the holder of `token` lives. A token of another boot is a dead process's (the machine
+ * restarted). One of another PID namespace (a container sharing the workspace) cannot be looked up
+ * here: alive while its file was touched within STALE_MS (a long holder touches it every
+ * HEARTBEAT_MS). One with this process's id is held by this process when it has its nonce (another
+ * of its runs: the caller keeps them apart), else an earlier process's; another is alive while a
+ * process with its id started at its start time.
  */
-function holderAlive(token: string): boolean {
-  const [pid, itsNonce] = token.split('.');
-  if (Number(pid) === process.pid) return itsNonce === nonce;
-  return Number.isInteger(Number(pid)) && Number(pid) > 0 && processAlive(Number(pid));
+function holderAlive(lock: string, token: string): boolean {
+  const [boot, namespace, pidText, ticks, itsNonce] = token.split('.');
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0 || boot !== bootId()) return false;
+  if (namespace !== pidNamespace()) {
+    const touched = statSync(join(lock, token), { throwIfNoEntry: false })?.mtimeMs;
+    return touched !== undefined && Date.now() - touched < STALE_MS;
+  }
+  if (pid === process.pid) return itsNonce === nonce;
+  if (!ticks) return processAlive(pid);
+  try {
+    return startTicks(pid) === ticks;
+  } catch {
+    return false;
+  }
 }
 
 /**

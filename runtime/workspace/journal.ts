@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSyn
 import { dirname, join, resolve, sep } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { syncFile, syncFolder, tempWriter, writeFileAtomic } from './files';
-import { processAlive } from '../util/process-alive';
+import { bootId, processAlive, startTicks } from '../util/process-alive';
 
 /**
  * The group commit's write-ahead journal (group-commit.ts): what a batch publishes is appended to
@@ -165,12 +165,9 @@ function startsWith(bytes: Buffer, magic: Buffer): boolean {
  */
 function readOwner(): string {
   try {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8')
-      .replace(/[^0-9a-f]/g, '')
-      .slice(0, 12);
-    return `${boot}-${process.pid}-${startTicks(process.pid)}`;
+    return `${bootId()}-${process.pid}-${startTicks(process.pid)}`;
   } catch {
-    return `-${process.pid}-`;
+    return `${bootId()}-${process.pid}-`;
   }
 }
 
@@ -178,13 +175,6 @@ let ownerName: string | undefined;
 
 export function owner(): string {
   return (ownerName ??= readOwner());
-}
-
-/** The process's start time in clock ticks after boot (/proc/PID/stat, field 22), or '' if unknown. */
-function startTicks(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
 }
 
 const SEGMENT = /^([0-9a-f]*)-(\d+)-(\d*)\.[0-9a-f]+-\d+\.wal$/;
