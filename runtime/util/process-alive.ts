@@ -38,7 +38,39 @@ export function startTicks(pid: number): string {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
 }
 
+/**
+ * How long a file of a process of another PID namespace (another container on the workspace), which
+ * cannot be looked up here, counts as its live process's after it was last touched: docs/session.md.
+ */
+export const STALE_MS = 10 * 60_000;
+
+/** `<boot>.<pid namespace>.<pid>.<start ticks>`: what `identityAlive` judges a process by. */
+export function processIdentity(): string {
+  return (identity ??= `${bootId()}.${pidNamespace()}.${process.pid}.${readOr('', () => startTicks(process.pid))}`);
+}
+
+/**
+ * Whether the process `processIdentity` returned `id` in lives. Of another boot: dead (the machine
+ * restarted). Of another PID namespace: alive while its file was touched (`touched`, epoch ms) within
+ * STALE_MS. Else alive while a process with its id started at its start time (an id used again by a
+ * later process is not it). A bare process id (an older sqlcdc's, or no /proc) by the id alone.
+ */
+export function identityAlive(id: string, touched: () => number | undefined): boolean {
+  const parts = id.split('.');
+  if (parts.length === 1) return Number(id) > 0 && processAlive(Number(id));
+  const [itsBoot, itsNamespace, pidText, ticks] = parts;
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0 || itsBoot !== bootId()) return false;
+  if (itsNamespace !== pidNamespace()) {
+    const at = touched();
+    return at !== undefined && Date.now() - at < STALE_MS;
+  }
+  if (!ticks) return processAlive(pid);
+  return readOr('', () => startTicks(pid)) === ticks;
+}
+
 let boot: string | undefined;
+let identity: string | undefined;
 let namespace: string | undefined;
 
 function readOr(otherwise: string, read: () => string): string {

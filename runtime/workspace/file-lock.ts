@@ -14,7 +14,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ScriptError } from '../errors';
-import { bootId, pidNamespace, processAlive, startTicks } from '../util/process-alive';
+import { identityAlive, processAlive, processIdentity } from '../util/process-alive';
 import { writeFailure } from './files';
 
 /** How long a process waits for another to finish with a file before giving up. */
@@ -22,11 +22,6 @@ const WAIT_MS = 10_000;
 /** How often a long wait looks whether the lock is free again. */
 const POLL_MS = 50;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
-/**
- * How long a lock of another PID namespace (another container on the workspace), whose holder cannot
- * be looked up, counts as held after its holder last touched it; docs/session.md.
- */
-const STALE_MS = 10 * 60_000;
 /** How often a holder of a lock for minutes (a CAPTURE) touches it. */
 const HEARTBEAT_MS = 30_000;
 
@@ -144,15 +139,9 @@ function unlock(file: string, token: string): void {
 const nonce = randomBytes(4).toString('hex');
 let acquisitions = 0;
 
-/** `<boot>.<pid namespace>.<pid>.<start ticks>.<nonce>.<count>`: what `holderAlive` judges by. */
+/** `<process identity>.<nonce>.<count>`: what `holderAlive` judges by. */
 function newToken(): string {
-  let ticks = '';
-  try {
-    ticks = startTicks(process.pid);
-  } catch {
-    // No /proc: the process id alone tells.
-  }
-  return `${bootId()}.${pidNamespace()}.${process.pid}.${ticks}.${nonce}.${(acquisitions++).toString(16)}`;
+  return `${processIdentity()}.${nonce}.${(acquisitions++).toString(16)}`;
 }
 
 /** Puts this process's lock in place, or returns undefined when another lock is there. */
@@ -210,28 +199,18 @@ function removeFolder(folder: string): void {
 }
 
 /**
- * Whether the holder of `token` lives. A token of another boot is a dead process's (the machine
- * restarted). One of another PID namespace (a container sharing the workspace) cannot be looked up
- * here: alive while its file was touched within STALE_MS (a long holder touches it every
- * HEARTBEAT_MS). One with this process's id is held by this process when it has its nonce (another
- * of its runs: the caller keeps them apart), else an earlier process's; another is alive while a
- * process with its id started at its start time.
+ * Whether the holder of `token` lives (`identityAlive`: a lock of another PID namespace is held while
+ * touched within STALE_MS; a long holder touches it every HEARTBEAT_MS). One of this process is held
+ * by it when it has its nonce (another of its runs: the caller keeps them apart).
  */
 function holderAlive(lock: string, token: string): boolean {
-  const [boot, namespace, pidText, ticks, itsNonce] = token.split('.');
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0 || boot !== bootId()) return false;
-  if (namespace !== pidNamespace()) {
-    const touched = statSync(join(lock, token), { throwIfNoEntry: false })?.mtimeMs;
-    return touched !== undefined && Date.now() - touched < STALE_MS;
-  }
-  if (pid === process.pid) return itsNonce === nonce;
-  if (!ticks) return processAlive(pid);
-  try {
-    return startTicks(pid) === ticks;
-  } catch {
-    return false;
-  }
+  const parts = token.split('.');
+  if (parts.length !== 6) return false;
+  if (token.startsWith(`${processIdentity()}.`)) return parts[4] === nonce;
+  return identityAlive(
+    parts.slice(0, 4).join('.'),
+    () => statSync(join(lock, token), { throwIfNoEntry: false })?.mtimeMs,
+  );
 }
 
 /**

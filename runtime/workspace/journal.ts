@@ -1,7 +1,7 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { syncFile, syncFolder, tempWriter, writeFileAtomic } from './files';
+import { syncFile, syncFolder, removeDeadTemps, writeFileAtomic } from './files';
 import { bootId, processAlive, startTicks } from '../util/process-alive';
 
 /**
@@ -238,7 +238,8 @@ export function replayJournal(root: string): Replayed {
     replayed.segments++;
   }
   if (replayed.segments > 0) syncFolder(folder);
-  dropDeadTemps(stagingFolder(root));
+  // Temp files a killed writer left in the staging folder: never published, so never answered for.
+  removeDeadTemps(stagingFolder(root));
   return replayed;
 }
 
@@ -249,15 +250,6 @@ function withoutWithdrawn(entries: DecodedEntry[]): DecodedEntry[] {
     if (e.kind === EntryKind.Withdrawn && e.data.length === 4)
       withdrawn.add(`${Buffer.from(e.data).readUInt32LE(0)}\u0000${e.path}`);
   return entries.filter((e) => e.kind !== EntryKind.Withdrawn && !withdrawn.has(`${e.position}\u0000${e.path}`));
-}
-
-/** Temp files a killed writer left in the staging folder: never published, so never answered for. */
-function dropDeadTemps(staging: string): void {
-  if (!existsSync(staging)) return;
-  for (const name of readdirSync(staging)) {
-    const pid = tempWriter(name);
-    if (pid !== undefined && !processAlive(pid)) rmSync(join(staging, name), { force: true });
-  }
 }
 
 /** Replays one record; whether it wrote anything. */
