@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { removeDeadTemps, syncFile, syncFolder, tempPathOf } from '../workspace/files';
 import { pathInRoot, type DriveOwner } from './confine';
@@ -77,8 +77,19 @@ export class LocalDrive implements Drive {
     return existsSync(this.at(path));
   }
 
+  /**
+   * Removes a file durably: a discarded log that came back after a power cut would be played again
+   * by a LOAD without watermark, a cleared resume record would skip a replay's first batches.
+   */
   async remove(path: string): Promise<void> {
-    rmSync(this.at(path), { force: true });
+    const target = this.at(path);
+    try {
+      unlinkSync(target);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    syncFolder(dirname(target));
   }
 
   async move(from: string, to: string): Promise<void> {
