@@ -109,8 +109,8 @@ function removeEmptyFolders(folder: string, top: string): void {
 
 /**
  * Takes `<file>.lock` when it is free or its holder died: this acquisition's token, or undefined while
- * another holds it. The lock is a folder holding one empty file named by its holder's token (process
- * id, a random nonce per process, a count per acquisition). It is put in place whole by renaming a
+ * another holds it. The lock is a folder holding one empty file named by its holder's token (its
+ * process's identity, a random nonce per process, a count per acquisition). It is put in place whole by renaming a
  * folder made aside, which fails while the lock holds a token (a folder that is not empty is never
  * replaced), so it never exists without its holder's id. A holder that died is taken over by removing
  * its token file by name: of several waiters that judged it dead, the removal succeeds or fails
