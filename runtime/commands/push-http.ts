@@ -10,7 +10,7 @@ import { sendWithRetries, type RetryRules } from '../http/retry';
 import type { HttpSection, PushHttp } from '../script/ast';
 import { batchCount, batchRows, batchSize } from '../targets/batches';
 import { applyOutcome, outcomeOptions } from '../targets/outcome';
-import { clearProgress, readProgress, writeProgress, type PushProgress } from '../targets/resume';
+import { clearProgress, progressNotes, readProgress, writeProgress, type PushProgress } from '../targets/resume';
 import { Tracer } from '../targets/trace';
 import type { HttpConnection } from '../workspace/connections';
 import { atArgument } from '../at-argument';
@@ -73,21 +73,27 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
   };
   const progressId = `push-${ctx.run.executionId}-${stmt.pos.offset}`;
   const progress = await readProgress(log);
+  const notes = progressNotes(log, progress);
   try {
     for (const s of sections) {
       try {
-        await s.run(streams.executionId, progress, tally, () => report(ctx, progressId, tally, false));
+        await s.run(streams.executionId, progress, tally, () => {
+          notes.answered();
+          report(ctx, progressId, tally, false);
+        });
       } finally {
         await s.tracer?.flush();
       }
     }
   } catch (e) {
+    notes.stop();
     report(ctx, progressId, tally, true);
     await writeProgress(log, progress);
     const note = await applyOutcome(log, false, outcome);
     if (note) ctx.emit({ kind: 'message', text: note });
     throw e;
   }
+  notes.stop();
   report(ctx, progressId, tally, true);
   await clearProgress(log?.file);
   ctx.emit({ kind: 'message', text: summary(tally) });

@@ -1,10 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { syncFile, syncFolder } from '../workspace/files';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { removeDeadTemps, syncFile, syncFolder, tempPathOf } from '../workspace/files';
 import { pathInRoot, type DriveOwner } from './confine';
 import type { Drive, DriveEntry } from './drive';
-
-let staged = 0;
 
 /**
  * A local folder. `publish` is the durable rename: the staged file (written in the target's folder) is
@@ -13,6 +11,8 @@ let staged = 0;
  */
 export class LocalDrive implements Drive {
   readonly label: string;
+  /** Folders whose dead writers' temp files `stage` removed. */
+  private readonly cleaned = new Set<string>();
 
   /** `owner`: the drive connection whose root `root` is; paths then stay inside it. */
   constructor(
@@ -44,9 +44,13 @@ export class LocalDrive implements Drive {
 
   stage(path: string): string {
     const target = this.at(path);
-    mkdirSync(dirname(target), { recursive: true });
+    const folder = dirname(target);
+    mkdirSync(folder, { recursive: true });
+    // Once per folder per statement, not per file of a push: a readdir of a folder of thousands.
+    if (!this.cleaned.has(folder)) removeDeadTemps(folder);
+    this.cleaned.add(folder);
     // A dot name that does not end like the target: listings and globs of `*.eds` never see it.
-    return join(dirname(target), `.${basename(target)}.${process.pid}.${++staged}.tmp`);
+    return tempPathOf(target, folder);
   }
 
   async publish(stagedFile: string, path: string): Promise<void> {
@@ -73,8 +77,19 @@ export class LocalDrive implements Drive {
     return existsSync(this.at(path));
   }
 
+  /**
+   * Removes a file durably: a discarded log that came back after a power cut would be played again
+   * by a LOAD without watermark, a cleared resume record would skip a replay's first batches.
+   */
   async remove(path: string): Promise<void> {
-    rmSync(this.at(path), { force: true });
+    const target = this.at(path);
+    try {
+      unlinkSync(target);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    syncFolder(dirname(target));
   }
 
   async move(from: string, to: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { ScriptError } from '../errors';
-import { lockFileOf, withFileLock } from '../workspace/file-lock';
+import { isLockEntry, withFileLock } from '../workspace/file-lock';
 import { writeFileAtomic } from '../workspace/files';
 import { readJsonFile } from '../workspace/json-file';
 import { WorkspaceKey } from '../workspace/workspace-key';
@@ -302,9 +302,9 @@ export class JobStore extends JobDefinitions {
       if (!this.exists(name)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
       // job.json goes first: a delete cut short leaves a folder that is no longer a job.
       rmSync(definition);
-      const lock = basename(lockFileOf(definition));
+      // A waiter's lock being made aside is its own: removing it meanwhile would fail its removal.
       for (const entry of readdirSync(folder))
-        if (entry !== lock) rmSync(join(folder, entry), { recursive: true, force: true });
+        if (!isLockEntry(definition, entry)) rmSync(join(folder, entry), { recursive: true, force: true });
     });
     try {
       rmdirSync(folder);

@@ -5,15 +5,17 @@ import {
   linkSync,
   mkdirSync,
   openSync,
+  readdirSync,
   renameSync,
   rmSync,
   statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { dirname, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { ScriptError } from '../errors';
 import type { ByteSink } from '../util/bytes';
+import { identityAlive, processIdentity } from '../util/process-alive';
 
 export interface AtomicFileOptions {
   mode?: number;
@@ -23,12 +25,13 @@ export interface AtomicFileOptions {
 /** Random once per process: drawing random bytes for each of a listener's thousands of temp files costs more than the rest of the name. */
 const processNonce = randomBytes(4).toString('hex');
 let tempCount = 0;
-const tempTail = `.tmp-${process.pid}-${processNonce}`;
+const tempTail = `.tmp-${processIdentity()}-${processNonce}`;
 
 /**
- * A temp name beside `path` that no other writer can take: the process id tells live processes
- * apart, the nonce a process from an earlier one with the same id (whose temp file a crash left),
- * the count the files of this process.
+ * A temp name beside `path` that no other writer can take: the process's identity (boot, PID
+ * namespace, id, start time) tells live processes apart and whether its writer is gone
+ * (`removeDeadTemps`), the nonce a process from an earlier one with the same id, the count the files
+ * of this process.
  */
 export function tempPathOf(path: string, folder = dirname(path)): string {
   // Joined by hand: the folder is already normalized, and path.join would normalize it again for each of a listener's files.
@@ -36,10 +39,28 @@ export function tempPathOf(path: string, folder = dirname(path)): string {
   return `${into}.${path.slice(path.lastIndexOf(sep) + 1)}${tempTail}${(tempCount++).toString(16)}`;
 }
 
-/** The process id in a temp name (`tempPathOf`), or undefined for another name. */
-export function tempWriter(name: string): number | undefined {
-  const m = /\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
-  return m ? Number(m[1]) : undefined;
+/** The writer's identity in a temp name (`tempPathOf`; a bare process id of an older sqlcdc), or undefined for another name. */
+function tempWriter(name: string): string | undefined {
+  return /\.tmp-([0-9a-f]*\.\d*\.\d+\.\d*|\d+)-[0-9a-f]+$/.exec(name)?.[1];
+}
+
+/**
+ * Removes the temp files (`tempPathOf`) a killed writer left in `folder`: a log cut short can be as
+ * large as a log. Only those whose writer is gone: never one a live process is still writing.
+ */
+export function removeDeadTemps(folder: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const writer = name.startsWith('.') ? tempWriter(name) : undefined;
+    if (writer === undefined) continue;
+    const temp = join(folder, name);
+    if (!identityAlive(writer, () => statSync(temp, { throwIfNoEntry: false })?.mtimeMs)) rmSync(temp, { force: true });
+  }
 }
 
 /**
@@ -61,6 +82,7 @@ export class AtomicFile implements ByteSink {
     private readonly options: AtomicFileOptions = {},
   ) {
     mkdirSync(dirname(path), { recursive: true });
+    removeDeadTemps(dirname(path));
     this.tempPath = tempPathOf(path);
     this.fd = openSync(this.tempPath, 'wx', options.mode);
   }

@@ -1,8 +1,8 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { syncFile, syncFolder, tempWriter, writeFileAtomic } from './files';
-import { processAlive } from '../util/process-alive';
+import { syncFile, syncFolder, removeDeadTemps, writeFileAtomic } from './files';
+import { bootId, processAlive, startTicks } from '../util/process-alive';
 
 /**
  * The group commit's write-ahead journal (group-commit.ts): what a batch publishes is appended to
@@ -165,12 +165,9 @@ function startsWith(bytes: Buffer, magic: Buffer): boolean {
  */
 function readOwner(): string {
   try {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8')
-      .replace(/[^0-9a-f]/g, '')
-      .slice(0, 12);
-    return `${boot}-${process.pid}-${startTicks(process.pid)}`;
+    return `${bootId()}-${process.pid}-${startTicks(process.pid)}`;
   } catch {
-    return `-${process.pid}-`;
+    return `${bootId()}-${process.pid}-`;
   }
 }
 
@@ -178,13 +175,6 @@ let ownerName: string | undefined;
 
 export function owner(): string {
   return (ownerName ??= readOwner());
-}
-
-/** The process's start time in clock ticks after boot (/proc/PID/stat, field 22), or '' if unknown. */
-function startTicks(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
 }
 
 const SEGMENT = /^([0-9a-f]*)-(\d+)-(\d*)\.[0-9a-f]+-\d+\.wal$/;
@@ -248,7 +238,8 @@ export function replayJournal(root: string): Replayed {
     replayed.segments++;
   }
   if (replayed.segments > 0) syncFolder(folder);
-  dropDeadTemps(stagingFolder(root));
+  // Temp files a killed writer left in the staging folder: never published, so never answered for.
+  removeDeadTemps(stagingFolder(root));
   return replayed;
 }
 
@@ -259,15 +250,6 @@ function withoutWithdrawn(entries: DecodedEntry[]): DecodedEntry[] {
     if (e.kind === EntryKind.Withdrawn && e.data.length === 4)
       withdrawn.add(`${Buffer.from(e.data).readUInt32LE(0)}\u0000${e.path}`);
   return entries.filter((e) => e.kind !== EntryKind.Withdrawn && !withdrawn.has(`${e.position}\u0000${e.path}`));
-}
-
-/** Temp files a killed writer left in the staging folder: never published, so never answered for. */
-function dropDeadTemps(staging: string): void {
-  if (!existsSync(staging)) return;
-  for (const name of readdirSync(staging)) {
-    const pid = tempWriter(name);
-    if (pid !== undefined && !processAlive(pid)) rmSync(join(staging, name), { force: true });
-  }
 }
 
 /** Replays one record; whether it wrote anything. */

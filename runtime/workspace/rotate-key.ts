@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ScriptError } from '../errors';
 import { JobDefinitions } from '../jobs/store';
 import { ConnectionStore } from './connections';
-import { writeFileAtomic } from './files';
+import { syncFolder, writeFileAtomic } from './files';
 import { VariableStore } from './variables';
 import { WorkspaceKey, keyFromSecret } from './workspace-key';
 
@@ -47,7 +48,12 @@ export function rotateWorkspaceKey(workspace: string): Rotation {
   const variables = new VariableStore(workspace, current).resealWith(next);
   const connections = new ConnectionStore(workspace, current).resealWith(next);
   const jobs = new JobDefinitions(workspace).resealWith(next);
-  if (!fromEnv) renameSync(pending, current.file);
+  if (!fromEnv) {
+    renameSync(pending, current.file);
+    // Lost to a power cut, the rename would leave both keys (values fall back to the pending one), but
+    // the rotation would be reported done while the old key is still the one in place.
+    syncFolder(dirname(current.file));
+  }
   return {
     variables,
     connections,

@@ -62,7 +62,7 @@ async function checkAfterKill(dir: string, guid: string, sent: Sent[]): Promise<
   const folder = join(dir, 'ws', 'changelogs', 'load');
   for (const f of readdirSync(folder)) {
     if (f.endsWith('.eds')) await readChangeLog(join(folder, f));
-    else assert.match(f, /^\.load_\d+\.eds\.tmp-\d+-[0-9a-f]+$/);
+    else assert.match(f, /^\.load_\d+\.eds\.tmp-[0-9a-f]*\.\d*\.\d+\.\d*-[0-9a-f]+$/);
   }
 }
 

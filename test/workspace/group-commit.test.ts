@@ -154,7 +154,8 @@ test(
     const visible = new Set(checkFolder(files));
     for (const name of reported) assert.ok(visible.has(name), `${name} was reported durable but is missing`);
     // What was written but not yet published is only ever a dot-named temp file.
-    for (const f of readdirSync(files)) assert.ok(visible.has(f) || /^\..+\.tmp-\d+-[0-9a-f]+$/.test(f), f);
+    for (const f of readdirSync(files))
+      assert.ok(visible.has(f) || /^\..+\.tmp-[0-9a-f]*\.\d*\.\d+\.\d*-[0-9a-f]+$/.test(f), f);
     const lines = namesIn(join(dir, 'runs.jsonl'));
     for (const name of reported) assert.equal(lines.filter((l) => l === name).length, 1, `${name}'s line`);
     assert.ok(leftInJournal(dir).length > 0, 'the killed writer left its journal');

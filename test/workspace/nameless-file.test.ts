@@ -55,7 +55,13 @@ function readableModule(): string {
     },
   });
   const runtime = dirname(dirname(require.resolve('../../runtime/workspace/nameless-file')));
-  for (const file of ['workspace/nameless-file.js', 'workspace/files.js', 'workspace/redact.js', 'errors.js']) {
+  for (const file of [
+    'workspace/nameless-file.js',
+    'workspace/files.js',
+    'workspace/redact.js',
+    'util/process-alive.js',
+    'errors.js',
+  ]) {
     cpSync(join(runtime, file), join(root, 'runtime', file));
   }
   return join(root, 'runtime', 'workspace', 'nameless-file.js');

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { runCli } from '../helpers/cli';
+import { tempDir } from '../helpers/temp';
+import { processAlive } from '../../runtime/util/process-alive';
+
+const CHILD = join(__dirname, 'lock-child.js');
+
+function start(
+  args: string[],
+  command: string[] = [process.execPath, CHILD],
+): {
+  child: ChildProcess;
+  said: (word: string) => Promise<void>;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(command[0], [...command.slice(1), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
+  let out = '';
+  const waiters: { word: string; done: () => void }[] = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+    for (const w of waiters) if (out.includes(w.word)) w.done();
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const said = (word: string) =>
+    new Promise<void>((done, failed) => {
+      if (out.includes(word)) return done();
+      waiters.push({ word, done });
+      void exited.then(() => failed(new Error(`child exited before saying ${word}`)));
+    });
+  return { child, said, exited };
+}
+
+test('a lock whose holder was killed (kill -9), asked for by several processes at once: one at a time takes it over', async () => {
+  const dir = tempDir('lock-takeover');
+  const file = join(dir, 'job.json');
+  for (let round = 0; round < 8; round++) {
+    const holder = start(['--hold', file]);
+    await holder.said('held');
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+
+    const journal = join(dir, `journal-${round}`);
+    const go = join(dir, `go-${round}`);
+    writeFileSync(journal, '');
+    const waiters = Array.from({ length: 6 }, (_, i) =>
+      start(['--enter', file, journal, go, i % 2 ? 'sync' : 'async']),
+    );
+    await Promise.all(waiters.map((w) => w.said('ready')));
+    writeFileSync(go, '');
+    assert.deepEqual(await Promise.all(waiters.map((w) => w.exited)), [0, 0, 0, 0, 0, 0]);
+
+    const lines = readFileSync(journal, 'utf8').trim().split('\n');
+    assert.equal(lines.length, 12, lines.join('\n'));
+    for (let i = 0; i < lines.length; i += 2) {
+      const [what, pid] = lines[i].split(' ');
+      assert.equal(what, 'enter', `round ${round}: two processes inside at once\n${lines.join('\n')}`);
+      assert.equal(lines[i + 1], `leave ${pid}`, `round ${round}: two processes inside at once\n${lines.join('\n')}`);
+    }
+  }
+});
+
+/** Whether this machine lets the test make a PID namespace (root, or a user namespace allowed). */
+const namespaces = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+
+test(
+  'a lock held by a process of another PID namespace (another container on the workspace): held while its holder may live, taken over once stale',
+  { skip: !namespaces && 'unshare --pid is not allowed here' },
+  async () => {
+    const dir = tempDir('lock-takeover');
+    writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
+    const file = join(dir, 'ws', 'jobs', 'orders', 'job.json');
+    mkdirSync(dirname(file), { recursive: true });
+    // Its process id there names no process here, as a container's usually does not.
+    let pid = 30_000;
+    while (processAlive(pid)) pid++;
+    const holder = start(
+      [],
+      [
+        'unshare',
+        '--pid',
+        '--fork',
+        '--mount-proc',
+        'sh',
+        '-c',
+        `echo ${pid - 1} > /proc/sys/kernel/ns_last_pid; "$0" "$@" & wait`,
+        process.execPath,
+        CHILD,
+        '--hold',
+        file,
+      ],
+    );
+    try {
+      await holder.said('held');
+      const waited = await runCli(dir, ['job', 'create', 'orders', '--writer', 'w.sql', '--workspace', 'ws']);
+      assert.equal(waited.code, 1, waited.stderr);
+      assert.match(waited.stderr, /job\.json is being changed by another sqlcdc process/);
+    } finally {
+      process.kill(-holder.child.pid!, 'SIGKILL');
+      await holder.exited;
+    }
+    // Its holder killed long ago (the lock untouched for longer than 10 minutes): no longer held.
+    const lock = `${file}.lock`;
+    const then = new Date(Date.now() - 11 * 60_000);
+    for (const name of readdirSync(lock)) utimesSync(join(lock, name), then, then);
+    const made = await runCli(dir, ['job', 'create', 'orders', '--writer', 'w.sql', '--workspace', 'ws']);
+    assert.equal(made.code, 0, made.stderr);
+    assert.deepEqual(readdirSync(dirname(file)).sort(), ['job.json', 'writer.sql']);
+  },
+);
