@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { removeDeadTemps, syncFile, syncFolder, tempPathOf } from '../workspace/files';
+import { removeDeadTempsNow, syncFile, syncFolder, tempPathOf } from '../workspace/files';
 import { pathInRoot, type DriveOwner } from './confine';
 import type { Drive, DriveEntry } from './drive';
 
@@ -11,8 +11,6 @@ import type { Drive, DriveEntry } from './drive';
  */
 export class LocalDrive implements Drive {
   readonly label: string;
-  /** Folders whose dead writers' temp files `stage` removed. */
-  private readonly cleaned = new Set<string>();
 
   /** `owner`: the drive connection whose root `root` is; paths then stay inside it. */
   constructor(
@@ -46,9 +44,7 @@ export class LocalDrive implements Drive {
     const target = this.at(path);
     const folder = dirname(target);
     mkdirSync(folder, { recursive: true });
-    // Once per folder per statement, not per file of a push: a readdir of a folder of thousands.
-    if (!this.cleaned.has(folder)) removeDeadTemps(folder);
-    this.cleaned.add(folder);
+    removeDeadTempsNow(folder);
     // A dot name that does not end like the target: listings and globs of `*.eds` never see it.
     return tempPathOf(target, folder);
   }

@@ -44,6 +44,23 @@ function tempWriter(name: string): string | undefined {
   return /\.tmp-([0-9a-f]*\.\d*\.\d+\.\d*|\d+)-[0-9a-f]+$/.exec(name)?.[1];
 }
 
+/** When this process last removed the dead writers' temps of each folder it writes to (`removeDeadTempsNow`). */
+const cleanedAt = new Map<string, number>();
+/** A folder is looked through again after this long: a long-lived kernel still clears what writers killed meanwhile left. */
+const CLEAN_AGAIN_MS = 60_000;
+
+/**
+ * `removeDeadTemps` for a folder about to be written to, at most once a minute per folder: a change
+ * log folder may hold thousands of logs, and reading it whole before each atomic write would cost
+ * more than the write.
+ */
+export function removeDeadTempsNow(folder: string): void {
+  const now = Date.now();
+  if (now - (cleanedAt.get(folder) ?? -Infinity) < CLEAN_AGAIN_MS) return;
+  cleanedAt.set(folder, now);
+  removeDeadTemps(folder);
+}
+
 /**
  * Removes the temp files (`tempPathOf`) a killed writer left in `folder`: a log cut short can be as
  * large as a log. Only those whose writer is gone: never one a live process is still writing.
@@ -82,7 +99,7 @@ export class AtomicFile implements ByteSink {
     private readonly options: AtomicFileOptions = {},
   ) {
     mkdirSync(dirname(path), { recursive: true });
-    removeDeadTemps(dirname(path));
+    removeDeadTempsNow(dirname(path));
     this.tempPath = tempPathOf(path);
     this.fd = openSync(this.tempPath, 'wx', options.mode);
   }
