@@ -38,6 +38,12 @@ export function startTicks(pid: number): string {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
 }
 
+/** When this boot of the machine began (/proc/stat's btime, epoch ms), or 0 where /proc is missing. */
+export function bootTime(): number {
+  return (bootedAt ??=
+    Number(readOr('0', () => /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1] ?? '0')) * 1000);
+}
+
 /**
  * How long a file of a process of another PID namespace (another container on the workspace), which
  * cannot be looked up here, counts as its live process's after it was last touched: docs/session.md.
@@ -50,9 +56,11 @@ export function processIdentity(): string {
 }
 
 /**
- * Whether the process `processIdentity` returned `id` in lives. Of another boot: dead (the machine
- * restarted). Of another PID namespace: alive while its file was touched (`touched`, epoch ms) within
- * STALE_MS. Else alive while a process with its id started at its start time (an id used again by a
+ * Whether the process `processIdentity` returned `id` in lives. Of another PID namespace (another
+ * container) or another boot id (another machine on a shared workspace, or this one before it
+ * restarted), it cannot be looked up here: alive while its file was touched (`touched`, epoch ms)
+ * within STALE_MS and since this boot began, so what a process left before a restart is dead at
+ * once. Else alive while a process with its id started at its start time (an id used again by a
  * later process is not it). A bare process id (an older sqlcdc's, or no /proc) by the id alone.
  */
 export function identityAlive(id: string, touched: () => number | undefined): boolean {
@@ -60,16 +68,17 @@ export function identityAlive(id: string, touched: () => number | undefined): bo
   if (parts.length === 1) return Number(id) > 0 && processAlive(Number(id));
   const [itsBoot, itsNamespace, pidText, ticks] = parts;
   const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0 || itsBoot !== bootId()) return false;
-  if (itsNamespace !== pidNamespace()) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (itsBoot !== bootId() || itsNamespace !== pidNamespace()) {
     const at = touched();
-    return at !== undefined && Date.now() - at < STALE_MS;
+    return at !== undefined && at >= bootTime() && Date.now() - at < STALE_MS;
   }
   if (!ticks) return processAlive(pid);
   return readOr('', () => startTicks(pid)) === ticks;
 }
 
 let boot: string | undefined;
+let bootedAt: number | undefined;
 let identity: string | undefined;
 let namespace: string | undefined;
 

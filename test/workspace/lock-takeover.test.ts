@@ -115,3 +115,24 @@ test(
     assert.deepEqual(readdirSync(dirname(file)).sort(), ['job.json', 'writer.sql']);
   },
 );
+
+test('a lock of another boot id: another machine on a shared workspace holds it while it touches it; one from before this boot is dead', async () => {
+  const dir = tempDir('lock-takeover');
+  writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
+  const file = join(dir, 'ws', 'jobs', 'orders', 'job.json');
+  const lock = `${file}.lock`;
+  mkdirSync(lock, { recursive: true });
+  // As another machine's sqlcdc names its lock: its own boot id, namespace, process id and start time.
+  const holder = join(lock, `0123456789ab.4026531836.${process.pid}.1234.abcdef01.0`);
+  writeFileSync(holder, '');
+  const held = await runCli(dir, ['job', 'create', 'orders', '--writer', 'w.sql', '--workspace', 'ws']);
+  assert.equal(held.code, 1, held.stderr);
+  assert.match(held.stderr, /job\.json is being changed by another sqlcdc process/);
+  // Last touched before this machine started: left by a process of an earlier boot, dead at once.
+  const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))![1]);
+  const before = new Date((btime - 60) * 1000);
+  utimesSync(holder, before, before);
+  const made = await runCli(dir, ['job', 'create', 'orders', '--writer', 'w.sql', '--workspace', 'ws']);
+  assert.equal(made.code, 0, made.stderr);
+  assert.deepEqual(readdirSync(dirname(file)).sort(), ['job.json', 'writer.sql']);
+});
