@@ -61,21 +61,16 @@ export class SqlPerRow {
     this.values = plan.params.map((p) => p.value.bind(scope, rows, { fxByRow: true }));
   }
 
+  /** `runRows`, an error the database raises placed in the SQL as the script wrote it. */
+  run(...args: Parameters<SqlPerRow['runRows']>): Promise<void> {
+    return atSql(this.plan.text, () => this.runRows(...args));
+  }
+
   /**
    * Runs rows `start` to `end` (exclusive). A `timeout`
    * (PUSH INTO DB's TIMEOUT on SQLite, whose statements no timer can stop) is checked where the loop
    * yields, every ROWS_PER_TURN rows.
    */
-  run(
-    db: DbSession,
-    start: number,
-    end: number,
-    signal: AbortSignal,
-    timeout?: { seconds: number; until: number },
-  ): Promise<void> {
-    return atSql(this.plan.text, () => this.runRows(db, start, end, signal, timeout));
-  }
-
   private async runRows(
     db: DbSession,
     start: number,
