@@ -7,6 +7,7 @@ import {
   type Column,
   Dataset,
   displayFallback,
+  checkJobScript,
   isScriptError,
   isTriggerKind,
   type JobReport,
@@ -19,7 +20,6 @@ import {
   settingsInWords,
   settingsOf,
   summary,
-  toScriptError,
   TRIGGER_KINDS,
   UPDATE_OPTIONS,
   type Value,
@@ -43,11 +43,14 @@ function table(columns: (string | Column)[], rows: Value[][]): string {
 }
 
 function readScript(file: string): string {
+  let text: string;
   try {
-    return readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
+  checkJobScript(text, { name: file });
+  return text;
 }
 
 /** A job run's (or replay's) output as `sqlcdc run` shows it: everything on stderr, errors with their place in the script. */
@@ -276,7 +279,9 @@ export const jobCommands: CommandGroup = {
       return await run(args);
     } catch (e) {
       if (e instanceof UsageError || !isScriptError(e)) throw e;
-      process.stderr.write(`sqlcdc: ${toScriptError(e).message}\n`);
+      // An error in a script file given (job create --writer FILE) is placed in it, as `run` places one.
+      const { script } = e;
+      process.stderr.write(script ? `${formatScriptError(script.name, e, script.text)}\n` : `sqlcdc: ${e.message}\n`);
       return EXIT.scriptError;
     }
   },

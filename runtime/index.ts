@@ -39,6 +39,7 @@ export { isTriggerKind, TRIGGER_KINDS } from './jobs/job';
 export { type JobReport, runJob } from './jobs/runner';
 export { settingsInWords, summary } from './jobs/store';
 export { settingsOf, UPDATE_OPTIONS } from './jobs/update';
+export { checkJobScript } from './jobs/script-check';
 export { isSigningSecret, newSigningSecret } from './webhook/signature';
 export { AccessKeys } from './webhook/auth';
 export { IdempotencyStore } from './webhook/idempotency';

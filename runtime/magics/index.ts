@@ -106,8 +106,15 @@ export function magicErrorSource(text: string, line: MagicLine, message: string)
   return text.slice(0, start) + args + text.slice(end);
 }
 
+/** A cell whose first line is `%%name args`: that line (where its `%%` and arguments are), the rest of the cell, and the cell. */
+export interface CellMagic {
+  line: MagicLine;
+  body: string;
+  text: string;
+}
+
 /** A cell whose first line is `%%name args`: that line (where its `%%` and arguments are) and the rest of the cell. */
-export function cellMagic(text: string): { line: MagicLine; body: string } | undefined {
+export function cellMagic(text: string): CellMagic | undefined {
   const m = /^(\s*)%%(\S+)([ \t]*)([^\n]*)\n?([\s\S]*)$/.exec(text);
   if (!m) return undefined;
   const [, blank, name, gap, args, body] = m;
@@ -117,14 +124,12 @@ export function cellMagic(text: string): { line: MagicLine; body: string } | und
   return {
     line: { name, args: args.trimEnd(), line, column, offset, argsColumn: column + 2 + name.length + gap.length },
     body,
+    text,
   };
 }
 
 /** Runs a cell magic; its errors are placed on its first line as a magic line's are. */
-export async function* runCellMagic(
-  session: MagicHost,
-  cell: { line: MagicLine; body: string },
-): AsyncGenerator<Result> {
+export async function* runCellMagic(session: MagicHost, cell: CellMagic): AsyncGenerator<Result> {
   const { name, args } = cell.line;
   try {
     const magic = session.magics.find(name);
@@ -136,7 +141,10 @@ export async function* runCellMagic(
         .join(', ');
       throw new ScriptError(`unknown cell magic %%${name} (known: ${known || 'none'})`, 'semantic');
     }
-    yield* await magic.cell(session, args, cell.body);
+    yield* await magic.cell(session, args, cell.body, {
+      text: cell.text,
+      bodyOffset: cell.text.length - cell.body.length,
+    });
   } catch (e) {
     throw placed(e, cell.line);
   }

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { ScriptError } from '../errors';
 import { isTriggerKind, TRIGGER_KINDS } from '../jobs/job';
 import { runJob, triggeredFailure, type JobReport } from '../jobs/runner';
+import { checkJobScript } from '../jobs/script-check';
 import { JobStore, settingsInWords, summary } from '../jobs/store';
 import { settingsOf, UPDATE_OPTIONS } from '../jobs/update';
 import type { Result } from '../results';
@@ -59,11 +60,14 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
   const script = (flag: string) => {
     const file = flags.get(flag)?.[0];
     if (file === undefined) return undefined;
+    let text: string;
     try {
-      return readFileSync(resolve(host.cwd, file), 'utf8').replace(/^\uFEFF/, '');
+      text = readFileSync(resolve(host.cwd, file), 'utf8').replace(/^\uFEFF/, '');
     } catch (e) {
       throw new ArgumentError(`cannot read ${file}: ${(e as Error).message}`, file, 'runtime');
     }
+    checkJobScript(text, { name: file });
+    return text;
   };
   const asked = settings(flags);
   const job = store.create({
@@ -149,11 +153,12 @@ export const jobMagic: Magic = {
    * writer or reader when new); the settings of `%job create` switch on, so a notebook alone can make
    * the job `%webhook start --job` serves.
    */
-  cell(host, args, body): Result[] {
+  cell(host, args, body, cell): Result[] {
     const { positional, flags } = parseFlags(splitArgs(args), CELL_ARGS.options, CELL_USAGE);
     const [name, part, ...extra] = positional;
     if (!name || !isPart(part) || extra.length > 0) throw new ScriptError(`usage: ${CELL_USAGE}`, 'semantic');
     if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
+    checkJobScript(cell.text, { from: cell.bodyOffset });
     const store = new JobStore(host.workspace, host.openSession);
     const asked = settings(flags);
     const { job, created } = store.saveScript(name, part, body, asked);

@@ -53,8 +53,16 @@ export interface Magic {
   /** Its arguments may hold a secret (a password, a variable's value): an error's caret line masks them. */
   secretArgs?: true;
   run(session: MagicHost, args: string, line: MagicLine): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
-  /** As a cell magic (`%%name args` on a cell's first line): the rest of the cell is its body, not run as SQL CDC. */
-  cell?(session: MagicHost, args: string, body: string): Promise<Result[]> | Result[];
+  /**
+   * As a cell magic (`%%name args` on a cell's first line): the rest of the cell is its body, not run as
+   * SQL CDC. `cell` is the whole cell and where the body starts in it, for positions in the cell's lines.
+   */
+  cell?(
+    session: MagicHost,
+    args: string,
+    body: string,
+    cell: { text: string; bodyOffset: number },
+  ): Promise<Result[]> | Result[];
 }
 
 /** A session's magics by name: the single source for running them, %help and completion. */

@@ -26,6 +26,36 @@ function project(): string {
 }
 
 test(
+  'job create refuses a script that does not parse, placed in its file as run places it, and saves nothing',
+  LIMITS,
+  async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'bad.sql'), "SELECT * FROM DRIVE 'rows.csv';\nPUSH INTO DRIVE FORMT CSV FILE 'out.csv';\n");
+    const r = await sqlcdc(dir, [
+      'job',
+      'create',
+      'sync',
+      '--reader',
+      'r.sql',
+      '--writer',
+      'bad.sql',
+      '--workspace',
+      'ws',
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stdout, '');
+    const [first, ...shown] = r.stderr.split('\n');
+    assert.match(
+      first,
+      /^bad\.sql:2:17: PUSH INTO DRIVE: expected ';' or an option of PUSH INTO DRIVE .* but found 'FORMT'$/,
+    );
+    assert.deepEqual(shown, ["  PUSH INTO DRIVE FORMT CSV FILE 'out.csv';", `  ${' '.repeat(16)}^`, '']);
+    assert.equal(existsSync(join(dir, 'ws', 'jobs', 'sync')), false);
+    assert.equal(JSON.stringify(JSON.parse(await cli(dir, ['job', 'list', '--output', 'json']))), '[]');
+  },
+);
+
+test(
   'job create prints the guid (a direct job: its reader and writer guids); job list --output json is exactly {name, kind, guid, reader, writer, webhook, triggers}',
   LIMITS,
   async () => {
@@ -290,6 +320,12 @@ test(
     const [, line, caret] = ran.stderr.split('\n');
     assert.equal(line, "  SELECT * FROM HTTP (GET http://bob:****@127.0.0.1:9/x) WITH PAGING 'bogus';");
     assert.equal(line.slice(caret.indexOf('^')), "bogus';");
+    // job create refuses the script at the same place, as masked.
+    const refused = await sqlcdc(dir, ['job', 'create', 'inline', '--reader', 'inline.sql', '--workspace', 'ws']);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr.split('\n')[1], line);
+    assert.ok(!refused.stderr.includes('INLINEPW9'), refused.stderr);
+    writeFileSync(join(dir, 'inline.sql'), 'SELECT * FROM HTTP (GET http://bob:INLINEPW9@127.0.0.1:9/x);\n');
     await cli(dir, ['job', 'create', 'inline', '--reader', 'inline.sql']);
     const shown = await cli(dir, ['job', 'show', 'inline']);
     assert.ok(!shown.includes('INLINEPW9'), shown);

@@ -123,6 +123,36 @@ test('docs/session.md lists every magic %help lists', () => {
     );
 });
 
+test('a job script that does not parse is refused when saved (%%job, %job create), shown at its own line', async () => {
+  const bad = "SELECT * FROM DRIVE 'rows.csv';\nPUSH INTO DRIVE FORMT CSV FILE 'out.csv';\n";
+  const { session: s } = tempSession({ 'bad.sql': bad, 'two.sql': "CAPTURE 'a';\nCAPTURE 'b';\n" }, 'magic');
+  const failure = async (cell: string) => {
+    const error = (await collect(s, cell)).find((r) => r.kind === 'error');
+    assert.ok(error?.kind === 'error', cell);
+    return { error: error.error, shown: caretLines(error.source, error.error.position!) };
+  };
+  // In a %%job cell: the cell's own line and column (the body starts on its second line, with a leading magic).
+  const cell = `%%job nightly writer\n%limit 5\n${bad}`;
+  let { error, shown } = await failure(cell);
+  assert.deepEqual([error.position?.line, error.position?.column], [4, 17]);
+  assert.equal(error.statement, 'PUSH INTO DRIVE');
+  assert.match(error.message, /found 'FORMT'/);
+  assert.deepEqual(shown, ["PUSH INTO DRIVE FORMT CSV FILE 'out.csv';", `${' '.repeat(16)}^`]);
+  // From a file: the file's line, named, and the caret under the file's text. A rule about the whole
+  // script (one CAPTURE per pipeline) is checked as well.
+  ({ error, shown } = await failure('%job create other --writer bad.sql'));
+  assert.deepEqual([error.position?.line, error.position?.column, error.script?.name], [2, 17, 'bad.sql']);
+  assert.equal(shown[1], `${' '.repeat(16)}^`);
+  ({ error } = await failure('%job create other --reader two.sql'));
+  assert.deepEqual([error.position?.line, error.script?.name], [2, 'two.sql']);
+  assert.match(error.message, /only one CAPTURE/);
+  // Nothing was saved; a good script still is, and a cell magic's body is its own.
+  const listed = (await collect(s, '%job list')).map((r) => JSON.stringify(r)).join('\n');
+  assert.doesNotMatch(listed, /nightly|other/);
+  const saved = await collect(s, "%%job nightly writer\n%limit 5\nPRINT 'ok';\n");
+  assert.equal(saved.filter((r) => r.kind === 'error').length, 0, JSON.stringify(saved));
+});
+
 test('an error of a magic line has its line and the column of the bad argument; the line shown masks the other arguments', async () => {
   const s = newSession();
   const failure = async (cell: string) => {
