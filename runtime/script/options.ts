@@ -357,13 +357,13 @@ export const TRACE_OPTIONS: OptionSet<TraceSpec> = {
     }),
     trace.connText(
       'STAGE ON',
-      'stage trace rows in a folder or container first',
+      'each batch of trace rows goes through a file of this folder (local, drive or FTP) into the table',
       (n, v) => {
         n.stage = { ...v };
       },
       "{ [CONN] } '<folder or container>'",
     ),
-    trace.text('CREDENTIALS', 'credentials of the STAGE ON location', (n, v, c) => {
+    trace.text('CREDENTIALS', "user:password signing in to an FTP stage instead of its connection's", (n, v, c) => {
       if (!n.stage) return c.fail('CREDENTIALS must follow STAGE ON');
       n.stage.credentials = v;
     }),

@@ -5,12 +5,13 @@ import { engineFor } from '../db/engine-for';
 import { planFor, requireNoRow, type SqlPlan } from '../db/params';
 import { sqlOnce } from '../db/run-sql';
 import { addColumns, createTable, matchColumns, tableName } from '../db/tables';
-import { ScriptError } from '../errors';
+import { ScriptError, toScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import { decodeBody, describeCall, type HttpRequest, type HttpResponse } from '../http/request';
 import type { Scope } from '../scope';
 import type { TraceSpec } from '../script/ast';
 import { MASK, SECRET_HEADER } from '../workspace/redact';
+import { TraceStage } from './trace-stage';
 
 const EXEC_WHY = 'TRACE … EXEC runs after each batch of traced calls, outside any row';
 
@@ -40,7 +41,8 @@ const TRACKING: Column[] = [
  * { EXEC (<sql>) } (spec §4.2; docs/push.md): one row per HTTP call — time, method, URL, status,
  * duration, request headers (secret values masked), request body, response headers, and the response
  * body only WITH_PAYLOAD — inserted in batches into a SQLite or PostgreSQL table, created from these
- * columns when missing. EXEC runs on the trace database after each batch. STAGE ON is not available.
+ * columns when missing. EXEC runs on the trace database after each batch. With STAGE ON, each batch
+ * goes through a file of the stage (trace-stage.ts).
  */
 export class Tracer {
   private rows: Value[][] = [];
@@ -52,6 +54,7 @@ export class Tracer {
   private readonly connectionHeaders: Set<string>;
   /** EXEC's SQL, its functions bind parameters computed at each batch. */
   private readonly exec?: SqlPlan;
+  private readonly stage?: TraceStage;
 
   constructor(
     private readonly spec: TraceSpec,
@@ -59,12 +62,6 @@ export class Tracer {
     private readonly signal: AbortSignal,
     connectionHeaders: readonly string[] = [],
   ) {
-    if (spec.stage)
-      throw new ScriptError(
-        'TRACE … STAGE ON is not available: traces go straight into the table',
-        'unsupported',
-        spec.stage.folder.pos,
-      );
     if (!spec.connection)
       throw new ScriptError('TRACE INTO needs a database connection: TRACE INTO [conn] TABLE …', 'semantic', spec.pos);
     if (!spec.table) throw new ScriptError("TRACE INTO needs TABLE '<table>'", 'semantic', spec.pos);
@@ -74,6 +71,7 @@ export class Tracer {
     this.table = evaluateText(spec.table, scope);
     this.columns = spec.addTrackingFields ? [...COLUMNS, ...TRACKING] : COLUMNS;
     this.connectionHeaders = new Set(connectionHeaders.map((h) => h.toLowerCase()));
+    this.stage = spec.stage && new TraceStage(spec.stage, this.table, scope);
   }
 
   /** Records one call; the rows go to the table in batches. */
@@ -96,11 +94,29 @@ export class Tracer {
     if (this.rows.length >= TRACE_BATCH) await this.flush();
   }
 
-  /** Writes the rows kept so far; the statement calls it once more at its end. */
+  /** Writes the rows kept so far, through the stage when there is one; the statement calls it once more at its end. */
   async flush(): Promise<void> {
     if (this.rows.length === 0 && this.prepared) return;
-    const data = Dataset.fromRows(this.columns, this.rows);
+    const rows = this.rows;
     this.rows = [];
+    if (!this.stage || rows.length === 0) return this.load(rows);
+    const path = await this.stage.put(this.columns, rows);
+    try {
+      await this.load(await this.stage.take(path, this.columns, this.signal));
+    } catch (e) {
+      const error = toScriptError(e);
+      if (error.kind === 'cancelled') throw error;
+      throw new ScriptError(
+        `TRACE: ${rows.length} traced calls stay in the stage, in ${this.stage.where(path)}: loading them into ${this.table} failed: ${error.message}`,
+        error.kind,
+      );
+    }
+    await this.stage.remove(path);
+  }
+
+  /** One batch into the table, in one transaction: created or widened first, emptied first by TRUNCATE, then EXEC. */
+  private async load(rows: Value[][]): Promise<void> {
+    const data = Dataset.fromRows(this.columns, rows);
     await this.engine.transaction(async (db) => {
       const table = tableName(this.table, db.dialect);
       let columns = await db.columns(table);

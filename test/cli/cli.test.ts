@@ -201,24 +201,26 @@ test(
 );
 
 test(
-  'TRACE … STAGE ON is refused at its folder as not available; its CREDENTIALS (spec 5.5) are masked in the line shown and in job show',
+  'TRACE … STAGE ON a local folder refuses CREDENTIALS at their value; CREDENTIALS (spec 5.5) are masked in the line shown and in job show',
   LIMITS,
   async () => {
+    const db = '%connection add db sqlite:trace.db\n';
     const push = (credentials: string) =>
-      `PUSH INTO HTTP ON_UPSERT (POST http://127.0.0.1:1/x) PAYLOAD ({{id}}) TRACE INTO [db] TABLE 't' STAGE ON [blob] 'staging' CREDENTIALS '${credentials}';\n`;
-    const dir = project({ 'stage.sql': push('hunter2'), 'quoted.sql': push("it''s-Secret9") });
+      `PUSH INTO HTTP ON_UPSERT (POST http://127.0.0.1:1/x) PAYLOAD ({{id}}) TRACE INTO [db] TABLE 't' STAGE ON 'staging' CREDENTIALS '${credentials}';\n`;
+    const dir = project({ 'stage.sql': db + push('hunter2'), 'quoted.sql': db + push("it''s-Secret9") });
     const r = await sqlcdc(dir, ['run', 'scripts/stage.sql']);
     assert.equal(r.code, 1);
-    const lines = r.stderr.split('\n');
-    const folder = push('hunter2').indexOf('staging') + 1;
+    const [added, ...lines] = r.stderr.split('\n');
+    assert.equal(added, 'connection [db] added (sqlite)');
+    const value = push('hunter2').indexOf("'hunter2'") + 2;
     assert.equal(
       lines[0],
-      `scripts/stage.sql:1:${folder}: PUSH INTO HTTP: TRACE … STAGE ON is not available: traces go straight into the table`,
+      `scripts/stage.sql:2:${value}: PUSH INTO HTTP: CREDENTIALS sign in to an FTP stage (user:password); a folder on this machine takes none`,
     );
     assert.equal(lines[1], `  ${push('****').trimEnd()}`);
-    assert.equal(lines[2], `  ${' '.repeat(folder - 1)}^`);
+    assert.equal(lines[2], `  ${' '.repeat(value - 1)}^`);
     const quoted = await sqlcdc(dir, ['run', 'scripts/quoted.sql']);
-    assert.equal(quoted.stderr.split('\n')[1], `  ${push('****').trimEnd()}`);
+    assert.equal(quoted.stderr.split('\n')[2], `  ${push('****').trimEnd()}`);
     assert.doesNotMatch(r.stderr + quoted.stderr, /hunter2|Secret9/);
     // The value on the line after CREDENTIALS, where the error points.
     writeFileSync(join(dir, 'scripts', 'split.sql'), `${push('x').replace(/ 'x';\n$/, '')}\n\n  'hunter2' garbage;\n`);
