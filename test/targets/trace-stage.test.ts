@@ -5,6 +5,7 @@ import { after, test } from 'node:test';
 import { Dataset, type Result } from '../../runtime/index';
 import type { Session } from '../../runtime/session';
 import { ftpUnavailable, startFtpServer, type FtpServer } from '../helpers/ftp-server';
+import { postgresUnavailable, startPostgres } from '../helpers/postgres';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { tempSession } from '../helpers/session';
 
@@ -126,5 +127,31 @@ test(
     await session.run('SELECT * FROM DB [tr] (SELECT count(*) AS n FROM calls);');
     assert.deepEqual(session.dataset.rows(), [[2]]);
     assert.deepEqual(readdirSync(join(ftp.root, 'drop', 'stage')), [], 'the staged batch is removed once loaded');
+  },
+);
+
+test(
+  'STAGE ON into a PostgreSQL trace table: the staged rows land typed, times as timestamps',
+  { skip: postgresUnavailable() },
+  async () => {
+    const pg = startPostgres();
+    try {
+      const { session, dir } = await setup(3);
+      await session.run(`%connection add pg ${await pg.newDatabase()}`);
+      await session.run(`${PUSH} TRACE INTO [pg] TABLE 'calls' ADD_TRACKING_FIELDS STAGE ON 'stage';`);
+      await session.run(
+        'SELECT * FROM DB [pg] (SELECT status, duration_ms, pg_typeof(time)::text AS t, pg_typeof(execution_date)::text AS d FROM calls ORDER BY url);',
+      );
+      const rows = session.dataset.rows();
+      assert.equal(rows.length, 3);
+      for (const [status, duration, t, d] of rows) {
+        assert.equal(status, 200);
+        assert.equal(typeof duration, 'number');
+        assert.match(`${String(t)} ${String(d)}`, /^timestamp\b.* timestamp\b/);
+      }
+      assert.deepEqual(readdirSync(join(dir, 'stage')), []);
+    } finally {
+      pg.stop();
+    }
   },
 );
