@@ -78,7 +78,7 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
     for (const s of sections) {
       try {
         await s.run(streams.executionId, progress, tally, () => {
-          notes.answered();
+          notes.done();
           report(ctx, progressId, tally, false);
         });
       } finally {
@@ -86,14 +86,14 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
       }
     }
   } catch (e) {
-    notes.stop();
+    await notes.stop();
     report(ctx, progressId, tally, true);
     await writeProgress(log, progress);
     const note = await applyOutcome(log, false, outcome);
     if (note) ctx.emit({ kind: 'message', text: note });
     throw e;
   }
-  notes.stop();
+  await notes.stop();
   report(ctx, progressId, tally, true);
   await clearProgress(log?.file);
   ctx.emit({ kind: 'message', text: summary(tally) });
