@@ -15,7 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ScriptError } from '../errors';
 import { identityAlive, processAlive, processIdentity } from '../util/process-alive';
-import { writeFailure } from './files';
+import { lockAsidePath, removeDeadTempsNow, writeFailure } from './files';
 
 /** How long a process waits for another to finish with a file before giving up. */
 const WAIT_MS = 10_000;
@@ -122,6 +122,8 @@ function removeEmptyFolders(folder: string, top: string): void {
 function tryLock(file: string): string | undefined {
   const lock = lockFileOf(file);
   makeFolderOf(lock);
+  // A taker killed between making its lock aside and renaming it left that folder: it is removed.
+  removeDeadTempsNow(dirname(lock));
   for (;;) {
     const token = take(lock);
     if (token !== undefined) return token;
@@ -147,7 +149,7 @@ function newToken(): string {
 /** Puts this process's lock in place, or returns undefined when another lock is there. */
 function take(lock: string): string | undefined {
   const token = newToken();
-  const aside = join(dirname(lock), `.${basename(lock)}.${token}`);
+  const aside = lockAsidePath(lock, token);
   try {
     mkdirSync(aside);
     writeFileSync(join(aside, token), '', { flag: 'wx', mode: 0o600 });
