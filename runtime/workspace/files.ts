@@ -10,6 +10,7 @@ import {
   rmSync,
   statSync,
   unlinkSync,
+  utimesSync,
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
@@ -94,6 +95,20 @@ export function removeDeadTemps(folder: string): void {
     const temp = join(folder, name);
     if (!identityAlive(writer, () => statSync(temp, { throwIfNoEntry: false })?.mtimeMs))
       rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Tells processes of other PID namespaces or machines, which cannot look this one up, that the
+ * process holding `path` (a lock, a journal segment) still lives (`identityAlive`'s `touched`). A
+ * file gone meanwhile (taken over after all, as a process stopped for that long would find) stays gone.
+ */
+export function touch(path: string): void {
+  const now = new Date();
+  try {
+    utimesSync(path, now, now);
+  } catch {
+    // Gone: nothing to tell.
   }
 }
 
