@@ -23,7 +23,7 @@ import type { PushDb, RetryPolicy, Text } from '../script/ast';
 import { batchCount } from '../targets/batches';
 import { applyOutcome, outcomeOptions } from '../targets/outcome';
 import {
-  clearProgress,
+  finishProgress,
   progressNotes,
   readProgress,
   writeProgress,
@@ -142,7 +142,7 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
     if (note) ctx.emit({ kind: 'message', text: note });
     throw failure.error;
   }
-  await clearProgress(log?.file);
+  await finishProgress(log, progress, ctx.run);
   ctx.emit({ kind: 'message', text: summary(stmt, table, players, tally, upserts.rowCount, deletes.rowCount) });
   const note = await applyOutcome(log, true, outcome);
   if (note) ctx.emit({ kind: 'message', text: note });

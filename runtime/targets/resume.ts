@@ -1,13 +1,13 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { writeStaged } from '../drives/drive';
-import type { ChangeLogFile, CurrentChangeLog } from '../scope';
+import type { ChangeLogFile, CurrentChangeLog, RunState } from '../scope';
 import { tempPathOf } from '../workspace/files';
 
 /**
  * How far a push of a change log got, kept beside the log (`<log>.progress.json`) after a failed push,
  * and noted while one runs (`progressNotes`): per target and stream, how many leading batches succeeded. Pushing the same log to the same target
- * again (a replay, a LOAD of that file) skips them and resumes at the first batch that failed; a push
- * that succeeds removes the record. Batches carry an Idempotency-Key made of the log's execution id,
+ * again (a replay, a LOAD of that file) skips them and resumes at the first batch that failed; the
+ * run of a push that succeeds removes the record as it succeeds (`finishProgress`). Batches carry an Idempotency-Key made of the log's execution id,
  * the target, the stream and the batch number, so a receiver can also drop a batch it got twice.
  */
 export interface PushProgress {
@@ -136,6 +136,23 @@ function replaceLocally(record: string, text: string): undefined {
     rmSync(temp, { force: true });
   }
   return undefined;
+}
+
+/**
+ * A push that succeeded: its record, saying every batch is done, is written durably, and removed once
+ * the run succeeds, after LOAD's watermark moved past the log (Scope.afterSuccess runs in order).
+ * Removed at once, a run killed or failing after the push (in a later PUSH of the same log) would
+ * play the log to this target again from its first batch.
+ */
+export async function finishProgress(
+  log: CurrentChangeLog | undefined,
+  progress: PushProgress,
+  run: Pick<RunState, 'afterSuccess'>,
+): Promise<void> {
+  const file = log?.file;
+  if (!file) return;
+  await writeProgress(log, progress);
+  run.afterSuccess(() => clearProgress(file));
 }
 
 export async function clearProgress(log: ChangeLogFile | undefined): Promise<void> {

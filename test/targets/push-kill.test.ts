@@ -221,3 +221,60 @@ test(
     await killMidPush(await dbTarget(await postgres.newDatabase()), WORKSPACE_LOGS);
   },
 );
+
+test('kill -9 of a job run between two pushes of its change log: the next run sends nothing again to the target the first push finished', async () => {
+  // Two targets on one receiver, /a and /b; calls to /b are left unanswered until released, and the
+  // job is killed while the first one waits.
+  const received: string[] = [];
+  let released = false;
+  const server = await startHttpServer((req, res) => {
+    received.push(`${req.method} ${req.url}`);
+    if (req.url.startsWith('/b/') && !released) return;
+    res.writeHead(204).end();
+  });
+  servers.push(server);
+  const push = (path: string) => `PUSH INTO HTTP [api] ON_UPSERT (PUT /${path}/{{id}}) PAYLOAD ({"v": "{{v}}"})`;
+  const { session, dir } = tempSession(
+    {
+      'r.sql': "SELECT * FROM DRIVE 'src.csv';\nCAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id';\n",
+      'w.sql': `LOAD UPSERTS DELETES FROM 'orders';\n${push('a')};\n${push('b')};\n`,
+      'src.csv': 'id,v\n1,a\n2,b\n3,c\n',
+    },
+    'push-kill',
+  );
+  await session.run(`%connection add api ${server.url}`);
+  await session.close();
+  const created = await runCli(dir, [
+    'job',
+    'create',
+    'sync',
+    '--reader',
+    'r.sql',
+    '--writer',
+    'w.sql',
+    '--workspace',
+    'ws',
+  ]);
+  assert.equal(created.code, 0, created.stderr);
+  let child: ChildProcess | undefined;
+  const killed = runCliInTemp(dir, ['job', 'run', 'sync', '--workspace', 'ws'], { started: (c) => (child = c) });
+  try {
+    await server.received(4);
+  } finally {
+    child!.kill('SIGKILL');
+  }
+  assert.equal((await killed).code, null, 'killed');
+  assert.deepEqual(received, ['PUT /a/1', 'PUT /a/2', 'PUT /a/3', 'PUT /b/1']);
+  released = true;
+
+  const next = await runCli(dir, ['job', 'run', 'sync', '--workspace', 'ws']);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, /upsert stream: all 3 batches were sent by an earlier push of this change log/);
+  assert.deepEqual(received.slice(4), ['PUT /b/1', 'PUT /b/2', 'PUT /b/3'], 'nothing sent to /a again');
+  // The run succeeded: the log is played, its record gone.
+  const logs = join(dir, 'ws', 'changelogs', 'sync');
+  assert.deepEqual(
+    readdirSync(logs).filter((n) => n.endsWith('.progress.json')),
+    [],
+  );
+});
