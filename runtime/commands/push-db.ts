@@ -22,7 +22,14 @@ import { backoff, sleep } from '../http/retry';
 import type { PushDb, RetryPolicy, Text } from '../script/ast';
 import { batchCount } from '../targets/batches';
 import { applyOutcome, outcomeOptions } from '../targets/outcome';
-import { clearProgress, readProgress, writeProgress, type PushProgress } from '../targets/resume';
+import {
+  finishProgress,
+  progressNotes,
+  readProgress,
+  writeProgress,
+  type ProgressNotes,
+  type PushProgress,
+} from '../targets/resume';
 import { atArgument } from '../at-argument';
 import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
@@ -103,6 +110,7 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
   };
   const progressId = `push-db-${ctx.run.executionId}-${stmt.pos.offset}`;
   const progress = await readProgress(log);
+  const notes = progressNotes(log, progress);
   let failure: { error: unknown } | undefined;
   let players: Player[] = [];
   try {
@@ -113,10 +121,11 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
       sections[1] ?? (merged && deletePlayer(merged, deletes, stmt)),
     ].filter((p): p is Player => p !== undefined);
     tally.total = players.reduce((n, p) => n + p.rows.rowCount, 0);
-    for (const p of players) await playStream(p, engine, progress, tally, stmt.options.retry, ctx, progressId);
+    for (const p of players) await playStream(p, engine, progress, notes, tally, stmt.options.retry, ctx, progressId);
   } catch (error) {
     failure = { error };
   }
+  await notes.stop();
   report(ctx, progressId, tally, true);
   // ON_COMPLETION is the push's `finally`, except after Ctrl-C: the user asked for nothing more to run.
   if (completion && !ctx.signal.aborted) {
@@ -133,7 +142,7 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
     if (note) ctx.emit({ kind: 'message', text: note });
     throw failure.error;
   }
-  await clearProgress(log?.file);
+  await finishProgress(log, progress, ctx.run);
   ctx.emit({ kind: 'message', text: summary(stmt, table, players, tally, upserts.rowCount, deletes.rowCount) });
   const note = await applyOutcome(log, true, outcome);
   if (note) ctx.emit({ kind: 'message', text: note });
@@ -326,6 +335,7 @@ async function playStream(
   p: Player,
   engine: Engine,
   progress: PushProgress,
+  notes: ProgressNotes,
   tally: Tally,
   retry: RetryPolicy | undefined,
   ctx: CommandContext,
@@ -357,7 +367,9 @@ async function playStream(
         }, ctx.signal),
       ),
     );
+    // Noted only now that the batch is committed: a kill before the note sends it again (docs/push.md).
     done[p.stream] = b + 1;
+    notes.done();
     tally.inserted += counts.inserted;
     tally.updated += counts.updated;
     tally.deleted += counts.deleted;

@@ -10,7 +10,7 @@ import { sendWithRetries, type RetryRules } from '../http/retry';
 import type { HttpSection, PushHttp } from '../script/ast';
 import { batchCount, batchRows, batchSize } from '../targets/batches';
 import { applyOutcome, outcomeOptions } from '../targets/outcome';
-import { clearProgress, progressNotes, readProgress, writeProgress, type PushProgress } from '../targets/resume';
+import { finishProgress, progressNotes, readProgress, writeProgress, type PushProgress } from '../targets/resume';
 import { Tracer } from '../targets/trace';
 import type { HttpConnection } from '../workspace/connections';
 import { atArgument } from '../at-argument';
@@ -78,7 +78,7 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
     for (const s of sections) {
       try {
         await s.run(streams.executionId, progress, tally, () => {
-          notes.answered();
+          notes.done();
           report(ctx, progressId, tally, false);
         });
       } finally {
@@ -86,16 +86,16 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
       }
     }
   } catch (e) {
-    notes.stop();
+    await notes.stop();
     report(ctx, progressId, tally, true);
     await writeProgress(log, progress);
     const note = await applyOutcome(log, false, outcome);
     if (note) ctx.emit({ kind: 'message', text: note });
     throw e;
   }
-  notes.stop();
+  await notes.stop();
   report(ctx, progressId, tally, true);
-  await clearProgress(log?.file);
+  await finishProgress(log, progress, ctx.run);
   ctx.emit({ kind: 'message', text: summary(tally) });
   const note = await applyOutcome(log, true, outcome);
   if (note) ctx.emit({ kind: 'message', text: note });
@@ -157,7 +157,10 @@ class SectionPush {
     if (first > 0) {
       ctx.emit({
         kind: 'message',
-        text: `${this.stream} stream: resuming at batch ${first + 1} of ${calls} (batches before it were sent by an earlier push of this change log)`,
+        text:
+          first < calls
+            ? `${this.stream} stream: resuming at batch ${first + 1} of ${calls} (batches before it were sent by an earlier push of this change log)`
+            : `${this.stream} stream: all ${counted(calls, 'batch', 'batches')} were sent by an earlier push of this change log`,
       });
       tally.total -= Math.min(rows.rowCount, first * size);
     }

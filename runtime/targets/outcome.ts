@@ -52,6 +52,7 @@ export async function applyOutcome(
   const name = posix.basename(log.path);
   if (succeeded && options.discardOnSuccess) {
     await log.drive.remove(log.path);
+    await clearProgress(log);
     return `change log ${name} discarded after success`;
   }
   if (!succeeded && options.dlq) {

@@ -1,13 +1,13 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { writeStaged } from '../drives/drive';
-import type { ChangeLogFile, CurrentChangeLog } from '../scope';
+import type { ChangeLogFile, CurrentChangeLog, RunState } from '../scope';
 import { tempPathOf } from '../workspace/files';
 
 /**
- * How far a push of a change log got, kept beside the log (`<log>.progress.json`) after a failed push:
- * per target and stream, how many leading batches succeeded. Pushing the same log to the same target
- * again (a replay, a LOAD of that file) skips them and resumes at the first batch that failed; a push
- * that succeeds removes the record. Batches carry an Idempotency-Key made of the log's execution id,
+ * How far a push of a change log got, kept beside the log (`<log>.progress.json`) after a failed push,
+ * and noted while one runs (`progressNotes`): per target and stream, how many leading batches succeeded. Pushing the same log to the same target
+ * again (a replay, a LOAD of that file) skips them and resumes at the first batch that failed; the
+ * run of a push that succeeds removes the record as it succeeds (`finishProgress`). Batches carry an Idempotency-Key made of the log's execution id,
  * the target, the stream and the batch number, so a receiver can also drop a batch it got twice.
  */
 export interface PushProgress {
@@ -50,50 +50,109 @@ export async function writeProgress(log: CurrentChangeLog | undefined, progress:
   await writeStaged(file.drive, progressPath(file.path), (staged) => writeFileSync(staged, JSON.stringify(record)));
 }
 
-/** The longest a note of a push's progress waits after an answer (`progressNotes`). */
+/** The longest a note of a push's progress waits after a batch is done, beside a local log (`progressNotes`). */
 const NOTE_MS = 100;
+/** The same for a log on FTP, where each note is a connection and an upload. */
+const REMOTE_NOTE_MS = 1_000;
+
+/** Notes a push's progress as it goes (`progressNotes`). */
+export interface ProgressNotes {
+  /** A batch is done (answered, or committed): its count in the record may be noted. */
+  done(): void;
+  /** No more notes; a note being uploaded ends first. Called before the record is written or removed. */
+  stop(): Promise<void>;
+}
 
 /**
- * Notes how far a push got, after batches were answered, at most every NOTE_MS and at the latest
- * NOTE_MS after an answer: put in place by rename, not flushed. It survives a killed process (the
- * page cache outlives it), so the next push of the log sends only the batches not answered, and
- * those answered in the last NOTE_MS; a power cut may lose it or leave an earlier one, which only
- * sends batches again (delivery stays at least once). A note per answer cost 200 µs a call, as
- * much as the call (`npm run bench -- push`). A failure is recorded durably (`writeProgress`).
- * Only beside a log on the local file system: on FTP a note would be an upload. A note that cannot
- * be written is no note: the push goes on. `stop` before the record is written or removed.
+ * Notes how far a push got, after batches are done (answered by the receiver, committed by the
+ * database), at most every NOTE_MS and at the latest NOTE_MS after a batch: put in place by rename,
+ * not flushed. It survives a killed process (the page cache outlives it), so the next push of the log
+ * sends only the batches not done, and those done in the last NOTE_MS; a power cut may lose it or
+ * leave an earlier one, which only sends batches again (delivery stays at least once). A note per
+ * answer cost 200 µs a call, as much as the call (`npm run bench -- push`). A failure is recorded
+ * durably (`writeProgress`). Beside a log on FTP a note is an upload, made in the background, one at
+ * a time, at most every REMOTE_NOTE_MS. A note that cannot be written is no note: the push goes on.
  */
-export function progressNotes(
-  log: CurrentChangeLog | undefined,
-  progress: PushProgress,
-): { answered(): void; stop(): void } {
+export function progressNotes(log: CurrentChangeLog | undefined, progress: PushProgress): ProgressNotes {
   const file = log?.file;
-  const record = file && file.drive.local?.(progressPath(file.path));
+  if (!file) return { done() {}, stop: async () => {} };
+  const path = progressPath(file.path);
+  const local = file.drive.local?.(path);
+  const every = local ? NOTE_MS : REMOTE_NOTE_MS;
+  const write = local
+    ? (text: string) => replaceLocally(local, text)
+    : (text: string) => writeStaged(file.drive, path, (staged) => writeFileSync(staged, text));
   let last = -Infinity;
   let timer: NodeJS.Timeout | undefined;
+  /** An upload under way, and whether batches were done meanwhile (a note after it). */
+  let writing: Promise<void> | undefined;
+  let pending = false;
+  let stopped = false;
   const note = () => {
     timer = undefined;
+    const written = write(JSON.stringify({ executionId: log.executionId, done: progress.done }));
     last = performance.now();
-    const temp = tempPathOf(record!);
-    try {
-      writeFileSync(temp, JSON.stringify({ executionId: log!.executionId, done: progress.done }));
-      renameSync(temp, record!);
-    } catch {
-      rmSync(temp, { force: true });
+    if (!written) return;
+    writing = written
+      .catch(() => undefined)
+      .then(() => {
+        writing = undefined;
+        // Counted from the upload's end: a slow site gets fewer notes, not back-to-back ones.
+        last = performance.now();
+        if (pending) {
+          pending = false;
+          done();
+        }
+      });
+  };
+  const done = () => {
+    if (stopped || timer) return;
+    if (writing) {
+      pending = true;
+      return;
     }
+    const wait = last + every - performance.now();
+    if (wait <= 0) note();
+    else timer = setTimeout(note, wait);
   };
   return {
-    answered() {
-      if (!record || timer) return;
-      const wait = last + NOTE_MS - performance.now();
-      if (wait <= 0) note();
-      else timer = setTimeout(note, wait);
-    },
-    stop() {
+    done,
+    async stop() {
+      stopped = true;
       clearTimeout(timer);
       timer = undefined;
+      await writing;
     },
   };
+}
+
+/** Writes a local record through a temp file and a rename, unflushed; undefined (no upload to wait for). */
+function replaceLocally(record: string, text: string): undefined {
+  const temp = tempPathOf(record);
+  try {
+    writeFileSync(temp, text);
+    renameSync(temp, record);
+  } catch {
+    rmSync(temp, { force: true });
+  }
+  return undefined;
+}
+
+/**
+ * A push that succeeded: its record, saying every batch is done, is written durably, and removed once
+ * the run succeeds, after LOAD's watermark moved past the log (Scope.afterSuccess runs in order).
+ * Removed at once, a run killed or failing after the push (in a later PUSH of the same log) would
+ * play the log to this target again from its first batch.
+ */
+export async function finishProgress(
+  log: CurrentChangeLog | undefined,
+  progress: PushProgress,
+  run: Pick<RunState, 'afterSuccess'>,
+): Promise<void> {
+  const file = log?.file;
+  if (!file) return;
+  await writeProgress(log, progress);
+  run.afterSuccess(() => clearProgress(file));
 }
 
 export async function clearProgress(log: ChangeLogFile | undefined): Promise<void> {

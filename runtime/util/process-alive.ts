@@ -49,6 +49,8 @@ export function bootTime(): number {
  * cannot be looked up here, counts as its live process's after it was last touched: docs/session.md.
  */
 export const STALE_MS = 10 * 60_000;
+/** How often a process holding such a file for long (a CAPTURE's lock, a listener's journal) touches it. */
+export const HEARTBEAT_MS = 30_000;
 
 /** `<boot>.<pid namespace>.<pid>.<start ticks>`: what `identityAlive` judges a process by. */
 export function processIdentity(): string {

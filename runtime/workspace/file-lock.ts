@@ -8,22 +8,19 @@ import {
   rmSync,
   statSync,
   unlinkSync,
-  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ScriptError } from '../errors';
-import { identityAlive, processAlive, processIdentity } from '../util/process-alive';
-import { writeFailure } from './files';
+import { HEARTBEAT_MS, identityAlive, processAlive, processIdentity } from '../util/process-alive';
+import { lockAsidePath, removeDeadTempsNow, touch, writeFailure } from './files';
 
 /** How long a process waits for another to finish with a file before giving up. */
 const WAIT_MS = 10_000;
 /** How often a long wait looks whether the lock is free again. */
 const POLL_MS = 50;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
-/** How often a holder of a lock for minutes (a CAPTURE) touches it. */
-const HEARTBEAT_MS = 30_000;
 
 /**
  * Runs `fn` holding `<file>.lock`. Two processes changing a small workspace file at once (two
@@ -85,16 +82,6 @@ export async function whileHoldingFileLock<T>(
   }
 }
 
-/** Tells waiters of other PID namespaces that the holder of `held` still lives. */
-function touch(held: string): void {
-  const now = new Date();
-  try {
-    utimesSync(held, now, now);
-  } catch {
-    // Taken over after all (it looked stale): the run goes on, as a process stopped for that long would.
-  }
-}
-
 /** Removes `folder` and its parents up to `top` while they are empty. */
 function removeEmptyFolders(folder: string, top: string): void {
   for (let at = folder; ; at = dirname(at)) {
@@ -122,6 +109,8 @@ function removeEmptyFolders(folder: string, top: string): void {
 function tryLock(file: string): string | undefined {
   const lock = lockFileOf(file);
   makeFolderOf(lock);
+  // A taker killed between making its lock aside and renaming it left that folder: it is removed.
+  removeDeadTempsNow(dirname(lock));
   for (;;) {
     const token = take(lock);
     if (token !== undefined) return token;
@@ -147,7 +136,7 @@ function newToken(): string {
 /** Puts this process's lock in place, or returns undefined when another lock is there. */
 function take(lock: string): string | undefined {
   const token = newToken();
-  const aside = join(dirname(lock), `.${basename(lock)}.${token}`);
+  const aside = lockAsidePath(lock, token);
   try {
     mkdirSync(aside);
     writeFileSync(join(aside, token), '', { flag: 'wx', mode: 0o600 });

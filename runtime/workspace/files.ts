@@ -10,9 +10,10 @@ import {
   rmSync,
   statSync,
   unlinkSync,
+  utimesSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { ScriptError } from '../errors';
 import type { ByteSink } from '../util/bytes';
 import { identityAlive, processIdentity } from '../util/process-alive';
@@ -39,9 +40,24 @@ export function tempPathOf(path: string, folder = dirname(path)): string {
   return `${into}.${path.slice(path.lastIndexOf(sep) + 1)}${tempTail}${(tempCount++).toString(16)}`;
 }
 
-/** The writer's identity in a temp name (`tempPathOf`; a bare process id of an older sqlcdc), or undefined for another name. */
+/**
+ * The folder a taker of `lock` makes aside and renames into place (file-lock.ts), named by its token
+ * (`<process identity>.<nonce>.<count>`): a taker killed between the two leaves it, and it is removed
+ * as a dead writer's temp file is (`removeDeadTemps`).
+ */
+export function lockAsidePath(lock: string, token: string): string {
+  return join(dirname(lock), `.${basename(lock)}.${token}`);
+}
+
+/**
+ * The writer's identity in a temp name (`tempPathOf`; a bare process id of an older sqlcdc) or in a
+ * lock's folder made aside (`lockAsidePath`), or undefined for another name.
+ */
 function tempWriter(name: string): string | undefined {
-  return /\.tmp-([0-9a-f]*\.\d*\.\d+\.\d*|\d+)-[0-9a-f]+$/.exec(name)?.[1];
+  return /(?:\.tmp-([0-9a-f]*\.\d*\.\d+\.\d*|\d+)-[0-9a-f]+|\.lock\.([0-9a-f]*\.\d*\.\d+\.\d*)\.[0-9a-f]+\.[0-9a-f]+)$/
+    .exec(name)
+    ?.slice(1)
+    .find((id) => id !== undefined);
 }
 
 /** When this process last removed the dead writers' temps of each folder it writes to (`removeDeadTempsNow`). */
@@ -62,8 +78,9 @@ export function removeDeadTempsNow(folder: string): void {
 }
 
 /**
- * Removes the temp files (`tempPathOf`) a killed writer left in `folder`: a log cut short can be as
- * large as a log. Only those whose writer is gone: never one a live process is still writing.
+ * Removes the temp files (`tempPathOf`) and lock folders made aside (`lockAsidePath`) a killed writer
+ * left in `folder`: a log cut short can be as large as a log. Only those whose writer is gone: never
+ * one a live process is still writing.
  */
 export function removeDeadTemps(folder: string): void {
   let names: string[];
@@ -76,7 +93,22 @@ export function removeDeadTemps(folder: string): void {
     const writer = name.startsWith('.') ? tempWriter(name) : undefined;
     if (writer === undefined) continue;
     const temp = join(folder, name);
-    if (!identityAlive(writer, () => statSync(temp, { throwIfNoEntry: false })?.mtimeMs)) rmSync(temp, { force: true });
+    if (!identityAlive(writer, () => statSync(temp, { throwIfNoEntry: false })?.mtimeMs))
+      rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Tells processes of other PID namespaces or machines, which cannot look this one up, that the
+ * process holding `path` (a lock, a journal segment) still lives (`identityAlive`'s `touched`). A
+ * file gone meanwhile (taken over after all, as a process stopped for that long would find) stays gone.
+ */
+export function touch(path: string): void {
+  const now = new Date();
+  try {
+    utimesSync(path, now, now);
+  } catch {
+    // Gone: nothing to tell.
   }
 }
 

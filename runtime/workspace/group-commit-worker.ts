@@ -17,7 +17,7 @@ import {
 import { dirname, join, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
-import { syncFolder, tempPathOf } from './files';
+import { syncFolder, tempPathOf, touch } from './files';
 import { decodeBatch, type ToPublish } from './group-commit-batch';
 import { encodeEntry, EntryKind, journalFolder, lineOf, segmentName, stagingFolder, withdrawal } from './journal';
 import { JournalSegment } from './journal-segment';
@@ -54,9 +54,11 @@ export interface ThreadOptions {
   root: string;
   /** A listener quiet this long checkpoints what it holds (GroupCommitOptions). */
   idleCheckpointMs: number;
+  /** How often the segments are touched (GroupCommitOptions). */
+  heartbeatMs: number;
 }
 
-const { root, idleCheckpointMs } = workerData as ThreadOptions;
+const { root, idleCheckpointMs, heartbeatMs } = workerData as ThreadOptions;
 /** Flags as numbers: parsing 'wx' and 'a' again for each of thousands of files is work for nothing. */
 const NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 /** Read as well: the last byte of a file another process appended to is checked (appendFile). */
@@ -94,6 +96,15 @@ const pending: ToPublish[] = [];
 const committing = new Set<Promise<void>>();
 let checkpointing: Promise<void> | undefined;
 let idleTimer: NodeJS.Timeout | undefined;
+
+/**
+ * A listener of another PID namespace or machine on the workspace cannot look this process up: it
+ * takes a segment untouched for STALE_MS for a dead listener's and replays and removes it
+ * (journal.ts). A quiet listener's segments are touched so that they stay its own.
+ */
+setInterval(() => {
+  for (const s of [segment, spare]) if (s) touch(s.path);
+}, heartbeatMs).unref();
 
 /** The batch as the files it writes: a whole file alone, the lines appended to one file together. */
 function plan(batch: readonly ToPublish[]): Written[] {

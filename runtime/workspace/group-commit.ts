@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { encodeBatch, type Outgoing } from './group-commit-batch';
 import type { FromThread, Published, ThreadOptions, ToThread } from './group-commit-worker';
 import { EntryKind, replayJournal } from './journal';
+import { HEARTBEAT_MS } from '../util/process-alive';
 
 /**
  * Items handed over at once rather than at the end of the turn. A hundred clients answered together
@@ -37,6 +38,8 @@ const IDLE_CHECKPOINT_MS = 35_000;
 export interface GroupCommitOptions {
   /** How long the listener must be quiet before a checkpoint (IDLE_CHECKPOINT_MS when not given). */
   idleCheckpointMs?: number;
+  /** How often its journal segments are touched (HEARTBEAT_MS when not given; group-commit-worker.ts). */
+  heartbeatMs?: number;
 }
 
 export interface PublishOptions {
@@ -153,6 +156,7 @@ export class GroupCommit {
     const workerData: ThreadOptions = {
       root: this.root,
       idleCheckpointMs: this.options.idleCheckpointMs ?? IDLE_CHECKPOINT_MS,
+      heartbeatMs: this.options.heartbeatMs ?? HEARTBEAT_MS,
     };
     const worker = new Worker(join(__dirname, 'group-commit-worker.js'), { workerData });
     worker.on('message', (message: FromThread) => {

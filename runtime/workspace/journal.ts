@@ -1,8 +1,8 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { syncFile, syncFolder, removeDeadTemps, writeFileAtomic } from './files';
-import { bootId, processAlive, startTicks } from '../util/process-alive';
+import { bootId, identityAlive, pidNamespace, processIdentity } from '../util/process-alive';
 
 /**
  * The group commit's write-ahead journal (group-commit.ts): what a batch publishes is appended to
@@ -15,7 +15,7 @@ import { bootId, processAlive, startTicks } from '../util/process-alive';
  * Records are written before their files are put in place, and flushed meanwhile: a batch's
  * answers wait for whichever of the two ends last, not for both one after the other.
  *
- * A segment, `<workspace>/.journal/<owner>.<writer>-<seq>.wal`, is `MAGIC`, a u32 salt, then
+ * A segment, `<workspace>/.journal/<process identity>.<writer>-<seq>.wal` (`segmentName`), is `MAGIC`, a u32 salt, then
  * records, each `u32 body length | u32 CRC-32 of body, seeded with the salt | body`, body = `u8 kind |
  * u32 mode (0: none) | u16 path length | path (UTF-8, relative to the workspace) | data`. A record
  * cut short by a crash fails its length or CRC: it and anything after it were never answered, and
@@ -159,44 +159,35 @@ function startsWith(bytes: Buffer, magic: Buffer): boolean {
 // ----------------------------------------------------------------------------- owners
 
 /**
- * Who writes a segment: the boot, the process id and the process's start time, so that a segment is
- * replayed only once its writer is gone, even after a reboot hands its process id to another
- * process. Where /proc is missing the process id alone tells.
- */
-function readOwner(): string {
-  try {
-    return `${bootId()}-${process.pid}-${startTicks(process.pid)}`;
-  } catch {
-    return `${bootId()}-${process.pid}-`;
-  }
-}
-
-let ownerName: string | undefined;
-
-export function owner(): string {
-  return (ownerName ??= readOwner());
-}
-
-const SEGMENT = /^([0-9a-f]*)-(\d+)-(\d*)\.[0-9a-f]+-\d+\.wal$/;
-
-/**
- * `<owner>.<writer>-<seq>.wal`: `writer` tells apart the group commits of one process (listeners
- * started one after another in a kernel, or side by side).
+ * `<writer's process identity>.<writer>-<seq>.wal`: the identity (boot, PID namespace, process id,
+ * start time: `processIdentity`, as a lock's holder is named) tells whether the segment's listener
+ * is gone, even after a reboot hands its process id to another process, or when a listener of
+ * another PID namespace (a container sharing the workspace) has the same id; `writer` tells apart
+ * the group commits of one process (listeners started one after another in a kernel, or side by
+ * side).
  */
 export function segmentName(writer: string, seq: number): string {
-  return `${owner()}.${writer}-${seq}.wal`;
+  return `${processIdentity()}.${writer}-${seq}.wal`;
 }
 
-function ownerAlive(boot: string, pid: number, ticks: string): boolean {
-  const [myBoot] = owner().split('-');
-  if (boot !== myBoot) return false;
-  if (pid === process.pid) return ticks === owner().split('-')[2];
-  if (!ticks) return processAlive(pid);
-  try {
-    return startTicks(pid) === ticks;
-  } catch {
-    return false;
-  }
+const SEGMENT = /^([0-9a-f]*\.\d*\.\d+\.\d*)\.[0-9a-f]+-\d+\.wal$/;
+/** A segment of an older sqlcdc, `<boot>-<pid>-<start>.<writer>-<seq>.wal`, without the PID namespace. */
+const SEGMENT_WITHOUT_NAMESPACE = /^([0-9a-f]*)-(\d+)-(\d*)\.[0-9a-f]+-\d+\.wal$/;
+
+/**
+ * Whether the listener that writes the segment `name` is gone (`identityAlive`), or undefined for
+ * another file. One of another PID namespace or boot cannot be looked up: alive while the segment was
+ * touched within STALE_MS, which a listener does every HEARTBEAT_MS even while quiet
+ * (group-commit-worker.ts). An older sqlcdc's segment is judged as it was then: of this PID
+ * namespace, and gone when of another boot.
+ */
+function writerGone(name: string, segment: string): boolean | undefined {
+  const m = SEGMENT.exec(name);
+  const old = m ? undefined : SEGMENT_WITHOUT_NAMESPACE.exec(name);
+  if (old && old[1] !== bootId()) return true;
+  const writer = m ? m[1] : old && `${old[1]}.${pidNamespace()}.${old[2]}.${old[3]}`;
+  if (!writer) return undefined;
+  return !identityAlive(writer, () => statSync(segment, { throwIfNoEntry: false })?.mtimeMs);
 }
 
 // ----------------------------------------------------------------------------- replay
@@ -221,9 +212,8 @@ export function replayJournal(root: string): Replayed {
   const folders = new Set<string>();
   const appended = new Map<string, string>();
   for (const name of readdirSync(folder).sort()) {
-    const m = SEGMENT.exec(name);
-    if (!m || ownerAlive(m[1], Number(m[2]), m[3])) continue;
     const segment = join(folder, name);
+    if (!writerGone(name, segment)) continue;
     // Positions of the records whose file is under its name, the lines speaking for it may follow.
     const placed = new Set<number>();
     for (const entry of withoutWithdrawn(decodeSegment(root, readFileSync(segment)))) {

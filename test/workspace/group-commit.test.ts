@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
@@ -408,3 +418,93 @@ test(
     assert.ok(readFileSync(join(dir, 'ok.bin')).equals(content('ok.bin')));
   },
 );
+
+/** Publishes live.bin, says `published` once it is durable, and stays alive (touching its segment) until killed. */
+const LIVE_CHILD = `
+const { join } = require('node:path');
+const { GroupCommit } = require(${JSON.stringify(require.resolve('../../runtime/workspace/group-commit'))});
+const content = ${content.toString()};
+const dir = process.argv[1];
+const group = new GroupCommit(dir, { idleCheckpointMs: 3_600_000, heartbeatMs: 50 });
+void group.publish(join(dir, 'live.bin'), [content('live.bin')], { overwrite: false }).then(() => process.stdout.write('published\\n'));
+setInterval(() => {}, 60_000);
+`;
+
+/** The segments in `dir`'s journal. */
+function segments(dir: string): string[] {
+  return readdirSync(join(dir, '.journal')).filter((f) => f.endsWith('.wal'));
+}
+
+/** Whether this machine lets the test make a PID namespace (root, or a user namespace allowed). */
+const namespaces = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+
+test(
+  "a listener of another PID namespace (a container) whose process id is this process's: its segment is its own while it lives, quiet or not, replayed once it is gone and stale",
+  { ...LIMITS, skip: !namespaces && 'unshare --pid is not allowed here' },
+  async () => {
+    const dir = tempDir('group-commit-namespace');
+    // In its namespace it gets this process's id: judged by the id alone, it would be this process,
+    // started at another time, so gone.
+    const child = spawn(
+      'unshare',
+      [
+        '--pid',
+        '--fork',
+        '--mount-proc',
+        'sh',
+        '-c',
+        `echo ${process.pid - 1} > /proc/sys/kernel/ns_last_pid; "$0" "$@" & wait`,
+        process.execPath,
+        '-e',
+        LIVE_CHILD,
+        dir,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
+    );
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d).includes('published') && resolve());
+        void exited.then(() => reject(new Error(`the child exited: ${out}`)));
+      });
+      const [segment] = segments(dir);
+      assert.ok(segment, 'the listener has a segment');
+      // Another listener starts on the workspace: it replays only the segments of listeners that are gone.
+      await new GroupCommit(dir).close();
+      assert.deepEqual(segments(dir), [segment], "the live listener's segment is left to it");
+      // Quiet for longer than 10 minutes, it still touches its segment, which stays its own.
+      const path = join(dir, '.journal', segment);
+      const then = new Date(Date.now() - 11 * 60_000);
+      utimesSync(path, then, then);
+      for (let i = 0; i < 2000 && statSync(path).mtimeMs < Date.now() - 60_000; i++)
+        await new Promise((go) => setTimeout(go, 5));
+      await new GroupCommit(dir).close();
+      assert.deepEqual(segments(dir), [segment], 'a quiet live listener touches its segment');
+    } finally {
+      process.kill(-child.pid!, 'SIGKILL');
+      await exited;
+    }
+    // Killed long ago (untouched for longer than 10 minutes), and a power cut lost its file.
+    const [segment] = segments(dir);
+    const then = new Date(Date.now() - 11 * 60_000);
+    utimesSync(join(dir, '.journal', segment), then, then);
+    rmSync(join(dir, 'live.bin'));
+    await new GroupCommit(dir).close();
+    assert.deepEqual(checkFolder(dir), ['live.bin'], 'restored from its segment');
+    assert.deepEqual(segments(dir), []);
+  },
+);
+
+test('a segment named as an older sqlcdc named them (without the PID namespace), of a listener killed on this boot, is replayed', async () => {
+  const dir = tempDir('group-commit-old-name');
+  await killedAfterItsLine(LIVE_CHILD, dir);
+  const [segment] = segments(dir);
+  // `<boot>.<namespace>.<pid>.<start>.<writer>-<seq>.wal` as `<boot>-<pid>-<start>.<writer>-<seq>.wal`.
+  const old = segment.replace(/^([0-9a-f]*)\.\d*\.(\d+)\.(\d*)\./, '$1-$2-$3.');
+  renameSync(join(dir, '.journal', segment), join(dir, '.journal', old));
+  rmSync(join(dir, 'live.bin'));
+  await new GroupCommit(dir).close();
+  assert.deepEqual(checkFolder(dir), ['live.bin'], 'restored from its segment');
+  assert.deepEqual(segments(dir), []);
+});

@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli';
 import { tempDir } from '../helpers/temp';
-import { processAlive } from '../../runtime/util/process-alive';
+import { processAlive, processIdentity } from '../../runtime/util/process-alive';
+import { SQLCDC } from '../repl/harness';
 
 const CHILD = join(__dirname, 'lock-child.js');
 
@@ -136,3 +137,49 @@ test('a lock of another boot id: another machine on a shared workspace holds it 
   assert.equal(made.code, 0, made.stderr);
   assert.deepEqual(readdirSync(dirname(file)).sort(), ['job.json', 'writer.sql']);
 });
+
+/** Whether strace can stop a child at a system call here (it kills the taker between two of its calls). */
+const strace = spawnSync('strace', ['-qq', '-o', '/dev/null', 'true']).status === 0;
+
+test(
+  "a taker killed (kill -9) between making its lock aside and renaming it into place: the next taker removes that folder, not a live taker's",
+  { skip: !strace && 'strace is not installed (apt-get install -y strace)' },
+  async () => {
+    const dir = tempDir('lock-takeover');
+    writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
+    const folder = join(dir, 'ws', 'jobs', 'orders');
+    const create = ['job', 'create', 'orders', '--writer', 'w.sql', '--workspace', 'ws'];
+    // SIGKILL as it enters its first rename, not made: the one putting the lock made aside in place
+    // (job.json is written after it).
+    const renames = 'rename,renameat,renameat2';
+    const env = { ...process.env };
+    delete env.SQLCDC_HOME;
+    const killed = spawnSync(
+      'strace',
+      [
+        '-f',
+        '-qq',
+        '-o',
+        '/dev/null',
+        '-e',
+        `trace=${renames}`,
+        '-e',
+        `inject=${renames}:error=EIO:signal=KILL:when=1`,
+      ].concat([process.execPath, SQLCDC, ...create]),
+      { cwd: dir, env },
+    );
+    assert.equal(killed.signal, 'SIGKILL', killed.stderr.toString());
+    const left = readdirSync(folder);
+    assert.equal(left.length, 1, left.join(', '));
+    assert.match(left[0], /^\.job\.json\.lock\./, 'the killed taker left its lock made aside');
+    // A live taker's, as another process making its lock aside at this moment has it.
+    const token = `${processIdentity()}.abcdef01.0`;
+    const live = `.job.json.lock.${token}`;
+    mkdirSync(join(folder, live));
+    writeFileSync(join(folder, live, token), '');
+
+    const made = await runCli(dir, create);
+    assert.equal(made.code, 0, made.stderr);
+    assert.deepEqual(readdirSync(folder).sort(), [live, 'job.json', 'writer.sql']);
+  },
+);
