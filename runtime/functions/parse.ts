@@ -67,6 +67,13 @@ const IDENT_START = /[A-Za-z_]/;
 const VARIABLE = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
 const IDENT = /[A-Za-z0-9_.]/;
 const FIELD = /^\s*(?:(ascii|base64|hex|utf8|unicode)\s*:\s*)?([^{}\r\n]*?[^{}\s][^{}\r\n]*?)\s*$/i;
+/**
+ * A `{{` and a name that runs into the end of the text or line, a single `}` or a `)` without its
+ * `}}`: a field reference missing its closing braces (an error, as in Jinja and Handlebars). Other
+ * text that holds `{{` (a PostgreSQL array literal `'{{a,b},{c,d}}'`, `{{"a": 1}}`) is left as it is.
+ */
+const UNCLOSED_FIELD =
+  /\s*(?:(?:ascii|base64|hex|utf8|unicode)\s*:\s*)?@?[A-Za-z_][A-Za-z0-9_.]*[ \t]*(?:\}(?!\})|\)|[\r\n]|$)/iy;
 
 class Parser {
   constructor(
@@ -137,6 +144,12 @@ class Parser {
         }
         const close = src.indexOf('}}', i + 2);
         const m = close < 0 ? null : FIELD.exec(src.slice(i + 2, close));
+        if (!m && !this.composite) {
+          UNCLOSED_FIELD.lastIndex = i + 2;
+          if (UNCLOSED_FIELD.test(src)) {
+            throw this.error("missing '}}' to close this '{{' (a field is written {{name}})", i);
+          }
+        }
         if (m) {
           flush();
           const prefix = m[1]?.toLowerCase() as BinaryPrefix | undefined;
