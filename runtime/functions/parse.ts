@@ -14,11 +14,16 @@ export interface TextPart {
   text: string;
 }
 
-export interface FieldPart {
+/** Where a part other than text was written: its position and how many characters it takes there. */
+interface Written {
+  pos?: Position;
+  length?: number;
+}
+
+export interface FieldPart extends Written {
   kind: 'field';
   name: string;
   prefix?: BinaryPrefix;
-  pos?: Position;
 }
 
 /**
@@ -26,20 +31,19 @@ export interface FieldPart {
  * @highwatermark, @webhookurl, a declared variable…); the reserved ones are also read bare, as
  * reference A writes them in SQL (`@executionId`, `@success`, `@highwatermark`).
  */
-export interface VariablePart {
+export interface VariablePart extends Written {
   kind: 'variable';
   /** Without the `@`, as written. */
   name: string;
   prefix?: BinaryPrefix;
   /** Written without braces. */
   bare?: boolean;
-  pos?: Position;
 }
 
 /** The variables read bare; any other `@word` is text (an e-mail address, a SQL Server @param). */
 const BARE_VARIABLES = new Set(['executionid', 'success', 'highwatermark']);
 
-export interface CallPart {
+export interface CallPart extends Written {
   kind: 'call';
   sigil: '#' | '@';
   /** As written (case kept for messages). */
@@ -49,7 +53,6 @@ export interface CallPart {
   /** Operators (def.raw): the verbatim text between the parentheses, and where it starts. */
   raw?: string;
   rawPos?: Position;
-  pos?: Position;
 }
 
 export interface Arg {
@@ -116,6 +119,7 @@ class Parser {
             flush();
             if (level >= NESTING_LIMIT) throw this.error(NESTED_TOO_DEEPLY, i);
             const call = this.call(c, name, i, j + 1, level + 1);
+            call.part.length = call.end - i;
             parts.push(call.part);
             i = call.end;
             continue;
@@ -127,7 +131,7 @@ class Parser {
         const name = src.slice(i + 1, end);
         if (c === '@' && BARE_VARIABLES.has(name.toLowerCase())) {
           flush();
-          parts.push({ kind: 'variable', name, bare: true, pos: this.pos(i) });
+          parts.push({ kind: 'variable', name, bare: true, pos: this.pos(i), length: end - i });
           i = end;
           continue;
         }
@@ -154,10 +158,11 @@ class Parser {
           flush();
           const prefix = m[1]?.toLowerCase() as BinaryPrefix | undefined;
           const variable = VARIABLE.exec(m[2]);
+          const written = { pos: this.pos(i), length: close + 2 - i };
           parts.push(
             variable
-              ? { kind: 'variable', name: variable[1], prefix, pos: this.pos(i) }
-              : { kind: 'field', name: m[2], prefix, pos: this.pos(i) },
+              ? { kind: 'variable', name: variable[1], prefix, ...written }
+              : { kind: 'field', name: m[2], prefix, ...written },
           );
           i = close + 2;
           continue;
