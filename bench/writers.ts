@@ -85,7 +85,7 @@ export async function runWritersBench(): Promise<void> {
     'CSV',
     columns,
     columns.map((_, i) => i),
-    writerOptions({ header: true, quoteEmpty: true }),
+    writerOptions({ header: true }),
   );
   const streamed = await best(
     RUNS,

@@ -20,7 +20,8 @@ export const selectDb: Command<SelectDb> = async (stmt, input, ctx) => {
   const engine = engineFor(ctx, stmt.connection);
   const plan = planFor(stmt.sql);
   const pipelineData = plan.usesPipelineData ? temporaryName('pipelinedata') : undefined;
-  const { sql, params } = renderSql(plan.whole, engine.dialect, pipelineData && engine.dialect.quote(pipelineData));
+  const rendered = renderSql(plan.whole, engine.dialect, pipelineData && engine.dialect.quote(pipelineData));
+  const { sql, params } = rendered;
   const values = valuesOnce(
     plan,
     params,
@@ -48,7 +49,7 @@ export const selectDb: Command<SelectDb> = async (stmt, input, ctx) => {
           },
           { signal: ctx.signal, pageRows: pipeline ? PAGE_ROWS : Infinity },
         ),
-      sent,
+      rendered,
     );
   if (pipelineData === undefined) await engine.session(read, ctx.signal);
   else {

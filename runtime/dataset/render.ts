@@ -31,7 +31,7 @@ const COUNT = new Intl.NumberFormat('en-US');
 // eslint-disable-next-line no-control-regex -- control characters are what a text cell replaces
 const CONTROL = /[\u0000-\u001f\u007f]/g;
 const JSON_EXPORT = writerOptions();
-const CSV_EXPORT = writerOptions({ header: true, quoteEmpty: true });
+const CSV_EXPORT = writerOptions({ header: true });
 
 /** `(3 rows)`, `(1 row)`, or `(showing 20 of 1,000,000 rows)` when cut. */
 export function rowCountLine(total: number, shown: number): string {

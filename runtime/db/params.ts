@@ -15,8 +15,13 @@ import type { Dialect } from './engine';
  * that says to write it bare. `@pipelinedata()` is where the table holding the pipeline's rows goes.
  */
 
-/** A piece of the SQL: text as written, the bind parameter `index`, or the place of @pipelinedata(). */
-export type Segment = { kind: 'sql'; text: string } | { kind: 'param'; index: number } | { kind: 'pipelinedata' };
+/**
+ * A piece of the SQL: text as written, the bind parameter `index`, or the place of @pipelinedata();
+ * `from` is where it starts in the script's SQL (an engine's error position is mapped back by it).
+ */
+export type Segment = { from: number } & (
+  { kind: 'sql'; text: string } | { kind: 'param'; index: number } | { kind: 'pipelinedata' }
+);
 
 /** A `{{field}}` or call of the SQL, sent as a bind parameter. */
 export interface SqlParam {
@@ -41,6 +46,8 @@ export interface SqlPlan {
 export interface RenderedSql {
   sql: string;
   params: number[];
+  /** Where character `index` of `sql` was written in the script's SQL (a placeholder: where its field or call starts). */
+  sourceAt(index: number): number;
 }
 
 type State = 'code' | 'quote' | 'identifier' | 'line comment' | 'block comment' | 'dollar';
@@ -60,11 +67,14 @@ function planSql(text: Text): SqlPlan {
   let state: State = 'code';
   let dollarTag = '';
   let pending = '';
+  /** Where `pending` starts in the text, and where the part being read starts. */
+  let pendingFrom = 0;
+  let partFrom = 0;
   /** The statement has more than blanks and comments. */
   let hasCode = false;
   const flushPending = () => {
     if (!pending) return;
-    const segment: Segment = { kind: 'sql', text: pending };
+    const segment: Segment = { kind: 'sql', text: pending, from: pendingFrom };
     plan.whole.push(segment);
     statement.push(segment);
     pending = '';
@@ -84,27 +94,36 @@ function planSql(text: Text): SqlPlan {
 
   for (const part of parseTemplate(text.value, text.pos)) {
     if (part.kind !== 'text') {
-      if (state === 'line comment' || state === 'block comment') continue;
+      const from = partFrom;
+      partFrom += part.length ?? 0;
+      // Left out of the SQL sent: what follows is a segment of its own, so positions stay right.
+      if (state === 'line comment' || state === 'block comment') {
+        flushPending();
+        continue;
+      }
       if (state !== 'code') throw misplaced(part, state);
       plan.params.push({ value: compilePart(part, { sql: true }), text: written(part), pos: part.pos });
-      push({ kind: 'param', index: plan.params.length - 1 });
+      push({ kind: 'param', index: plan.params.length - 1, from });
       continue;
     }
     const s = part.text;
+    const from = partFrom;
+    partFrom += s.length;
     for (let i = 0; i < s.length; i++) {
       const c = s[i];
+      if (!pending) pendingFrom = from + i;
       switch (state) {
         case 'code':
           if (c === ';') {
             endStatement();
-            plan.whole.push({ kind: 'sql', text: ';' });
+            plan.whole.push({ kind: 'sql', text: ';', from: from + i });
             continue;
           }
           if (c === '@') {
             const m = matchAt(PIPELINE_DATA, s, i);
             if (m) {
               plan.usesPipelineData = true;
-              push({ kind: 'pipelinedata' });
+              push({ kind: 'pipelinedata', from: from + i });
               i += m.length - 1;
               continue;
             }
@@ -197,7 +216,10 @@ export function requireNoRow(plan: SqlPlan, why: string): void {
 export function renderSql(segments: readonly Segment[], dialect: Dialect, pipelineTable?: string): RenderedSql {
   let sql = '';
   const params: number[] = [];
+  /** Where each segment starts in `sql`, in order. */
+  const starts: number[] = [];
   for (const s of segments) {
+    starts.push(sql.length);
     if (s.kind === 'sql') sql += s.text;
     else if (s.kind === 'pipelinedata') sql += pipelineTable ?? '';
     else {
@@ -205,7 +227,14 @@ export function renderSql(segments: readonly Segment[], dialect: Dialect, pipeli
       sql += dialect.placeholder(params.length);
     }
   }
-  return { sql, params };
+  const sourceAt = (index: number): number => {
+    let k = starts.length - 1;
+    while (k > 0 && starts[k] > index) k--;
+    const segment = segments[k];
+    if (!segment) return 0;
+    return segment.kind === 'sql' ? segment.from + Math.min(index - starts[k], segment.text.length) : segment.from;
+  };
+  return { sql, params, sourceAt };
 }
 
 function written(part: Exclude<Part, { kind: 'text' }>): string {

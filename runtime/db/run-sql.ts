@@ -24,8 +24,8 @@ export function sqlOnce(
   pipelineTable?: string,
 ): (db: DbSession) => Promise<void> {
   if (plan.params.length === 0) {
-    const script = renderSql(plan.whole, dialect, pipelineTable).sql;
-    return (db) => atSql(plan.text, () => db.script(script), script);
+    const script = renderSql(plan.whole, dialect, pipelineTable);
+    return (db) => atSql(plan.text, () => db.script(script.sql), script);
   }
   const values = valuesOnce(
     plan,
@@ -37,9 +37,14 @@ export function sqlOnce(
   return (db) =>
     atSql(plan.text, async () => {
       for (const s of statements)
-        await db.exec(
-          s.sql,
-          s.params.map((i) => values[i]),
+        await atSql(
+          plan.text,
+          () =>
+            db.exec(
+              s.sql,
+              s.params.map((i) => values[i]),
+            ),
+          s,
         );
     });
 }
@@ -87,9 +92,9 @@ export class SqlPerRow {
         throw new ScriptError(`TIMEOUT ${timeout.seconds}: the rows took longer than ${timeout.seconds} s`, 'runtime');
     };
     if (plan.params.length === 0) {
-      const script = renderSql(plan.whole, db.dialect, this.pipelineTable).sql;
+      const script = renderSql(plan.whole, db.dialect, this.pipelineTable);
       for (let r = start; r < end; r++) {
-        await db.script(script);
+        await atSql(plan.text, () => db.script(script.sql), script);
         await turn(r);
       }
       return;
@@ -97,6 +102,7 @@ export class SqlPerRow {
     const statements = plan.statements.map((s) => {
       const rendered = renderSql(s, db.dialect, this.pipelineTable);
       return {
+        rendered,
         prepared: db.prepare(rendered.sql),
         values: rendered.params.map((i) => this.values[i]),
         args: rendered.params.map(() => null as Value),
@@ -107,7 +113,7 @@ export class SqlPerRow {
       const row = reader(r);
       for (const s of statements) {
         for (let k = 0; k < s.args.length; k++) s.args[k] = s.values[k](row, r);
-        await s.prepared.run(s.args);
+        await atSql(plan.text, () => s.prepared.run(s.args), s.rendered);
       }
       await turn(r);
     }

@@ -92,6 +92,13 @@ commands). A binary field is lowercase hexadecimal unless a prefix says otherwis
 \`{{ascii:f}}\`, \`{{base64:f}}\`, \`{{hex:f}}\`, \`{{utf8:f}}\`, \`{{unicode:f}}\` (UTF-16LE). On a text field,
 \`base64:\` and \`hex:\` encode its UTF-8 bytes and the other prefixes change nothing.
 
+**An unclosed \`{{\`** (**decision**: the spec and reference.md are silent): a \`{{\` followed by a name
+that runs into the end of the text or of its line, a single \`}\` or a \`)\` — \`{{name\`, \`{{name}\`,
+\`#toupper({{name)\` — is a field missing its closing braces, and an error at that \`{{\` (as Jinja and
+Handlebars report it): \`missing '}}' to close this '{{' (a field is written {{name}})\`. Any other \`{{\`
+stays text, so payloads and SQL that hold braces are sent as written: \`{{"a": 1}}\`, a PostgreSQL array
+literal \`'{{a,b},{c,d}}'\`, \`{{ 1\`. In \`#format\`'s format string \`{{\` remains the brace escape.
+
 ## Batch operators (PUSH … WITH BATCH N)
 
 \`@concatjson\`, \`@concatjsonarr\`, \`@concatxml\` and the \`@sql\` family expand their argument — a row

@@ -14,11 +14,16 @@ export interface TextPart {
   text: string;
 }
 
-export interface FieldPart {
+/** Where a part other than text was written: its position and how many characters it takes there. */
+interface Written {
+  pos?: Position;
+  length?: number;
+}
+
+export interface FieldPart extends Written {
   kind: 'field';
   name: string;
   prefix?: BinaryPrefix;
-  pos?: Position;
 }
 
 /**
@@ -26,20 +31,19 @@ export interface FieldPart {
  * @highwatermark, @webhookurl, a declared variable…); the reserved ones are also read bare, as
  * reference A writes them in SQL (`@executionId`, `@success`, `@highwatermark`).
  */
-export interface VariablePart {
+export interface VariablePart extends Written {
   kind: 'variable';
   /** Without the `@`, as written. */
   name: string;
   prefix?: BinaryPrefix;
   /** Written without braces. */
   bare?: boolean;
-  pos?: Position;
 }
 
 /** The variables read bare; any other `@word` is text (an e-mail address, a SQL Server @param). */
 const BARE_VARIABLES = new Set(['executionid', 'success', 'highwatermark']);
 
-export interface CallPart {
+export interface CallPart extends Written {
   kind: 'call';
   sigil: '#' | '@';
   /** As written (case kept for messages). */
@@ -49,7 +53,6 @@ export interface CallPart {
   /** Operators (def.raw): the verbatim text between the parentheses, and where it starts. */
   raw?: string;
   rawPos?: Position;
-  pos?: Position;
 }
 
 export interface Arg {
@@ -67,6 +70,13 @@ const IDENT_START = /[A-Za-z_]/;
 const VARIABLE = /^@([A-Za-z_][A-Za-z0-9_]*)$/;
 const IDENT = /[A-Za-z0-9_.]/;
 const FIELD = /^\s*(?:(ascii|base64|hex|utf8|unicode)\s*:\s*)?([^{}\r\n]*?[^{}\s][^{}\r\n]*?)\s*$/i;
+/**
+ * A `{{` and a name that runs into the end of the text or line, a single `}` or a `)` without its
+ * `}}`: a field reference missing its closing braces (an error, as in Jinja and Handlebars). Other
+ * text that holds `{{` (a PostgreSQL array literal `'{{a,b},{c,d}}'`, `{{"a": 1}}`) is left as it is.
+ */
+const UNCLOSED_FIELD =
+  /\s*(?:(?:ascii|base64|hex|utf8|unicode)\s*:\s*)?@?[A-Za-z_][A-Za-z0-9_.]*[ \t]*(?:\}(?!\})|\)|[\r\n]|$)/iy;
 
 class Parser {
   constructor(
@@ -109,6 +119,7 @@ class Parser {
             flush();
             if (level >= NESTING_LIMIT) throw this.error(NESTED_TOO_DEEPLY, i);
             const call = this.call(c, name, i, j + 1, level + 1);
+            call.part.length = call.end - i;
             parts.push(call.part);
             i = call.end;
             continue;
@@ -120,7 +131,7 @@ class Parser {
         const name = src.slice(i + 1, end);
         if (c === '@' && BARE_VARIABLES.has(name.toLowerCase())) {
           flush();
-          parts.push({ kind: 'variable', name, bare: true, pos: this.pos(i) });
+          parts.push({ kind: 'variable', name, bare: true, pos: this.pos(i), length: end - i });
           i = end;
           continue;
         }
@@ -137,14 +148,21 @@ class Parser {
         }
         const close = src.indexOf('}}', i + 2);
         const m = close < 0 ? null : FIELD.exec(src.slice(i + 2, close));
+        if (!m && !this.composite) {
+          UNCLOSED_FIELD.lastIndex = i + 2;
+          if (UNCLOSED_FIELD.test(src)) {
+            throw this.error("missing '}}' to close this '{{' (a field is written {{name}})", i);
+          }
+        }
         if (m) {
           flush();
           const prefix = m[1]?.toLowerCase() as BinaryPrefix | undefined;
           const variable = VARIABLE.exec(m[2]);
+          const written = { pos: this.pos(i), length: close + 2 - i };
           parts.push(
             variable
-              ? { kind: 'variable', name: variable[1], prefix, pos: this.pos(i) }
-              : { kind: 'field', name: m[2], prefix, pos: this.pos(i) },
+              ? { kind: 'variable', name: variable[1], prefix, ...written }
+              : { kind: 'field', name: m[2], prefix, ...written },
           );
           i = close + 2;
           continue;

@@ -78,6 +78,14 @@ the line and column (in the whole cell, magic lines included) and what was expec
 Unknown options, repeated options, bad numbers, unknown modes and formats and missing required options
 are reported the same way, and so are the errors of magic lines (docs/session.md, "Magics").
 
+**A missing required part** (FORMAT of SINK/PUSH INTO DRIVE and ZIP COLUMN, FILE of SINK INTO DRIVE,
+TABLE of SINK INTO DB, MERGE and TRACE, ON of APPLY FILTER REGEX/XPATH/TX, the sections of PUSH INTO HTTP
+and PUSH INTO DB) is reported where it was expected: right after the statement's last token (where its
+\`;\` stands), or after the last token of the TRACE clause, since options come in any order and the
+statement ends without it. \`SINK INTO DRIVE FILE 'o.csv';\` gives \`SINK INTO DRIVE at line 1, column 25:
+SINK INTO DRIVE needs FORMAT <PARQUET|CSV|JSON|NDJSON|XML|RAW>\`; a word that is there but wrong
+(\`SINK INTO DRIVE CSV …\`) is reported at that word.
+
 **A missing \`;\`.** When a statement runs into the start of the next one — a command word that cannot
 continue it (\`PRINT\` after \`PRINT 'a'\`), a command head none of its clauses starts with (\`APPLY FILTER\`
 after a SELECT, whose clauses are \`APPLY TX\` and \`APPLY PIPELINE\`), a clause it already has, or a

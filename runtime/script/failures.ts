@@ -26,7 +26,7 @@ export function parseBody(source: SourceText, tokens: IToken[], command: Command
       tokens.slice(headLength),
       source,
       command.keyword,
-      source.position(tokens[0].startOffset),
+      source.position(endOf(tokens[tokens.length - 1])),
     );
     const e = grammar.errors[0];
     if (body && !e) return { body };

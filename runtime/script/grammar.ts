@@ -112,11 +112,12 @@ export type StatementBody = Body<
 export class Grammar extends EmbeddedActionsParser {
   private source = new SourceText('');
   private keyword = '';
-  private start: Position = { line: 1, column: 1, offset: 0 };
+  /** Where the statement ends: a required part it lacks was expected there. */
+  private end: Position = { line: 1, column: 1, offset: 0 };
   /**
    * The option sets' checks across options (a required FORMAT or TABLE), run once the whole
    * statement has parsed: a word the statement cannot take is reported where it is (`SINK INTO
-   * DRIVE CSV …`: FORMAT is missing before CSV), not as a missing option at the statement's start.
+   * DRIVE CSV …`: FORMAT is missing before CSV), not as a missing option at the statement's end.
    */
   private finishers: (() => void)[] = [];
 
@@ -131,11 +132,11 @@ export class Grammar extends EmbeddedActionsParser {
     tokens: IToken[],
     source: SourceText,
     keyword: string,
-    start: Position,
+    end: Position,
   ): StatementBody | undefined {
     this.source = source;
     this.keyword = keyword;
-    this.start = start;
+    this.end = end;
     this.input = tokens;
     this.finishers = [];
     const body = this[rule]();
@@ -278,7 +279,7 @@ export class Grammar extends EmbeddedActionsParser {
     }
   }
 
-  private stmtStart = (): Position => this.start;
+  private stmtEnd = (): Position => this.end;
 
   // ---------------------------------------------------------------- shared rules
 
@@ -345,7 +346,7 @@ export class Grammar extends EmbeddedActionsParser {
       breakOnEmpty: false,
       bypass: false,
     };
-    this.bag(new Occurrences(), O.APPLY_PIPELINE, node, this.stmtStart);
+    this.bag(new Occurrences(), O.APPLY_PIPELINE, node, this.stmtEnd);
     return node;
   });
 
@@ -362,7 +363,7 @@ export class Grammar extends EmbeddedActionsParser {
     this.ACTION(() => {
       if (connection) node.connection = connection;
     });
-    this.bag(new Occurrences(), O.TRACE_OPTIONS, node, () => node.pos);
+    this.bag(new Occurrences(), O.TRACE_OPTIONS, node, () => this.pos(this.endOfClause()));
     return node;
   });
 
@@ -388,7 +389,7 @@ export class Grammar extends EmbeddedActionsParser {
   private dbSection = this.RULE('dbSection', (): DbSection => {
     const sql = this.SUBRULE(this.block);
     const node: DbSection = { sql };
-    this.bag(new Occurrences(), O.DB_SECTION_OPTIONS, node, this.stmtStart);
+    this.bag(new Occurrences(), O.DB_SECTION_OPTIONS, node, this.stmtEnd);
     return node;
   });
 
@@ -398,14 +399,14 @@ export class Grammar extends EmbeddedActionsParser {
     const connection = this.OPTION(() => this.SUBRULE(this.connection));
     const command = this.SUBRULE(this.httpCommand);
     const node = withConnection<Body<SelectHttp>>({ kind: 'SelectHttp', command, options: {} }, connection);
-    this.bag(new Occurrences(), O.SELECT_HTTP, node, this.stmtStart);
+    this.bag(new Occurrences(), O.SELECT_HTTP, node, this.stmtEnd);
     return node;
   });
 
   selectDb = this.RULE('selectDb', (): Body<SelectDb> => {
     const connection = this.SUBRULE(this.connection);
     const node: Body<SelectDb> = { kind: 'SelectDb', connection, sql: this.SUBRULE(this.block) };
-    this.bag(new Occurrences(), O.SELECT_DB, node, this.stmtStart);
+    this.bag(new Occurrences(), O.SELECT_DB, node, this.stmtEnd);
     return node;
   });
 
@@ -413,7 +414,7 @@ export class Grammar extends EmbeddedActionsParser {
     const connection = this.OPTION(() => this.SUBRULE(this.connection));
     const path = this.SUBRULE(this.text);
     const node = withConnection<Body<SelectDrive>>({ kind: 'SelectDrive', path }, connection);
-    this.bag(new Occurrences(), O.SELECT_DRIVE, node, this.stmtStart);
+    this.bag(new Occurrences(), O.SELECT_DRIVE, node, this.stmtEnd);
     return node;
   });
 
@@ -429,13 +430,13 @@ export class Grammar extends EmbeddedActionsParser {
     const connection = this.OPTION(() => this.SUBRULE(this.connection));
     node.name = this.SUBRULE(this.text);
     if (connection) node.connection = connection;
-    this.bag(new Occurrences(), O.LOAD, node, this.stmtStart);
+    this.bag(new Occurrences(), O.LOAD, node, this.stmtEnd);
     return node;
   });
 
   applyTx = this.RULE('applyTx', (): Body<ApplyTx> => {
     const node: Body<ApplyTx> = { kind: 'ApplyTx', tx: this.SUBRULE(this.tx) };
-    this.bag(new Occurrences(), O.APPLY_TX, node, this.stmtStart);
+    this.bag(new Occurrences(), O.APPLY_TX, node, this.stmtEnd);
     return node;
   });
 
@@ -449,7 +450,7 @@ export class Grammar extends EmbeddedActionsParser {
       strictColumns: false,
       fxByRow: false,
     };
-    this.bag(new Occurrences(), O.APPLY_SCHEMA, node, this.stmtStart);
+    this.bag(new Occurrences(), O.APPLY_SCHEMA, node, this.stmtEnd);
     return node;
   });
 
@@ -459,7 +460,7 @@ export class Grammar extends EmbeddedActionsParser {
     const connection = this.OPTION(() => this.SUBRULE(this.connection));
     const command = this.SUBRULE(this.httpCommand);
     const node = withConnection<Body<ApplyHttp>>({ kind: 'ApplyHttp', command, options: {} }, connection);
-    this.bag(new Occurrences(), O.APPLY_HTTP, node, this.stmtStart);
+    this.bag(new Occurrences(), O.APPLY_HTTP, node, this.stmtEnd);
     this.ACTION(() => {
       // A call-once mode has no rows to choose: a WHEN there would be ignored, whatever it says.
       const { when, processing = 'continue' } = node.options;
@@ -496,7 +497,7 @@ export class Grammar extends EmbeddedActionsParser {
       caseInsensitive: false,
       singleLine: false,
     };
-    this.bag(new Occurrences(), O.APPLY_FILTER, node, this.stmtStart);
+    this.bag(new Occurrences(), O.APPLY_FILTER, node, this.stmtEnd);
     return node;
   });
 
@@ -511,7 +512,7 @@ export class Grammar extends EmbeddedActionsParser {
       ignoreIfExists: false,
       continueOnError: false,
     } as Body<AddColumn> & { expression?: Text };
-    this.bag(new Occurrences(), O.ADD_COLUMN, node, this.stmtStart);
+    this.bag(new Occurrences(), O.ADD_COLUMN, node, this.stmtEnd);
     this.ACTION(() => {
       const raw = head.image.slice(1, -1);
       const offset = head.startOffset + 1;
@@ -543,14 +544,14 @@ export class Grammar extends EmbeddedActionsParser {
   zipColumn = this.RULE('zipColumn', (): Body<ZipColumn> => {
     // FORMAT is required; it is read as an option so it may come before or after BATCH.
     const node = { kind: 'ZipColumn', column: this.SUBRULE(this.text) } as Body<ZipColumn>;
-    this.bag(new Occurrences(), O.ZIP_COLUMN, node, this.stmtStart);
+    this.bag(new Occurrences(), O.ZIP_COLUMN, node, this.stmtEnd);
     return node;
   });
 
   execOnDb = this.RULE('execOnDb', (): Body<ExecOnDb> => {
     const connection = this.SUBRULE(this.connection);
     const node: Body<ExecOnDb> = { kind: 'ExecOnDb', connection, sql: this.SUBRULE(this.block), perRow: false };
-    this.bag(new Occurrences(), O.EXEC_ON_DB, node, this.stmtStart);
+    this.bag(new Occurrences(), O.EXEC_ON_DB, node, this.stmtEnd);
     return node;
   });
 
@@ -565,14 +566,14 @@ export class Grammar extends EmbeddedActionsParser {
       ignoreDups: false,
     };
     if (name) node.name = name;
-    this.bag(new Occurrences(), O.CAPTURE, node, this.stmtStart);
+    this.bag(new Occurrences(), O.CAPTURE, node, this.stmtEnd);
     return node;
   });
 
   pushHttp = this.RULE('pushHttp', (): Body<PushHttp> => {
     const connection = this.OPTION(() => this.SUBRULE(this.connection));
     const node = withConnection<Body<PushHttp>>({ kind: 'PushHttp', options: targetOptions() }, connection);
-    this.bag(new Occurrences(), O.PUSH_HTTP, node, this.stmtStart);
+    this.bag(new Occurrences(), O.PUSH_HTTP, node, this.stmtEnd);
     return node;
   });
 
@@ -587,14 +588,14 @@ export class Grammar extends EmbeddedActionsParser {
       { kind, drive: driveOptions(), options: targetOptions() } as Body<PushDrive | SinkDrive>,
       connection,
     );
-    this.bag(new Occurrences(), set, node, this.stmtStart);
+    this.bag(new Occurrences(), set, node, this.stmtEnd);
     return node as Body<Extract<PushDrive | SinkDrive, { kind: K }>>;
   }
 
   pushDb = this.RULE('pushDb', (): Body<PushDb> => {
     const connection = this.SUBRULE(this.connection);
     const node: Body<PushDb> = { kind: 'PushDb', connection, autoMerge: false, options: targetOptions() };
-    this.bag(new Occurrences(), O.PUSH_DB, node, this.stmtStart);
+    this.bag(new Occurrences(), O.PUSH_DB, node, this.stmtEnd);
     return node;
   });
 
@@ -602,7 +603,7 @@ export class Grammar extends EmbeddedActionsParser {
     const connection = this.SUBRULE(this.connection);
     // TABLE is required and checked by the option set's finish.
     const node = { kind: 'SinkDb', connection, replace: false, autoClean: false } as Body<SinkDb>;
-    this.bag(new Occurrences(), O.SINK_DB, node, this.stmtStart);
+    this.bag(new Occurrences(), O.SINK_DB, node, this.stmtEnd);
     return node;
   });
 
@@ -616,7 +617,7 @@ export class Grammar extends EmbeddedActionsParser {
       deletes: false,
       schemaDrift: false,
     } as Body<Merge>;
-    this.bag(new Occurrences(), O.MERGE, node, this.stmtStart);
+    this.bag(new Occurrences(), O.MERGE, node, this.stmtEnd);
     return node;
   });
 
@@ -624,7 +625,7 @@ export class Grammar extends EmbeddedActionsParser {
 
   exit = this.RULE('exit', (): Body<Exit> => {
     const node: Body<Exit> = { kind: 'Exit' };
-    this.bag(new Occurrences(), O.EXIT, node, this.stmtStart);
+    this.bag(new Occurrences(), O.EXIT, node, this.stmtEnd);
     return node;
   });
 }

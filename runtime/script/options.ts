@@ -78,10 +78,10 @@ export interface ValueTypes {
 export type ValueKind = keyof ValueTypes;
 
 export interface SetContext {
-  /** Where the option's keyword is. */
+  /** Where the option's keyword is (for OptionSet.finish: where the statement or clause ends). */
   at: Position;
   name: string;
-  /** A semantic error at `pos` (default: the option's keyword). */
+  /** A semantic error at `pos` (default: `at`). */
   fail(message: string, pos?: Position): never;
 }
 
@@ -101,7 +101,10 @@ export interface OptionDef<N> {
 
 export interface OptionSet<N> {
   options: OptionDef<N>[];
-  /** Checks across options (required ones, combinations), run once all are read. */
+  /**
+   * Checks across options (required ones, combinations), run once all are read; `ctx.at` is the end
+   * of the statement or clause, where a missing required part was expected.
+   */
   finish?(node: N, ctx: SetContext): void;
 }
 
@@ -377,7 +380,7 @@ export const TRACE_OPTIONS: OptionSet<TraceSpec> = {
     ),
   ],
   finish(n, c) {
-    if (!n.table) c.fail("TRACE needs TABLE '<table>'", n.pos);
+    if (!n.table) c.fail("TRACE needs TABLE '<table>'");
   },
 };
 

@@ -8,7 +8,7 @@ import { STRING, type Column, type ColumnType, type Value } from '../dataset/typ
  * (case-insensitive) in order of first appearance; a column missing from a part is null there. When
  * parts typed a column differently (int on one page, long on the next) it takes the type both fit:
  * the wider integer, double for an int with a double, decimal for a long or decimal with a fraction,
- * and string for anything else.
+ * and string for anything else. A part that lacks a column does not change what the column says.
  */
 export function concatDatasets(parts: Dataset[]): Dataset {
   if (parts.length === 0) return new Dataset();
@@ -21,9 +21,9 @@ export function concatDatasets(parts: Dataset[]): Dataset {
       const at = index.get(key);
       if (at === undefined) {
         index.set(key, columns.length);
-        columns.push({ name: c.name, type: c.type });
+        columns.push({ ...c });
       } else {
-        columns[at] = { name: columns[at].name, type: widenType(columns[at].type, c.type) };
+        columns[at] = joinedColumn(columns[at], c);
       }
     }
   }
@@ -44,6 +44,18 @@ export function concatDatasets(parts: Dataset[]): Dataset {
     return out;
   });
   return Dataset.encoded(columns, data, total);
+}
+
+/**
+ * A column of the stack and the same column of a further part: the type both fit. The stack keeps
+ * what the column says of its values (a description, FORMAT's mark) only while every part says it,
+ * so ZIP does not judge again the fragments each page's inline ADD COLUMN … FORMAT wrote.
+ */
+function joinedColumn(stacked: Column, part: Column): Column {
+  const joined: Column = { ...stacked, type: widenType(stacked.type, part.type) };
+  if (part.writtenAs !== stacked.writtenAs) delete joined.writtenAs;
+  if (part.description !== stacked.description) delete joined.description;
+  return joined;
 }
 
 const INTEGER_RANK: Partial<Record<ColumnType['base'], number>> = { tinyint: 1, short: 2, int: 3, long: 4 };

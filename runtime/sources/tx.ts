@@ -109,7 +109,8 @@ export function transformColumn(
   const type = input.columns[ordinal].type;
   const columnName = input.columns[ordinal].name;
   const carried = carry ? input.columns.map((c, i) => ({ c, i })).filter(({ i }) => i !== ordinal) : [];
-  const carriedColumns: Column[] = carried.map(({ c }) => ({ name: c.name, type: c.type }));
+  // Carried cells keep their values, so their columns keep what they say of them (FORMAT's mark).
+  const carriedColumns: Column[] = carried.map(({ c }) => ({ ...c }));
   const taken = new Set(carriedColumns.map((c) => c.name.toLowerCase()));
   const parts: Dataset[] = [];
   const documents = input.column(ordinal);

@@ -15,7 +15,7 @@ export interface CsvWriter {
 }
 
 /**
- * CSV records of the selected fields. Null is an empty field, never quoted; the cell text is the column's invariant form (docs/types.md) shaped by the options.
+ * CSV records of the selected fields. Null is an empty field, never quoted, an empty string `""`; the cell text is the column's invariant form (docs/types.md) shaped by the options.
  */
 export function csvWriter(columns: readonly Column[], ordinals: readonly number[], options: CsvOptions): CsvWriter {
   const n = ordinals.length;
@@ -31,8 +31,8 @@ export function csvWriter(columns: readonly Column[], ordinals: readonly number[
   const separator = widths ? '' : options.delimiter;
   const text = ordinals.map((o) => textWriter(columns[o].type, options));
   const plain = keepsStrings(options);
-  // Null is an unquoted empty field however fields are quoted, so that quoting every field (quoted:1,
-  // FORCE_QUOTED) still tells it from an empty string, `""`: PostgreSQL COPY's FORCE_QUOTE rule.
+  // Null is an unquoted empty field and an empty string `""` however fields are quoted (but never),
+  // so the CSV reader tells them apart: PostgreSQL COPY … CSV's rule.
   const nulls = ordinals.map((_, k) => (widths ? field('', k) : ''));
   const guard =
     options.comments.length > 0 && options.quoting !== 'never' && !widths ? commentGuard(options) : undefined;
@@ -63,8 +63,7 @@ function fieldWriter(options: CsvOptions): (s: string, k: number) => string {
   const special = new RegExp(
     `[\r\n]|${quote.replace(REGEXP_SPECIAL, '\\$&')}|${options.delimiter.replace(REGEXP_SPECIAL, '\\$&')}`,
   );
-  const empty = options.quoteEmpty ? doubled : '';
-  return (s) => (s === '' ? empty : special.test(s) ? escape(s) : s);
+  return (s) => (s === '' ? doubled : special.test(s) ? escape(s) : s);
 }
 
 /** Re-quotes the first field of a record that a reader would otherwise take for a comment. */

@@ -30,11 +30,6 @@ export interface CsvOptions extends CellOptions {
   /** The quote character. */
   quote: string;
   quoting: Quoting;
-  /**
-   * Null handling: null is always an empty field; with this set an empty string is written as two
-   * quotes, so a reader tells the two apart (RFC 4180 readers and PostgreSQL COPY … CSV do).
-   */
-  quoteEmpty: boolean;
   /** Fixed widths: each field padded or cut to its width, no delimiter, no quoting. */
   widths?: number[];
   /** Where the widths were written, named as the script names them, for an error about their count. */
@@ -59,7 +54,6 @@ export function writerOptions(overrides: Partial<WriterOptions> = {}): WriterOpt
     delimiter: ',',
     quote: '"',
     quoting: 'needed',
-    quoteEmpty: false,
     comments: [],
     ...overrides,
   };

@@ -35,7 +35,7 @@ const columns: Record<string, { cell: (r: number) => string; odd: string[] }> = 
     cell: (r) => `${r % 1000}.${String(r % 997).padStart(4, '0')}`,
     odd: ['1.00000', '-0.0000'],
   },
-  /** Blank cells only: text, however many rows. */
+  /** Empty cells only (nulls): text, however many rows. */
   e: { cell: () => '', odd: ['x'] },
   t: {
     cell: (r) =>
@@ -66,8 +66,8 @@ function csv(odd: number, at: number): { text: string; cells: (string | null)[][
     cells.push(
       names.flatMap((n) => {
         const { cell, odd: odds } = columns[n];
-        // Blank fields here and there: held as blanks, read as '', typed as null.
-        const text = r % 13 === 4 ? '' : cell(r);
+        // Empty fields here and there: read as null (docs/sources.md), written as nothing by join.
+        const text = r % 13 === 4 ? null : cell(r) || null;
         return [text, r === at ? odds[odd % odds.length] : text];
       }),
     );

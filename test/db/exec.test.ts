@@ -278,3 +278,25 @@ dbTest(
   },
   ['sqlite'],
 );
+
+dbTest(
+  "with values bound as parameters, PostgreSQL's caret is placed in the SQL as the script wrote it",
+  async (db) => {
+    await people(db);
+    // The SQL sent has $1, $2… where the script has {{field}} and #f(): the caret PostgreSQL gives in
+    // it is moved back past what each placeholder stands for.
+    const cases = [
+      '  EXEC ON DB [db] (update people set name = {{name}} where id = {{id}} and nosuch = 1) PER_ROW;',
+      "  EXEC ON DB [db] (select #toupper('a') as a;\n    select #tolower('B') as b, {{@executionId}} as e, nosuch from people);",
+      "  SELECT * FROM DB [db] (select #toupper('abc') as a,\n    /* {{id}} */ nosuch from people);",
+    ];
+    for (const script of cases) {
+      const e = await db.error(`PRINT 'before';\n${script}`);
+      const lines = `PRINT 'before';\n${script}`.split('\n');
+      const line = lines.findIndex((l) => l.includes('nosuch'));
+      assert.match(e.message, /column "nosuch" does not exist/, script);
+      assert.deepEqual([e.position?.line, e.position?.column], [line + 1, lines[line].indexOf('nosuch') + 1], script);
+    }
+  },
+  ['postgres'],
+);

@@ -459,47 +459,47 @@ test('repeated and conflicting options', () => {
   });
 });
 
-test('missing required parts', () => {
+test('missing required parts are reported where the statement or clause ends, where they were expected', () => {
   check("APPLY FILTER REGEX '^a'", {
     kind: 'semantic',
     statement: 'APPLY FILTER',
     line: 1,
-    column: 1,
+    column: 24,
     message: "APPLY FILTER REGEX needs ON '<column>'",
   });
   check("ZIP COLUMN 'c' BATCH 2", {
     kind: 'semantic',
     statement: 'ZIP COLUMN',
     line: 1,
-    column: 1,
+    column: 23,
     message: 'ZIP COLUMN needs FORMAT <CSV|JSON|XML>',
   });
   check('PUSH INTO HTTP [a]', {
     kind: 'semantic',
     statement: 'PUSH INTO HTTP',
     line: 1,
-    column: 1,
+    column: 19,
     message: 'PUSH INTO HTTP needs ON_UPSERT (…) or ON_DELETE (…)',
   });
   check("SINK INTO DRIVE FILE 'x'", {
     kind: 'semantic',
     statement: 'SINK INTO DRIVE',
     line: 1,
-    column: 1,
+    column: 25,
     message: 'SINK INTO DRIVE needs FORMAT <PARQUET|CSV|JSON|NDJSON|XML|RAW>',
   });
   check('SINK INTO DB [d]', {
     kind: 'semantic',
     statement: 'SINK INTO DB',
     line: 1,
-    column: 1,
+    column: 17,
     message: "SINK INTO DB needs TABLE '<table>'",
   });
   check('APPLY HTTP (GET /a)\n  TRACE INTO [t] WITH_PAYLOAD', {
     kind: 'semantic',
     statement: 'APPLY HTTP',
     line: 2,
-    column: 3,
+    column: 30,
     message: "TRACE needs TABLE '<table>'",
   });
   check('APPLY SCHEMA (\n  -- nothing\n)', {

@@ -8,8 +8,60 @@ test('CSV: a header line names string columns; quoted fields keep delimiters, qu
   assert.deepEqual(schema(ds), ['id:string', 'name:string', 'note:string']);
   assert.deepEqual(plain(ds), [
     ['1', 'Smith, J', 'say "hi"\nthere'],
-    ['2', 'Ann', ''],
+    ['2', 'Ann', null],
   ]);
+});
+
+test('CSV: an empty field is null and `""` an empty string (PostgreSQL COPY … CSV), and both survive a write and a read again', async () => {
+  const rows = [
+    ['1', null, ''],
+    ['', ' ', null],
+    ['a,b', 'say "hi"', '\n'],
+  ];
+  const { session } = sessionWith({ 'a.csv': 'x,y,z\r\n1,,""\r\n""," ",\r\n"a,b","say ""hi""","\n"\r\n' });
+  assert.deepEqual(plain(await load(session, "SELECT * FROM DRIVE 'a.csv';")), rows);
+  for (const options of ['', 'FORCE_QUOTED', "DELIMITER '|'"]) {
+    const out = `out${options.length}.csv`;
+    const back = await load(
+      session,
+      `SELECT * FROM DRIVE 'a.csv'; SINK INTO DRIVE FORMAT CSV FILE '${out}' ADD_HEADER ${options};
+       SELECT * FROM DRIVE '${out}'${options.startsWith('DELIMITER') ? " OPTIONS 'delimiter:|'" : ''};`,
+    );
+    assert.deepEqual(plain(back), rows, options);
+  }
+  // FORMAT's fragments joined by ZIP, read back by APPLY TX.
+  const zipped = await load(
+    session,
+    `SELECT * FROM DRIVE 'a.csv'; ADD COLUMN 'doc' FORMAT CSV INCLUDE 'x,y,z';
+     ZIP COLUMN 'doc' FORMAT CSV; APPLY TX 'headers:0' ON 'doc';`,
+  );
+  assert.deepEqual(plain(zipped), rows);
+});
+
+test('CSV: an empty string is told from null across batches, in a one-column file, with another quote and delimiter', async () => {
+  // Far past one batch of parsing (64 KB), `""` first appearing late.
+  const many = Array.from({ length: 20_000 }, (_, i) => (i === 19_999 ? '"",' : i % 3 === 0 ? ',x' : 'v,'));
+  const { session } = sessionWith({
+    'many.csv': `a,b\n${many.join('\n')}\n`,
+    'one.csv': 'only\n""\n\nz\n',
+    'other.csv': "a;;b;;c\n'';;;;'x;;y'\n",
+    'bare.csv': 'a,b\n"",\n',
+  });
+  const read = plain(await load(session, "SELECT * FROM DRIVE 'many.csv';"));
+  assert.deepEqual(read[0], [null, 'x']);
+  assert.deepEqual(read[1], ['v', null]);
+  assert.deepEqual(read[19_999], ['', null]);
+  assert.equal(read.filter((r) => r.includes('')).length, 1);
+  assert.deepEqual(
+    plain(await load(session, "SELECT * FROM DRIVE 'one.csv';")),
+    [[''], ['z']],
+    'a blank line is no record',
+  );
+  assert.deepEqual(plain(await load(session, "SELECT * FROM DRIVE 'other.csv' OPTIONS 'delimiter:;; quoted:''';")), [
+    ['', null, 'x;;y'],
+  ]);
+  // quoted:0 knows no quotes: every empty field is null, `""` is two quote characters.
+  assert.deepEqual(plain(await load(session, "SELECT * FROM DRIVE 'bare.csv' OPTIONS 'quoted:0';")), [['""', null]]);
 });
 
 test('CSV options: headers:0 names columns Column1…; delimiter, trim, skip, comments', async () => {

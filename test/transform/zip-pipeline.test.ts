@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { join } from 'node:path';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Column } from '../../runtime/dataset/types';
+import { sendJson, startHttpServer } from '../helpers/http-server';
+import { tempSession } from '../helpers/session';
 import { column, failure, orderColumns, orders, run, sessionWith } from './helpers';
 
 test('ZIP JSON: batches of N rows become JSON arrays, one row per batch', async () => {
@@ -240,4 +243,30 @@ test('an error inside APPLY PIPELINE names the inner statement and leaves the pi
   assert.equal(e.statement, 'ADD COLUMN');
   assert.equal(e.position?.line, 2);
   assert.match(e.message, /column 'x' already exists/);
+});
+
+test("FORMAT's fragments stay marked as written when parts are stacked: pages, files of a glob, APPLY TX's carried columns", async () => {
+  // As above: ZIP XML would refuse the name beyond U+FFFF if it judged FORMAT's fragments again.
+  const page = (n: number) => [{ id: n, '𝒜': `a${n}` }];
+  const api = await startHttpServer((req, res) => {
+    const p = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? 1);
+    sendJson(res, { items: p <= 2 ? page(p) : [] });
+  });
+  const { session, dir } = tempSession({ 'in/a.csv': 'id,𝒜\n1,a1\n', 'in/b.csv': 'id,𝒜\n2,a2\n' }, 'transform');
+  const inline = "APPLY PIPELINE (ADD COLUMN 'x' FORMAT XML INCLUDE '𝒜')";
+  const expected = '<?xml version="1.0" encoding="utf-8"?><root><𝒜>a1</𝒜><𝒜>a2</𝒜></root>';
+  try {
+    for (const read of [
+      `SELECT * FROM HTTP (GET ${api.url}/p) APPLY TX 'items' WITH PAGING 'page' ${inline}`,
+      `SELECT * FROM DRIVE '${join(dir, 'in', '*.csv')}' ${inline}`,
+      `SELECT * FROM DRIVE '${join(dir, 'in', '*.csv')}'; ADD COLUMN 'x' FORMAT XML INCLUDE '𝒜';
+       ADD COLUMN 'doc=[{"k":1}]'; APPLY TX '$' ON 'doc'`,
+    ]) {
+      const { dataset } = await run(session, `${read}; ZIP COLUMN 'x' FORMAT XML`);
+      assert.deepEqual(column(dataset, 'x'), [expected], read);
+    }
+  } finally {
+    await session.close();
+    await api.close();
+  }
 });

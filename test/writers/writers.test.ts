@@ -54,10 +54,10 @@ test('JSON rows: valid objects whose numbers keep every digit; no columns give {
 });
 
 test('CSV delimiter: fields holding the delimiter are quoted, commas no longer are', () => {
-  assert.equal(csv(peopleRows, { delimiter: ';' }), '1;"Ada; ""the first""";a,b\r\n2;;\r\n3;"two\nlines";plain\r\n');
+  assert.equal(csv(peopleRows, { delimiter: ';' }), '1;"Ada; ""the first""";a,b\r\n2;"";\r\n3;"two\nlines";plain\r\n');
   assert.equal(
     csv(peopleRows, { delimiter: '\t' }),
-    '1\t"Ada; ""the first"""\ta,b\r\n2\t\t\r\n3\t"two\nlines"\tplain\r\n',
+    '1\t"Ada; ""the first"""\ta,b\r\n2\t""\t\r\n3\t"two\nlines"\tplain\r\n',
   );
   // A delimiter of several characters (and regular-expression characters) is matched as written.
   assert.equal(csv([[1, 'a|b', 'c||d']], { delimiter: '||' }), '1||a|b||"c||d"\r\n');
@@ -87,11 +87,12 @@ test('CSV force quoting: every non-null field quoted with the quote character, n
   assert.equal(csv([[1, 'say "hi"', "it's"]], { quote: "'" }), `1,say "hi",'it''s'\r\n`);
 });
 
-test('CSV header on and off; empty strings quoted only when null must stay distinguishable', () => {
+test('CSV header on and off; an empty string is two quotes and null an empty field, so readers tell them apart', () => {
   const rows = peopleRows.slice(1, 2);
-  assert.equal(csv(rows, { header: true }), 'id,name,note\r\n2,,\r\n');
-  assert.equal(csv(rows, { header: false }), '2,,\r\n');
-  assert.equal(csv(rows, { header: true, quoteEmpty: true }), 'id,name,note\r\n2,"",\r\n');
+  assert.equal(csv(rows, { header: true }), 'id,name,note\r\n2,"",\r\n');
+  assert.equal(csv(rows, { header: false }), '2,"",\r\n');
+  // Never quoting leaves nothing to tell them apart by.
+  assert.equal(csv(rows, { quoting: 'never' }), '2,,\r\n');
   assert.equal(csv([], { header: true }), 'id,name,note\r\n');
   assert.equal(csv([], { header: false }), '');
 });
@@ -169,7 +170,7 @@ test('streaming in pieces gives the one-shot text, each piece bounded, for every
 test('a streamed CSV piped to a file is byte for byte the one-shot CSV', async () => {
   const ds = mixed(2000);
   const path = join(tempDir('writers'), 'out.csv');
-  const writer = documentWriter('CSV', ds.columns, all(ds), writerOptions({ header: true, quoteEmpty: true }));
+  const writer = documentWriter('CSV', ds.columns, all(ds), writerOptions({ header: true }));
   await pipeline(Readable.from(documentChunks(ds, writer, 1024)), createWriteStream(path));
   assert.equal(readFileSync(path, 'utf8'), toCsv(ds));
   const parsed = Papa.parse<string[]>(readFileSync(path, 'utf8').trimEnd(), { newline: '\r\n' }).data;

@@ -6,6 +6,7 @@ import { lineColumn, where } from '../../docpath/location';
 import { uniqueName } from '../../docpath/typing';
 import { ScriptError } from '../../errors';
 import type { CsvOptions } from './options';
+import { quotedEmptyFields } from './quoted-empty';
 
 /** CSV text → a dataset of string columns (APPLY SCHEMA types them). */
 export function parseCsv(text: string, options: CsvOptions, source?: string): Dataset {
@@ -32,6 +33,7 @@ export class CsvReader {
   private readonly options: CsvOptions;
   private readonly source: string | undefined;
   private readonly comments: RegExp | undefined;
+  private config: Papa.ParseConfig | undefined;
   private parser: Papa.Parser | undefined;
   private started = false;
   private skipLeft: number;
@@ -120,26 +122,57 @@ export class CsvReader {
   }
 
   private splitDelimited(input: string, last: boolean): void {
-    const quote = this.options.quote;
-    this.parser ??= new Papa.Parser({
-      delimiter: this.options.delimiter,
+    const { quote, delimiter } = this.options;
+    // The line ending is guessed once, from the first batch.
+    const config = (this.config ??= {
+      delimiter,
       newline: guessLineEnding(input, quote ?? '"'),
       quoteChar: quote ?? '"',
       // Without quoting, papaparse's fast mode splits lines and fields and ignores quote characters.
       fastMode: quote === undefined ? true : undefined,
     });
-    const result = this.parser.parse(input, 0, !last) as Papa.ParseResult<string[]>;
-    const consumed = last ? input.length : result.meta.cursor;
-    const error = result.errors.find((e) => e.type === 'Quotes' && (last || (e.index ?? 0) < consumed));
+    this.parser ??= new Papa.Parser(config);
+    // An empty string is written `""`: only a batch where two quotes meet may hold one. There
+    // papaparse hands over the records one by one with where each ends, so that a record holding an
+    // empty field can be read again for the quoted ones.
+    let records: string[][];
+    const quotedEmpty: (Set<number> | undefined)[] = [];
+    let errors: Papa.ParseError[];
+    let consumedAt: number;
+    if (quote !== undefined && input.includes(quote + quote)) {
+      records = [];
+      errors = [];
+      let start = 0;
+      // In the step callback `data` holds the one record.
+      const step = (one: Papa.ParseStepResult<string[][]>) => {
+        const record = one.data[0];
+        if (record.includes('')) {
+          quotedEmpty[records.length] = quotedEmptyFields(input.slice(start, one.meta.cursor), delimiter, quote);
+        }
+        records.push(record);
+        for (const e of one.errors) errors.push(e);
+        start = one.meta.cursor;
+      };
+      const rest = new Papa.Parser({ ...config, step }).parse(input, 0, !last) as Papa.ParseResult<string[]>;
+      for (const e of rest.errors) errors.push(e);
+      consumedAt = rest.meta.cursor;
+    } else {
+      const result = this.parser.parse(input, 0, !last) as Papa.ParseResult<string[]>;
+      ({ data: records, errors } = result);
+      consumedAt = result.meta.cursor;
+    }
+    const consumed = last ? input.length : consumedAt;
+    const error = errors.find((e) => e.type === 'Quotes' && (last || (e.index ?? 0) < consumed));
     if (error) {
       const at = lineColumn(input, error.index ?? consumed, this.line);
       throw new ScriptError(`${where(this.source)}invalid CSV at ${at}: ${error.message.toLowerCase()}`, 'runtime');
     }
-    const data = result.data;
-    this.estimateRows(data.length);
-    for (let r = 0; r < data.length; r++) {
-      const row = data[r];
-      if (row.length !== 1 || row[0] !== '') this.addRow(row);
+    this.estimateRows(records.length);
+    for (let r = 0; r < records.length; r++) {
+      const row = records[r];
+      const quoted = quotedEmpty[r];
+      // A blank line is no record; a line of `""` is one (an empty string).
+      if (row.length !== 1 || row[0] !== '' || quoted?.has(0)) this.addRow(row, quoted);
     }
     for (let i = input.indexOf('\n'); i >= 0 && i < consumed; i = input.indexOf('\n', i + 1)) this.line++;
     this.partial = input.slice(consumed);
@@ -164,8 +197,9 @@ export class CsvReader {
   /**
    * A parsed row: the header, or a data row fitted to the header's width. Short rows get nulls; extra
    * fields are an error unless they are empty (a trailing delimiter), in which case they are dropped.
+   * An empty field is null, unless `quotedEmpty` says it was written `""` (an empty string).
    */
-  private addRow(fields: string[]): void {
+  private addRow(fields: string[], quotedEmpty?: ReadonlySet<number>): void {
     if (!this.columns && this.options.headers) {
       this.setHeader(fields);
       return;
@@ -186,6 +220,10 @@ export class CsvReader {
     const { trim, flatten } = this.options;
     for (let c = 0; c < n; c++) {
       let v = fields[c];
+      if (v === '' && !quotedEmpty?.has(c)) {
+        store.add(c, null);
+        continue;
+      }
       if (flatten && (v.includes('\n') || v.includes('\r'))) v = v.replace(LINE_FEEDS, '');
       if (trim) v = v.trim();
       store.add(c, v);
