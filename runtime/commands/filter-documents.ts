@@ -1,11 +1,10 @@
-import { JSONPath } from 'jsonpath-plus';
 import * as xpath from 'xpath';
 import type { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import type { Column, Value } from '../dataset/types';
 import { ScriptError } from '../errors';
 import { compileFilter } from '../expr';
-import { compilePath, parseDocument, selectDataset, sniffKind, type ParsedDocument } from '../docpath';
+import { compilePath, jsonPathNodes, parseDocument, selectDataset, sniffKind, type ParsedDocument } from '../docpath';
 import type { ApplyFilter } from '../script/ast';
 
 /**
@@ -87,7 +86,7 @@ export function xpathTest(stmt: ApplyFilter): CellTest {
       const json = sniffKind(text) === 'json' ? parseJson(text) : undefined;
       if (json === undefined) return 'invalid';
       try {
-        return JSONPath<unknown[]>({ path, json: json as object, wrap: true }).length > 0;
+        return jsonPathNodes(path, json).length > 0;
       } catch (e) {
         throw new ScriptError(`invalid JSON path '${path}': ${(e as Error).message}`, 'semantic', stmt.expression.pos);
       }

@@ -18,6 +18,7 @@ import { parseXml, textOf } from './xml';
 
 export type { DocKind, PathPart } from './path';
 export { compilePath } from './path';
+export { jsonPathNodes } from './jsonpath';
 export { recordsToDataset, uniqueName, type BuildOptions } from './typing';
 export { documentRecords } from './records';
 

@@ -1,5 +1,5 @@
-import { JSONPath } from 'jsonpath-plus';
 import { ScriptError } from '../errors';
+import { jsonPathNodes } from './jsonpath';
 import type { PathPart, Step } from './path';
 
 /**
@@ -9,7 +9,7 @@ import type { PathPart, Step } from './path';
 export function selectJson(context: unknown, part: PathPart): unknown[] {
   if (part.kind === 'jsonpath') {
     try {
-      return JSONPath<unknown[]>({ path: part.text, json: context as object, wrap: true });
+      return jsonPathNodes(part.text, context);
     } catch (e) {
       throw new ScriptError(`invalid JSON path '${part.text}': ${(e as Error).message}`, 'semantic');
     }

@@ -154,7 +154,8 @@ precision, and custom patterns (\`0 # . , % ‰ E+0\`, \`;\` sections, literals)
 zero on the exact value, as .NET Core does; custom patterns on doubles first take 15 significant digits,
 as .NET does. A decimal (a text argument that reads as a number is one) that rounds to zero prints
 without its sign, as \`System.Decimal\` does (\`#format('{0:N2}', -0.001)\` → \`0.00\`); a double keeps it
-(\`-0.00\`), as .NET Core does. \`#format\` items are \`{index[,alignment][:format]}\`; a text argument that reads as a number
+(\`-0.00\`), as .NET Core does. \`#format\` items are \`{index[,alignment][:format]}\`, index and alignment
+below 1,000,000 in size as in .NET (a larger one is a bad format); a text argument that reads as a number
 (or a date) is formatted as one, since template arguments arrive as text.
 
 Formatting uses the invariant culture unless \`#setjsonsettings(culture:fr-FR)\` (or \`currentculture\`)

@@ -1,9 +1,9 @@
 import { DOMParser } from '@xmldom/xmldom';
-import { JSONPath } from 'jsonpath-plus';
 import Papa from 'papaparse';
 import * as xpath from 'xpath';
 import type { Value } from '../dataset/types';
 import { exactText, isExact, parseJson, stringifyJson } from '../docpath/json';
+import { jsonPathNodes } from '../docpath/jsonpath';
 import { jsonPathSyntaxError } from '../docpath/jsonpath-syntax';
 import { FunctionError } from './types';
 import { integer, text } from './values';
@@ -47,7 +47,7 @@ export function parseJsonValue(doc: string, path: Value, attr: Value | undefined
     const rooted = p.startsWith('$') ? p : p.startsWith('.') || p.startsWith('[') ? `$${p}` : `$.${p}`;
     let found: unknown[];
     try {
-      found = JSONPath<unknown[]>({ path: rooted, json: root as object, wrap: true });
+      found = jsonPathNodes(rooted, root);
     } catch (e) {
       throw new FunctionError(`invalid JSON path '${p}': ${(e as Error).message}`);
     }

@@ -33,10 +33,11 @@ export async function readParquetFile(full: string, display: string): Promise<Da
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new ScriptError(`file not found: ${display}`, 'runtime');
-    throw new ScriptError(`${display} is not a readable Parquet file: ${(e as Error).message}`, 'runtime');
+    throw new ScriptError(`${display} is not a readable Parquet file: ${reason(e, 'its footer')}`, 'runtime');
   }
   const schema = metadata.schema as unknown as SchemaElement[];
   const top = topLevel(schema, display);
+  chunksInSchema(metadata.row_groups, new Set(top.map((e) => e.name)), display);
   const leaves = top.map((e) => leafOf(e, display));
   const rows = Number(metadata.num_rows);
   const columns: Column[] = top.map((e, k) => ({ name: e.name, type: leaves[k].type }));
@@ -66,9 +67,40 @@ export async function readParquetFile(full: string, display: string): Promise<Da
     });
   } catch (e) {
     if (e instanceof ScriptError) throw e;
-    throw new ScriptError(`cannot read ${display}: ${(e as Error).message}`, 'runtime');
+    throw new ScriptError(`cannot read ${display}: ${reason(e, 'its data')}`, 'runtime');
   }
   return new Dataset(columns, data, rows);
+}
+
+/**
+ * Every column chunk names a column of the schema. hyparquet checks this only while it starts reading
+ * the chunks one by one: a corrupt name then rejects the read with the chunks before it still
+ * reading, and when one of those fails too nothing awaits it — an unhandled rejection that ends the
+ * process (the kernel, the REPL). Checked here first, such a file is an error before any read starts.
+ */
+function chunksInSchema(
+  groups: readonly { columns: readonly { meta_data?: { path_in_schema: string[] } }[] }[],
+  names: ReadonlySet<string>,
+  display: string,
+): void {
+  for (const group of groups)
+    for (const chunk of group.columns) {
+      const path = chunk.meta_data?.path_in_schema ?? [];
+      if (path.length !== 1 || !names.has(path[0]))
+        throw new ScriptError(
+          `${display} is not a readable Parquet file: a column chunk names '${path.join('.')}', which its schema does not have`,
+          'runtime',
+        );
+    }
+}
+
+/**
+ * What hyparquet's failure says: its own errors name the problem (`parquet file invalid (footer != PAR1)`);
+ * JavaScript's, from walking corrupt bytes (`Cannot read properties of undefined`, `Offset is outside
+ * the bounds of the DataView`), only that `part` is corrupt.
+ */
+function reason(e: unknown, part: string): string {
+  return e instanceof TypeError || e instanceof RangeError ? `${part} is corrupt` : (e as Error).message;
 }
 
 /** The top-level fields; nested groups and repeated fields have no flat column form. */

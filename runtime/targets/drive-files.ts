@@ -45,7 +45,11 @@ export async function writeDriveFiles(
 ): Promise<void> {
   const column = contentColumn(rows, out);
   for (const part of parts(rows, name, out, scope, drive)) {
-    await publishFile(part, drive, out, column, retry, scope.signal, written);
+    try {
+      await publishFile(part, drive, out, column, retry, scope.signal, written);
+    } catch (e) {
+      throw fileFailure(part.path, e);
+    }
     written.files.push(part.path);
     written.rows += part.rows.rowCount;
   }
@@ -69,6 +73,8 @@ function* parts(
     for (const c of reads) confined(row[c], rows.columns[c].name, r, out.file!.pos);
     const path = name(file(row, r));
     if (path.trim() === '') throw new ScriptError('FILE evaluates to an empty name', 'runtime', out.file!.pos);
+    if (path.includes('\0'))
+      throw new ScriptError(`FILE '${path}' holds a NUL character, which no file name can`, 'runtime', out.file!.pos);
     const joined = posix.join(out.container ?? '', folder, path);
     // Before any file is written, and with the caret under FILE (the drive would refuse it later anyway).
     atArgument(out.file, () => drive.within(joined));
@@ -110,6 +116,16 @@ function* parts(
     const indices = groups.get(folder)!;
     yield { path: at(folder, indices[0]), rows: rows.pick(indices) };
   }
+}
+
+/**
+ * A file system's failure to write a file as the user's error: Node's message names the staged copy
+ * (`EISDIR: illegal operation on a directory, rename '…/.f.tmp-…' -> '…/f'`), the user knows the file.
+ */
+function fileFailure(path: string, e: unknown): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (e instanceof ScriptError || typeof code !== 'string' || !/^E[A-Z0-9]+$/.test(code)) return e;
+  return new ScriptError(`cannot write ${path}: ${(e as Error).message.replace(/, \w+ '.*$/s, '')}`, 'runtime');
 }
 
 /**

@@ -7,7 +7,7 @@ import type { CallParameters } from './ingest';
 import { signatureProblem } from './signature';
 
 export const PUSH_PATH = '/job/push';
-const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+export const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** Distinct call URLs whose parsed query a listener keeps (all are dropped when more come). */
 const QUERIES_KEPT = 256;
 
@@ -159,7 +159,8 @@ export function sendFailure(req: IncomingMessage, res: ServerResponse, e: unknow
 
 /**
  * Routing and authentication of the webhook endpoint (spec §4.1, §5, §7; decision C.6), the same for
- * `sqlcdc serve` and `%webhook start`, with the status of every refusal in this order — 404 another
+ * `sqlcdc serve` and `%webhook start`, with the status of every refusal in this order — 400 an HTTP/1.1
+ * request without Host (RFC 9112), 404 another
  * path, 405 another method, 401 no valid access key, 400 no or malformed guid, 404 unknown guid (and
  * 400 a direct job's writer guid: `jobOf`), 403 a job not enabled for webhooks (or a reader alone),
  * 400 a bad flag; once the body is read (413 over the limit), 401 a bad signature. The job's flag and
@@ -173,6 +174,8 @@ export class Gate {
   constructor(private readonly options: GateOptions) {}
 
   route(req: IncomingMessage): Routed {
+    if (req.httpVersion === '1.1' && req.headers.host === undefined)
+      throw new Refused(400, 'an HTTP/1.1 request needs a Host header');
     const query = this.query(req.url ?? '/');
     if (!METHODS.has(req.method ?? ''))
       throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`, {

@@ -6,6 +6,7 @@ import type { AccessKeys } from './auth';
 import { Gate, PUSH_PATH, readBody, Refused, send, sendFailure } from './gate';
 import type { IdempotencyStore } from './idempotency';
 import type { Ingest } from './ingest';
+import { answerProtocolErrors } from './protocol-errors';
 import { answerOnce } from './repeats';
 
 export interface ListenerOptions {
@@ -66,9 +67,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => void handle(req, res);
+  // The Gate refuses a request without Host itself, with a JSON reason.
   const server = options.tls
-    ? createHttps({ cert: options.tls.cert, key: options.tls.key }, onRequest)
-    : createHttp(onRequest);
+    ? createHttps({ cert: options.tls.cert, key: options.tls.key, requireHostHeader: false }, onRequest)
+    : createHttp({ requireHostHeader: false }, onRequest);
+  answerProtocolErrors(server);
   // Keep-alive connections of many clients must outlive short pauses between their calls.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

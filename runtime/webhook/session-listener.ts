@@ -12,6 +12,7 @@ import { IdempotencyStore } from './idempotency';
 import { Ingest } from './ingest';
 import { payloadToDataset, PayloadError } from './payload';
 import { bearerKey, Gate, PUSH_PATH, readBody, Refused, send, sendFailure } from './gate';
+import { answerProtocolErrors } from './protocol-errors';
 import { answerOnce, type Once } from './repeats';
 import { formatSize } from '../util/size';
 import { counted } from '../util/words';
@@ -117,7 +118,9 @@ export class SessionListener implements Disposable {
   private async listen(): Promise<this> {
     const { port } = this.options;
     if (this.ingest) this.idempotency = await IdempotencyStore.open(this.host.workspace);
-    const server = createServer((req, res) => void this.handle(req, res));
+    // The Gate refuses a request without Host itself, with a JSON reason.
+    const server = createServer({ requireHostHeader: false }, (req, res) => void this.handle(req, res));
+    answerProtocolErrors(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());

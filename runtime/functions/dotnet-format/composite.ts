@@ -9,6 +9,9 @@ export type CompositePart = string | { index: number; align: number; format: str
 
 const cache = new FormatCache<CompositePart[]>();
 
+/** The index and the alignment of an item are below a million, as in .NET. */
+const ITEM_LIMIT = 1_000_000;
+
 export function compileComposite(text: string): CompositePart[] {
   return cache.get(text) ?? cache.remember(text, parseComposite(text));
 }
@@ -40,9 +43,16 @@ function parseComposite(text: string): CompositePart[] {
       throw new FormatError(
         `'${text}': '${text.slice(i, close + 1)}' is not a format item ({index[,alignment][:format]})`,
       );
+    const index = parseInt(m[1], 10);
+    const width = m[2] ? parseInt(m[2], 10) : 0;
+    // .NET's own limits (StringBuilder.AppendFormat): a wider item would not fit in a string anyway.
+    if (index >= ITEM_LIMIT || Math.abs(width) >= ITEM_LIMIT)
+      throw new FormatError(
+        `'${text}': '${text.slice(i, close + 1)}' has an index or alignment beyond ${ITEM_LIMIT - 1} (the .NET limit)`,
+      );
     if (lit) parts.push(lit);
     lit = '';
-    parts.push({ index: parseInt(m[1], 10), align: m[2] ? parseInt(m[2], 10) : 0, format: m[3] ?? '' });
+    parts.push({ index, align: width, format: m[3] ?? '' });
     i = close;
   }
   if (lit) parts.push(lit);
