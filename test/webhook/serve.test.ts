@@ -775,11 +775,13 @@ test(
 );
 
 test(
-  "a job whose writer does not parse answers 500 in the answer's shape, naming the script's line, and the call is a failed run",
+  "a job whose writer does not parse (edited in its folder by hand) answers 500 in the answer's shape, naming the script's line, and the call is a failed run",
   LIMITS,
   async () => {
-    const dir = project({ 'w.sql': "ADD COLUMN 'x=1'\nPRINT 'never';\n" });
+    const dir = project({ 'w.sql': "PRINT 'fine';\n" });
     const guid = await createJob(dir, 'broken', ['--writer', 'w.sql', '--webhook']);
+    // job create refuses a script that does not parse; one edited in the job's folder afterwards is read as it is.
+    writeFileSync(join(dir, 'ws', 'jobs', 'broken', 'writer.sql'), "ADD COLUMN 'x=1'\nPRINT 'never';\n");
     const s = await serve(dir, ['--no-auth']);
     const r = await call(s.url, { query: { guid }, body: '{"id": 1}' });
     assert.equal(r.status, 500, r.text);
