@@ -23,6 +23,7 @@ import {
   segmentHeader,
   withdrawal,
 } from '../../runtime/workspace/journal';
+import { inPidNamespace, pidNamespaceUnavailable } from '../helpers/pid-namespace';
 import { tempDir } from '../helpers/session';
 
 /** A safety net so a hung child fails the test instead of the run; nothing here depends on timing. */
@@ -435,32 +436,17 @@ function segments(dir: string): string[] {
   return readdirSync(join(dir, '.journal')).filter((f) => f.endsWith('.wal'));
 }
 
-/** Whether this machine lets the test make a PID namespace (root, or a user namespace allowed). */
-const namespaces = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
-
 test(
   "a listener of another PID namespace (a container) whose process id is this process's: its segment is its own while it lives, quiet or not, replayed once it is gone and stale",
-  { ...LIMITS, skip: !namespaces && 'unshare --pid is not allowed here' },
+  { ...LIMITS, skip: pidNamespaceUnavailable() },
   async () => {
     const dir = tempDir('group-commit-namespace');
     // In its namespace it gets this process's id: judged by the id alone, it would be this process,
     // started at another time, so gone.
-    const child = spawn(
-      'unshare',
-      [
-        '--pid',
-        '--fork',
-        '--mount-proc',
-        'sh',
-        '-c',
-        `echo ${process.pid - 1} > /proc/sys/kernel/ns_last_pid; "$0" "$@" & wait`,
-        process.execPath,
-        '-e',
-        LIVE_CHILD,
-        dir,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
-    );
+    const child = spawn(...inPidNamespace(process.pid, [process.execPath, '-e', LIVE_CHILD, dir]), {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     try {
       await new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli';
+import { inPidNamespace, pidNamespaceUnavailable } from '../helpers/pid-namespace';
 import { tempDir } from '../helpers/temp';
 import { processAlive, processIdentity } from '../../runtime/util/process-alive';
 import { SQLCDC } from '../repl/harness';
@@ -68,12 +69,9 @@ test('a lock whose holder was killed (kill -9), asked for by several processes a
   }
 });
 
-/** Whether this machine lets the test make a PID namespace (root, or a user namespace allowed). */
-const namespaces = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
-
 test(
   'a lock held by a process of another PID namespace (another container on the workspace): held while its holder may live, taken over once stale',
-  { skip: !namespaces && 'unshare --pid is not allowed here' },
+  { skip: pidNamespaceUnavailable() },
   async () => {
     const dir = tempDir('lock-takeover');
     writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
@@ -82,22 +80,8 @@ test(
     // Its process id there names no process here, as a container's usually does not.
     let pid = 30_000;
     while (processAlive(pid)) pid++;
-    const holder = start(
-      [],
-      [
-        'unshare',
-        '--pid',
-        '--fork',
-        '--mount-proc',
-        'sh',
-        '-c',
-        `echo ${pid - 1} > /proc/sys/kernel/ns_last_pid; "$0" "$@" & wait`,
-        process.execPath,
-        CHILD,
-        '--hold',
-        file,
-      ],
-    );
+    const [command, args] = inPidNamespace(pid, [process.execPath, CHILD, '--hold', file]);
+    const holder = start([], [command, ...args]);
     try {
       await holder.said('held');
       const waited = await runCli(dir, ['job', 'create', 'orders', '--writer', 'w.sql', '--workspace', 'ws']);
