@@ -4,7 +4,7 @@ import { evaluateText } from '../functions/evaluate';
 import { concatDatasets } from '../sources/concat';
 import { isCsvOptions, parseCsvOptions } from '../sources/csv/options';
 import { pathInRoot } from '../drives/confine';
-import { FtpDrive } from '../drives/ftp';
+import { DRIVE_KINDS, remoteDrive } from '../drives/index';
 import { driveFiles, readDriveFile, readRemoteFile, remoteFiles, type DriveRead } from '../sources/files/drive';
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
@@ -20,8 +20,8 @@ import { floatsAsDecimal } from '../functions/json-format';
 export const selectDrive: Command<SelectDrive> = async (stmt, _input, ctx) => {
   const { session } = ctx;
   const { connection, path } = stmt;
-  const named = connection && atArgument(connection, () => session.connections.getOf(connection.name, 'drive', 'ftp'));
-  const remote = named?.kind === 'ftp' ? new FtpDrive(named) : undefined;
+  const named = connection && atArgument(connection, () => session.connections.getOf(connection.name, ...DRIVE_KINDS));
+  const remote = named && named.kind !== 'drive' ? remoteDrive(named) : undefined;
   const base = named?.kind === 'drive' ? resolve(session.cwd, named.root) : session.cwd;
   // CSV options are checked once here, where their text's position is known; the reader parses them per file.
   if (stmt.formatOptions) parseCsvOptions(stmt.formatOptions.value, stmt.formatOptions.pos);

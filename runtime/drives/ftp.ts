@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
 import { posix } from 'node:path';
 import type { Client } from 'basic-ftp';
 import { cancelled, ScriptError } from '../errors';
@@ -8,6 +5,9 @@ import type { FtpConnection } from '../workspace/connections';
 import { redactUrl } from '../workspace/redact';
 import { pathInRoot } from './confine';
 import type { Drive, DriveEntry } from './drive';
+import { remoteStage } from './remote-stage';
+
+const local = remoteStage('ftp');
 
 /**
  * An FTP or FTPS (explicit TLS) site through basic-ftp. Each operation opens its own control
@@ -79,7 +79,7 @@ export class FtpDrive implements Drive {
   }
 
   stage(path: string): string {
-    return join(mkdtempSync(join(tmpdir(), STAGE_PREFIX)), basename(path));
+    return local.stage(path);
   }
 
   async publish(staged: string, path: string, signal?: AbortSignal): Promise<void> {
@@ -112,15 +112,11 @@ export class FtpDrive implements Drive {
   }
 
   discard(staged: string): void {
-    rmSync(staged, { force: true });
-    // The folder `stage` made for it (only that one: a caller may stage elsewhere).
-    if (basename(dirname(staged)).startsWith(STAGE_PREFIX)) rmSync(dirname(staged), { recursive: true, force: true });
+    local.discard(staged);
   }
 
   async fetch(path: string, signal?: AbortSignal): Promise<{ file: string; done(): void }> {
-    const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-ftp-fetch-'));
-    const done = () => rmSync(dir, { recursive: true, force: true });
-    const file = join(dir, basename(path));
+    const { file, done } = local.fetchTarget(path);
     try {
       await this.session(`download of ${path}`, (client) => client.downloadTo(file, this.path(path)), signal);
     } catch (e) {
@@ -155,8 +151,6 @@ export class FtpDrive implements Drive {
     });
   }
 }
-
-const STAGE_PREFIX = 'sqlcdc-ftp-stage-';
 
 function isMissing(e: unknown): boolean {
   return (e as { code?: number }).code === 550;

@@ -15,7 +15,8 @@ import { parseSize } from '../util/size';
 const USAGE =
   '%connection add <name> <http(s) url> [--header "K: V"]… [--basic user:password | --bearer token | --apikey "Header: key"] ' +
   '[--insecure] [--ca file.pem] [--timeout seconds] [--max-answer 256mb]  |  %connection add <name> sqlite:<file> | sqlite::memory: | ' +
-  'postgres://user:pass@host:port/db | ftp(s)://user:pass@host:port/  |  %connection add <name> --drive <folder>  |  ' +
+  'postgres://user:pass@host:port/db | ftp(s)://user:pass@host:port/ | s3://keyid:secret@bucket/prefix[?region=…&endpoint=…]  |  ' +
+  '%connection add <name> --drive <folder>  |  ' +
   '%connection list  |  %connection remove <name>';
 
 /** The connection kind each URL scheme makes. */
@@ -27,6 +28,7 @@ const SCHEMES: Record<string, Connection['kind']> = {
   'postgresql:': 'postgres',
   'ftp:': 'ftp',
   'ftps:': 'ftp',
+  's3:': 's3',
 };
 
 const FLAGS = {
@@ -98,7 +100,26 @@ function parseConnection(words: string[]): Connection {
       ...splitPassword(parsed.toString()),
       ...(flags.has('insecure') ? { tls: { rejectUnauthorized: false } } : {}),
     };
+  if (kind === 's3') return s3Connection(name, parsed);
   return httpConnection(name, parsed, flags);
+}
+
+/** `s3://KEY_ID:SECRET@bucket/prefix?region=…&endpoint=…`; neither key id nor secret: the AWS SDK's own credentials. */
+function s3Connection(name: string, parsed: URL): Connection {
+  if (!parsed.hostname)
+    throw new ScriptError(
+      `connection '${name}': an s3:// URL names its bucket as its host (s3://bucket/prefix)`,
+      'semantic',
+    );
+  if (Boolean(parsed.username) !== Boolean(parsed.password))
+    throw new ScriptError(
+      `connection '${name}': an s3:// URL holds both the access key id and the secret (s3://KEY_ID:SECRET@bucket/…), or neither`,
+      'semantic',
+    );
+  const endpoint = parsed.searchParams.get('endpoint');
+  if (endpoint !== null && !/^https?:\/\/[^/]/i.test(endpoint))
+    throw new ScriptError(`connection '${name}': endpoint must be an http(s):// URL, got '${endpoint}'`, 'semantic');
+  return { name, kind: 's3', ...splitPassword(parsed.toString()) };
 }
 
 /**

@@ -366,10 +366,14 @@ export const TRACE_OPTIONS: OptionSet<TraceSpec> = {
       },
       "{ [CONN] } '<folder or container>'",
     ),
-    trace.text('CREDENTIALS', "user:password signing in to an FTP stage instead of its connection's", (n, v, c) => {
-      if (!n.stage) return c.fail('CREDENTIALS must follow STAGE ON');
-      n.stage.credentials = v;
-    }),
+    trace.text(
+      'CREDENTIALS',
+      "user:password (FTP) or KEY_ID:SECRET (S3) signing in to a stage instead of its connection's",
+      (n, v, c) => {
+        if (!n.stage) return c.fail('CREDENTIALS must follow STAGE ON');
+        n.stage.credentials = v;
+      },
+    ),
     trace.text(
       'EXEC',
       'SQL run on the trace database after each batch',

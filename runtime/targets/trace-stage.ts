@@ -4,8 +4,7 @@ import { posix } from 'node:path';
 import { atArgument } from '../at-argument';
 import type { Column, Value } from '../dataset/types';
 import { writeStaged, type Drive } from '../drives/drive';
-import { FtpDrive } from '../drives/ftp';
-import { driveFor } from '../drives/index';
+import { driveFor, DRIVE_KINDS, remoteDrive } from '../drives/index';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { Scope } from '../scope';
@@ -81,25 +80,30 @@ export class TraceStage {
 }
 
 /**
- * The stage's drive: a local folder, a drive connection's, or an FTP site's. CREDENTIALS
- * 'user:password' sign in to an FTP stage instead of its connection's user and password; a folder of
- * this machine has nothing to sign in to, and is refused CREDENTIALS rather than silently ignore them.
+ * The stage's drive: a local folder, a drive connection's, an FTP site's or an S3 bucket's. CREDENTIALS
+ * sign in to a remote stage instead of its connection's own: 'user:password' on FTP, 'KEY_ID:SECRET'
+ * on S3; a folder of this machine has nothing to sign in to, and is refused CREDENTIALS rather than
+ * silently ignore them.
  */
 function stageDrive(stage: StageSpec, scope: Scope): Drive {
   const credentials = stage.credentials && evaluateText(stage.credentials, scope);
   if (credentials === undefined) return driveFor(scope.session, stage.connection);
-  const c = stage.connection && scope.session.connections.getOf(stage.connection.name, 'ftp', 'drive');
-  if (c?.kind !== 'ftp')
+  const c = stage.connection && scope.session.connections.getOf(stage.connection.name, ...DRIVE_KINDS);
+  if (!c || c.kind === 'drive')
     throw new ScriptError(
-      'CREDENTIALS sign in to an FTP stage (user:password); a folder on this machine takes none',
+      'CREDENTIALS sign in to an FTP or S3 stage (user:password, KEY_ID:SECRET); a folder on this machine takes none',
       'semantic',
       stage.credentials!.pos,
     );
   const colon = credentials.indexOf(':');
   if (colon < 1)
-    throw new ScriptError('CREDENTIALS of an FTP stage must be user:password', 'semantic', stage.credentials!.pos);
+    throw new ScriptError(
+      `CREDENTIALS of an ${c.kind === 'ftp' ? 'FTP stage must be user:password' : 'S3 stage must be KEY_ID:SECRET'}`,
+      'semantic',
+      stage.credentials!.pos,
+    );
   const url = new URL(c.url);
   url.username = encodeURIComponent(credentials.slice(0, colon));
   url.password = '';
-  return new FtpDrive({ ...c, url: url.toString(), password: credentials.slice(colon + 1) });
+  return remoteDrive({ ...c, url: url.toString(), password: credentials.slice(colon + 1) });
 }

@@ -50,6 +50,15 @@ export interface FtpConnection extends UrlConnection {
   tls?: { rejectUnauthorized?: boolean };
 }
 
+/**
+ * An S3 bucket (or an S3-compatible store: MinIO, Cloudflare R2, Ceph…):
+ * `s3://KEY_ID@bucket/prefix?region=…&endpoint=…`, the secret access key kept apart as `password`.
+ * Without a key id, the AWS SDK's own credentials (environment, ~/.aws, instance role).
+ */
+export interface S3Connection extends UrlConnection {
+  kind: 's3';
+}
+
 export interface DriveConnection {
   name: string;
   kind: 'drive';
@@ -58,7 +67,14 @@ export interface DriveConnection {
 }
 
 export type DbConnection = SqliteConnection | PostgresConnection;
-export type Connection = HttpConnection | DbConnection | FtpConnection | DriveConnection;
+export type Connection = HttpConnection | DbConnection | FtpConnection | S3Connection | DriveConnection;
+
+/** The connections given by a URL whose password is kept apart from it. */
+type PasswordConnection = PostgresConnection | FtpConnection | S3Connection;
+
+function hasUrlPassword(c: Connection): c is PasswordConnection {
+  return c.kind === 'postgres' || c.kind === 'ftp' || c.kind === 's3';
+}
 
 /** A secret value inside a connection: its path of keys, and the value. */
 type SecretLeaf = [path: string[], value: string];
@@ -76,7 +92,7 @@ function secretsOf(c: Connection): SecretLeaf[] {
     if (c.auth?.type === 'apikey') out.push([['auth', 'key'], c.auth.key]);
     for (const [k, v] of Object.entries(c.headers ?? {})) out.push([['headers', k], v]);
   }
-  if ((c.kind === 'postgres' || c.kind === 'ftp') && c.password !== undefined) out.push([['password'], c.password]);
+  if (hasUrlPassword(c) && c.password !== undefined) out.push([['password'], c.password]);
   return out;
 }
 
@@ -99,7 +115,7 @@ function masked(leaves: SecretLeaf[]): SecretLeaf[] {
 /** A connection safe to show: every secret is ****, URLs show `user:****@` and `?token=****`. */
 export function redactConnection(c: Connection): Record<string, unknown> {
   const shown = withLeaves(c, masked(secretsOf(c))) as unknown as Record<string, unknown>;
-  if (c.kind === 'postgres' || c.kind === 'ftp') {
+  if (hasUrlPassword(c)) {
     const url = new URL(c.url);
     if (c.password !== undefined) url.password = 'x';
     shown.url = redactUrl(url.toString());
@@ -174,7 +190,7 @@ export class ConnectionStore {
     const leaves = secretsOf(c);
     if (leaves.length === 0) return c;
     const clear = withLeaves(c, masked(leaves));
-    if (clear.kind === 'postgres' || clear.kind === 'ftp') delete clear.password;
+    if (hasUrlPassword(clear)) delete clear.password;
     return { ...clear, sealed: key.seal(c.name, JSON.stringify(leaves)) };
   }
 

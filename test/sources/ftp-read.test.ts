@@ -65,7 +65,7 @@ test(
     );
     const folders = await run(server, "SELECT * FROM DRIVE [site] '*/x.csv';");
     assert.equal(folders.code, 1);
-    assert.match(folders.stderr, /on an FTP drive, wildcards go in the file name only/);
+    assert.match(folders.stderr, /on ftp:\/\/uploader@[^,]*, wildcards go in the file name only, not in '\*'/);
     const bad = await run(server, "SELECT * FROM DRIVE [site] 'bad.json';");
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /bad\.json: invalid JSON/);

@@ -6,11 +6,12 @@ import { Dataset, type Result } from '../../runtime/index';
 import type { Session } from '../../runtime/session';
 import { ftpUnavailable, startFtpServer, type FtpServer } from '../helpers/ftp-server';
 import { postgresUnavailable, startPostgres } from '../helpers/postgres';
+import { startS3Server, type S3Server } from '../helpers/s3-server';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { tempSession } from '../helpers/session';
 
 const sessions: Session[] = [];
-const servers: (TestServer | FtpServer)[] = [];
+const servers: (TestServer | FtpServer | S3Server)[] = [];
 after(async () => {
   for (const s of sessions) await s.close();
   for (const s of servers) await s.close();
@@ -103,7 +104,7 @@ test('STAGE ON is confined to its drive connection, and CREDENTIALS are refused 
   error = await failure(session, text);
   assert.equal(
     error.message,
-    'CREDENTIALS sign in to an FTP stage (user:password); a folder on this machine takes none',
+    'CREDENTIALS sign in to an FTP or S3 stage (user:password, KEY_ID:SECRET); a folder on this machine takes none',
   );
   assert.equal(error.position?.column, text.indexOf("'me:s3cret'") + 2);
   assert.equal(existsSync(join(dir, 'stage')), false, 'refused before any call or file');
@@ -129,6 +130,22 @@ test(
     assert.deepEqual(readdirSync(join(ftp.root, 'drop', 'stage')), [], 'the staged batch is removed once loaded');
   },
 );
+
+test('STAGE ON an S3 connection: CREDENTIALS KEY_ID:SECRET sign in instead of the connection’s own', async () => {
+  const s3 = await startS3Server('AKIASTAGEWRITER');
+  servers.push(s3);
+  const { session } = await setup(2);
+  // The connection's key id is unknown to the store: only the CREDENTIALS can sign in.
+  await session.run(`%connection add lake s3://AKIAUNKNOWN:nope@lake/traces?endpoint=${s3.endpoint}`);
+  const text = `${PUSH} TRACE INTO [tr] TABLE 'calls' STAGE ON [lake] 'stage'`;
+  const error = await failure(session, `${text};`);
+  assert.match(error.message, /S3 upload of stage\/calls_\S+\.jsonl on s3:\/\/lake\/traces failed: InvalidAccessKeyId/);
+  const results = await session.run(`${text} CREDENTIALS 'AKIASTAGEWRITER:s3cr3t/Stage+Key';`);
+  assert.doesNotMatch(JSON.stringify(results), /s3cr3t/);
+  await session.run('SELECT * FROM DB [tr] (SELECT count(*) AS n FROM calls);');
+  assert.deepEqual(session.dataset.rows(), [[2]]);
+  assert.deepEqual(await s3.keys(), [], 'the staged batch is removed once loaded');
+});
 
 test(
   'STAGE ON into a PostgreSQL trace table: the staged rows land typed, times as timestamps',

@@ -38,7 +38,7 @@ export async function driveFiles(read: DriveRead): Promise<DriveFile[]> {
 }
 
 /**
- * The files a read names on a remote drive (an FTP site), relative to its folder: the one file, or a
+ * The files a read names on a remote drive (an FTP site, an S3 bucket), relative to its folder: the one file, or a
  * glob's matches in name order. A listing is of one folder, so wildcards stand in the file name only.
  */
 export async function remoteFiles(drive: Drive, pattern: string): Promise<string[]> {
@@ -46,7 +46,7 @@ export async function remoteFiles(drive: Drive, pattern: string): Promise<string
   const at = pattern.lastIndexOf('/');
   const folder = pattern.slice(0, Math.max(at, 0));
   if (isGlob(folder))
-    throw new ScriptError(`on an FTP drive, wildcards go in the file name only, not in '${folder}'`, 'semantic');
+    throw new ScriptError(`on ${drive.label}, wildcards go in the file name only, not in '${folder}'`, 'semantic');
   const name = new RegExp(`^${globSource(pattern.slice(at + 1), PATH_GLOB)}$`);
   const entries = await drive.list(folder || '.');
   return entries
@@ -68,7 +68,7 @@ export async function readRemoteFile(
     copy = await drive.fetch(path, signal);
   } catch (e) {
     if (signal?.aborted) throw e;
-    // FTP answers 550 both for a missing file and for one it will not send: ask which it is.
+    // FTP answers 550 both for a missing file and for one it will not send, S3 403 without list rights: ask which it is.
     const missing = await drive.exists(path).then(
       (found) => !found,
       () => false,

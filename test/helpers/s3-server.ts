@@ -1,0 +1,70 @@
+import { S3Client, ListObjectsV2Command, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { removeTempDir, tempDir } from './temp';
+
+export interface S3Server {
+  /** http://127.0.0.1:port */
+  endpoint: string;
+  /** The bucket made for the test. */
+  bucket: string;
+  /** The object keys of the bucket, sorted. */
+  keys(): Promise<string[]>;
+  read(key: string): Promise<string>;
+  write(key: string, body: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * An S3-compatible server (s3rver: the S3 REST API over HTTP on 127.0.0.1, objects kept in a temp
+ * folder) with one bucket, taking the access key id `keyId` (and its own, S3RVER). s3rver refuses an
+ * unknown key id but does not verify SigV4 signatures, so a wrong secret goes unnoticed. The helpers
+ * read and write through the AWS SDK, as a user's other tools would.
+ */
+export async function startS3Server(keyId: string, bucket = 'lake'): Promise<S3Server> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // s3rver is a dev dependency and CommonJS; loaded here so that the runtime never sees it.
+  const S3rver = require('s3rver') as new (options: object) => {
+    run(): Promise<{ port: number }>;
+    close(): Promise<void>;
+  };
+  const accounts = require('s3rver/lib/models/account') as {
+    DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void };
+  };
+  accounts.DUMMY_ACCOUNT.createKeyPair(keyId, 'unchecked');
+  const directory = tempDir('s3');
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+  });
+  const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
+  return {
+    endpoint,
+    bucket,
+    async keys() {
+      const out = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
+      return (out.Contents ?? []).map((o) => o.Key!).sort();
+    },
+    async read(key) {
+      const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return out.Body!.transformToString();
+    },
+    async write(key, body) {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+    },
+    async close() {
+      client.destroy();
+      await server.close();
+      removeTempDir(directory);
+    },
+  };
+}
