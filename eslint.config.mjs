@@ -117,6 +117,7 @@ export default defineConfig(
             '^hyparquet-writer$',
             '^koffi$',
             '^@aws-sdk/client-s3$',
+            '^@azure/storage-blob$',
             '^s3rver(/lib/models/account)?$',
             '^\\./backend$',
           ],

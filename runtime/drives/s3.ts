@@ -26,7 +26,7 @@ export class S3Drive implements Drive {
   constructor(private readonly connection: S3Connection) {
     const url = new URL(connection.url);
     this.bucket = url.hostname;
-    this.prefix = posix.normalize(decodeURIComponent(url.pathname)).replace(/^\/+|\/+$/g, '');
+    this.prefix = posix.normalize(decodeURIComponent(url.pathname)).replace(/^\/+|\/+$|^\.$/g, '');
     this.label = `s3://${this.bucket}/${this.prefix}`;
   }
 

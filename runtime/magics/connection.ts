@@ -15,7 +15,8 @@ import { parseSize } from '../util/size';
 const USAGE =
   '%connection add <name> <http(s) url> [--header "K: V"]… [--basic user:password | --bearer token | --apikey "Header: key"] ' +
   '[--insecure] [--ca file.pem] [--timeout seconds] [--max-answer 256mb]  |  %connection add <name> sqlite:<file> | sqlite::memory: | ' +
-  'postgres://user:pass@host:port/db | ftp(s)://user:pass@host:port/ | s3://keyid:secret@bucket/prefix[?region=…&endpoint=…]  |  ' +
+  'postgres://user:pass@host:port/db | ftp(s)://user:pass@host:port/ | s3://keyid:secret@bucket/prefix[?region=…&endpoint=…] | ' +
+  'az://account:key@container/prefix[?endpoint=…] | az://account@container/prefix?sas=<token>  |  ' +
   '%connection add <name> --drive <folder>  |  ' +
   '%connection list  |  %connection remove <name>';
 
@@ -29,6 +30,7 @@ const SCHEMES: Record<string, Connection['kind']> = {
   'ftp:': 'ftp',
   'ftps:': 'ftp',
   's3:': 's3',
+  'az:': 'az',
 };
 
 const FLAGS = {
@@ -101,7 +103,42 @@ function parseConnection(words: string[]): Connection {
       ...(flags.has('insecure') ? { tls: { rejectUnauthorized: false } } : {}),
     };
   if (kind === 's3') return s3Connection(name, parsed);
+  if (kind === 'az') return azureConnection(name, parsed);
   return httpConnection(name, parsed, flags);
+}
+
+/**
+ * `az://ACCOUNT:KEY@container/folder?endpoint=…`, or `az://ACCOUNT@container/folder?sas=<token>`: the
+ * key or the token is the secret, kept apart; `sas` stays in the URL, empty, to say which it is.
+ */
+function azureConnection(name: string, parsed: URL): Connection {
+  if (!parsed.hostname || !parsed.username)
+    throw new ScriptError(
+      `connection '${name}': an az:// URL names the storage account and the container (az://ACCOUNT:KEY@container/folder)`,
+      'semantic',
+    );
+  const sas = parsed.searchParams.get('sas');
+  if (sas !== null && parsed.password)
+    throw new ScriptError(
+      `connection '${name}': an az:// URL holds an account key or a SAS token, not both`,
+      'semantic',
+    );
+  if (sas === null && !parsed.password)
+    throw new ScriptError(
+      `connection '${name}': an az:// URL needs the account key (az://ACCOUNT:KEY@…) or a SAS token (?sas=…)`,
+      'semantic',
+    );
+  checkEndpoint(name, parsed);
+  if (sas === null) return { name, kind: 'az', ...splitPassword(parsed.toString()) };
+  // Cut from the text, not set through searchParams, which would percent-encode the other parameters.
+  return { name, kind: 'az', url: parsed.toString().replace(/([?&]sas=)[^&#]*/, '$1'), password: sas };
+}
+
+/** An `endpoint` parameter (S3-compatible stores, Azurite, sovereign clouds) is an http(s) URL. */
+function checkEndpoint(name: string, parsed: URL): void {
+  const endpoint = parsed.searchParams.get('endpoint');
+  if (endpoint !== null && !/^https?:\/\/[^/]/i.test(endpoint))
+    throw new ScriptError(`connection '${name}': endpoint must be an http(s):// URL, got '${endpoint}'`, 'semantic');
 }
 
 /** `s3://KEY_ID:SECRET@bucket/prefix?region=…&endpoint=…`; neither key id nor secret: the AWS SDK's own credentials. */
@@ -116,9 +153,7 @@ function s3Connection(name: string, parsed: URL): Connection {
       `connection '${name}': an s3:// URL holds both the access key id and the secret (s3://KEY_ID:SECRET@bucket/…), or neither`,
       'semantic',
     );
-  const endpoint = parsed.searchParams.get('endpoint');
-  if (endpoint !== null && !/^https?:\/\/[^/]/i.test(endpoint))
-    throw new ScriptError(`connection '${name}': endpoint must be an http(s):// URL, got '${endpoint}'`, 'semantic');
+  checkEndpoint(name, parsed);
   return { name, kind: 's3', ...splitPassword(parsed.toString()) };
 }
 

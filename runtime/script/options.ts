@@ -368,7 +368,7 @@ export const TRACE_OPTIONS: OptionSet<TraceSpec> = {
     ),
     trace.text(
       'CREDENTIALS',
-      "user:password (FTP) or KEY_ID:SECRET (S3) signing in to a stage instead of its connection's",
+      "user:password (FTP), KEY_ID:SECRET (S3) or ACCOUNT:KEY (Azure) signing in to a stage instead of its connection's",
       (n, v, c) => {
         if (!n.stage) return c.fail('CREDENTIALS must follow STAGE ON');
         n.stage.credentials = v;

@@ -80,30 +80,34 @@ export class TraceStage {
 }
 
 /**
- * The stage's drive: a local folder, a drive connection's, an FTP site's or an S3 bucket's. CREDENTIALS
- * sign in to a remote stage instead of its connection's own: 'user:password' on FTP, 'KEY_ID:SECRET'
- * on S3; a folder of this machine has nothing to sign in to, and is refused CREDENTIALS rather than
+ * The stage's drive: a local folder, a drive connection's, an FTP site's, an S3 bucket's or an Azure
+ * container's. CREDENTIALS sign in to a remote stage instead of its connection's own: 'user:password'
+ * on FTP, 'KEY_ID:SECRET' on S3, 'ACCOUNT:KEY' on Azure; a folder of this machine has nothing to sign in to, and is refused CREDENTIALS rather than
  * silently ignore them.
  */
+const CREDENTIALS_FORM = {
+  ftp: 'an FTP stage must be user:password',
+  s3: 'an S3 stage must be KEY_ID:SECRET',
+  az: 'an Azure stage must be ACCOUNT:KEY',
+} as const;
+
 function stageDrive(stage: StageSpec, scope: Scope): Drive {
   const credentials = stage.credentials && evaluateText(stage.credentials, scope);
   if (credentials === undefined) return driveFor(scope.session, stage.connection);
   const c = stage.connection && scope.session.connections.getOf(stage.connection.name, ...DRIVE_KINDS);
   if (!c || c.kind === 'drive')
     throw new ScriptError(
-      'CREDENTIALS sign in to an FTP or S3 stage (user:password, KEY_ID:SECRET); a folder on this machine takes none',
+      'CREDENTIALS sign in to a remote stage (FTP user:password, S3 KEY_ID:SECRET, Azure ACCOUNT:KEY); a folder on this machine takes none',
       'semantic',
       stage.credentials!.pos,
     );
   const colon = credentials.indexOf(':');
   if (colon < 1)
-    throw new ScriptError(
-      `CREDENTIALS of an ${c.kind === 'ftp' ? 'FTP stage must be user:password' : 'S3 stage must be KEY_ID:SECRET'}`,
-      'semantic',
-      stage.credentials!.pos,
-    );
+    throw new ScriptError(`CREDENTIALS of ${CREDENTIALS_FORM[c.kind]}`, 'semantic', stage.credentials!.pos);
   const url = new URL(c.url);
   url.username = encodeURIComponent(credentials.slice(0, colon));
   url.password = '';
+  // An account key signs in where the connection had a SAS token.
+  url.searchParams.delete('sas');
   return remoteDrive({ ...c, url: url.toString(), password: credentials.slice(colon + 1) });
 }

@@ -59,6 +59,14 @@ export interface S3Connection extends UrlConnection {
   kind: 's3';
 }
 
+/**
+ * An Azure Blob Storage container: `az://ACCOUNT@container/folder?endpoint=…`, the account key (or,
+ * with `sas` in the URL, a SAS token) kept apart as `password`.
+ */
+export interface AzureConnection extends UrlConnection {
+  kind: 'az';
+}
+
 export interface DriveConnection {
   name: string;
   kind: 'drive';
@@ -67,13 +75,14 @@ export interface DriveConnection {
 }
 
 export type DbConnection = SqliteConnection | PostgresConnection;
-export type Connection = HttpConnection | DbConnection | FtpConnection | S3Connection | DriveConnection;
+export type Connection =
+  HttpConnection | DbConnection | FtpConnection | S3Connection | AzureConnection | DriveConnection;
 
 /** The connections given by a URL whose password is kept apart from it. */
-type PasswordConnection = PostgresConnection | FtpConnection | S3Connection;
+type PasswordConnection = PostgresConnection | FtpConnection | S3Connection | AzureConnection;
 
 function hasUrlPassword(c: Connection): c is PasswordConnection {
-  return c.kind === 'postgres' || c.kind === 'ftp' || c.kind === 's3';
+  return c.kind === 'postgres' || c.kind === 'ftp' || c.kind === 's3' || c.kind === 'az';
 }
 
 /** A secret value inside a connection: its path of keys, and the value. */

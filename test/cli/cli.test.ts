@@ -215,7 +215,7 @@ test(
     const value = push('hunter2').indexOf("'hunter2'") + 2;
     assert.equal(
       lines[0],
-      `scripts/stage.sql:2:${value}: PUSH INTO HTTP: CREDENTIALS sign in to an FTP or S3 stage (user:password, KEY_ID:SECRET); a folder on this machine takes none`,
+      `scripts/stage.sql:2:${value}: PUSH INTO HTTP: CREDENTIALS sign in to a remote stage (FTP user:password, S3 KEY_ID:SECRET, Azure ACCOUNT:KEY); a folder on this machine takes none`,
     );
     assert.equal(lines[1], `  ${push('****').trimEnd()}`);
     assert.equal(lines[2], `  ${' '.repeat(value - 1)}^`);

@@ -57,7 +57,7 @@ test('%connection rejects bad input with a clear message', async () => {
   await assert.rejects(s.run('%connection add api not-a-url'), /'not-a-url' is not a connection URL scheme/);
   await assert.rejects(
     s.run('%connection add api gopher://x'),
-    /'gopher:' is not a connection URL scheme \(known: http: https: sqlite: postgres: postgresql: ftp: ftps: s3:\)/,
+    /'gopher:' is not a connection URL scheme \(known: http: https: sqlite: postgres: postgresql: ftp: ftps: s3: az:\)/,
   );
   await assert.rejects(s.run('%connection add api http://u:pw@[bad'), /'http:\/\/\*\*\*\*@\[bad' is not a valid URL/);
   await assert.rejects(s.run('%connection add api http://x --bogus 1'), /unknown option --bogus/);

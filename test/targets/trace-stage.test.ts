@@ -7,11 +7,12 @@ import type { Session } from '../../runtime/session';
 import { ftpUnavailable, startFtpServer, type FtpServer } from '../helpers/ftp-server';
 import { postgresUnavailable, startPostgres } from '../helpers/postgres';
 import { startS3Server, type S3Server } from '../helpers/s3-server';
+import { startAzureServer, type AzureServer } from '../helpers/azure-server';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { tempSession } from '../helpers/session';
 
 const sessions: Session[] = [];
-const servers: (TestServer | FtpServer | S3Server)[] = [];
+const servers: (TestServer | FtpServer | S3Server | AzureServer)[] = [];
 after(async () => {
   for (const s of sessions) await s.close();
   for (const s of servers) await s.close();
@@ -104,7 +105,7 @@ test('STAGE ON is confined to its drive connection, and CREDENTIALS are refused 
   error = await failure(session, text);
   assert.equal(
     error.message,
-    'CREDENTIALS sign in to an FTP or S3 stage (user:password, KEY_ID:SECRET); a folder on this machine takes none',
+    'CREDENTIALS sign in to a remote stage (FTP user:password, S3 KEY_ID:SECRET, Azure ACCOUNT:KEY); a folder on this machine takes none',
   );
   assert.equal(error.position?.column, text.indexOf("'me:s3cret'") + 2);
   assert.equal(existsSync(join(dir, 'stage')), false, 'refused before any call or file');
@@ -131,21 +132,50 @@ test(
   },
 );
 
-test('STAGE ON an S3 connection: CREDENTIALS KEY_ID:SECRET sign in instead of the connection’s own', async () => {
-  const s3 = await startS3Server('AKIASTAGEWRITER');
-  servers.push(s3);
-  const { session } = await setup(2);
-  // The connection's key id is unknown to the store: only the CREDENTIALS can sign in.
-  await session.run(`%connection add lake s3://AKIAUNKNOWN:nope@lake/traces?endpoint=${s3.endpoint}`);
-  const text = `${PUSH} TRACE INTO [tr] TABLE 'calls' STAGE ON [lake] 'stage'`;
-  const error = await failure(session, `${text};`);
-  assert.match(error.message, /S3 upload of stage\/calls_\S+\.jsonl on s3:\/\/lake\/traces failed: InvalidAccessKeyId/);
-  const results = await session.run(`${text} CREDENTIALS 'AKIASTAGEWRITER:s3cr3t/Stage+Key';`);
-  assert.doesNotMatch(JSON.stringify(results), /s3cr3t/);
-  await session.run('SELECT * FROM DB [tr] (SELECT count(*) AS n FROM calls);');
-  assert.deepEqual(session.dataset.rows(), [[2]]);
-  assert.deepEqual(await s3.keys(), [], 'the staged batch is removed once loaded');
-});
+/** A cloud store whose connection cannot sign in, and the CREDENTIALS that can. */
+const CLOUD_STAGES: Record<
+  string,
+  () => Promise<{ url: string; credentials: string; refused: RegExp; keys(): Promise<string[]> }>
+> = {
+  async s3() {
+    const s3 = await startS3Server('AKIASTAGEWRITER');
+    servers.push(s3);
+    return {
+      // s3rver refuses an access key id it does not know.
+      url: `s3://AKIAUNKNOWN:nope@lake/traces?endpoint=${s3.endpoint}`,
+      credentials: 'AKIASTAGEWRITER:s3cr3t/Stage+Key',
+      refused: /S3 upload of stage\/calls_\S+\.jsonl on s3:\/\/lake\/traces failed: InvalidAccessKeyId/,
+      keys: () => s3.keys(),
+    };
+  },
+  async az() {
+    const az = await startAzureServer();
+    servers.push(az);
+    return {
+      // Azurite checks the signature against the account key.
+      url: `az://${az.account}:${encodeURIComponent(Buffer.alloc(32, 1).toString('base64'))}@lake/traces?endpoint=${az.endpoint}`,
+      credentials: `${az.account}:${az.key}`,
+      refused:
+        /Azure upload of stage\/calls_\S+\.jsonl on az:\/\/salesdata\/lake\/traces failed: Authori[sz]ationFailure/,
+      keys: () => az.names(),
+    };
+  },
+};
+
+for (const [kind, start] of Object.entries(CLOUD_STAGES))
+  test(`STAGE ON a ${kind} connection: CREDENTIALS sign in instead of the connection’s own`, async () => {
+    const store = await start();
+    const { session } = await setup(2);
+    await session.run(`%connection add lake ${store.url}`);
+    const text = `${PUSH} TRACE INTO [tr] TABLE 'calls' STAGE ON [lake] 'stage'`;
+    const error = await failure(session, `${text};`);
+    assert.match(error.message, store.refused);
+    const results = await session.run(`${text} CREDENTIALS '${store.credentials}';`);
+    assert.doesNotMatch(JSON.stringify(results), new RegExp(store.credentials.split(':')[1].replace(/[+/]/g, '\\$&')));
+    await session.run('SELECT * FROM DB [tr] (SELECT count(*) AS n FROM calls);');
+    assert.deepEqual(session.dataset.rows(), [[2]]);
+    assert.deepEqual(await store.keys(), [], 'the staged batch is removed once loaded');
+  });
 
 test(
   'STAGE ON into a PostgreSQL trace table: the staged rows land typed, times as timestamps',

@@ -1,0 +1,149 @@
+import { posix } from 'node:path';
+import type * as Blob from '@azure/storage-blob';
+import { cancelled, ScriptError } from '../errors';
+import type { AzureConnection } from '../workspace/connections';
+import { decodeUserinfo } from '../workspace/connections';
+import { pathInRoot } from './confine';
+import type { Drive, DriveEntry } from './drive';
+import { remoteStage } from './remote-stage';
+
+const local = remoteStage('az');
+
+/**
+ * A folder of an Azure Blob Storage container (`az://ACCOUNT:KEY@container/folder`, or a SAS token),
+ * through Microsoft's SDK. A file is uploaded from its staged copy as block blobs are: its blocks
+ * first, then one commit, so a reader sees the old blob or the whole new one. Blob Storage has no
+ * rename: `move` copies, then deletes the source.
+ */
+export class AzureDrive implements Drive {
+  readonly label: string;
+  private readonly container: string;
+  /** The connection's folder in the container: '' or `a/b` (no leading or trailing `/`). */
+  private readonly prefix: string;
+
+  constructor(private readonly connection: AzureConnection) {
+    const url = new URL(connection.url);
+    this.container = url.hostname;
+    this.prefix = posix.normalize(decodeURIComponent(url.pathname)).replace(/^\/+|\/+$|^\.$/g, '');
+    this.label = `az://${decodeUserinfo(url.username)}/${this.container}/${this.prefix}`;
+  }
+
+  within(path: string): string {
+    return pathInRoot(path, this.connection);
+  }
+
+  /** The blob name of `path` (a folder's has no trailing `/`). */
+  private blobName(path: string): string {
+    const inside = this.within(path);
+    return this.prefix && inside ? `${this.prefix}/${inside}` : this.prefix || inside;
+  }
+
+  /** The container's client: the account's URL (`endpoint`, else Azure's public cloud), signed by the key or the SAS token. */
+  private client(sdk: typeof Blob): Blob.ContainerClient {
+    const url = new URL(this.connection.url);
+    const account = decodeUserinfo(url.username);
+    const endpoint = (url.searchParams.get('endpoint') ?? `https://${account}.blob.core.windows.net`).replace(
+      /\/+$/,
+      '',
+    );
+    const secret = this.connection.password ?? '';
+    const service = url.searchParams.has('sas')
+      ? new sdk.BlobServiceClient(`${endpoint}?${secret.replace(/^\?/, '')}`)
+      : new sdk.BlobServiceClient(endpoint, new sdk.StorageSharedKeyCredential(account, secret));
+    return service.getContainerClient(this.container);
+  }
+
+  /** Runs `work` on the container; `signal` (Ctrl-C) aborts the request under way. */
+  private async session<T>(
+    what: string,
+    work: (container: Blob.ContainerClient) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    // The SDK (~200 modules) loads with the first transfer, not with the interpreter.
+    const sdk = require('@azure/storage-blob') as typeof Blob;
+    try {
+      if (signal?.aborted) throw cancelled();
+      return await work(this.client(sdk));
+    } catch (e) {
+      if (signal?.aborted) throw cancelled();
+      if (e instanceof ScriptError) throw e;
+      throw new ScriptError(`Azure ${what} on ${this.label} failed: ${reason(e)}`, 'runtime');
+    }
+  }
+
+  list(folder: string): Promise<DriveEntry[]> {
+    return this.session(`listing of ${folder}`, async (container) => {
+      const base = this.blobName(folder);
+      const prefix = base ? `${base}/` : '';
+      const entries: DriveEntry[] = [];
+      for await (const item of container.listBlobsByHierarchy('/', { prefix })) {
+        if (item.kind !== 'blob') continue;
+        const name = item.name.slice(prefix.length);
+        entries.push({ name, size: item.properties.contentLength ?? 0, modifiedAt: item.properties.lastModified });
+      }
+      return entries;
+    });
+  }
+
+  stage(path: string): string {
+    return local.stage(path);
+  }
+
+  async publish(staged: string, path: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.session(
+        `upload of ${path}`,
+        (container) => container.getBlockBlobClient(this.blobName(path)).uploadFile(staged, { abortSignal: signal }),
+        signal,
+      );
+    } finally {
+      this.discard(staged);
+    }
+  }
+
+  discard(staged: string): void {
+    local.discard(staged);
+  }
+
+  async fetch(path: string, signal?: AbortSignal): Promise<{ file: string; done(): void }> {
+    const { file, done } = local.fetchTarget(path);
+    try {
+      await this.session(
+        `download of ${path}`,
+        (container) =>
+          container.getBlobClient(this.blobName(path)).downloadToFile(file, 0, undefined, { abortSignal: signal }),
+        signal,
+      );
+    } catch (e) {
+      done();
+      throw e;
+    }
+    return { file, done };
+  }
+
+  exists(path: string): Promise<boolean> {
+    return this.session(`lookup of ${path}`, (container) => container.getBlobClient(this.blobName(path)).exists());
+  }
+
+  remove(path: string): Promise<void> {
+    return this.session(`removal of ${path}`, async (container) => {
+      await container.getBlobClient(this.blobName(path)).deleteIfExists();
+    });
+  }
+
+  move(from: string, to: string): Promise<void> {
+    return this.session(`move of ${from}`, async (container) => {
+      const source = container.getBlobClient(this.blobName(from));
+      const copy = await container.getBlobClient(this.blobName(to)).beginCopyFromURL(source.url);
+      await copy.pollUntilDone();
+      await source.delete();
+    });
+  }
+}
+
+/** The service's error code and the first line of its message (the rest repeats request ids and times). */
+function reason(e: unknown): string {
+  const { code, message } = e as { code?: string; message?: string };
+  const first = (message ?? String(e)).split('\n')[0];
+  return code && !first.startsWith(code) ? `${code}: ${first}` : first;
+}
