@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runCliInTemp } from '../helpers/cli';
 import { startAzureServer } from '../helpers/azure-server';
 import { startS3Server } from '../helpers/s3-server';
+import { tempSession } from '../helpers/session';
 import { tempDir } from '../helpers/temp';
 import { CAPTURE, cell, Folder, rows } from '../changelog/pipelines';
 
@@ -249,4 +251,36 @@ test('[az] a SAS token instead of the account key: sealed, masked, and enough to
   const signature = new URLSearchParams(sas).get('sig')!;
   for (const text of [out.stdout, out.stderr, readFileSync(join(dir, 'ws', 'connections.json'), 'utf8')])
     assert.equal(text.includes(signature) || text.includes(encodeURIComponent(signature)), false);
+});
+
+test('Ctrl-C during a cloud request that gets no answer ends the statement at once, on S3 and on Azure', async () => {
+  // A store that takes connections and requests, and never answers: only the signal can end the statement.
+  const silent = createServer((socket) => socket.on('data', () => {}));
+  await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+  const { port } = silent.address() as AddressInfo;
+  const { session } = tempSession({ 'orders.csv': 'id\n1\n' }, 'cloud-cancel');
+  try {
+    await session.run(
+      `%connection add s3 s3://AKIA:c2VjcmV0@lake/data?endpoint=http://127.0.0.1:${port}\n` +
+        `%connection add az az://salesdata:c2VjcmV0@lake/data?endpoint=http://127.0.0.1:${port}/salesdata`,
+    );
+    await session.run("SELECT * FROM DRIVE 'orders.csv';");
+    for (const statement of [
+      "SINK INTO DRIVE [s3] FORMAT CSV FILE 'x.csv';",
+      "SELECT * FROM DRIVE [s3] 'x.csv';",
+      "SINK INTO DRIVE [az] FORMAT CSV FILE 'x.csv';",
+      "SELECT * FROM DRIVE [az] 'x.csv';",
+    ]) {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), 500);
+      const results = [];
+      for await (const r of session.execute(statement, { signal: controller.signal })) results.push(r);
+      clearTimeout(timer);
+      const error = results.find((r) => r.kind === 'error');
+      assert.equal(error?.kind === 'error' && error.error.kind, 'cancelled', statement);
+    }
+  } finally {
+    await session.close();
+    silent.close();
+  }
 });
