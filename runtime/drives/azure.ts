@@ -1,41 +1,21 @@
-import { posix } from 'node:path';
 import type * as Blob from '@azure/storage-blob';
 import { cancelled, ScriptError } from '../errors';
 import type { AzureConnection } from '../workspace/connections';
 import { decodeUserinfo } from '../workspace/connections';
-import { pathInRoot } from './confine';
-import type { Drive, DriveEntry } from './drive';
-import { remoteStage } from './remote-stage';
-
-const local = remoteStage('az');
+import type { DriveEntry } from './drive';
+import { ObjectStoreDrive } from './object-store';
 
 /**
  * A folder of an Azure Blob Storage container (`az://ACCOUNT:KEY@container/folder`, or a SAS token),
  * through Microsoft's SDK. A file is uploaded from its staged copy as block blobs are: its blocks
- * first, then one commit, so a reader sees the old blob or the whole new one. Blob Storage has no
- * rename: `move` copies, then deletes the source.
+ * first, then one commit, so a reader sees the old blob or the whole new one.
  */
-export class AzureDrive implements Drive {
+export class AzureDrive extends ObjectStoreDrive {
   readonly label: string;
-  private readonly container: string;
-  /** The connection's folder in the container: '' or `a/b` (no leading or trailing `/`). */
-  private readonly prefix: string;
 
-  constructor(private readonly connection: AzureConnection) {
-    const url = new URL(connection.url);
-    this.container = url.hostname;
-    this.prefix = posix.normalize(decodeURIComponent(url.pathname)).replace(/^\/+|\/+$|^\.$/g, '');
-    this.label = `az://${decodeUserinfo(url.username)}/${this.container}/${this.prefix}`;
-  }
-
-  within(path: string): string {
-    return pathInRoot(path, this.connection);
-  }
-
-  /** The blob name of `path` (a folder's has no trailing `/`). */
-  private blobName(path: string): string {
-    const inside = this.within(path);
-    return this.prefix && inside ? `${this.prefix}/${inside}` : this.prefix || inside;
+  constructor(connection: AzureConnection) {
+    super(connection);
+    this.label = `az://${decodeUserinfo(new URL(connection.url).username)}/${this.bucket}/${this.prefix}`;
   }
 
   /** The container's client: the account's URL (`endpoint`, else Azure's public cloud), signed by the key or the SAS token. */
@@ -50,7 +30,7 @@ export class AzureDrive implements Drive {
     const service = url.searchParams.has('sas')
       ? new sdk.BlobServiceClient(`${endpoint}?${secret.replace(/^\?/, '')}`)
       : new sdk.BlobServiceClient(endpoint, new sdk.StorageSharedKeyCredential(account, secret));
-    return service.getContainerClient(this.container);
+    return service.getContainerClient(this.bucket);
   }
 
   /** Runs `work` on the container; `signal` (Ctrl-C) aborts the request under way. */
@@ -71,10 +51,8 @@ export class AzureDrive implements Drive {
     }
   }
 
-  list(folder: string): Promise<DriveEntry[]> {
+  protected listKeys(folder: string, prefix: string): Promise<DriveEntry[]> {
     return this.session(`listing of ${folder}`, async (container) => {
-      const base = this.blobName(folder);
-      const prefix = base ? `${base}/` : '';
       const entries: DriveEntry[] = [];
       for await (const item of container.listBlobsByHierarchy('/', { prefix })) {
         if (item.kind !== 'blob') continue;
@@ -85,56 +63,37 @@ export class AzureDrive implements Drive {
     });
   }
 
-  stage(path: string): string {
-    return local.stage(path);
+  protected async upload(staged: string, path: string, signal?: AbortSignal): Promise<void> {
+    await this.session(
+      `upload of ${path}`,
+      (container) => container.getBlockBlobClient(this.key(path)).uploadFile(staged, { abortSignal: signal }),
+      signal,
+    );
   }
 
-  async publish(staged: string, path: string, signal?: AbortSignal): Promise<void> {
-    try {
-      await this.session(
-        `upload of ${path}`,
-        (container) => container.getBlockBlobClient(this.blobName(path)).uploadFile(staged, { abortSignal: signal }),
-        signal,
-      );
-    } finally {
-      this.discard(staged);
-    }
-  }
-
-  discard(staged: string): void {
-    local.discard(staged);
-  }
-
-  async fetch(path: string, signal?: AbortSignal): Promise<{ file: string; done(): void }> {
-    const { file, done } = local.fetchTarget(path);
-    try {
-      await this.session(
-        `download of ${path}`,
-        (container) =>
-          container.getBlobClient(this.blobName(path)).downloadToFile(file, 0, undefined, { abortSignal: signal }),
-        signal,
-      );
-    } catch (e) {
-      done();
-      throw e;
-    }
-    return { file, done };
+  protected async download(path: string, file: string, signal?: AbortSignal): Promise<void> {
+    await this.session(
+      `download of ${path}`,
+      (container) =>
+        container.getBlobClient(this.key(path)).downloadToFile(file, 0, undefined, { abortSignal: signal }),
+      signal,
+    );
   }
 
   exists(path: string): Promise<boolean> {
-    return this.session(`lookup of ${path}`, (container) => container.getBlobClient(this.blobName(path)).exists());
+    return this.session(`lookup of ${path}`, (container) => container.getBlobClient(this.key(path)).exists());
   }
 
   remove(path: string): Promise<void> {
     return this.session(`removal of ${path}`, async (container) => {
-      await container.getBlobClient(this.blobName(path)).deleteIfExists();
+      await container.getBlobClient(this.key(path)).deleteIfExists();
     });
   }
 
   move(from: string, to: string): Promise<void> {
     return this.session(`move of ${from}`, async (container) => {
-      const source = container.getBlobClient(this.blobName(from));
-      const copy = await container.getBlobClient(this.blobName(to)).beginCopyFromURL(source.url);
+      const source = container.getBlobClient(this.key(from));
+      const copy = await container.getBlobClient(this.key(to)).beginCopyFromURL(source.url);
       await copy.pollUntilDone();
       await source.delete();
     });

@@ -115,15 +115,10 @@ export class FtpDrive implements Drive {
     local.discard(staged);
   }
 
-  async fetch(path: string, signal?: AbortSignal): Promise<{ file: string; done(): void }> {
-    const { file, done } = local.fetchTarget(path);
-    try {
-      await this.session(`download of ${path}`, (client) => client.downloadTo(file, this.path(path)), signal);
-    } catch (e) {
-      done();
-      throw e;
-    }
-    return { file, done };
+  fetch(path: string, signal?: AbortSignal): Promise<{ file: string; done(): void }> {
+    return local.fetchWith(path, (file) =>
+      this.session(`download of ${path}`, (client) => client.downloadTo(file, this.path(path)), signal),
+    );
   }
 
   exists(path: string): Promise<boolean> {

@@ -6,14 +6,14 @@ import { basename, dirname, join } from 'node:path';
 export interface RemoteStage {
   stage(path: string): string;
   discard(staged: string): void;
-  /** A temp file for a downloaded copy of `path`, and the function that removes it. */
-  fetchTarget(path: string): { file: string; done: () => void };
+  /** A local copy of `path` that `download` writes to the file it is given; nothing is left if it fails. */
+  fetchWith(path: string, download: (file: string) => Promise<unknown>): Promise<{ file: string; done(): void }>;
 }
 
 /**
- * For a drive on another machine (FTP, S3, named by `kind`): each file is staged, or fetched, in a
- * temp folder of its own (`sqlcdc-<kind>-stage-…`, `sqlcdc-<kind>-fetch-…`), so it keeps its name
- * (writers infer a format from it) and goes with its folder.
+ * For a drive on another machine (FTP, S3, Azure, named by `kind`): each file is staged, or fetched,
+ * in a temp folder of its own (`sqlcdc-<kind>-stage-…`, `sqlcdc-<kind>-fetch-…`), so it keeps its
+ * name (writers infer a format from it) and goes with its folder.
  */
 export function remoteStage(kind: string): RemoteStage {
   const stagePrefix = `sqlcdc-${kind}-stage-`;
@@ -24,9 +24,17 @@ export function remoteStage(kind: string): RemoteStage {
       // The folder `stage` made for it (only that one: a caller may stage elsewhere).
       if (basename(dirname(staged)).startsWith(stagePrefix)) rmSync(dirname(staged), { recursive: true, force: true });
     },
-    fetchTarget(path) {
+    async fetchWith(path, download) {
       const dir = mkdtempSync(join(tmpdir(), `sqlcdc-${kind}-fetch-`));
-      return { file: join(dir, basename(path)), done: () => rmSync(dir, { recursive: true, force: true }) };
+      const done = () => rmSync(dir, { recursive: true, force: true });
+      const file = join(dir, basename(path));
+      try {
+        await download(file);
+      } catch (e) {
+        done();
+        throw e;
+      }
+      return { file, done };
     },
   };
 }

@@ -1,43 +1,23 @@
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { posix } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import type * as S3 from '@aws-sdk/client-s3';
 import { cancelled, ScriptError } from '../errors';
 import type { S3Connection } from '../workspace/connections';
 import { decodeUserinfo } from '../workspace/connections';
-import { pathInRoot } from './confine';
-import type { Drive, DriveEntry } from './drive';
-import { remoteStage } from './remote-stage';
-
-const local = remoteStage('s3');
+import type { DriveEntry } from './drive';
+import { ObjectStoreDrive } from './object-store';
 
 /**
  * A folder of an S3 bucket, or of an S3-compatible store (`endpoint`), through the AWS SDK. An
- * object is written by one PUT of the whole staged file, so a reader never sees half of it. S3 has
- * no rename: `move` copies, then deletes the source.
+ * object is written by one PUT of the whole staged file, so a reader never sees half of it.
  */
-export class S3Drive implements Drive {
+export class S3Drive extends ObjectStoreDrive {
   readonly label: string;
-  private readonly bucket: string;
-  /** The connection's folder in the bucket: '' or `a/b` (no leading or trailing `/`). */
-  private readonly prefix: string;
 
-  constructor(private readonly connection: S3Connection) {
-    const url = new URL(connection.url);
-    this.bucket = url.hostname;
-    this.prefix = posix.normalize(decodeURIComponent(url.pathname)).replace(/^\/+|\/+$|^\.$/g, '');
+  constructor(connection: S3Connection) {
+    super(connection);
     this.label = `s3://${this.bucket}/${this.prefix}`;
-  }
-
-  within(path: string): string {
-    return pathInRoot(path, this.connection);
-  }
-
-  /** The object key of `path` (a folder's key has no trailing `/`). */
-  private key(path: string): string {
-    const inside = this.within(path);
-    return this.prefix && inside ? `${this.prefix}/${inside}` : this.prefix || inside;
   }
 
   /**
@@ -60,8 +40,7 @@ export class S3Drive implements Drive {
     } catch (e) {
       if (signal?.aborted) throw cancelled();
       if (e instanceof ScriptError) throw e;
-      const name = (e as Error).name;
-      const message = (e as Error).message;
+      const { name, message } = e as Error;
       throw new ScriptError(
         `S3 ${what} on ${this.label} failed: ${message && message !== name ? `${name}: ${message}` : name}`,
         'runtime',
@@ -86,10 +65,8 @@ export class S3Drive implements Drive {
     };
   }
 
-  list(folder: string): Promise<DriveEntry[]> {
+  protected listKeys(folder: string, prefix: string): Promise<DriveEntry[]> {
     return this.session(`listing of ${folder}`, async (client, sdk) => {
-      const base = this.key(folder);
-      const prefix = base ? `${base}/` : '';
       const entries: DriveEntry[] = [];
       let token: string | undefined;
       do {
@@ -112,53 +89,34 @@ export class S3Drive implements Drive {
     });
   }
 
-  stage(path: string): string {
-    return local.stage(path);
+  protected async upload(staged: string, path: string, signal?: AbortSignal): Promise<void> {
+    await this.session(
+      `upload of ${path}`,
+      (client, sdk) =>
+        client.send(
+          new sdk.PutObjectCommand({
+            Bucket: this.bucket,
+            Key: this.key(path),
+            Body: createReadStream(staged),
+            ContentLength: statSync(staged).size,
+          }),
+          { abortSignal: signal },
+        ),
+      signal,
+    );
   }
 
-  async publish(staged: string, path: string, signal?: AbortSignal): Promise<void> {
-    try {
-      await this.session(
-        `upload of ${path}`,
-        (client, sdk) =>
-          client.send(
-            new sdk.PutObjectCommand({
-              Bucket: this.bucket,
-              Key: this.key(path),
-              Body: createReadStream(staged),
-              ContentLength: statSync(staged).size,
-            }),
-            { abortSignal: signal },
-          ),
-        signal,
-      );
-    } finally {
-      this.discard(staged);
-    }
-  }
-
-  discard(staged: string): void {
-    local.discard(staged);
-  }
-
-  async fetch(path: string, signal?: AbortSignal): Promise<{ file: string; done(): void }> {
-    const { file, done } = local.fetchTarget(path);
-    try {
-      await this.session(
-        `download of ${path}`,
-        async (client, sdk) => {
-          const object = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.key(path) }), {
-            abortSignal: signal,
-          });
-          await pipeline(object.Body as Readable, createWriteStream(file), { signal });
-        },
-        signal,
-      );
-    } catch (e) {
-      done();
-      throw e;
-    }
-    return { file, done };
+  protected download(path: string, file: string, signal?: AbortSignal): Promise<void> {
+    return this.session(
+      `download of ${path}`,
+      async (client, sdk) => {
+        const object = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.key(path) }), {
+          abortSignal: signal,
+        });
+        await pipeline(object.Body as Readable, createWriteStream(file), { signal });
+      },
+      signal,
+    );
   }
 
   exists(path: string): Promise<boolean> {
