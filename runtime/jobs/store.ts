@@ -96,8 +96,14 @@ export class JobDefinitions {
 
   get(name: string): JobDefinition {
     const file = join(this.jobFolder(name), 'job.json');
-    if (!existsSync(file)) throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
-    return readJsonFile<JobDefinition>(file, 'object');
+    try {
+      return readJsonFile<JobDefinition>(file, 'object');
+    } catch (e) {
+      // Missing, or deleted by another process between a look and this read (outside job.json's lock).
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
+      throw e;
+    }
   }
 
   list(): JobDefinition[] {
