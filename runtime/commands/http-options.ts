@@ -14,6 +14,14 @@ import type { HttpOptions, RetryOptions, Text } from '../script/ast';
 export const HEADERS_TEMPLATE: CompileOptions = { fieldStyle: 'json' };
 
 /**
+ * How the URL of an HTTP command is compiled: a `{{field}}` or `{{@variable}}` after the URL's head is
+ * percent-encoded as one component, so its value cannot add a path segment, a query parameter or a
+ * fragment; one in the head (a whole URL, a base URL, a host) is taken as written; function results
+ * are never encoded, so `#urlencode(…)` is not encoded twice (field-style.ts, docs/sources.md).
+ */
+export const URL_TEMPLATE: CompileOptions = { fieldStyle: 'url', stringsOnly: true };
+
+/**
  * How a PAYLOAD text is compiled. In a JSON payload (JSON-looking text, `{` or `[` first, sent without
  * CONTENT_TYPE or with a JSON one), a field inside a string literal (`"name": "{{name}}"`) is written
  * escaped, so a value holding `"`, `\` or a line break keeps the document valid and cannot add members;

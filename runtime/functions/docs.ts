@@ -99,6 +99,28 @@ Handlebars report it): \`missing '}}' to close this '{{' (a field is written {{n
 stays text, so payloads and SQL that hold braces are sent as written: \`{{"a": 1}}\`, a PostgreSQL array
 literal \`'{{a,b},{c,d}}'\`, \`{{ 1\`. In \`#format\`'s format string \`{{\` remains the brace escape.
 
+## Fields in an HTTP URL
+
+**Decision** (the spec models encoding by hand, \`#urlencode\`; the lead's call, as Python's
+\`requests\` params and psql's \`:'var'\` quote a value by where it goes): in the URL of SELECT FROM HTTP,
+APPLY HTTP and PUSH INTO HTTP, a \`{{field}}\` or \`{{@variable}}\` value is one URL component. In a path
+segment, a query name or value, or a fragment, every character but the unreserved ones (letters,
+digits, \`-._~\`) is percent-encoded as UTF-8, so a value holding \`/ ? # & = +\` cannot add a segment, a
+parameter or a fragment: \`/items/{{sku}}?q={{q}}\` with sku \`a/b\` and q \`x&y=1\` calls
+\`/items/a%2Fb?q=x%26y%3D1\`. A valid \`%XX\` already in a value stays as it is, so an API's encoded cursor
+(\`abc%3D%3D\`) passes unchanged (the rule of requests' \`requote_uri\`); a lone \`%\` is \`%25\`.
+
+- **The URL's head is taken as written**: a field before the first \`/\`, \`?\` or \`#\` written in the
+  URL (after its \`scheme://\`) is the whole URL, its base or its host — \`POST {{@webhookurl}}\`,
+  \`GET {{@baseurl}}/items\`, \`GET https://{{@host}}/items\` — and is sent as it is.
+- **Function results are taken as written**, so \`?since=#urlencode({{@highwatermark}})\` is encoded
+  once, and a function is the way to splice a value holding \`/\` or a ready-made query as it is:
+  \`/files/#trim({{path}})\`.
+- A value that is exactly \`.\` or \`..\` in a path segment is still a dot segment: URL rules resolve
+  \`%2E\` as well (a relative path stays under its connection's base URL, docs/sources.md).
+- Drive and FTP paths (SELECT FROM DRIVE, SINK/PUSH INTO DRIVE, PATH) are file paths, not URLs: a
+  field there is written as it is, and a \`/\` in it makes a folder, as in a local path.
+
 ## Batch operators (PUSH … WITH BATCH N)
 
 \`@concatjson\`, \`@concatjsonarr\`, \`@concatxml\` and the \`@sql\` family expand their argument — a row

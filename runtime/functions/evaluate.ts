@@ -43,7 +43,7 @@ export interface CompileOptions {
   fieldStyle?: FieldStyle;
   /**
    * With fieldStyle: only the fields inside the language's string literals are written in its style,
-   * the others as they are (a JSON PAYLOAD's `{{id}}` or `{{json_text}}`).
+   * the others as they are (a JSON PAYLOAD's `{{id}}` or `{{json_text}}`, a URL's head).
    */
   stringsOnly?: boolean;
 }

@@ -9,6 +9,7 @@ import { align, compileComposite } from './dotnet-format/composite';
 import { parseDateLoose } from './dotnet-format/date';
 import { FormatError, formatNumber } from './dotnet-format/number';
 import { image2pdf } from './pdf';
+import { percentEncode } from '../util/percent';
 import { FunctionError, type CallContext, type FunctionDef } from './types';
 import { bytesOf, decodeText, displayValue, integer, text, type TextEncoding } from './values';
 
@@ -234,10 +235,6 @@ function invariantCase(s: string, upper: boolean): string {
 }
 
 /** RFC 3986 percent-encoding of UTF-8 (encodeURIComponent also leaves !'()* alone). */
-function urlEncode(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 function urlDecode(s: string): string {
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
@@ -441,7 +438,7 @@ export const stringFunctions: FunctionDef[] = [
     'Percent-encodes the UTF-8 bytes of a (RFC 3986: letters, digits and -_.~ stay).',
     '#urlencode(a b&c)',
     'a%20b%26c',
-    (args) => urlEncode(str(args[0])),
+    (args) => percentEncode(str(args[0])),
   ),
   S(
     'urldecode',
