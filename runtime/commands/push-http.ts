@@ -16,7 +16,15 @@ import type { HttpConnection } from '../workspace/connections';
 import { atArgument } from '../at-argument';
 import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, HEADERS_TEMPLATE, payloadTemplate, statusCodes, URL_TEMPLATE, userRegex } from './http-options';
+import {
+  bodyRetry,
+  HEADERS_TEMPLATE,
+  warnOfRetry,
+  payloadTemplate,
+  statusCodes,
+  URL_TEMPLATE,
+  userRegex,
+} from './http-options';
 import { progressLine } from '../targets/progress';
 
 type Stream = 'upsert' | 'delete';
@@ -228,7 +236,10 @@ class SectionPush {
     const { section } = this;
     const started = new Date();
     const { response } = await atArgument(section.command.target, () =>
-      sendWithRetries(request, call, this.retry, () => tally.retries++),
+      sendWithRetries(request, call, this.retry, (retry) => {
+        tally.retries++;
+        warnOfRetry(this.ctx, request, retry);
+      }),
     );
     await this.tracer?.record(request, response, started);
     const ok = response.status >= 200 && response.status < 300;
