@@ -274,8 +274,10 @@ function bindCall(part: CallPart, env: Env): Bound {
         : def.arity[1] === Infinity
           ? `at least ${def.arity[0]}`
           : `${def.arity[0]} to ${def.arity[1]}`;
+    // The usage is shown as the call was written (`@hash_sha256(a)` for an @ call, an alias's name).
+    const usage = fn + def.signature.slice(def.signature.indexOf('('));
     throw new ScriptError(
-      `${fn} takes ${want} argument${want === '1' ? '' : 's'}, got ${n}: ${def.signature}`,
+      `${fn} takes ${want} argument${want === '1' ? '' : 's'}, got ${n}: ${usage}`,
       'runtime',
       part.pos,
     );
