@@ -38,7 +38,11 @@ PRINT '#urlencode(#toiso8601(#utcnow()))';
 - Where there is no row (PRINT, a URL of a SELECT), \`#f()\` and \`@f()\` both run once and \`{{field}}\` is
   an error.
 - Function names are case-insensitive. An unknown name is an error with a suggestion
-  (\`unknown function #toupr; did you mean #toupper?\`). Errors name the function and its position.
+  (\`unknown function #toupr; did you mean #toupper?\`). Errors name the function as the call wrote it
+  (sigil, name or alias) and its position; a wrong argument count shows the usage the same way
+  (\`@hash_sha256 takes 1 argument, got 2: @hash_sha256(a)\`), and a bad argument of a function taking
+  several is named by its role and its letter in the usage (\`#substring: the start index (b) must be an
+  integer, got 'x'\`).
 - A text compiled once: templates are parsed when a statement starts, fields are resolved to column
   positions once, and the per-row work is only the calls themselves.
 

@@ -262,7 +262,7 @@ export const stringFunctions: FunctionDef[] = [
     '#contains(hello world, world)',
     '1',
     (args) => {
-      const from = args.length > 2 && args[2] !== null ? nonNegative(args[2], 'the start index') : 0;
+      const from = args.length > 2 && args[2] !== null ? nonNegative(args[2], 'the start index (c)') : 0;
       return str(args[0]).indexOf(str(args[1]), from) >= 0 ? 1 : 0;
     },
   ),
@@ -274,7 +274,7 @@ export const stringFunctions: FunctionDef[] = [
     '#indexof(hello, l)',
     '2',
     (args) => {
-      const from = args.length > 2 && args[2] !== null ? nonNegative(args[2], 'the start index') : 0;
+      const from = args.length > 2 && args[2] !== null ? nonNegative(args[2], 'the start index (c)') : 0;
       return str(args[0]).indexOf(str(args[1]), from);
     },
   ),
@@ -408,9 +408,11 @@ export const stringFunctions: FunctionDef[] = [
     'wor',
     (args) => {
       const s = str(args[0]);
-      const start = nonNegative(args[1], 'the start index');
+      const start = nonNegative(args[1], 'the start index (b)');
       if (start >= s.length) return '';
-      return args.length > 2 && args[2] !== null ? s.substr(start, nonNegative(args[2], 'the length')) : s.slice(start);
+      return args.length > 2 && args[2] !== null
+        ? s.substr(start, nonNegative(args[2], 'the length (c)'))
+        : s.slice(start);
     },
   ),
   S(
