@@ -72,7 +72,8 @@ function parsedate(args: Value[], ctx: CallContext): string {
   try {
     parsed = parseDateExact(text(args[0]), format, cultureOf(ctx.scope.session));
   } catch (e) {
-    if (e instanceof DateParseError || e instanceof FormatError) throw new FunctionError(e.message);
+    if (e instanceof FormatError) throw new FunctionError(`the input format (b): ${e.message}`);
+    if (e instanceof DateParseError) throw new FunctionError(e.message);
     throw e;
   }
   let wall = parsed.wall;

@@ -150,7 +150,7 @@ test('#jsonformat keeps a "__proto__" key as data, as JSON.parse does', async ()
   ]);
 });
 
-test('a bad argument of a function taking several is named with its letter in the usage, at the call as written', async () => {
+test('argument errors name the function as written, the argument (with its letter when it takes several) and the call', async () => {
   const s = newSession();
   const refused = async (call: string): Promise<string> => {
     let error: ScriptError | undefined;
@@ -164,6 +164,13 @@ test('a bad argument of a function taking several is named with its letter in th
   assert.equal(await refused('#parse(a;b, x)'), "#parse: the row (b) must be an integer, got 'x'");
   assert.equal(await refused('#fromepoch_sec(soon)'), "#fromepoch_sec: the epoch (a) must be a number, got 'soon'");
   assert.match(await refused('#toepoch(later, 1)'), /^#toepoch: the date \(a\): 'later' is not a date/);
+  assert.equal(
+    await refused('#parsedate(2024, 1)'),
+    "#parsedate: the input format (b): '1' is not a standard date format",
+  );
+  // Text beyond a double is refused where it is read, not carried on as Infinity.
+  assert.equal(await refused('#rnddouble(1e999, 1)'), "#rnddouble: a is beyond a double, got '1e999'");
+  assert.equal(await refused('#increment(-1e400)'), "#increment: a is beyond a double, got '-1e400'");
   // An empty name or thumbprint is said as such, not looked up.
   assert.equal(await refused('#setvar(, 1)'), '#setvar: the variable name (a) is empty');
   assert.match(
