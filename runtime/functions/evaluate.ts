@@ -277,7 +277,7 @@ function bindCall(part: CallPart, env: Env): Bound {
     // The usage is shown as the call was written (`@hash_sha256(a)` for an @ call, an alias's name).
     const usage = fn + def.signature.slice(def.signature.indexOf('('));
     throw new ScriptError(
-      `${fn} takes ${want} argument${want === '1' ? '' : 's'}, got ${n}: ${usage}`,
+      `${fn} takes ${want} argument${/^(at least )?1$/.test(want) ? '' : 's'}, got ${n}: ${usage}`,
       'runtime',
       part.pos,
     );
@@ -343,7 +343,7 @@ function bindOperator(part: CallPart, env: Env): Bound {
   if (!env.batch) {
     if (name === 'sql') return bindSqlExpression(part, env);
     throw new ScriptError(
-      `@${part.name} joins the rows of a batch: use it in a PUSH payload with BATCH N greater than 1`,
+      `${part.sigil}${part.name} joins the rows of a batch: use it in a PUSH payload with BATCH N greater than 1`,
       'runtime',
       part.pos,
     );

@@ -63,6 +63,14 @@ test('errors: unknown function with suggestion, arity, unclosed call, function n
     () => ev('#TOUPPER(a, b)'),
     (e: ScriptError) => e.message === '#TOUPPER takes 1 argument, got 2: #TOUPPER(a)',
   );
+  assert.throws(
+    () => ev('#format()'),
+    (e: ScriptError) => e.message === '#format takes at least 1 argument, got 0: #format(a, b, ...)',
+  );
+  assert.throws(
+    () => ev('#concatxml(<r/>)'),
+    (e: ScriptError) => e.message.startsWith('#concatxml joins the rows of a batch'),
+  );
   assert.throws(() => ev('#left(abc, 2'), /#left: missing '\)'/);
   assert.throws(() => ev("#iif(1, 'a, b)"), /unclosed ' in an argument/);
   assert.throws(
