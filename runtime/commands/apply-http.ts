@@ -13,7 +13,7 @@ import { compileTx, type TxOptions, type TxPlan } from '../sources/tx';
 import { atArgument } from '../at-argument';
 import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
-import { HEADERS_TEMPLATE, payloadTemplate, ReadCalls } from './http-options';
+import { HEADERS_TEMPLATE, payloadTemplate, ReadCalls, URL_TEMPLATE } from './http-options';
 import { pageRows, recordLastHttp, responseRow } from './select-http';
 import { floatsAsDecimal } from '../functions/json-format';
 
@@ -85,7 +85,7 @@ class Caller {
     // Bound over a batch of one row: `#` functions run at each call (spec 4.4), fields read that row.
     const bind = (t: Text, options?: CompileOptions) =>
       atArgument(t, () => compileTemplate(t, options).bindBatch(ctx, input, { fxByRow: true }));
-    this.target = bind(stmt.command.target);
+    this.target = bind(stmt.command.target, URL_TEMPLATE);
     this.contentType = o.contentType && evaluateText(o.contentType, ctx);
     this.payload = o.payload && bind(o.payload, payloadTemplate(o.payload, this.contentType));
     this.headers = o.headers && bind(o.headers, HEADERS_TEMPLATE);

@@ -1,7 +1,7 @@
 import { ScriptError } from '../errors';
 import { evaluateText, type CompileOptions } from '../functions/evaluate';
 import { describeCall, statusError, type CallContext, type HttpRequest, type HttpResponse } from '../http/request';
-import { retryAfterNotice, sendWithRetries, type Retry, type RetryRules } from '../http/retry';
+import { retryNotice, sendWithRetries, type Retry, type RetryRules } from '../http/retry';
 import { Tracer } from '../targets/trace';
 import type { CommandContext } from './command';
 import type { Scope } from '../scope';
@@ -12,6 +12,14 @@ import type { HttpOptions, RetryOptions, Text } from '../script/ast';
  * escaped inside a string) and a value holding `"` or `\` cannot add or replace a header.
  */
 export const HEADERS_TEMPLATE: CompileOptions = { fieldStyle: 'json' };
+
+/**
+ * How the URL of an HTTP command is compiled: a `{{field}}` or `{{@variable}}` after the URL's head is
+ * percent-encoded as one component, so its value cannot add a path segment, a query parameter or a
+ * fragment; one in the head (a whole URL, a base URL, a host) is taken as written; function results
+ * are never encoded, so `#urlencode(…)` is not encoded twice (field-style.ts, docs/sources.md).
+ */
+export const URL_TEMPLATE: CompileOptions = { fieldStyle: 'url', stringsOnly: true };
 
 /**
  * How a PAYLOAD text is compiled. In a JSON payload (JSON-looking text, `{` or `[` first, sent without
@@ -32,12 +40,10 @@ export function bodyRetry(o: RetryOptions, scope: Scope): RetryRules['body'] {
   return { text, regex, path: o.retryPath?.value, count: o.retryCount ?? 1, intervalSeconds: o.retryInterval ?? 1 };
 }
 
-/** SELECT and APPLY HTTP warn before waiting on a server's Retry-After (the cell is quiet meanwhile). */
-export function warnOfRetryAfter(ctx: CommandContext, request: HttpRequest): (retry: Retry) => void {
-  return (retry) => {
-    const text = retryAfterNotice(describeCall(request.method, request.url), retry);
-    if (text !== undefined) ctx.emit({ kind: 'warning', text });
-  };
+/** SELECT, APPLY and PUSH HTTP warn before a wait RETRY_ON or a server's Retry-After asks (the cell is quiet meanwhile). */
+export function warnOfRetry(ctx: CommandContext, request: HttpRequest, retry: Retry): void {
+  const text = retryNotice(describeCall(request.method, request.url), retry);
+  if (text !== undefined) ctx.emit({ kind: 'warning', text });
 }
 
 /** A regular expression the user wrote (THROW_ON_REGEX, RETRY_ONREGEX); a bad one is an error at its text. */
@@ -89,11 +95,8 @@ export class ReadCalls {
 
   async send(request: HttpRequest): Promise<HttpResponse | { letThrough: string }> {
     const started = new Date();
-    const { response } = await sendWithRetries(
-      request,
-      this.transport,
-      this.retry,
-      warnOfRetryAfter(this.ctx, request),
+    const { response } = await sendWithRetries(request, this.transport, this.retry, (retry) =>
+      warnOfRetry(this.ctx, request, retry),
     );
     await this.tracer?.record(request, response, started);
     if (response.status < 400) return response;

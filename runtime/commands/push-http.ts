@@ -16,7 +16,15 @@ import type { HttpConnection } from '../workspace/connections';
 import { atArgument } from '../at-argument';
 import { counted } from '../util/words';
 import type { Command, CommandContext } from './command';
-import { bodyRetry, HEADERS_TEMPLATE, payloadTemplate, statusCodes, userRegex } from './http-options';
+import {
+  bodyRetry,
+  HEADERS_TEMPLATE,
+  warnOfRetry,
+  payloadTemplate,
+  statusCodes,
+  URL_TEMPLATE,
+  userRegex,
+} from './http-options';
 import { progressLine } from '../targets/progress';
 
 type Stream = 'upsert' | 'delete';
@@ -138,7 +146,7 @@ class SectionPush {
       section.payload && compileTemplate(section.payload, payloadTemplate(section.payload, this.contentType));
     this.size = batchSize(stmt.options.batch, payload?.batch ?? false, section.payload?.pos ?? stmt.pos);
     const bind = (t: ReturnType<typeof compileTemplate>) => t.bindBatch(ctx, rows, { fxByRow: true });
-    this.target = atArgument(section.command.target, () => bind(compileTemplate(section.command.target)));
+    this.target = atArgument(section.command.target, () => bind(compileTemplate(section.command.target, URL_TEMPLATE)));
     this.payload = payload && atArgument(section.payload, () => bind(payload));
     this.headers =
       section.headers && atArgument(section.headers, () => bind(compileTemplate(section.headers!, HEADERS_TEMPLATE)));
@@ -228,7 +236,10 @@ class SectionPush {
     const { section } = this;
     const started = new Date();
     const { response } = await atArgument(section.command.target, () =>
-      sendWithRetries(request, call, this.retry, () => tally.retries++),
+      sendWithRetries(request, call, this.retry, (retry) => {
+        tally.retries++;
+        warnOfRetry(this.ctx, request, retry);
+      }),
     );
     await this.tracer?.record(request, response, started);
     const ok = response.status >= 200 && response.status < 300;

@@ -14,7 +14,7 @@ import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan 
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
-import { HEADERS_TEMPLATE, ReadCalls } from './http-options';
+import { HEADERS_TEMPLATE, ReadCalls, URL_TEMPLATE } from './http-options';
 import { floatsAsDecimal } from '../functions/json-format';
 
 /**
@@ -31,7 +31,7 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
   const request = buildRequest({
     connection: http,
     method: command.verb,
-    target: evaluateText(command.target, ctx),
+    target: evaluateText(command.target, ctx, URL_TEMPLATE),
     targetPos: command.target.pos,
     headers: o.headers && evaluateText(o.headers, ctx, HEADERS_TEMPLATE),
     headersPos: o.headers?.pos,

@@ -269,6 +269,7 @@ export const dataFunctions: FunctionDef[] = [
     undefined,
     (args, ctx) => {
       const name = text(args[0]);
+      if (name.trim() === '') throw new FunctionError('the variable name (a) is empty');
       if (!variables(ctx).update(name, text(args[1])))
         throw new FunctionError(`variable '${name}' does not exist (create it with %var set ${name} <value>)`);
       return '';

@@ -49,7 +49,7 @@ function nowWall(utc: boolean): Date {
 
 /** Epoch → a UTC wall clock; out-of-range values are an error rather than an Invalid Date. */
 function fromEpoch(v: Value, msPerUnit: number): Date {
-  const n = numeric(v, 'the epoch');
+  const n = numeric(v, 'the epoch (a)');
   const d = new Date(n * msPerUnit);
   if (Number.isNaN(d.getTime())) throw new FunctionError(`${n} is out of the date range`);
   return d;
@@ -60,8 +60,8 @@ function toEpochMs(args: Value[]): number {
   const v = args[0];
   const alreadyUtc = args.length > 1 && flag(args[1]);
   if (typeof v === 'string' && /(Z|[+-]\d{2}:?\d{2})\s*$/i.test(v.trim()) && /\d[T ]\d/.test(v))
-    return wallOf(v, 'utc').getTime();
-  const wall = wallOf(v, alreadyUtc ? 'utc' : 'local');
+    return wallOf(v, 'utc', 'the date (a)').getTime();
+  const wall = wallOf(v, alreadyUtc ? 'utc' : 'local', 'the date (a)');
   return alreadyUtc ? wall.getTime() : localInstant(wall).getTime();
 }
 
@@ -72,7 +72,8 @@ function parsedate(args: Value[], ctx: CallContext): string {
   try {
     parsed = parseDateExact(text(args[0]), format, cultureOf(ctx.scope.session));
   } catch (e) {
-    if (e instanceof DateParseError || e instanceof FormatError) throw new FunctionError(e.message);
+    if (e instanceof FormatError) throw new FunctionError(`the input format (b): ${e.message}`);
+    if (e instanceof DateParseError) throw new FunctionError(e.message);
     throw e;
   }
   let wall = parsed.wall;

@@ -38,7 +38,11 @@ PRINT '#urlencode(#toiso8601(#utcnow()))';
 - Where there is no row (PRINT, a URL of a SELECT), \`#f()\` and \`@f()\` both run once and \`{{field}}\` is
   an error.
 - Function names are case-insensitive. An unknown name is an error with a suggestion
-  (\`unknown function #toupr; did you mean #toupper?\`). Errors name the function and its position.
+  (\`unknown function #toupr; did you mean #toupper?\`). Errors name the function as the call wrote it
+  (sigil, name or alias) and its position; a wrong argument count shows the usage the same way
+  (\`@hash_sha256 takes 1 argument, got 2: @hash_sha256(a)\`), and a bad argument of a function taking
+  several is named by its role and its letter in the usage (\`#substring: the start index (b) must be an
+  integer, got 'x'\`).
 - A text compiled once: templates are parsed when a statement starts, fields are resolved to column
   positions once, and the per-row work is only the calls themselves.
 
@@ -98,6 +102,28 @@ that runs into the end of the text or of its line, a single \`}\` or a \`)\` —
 Handlebars report it): \`missing '}}' to close this '{{' (a field is written {{name}})\`. Any other \`{{\`
 stays text, so payloads and SQL that hold braces are sent as written: \`{{"a": 1}}\`, a PostgreSQL array
 literal \`'{{a,b},{c,d}}'\`, \`{{ 1\`. In \`#format\`'s format string \`{{\` remains the brace escape.
+
+## Fields in an HTTP URL
+
+**Decision** (the spec models encoding by hand, \`#urlencode\`; the lead's call, as Python's
+\`requests\` params and psql's \`:'var'\` quote a value by where it goes): in the URL of SELECT FROM HTTP,
+APPLY HTTP and PUSH INTO HTTP, a \`{{field}}\` or \`{{@variable}}\` value is one URL component. In a path
+segment, a query name or value, or a fragment, every character but the unreserved ones (letters,
+digits, \`-._~\`) is percent-encoded as UTF-8, so a value holding \`/ ? # & = +\` cannot add a segment, a
+parameter or a fragment: \`/items/{{sku}}?q={{q}}\` with sku \`a/b\` and q \`x&y=1\` calls
+\`/items/a%2Fb?q=x%26y%3D1\`. A valid \`%XX\` already in a value stays as it is, so an API's encoded cursor
+(\`abc%3D%3D\`) passes unchanged (the rule of requests' \`requote_uri\`); a lone \`%\` is \`%25\`.
+
+- **The URL's head is taken as written**: a field before the first \`/\`, \`?\` or \`#\` written in the
+  URL (after its \`scheme://\`) is the whole URL, its base or its host — \`POST {{@webhookurl}}\`,
+  \`GET {{@baseurl}}/items\`, \`GET https://{{@host}}/items\` — and is sent as it is.
+- **Function results are taken as written**, so \`?since=#urlencode({{@highwatermark}})\` is encoded
+  once, and a function is the way to splice a value holding \`/\` or a ready-made query as it is:
+  \`/files/#trim({{path}})\`.
+- A value that is exactly \`.\` or \`..\` in a path segment is still a dot segment: URL rules resolve
+  \`%2E\` as well (a relative path stays under its connection's base URL, docs/sources.md).
+- Drive and FTP paths (SELECT FROM DRIVE, SINK/PUSH INTO DRIVE, PATH) are file paths, not URLs: a
+  field there is written as it is, and a \`/\` in it makes a folder, as in a local path.
 
 ## Batch operators (PUSH … WITH BATCH N)
 

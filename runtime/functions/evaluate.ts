@@ -43,7 +43,7 @@ export interface CompileOptions {
   fieldStyle?: FieldStyle;
   /**
    * With fieldStyle: only the fields inside the language's string literals are written in its style,
-   * the others as they are (a JSON PAYLOAD's `{{id}}` or `{{json_text}}`).
+   * the others as they are (a JSON PAYLOAD's `{{id}}` or `{{json_text}}`, a URL's head).
    */
   stringsOnly?: boolean;
 }
@@ -274,8 +274,10 @@ function bindCall(part: CallPart, env: Env): Bound {
         : def.arity[1] === Infinity
           ? `at least ${def.arity[0]}`
           : `${def.arity[0]} to ${def.arity[1]}`;
+    // The usage is shown as the call was written (`@hash_sha256(a)` for an @ call, an alias's name).
+    const usage = fn + def.signature.slice(def.signature.indexOf('('));
     throw new ScriptError(
-      `${fn} takes ${want} argument${want === '1' ? '' : 's'}, got ${n}: ${def.signature}`,
+      `${fn} takes ${want} argument${/^(at least )?1$/.test(want) ? '' : 's'}, got ${n}: ${usage}`,
       'runtime',
       part.pos,
     );
@@ -341,7 +343,7 @@ function bindOperator(part: CallPart, env: Env): Bound {
   if (!env.batch) {
     if (name === 'sql') return bindSqlExpression(part, env);
     throw new ScriptError(
-      `@${part.name} joins the rows of a batch: use it in a PUSH payload with BATCH N greater than 1`,
+      `${part.sigil}${part.name} joins the rows of a batch: use it in a PUSH payload with BATCH N greater than 1`,
       'runtime',
       part.pos,
     );

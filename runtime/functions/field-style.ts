@@ -1,6 +1,7 @@
 import Decimal from 'decimal.js';
 import { formatValue } from '../dataset/format-value';
 import type { ColumnType, Value } from '../dataset/types';
+import { percentEncode } from '../util/percent';
 import { xmlEscape } from '../writers';
 import type { Part } from './parse';
 
@@ -12,8 +13,10 @@ import type { Part } from './parse';
  * - xml (@concatxml): the text with & < > " ' escaped; null as nothing.
  * - sql (@sql, @sql_union, @sql_unionall, @sql_concat): a bare field is a SQL literal — text quoted with
  *   quotes doubled, numbers bare, NULL, booleans 1/0; inside a '…' literal the text with quotes doubled.
+ * - url (the target of SELECT/APPLY HTTP and PUSH INTO HTTP): a field after the URL's head is one
+ *   component, percent-encoded (urlComponent); in the head it is "inside" nothing and is taken as written.
  */
-export type FieldStyle = 'json' | 'xml' | 'sql';
+export type FieldStyle = 'json' | 'xml' | 'sql' | 'url';
 
 export const OPERATOR_STYLE: Record<string, FieldStyle> = {
   concatjson: 'json',
@@ -25,8 +28,12 @@ export const OPERATOR_STYLE: Record<string, FieldStyle> = {
   sql_concat: 'sql',
 };
 
-/** Per part of a row template: does it sit inside a string literal of the style's language? */
+/**
+ * Per part of a template: does it sit where the style writes a field — inside a string literal of the
+ * json/sql language, after the head of a URL?
+ */
 export function insideStrings(parts: readonly Part[], style: FieldStyle): boolean[] {
+  if (style === 'url') return afterUrlHead(parts);
   let inside = false;
   return parts.map((p) => {
     const here = inside;
@@ -44,6 +51,23 @@ function toggles(text: string, quote: string, inside: boolean): boolean {
     else if (c === quote) inside = !inside;
   }
   return inside;
+}
+
+/**
+ * A URL's head is what comes before the first `/`, `?` or `#` written in the template after its
+ * `scheme://`: a field there is the whole URL, its base (`{{@webhookurl}}`, `{{@baseurl}}/items`) or
+ * its host, so it is taken as written. After it, a field is one path segment, query name or value.
+ */
+function afterUrlHead(parts: readonly Part[]): boolean[] {
+  let head = true;
+  return parts.map((p) => {
+    const after = !head;
+    if (head && p.kind === 'text') {
+      const scheme = /^[^/?#]*:\/\//.exec(p.text)?.[0].length ?? 0;
+      head = !/[/?#]/.test(p.text.slice(scheme));
+    }
+    return after;
+  });
 }
 
 /** The writer of one field's values in `style`, inside a string literal or not. */
@@ -71,7 +95,25 @@ export function styledField(style: FieldStyle, inString: boolean, type: ColumnTy
         if (isNumeric(v)) return formatValue(v, type);
         return `'${text(v).replace(/'/g, "''")}'`;
       };
+    case 'url':
+      return (v) => urlComponent(text(v));
   }
+}
+
+/** RFC 3986's unreserved characters: the only ones a component keeps as they are. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
+
+/**
+ * A value as one URL component: every character but the unreserved ones percent-encoded as UTF-8, so
+ * `/ ? # & = +` cannot change the request's shape. A valid `%XX` already there stays as it is (the
+ * rule of Python requests' requote_uri): an API's encoded cursor (`abc%3D%3D`) passes unchanged.
+ */
+export function urlComponent(s: string): string {
+  if (UNRESERVED.test(s)) return s;
+  return s
+    .split(/(%[0-9A-Fa-f]{2})/)
+    .map((piece, i) => (i % 2 === 1 ? piece : percentEncode(piece)))
+    .join('');
 }
 
 /** What JSON.stringify escapes in a string: quotes, backslashes, control characters and surrogates (lone ones). */

@@ -18,7 +18,7 @@ type Selector = { name: string } | { index: number } | undefined;
 function selector(v: Value | undefined): Selector {
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v === 'number' || (typeof v === 'string' && /^\s*\d+\s*$/.test(v)))
-    return { index: integer(v, 'the attribute index') };
+    return { index: integer(v, 'the attribute index (c)') };
   return { name: text(v) };
 }
 
@@ -109,7 +109,7 @@ export function parseXmlValue(doc: string, path: Value, attr: Value | undefined)
 export function parseCsvValue(doc: string, path: Value, attr: Value | undefined): Value {
   const rows = Papa.parse<string[]>(doc.trim(), { skipEmptyLines: true }).data;
   const sel = selector(attr);
-  const r = path === null || text(path).trim() === '' ? 0 : integer(path, 'the row');
+  const r = path === null || text(path).trim() === '' ? 0 : integer(path, 'the row (b)');
   if (sel && 'name' in sel) {
     const header = rows[0] ?? [];
     const col = header.findIndex((h) => h.trim().toLowerCase() === sel.name.toLowerCase());

@@ -9,6 +9,7 @@ import { align, compileComposite } from './dotnet-format/composite';
 import { parseDateLoose } from './dotnet-format/date';
 import { FormatError, formatNumber } from './dotnet-format/number';
 import { image2pdf } from './pdf';
+import { percentEncode } from '../util/percent';
 import { FunctionError, type CallContext, type FunctionDef } from './types';
 import { bytesOf, decodeText, displayValue, integer, text, type TextEncoding } from './values';
 
@@ -234,10 +235,6 @@ function invariantCase(s: string, upper: boolean): string {
 }
 
 /** RFC 3986 percent-encoding of UTF-8 (encodeURIComponent also leaves !'()* alone). */
-function urlEncode(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 function urlDecode(s: string): string {
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
@@ -265,7 +262,7 @@ export const stringFunctions: FunctionDef[] = [
     '#contains(hello world, world)',
     '1',
     (args) => {
-      const from = args.length > 2 && args[2] !== null ? nonNegative(args[2], 'the start index') : 0;
+      const from = args.length > 2 && args[2] !== null ? nonNegative(args[2], 'the start index (c)') : 0;
       return str(args[0]).indexOf(str(args[1]), from) >= 0 ? 1 : 0;
     },
   ),
@@ -277,7 +274,7 @@ export const stringFunctions: FunctionDef[] = [
     '#indexof(hello, l)',
     '2',
     (args) => {
-      const from = args.length > 2 && args[2] !== null ? nonNegative(args[2], 'the start index') : 0;
+      const from = args.length > 2 && args[2] !== null ? nonNegative(args[2], 'the start index (c)') : 0;
       return str(args[0]).indexOf(str(args[1]), from);
     },
   ),
@@ -411,9 +408,11 @@ export const stringFunctions: FunctionDef[] = [
     'wor',
     (args) => {
       const s = str(args[0]);
-      const start = nonNegative(args[1], 'the start index');
+      const start = nonNegative(args[1], 'the start index (b)');
       if (start >= s.length) return '';
-      return args.length > 2 && args[2] !== null ? s.substr(start, nonNegative(args[2], 'the length')) : s.slice(start);
+      return args.length > 2 && args[2] !== null
+        ? s.substr(start, nonNegative(args[2], 'the length (c)'))
+        : s.slice(start);
     },
   ),
   S(
@@ -441,7 +440,7 @@ export const stringFunctions: FunctionDef[] = [
     'Percent-encodes the UTF-8 bytes of a (RFC 3986: letters, digits and -_.~ stay).',
     '#urlencode(a b&c)',
     'a%20b%26c',
-    (args) => urlEncode(str(args[0])),
+    (args) => percentEncode(str(args[0])),
   ),
   S(
     'urldecode',

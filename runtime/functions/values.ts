@@ -84,7 +84,12 @@ export function numeric(v: Value, what: string): number {
   if (typeof v === 'number') return v;
   if (typeof v === 'bigint') return Number(v);
   if (typeof v === 'boolean') return v ? 1 : 0;
-  if (typeof v === 'string' && NUMBER.test(v)) return Number(v);
+  if (typeof v === 'string' && NUMBER.test(v)) {
+    // Text beyond a double ('1e999') would go on as Infinity and fail later with a stranger message.
+    const n = Number(v);
+    if (Number.isFinite(n)) return n;
+    throw new FunctionError(`${what} is beyond a double, got '${shown(v)}'`);
+  }
   if (Decimal.isDecimal(v)) return v.toNumber();
   throw new FunctionError(`${what} must be a number, got '${shown(v)}'`);
 }

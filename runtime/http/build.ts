@@ -112,11 +112,14 @@ function joinUrl(base: string, path: string): string {
 /**
  * A relative path stays under the connection's base path: a `..` (written, or in a field's value such as
  * `DELETE /items/{{id}}` with id `../../admin`) must not steer a call, with the connection's
- * credentials, to another endpoint of the API. A full URL is the way to call elsewhere.
+ * credentials, to another endpoint of the API. A full URL is the way to call elsewhere. A field's value
+ * arrives encoded (`..%2F..%2Fadmin`, field-style.ts), and servers and proxies that decode `%2F` and
+ * `%2E` before resolving dot segments (nginx does) would still climb: the path is checked as they see it too.
  */
 function underBase(url: URL, baseUrl: string, call: string, pos: Position | undefined): void {
   const base = new URL(baseUrl).pathname.replace(/\/+$/, '');
-  if (url.pathname === base || url.pathname.startsWith(`${base}/`)) return;
+  const decoded = new URL(url.pathname.replace(/%2f/gi, '/').replace(/%2e/gi, '.'), url.origin).pathname;
+  if ([url.pathname, decoded].every((path) => path === base || path.startsWith(`${base}/`))) return;
   throw new ScriptError(
     `${call} leaves the connection's base URL ${redactUrl(baseUrl)} (a '..' in the path or in a field's value); give a full URL to call elsewhere`,
     'runtime',

@@ -26,6 +26,8 @@ export interface Retry {
   seconds: number;
   /** What the answer's Retry-After asked, when the wait comes from it (`seconds` may be less: a cap). */
   asked?: number;
+  /** A repeat of the RETRY_ON family (a "try again" body, or a throttling answer): which of RETRY_COUNT. */
+  bodyRetry?: { n: number; count: number };
 }
 
 export interface Attempted {
@@ -69,7 +71,12 @@ export async function sendWithRetries(
       bodyRetries++;
       const asked = retryAfter(response)!;
       const wait = Math.min(asked, MAX_BODY_RETRY_AFTER_SECONDS);
-      onRetry?.({ why: `HTTP ${response!.status}`, seconds: wait, asked });
+      onRetry?.({
+        why: `HTTP ${response!.status}`,
+        seconds: wait,
+        asked,
+        bodyRetry: { n: bodyRetries, count: body.count },
+      });
       await sleep(wait, call.signal);
       continue;
     }
@@ -89,7 +96,11 @@ export async function sendWithRetries(
     }
     if (body && bodyRetries < body.count && asksToRetry(response!, body)) {
       bodyRetries++;
-      onRetry?.({ why: 'the response asked to retry', seconds: body.intervalSeconds });
+      onRetry?.({
+        why: 'the response asked to retry',
+        seconds: body.intervalSeconds,
+        bodyRetry: { n: bodyRetries, count: body.count },
+      });
       await sleep(body.intervalSeconds, call.signal);
       continue;
     }
@@ -98,14 +109,17 @@ export async function sendWithRetries(
 }
 
 /**
- * What a read or a join says before it waits on a server's Retry-After, which may keep the cell quiet
- * for up to a minute: the call, what the server asked and how long the wait is; undefined for a wait
- * no Retry-After set.
+ * What a call says before a wait of the RETRY_ON family, which keeps the cell quiet meanwhile (as
+ * `curl --retry` says "Will retry in 1 seconds"): the call, what asked for the wait and how long it is.
+ * Undefined for WITH RETRY's backoff, which PUSH INTO HTTP counts in its progress line instead.
  */
-export function retryAfterNotice(call: string, { why, seconds, asked }: Retry): string | undefined {
-  if (asked === undefined) return undefined;
-  const cap = asked > seconds ? ` (${MAX_BODY_RETRY_AFTER_SECONDS} s at most)` : '';
-  return `${why} from ${call}: Retry-After ${Math.round(asked)} s; trying again in ${Math.round(seconds)} s${cap}`;
+export function retryNotice(call: string, { why, seconds, asked, bodyRetry }: Retry): string | undefined {
+  if (!bodyRetry) return undefined;
+  if (asked !== undefined) {
+    const cap = asked > seconds ? ` (${MAX_BODY_RETRY_AFTER_SECONDS} s at most)` : '';
+    return `${why} from ${call}: Retry-After ${Math.round(asked)} s; trying again in ${Math.round(seconds)} s${cap}`;
+  }
+  return `the response of ${call} asked to retry; trying again in ${seconds} s (RETRY_INTERVAL; ${bodyRetry.n} of ${bodyRetry.count})`;
 }
 
 /** Seconds before retry `attempt` (0-based) of a WITH RETRY policy; PUSH INTO DRIVE waits the same way. */

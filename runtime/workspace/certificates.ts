@@ -61,7 +61,8 @@ export function findCertificate(workspace: string, thumbprint: string): StoredCe
     const known =
       all.map((c) => `${c.thumbprint} (${c.subject})`).join('; ') ||
       `none: add PEM files to ${certificatesDir(workspace)}`;
-    throw new ScriptError(`no certificate with thumbprint ${want} (known: ${known})`, 'runtime');
+    const asked = want === '' ? 'the thumbprint is empty' : `no certificate with thumbprint ${want}`;
+    throw new ScriptError(`${asked} (known: ${known})`, 'runtime');
   }
   return found;
 }

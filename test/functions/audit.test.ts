@@ -149,3 +149,32 @@ test('#jsonformat keeps a "__proto__" key as data, as JSON.parse does', async ()
     '{"__proto__":{"a":1},"b":2}',
   ]);
 });
+
+test('argument errors name the function as written, the argument (with its letter when it takes several) and the call', async () => {
+  const s = newSession();
+  const refused = async (call: string): Promise<string> => {
+    let error: ScriptError | undefined;
+    await s.run(`PRINT 'x';\nPRINT '  ${call}';`).catch((e: ScriptError) => (error = e));
+    assert.deepEqual([error?.position?.line, error?.position?.column], [2, 10], call);
+    return error!.message;
+  };
+  assert.equal(await refused('#substring(hello, x)'), "#substring: the start index (b) must be an integer, got 'x'");
+  assert.equal(await refused('@SUBSTRING(hello, 1, -2)'), '@SUBSTRING: the length (c) must be 0 or more, got -2');
+  assert.equal(await refused('#indexof(hello, l, x)'), "#indexof: the start index (c) must be an integer, got 'x'");
+  assert.equal(await refused('#parse(a;b, x)'), "#parse: the row (b) must be an integer, got 'x'");
+  assert.equal(await refused('#fromepoch_sec(soon)'), "#fromepoch_sec: the epoch (a) must be a number, got 'soon'");
+  assert.match(await refused('#toepoch(later, 1)'), /^#toepoch: the date \(a\): 'later' is not a date/);
+  assert.equal(
+    await refused('#parsedate(2024, 1)'),
+    "#parsedate: the input format (b): '1' is not a standard date format",
+  );
+  // Text beyond a double is refused where it is read, not carried on as Infinity.
+  assert.equal(await refused('#rnddouble(1e999, 1)'), "#rnddouble: a is beyond a double, got '1e999'");
+  assert.equal(await refused('#increment(-1e400)'), "#increment: a is beyond a double, got '-1e400'");
+  // An empty name or thumbprint is said as such, not looked up.
+  assert.equal(await refused('#setvar(, 1)'), '#setvar: the variable name (a) is empty');
+  assert.match(
+    await refused('#encrypt(, text)'),
+    /^#encrypt: the thumbprint is empty \(known: none: add PEM files to /,
+  );
+});

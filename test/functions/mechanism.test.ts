@@ -54,6 +54,23 @@ test('errors: unknown function with suggestion, arity, unclosed call, function n
     (e: ScriptError) => /unknown function #zzzzzzzz$/.test(e.message),
   );
   assert.throws(() => ev('#left(abc)'), /#left takes 2 arguments, got 1: #left\(a, n\)/);
+  // The usage shows the sigil and the name as the call wrote them.
+  assert.throws(
+    () => ev('@hash_sha256(a, b)'),
+    (e: ScriptError) => e.message === '@hash_sha256 takes 1 argument, got 2: @hash_sha256(a)',
+  );
+  assert.throws(
+    () => ev('#TOUPPER(a, b)'),
+    (e: ScriptError) => e.message === '#TOUPPER takes 1 argument, got 2: #TOUPPER(a)',
+  );
+  assert.throws(
+    () => ev('#format()'),
+    (e: ScriptError) => e.message === '#format takes at least 1 argument, got 0: #format(a, b, ...)',
+  );
+  assert.throws(
+    () => ev('#concatxml(<r/>)'),
+    (e: ScriptError) => e.message.startsWith('#concatxml joins the rows of a batch'),
+  );
   assert.throws(() => ev('#left(abc, 2'), /#left: missing '\)'/);
   assert.throws(() => ev("#iif(1, 'a, b)"), /unclosed ' in an argument/);
   assert.throws(
