@@ -60,9 +60,13 @@ const QUERY_PAIR_IN_TEXT = /([?&])([^=&#\s'"<>?]+)=([^&#\s'"<>)]*)/g;
 
 /**
  * Headers whose values are secrets wherever they are written: a trace's rows, and HEADERS '…' in a
- * script shown back. Their names, not their values, are shown.
+ * script shown back. Their names, not their values, are shown. Any `…-key`/`…key` is one (X-API-Key,
+ * Azure's x-functions-key and Ocp-Apim-Subscription-Key, Cloudflare's X-Auth-Key), but
+ * Idempotency-Key, which tells calls apart, and a JSON `"key"` naming the header (`{"key": "X-Api-Key",
+ * "value": …}`).
  */
-export const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie|signature|credential/i;
+export const SECRET_HEADER =
+  /authorization|(?<!idempotency)[-_]key\b|[a-z]key\b|token|secret|password|cookie|signature|credential/i;
 
 /** The text inside a JSON string, and a JSON string with its quotes. */
 const JSON_TEXT = String.raw`(?:[^"\\]|\\.)*`;
