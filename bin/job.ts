@@ -15,6 +15,7 @@ import {
   newSigningSecret,
   renderText,
   runJob,
+  runRecords,
   sessionFolders,
   storedHighWatermark,
   settingsInWords,
@@ -251,13 +252,13 @@ async function run(args: string[]): Promise<number> {
       const output = values.output ?? 'table';
       if (output !== 'table' && output !== 'json')
         throw new UsageError(`--output of job runs must be table or json, not '${output}'`);
-      const runs = store.runs(store.get(one(rest, 'runs')).name).read();
+      const runs = runRecords(store, store.get(one(rest, 'runs')).name);
       if (output === 'json') out(`${JSON.stringify(runs)}\n`);
       else
         out(
           table(
             ['id', 'by', 'start', 'end', { name: 'rows', type: { base: 'int' } }, 'outcome', 'error'],
-            runs.map((r) => [r.id, r.by, r.start, r.end, r.rows, r.outcome, r.error ?? null]),
+            runs.map((r) => [r.id, r.by, r.start, r.end ?? null, r.rows, r.outcome, r.error ?? null]),
           ),
         );
       return EXIT.ok;

@@ -23,6 +23,8 @@ export class MessageSocket {
     readonly socket: zmq.Router | zmq.Dealer | zmq.XPublisher | zmq.Subscriber,
     private readonly signer: Signer,
     private readonly log: Log,
+    /** What a trace line shows of a message's content: the caller's masking of secrets (a cell's password). */
+    private readonly traced: (content: unknown) => unknown,
   ) {}
 
   send(msg: Message<unknown>): Promise<void> {
@@ -91,7 +93,7 @@ export class MessageSocket {
   private trace(direction: string, msg: Message<unknown>): void {
     const parent = (msg.parent_header as { msg_id?: string }).msg_id;
     this.log(
-      `${direction} ${this.name} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`,
+      `${direction} ${this.name} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(this.traced(msg.content)).slice(0, 200)}`,
     );
   }
 }

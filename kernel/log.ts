@@ -1,6 +1,7 @@
 import type { Channel } from '../jupyter/connection';
 import { stderrLog } from '../jupyter/log';
 import type { Message } from '../jupyter/wire';
+import { withoutSecrets } from '../runtime/support';
 
 /** The kernel's log: its standard error, where jupyter_client and consoles leave it. */
 export const log = stderrLog('sqlcdc kernel');
@@ -11,6 +12,6 @@ export const TRACE = Boolean(process.env.SQLCDC_KERNEL_TRACE);
 export function trace(direction: string, channel: Channel, msg: Message<unknown>): void {
   const parent = (msg.parent_header as { msg_id?: string }).msg_id;
   log(
-    `${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(msg.content).slice(0, 200)}`,
+    `${direction} ${channel} ${msg.header.msg_type} ${msg.header.msg_id}${parent ? ` (re ${parent})` : ''} ${JSON.stringify(withoutSecrets(msg.content)).slice(0, 200)}`,
   );
 }

@@ -5,6 +5,7 @@ import { Signer } from '../jupyter/wire';
 import { Heartbeat } from './heartbeat';
 import { IopubPublisher } from './iopub';
 import { log } from './log';
+import { withoutSecrets } from '../runtime/support';
 /**
  * The kernel's side: ROUTER shell/control/stdin, the IOPub publisher and the heartbeat (in its own
  * thread), bound to the connection file's ports.
@@ -18,9 +19,9 @@ export class KernelSockets {
 
   private constructor(signer: Signer) {
     // linger: the shutdown reply and the last status must leave before the process exits
-    this.shell = new MessageSocket('shell', new zmq.Router({ linger: 1000 }), signer, log);
-    this.control = new MessageSocket('control', new zmq.Router({ linger: 1000 }), signer, log);
-    this.stdin = new MessageSocket('stdin', new zmq.Router({ linger: 1000 }), signer, log);
+    this.shell = new MessageSocket('shell', new zmq.Router({ linger: 1000 }), signer, log, withoutSecrets);
+    this.control = new MessageSocket('control', new zmq.Router({ linger: 1000 }), signer, log, withoutSecrets);
+    this.stdin = new MessageSocket('stdin', new zmq.Router({ linger: 1000 }), signer, log, withoutSecrets);
     this.iopub = new IopubPublisher(new zmq.XPublisher({ linger: 1000 }), signer);
   }
 

@@ -29,6 +29,12 @@ export interface ExecuteOptions {
    * can show it where it belongs: the kernel passes the execute_request's msg_id.
    */
   origin?: string;
+  /**
+   * Called once every statement succeeded, before the run's afterSuccess actions (watermarks) are
+   * written, with the dataset the run ends with: a job run records its success durably there, so a
+   * kill after its watermarks moved never loses the record (jobs/runner.ts).
+   */
+  beforeCommit?: (dataset: Dataset) => Promise<void>;
 }
 
 /** What a front end without rich output (REPL, CLI) prints for a display result. */

@@ -25,6 +25,8 @@ export interface RunOptions {
   lastHttp?: LastHttp;
   /** The change log of the cell before, likewise. */
   changeLog?: CurrentChangeLog;
+  /** See ExecuteOptions.beforeCommit. */
+  beforeCommit?: (dataset: Dataset) => Promise<void>;
 }
 
 /**
@@ -51,6 +53,7 @@ export class Run implements RunState {
   private readonly onSuccess: (() => Promise<void> | void)[] = [];
   private readonly endTasks: (() => Promise<void>)[] = [];
   private nextHighWatermark: Value = null;
+  private readonly beforeCommit?: (dataset: Dataset) => Promise<void>;
 
   constructor(
     readonly session: SessionEnv,
@@ -63,6 +66,7 @@ export class Run implements RunState {
     this.commands = options.commands;
     this.lastHttp = options.lastHttp;
     this.changeLog = options.changeLog;
+    this.beforeCommit = options.beforeCommit;
   }
 
   get statebag(): Map<string, Value> {
@@ -98,6 +102,7 @@ export class Run implements RunState {
           this.changed = true;
         }
       }
+      await this.beforeCommit?.(this.dataset);
       if (this.onSuccess.length > 0) for (const action of this.onSuccess.splice(0)) await action();
     } finally {
       if (this.endTasks.length > 0) await this.end();

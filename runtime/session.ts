@@ -154,6 +154,7 @@ export class Session implements SessionEnv, MagicHost {
       pipeline: this.pipeline,
       signal,
       commands: this.commands,
+      beforeCommit: options.beforeCommit,
       emit: (result) => (open ? queue.push(result) : this.output.publish({ origin, result })),
     });
     const done = (async () => {

@@ -4,7 +4,7 @@
 // import the session, the parser or the commands.
 export { describeWorkspace, sessionFolders, type SessionFolders } from './workspace/location';
 export { writeFileAtomic } from './workspace/files';
-export { holdsSecret } from './workspace/secret-input';
+export { holdsSecret, withoutSecrets } from './workspace/secret-input';
 export { Fifo } from './util/fifo';
 export { globSource, type GlobSyntax } from './sources/files/glob';
 export { isScriptError } from './errors';

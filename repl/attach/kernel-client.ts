@@ -4,6 +4,7 @@ import { endpoint, type ConnectionInfo } from '../../jupyter/connection';
 import { stderrLog } from '../../jupyter/log';
 import { MessageSocket } from '../../jupyter/socket';
 import { newHeader, Signer, type Message } from '../../jupyter/wire';
+import { withoutSecrets } from '../../runtime/support';
 
 /** What goes wrong on the wire: on stderr, apart from the cells' output on stdout. */
 const log = stderrLog('sqlcdc');
@@ -66,9 +67,9 @@ export class KernelClient {
     iopub.connect(endpoint(info, 'iopub'));
     iopub.subscribe();
     const client = new KernelClient(
-      new MessageSocket('shell', shell, signer, log),
-      new MessageSocket('control', control, signer, log),
-      new MessageSocket('iopub', iopub, signer, log),
+      new MessageSocket('shell', shell, signer, log, withoutSecrets),
+      new MessageSocket('control', control, signer, log, withoutSecrets),
+      new MessageSocket('iopub', iopub, signer, log, withoutSecrets),
     );
     const deadline = Date.now() + timeoutMs;
     // A SUB socket misses what is published before its subscription reaches the kernel: retry until a

@@ -3,6 +3,8 @@ import { errorInFile, ScriptError } from '../errors';
 import { nextExecutionId } from '../execution-id';
 import type { Result } from '../results';
 import { hasReader, hasWriter, type JobDefinition, type TriggerKind } from './job';
+import { processIdentity } from '../util/process-alive';
+import { recoverRuns } from './recovery';
 import type { RunRecord } from './run-log';
 import type { JobStore, Script } from './store';
 
@@ -40,13 +42,13 @@ export async function runJobScript(
   source: string,
   pipeline: string,
   report: (r: Result) => void,
-  options: { signal?: AbortSignal; cwd?: string } = {},
+  options: { signal?: AbortSignal; cwd?: string; beforeCommit?: (dataset: Dataset) => Promise<void> } = {},
 ): Promise<PipelineOutcome> {
   const session = store.openSession({ workspace: store.workspace, pipeline, cwd: options.cwd });
   let error: ScriptError | undefined;
   const unsubscribe = session.output.subscribe(({ result }) => report(result));
   try {
-    for await (const r of session.execute(source, { signal: options.signal })) {
+    for await (const r of session.execute(source, { signal: options.signal, beforeCommit: options.beforeCommit })) {
       if (r.kind === 'error') error = r.error;
       report(r);
     }
@@ -60,29 +62,51 @@ export async function runJobScript(
 /**
  * A run of a job: its reader, then its writer (a direct job runs both; the writer only when the reader
  * succeeded), recorded in the job's runs, then the job's triggers. Returns the record.
+ *
+ * A kill at any point leaves a record the next run of the job finishes (recovery.ts): the run is
+ * recorded `running` (with its process) before it starts, and its success before the last script's
+ * watermarks move, so a run whose watermarks moved is never without its record; its triggers are
+ * marked started before they start, so the next run starts those of a run killed before them, once.
  */
 export async function runJob(store: JobStore, name: string, options: JobRunOptions): Promise<RunRecord> {
   const job = store.get(name);
-  const start = new Date();
-  const id = nextExecutionId();
+  for (const owed of await recoverRuns(store, job, (r) => options.report(r), options.signal))
+    await runTriggers(store, job, owed, options);
+  const log = store.runs(name);
+  const started = { id: nextExecutionId(), by: options.by, start: new Date().toISOString() };
+  await log.append({ ...started, rows: 0, outcome: 'running', owner: processIdentity() });
+  const scripts = (['reader', 'writer'] as const).filter((s) => (s === 'reader' ? hasReader(job) : hasWriter(job)));
   let outcome: PipelineOutcome | undefined;
-  for (const script of ['reader', 'writer'] as const) {
-    if (script === 'reader' ? !hasReader(job) : !hasWriter(job)) continue;
+  let committed: RunRecord | undefined;
+  const commit = async (dataset: Dataset) => {
+    committed = { ...started, end: new Date().toISOString(), rows: dataset.rowCount, outcome: 'success' };
+    await log.append({ ...committed, pendingTriggers: firesAny(job, committed) });
+  };
+  for (const script of scripts) {
     const source = store.script(name, script);
-    outcome = await runJobScript(store, source, name, (r) => options.report(r, { job: name, script, source }), options);
+    const beforeCommit = script === scripts.at(-1) ? commit : undefined;
+    const report = (r: Result) => options.report(r, { job: name, script, source });
+    outcome = await runJobScript(store, source, name, report, { ...options, beforeCommit });
     if (outcome.error || options.signal?.aborted) break;
   }
-  const record: RunRecord = {
-    id,
-    by: options.by,
-    start: start.toISOString(),
-    end: new Date().toISOString(),
-    rows: outcome?.dataset.rowCount ?? 0,
-    outcome: outcome?.error || options.signal?.aborted ? 'failure' : 'success',
-    ...(outcome?.error ? { error: outcome.error.message } : options.signal?.aborted ? { error: 'cancelled' } : {}),
-  };
-  await store.runs(name).append(record);
-  if (!options.signal?.aborted) await runTriggers(store, job, record, options);
+  // Cancelled before its success was recorded: a failure whose triggers do not run.
+  const cancelled = !committed && options.signal?.aborted;
+  let record = committed;
+  if (outcome?.error || cancelled || !record) {
+    const error = outcome?.error?.message ?? (cancelled ? 'cancelled' : undefined);
+    record = {
+      ...started,
+      end: new Date().toISOString(),
+      rows: outcome?.dataset.rowCount ?? 0,
+      outcome: error === undefined ? 'success' : 'failure',
+      ...(error === undefined ? {} : { error }),
+    };
+    await log.append({ ...record, pendingTriggers: !cancelled && firesAny(job, record) });
+  }
+  // Cancelled while its success was being recorded: its triggers wait for the job's next run.
+  if (options.signal?.aborted || !firesAny(job, record)) return record;
+  await log.append({ id: record.id, pendingTriggers: false });
+  await runTriggers(store, job, record, options);
   return record;
 }
 
@@ -110,6 +134,9 @@ export function fires(kind: TriggerKind, record: Pick<RunRecord, 'outcome' | 'ro
       return record.outcome === 'failure';
   }
 }
+
+const firesAny = (job: JobDefinition, record: Pick<RunRecord, 'outcome' | 'rows'>) =>
+  job.triggers.some((t) => fires(t.on, record));
 
 /** Runs the jobs the triggers of `job` name, in their order, for a run that ended as `record` says. */
 export async function runTriggers(

@@ -17,7 +17,7 @@ import {
   type Trigger,
 } from './job';
 import { JsonLines } from '../util/json-lines';
-import type { RunRecord } from './run-log';
+import type { RunLine } from './run-log';
 import type { OpenSession } from './sessions';
 
 export interface CreateJob {
@@ -157,7 +157,7 @@ export class JobDefinitions {
  * webhook payload.
  */
 export class JobStore extends JobDefinitions {
-  private readonly runLogs = new Map<string, JsonLines<RunRecord>>();
+  private readonly runLogs = new Map<string, JsonLines<RunLine>>();
   /** guid → job name, checked against the file on each use so a deleted or changed job is seen. */
   private byGuidCache = new Map<string, string>();
   /** Definitions `current` read, by job name. */
@@ -392,10 +392,11 @@ export class JobStore extends JobDefinitions {
       .join('/');
   }
 
-  runs(name: string): JsonLines<RunRecord> {
+  /** runs.jsonl, as written; `runRecords` (recovery.ts) reads the runs it holds. */
+  runs(name: string): JsonLines<RunLine> {
     let log = this.runLogs.get(name);
     if (!log) {
-      log = new JsonLines<RunRecord>(join(this.jobFolder(name), 'runs.jsonl'));
+      log = new JsonLines<RunLine>(join(this.jobFolder(name), 'runs.jsonl'));
       this.runLogs.set(name, log);
     }
     return log;

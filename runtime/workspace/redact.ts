@@ -60,9 +60,13 @@ const QUERY_PAIR_IN_TEXT = /([?&])([^=&#\s'"<>?]+)=([^&#\s'"<>)]*)/g;
 
 /**
  * Headers whose values are secrets wherever they are written: a trace's rows, and HEADERS '…' in a
- * script shown back. Their names, not their values, are shown.
+ * script shown back. Their names, not their values, are shown. Any `…-key`/`…key` is one (X-API-Key,
+ * Azure's x-functions-key and Ocp-Apim-Subscription-Key, Cloudflare's X-Auth-Key), but
+ * Idempotency-Key, which tells calls apart, and a JSON `"key"` naming the header (`{"key": "X-Api-Key",
+ * "value": …}`).
  */
-export const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie|signature|credential/i;
+export const SECRET_HEADER =
+  /authorization|(?<!idempotency)[-_]key\b|[a-z]key\b|token|secret|password|cookie|signature|credential/i;
 
 /** The text inside a JSON string, and a JSON string with its quotes. */
 const JSON_TEXT = String.raw`(?:[^"\\]|\\.)*`;
@@ -140,15 +144,35 @@ export function redactUrlsAt(line: string, column: number, lineBefore = ''): { l
 
 /**
  * A line of a script with its secrets masked, for showing scripts back (`sqlcdc job show`): a URL's
- * password and secret-named query values and CREDENTIALS values anywhere, and in a `%connection add …` line the values of
- * --bearer, --basic, --apikey and --header.
+ * password and secret-named query values and CREDENTIALS values anywhere; in a `%connection add …`
+ * line the values of --bearer, --basic, --apikey and --header; the value of `%var set --encrypted`;
+ * a `%job … --signing-secret whsec_…`.
  */
 export function redactScriptLine(line: string): string {
-  if (!/^\s*%connection\s+add\b/i.test(line)) return redactUrlsIn(line);
-  return redactUrlsIn(line)
-    .replace(/(--(?:bearer|basic)(?:\s+|=))("[^"]*"|'[^']*'|\S+)/gi, `$1${MASK}`)
-    .replace(
-      /(--(?:apikey|header)(?:\s+|=))(["']?)([^:"']+):\s*([^"']*)\2/gi,
-      (_m, flag: string, quote: string, name: string) => `${flag}${quote}${name}: ${MASK}${quote}`,
-    );
+  const shown = redactUrlsIn(line);
+  if (/^\s*%connection\s+add\b/i.test(line))
+    return shown
+      .replace(/(--(?:bearer|basic)(?:\s+|=))("[^"]*"|'[^']*'|\S+)/gi, `$1${MASK}`)
+      .replace(
+        /(--(?:apikey|header)(?:\s+|=))(["']?)([^:"']+):\s*([^"']*)\2/gi,
+        (_m, flag: string, quote: string, name: string) => `${flag}${quote}${name}: ${MASK}${quote}`,
+      );
+  if (/^\s*%var\s+set\b.*\s--encrypted\b/i.test(line)) return encryptedVariable(shown);
+  if (/^\s*%%?job\b/i.test(line)) return shown.replace(/(--signing-secret(?:\s+|=))whsec_\S*/gi, `$1${MASK}`);
+  return shown;
+}
+
+/** `%var set [--encrypted] NAME VALUE` with every word after the name but the flag masked. */
+function encryptedVariable(line: string): string {
+  const [, head, rest] = /^(\s*%var\s+set\b)(.*)$/is.exec(line)!;
+  let named = false;
+  return (
+    head +
+    rest.replace(/"[^"]*"|'[^']*'|\S+/g, (word) => {
+      if (word.startsWith('--')) return word;
+      if (named) return MASK;
+      named = true;
+      return word;
+    })
+  );
 }

@@ -24,3 +24,16 @@ export function holdsSecret(input: string): boolean {
     redactUrlsIn(input) !== input
   );
 }
+
+/**
+ * `value` (a protocol message's content) with every string that `holdsSecret` judges carrying a
+ * secret replaced by a note of its length: what a debug log (SQLCDC_KERNEL_TRACE) may print of a
+ * cell, an echoed execute_input or a history entry.
+ */
+export function withoutSecrets(value: unknown): unknown {
+  if (typeof value === 'string') return holdsSecret(value) ? `(${value.length} characters holding a secret)` : value;
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutSecrets(v)]));
+  return value;
+}

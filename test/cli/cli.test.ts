@@ -201,6 +201,28 @@ test(
 );
 
 test(
+  'a header named …-key in HEADERS is a secret under an error (x-functions-key, Ocp-Apim-Subscription-Key, X-Auth-Key); Idempotency-Key is not',
+  LIMITS,
+  async () => {
+    const dir = project({
+      'keys.sql':
+        `SELECT * FROM HTTP (GET http://127.0.0.1:1/a) HEADERS '{"x-functions-key": "KEYSECRET1", ` +
+        `"Ocp-Apim-Subscription-Key": "KEYSECRET2", "X-Auth-Key": "KEYSECRET3", "Idempotency-Key": "k-1"}' garbage;\n`,
+    });
+    const r = await sqlcdc(dir, ['run', 'scripts/keys.sql']);
+    assert.equal(r.code, 1);
+    const lines = r.stderr.split('\n');
+    assert.equal(
+      lines[1],
+      `  SELECT * FROM HTTP (GET http://127.0.0.1:1/a) HEADERS '{"x-functions-key": "****", ` +
+        `"Ocp-Apim-Subscription-Key": "****", "X-Auth-Key": "****", "Idempotency-Key": "k-1"}' garbage;`,
+    );
+    assert.equal(lines[2], `  ${' '.repeat(lines[1].indexOf('garbage') - 2)}^`);
+    assert.doesNotMatch(r.stderr, /KEYSECRET/);
+  },
+);
+
+test(
   'TRACE … STAGE ON a local folder refuses CREDENTIALS at their value; CREDENTIALS (spec 5.5) are masked in the line shown and in job show',
   LIMITS,
   async () => {

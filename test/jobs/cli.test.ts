@@ -304,6 +304,22 @@ test(
   },
 );
 
+test('job show masks the value of %var set --encrypted and a %job --signing-secret in a script', LIMITS, async () => {
+  const dir = project();
+  writeFileSync(
+    join(dir, 'vars.sql'),
+    "%var set --encrypted shopkey VARSECRET1\n%var set shopkey2 --encrypted 'VARSECRET 2'\n%var set plain visible\n" +
+      "%job update other --signing-secret whsec_VARSECRET3\nPRINT 'x';\n",
+  );
+  await cli(dir, ['job', 'create', 'vars', '--writer', 'vars.sql']);
+  const shown = await cli(dir, ['job', 'show', 'vars']);
+  assert.ok(!shown.includes('VARSECRET'), shown);
+  assert.match(shown, /^%var set --encrypted shopkey \*\*\*\*$/m);
+  assert.match(shown, /^%var set shopkey2 --encrypted \*\*\*\*$/m);
+  assert.match(shown, /^%var set plain visible$/m);
+  assert.match(shown, /^%job update other --signing-secret \*\*\*\*$/m);
+});
+
 test(
   "a password in a URL written in a script is not shown back: not in an error's line, nor by job show",
   LIMITS,

@@ -17,7 +17,13 @@ test('messages published while the peer cannot take them wait, then leave in ord
   const dealer = new zmq.Dealer({ linger: 0 });
   try {
     const logged: string[] = [];
-    const socket = new MessageSocket('shell', dealer, signer, (text) => logged.push(text));
+    const socket = new MessageSocket(
+      'shell',
+      dealer,
+      signer,
+      (text) => logged.push(text),
+      (content) => content,
+    );
     dealer.connect(address);
     const sends = [1, 2, 3, 4, 5].map((n) => socket.send(message(n)));
     const peer = new zmq.Router({ linger: 0 });

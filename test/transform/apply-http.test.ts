@@ -212,6 +212,20 @@ test('TRACE INTO records one row per call in a database table, secrets masked, t
   assert.equal(session.dataset.rows()[0][1], null, 'no body without WITH_PAYLOAD');
 });
 
+test('TRACE INTO masks the values of request headers named …-key given in HEADERS, not Idempotency-Key', async () => {
+  const { session } = await setup();
+  await session.run(`%connection add tr sqlite:trace.db`);
+  await session.run(
+    `APPLY HTTP [crm] (GET /rate) HEADERS '{"x-functions-key": "KEYSECRET1", "Ocp-Apim-Subscription-Key": "KEYSECRET2", "Idempotency-Key": "k-1"}' WITH TRACE INTO [tr] TABLE 'calls';`,
+  );
+  await session.run(`SELECT * FROM DB [tr] (SELECT request_headers FROM calls);`);
+  const headers = JSON.parse(String(session.dataset.rows()[0][0])) as Record<string, string>;
+  const named = (name: string) => Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+  assert.equal(named('x-functions-key'), '****');
+  assert.equal(named('ocp-apim-subscription-key'), '****');
+  assert.equal(named('idempotency-key'), 'k-1');
+});
+
 test("TRACE INTO masks an answer's secret headers (a session cookie) and keeps the others", async () => {
   const { session } = await setup();
   await session.run(`%connection add tr sqlite:trace.db`);

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { runCli } from '../helpers/cli';
+import { sendJson, startHttpServer, type TestServer } from '../helpers/http-server';
+import { tempDir } from '../helpers/session';
+import { SQLCDC } from '../repl/harness';
+
+const LIMITS = { timeout: 120_000 };
+/** Whether strace can stop a child at a system call here (it kills `job run` between two of its calls). */
+const strace = spawnSync('strace', ['-qq', '-o', '/dev/null', 'true']).status === 0;
+const NO_STRACE = !strace && 'strace is not installed (apt-get install -y strace)';
+const servers: TestServer[] = [];
+after(async () => {
+  for (const s of servers) await s.close();
+});
+
+interface Run {
+  by: string;
+  outcome: string;
+  end?: string;
+}
+
+/**
+ * A workspace with job `j`, whose run proposes 5 as its high watermark (its watermark commit is a
+ * rename onto cdc/j/highwatermark.json and a flush of cdc/j), and job `t`, which a success of `j`
+ * triggers.
+ */
+function project(reader = "PRINT 'next #data.calc_hwm(5, {{@highwatermark}})';\n") {
+  const dir = realpathSync(tempDir('run-kill'));
+  const ws = join(dir, 'ws');
+  writeFileSync(join(dir, 'j.sql'), reader);
+  writeFileSync(join(dir, 't.sql'), "PRINT 't ran';\n");
+  const cli = async (...args: string[]) => {
+    const r = await runCli(dir, [...args, '--workspace', ws]);
+    assert.equal(r.code, 0, `sqlcdc ${args.join(' ')}: ${r.stderr}`);
+    return r;
+  };
+  const runs = async (job: string) => JSON.parse((await cli('job', 'runs', job, '--output', 'json')).stdout) as Run[];
+  const watermark = async () => /^high watermark (.*)$/m.exec((await cli('job', 'show', 'j')).stdout)?.[1];
+  return { dir, ws, cli, runs, watermark };
+}
+
+async function withTrigger(p: ReturnType<typeof project>) {
+  await p.cli('job', 'create', 'j', '--reader', 'j.sql');
+  await p.cli('job', 'create', 't', '--reader', 't.sql');
+  await p.cli('job', 'trigger', 'j', '--on', 'success', '--run', 't');
+}
+
+/** `sqlcdc job run j` SIGKILLed by strace as it enters its first call of `calls` (on `path` when given), not made. */
+function killedAt(p: ReturnType<typeof project>, calls: string, path?: string): void {
+  const env = { ...process.env };
+  delete env.SQLCDC_HOME;
+  const killed = spawnSync(
+    'strace',
+    [
+      '-f',
+      '-qq',
+      '-o',
+      '/dev/null',
+      ...(path ? ['-P', path] : []),
+      '-e',
+      `trace=${calls}`,
+      '-e',
+      `inject=${calls}:error=EIO:signal=KILL:when=1`,
+    ].concat([process.execPath, SQLCDC, 'job', 'run', 'j', '--workspace', p.ws]),
+    { cwd: p.dir, env },
+  );
+  assert.equal(killed.signal, 'SIGKILL', killed.stderr.toString());
+}
+
+test(
+  'job run killed (kill -9) after its high watermark moved: job runs shows it succeeded, and the next run of the job runs its triggers for it, once',
+  { ...LIMITS, skip: NO_STRACE },
+  async () => {
+    const p = project();
+    await withTrigger(p);
+    // The flush of cdc/j that follows the rename onto highwatermark.json: the watermark moved.
+    killedAt(p, 'fsync,fdatasync', join(p.ws, 'cdc', 'j'));
+    assert.equal(await p.watermark(), '5 (string)');
+    assert.deepEqual(
+      (await p.runs('j')).map((r) => [r.by, r.outcome]),
+      [['run', 'success']],
+    );
+    assert.deepEqual(await p.runs('t'), [], 'killed before its triggers');
+
+    const next = await p.cli('job', 'run', 'j');
+    assert.match(next.stderr, /job j: run \d+ \(success\) ended before its triggers ran: running them now/);
+    assert.deepEqual(
+      (await p.runs('j')).map((r) => r.outcome),
+      ['success', 'success'],
+    );
+    assert.deepEqual(
+      (await p.runs('t')).map((r) => [r.by, r.outcome]),
+      [
+        ['trigger:j', 'success'],
+        ['trigger:j', 'success'],
+      ],
+      'once for the killed run, once for this one',
+    );
+    await p.cli('job', 'run', 'j');
+    assert.equal((await p.runs('t')).length, 3, 'the killed run’s triggers ran once');
+  },
+);
+
+test(
+  'job run killed (kill -9) as its high watermark is being written: its success was recorded first, so its triggers run at the next start',
+  { ...LIMITS, skip: NO_STRACE },
+  async () => {
+    const p = project();
+    await withTrigger(p);
+    // The run's one rename: the temp file's onto cdc/j/highwatermark.json.
+    killedAt(p, 'rename,renameat,renameat2');
+    assert.equal(await p.watermark(), 'none');
+    assert.deepEqual(
+      (await p.runs('j')).map((r) => r.outcome),
+      ['success'],
+    );
+    await p.cli('job', 'run', 'j');
+    assert.equal(await p.watermark(), '5 (string)');
+    assert.equal((await p.runs('t')).length, 2);
+  },
+);
+
+test(
+  'job run killed (kill -9) mid-statement: job runs shows it running while its process lives, then interrupted; its triggers never run',
+  LIMITS,
+  async () => {
+    let arrived!: () => void;
+    const held = new Promise<void>((resolve) => (arrived = resolve));
+    let calls = 0;
+    // The first call is never answered: that run waits in its SELECT until it is killed.
+    const server = await startHttpServer((_req, res) => {
+      if (calls++ === 0) arrived();
+      else sendJson(res, [{ id: 1 }]);
+    });
+    servers.push(server);
+    const p = project(`SELECT * FROM HTTP (GET ${server.url}/orders);\n`);
+    await withTrigger(p);
+    let child!: ChildProcess;
+    const killed = runCli(p.dir, ['job', 'run', 'j', '--workspace', p.ws], { started: (c) => (child = c) });
+    await held;
+    const running = await p.runs('j');
+    assert.deepEqual(
+      running.map((r) => [r.by, r.outcome, r.end]),
+      [['run', 'running', undefined]],
+    );
+    child.kill('SIGKILL');
+    assert.equal((await killed).code, null);
+    assert.deepEqual(
+      (await p.runs('j')).map((r) => r.outcome),
+      ['interrupted'],
+    );
+
+    const next = await p.cli('job', 'run', 'j');
+    assert.match(next.stderr, /job j: run \d+ \(started [^)]+\) was interrupted: its process ended before the run did/);
+    assert.deepEqual(
+      (await p.runs('j')).map((r) => r.outcome),
+      ['interrupted', 'success'],
+    );
+    assert.equal((await p.runs('t')).length, 1, 'triggered by the second run only');
+  },
+);
