@@ -113,6 +113,7 @@ export default defineConfig(
             '^node-forge$',
             '^basic-ftp$',
             '^hyparquet$',
+            '^hyparquet/src/column\\.js$',
             '^hyparquet-writer$',
             '^koffi$',
             '^\\./backend$',
