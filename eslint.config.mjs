@@ -114,6 +114,7 @@ export default defineConfig(
             '^node-forge$',
             '^basic-ftp$',
             '^hyparquet$',
+            '^hyparquet/src/column\\.js$',
             '^hyparquet-writer$',
             '^koffi$',
             '^@aws-sdk/client-s3$',

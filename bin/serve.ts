@@ -9,6 +9,7 @@ import {
   isLoopback,
   JobStore,
   parseSize,
+  READ_TIMEOUT_MS,
   sessionFolders,
   startListener,
   toScriptError,
@@ -20,6 +21,14 @@ function sizeOfMaxBody(text: string): number {
   if (size === undefined)
     throw new UsageError(`--max-body must be a size like 10mb, 512kb or a number of bytes, not '${text}'`);
   return size;
+}
+
+/** `--read-timeout 60` or `60s`, `0.5s`: seconds, more than none. */
+function readTimeoutOf(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)s?$/i.exec(text.trim());
+  const ms = m ? Math.round(Number(m[1]) * 1000) : 0;
+  if (ms < 1) throw new UsageError(`--read-timeout must be a number of seconds like 60 or 60s, not '${text}'`);
+  return ms;
 }
 
 function readPem(file: string, what: string): string {
@@ -42,6 +51,7 @@ async function serve(args: string[]): Promise<number> {
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
     'max-body': { type: 'string' },
+    'read-timeout': { type: 'string' },
     'no-auth': { type: 'boolean' },
   });
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments, got '${positionals[0]}'`);
@@ -59,6 +69,7 @@ async function serve(args: string[]): Promise<number> {
       ? { cert: readPem(values['tls-cert'], 'certificate'), key: readPem(values['tls-key']!, 'key') }
       : undefined;
   const maxBody = sizeOfMaxBody(values['max-body'] ?? '10mb');
+  const readTimeoutMs = values['read-timeout'] === undefined ? READ_TIMEOUT_MS : readTimeoutOf(values['read-timeout']);
 
   const { workspace } = sessionFolders({ workspace: values.workspace });
   const store = new JobStore(workspace, (o) => new Session(o));
@@ -87,6 +98,7 @@ async function serve(args: string[]): Promise<number> {
       port,
       tls,
       maxBody,
+      readTimeoutMs,
       keys,
       store,
       ingest,
@@ -109,6 +121,6 @@ async function serve(args: string[]): Promise<number> {
 
 export const serveCommand: CommandGroup = {
   usage:
-    '  sqlcdc serve [--host 127.0.0.1] [--port 8080|0] [--tls-cert F --tls-key F] [--max-body 10mb] [--no-auth] [--workspace DIR]',
+    '  sqlcdc serve [--host 127.0.0.1] [--port 8080|0] [--tls-cert F --tls-key F] [--max-body 10mb] [--read-timeout 60s] [--no-auth] [--workspace DIR]',
   run: serve,
 };

@@ -1,4 +1,5 @@
 import { redactUrlsAt } from './workspace/redact';
+import { endsLine, linesOf } from './util/lines';
 /** A position in the script text. Lines and columns are 1-based; offset is 0-based into the cell text. */
 export interface Position {
   line: number;
@@ -29,7 +30,7 @@ export function positionIn(base: Position | undefined, text: string, index: numb
     const width = c === 39 && written?.charCodeAt(w) === 39 && written.charCodeAt(w + 1) === 39 ? 2 : 1;
     w += width;
     offset += width;
-    if (c === 10) {
+    if (endsLine(text, i)) {
       line++;
       column = 1;
     } else column += width;
@@ -111,7 +112,7 @@ export function toScriptError(e: unknown, position?: Position, statement?: strin
  * password written in the script is masked, as in every message.
  */
 export function caretLines(source: string, position: Position): string[] {
-  const lines = source.split(/\r?\n/);
+  const lines = linesOf(source).map((l) => l.text);
   const before = lines
     .slice(0, position.line - 1)
     .reverse()

@@ -46,5 +46,6 @@ export { AccessKeys } from './webhook/auth';
 export { IdempotencyStore } from './webhook/idempotency';
 export { Ingest } from './webhook/ingest';
 export { isLoopback, startListener } from './webhook/server';
+export { READ_TIMEOUT_MS } from './webhook/read-timeout';
 export { redactScriptLine } from './workspace/redact';
 export { parseSize } from './util/size';

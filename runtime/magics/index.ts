@@ -1,4 +1,5 @@
 import { ScriptError, toScriptError } from '../errors';
+import { lineAndColumn, lineStarts } from '../util/lines';
 import { ArgumentError, argWords } from './args';
 import type { Result } from '../results';
 import type { MagicLine } from '../script/cell';
@@ -119,8 +120,7 @@ export function cellMagic(text: string): CellMagic | undefined {
   if (!m) return undefined;
   const [, blank, name, gap, args, body] = m;
   const offset = blank.length;
-  const column = offset - text.lastIndexOf('\n', offset - 1);
-  const line = blank.split('\n').length;
+  const { line, column } = lineAndColumn(lineStarts(text), offset);
   return {
     line: { name, args: args.trimEnd(), line, column, offset, argsColumn: column + 2 + name.length + gap.length },
     body,

@@ -46,9 +46,15 @@ export function parquetOptions(
 /**
  * Writes `ds` as a Parquet file at `file`, one row group at a time: each group's cells are converted,
  * encoded and flushed (hyparquet-writer's file writer writes every megabyte) before the next, so memory
- * holds one group beside the dataset whatever its size.
+ * holds one group beside the dataset whatever its size. `signal` stops the write between row groups
+ * (hyparquet-writer encodes a group synchronously).
  */
-export async function writeParquet(ds: Dataset, file: string, options: ParquetOptions): Promise<void> {
+export async function writeParquet(
+  ds: Dataset,
+  file: string,
+  options: ParquetOptions,
+  signal: AbortSignal,
+): Promise<void> {
   if (ds.columns.length === 0)
     throw new ScriptError('a Parquet file needs at least one column; the dataset has none', 'runtime');
   const lib = parquetWriterLib();
@@ -72,6 +78,7 @@ export async function writeParquet(ds: Dataset, file: string, options: ParquetOp
     await writer.write({ columnData, rowGroupSize: end - start });
     // A turn for the event loop between row groups: Ctrl-C and the kernel's heartbeat stay live.
     await new Promise<void>((resolve) => setImmediate(resolve));
+    if (signal.aborted) throw new ScriptError('cancelled', 'cancelled');
   }
   await writer.finish();
 }

@@ -2,6 +2,7 @@ import { matchHead } from './commands';
 import { parseScript } from './parser';
 import { SourceText } from './source';
 import { endOf, lexRange, problemOf, Semicolon, UnclosedBlock } from './tokens';
+import { lineEnd } from '../util/lines';
 
 /**
  * A cell — a notebook cell, a REPL entry, a script — is leading `%magic` lines then SQL CDC
@@ -43,8 +44,8 @@ export function splitCell(text: string): SplitCell {
   let magicsEnd = 0;
   let line = 1;
   while (offset < text.length) {
-    const nl = text.indexOf('\n', offset);
-    const end = nl < 0 ? text.length : nl + 1;
+    const eol = lineEnd(text, offset);
+    const end = eol + (text.startsWith('\r\n', eol) ? 2 : eol < text.length ? 1 : 0);
     const whole = text.slice(offset, end);
     const raw = whole.trim();
     if (raw.startsWith('%')) {

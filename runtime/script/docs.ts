@@ -77,6 +77,9 @@ the line and column (in the whole cell, magic lines included) and what was expec
 \`APPLY FILTER at line 3, column 22: expected ';' or an option of APPLY FILTER (ON, LIMIT, …) but found 'FOO'\`.
 Unknown options, repeated options, bad numbers, unknown modes and formats and missing required options
 are reported the same way, and so are the errors of magic lines (docs/session.md, "Magics").
+Lines end at \`\\n\`, \`\\r\\n\` or a lone \`\\r\` (old Mac files), as JavaScript, Python and PostgreSQL count
+them: positions, carets, \`--\` comments and APPLY SCHEMA's one-column lines are the same whichever a
+script uses.
 
 **A missing required part** (FORMAT of SINK/PUSH INTO DRIVE and ZIP COLUMN, FILE of SINK INTO DRIVE,
 TABLE of SINK INTO DB, MERGE and TRACE, ON of APPLY FILTER REGEX/XPATH/TX, the sections of PUSH INTO HTTP

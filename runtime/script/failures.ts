@@ -81,7 +81,7 @@ function missingSemicolon(
       startsStatement =
         i === errorIndex && !nextTokenTypes(command, tokens.slice(headLength, i)).includes(word.tokenType);
     } else {
-      const ownLine = source.text.slice(endOf(tokens[i - 1]), word.startOffset).includes('\n');
+      const ownLine = source.position(word.startOffset).line > source.position(endOf(tokens[i - 1])).line;
       startsStatement =
         errorIndex < i + next.length ||
         (ownLine && i + reach(source, tokens.slice(i), next.command, next.length) > errorIndex);

@@ -1,4 +1,5 @@
 import { withWritten, type Position } from '../errors';
+import { linesOf } from '../util/lines';
 import type { HttpCommand, HttpVerb, SchemaColumnSpec, Text } from './ast';
 
 /**
@@ -154,9 +155,9 @@ function secondColumn(value: string, quoted: boolean): { comma: number; head: st
  */
 export function schemaColumns(block: Text, at: Locate, fail: Fail): SchemaColumnSpec[] {
   const columns: SchemaColumnSpec[] = [];
-  let lineOffset = block.pos.offset;
-  for (const fullLine of block.value.split('\n')) {
-    const line = stripComment(fullLine.replace(/\r$/, ''));
+  for (const { text, start } of linesOf(block.value)) {
+    const lineOffset = block.pos.offset + start;
+    const line = stripComment(text);
     let i = 0;
     while (i < line.length) {
       i += /^[\s,]*/.exec(line.slice(i))![0].length;
@@ -183,7 +184,6 @@ export function schemaColumns(block: Text, at: Locate, fail: Fail): SchemaColumn
       }
       break;
     }
-    lineOffset += fullLine.length + 1;
   }
   if (!columns.length) fail('APPLY SCHEMA needs at least one column', block.pos.offset);
   return columns;

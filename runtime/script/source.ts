@@ -1,4 +1,5 @@
 import { ScriptError, type ErrorKind, type Position } from '../errors';
+import { lineAndColumn, lineStarts } from '../util/lines';
 
 /**
  * The cell text and its line starts, so any offset becomes a 1-based line/column of the whole cell:
@@ -6,22 +7,14 @@ import { ScriptError, type ErrorKind, type Position } from '../errors';
  * the same coordinates the front ends show.
  */
 export class SourceText {
-  private readonly lineStarts: number[] = [0];
+  private readonly lineStarts: number[];
 
   constructor(readonly text: string) {
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.lineStarts.push(i + 1);
+    this.lineStarts = lineStarts(text);
   }
 
   position(offset: number): Position {
-    const starts = this.lineStarts;
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: offset - starts[lo] + 1, offset };
+    return { ...lineAndColumn(this.lineStarts, offset), offset };
   }
 
   error(message: string, offset: number, kind: ErrorKind = 'syntax', statement?: string): ScriptError {

@@ -1,6 +1,7 @@
 import type { IToken, TokenType } from 'chevrotain';
 import { createToken, Lexer } from './chevrotain';
 import type { SourceText } from './source';
+import { lineEnd } from '../util/lines';
 
 /**
  * The SQL CDC lexer. Strings, `[connection]` names, `( … )` blocks and `#f(…)` calls are single tokens,
@@ -202,8 +203,8 @@ export function scanBlock(text: string, open: number): BlockScan {
       if (close < 0) return { unclosed: 'quote', at: i };
       i = close;
     } else if (c === '-' && text[i + 1] === '-' && text[i + 2] !== '>' && /[\s(]/.test(text[i - 1])) {
-      const eol = text.indexOf('\n', i);
-      if (eol < 0) break;
+      const eol = lineEnd(text, i);
+      if (eol === text.length) break;
       i = eol;
     } else if (c === '/' && text[i + 1] === '*') {
       const close = text.indexOf('*/', i + 2);
@@ -244,7 +245,7 @@ function closingQuote(text: string, open: number): number {
 // ------------------------------------------------------------------ token types
 
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /\s+/, group: Lexer.SKIPPED, line_breaks: true });
-export const Comment = createToken({ name: 'Comment', pattern: /--[^\n]*/, group: Lexer.SKIPPED });
+export const Comment = createToken({ name: 'Comment', pattern: /--[^\r\n]*/, group: Lexer.SKIPPED });
 export const Semicolon = createToken({ name: 'Semicolon', pattern: /;/, label: "';'" });
 export const Star = createToken({ name: 'Star', pattern: /\*/, label: "'*'" });
 export const StringLit = createToken({

@@ -178,7 +178,7 @@ async function publishFile(
   for (let attempt = 0; ; attempt++) {
     const staged = drive.stage(part.path);
     try {
-      await writeContent(staged, part.rows, out, column, out.filePerRow);
+      await writeContent(staged, part.rows, out, column, out.filePerRow, signal);
     } catch (e) {
       // What the rows hold does not change on a retry: a content error fails at once.
       drive.discard(staged);

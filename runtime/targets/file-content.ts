@@ -14,6 +14,7 @@ import type { DriveOutput } from './drive-options';
  * One file's content from its rows (docs/drives.md, "Formats"). Text formats stream through
  * `documentChunks`, so a file of any size is written holding one piece of about 64K characters.
  * `single`: the file holds one row (FILE_PER_ROW), so JSON writes that row's object, not an array.
+ * `signal` (Ctrl-C, the kernel's interrupt) stops a write between pieces or row groups.
  */
 export async function writeContent(
   file: string,
@@ -21,15 +22,21 @@ export async function writeContent(
   out: DriveOutput,
   column: number | undefined,
   single: boolean,
+  signal: AbortSignal,
 ): Promise<void> {
-  if (out.format === 'PARQUET') return writeParquet(rows, file, out.parquet!);
-  if (column !== undefined) return stream(file, fieldValues(rows, column, out));
+  if (out.format === 'PARQUET') return writeParquet(rows, file, out.parquet!, signal);
+  if (column !== undefined) return stream(file, fieldValues(rows, column, out), signal);
   const writer = textDocument(rows, out, single);
-  await stream(file, documentChunks(rows, writer));
+  await stream(file, documentChunks(rows, writer), signal);
 }
 
-function stream(file: string, chunks: Iterable<string | Uint8Array>): Promise<void> {
-  return pipeline(Readable.from(chunks), createWriteStream(file));
+async function stream(file: string, chunks: Iterable<string | Uint8Array>, signal: AbortSignal): Promise<void> {
+  try {
+    await pipeline(Readable.from(chunks), createWriteStream(file), { signal });
+  } catch (e) {
+    if (signal.aborted) throw new ScriptError('cancelled', 'cancelled');
+    throw e;
+  }
 }
 
 /** The framing a statement's options give each text format. */

@@ -4,6 +4,7 @@ import { hasWriter } from '../jobs/job';
 import type { CurrentJob, JobDefinitions } from '../jobs/store';
 import type { Answer } from './idempotency';
 import type { CallParameters } from './ingest';
+import { whenSilent } from './read-timeout';
 import { signatureProblem } from './signature';
 
 export const PUSH_PATH = '/job/push';
@@ -69,8 +70,17 @@ export function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The body, refused with 413 as soon as it passes `max` bytes (Content-Length is checked first). */
-export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+/** How a listener reads bodies: its size limit and the longest pause between two reads (read-timeout.ts). */
+export interface BodyLimits {
+  maxBody: number;
+  readTimeoutMs: number;
+}
+
+/**
+ * The body, refused with 413 as soon as it passes `maxBody` bytes (Content-Length is checked first),
+ * and with 408 when the sender pauses longer than `readTimeoutMs`.
+ */
+export function readBody(req: IncomingMessage, { maxBody: max, readTimeoutMs }: BodyLimits): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > max)
     return Promise.reject(
@@ -79,17 +89,28 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const stop = whenSilent(req, readTimeoutMs, () => {
+      req.removeAllListeners('data');
+      reject(new Refused(408, `the body stalled: nothing arrived for ${readTimeoutMs / 1000} s`));
+    });
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > max) {
+        stop();
         req.removeAllListeners('data');
         reject(new Refused(413, `payload is over the listener's limit of ${max} bytes`));
         return;
       }
       chunks.push(c);
     });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('end', () => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    req.on('error', (e) => {
+      stop();
+      reject(e);
+    });
   });
 }
 
@@ -121,14 +142,19 @@ export function send(res: ServerResponse, answer: Answer, headers?: Record<strin
  */
 export const DISCARD_MAX = 64 * 1024 * 1024;
 
-/** Reads the rest of a body into nothing; whether it ended within `max` bytes (not: cut short, or longer). */
-function discardRest(req: IncomingMessage, max: number): Promise<boolean> {
+/**
+ * Reads the rest of a body into nothing; whether it ended within `max` bytes (not: cut short, longer,
+ * or paused over `readTimeoutMs`).
+ */
+function discardRest(req: IncomingMessage, max: number, readTimeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     let size = 0;
     const finish = (whole: boolean) => {
+      stop();
       req.off('data', onData).off('end', onEnd).off('close', onClose);
       resolve(whole);
     };
+    const stop = whenSilent(req, readTimeoutMs, () => finish(false));
     const onData = (c: Buffer) => {
       size += c.length;
       if (size > max) finish(false);
@@ -140,8 +166,11 @@ function discardRest(req: IncomingMessage, max: number): Promise<boolean> {
   });
 }
 
-/** Answers a call that failed: a refusal with its status, anything else a 500. */
-export function sendFailure(req: IncomingMessage, res: ServerResponse, e: unknown): void {
+/**
+ * Answers a call that failed: a refusal with its status, anything else a 500. What is left of a refused
+ * call's body is read first (DISCARD_MAX), unless it is too long or has stalled (408).
+ */
+export function sendFailure(req: IncomingMessage, res: ServerResponse, e: unknown, readTimeoutMs: number): void {
   if (e instanceof Refused) {
     const answer = { status: e.status, body: { error: e.message } };
     if (req.complete) return send(res, answer, e.headers);
@@ -150,8 +179,8 @@ export function sendFailure(req: IncomingMessage, res: ServerResponse, e: unknow
       send(res, answer, { ...e.headers, connection: 'close' });
       if (!whole) res.on('finish', () => req.destroy());
     };
-    if (Number(header(req, 'content-length') ?? 0) > DISCARD_MAX) answerAndClose(false);
-    else void discardRest(req, DISCARD_MAX).then(answerAndClose);
+    if (e.status === 408 || Number(header(req, 'content-length') ?? 0) > DISCARD_MAX) answerAndClose(false);
+    else void discardRest(req, DISCARD_MAX, readTimeoutMs).then(answerAndClose);
     return;
   }
   send(res, { status: 500, body: { error: toScriptError(e).message } });

@@ -7,6 +7,7 @@ import { Gate, PUSH_PATH, readBody, Refused, send, sendFailure } from './gate';
 import type { IdempotencyStore } from './idempotency';
 import type { Ingest } from './ingest';
 import { answerProtocolErrors } from './protocol-errors';
+import { readTimeoutOptions } from './read-timeout';
 import { answerOnce } from './repeats';
 
 export interface ListenerOptions {
@@ -15,6 +16,8 @@ export interface ListenerOptions {
   /** PEM texts: HTTPS when given. */
   tls?: { cert: string; key: string };
   maxBody: number;
+  /** The longest a sender may take for its headers, or pause within its body (read-timeout.ts). */
+  readTimeoutMs: number;
   /** Access keys, or undefined for a listener without authentication (loopback only; the caller checks). */
   keys?: AccessKeys;
   store: JobStore;
@@ -56,21 +59,22 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const { current, params } = gate.route(req);
-      const body = await readBody(req, options.maxBody);
+      const body = await readBody(req, options);
       gate.verify(current, body, req);
       const run = () => options.ingest.call(current!, body, params);
       const repeat = answerOnce(options.idempotency, req, current!.job, body, run);
       const once = repeat ? await repeat : { answer: await run() };
       send(res, once.answer, once.headers);
     } catch (e) {
-      sendFailure(req, res, e);
+      sendFailure(req, res, e, options.readTimeoutMs);
     }
   };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => void handle(req, res);
   // The Gate refuses a request without Host itself, with a JSON reason.
+  const serverOptions = { requireHostHeader: false, ...readTimeoutOptions(options.readTimeoutMs) };
   const server = options.tls
-    ? createHttps({ cert: options.tls.cert, key: options.tls.key, requireHostHeader: false }, onRequest)
-    : createHttp({ requireHostHeader: false }, onRequest);
+    ? createHttps({ cert: options.tls.cert, key: options.tls.key, ...serverOptions }, onRequest)
+    : createHttp(serverOptions, onRequest);
   answerProtocolErrors(server);
   // Keep-alive connections of many clients must outlive short pauses between their calls.
   server.keepAliveTimeout = 65_000;

@@ -11,8 +11,9 @@ import type { Disposable } from '../resources';
 import { IdempotencyStore } from './idempotency';
 import { Ingest } from './ingest';
 import { payloadToDataset, PayloadError } from './payload';
-import { bearerKey, Gate, PUSH_PATH, readBody, Refused, send, sendFailure } from './gate';
+import { bearerKey, Gate, PUSH_PATH, readBody, Refused, send, sendFailure, type BodyLimits } from './gate';
 import { answerProtocolErrors } from './protocol-errors';
+import { READ_TIMEOUT_MS, readTimeoutOptions } from './read-timeout';
 import { answerOnce, type Once } from './repeats';
 import { formatSize } from '../util/size';
 import { counted } from '../util/words';
@@ -43,7 +44,8 @@ export interface SessionListenerOptions {
   origin?: string;
 }
 
-const MAX_BODY = 10 * 1024 * 1024;
+/** Bodies up to 10 MB, read as `sqlcdc serve` reads them by default (read-timeout.ts). */
+const LIMITS: BodyLimits = { maxBody: 10 * 1024 * 1024, readTimeoutMs: READ_TIMEOUT_MS };
 /**
  * The inbox keeps the payloads of the last this many calls, and of as many of them as hold this
  * many bytes: a listener left running in a notebook for days would otherwise keep every payload it
@@ -119,7 +121,10 @@ export class SessionListener implements Disposable {
     const { port } = this.options;
     if (this.ingest) this.idempotency = await IdempotencyStore.open(this.host.workspace);
     // The Gate refuses a request without Host itself, with a JSON reason.
-    const server = createServer({ requireHostHeader: false }, (req, res) => void this.handle(req, res));
+    const server = createServer(
+      { requireHostHeader: false, ...readTimeoutOptions(LIMITS.readTimeoutMs) },
+      (req, res) => void this.handle(req, res),
+    );
     answerProtocolErrors(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -206,7 +211,7 @@ export class SessionListener implements Disposable {
     let answered: (() => void) | undefined;
     try {
       const { current, params } = this.gate.route(req);
-      const body = await readBody(req, MAX_BODY);
+      const body = await readBody(req, LIMITS);
       this.gate.verify(current, body, req);
       answered = this.accept();
       let dataset: Dataset;
@@ -240,7 +245,7 @@ export class SessionListener implements Disposable {
       this.publish(arrival, dataset);
       for (const w of [...this.waiters]) w.done(arrival);
     } catch (e) {
-      sendFailure(req, res, e);
+      sendFailure(req, res, e, LIMITS.readTimeoutMs);
     } finally {
       answered?.();
     }

@@ -337,34 +337,41 @@ function project() {
   return { session, dir };
 }
 
-test('each typical mistake of each statement names the statement, its line and column, and the reason (Session.execute)', async () => {
+/** Line ends a script may have: Unix, Windows and old Mac (a lone CR), which positions count alike. */
+const ENDINGS = { LF: '\n', CRLF: '\r\n', CR: '\r' };
+
+test('each typical mistake of each statement names the statement, its line and column, and the reason, whatever the line ends (Session.execute)', async () => {
   const wrong: string[] = [];
-  for (const { statement, mistake, script, reason } of CASES) {
-    const { code, line, column } = marked(script);
-    const { session } = project();
-    try {
-      await session.run(code);
-      wrong.push(`${statement}, ${mistake}: no error\n${code}`);
-    } catch (e) {
-      assert.ok(e instanceof ScriptError, `${statement}, ${mistake}: ${String(e)}`);
-      const at = e.position ? `${e.position.line}:${e.position.column}` : 'no position';
-      // What the front ends print in the statement's place (describeError, errorInFile).
-      const label = e.statement ?? (e.kind === 'syntax' ? 'syntax error' : 'error');
-      if (label !== statement || at !== `${line}:${column}` || !reason.test(e.message))
-        wrong.push(
-          `${statement}, ${mistake}: got ${label} at ${at}: ${e.message}; expected ${line}:${column}\n${code}`,
-        );
-    } finally {
-      await session.close();
+  for (const [ending, eol] of Object.entries(ENDINGS))
+    for (const { statement, mistake: kind, script, reason } of CASES) {
+      const mistake = `${kind} (${ending})`;
+      const { code: lf, line, column } = marked(script);
+      const code = lf.replaceAll('\n', eol);
+      const { session } = project();
+      try {
+        await session.run(code);
+        wrong.push(`${statement}, ${mistake}: no error\n${code}`);
+      } catch (e) {
+        assert.ok(e instanceof ScriptError, `${statement}, ${mistake}: ${String(e)}`);
+        const at = e.position ? `${e.position.line}:${e.position.column}` : 'no position';
+        // What the front ends print in the statement's place (describeError, errorInFile).
+        const label = e.statement ?? (e.kind === 'syntax' ? 'syntax error' : 'error');
+        if (label !== statement || at !== `${line}:${column}` || !reason.test(e.message))
+          wrong.push(
+            `${statement}, ${mistake}: got ${label} at ${at}: ${e.message}; expected ${line}:${column}\n${code}`,
+          );
+      } finally {
+        await session.close();
+      }
     }
-  }
   assert.deepEqual(wrong, []);
 });
 
 test('each typical mistake is shown by `sqlcdc run` as file:line:col: STATEMENT: reason, the caret under its word', async () => {
   const wrong: string[] = [];
-  const check = async ({ statement, mistake, script, reason }: Case) => {
-    const { code, line, column } = marked(script);
+  const check = async ({ statement, mistake, script, reason }: Case, eol: string) => {
+    const { code: lf, line, column } = marked(script);
+    const code = lf.replaceAll('\n', eol);
     const { session, dir } = project();
     await session.close();
     writeFileSync(join(dir, 'case.sql'), code);
@@ -376,17 +383,37 @@ test('each typical mistake is shown by `sqlcdc run` as file:line:col: STATEMENT:
       r.code === 1 &&
       first.startsWith(head) &&
       reason.test(first) &&
-      source === `  ${code.split('\n')[line - 1]}` &&
+      source === `  ${lf.split('\n')[line - 1]}` &&
       caret === `  ${' '.repeat(column - 1)}^`;
-    if (!ok) wrong.push(`${statement}, ${mistake}: expected ${head}…\n${r.stderr}`);
+    if (!ok) wrong.push(`${statement}, ${mistake} (${JSON.stringify(eol)}): expected ${head}…\n${r.stderr}`);
   };
   // The CLI renders what Session.execute throws: the first case of each kind of mistake shows it,
-  // a few processes at a time.
-  const queue = CASES.filter((k, i) => CASES.findIndex((o) => o.mistake === k.mistake) === i);
+  // with Unix and old Mac line ends, a few processes at a time.
+  const first = CASES.filter((k, i) => CASES.findIndex((o) => o.mistake === k.mistake) === i);
+  const queue = [ENDINGS.LF, ENDINGS.CR].flatMap((eol) => first.map((k) => [k, eol] as const));
   await Promise.all(
     [1, 2, 3].map(async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await check(next);
+      for (let next = queue.shift(); next; next = queue.shift()) await check(...next);
     }),
   );
   assert.deepEqual(wrong, []);
+});
+
+test('a script with old Mac line ends runs as its Unix form: a -- comment ends at the CR, APPLY SCHEMA takes a column per line', async () => {
+  const script =
+    "-- load the items\nSELECT * FROM DRIVE 'items.csv'; -- two rows\nAPPLY SCHEMA (\n  int id\n  string name\n);\n";
+  for (const eol of Object.values(ENDINGS)) {
+    const { session } = project();
+    try {
+      await session.run(script.replaceAll('\n', eol));
+      assert.deepEqual(
+        session.dataset.columns.map((c) => `${c.name}:${c.type.base}`),
+        ['id:int', 'name:string'],
+        JSON.stringify(eol),
+      );
+      assert.equal(session.dataset.rowCount, 2, JSON.stringify(eol));
+    } finally {
+      await session.close();
+    }
+  }
 });

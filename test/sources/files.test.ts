@@ -63,6 +63,11 @@ test('JSON: malformed text is an error with the file, line and column', async ()
     assert.match(e.message, /^bad\.json: invalid JSON at line 3, column \d+/);
     return true;
   });
+  // Old Mac line ends (a lone CR) count as line breaks too, as JavaScript and Python count them.
+  for (const eol of ['\r\n', '\r']) {
+    const { session: s } = sessionWith({ 'bad.json': '[\n  {"a": 1},\n  {"a": 2,}\n]'.replaceAll('\n', eol) });
+    await assert.rejects(s.run("SELECT * FROM DRIVE 'bad.json';"), /bad\.json: invalid JSON at line 3, column 11:/);
+  }
   const { session: s2 } = sessionWith({ 'cut.json': '{"a": [1, 2' });
   await assert.rejects(s2.run("SELECT * FROM DRIVE 'cut.json';"), /cut\.json: invalid JSON at line 1, column 12/);
 });

@@ -60,6 +60,7 @@ function readableModule(): string {
     'workspace/files.js',
     'workspace/redact.js',
     'util/process-alive.js',
+    'util/lines.js',
     'errors.js',
   ]) {
     cpSync(join(runtime, file), join(root, 'runtime', file));

@@ -60,7 +60,7 @@ export async function readRemoteFile(
   drive: Drive,
   path: string,
   read: DriveRead,
-  signal?: AbortSignal,
+  signal: AbortSignal,
 ): Promise<Dataset> {
   formatOf(path, read.format);
   let copy: { file: string; done(): void };
@@ -84,7 +84,7 @@ export async function readRemoteFile(
 }
 
 /** Reads one file into a dataset, shaped by the read's FORMAT, OPTIONS and APPLY TX. */
-export async function readDriveFile(file: DriveFile, read: DriveRead, signal?: AbortSignal): Promise<Dataset> {
+export async function readDriveFile(file: DriveFile, read: DriveRead, signal: AbortSignal): Promise<Dataset> {
   const format = formatOf(file.display, read.format);
   if (format === 'PARQUET') {
     if (read.tx !== undefined || read.options !== undefined)
@@ -92,7 +92,7 @@ export async function readDriveFile(file: DriveFile, read: DriveRead, signal?: A
         `${file.display} is read as PARQUET: its columns come from the file, without OPTIONS or APPLY TX`,
         'semantic',
       );
-    return readParquetFile(file.full, file.display);
+    return readParquetFile(file.full, file.display, signal);
   }
   return readTextFile(file, read, format, signal);
 }
