@@ -97,6 +97,8 @@ function secretsOf(c: Connection): SecretLeaf[] {
   if (c.kind === 'http') {
     if (redactUrl(c.baseUrl) !== c.baseUrl) out.push([['baseUrl'], c.baseUrl]);
     if (c.auth?.type === 'basic') out.push([['auth', 'password'], c.auth.password]);
+    // A user without a password is a token (`https://ghp_…@github.com/`, as GitHub documents it).
+    if (c.auth?.type === 'basic' && c.auth.password === '') out.push([['auth', 'user'], c.auth.user]);
     if (c.auth?.type === 'bearer') out.push([['auth', 'token'], c.auth.token]);
     if (c.auth?.type === 'apikey') out.push([['auth', 'key'], c.auth.key]);
     for (const [k, v] of Object.entries(c.headers ?? {})) out.push([['headers', k], v]);

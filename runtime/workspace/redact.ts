@@ -4,12 +4,14 @@
  */
 export const MASK = '****';
 
-/** Query parameters whose names suggest a secret: `api_key`, `token`, `sig`, `code`, PostgreSQL's `password`… */
-const SECRET_PARAM = /key|token|secret|password|passwd|pwd|sig|auth|code|credential/i;
+/** Query parameters whose names suggest a secret: `api_key`, `token`, `sig`, `code`, `pass`, `session`, PostgreSQL's `password`… */
+const SECRET_PARAM = /key|token|secret|passw|passphrase|(?:^|[_-])pass(?:$|[_-])|pwd|sig|auth|code|credential|session/i;
 
 /**
  * A URL with its password and the values of query parameters named like secrets replaced:
- * `postgres://app:****@db:5432/shop`, `https://h/hook?code=****`. Text that is not a URL is returned as it is.
+ * `postgres://app:****@db:5432/shop`, `https://h/hook?code=****`. An http(s) URL's user without a
+ * password is a token (`https://ghp_…@github.com/…`, as GitHub and others document it), masked too;
+ * a database's user name is not. Text that is not a URL is returned as it is.
  */
 export function redactUrl(text: string): string {
   let url: URL;
@@ -19,14 +21,20 @@ export function redactUrl(text: string): string {
     return text;
   }
   const secretParams = [...url.searchParams.keys()].filter((name) => SECRET_PARAM.test(name));
-  if (!url.password && secretParams.length === 0) return text;
+  const tokenUser = !url.password && url.username !== '' && (url.protocol === 'https:' || url.protocol === 'http:');
+  if (!url.password && !tokenUser && secretParams.length === 0) return text;
   // Masked in the text as written: serializing the URL again would re-encode the rest of it (a script
   // line shown under an error would no longer read as written).
   const at = text.indexOf('?');
   const head = at < 0 ? text : text.slice(0, at);
-  const shownHead = url.password ? head.replace(USER_INFO, `$1${MASK}@`) : head;
-  if (url.password && shownHead === head) {
-    url.password = MASK;
+  const shownHead = url.password
+    ? head.replace(USER_INFO, `$1${MASK}@`)
+    : tokenUser
+      ? head.replace(TOKEN_USER, `$1${MASK}@`)
+      : head;
+  if ((url.password || tokenUser) && shownHead === head) {
+    if (url.password) url.password = MASK;
+    else url.username = MASK;
     for (const name of secretParams) url.searchParams.set(name, MASK);
     return url.toString().replace(/%2A%2A%2A%2A/gi, MASK);
   }
@@ -42,6 +50,8 @@ export function redactUrl(text: string): string {
 
 /** `scheme://user:` and the password up to the authority's last `@`. */
 const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:)[^/?#]*@/i;
+/** `http(s)://` and a user without a password, up to the authority's last `@`. */
+const TOKEN_USER = /^(https?:\/\/)[^:/?#]*@/i;
 
 function decodeName(name: string): string {
   try {

@@ -166,6 +166,24 @@ test('secrets outside the user info: a PostgreSQL password parameter, a key in a
   await session.close();
 });
 
+test('a token as the user of an http(s) URL, and ?pass= / ?session= values, are masked in errors and listings', async () => {
+  const { session } = tempSession({}, 'secrets');
+  const failed = await outputOf(
+    session,
+    'SELECT * FROM HTTP (GET https://ghp_USERTOKEN8@127.0.0.1:9/repos?pass=PASSVAL9&session=SESSVAL10&bypasstriggers=1);',
+  );
+  for (const secret of ['USERTOKEN8', 'PASSVAL9', 'SESSVAL10'])
+    assert.ok(!failed.includes(secret), `the error shows ${secret}:\n${failed}`);
+  assert.match(failed, /https:\/\/127\.0\.0\.1:9\/repos\?pass=\*\*\*\*&session=\*\*\*\*&bypasstriggers=1/);
+  const listed = await outputOf(session, '%connection add gh https://ghp_USERTOKEN8@127.0.0.1:9/api\n%connection list');
+  assert.ok(!listed.includes('USERTOKEN8'), `the listing shows the token:\n${listed}`);
+  assert.match(listed, /"user\\":\\"\*\*\*\*\\"/);
+  // A user name beside a password, or in a database URL, is no secret: only the password is masked.
+  const pg = await outputOf(session, '%connection add pg postgres://app@127.0.0.1:1/shop\n%connection list');
+  assert.match(pg, /postgres:\/\/app@127\.0\.0\.1:1\/shop/);
+  await session.close();
+});
+
 test('a connections file with secrets in clear is rewritten sealed on first use', async () => {
   const { dir } = tempSession({}, 'secrets');
   const ws = join(dir, 'legacy');
