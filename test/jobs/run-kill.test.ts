@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runCli } from '../helpers/cli';
 import { sendJson, startHttpServer, type TestServer } from '../helpers/http-server';
 import { tempDir } from '../helpers/session';
-import { SQLCDC } from '../repl/harness';
+import { killCliAt, straceUnavailable } from '../helpers/strace';
 
 const LIMITS = { timeout: 120_000 };
-/** Whether strace can stop a child at a system call here (it kills `job run` between two of its calls). */
-const strace = spawnSync('strace', ['-qq', '-o', '/dev/null', 'true']).status === 0;
-const NO_STRACE = !strace && 'strace is not installed (apt-get install -y strace)';
+// strace kills `job run` between two of its system calls.
+const NO_STRACE = straceUnavailable();
 const servers: TestServer[] = [];
 after(async () => {
   for (const s of servers) await s.close();
@@ -49,26 +48,9 @@ async function withTrigger(p: ReturnType<typeof project>) {
   await p.cli('job', 'trigger', 'j', '--on', 'success', '--run', 't');
 }
 
-/** `sqlcdc job run j` SIGKILLed by strace as it enters its first call of `calls` (on `path` when given), not made. */
+/** `sqlcdc job run j` killed as it enters its first call of `calls` (on `path` when given), not made. */
 function killedAt(p: ReturnType<typeof project>, calls: string, path?: string): void {
-  const env = { ...process.env };
-  delete env.SQLCDC_HOME;
-  const killed = spawnSync(
-    'strace',
-    [
-      '-f',
-      '-qq',
-      '-o',
-      '/dev/null',
-      ...(path ? ['-P', path] : []),
-      '-e',
-      `trace=${calls}`,
-      '-e',
-      `inject=${calls}:error=EIO:signal=KILL:when=1`,
-    ].concat([process.execPath, SQLCDC, 'job', 'run', 'j', '--workspace', p.ws]),
-    { cwd: p.dir, env },
-  );
-  assert.equal(killed.signal, 'SIGKILL', killed.stderr.toString());
+  killCliAt(p.dir, ['job', 'run', 'j', '--workspace', p.ws], calls, path);
 }
 
 test(

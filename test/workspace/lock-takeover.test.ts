@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli';
 import { inPidNamespace, pidNamespaceUnavailable } from '../helpers/pid-namespace';
+import { killCliAt, straceUnavailable } from '../helpers/strace';
 import { tempDir } from '../helpers/temp';
 import { processAlive, processIdentity } from '../../runtime/util/process-alive';
-import { SQLCDC } from '../repl/harness';
 
 const CHILD = join(__dirname, 'lock-child.js');
 
@@ -122,12 +121,10 @@ test('a lock of another boot id: another machine on a shared workspace holds it 
   assert.deepEqual(readdirSync(dirname(file)).sort(), ['job.json', 'writer.sql']);
 });
 
-/** Whether strace can stop a child at a system call here (it kills the taker between two of its calls). */
-const strace = spawnSync('strace', ['-qq', '-o', '/dev/null', 'true']).status === 0;
-
 test(
   "a taker killed (kill -9) between making its lock aside and renaming it into place: the next taker removes that folder, not a live taker's",
-  { skip: !strace && 'strace is not installed (apt-get install -y strace)' },
+  // strace kills the taker between two of its system calls.
+  { skip: straceUnavailable() },
   async () => {
     const dir = tempDir('lock-takeover');
     writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
@@ -135,24 +132,7 @@ test(
     const create = ['job', 'create', 'orders', '--writer', 'w.sql', '--workspace', 'ws'];
     // SIGKILL as it enters its first rename, not made: the one putting the lock made aside in place
     // (job.json is written after it).
-    const renames = 'rename,renameat,renameat2';
-    const env = { ...process.env };
-    delete env.SQLCDC_HOME;
-    const killed = spawnSync(
-      'strace',
-      [
-        '-f',
-        '-qq',
-        '-o',
-        '/dev/null',
-        '-e',
-        `trace=${renames}`,
-        '-e',
-        `inject=${renames}:error=EIO:signal=KILL:when=1`,
-      ].concat([process.execPath, SQLCDC, ...create]),
-      { cwd: dir, env },
-    );
-    assert.equal(killed.signal, 'SIGKILL', killed.stderr.toString());
+    killCliAt(dir, create, 'rename,renameat,renameat2');
     const left = readdirSync(folder);
     assert.equal(left.length, 1, left.join(', '));
     assert.match(left[0], /^\.job\.json\.lock\./, 'the killed taker left its lock made aside');
