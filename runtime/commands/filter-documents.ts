@@ -1,4 +1,4 @@
-import * as xpath from 'xpath';
+import type { Node } from '@xmldom/xmldom';
 import type { Dataset } from '../dataset/dataset';
 import { formatValue } from '../dataset/format-value';
 import type { Column, Value } from '../dataset/types';
@@ -6,6 +6,7 @@ import { ScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { compilePath, jsonPathNodes, parseDocument, selectDataset, sniffKind, type ParsedDocument } from '../docpath';
 import type { ApplyFilter } from '../script/ast';
+import { parseXPath, type CompiledXPath } from '../docpath/xml-library';
 
 /**
  * The per-row tests of APPLY FILTER REGEX, XPATH and TX, applied to the ON column. Each is compiled
@@ -47,12 +48,6 @@ export function regexTest(stmt: ApplyFilter): CellTest {
   }
   return (text) => re.test(text);
 }
-
-/** The compiled-expression API the xpath package has at run time but leaves out of its typings. */
-interface CompiledXPath {
-  evaluateBoolean(options: { node: unknown }): boolean;
-}
-const parseXPath = (xpath as unknown as { parse: (expression: string) => CompiledXPath }).parse;
 
 /** A document the docpath module parses (the same XML reader as APPLY TX); undefined when malformed. */
 function parsed(text: string, kind: 'xml' | 'json'): ParsedDocument {
@@ -100,7 +95,7 @@ export function xpathTest(stmt: ApplyFilter): CellTest {
   }
   return (text) => {
     const doc = sniffKind(text) === 'xml' ? parsed(text, 'xml') : undefined;
-    return doc === undefined ? 'invalid' : compiled.evaluateBoolean({ node: doc });
+    return doc === undefined ? 'invalid' : compiled.evaluateBoolean({ node: doc as Node });
   };
 }
 

@@ -1,18 +1,11 @@
 import type { Element, Node } from '@xmldom/xmldom';
-import * as xpath from 'xpath';
 import { ScriptError } from '../errors';
 import type { PathPart, Step } from './path';
 import { childElements, descendants, isDocument, nameMatches } from './xml';
+import { parseXPath, xpathLibrary, type CompiledXPath } from './xml-library';
 
 /** A selected item: a node, or the text of a non-node XPath result (`string(//next)`). */
 export type XmlItem = Node | string;
-
-/** The compiled-expression API the xpath package has at run time but leaves out of its typings. */
-interface CompiledXPath {
-  select(options: { node: Node }): unknown;
-  evaluateBoolean(options: { node: Node }): boolean;
-}
-const parseXPath = (xpath as unknown as { parse: (expression: string) => CompiledXPath }).parse;
 
 function compileXPath(text: string): CompiledXPath {
   try {
@@ -126,7 +119,7 @@ function buildPlan(text: string): Plan {
 }
 
 function runPlan(context: Node, plan: Plan): XmlItem[] {
-  if (plan.whole) return asItems(xpath.select(plan.whole, context as never));
+  if (plan.whole) return asItems(xpathLibrary().select(plan.whole, context as never));
   let nodes: Node[] = [plan.absolute ? documentOf(context) : context];
   for (const step of plan.steps) {
     const next: Node[] = [];

@@ -1,4 +1,5 @@
-import { DOMParser, XMLSerializer, type Document, type Element, type Node } from '@xmldom/xmldom';
+import type { Document, Element, Node, XMLSerializer } from '@xmldom/xmldom';
+import { xmlDom } from './xml-library';
 import { ScriptError } from '../errors';
 import { where } from './location';
 
@@ -27,7 +28,7 @@ class Stop extends Error {}
 /** Parses XML text; a malformed document is a ScriptError with line and column. */
 export function parseXml(text: string, source?: string): Document {
   let failure: ScriptError | undefined;
-  const parser = new DOMParser({
+  const parser = new (xmlDom().DOMParser)({
     onError: (
       level: string,
       message: string,
@@ -88,10 +89,10 @@ export function textOf(n: Node): string {
   return n.textContent ?? '';
 }
 
-const serializer = new XMLSerializer();
+let serializer: XMLSerializer | undefined;
 
 export function serializeXml(n: Node): string {
-  return serializer.serializeToString(n);
+  return (serializer ??= new (xmlDom().XMLSerializer)()).serializeToString(n);
 }
 
 /**

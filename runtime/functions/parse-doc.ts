@@ -1,10 +1,10 @@
-import { DOMParser } from '@xmldom/xmldom';
 import Papa from 'papaparse';
-import * as xpath from 'xpath';
+import type * as xpath from 'xpath';
 import type { Value } from '../dataset/types';
 import { exactText, isExact, parseJson, stringifyJson } from '../docpath/json';
 import { jsonPathNodes } from '../docpath/jsonpath';
 import { jsonPathSyntaxError } from '../docpath/jsonpath-syntax';
+import { xmlDom, xpathLibrary } from '../docpath/xml-library';
 import { FunctionError } from './types';
 import { integer, text } from './values';
 
@@ -71,7 +71,7 @@ export function parseXmlValue(doc: string, path: Value, attr: Value | undefined)
   const errors: string[] = [];
   let dom: Document;
   try {
-    dom = new DOMParser({
+    dom = new (xmlDom().DOMParser)({
       onError: (level: string, msg: string) => {
         if (level !== 'warning') errors.push(msg);
       },
@@ -85,7 +85,7 @@ export function parseXmlValue(doc: string, path: Value, attr: Value | undefined)
   if (path !== null && text(path).trim() !== '') {
     let found: xpath.SelectReturnType;
     try {
-      found = xpath.select(text(path).trim(), dom);
+      found = xpathLibrary().select(text(path).trim(), dom);
     } catch (e) {
       throw new FunctionError(`bad XPath '${text(path)}' (${(e as Error).message})`);
     }

@@ -1,6 +1,6 @@
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
-import { SessionListener } from '../webhook/session-listener';
+import type { SessionListener } from '../webhook/session-listener';
 import { ArgumentError, atMagicArgument, parseFlags, splitArgs, type FlagSpec } from './args';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
@@ -50,6 +50,8 @@ async function start(host: MagicHost, words: string[], origin: string | undefine
     throw new ArgumentError(`--port must be 0..65535, not '${flags.get('port')?.[0]}'`, flags.get('port')![0]);
   const job = flags.get('job')?.[0];
   const options = { port, job, auth: !flags.has('no-auth'), origin };
+  // The listener (HTTP server, ingest, job runs: ~150 ms of modules) loads with the first %webhook start.
+  const { SessionListener } = require('../webhook/session-listener') as typeof import('../webhook/session-listener');
   // A job that does not exist or serves no webhooks is refused before anything listens: shown at its name.
   const listener = await (job === undefined
     ? SessionListener.start(host, options)

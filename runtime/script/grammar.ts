@@ -121,8 +121,13 @@ export class Grammar extends EmbeddedActionsParser {
    */
   private finishers: (() => void)[] = [];
 
-  constructor() {
-    super(ALL_TOKENS, { maxLookahead: 3, errorMessageProvider: messages });
+  /**
+   * chevrotain's checks of the grammar itself (ambiguities, left recursion) cost ~40 ms at every
+   * start of the CLI, the REPL and the kernel and can only fail on a change to this file: the tests
+   * build the grammar with them (test/script/grammar.test.ts), the interpreter without.
+   */
+  constructor(options: { validate?: boolean } = {}) {
+    super(ALL_TOKENS, { maxLookahead: 3, skipValidations: !options.validate, errorMessageProvider: messages });
     this.performSelfAnalysis();
   }
 
