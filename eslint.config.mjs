@@ -124,6 +124,7 @@ export default defineConfig(
             '^\\./(postgres|sqlite)$',
             '^@xmldom/xmldom$',
             '^xpath$',
+            '^cli-table3/src/utils$',
             '^\\.\\./webhook/session-listener$',
           ],
         },

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import stringWidth from 'string-width';
 import { datasetText, writerOptions, type RowWriter } from '../writers';
 import { jsonObjectWriter } from '../writers/json';
 import type { Dataset } from './dataset';
@@ -82,9 +83,9 @@ export function renderText(ds: Dataset, options: TextOptions): string {
   for (let r = 0; r < shown; r++) body.push(ds.columns.map((c, i) => displayCell(cells[i](r), c.type, width)));
   const aligns = ds.columns.map((c) => (NUMERIC.has(c.type.base) ? 'right' : 'left'));
 
-  const natural = drawTable(head, body, aligns);
-  const fitted = fitWidths(natural.widths, width);
-  if (!fitted) return `${natural.text}\n${footer}`;
+  const natural = naturalWidths(head, body);
+  const fitted = fitWidths(natural, width);
+  if (!fitted) return `${drawTable(head, body, aligns, natural)}\n${footer}`;
 
   const k = fitted.length;
   const table = drawTable(
@@ -93,7 +94,7 @@ export function renderText(ds: Dataset, options: TextOptions): string {
     aligns.slice(0, k),
     fitted,
   );
-  const lines = [table.text, footer];
+  const lines = [table, footer];
   if (k < ds.columns.length) {
     const hidden = ds.columns.slice(k).map((c) => c.name);
     const note = `(${hidden.length} more column${hidden.length === 1 ? '' : 's'} not shown: ${hidden.join(', ')})`;
@@ -102,54 +103,68 @@ export function renderText(ds: Dataset, options: TextOptions): string {
   return lines.join('\n');
 }
 
-/**
- * Rows cli-table3 draws at once. It takes a table's rows as one call's arguments (the stack
- * overflows past ~120,000) and lays a table out in time that grows with the square of its rows, so
- * a long table is drawn a slice at a time with common column widths and the slices joined.
- */
-const ROWS_PER_DRAW = 1000;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-function drawTable(
-  head: string[],
-  body: string[][],
-  colAligns: Array<'left' | 'right'>,
-  colWidths?: number[],
-): { text: string; widths: number[] } {
-  if (body.length <= ROWS_PER_DRAW) return drawSlice(head, body, colAligns, colWidths);
-  const slices: string[][][] = [];
-  for (let r = 0; r < body.length; r += ROWS_PER_DRAW) slices.push(body.slice(r, r + ROWS_PER_DRAW));
-  const widths =
-    colWidths ??
-    slices
-      .map((rows) => drawSlice(head, rows, colAligns).widths)
-      .reduce((widest, ws) => widest.map((w, i) => Math.max(w, ws[i])));
-  // Each slice is drawn whole: its top border, header and rule (as many lines as a table with no
-  // rows has, its bottom border standing for the rule) and its bottom border go where they belong.
-  const headerLines = drawSlice(head, [], colAligns, widths).text.split('\n').length;
-  const lines: string[] = [];
-  slices.forEach((rows, i) => {
-    const drawn = drawSlice(head, rows, colAligns, widths).text.split('\n');
-    lines.push(...drawn.slice(i === 0 ? 0 : headerLines, i === slices.length - 1 ? drawn.length : -1));
-  });
-  return { text: lines.join('\n'), widths };
+/** Columns a cell's text takes on a terminal, as cli-table3 measures it (its widest line). */
+function textWidth(text: string): number {
+  let widest = 0;
+  for (const line of text.split('\n'))
+    widest = Math.max(widest, PRINTABLE_ASCII.test(line) ? line.length : stringWidth(line));
+  return widest;
 }
 
-function drawSlice(
+/**
+ * Each column's width when nothing is cut: its widest cell and the two padding spaces, as cli-table3
+ * lays a table out. Measured here rather than by drawing the table twice, once to learn the widths.
+ */
+function naturalWidths(head: string[], body: string[][]): number[] {
+  const widths = head.map(textWidth);
+  for (const row of body) for (let c = 0; c < row.length; c++) widths[c] = Math.max(widths[c], textWidth(row[c]));
+  return widths.map((w) => w + 2);
+}
+
+/** cli-table3's own cut and pad (its internals, untyped), for the cells the fast path leaves to it. */
+const cliTableText = require('cli-table3/src/utils') as {
+  truncate(text: string, width: number): string;
+  pad(text: string, width: number, fill: string, align: 'left' | 'right'): string;
+};
+
+/**
+ * A table as cli-table3 draws it (borders, header cells over two lines, compact rows, `…` where a
+ * cell is cut). cli-table3 draws the top border, the header, the rule and the first row; the other
+ * rows are drawn here, as it would draw them: it measures and pads every cell through regular
+ * expressions it builds anew each time (~50 µs a row: 160,000 rows took 15 s), where a printable
+ * ASCII cell that fits needs only spaces. Other cells go through cli-table3's own cut and pad.
+ * test/dataset/render.test.ts checks the two give the same text.
+ */
+export function drawTable(
   head: string[],
   body: string[][],
   colAligns: Array<'left' | 'right'>,
-  colWidths?: number[],
-): { text: string; widths: number[] } {
-  const table = new Table({
-    head,
-    colAligns,
-    style: { head: [], border: [], compact: true },
-    ...(colWidths ? { colWidths } : {}),
-  });
-  table.push(...body);
-  const text = table.toString();
-  // cli-table3 fills options.colWidths with the measured widths (padding included) while drawing.
-  return { text, widths: table.options.colWidths.map((w) => w ?? MIN_COLUMN_WIDTH) };
+  colWidths: number[],
+): string {
+  const table = new Table({ head, colAligns, colWidths, style: { head: [], border: [], compact: true } });
+  if (body.length > 0) table.push(body[0]);
+  const drawn = table.toString().split('\n');
+  if (body.length <= 1) return drawn.join('\n');
+  const bottom = drawn.pop()!;
+  const inner = colWidths.map((w) => w - 2);
+  for (let r = 1; r < body.length; r++) {
+    const row = body[r];
+    let line = '│';
+    for (let c = 0; c < inner.length; c++) line += ` ${fitCell(row[c], inner[c], colAligns[c])} │`;
+    drawn.push(line);
+  }
+  drawn.push(bottom);
+  return drawn.join('\n');
+}
+
+function fitCell(text: string, width: number, align: 'left' | 'right'): string {
+  if (text.length <= width && PRINTABLE_ASCII.test(text)) {
+    const fill = ' '.repeat(width - text.length);
+    return align === 'right' ? fill + text : text + fill;
+  }
+  return cliTableText.pad(cliTableText.truncate(text, width), width, ' ', align);
 }
 
 /**

@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Decimal from 'decimal.js';
+import Table from 'cli-table3';
 import Papa from 'papaparse';
 import { Dataset } from '../../runtime/dataset/dataset';
-import { renderHtml, renderText, toCsv, toDataResource, toJsonRows } from '../../runtime/dataset/render';
+import { drawTable, renderHtml, renderText, toCsv, toDataResource, toJsonRows } from '../../runtime/dataset/render';
 import { parseTypeName } from '../../runtime/dataset/type-names';
 import type { Value } from '../../runtime/dataset/types';
 
@@ -96,6 +97,33 @@ test('text and html: huge non-ASCII cells are cut before drawing, never inside a
     limit: 1,
   });
   assert.match(html, /<td>a{999}…<\/td>/);
+});
+
+test('text: rows after the first are drawn exactly as cli-table3 draws them (wide, combining and cut cells, both alignments)', () => {
+  // A fixed-seed generator: the same 400 tables every run.
+  let seed = 0x2545f491;
+  const next = (n: number) => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
+  };
+  const pieces = ['a', 'Z', '7', ' ', '-', '漢', '字', 'Ａ', '😀', 'e\u0301', '👩‍💻', '↵', 'NULL', '…', 'ß'];
+  const cell = () => Array.from({ length: next(14) }, () => pieces[next(pieces.length)]).join('');
+  for (let t = 0; t < 400; t++) {
+    const columns = 1 + next(4);
+    const head = Array.from({ length: columns }, () => `${cell()}\nstring`);
+    const body = Array.from({ length: next(12) }, () => Array.from({ length: columns }, cell));
+    const aligns = Array.from({ length: columns }, () => (next(2) ? 'right' : 'left'));
+    const colWidths = Array.from({ length: columns }, () => 3 + next(16));
+    const reference = new Table({ head, colAligns: aligns, colWidths, style: { head: [], border: [], compact: true } });
+    reference.push(...body);
+    assert.equal(
+      drawTable(head, body, aligns, colWidths),
+      reference.toString(),
+      JSON.stringify({ head, body, aligns, colWidths }),
+    );
+  }
 });
 
 test('text: columns that cannot fit at all are named in a footer', () => {
