@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   webhook: async () => (await import('./webhook')).runWebhookBench(),
   push: async () => (await import('./push')).runPushBench(),
   scale: async () => (await import('./scale')).runScaleBench(),
+  cli: async () => (await import('./cli')).runCliBench(),
 };
 
 async function main(): Promise<void> {
