@@ -9,6 +9,10 @@ import { decodeUserinfo } from '../workspace/connections';
 import type { DriveEntry } from './drive';
 import { ObjectStoreDrive } from './object-store';
 
+const GB = 1024 ** 3;
+/** The largest object one CopyObject copies (S3's limit; S3 counts a GB as 2^30 bytes). */
+const COPY_LIMIT = 5 * GB;
+
 /**
  * A folder of an S3 bucket, or of an S3-compatible store (`endpoint`), through the AWS SDK. An
  * object is written whole from its staged file (one PUT, or a multipart upload completed in one step),
@@ -170,9 +174,21 @@ export class S3Drive extends ObjectStoreDrive {
     });
   }
 
+  /**
+   * Copies, then deletes the source. One CopyObject copies at most 5 GB; a larger object would need
+   * a multipart copy (UploadPartCopy), which the S3-compatible stores the tests run against do not
+   * implement, so it is refused before anything is copied, with the size and the limit.
+   */
   move(from: string, to: string): Promise<void> {
     return this.session(`move of ${from}`, async (client, sdk) => {
       const source = this.key(from);
+      const head = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: source }));
+      const size = head.ContentLength ?? 0;
+      if (size > COPY_LIMIT)
+        throw new ScriptError(
+          `S3 move of ${from} on ${this.label} failed: it is ${(size / GB).toFixed(1)} GB, over S3's 5 GB limit for copying an object in one request`,
+          'runtime',
+        );
       await client.send(
         new sdk.CopyObjectCommand({
           Bucket: this.bucket,

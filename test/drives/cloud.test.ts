@@ -298,7 +298,7 @@ function csvOf(size: number): string {
 /** An S3 store behind a recording proxy, and a session with a connection `lake` to its `data` folder through the proxy. */
 async function behindProxy(area: string, hold?: (request: string) => boolean) {
   const server = await startS3Server('AKIAIOSFODNN7EXAMPLE');
-  const proxy = await startS3Proxy(server.endpoint, hold);
+  const proxy = await startS3Proxy(server.endpoint, { hold });
   stores.push({ close: () => proxy.close().then(() => server.close()) } as Store);
   // Over 5 MB, S3's smallest part: two parts.
   const { session, dir } = tempSession({ 'big.csv': csvOf(6 * 1024 * 1024) }, area);
@@ -356,4 +356,31 @@ test('[s3] Ctrl-C in the middle of a multipart upload leaves no object, and the 
   } finally {
     await session.close();
   }
+});
+
+test("[s3] a dead letter over S3's 5 GB limit for one copy is not moved: a clear error, the log left in place", async () => {
+  const server = await startS3Server('AKIAIOSFODNN7EXAMPLE');
+  // s3rver cannot hold 5 GB in a test: the proxy makes the store say the change log is 6 GB.
+  const proxy = await startS3Proxy(server.endpoint, {
+    answer: (request, headers) => {
+      if (/^HEAD \/lake\/data\/cdc\/orders_\d+\.eds(\?|$)/.test(request))
+        headers['content-length'] = String(6 * 1024 ** 3);
+    },
+  });
+  stores.push({ close: () => proxy.close().then(() => server.close()) } as Store);
+  const f = new Folder();
+  folders.push(f);
+  const s = f.session({ pipeline: 'big-letter' });
+  await cell(s, `%connection add lake s3://AKIAIOSFODNN7EXAMPLE:c2VjcmV0@lake/data?endpoint=${proxy.endpoint}`);
+  f.orders([[1, 'new', 10]]);
+  await cell(s, `${CAPTURE} CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH [lake] '/cdc';`);
+  const [log] = await server.keys();
+  await assert.rejects(cell(s, "PUSH INTO DRIVE FORMAT RAW FILE 'o.txt' WITH DLQ_ON_ERROR 'failed';"), (e: Error) => {
+    assert.match(
+      e.message,
+      /S3 move of \/cdc\/orders_\d+\.eds on s3:\/\/lake\/data failed: it is 6\.0 GB, over S3's 5 GB limit for copying an object in one request/,
+    );
+    return true;
+  });
+  assert.deepEqual(await server.keys(), [log], 'the log stays where it was, and no copy is made');
 });

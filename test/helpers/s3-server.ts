@@ -1,4 +1,4 @@
-import { request, createServer, type IncomingMessage } from 'node:http';
+import { request, createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { S3Client, ListObjectsV2Command, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { removeTempDir, tempDir } from './temp';
@@ -86,13 +86,19 @@ export interface S3Proxy {
   close(): Promise<void>;
 }
 
+export interface S3ProxyOptions {
+  /** Picks requests that get no answer, so a test can interrupt an upload at a known point. */
+  hold?: (request: string) => boolean;
+  /** Edits the headers of the server's answer to `request` (e.g. a HEAD's size, for what s3rver cannot store). */
+  answer?: (request: string, headers: IncomingHttpHeaders) => void;
+}
+
 /**
  * A pass-through HTTP proxy in front of an S3 server that records the requests it is sent (`PUT
  * /lake/a.csv?partNumber=2&uploadId=…`), for what s3rver cannot show (the multipart calls made) or
- * does not implement (listing or aborting multipart uploads). A request `hold` picks gets no answer,
- * so a test can interrupt an upload at a known point.
+ * does not implement (listing or aborting multipart uploads).
  */
-export async function startS3Proxy(target: string, hold: (request: string) => boolean = () => false): Promise<S3Proxy> {
+export async function startS3Proxy(target: string, { hold, answer }: S3ProxyOptions = {}): Promise<S3Proxy> {
   const requests: string[] = [];
   let heldOne!: (request: string) => void;
   const held = new Promise<string>((resolve) => (heldOne = resolve));
@@ -100,16 +106,17 @@ export async function startS3Proxy(target: string, hold: (request: string) => bo
   const server = createServer((req, res) => {
     const line = `${req.method} ${req.url}`;
     requests.push(line);
-    if (hold(line)) {
+    if (hold?.(line)) {
       heldOne(line);
       req.resume();
       return;
     }
     const forward = request(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
-      (answer: IncomingMessage) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+      (reply: IncomingMessage) => {
+        answer?.(line, reply.headers);
+        res.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(res);
       },
     );
     forward.on('error', () => res.destroy());
