@@ -12,6 +12,11 @@ import { poolFor } from './pools';
 export interface HttpRequest {
   method: HttpVerb;
   url: URL;
+  /**
+   * The path sent, where it is not `url`'s: one with a percent-encoded dot segment (`/items/%2E%2E`,
+   * a field's value `..`), which URL parsing resolves as `..` (build.ts).
+   */
+  path?: string;
   headers: Record<string, string>;
   body?: string;
   timeoutSeconds: number;
@@ -108,10 +113,13 @@ function redirected(request: HttpRequest, response: HttpResponse): HttpRequest |
  * its own origin: docs/sources.md "Connections").
  */
 export function requestAt(request: HttpRequest, url: URL): HttpRequest {
-  if (url.origin === request.url.origin) return { ...request, url };
+  if (url.origin === request.url.origin) {
+    // The next page of `/items/%2E%2E?page=1` keeps its path as written; another path is the URL's.
+    return { ...request, url, path: url.pathname === request.url.pathname ? request.path : undefined };
+  }
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(request.headers)) if (CROSS_ORIGIN_SAFE.test(k)) headers[k] = v;
-  return { ...request, url, headers, tls: undefined };
+  return { ...request, url, path: undefined, headers, tls: undefined };
 }
 
 async function sendOnce(
@@ -124,7 +132,7 @@ async function sendOnce(
   const pool = poolFor(call.resources, url.origin, request.tls, call.workspace);
   try {
     const res = await pool.request({
-      path: url.pathname + url.search,
+      path: (request.path ?? url.pathname) + url.search,
       method,
       headers: request.headers,
       body: request.body,

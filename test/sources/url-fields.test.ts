@@ -30,6 +30,9 @@ const VALUES: [string, string][] = [
   ['cursor%2F%3D', 'cursor%2F%3D'],
   ['naïve €', 'na%C3%AFve%20%E2%82%AC'],
   ['../admin', '..%2Fadmin'],
+  // A dot segment would change the path's shape (/items/.. is /): sent encoded, and not resolved.
+  ['.', '%2E'],
+  ['..', '%2E%2E'],
 ];
 
 async function setup(): Promise<{ server: TestServer; session: Session }> {
