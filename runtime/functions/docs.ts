@@ -238,6 +238,10 @@ writes (in Base64) decrypts.
 - \`#image2pdf\` accepts PNG and JPEG (bytes, hex text, a file relative to the working folder, an http(s)
   URL, or an FTP file named by its URL, \`ftp://user:password@host/folder/file.png\`, or \`ftps://\` for
   explicit TLS; the password is masked in errors). The page has the image's size in points.
+  **Decision**: an object of a cloud drive (S3, Azure) is not read by address — the spec names public
+  URLs, FTP files and local files, and an \`s3://KEY:SECRET@…\` argument would put the key in the script;
+  give the object's pre-signed https URL (S3) or its https URL with a read SAS token (Azure), which
+  are public URLs of that one object. An \`s3://\` or \`az://\` argument is an error saying so.
 `;
 
 const FAMILY_TITLES: [Family, string][] = [
