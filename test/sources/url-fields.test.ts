@@ -118,3 +118,20 @@ test('a variable holding the whole URL, or its base, is taken as written (@webho
     ],
   );
 });
+
+test('an error names the path as sent: a call to /items/%2E%2E is not shown as a call to /', async () => {
+  const server = await startHttpServer((_req, res) => sendJson(res, { error: 'no such item' }, 404));
+  servers.push(server);
+  const { session } = tempSession({}, 'url-fields-error');
+  sessions.push(session);
+  await session.run(`%connection add api ${server.url}/api`);
+  session.variables.set('v', '..');
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP [api] (GET /items/{{@v}}?n=1);`),
+    /HTTP 404 Not Found from GET http:\/\/127\.0\.0\.1:\d+\/api\/items\/%2E%2E\?n=1/,
+  );
+  assert.deepEqual(
+    server.requests.map((r) => r.url),
+    ['/api/items/%2E%2E?n=1'],
+  );
+});
