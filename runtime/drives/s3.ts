@@ -119,9 +119,10 @@ export class S3Drive extends ObjectStoreDrive {
           { step: 'finalizeRequest', priority: 'low' },
         );
         const params = { Bucket: this.bucket, Key: this.key(path) };
+        const body = createReadStream(staged);
         const upload = new Upload({
           client: parts,
-          params: { ...params, Body: createReadStream(staged), ContentLength: statSync(staged).size },
+          params: { ...params, Body: body, ContentLength: statSync(staged).size },
           abortController: stop,
         });
         const cut = () => {
@@ -137,6 +138,8 @@ export class S3Drive extends ObjectStoreDrive {
         } finally {
           signal?.removeEventListener('abort', cut);
           parts.destroy();
+          // A cut-off upload stops reading the file midway: its descriptor is closed here, not by the collector.
+          body.destroy();
         }
       },
       signal,
