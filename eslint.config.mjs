@@ -118,6 +118,7 @@ export default defineConfig(
             '^hyparquet-writer$',
             '^koffi$',
             '^@aws-sdk/client-s3$',
+            '^@aws-sdk/lib-storage$',
             '^@azure/storage-blob$',
             '^s3rver(/lib/models/account)?$',
             '^\\./backend$',

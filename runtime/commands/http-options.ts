@@ -42,7 +42,7 @@ export function bodyRetry(o: RetryOptions, scope: Scope): RetryRules['body'] {
 
 /** SELECT, APPLY and PUSH HTTP warn before a wait RETRY_ON or a server's Retry-After asks (the cell is quiet meanwhile). */
 export function warnOfRetry(ctx: CommandContext, request: HttpRequest, retry: Retry): void {
-  const text = retryNotice(describeCall(request.method, request.url), retry);
+  const text = retryNotice(describeCall(request), retry);
   if (text !== undefined) ctx.emit({ kind: 'warning', text });
 }
 
@@ -100,7 +100,7 @@ export class ReadCalls {
     );
     await this.tracer?.record(request, response, started);
     if (response.status < 400) return response;
-    if (!this.continueOn.has(response.status)) throw statusError(response, request.method, request.url);
-    return { letThrough: `HTTP ${response.status} from ${describeCall(request.method, request.url)}` };
+    if (!this.continueOn.has(response.status)) throw statusError(response, request);
+    return { letThrough: `HTTP ${response.status} from ${describeCall(request)}` };
   }
 }

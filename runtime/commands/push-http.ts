@@ -248,11 +248,11 @@ class SectionPush {
         tally.failures++;
         return;
       }
-      throw statusError(response, request.method, request.url).locate(section.command.target.pos);
+      throw statusError(response, request).locate(section.command.target.pos);
     }
     if (this.throwOn?.test(decodeBody(response))) {
       throw new ScriptError(
-        `THROW_ON_REGEX '${section.throwOnRegex!.value}' matched the response of ${describeCall(request.method, request.url)}${bodyStart(response)}`,
+        `THROW_ON_REGEX '${section.throwOnRegex!.value}' matched the response of ${describeCall(request)}${bodyStart(response)}`,
         'runtime',
         section.throwOnRegex!.pos,
       );

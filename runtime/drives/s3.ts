@@ -2,15 +2,21 @@ import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import type * as S3 from '@aws-sdk/client-s3';
+import type * as Storage from '@aws-sdk/lib-storage';
 import { cancelled, ScriptError } from '../errors';
 import type { S3Connection } from '../workspace/connections';
 import { decodeUserinfo } from '../workspace/connections';
 import type { DriveEntry } from './drive';
 import { ObjectStoreDrive } from './object-store';
 
+const GB = 1024 ** 3;
+/** The largest object one CopyObject copies (S3's limit; S3 counts a GB as 2^30 bytes). */
+const COPY_LIMIT = 5 * GB;
+
 /**
  * A folder of an S3 bucket, or of an S3-compatible store (`endpoint`), through the AWS SDK. An
- * object is written by one PUT of the whole staged file, so a reader never sees half of it.
+ * object is written whole from its staged file (one PUT, or a multipart upload completed in one step),
+ * so a reader never sees half of it.
  */
 export class S3Drive extends ObjectStoreDrive {
   readonly label: string;
@@ -89,19 +95,53 @@ export class S3Drive extends ObjectStoreDrive {
     });
   }
 
+  /**
+   * Uploads with lib-storage's `Upload`: one PUT up to the part size (5 MB, or the size over 10,000
+   * parts), else a multipart upload whose parts are read from the staged file as they go (memory holds
+   * four parts), completed in one step, so a reader never sees half of it. A failed part makes
+   * `Upload` abort the multipart upload itself; at Ctrl-C the parts under way are cut off (their
+   * client destroyed, no retry) and the upload is aborted here, so no parts are left stored and billed.
+   */
   protected async upload(staged: string, path: string, signal?: AbortSignal): Promise<void> {
     await this.session(
       `upload of ${path}`,
-      (client, sdk) =>
-        client.send(
-          new sdk.PutObjectCommand({
-            Bucket: this.bucket,
-            Key: this.key(path),
-            Body: createReadStream(staged),
-            ContentLength: statSync(staged).size,
-          }),
-          { abortSignal: signal },
-        ),
+      async (client, sdk) => {
+        // Loads with the first upload, as the SDK does.
+        const { Upload } = require('@aws-sdk/lib-storage') as typeof Storage;
+        const parts = new sdk.S3Client(this.config());
+        const stop = new AbortController();
+        // Inside the SDK's retries: a part cut off at Ctrl-C is not sent again.
+        parts.middlewareStack.add(
+          (next) => (args) => {
+            if (stop.signal.aborted) throw cancelled();
+            return next(args);
+          },
+          { step: 'finalizeRequest', priority: 'low' },
+        );
+        const params = { Bucket: this.bucket, Key: this.key(path) };
+        const body = createReadStream(staged);
+        const upload = new Upload({
+          client: parts,
+          params: { ...params, Body: body, ContentLength: statSync(staged).size },
+          abortController: stop,
+        });
+        const cut = () => {
+          stop.abort();
+          parts.destroy();
+        };
+        signal?.addEventListener('abort', cut, { once: true });
+        try {
+          await upload.done();
+        } catch (e) {
+          if (signal?.aborted && upload.uploadId) await abandon(client, sdk, { ...params, UploadId: upload.uploadId });
+          throw e;
+        } finally {
+          signal?.removeEventListener('abort', cut);
+          parts.destroy();
+          // A cut-off upload stops reading the file midway: its descriptor is closed here, not by the collector.
+          body.destroy();
+        }
+      },
       signal,
     );
   }
@@ -137,9 +177,21 @@ export class S3Drive extends ObjectStoreDrive {
     });
   }
 
+  /**
+   * Copies, then deletes the source. One CopyObject copies at most 5 GB; a larger object would need
+   * a multipart copy (UploadPartCopy), which the S3-compatible stores the tests run against do not
+   * implement, so it is refused before anything is copied, with the size and the limit.
+   */
   move(from: string, to: string): Promise<void> {
     return this.session(`move of ${from}`, async (client, sdk) => {
       const source = this.key(from);
+      const head = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: source }));
+      const size = head.ContentLength ?? 0;
+      if (size > COPY_LIMIT)
+        throw new ScriptError(
+          `S3 move of ${from} on ${this.label} failed: it is ${(size / GB).toFixed(1)} GB, over S3's 5 GB limit for copying an object in one request`,
+          'runtime',
+        );
       await client.send(
         new sdk.CopyObjectCommand({
           Bucket: this.bucket,
@@ -149,5 +201,22 @@ export class S3Drive extends ObjectStoreDrive {
       );
       await client.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: source }));
     });
+  }
+}
+
+/**
+ * Aborts a multipart upload cut off by Ctrl-C, so that its stored parts are freed. A store that does
+ * not answer within 30 s, or refuses, leaves it pending: Ctrl-C must end the statement, and a bucket
+ * lifecycle rule (AbortIncompleteMultipartUpload) is S3's own remedy for uploads left so.
+ */
+async function abandon(
+  client: S3.S3Client,
+  sdk: typeof S3,
+  upload: { Bucket: string; Key: string; UploadId: string },
+): Promise<void> {
+  try {
+    await client.send(new sdk.AbortMultipartUploadCommand(upload), { abortSignal: AbortSignal.timeout(30_000) });
+  } catch {
+    // The statement ends as cancelled either way (above).
   }
 }

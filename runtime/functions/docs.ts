@@ -112,7 +112,12 @@ segment, a query name or value, or a fragment, every character but the unreserve
 digits, \`-._~\`) is percent-encoded as UTF-8, so a value holding \`/ ? # & = +\` cannot add a segment, a
 parameter or a fragment: \`/items/{{sku}}?q={{q}}\` with sku \`a/b\` and q \`x&y=1\` calls
 \`/items/a%2Fb?q=x%26y%3D1\`. A valid \`%XX\` already in a value stays as it is, so an API's encoded cursor
-(\`abc%3D%3D\`) passes unchanged (the rule of requests' \`requote_uri\`); a lone \`%\` is \`%25\`.
+(\`abc%3D%3D\`) passes unchanged (the rule of requests' \`requote_uri\`); a lone \`%\` is \`%25\`. A value
+that is \`.\` or \`..\` is \`%2E\` or \`%2E%2E\`, and a path holding such an encoded dot segment is sent as
+written (as curl and requests send it), so \`/items/{{id}}\` with id \`..\` calls \`/items/%2E%2E\`, not
+\`/\` — URL parsers (WHATWG URL, which undici and fetch use) would resolve it as \`..\`. Whether the server
+then treats \`%2E%2E\` as \`..\` is its own rule; under a connection, such a path is still checked not to
+leave the base URL (docs/sources.md, "URL").
 
 - **The URL's head is taken as written**: a field before the first \`/\`, \`?\` or \`#\` written in the
   URL (after its \`scheme://\`) is the whole URL, its base or its host — \`POST {{@webhookurl}}\`,
@@ -233,6 +238,10 @@ writes (in Base64) decrypts.
 - \`#image2pdf\` accepts PNG and JPEG (bytes, hex text, a file relative to the working folder, an http(s)
   URL, or an FTP file named by its URL, \`ftp://user:password@host/folder/file.png\`, or \`ftps://\` for
   explicit TLS; the password is masked in errors). The page has the image's size in points.
+  **Decision**: an object of a cloud drive (S3, Azure) is not read by address — the spec names public
+  URLs, FTP files and local files, and an \`s3://KEY:SECRET@…\` argument would put the key in the script;
+  give the object's pre-signed https URL (S3) or its https URL with a read SAS token (Azure), which
+  are public URLs of that one object. An \`s3://\` or \`az://\` argument is an error saying so.
 `;
 
 const FAMILY_TITLES: [Family, string][] = [

@@ -107,8 +107,11 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
  * A value as one URL component: every character but the unreserved ones percent-encoded as UTF-8, so
  * `/ ? # & = +` cannot change the request's shape. A valid `%XX` already there stays as it is (the
  * rule of Python requests' requote_uri): an API's encoded cursor (`abc%3D%3D`) passes unchanged.
+ * A value `.` or `..` is `%2E` or `%2E%2E`, which the request sends as written (http/build.ts):
+ * as a path segment it would otherwise go a level up (`/items/..` is `/`).
  */
 export function urlComponent(s: string): string {
+  if (s === '.' || s === '..') return s.replace(/\./g, '%2E');
   if (UNRESERVED.test(s)) return s;
   return s
     .split(/(%[0-9A-Fa-f]{2})/)

@@ -8,7 +8,7 @@ import { text } from './values';
 
 /**
  * #image2pdf's source: binary bytes, hex bytes, an http(s) URL, an ftp(s) URL (spec 4.4: "an FTP file
- * name") or a file (relative to the working folder).
+ * name") or a file (relative to the working folder). Not a cloud drive's object (the spec names none).
  */
 export function image2pdf(v: Value, ctx: CallContext): Buffer {
   if (v === null || v === '') throw new FunctionError('no image given');
@@ -18,6 +18,11 @@ export function image2pdf(v: Value, ctx: CallContext): Buffer {
     const s = text(v).trim();
     if (/^https?:\/\//i.test(s)) source = { url: s };
     else if (/^ftps?:\/\//i.test(s)) source = { ftp: s };
+    else if (/^(s3|az):\/\//i.test(s))
+      // Not a source the spec names; both stores hand out an https URL of one object that needs no key.
+      throw new FunctionError(
+        `an ${s.slice(0, s.indexOf(':')).toLowerCase()}:// address is not read here: give the object's pre-signed https URL (S3) or its https URL with a SAS token (Azure)`,
+      );
     else if (s.length >= 16 && s.length % 2 === 0 && /^[0-9a-fA-F]+$/.test(s))
       source = { bytes: Buffer.from(s, 'hex') };
     else {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError, type Position } from '../errors';
@@ -44,9 +45,9 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   const target = spec.target.trim();
   let url: URL;
   const absolute = ABSOLUTE.test(target);
+  const written = absolute || !connection ? target : joinUrl(connection.baseUrl, target);
   try {
-    if (absolute) url = new URL(target);
-    else if (connection) url = new URL(joinUrl(connection.baseUrl, target));
+    if (absolute || connection) url = new URL(written);
     else
       throw new ScriptError(
         `'${target}' is a relative path: name an HTTP connection ([name]) or give a full URL`,
@@ -59,7 +60,9 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ScriptError(`unsupported URL scheme '${url.protocol}' (http or https)`, 'runtime', spec.targetPos);
-  if (!absolute && connection) underBase(url, connection.baseUrl, `${spec.method} ${target}`, spec.targetPos);
+  const path = pathAsWritten(written, url);
+  if (!absolute && connection)
+    underBase(path ?? url.pathname, url, connection.baseUrl, `${spec.method} ${target}`, spec.targetPos);
 
   // Many APIs (GitHub's among them) refuse a call that does not say what client makes it.
   const headers: Record<string, string> = { 'user-agent': userAgent() };
@@ -85,6 +88,7 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   return {
     method: spec.method,
     url,
+    path,
     headers,
     body: spec.payload,
     timeoutSeconds: timeout,
@@ -116,15 +120,34 @@ function joinUrl(base: string, path: string): string {
  * arrives encoded (`..%2F..%2Fadmin`, field-style.ts), and servers and proxies that decode `%2F` and
  * `%2E` before resolving dot segments (nginx does) would still climb: the path is checked as they see it too.
  */
-function underBase(url: URL, baseUrl: string, call: string, pos: Position | undefined): void {
+function underBase(sent: string, url: URL, baseUrl: string, call: string, pos: Position | undefined): void {
   const base = new URL(baseUrl).pathname.replace(/\/+$/, '');
-  const decoded = new URL(url.pathname.replace(/%2f/gi, '/').replace(/%2e/gi, '.'), url.origin).pathname;
-  if ([url.pathname, decoded].every((path) => path === base || path.startsWith(`${base}/`))) return;
+  const decoded = new URL(sent.replace(/%2f/gi, '/').replace(/%2e/gi, '.'), url.origin).pathname;
+  if ([sent, decoded].every((path) => path === base || path.startsWith(`${base}/`))) return;
   throw new ScriptError(
     `${call} leaves the connection's base URL ${redactUrl(baseUrl)} (a '..' in the path or in a field's value); give a full URL to call elsewhere`,
     'runtime',
     pos,
   );
+}
+
+/** A path segment of one or two dots, one of them at least percent-encoded (`%2E%2E`, `.%2e`). */
+const ENCODED_DOTS = /(?<=\/)(?=\.?%2e|%2e)(?:\.|%2e){1,2}(?=\/|$)/gi;
+
+/**
+ * The path to send when the written URL's has an encoded dot segment (a field's value `..` is
+ * `%2E%2E`, field-style.ts), else undefined. URL parsing (WHATWG, as undici and fetch do) resolves
+ * those as it does `..` and `.`, so a value would change the call's path; curl and Python's requests
+ * send them as written, and so does this. The rest of the path is as the URL parser writes it: each
+ * such segment is parsed as a placeholder, then put back.
+ */
+function pathAsWritten(written: string, url: URL): string | undefined {
+  const path = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(written)?.[1] ?? '';
+  const found: string[] = [];
+  const token = `sqlcdc-dots-${randomUUID()}-`;
+  const marked = path.replace(ENCODED_DOTS, (dots) => `${token}${found.push(dots) - 1}`);
+  if (found.length === 0) return undefined;
+  return new URL(marked, url.origin).pathname.replace(new RegExp(`${token}(\\d+)`, 'g'), (_, i: string) => found[+i]);
 }
 
 let agent: string | undefined;

@@ -12,6 +12,11 @@ import { poolFor } from './pools';
 export interface HttpRequest {
   method: HttpVerb;
   url: URL;
+  /**
+   * The path sent, where it is not `url`'s: one with a percent-encoded dot segment (`/items/%2E%2E`,
+   * a field's value `..`), which URL parsing resolves as `..` (build.ts).
+   */
+  path?: string;
   headers: Record<string, string>;
   body?: string;
   timeoutSeconds: number;
@@ -55,10 +60,7 @@ export async function sendHttp(request: HttpRequest, call: CallContext): Promise
       const next = redirected(hop, response);
       if (!next) return response;
       if (redirects === MAX_REDIRECTS)
-        throw new ScriptError(
-          `more than ${MAX_REDIRECTS} redirects from ${describeCall(request.method, request.url)}`,
-          'runtime',
-        );
+        throw new ScriptError(`more than ${MAX_REDIRECTS} redirects from ${describeCall(request)}`, 'runtime');
       hop = next;
     }
   } finally {
@@ -108,10 +110,13 @@ function redirected(request: HttpRequest, response: HttpResponse): HttpRequest |
  * its own origin: docs/sources.md "Connections").
  */
 export function requestAt(request: HttpRequest, url: URL): HttpRequest {
-  if (url.origin === request.url.origin) return { ...request, url };
+  if (url.origin === request.url.origin) {
+    // The next page of `/items/%2E%2E?page=1` keeps its path as written; another path is the URL's.
+    return { ...request, url, path: url.pathname === request.url.pathname ? request.path : undefined };
+  }
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(request.headers)) if (CROSS_ORIGIN_SAFE.test(k)) headers[k] = v;
-  return { ...request, url, headers, tls: undefined };
+  return { ...request, url, path: undefined, headers, tls: undefined };
 }
 
 async function sendOnce(
@@ -124,7 +129,7 @@ async function sendOnce(
   const pool = poolFor(call.resources, url.origin, request.tls, call.workspace);
   try {
     const res = await pool.request({
-      path: url.pathname + url.search,
+      path: (request.path ?? url.pathname) + url.search,
       method,
       headers: request.headers,
       body: request.body,
@@ -149,8 +154,8 @@ async function sendOnce(
     if (call.signal.aborted) throw new ScriptError('cancelled', 'cancelled');
     if (e instanceof ScriptError) throw e;
     if (abort.timedOut)
-      throw new ScriptError(`timed out after ${request.timeoutSeconds} s: ${describeCall(method, url)}`, 'runtime');
-    throw transportError(e, method, url);
+      throw new ScriptError(`timed out after ${request.timeoutSeconds} s: ${describeCall(request)}`, 'runtime');
+    throw transportError(e, request);
   }
 }
 
@@ -196,15 +201,16 @@ function answerTooLarge(request: HttpRequest, what: string): ScriptError {
     ? `raise it with %connection add ${connection} … --max-answer SIZE`
     : 'give the call a connection with a larger limit (%connection add NAME URL --max-answer SIZE)';
   return new AnswerTooLarge(
-    `the answer of ${describeCall(request.method, request.url)} ${what}, over the limit of ${formatSize(bytes)} (${bytes} bytes); ${raise}`,
+    `the answer of ${describeCall(request)} ${what}, over the limit of ${formatSize(bytes)} (${bytes} bytes); ${raise}`,
     'runtime',
   );
 }
 
-function transportError(e: unknown, method: string, url: URL): ScriptError {
+function transportError(e: unknown, request: SentCall): ScriptError {
+  const { url } = request;
   const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
   const code = err.code ?? err.cause?.code;
-  const call = describeCall(method, url);
+  const call = describeCall(request);
   switch (code) {
     case 'ECONNREFUSED':
       return new ScriptError(`connection refused by ${url.host}: ${call}`, 'runtime');
@@ -230,14 +236,14 @@ function statusText(status: number): string {
 }
 
 /** Status 400 and above is a ScriptError with the start of the body. */
-export function checkStatus(response: HttpResponse, method: string, url: URL): void {
-  if (response.status >= 400) throw statusError(response, method, url);
+export function checkStatus(response: HttpResponse, request: SentCall): void {
+  if (response.status >= 400) throw statusError(response, request);
 }
 
 /** "HTTP 503 Service Unavailable from POST http://h/x: <start of the body>". */
-export function statusError(response: HttpResponse, method: string, url: URL): ScriptError {
+export function statusError(response: HttpResponse, request: SentCall): ScriptError {
   return new ScriptError(
-    `HTTP ${response.status} ${statusText(response.status)} from ${describeCall(method, url)}${bodyStart(response)}`,
+    `HTTP ${response.status} ${statusText(response.status)} from ${describeCall(request)}${bodyStart(response)}`,
     'runtime',
   );
 }
@@ -263,13 +269,13 @@ export function decodeBody(response: HttpResponse): string {
   }
 }
 
+/** What messages say of a call: its method, URL, and path as sent. */
+export type SentCall = Pick<HttpRequest, 'method' | 'url' | 'path'>;
+
 /**
- * "GET http://host/path?q=1" for messages: no user info, and query values whose names suggest a
- * secret (api_key, token, signature…) are masked, as errors are shown and logged.
+ * "GET http://host/path?q=1" for messages: the path as sent, no user info, and query values whose
+ * names suggest a secret (api_key, token, signature…) are masked, as errors are shown and logged.
  */
-export function describeCall(method: string, url: URL): string {
-  const shown = new URL(url.href);
-  shown.username = '';
-  shown.password = '';
-  return `${method} ${redactUrl(shown.href)}`;
+export function describeCall({ method, url, path }: SentCall): string {
+  return `${method} ${redactUrl(`${url.origin}${path ?? url.pathname}${url.search}${url.hash}`)}`;
 }

@@ -116,7 +116,7 @@ export interface CellMagic {
 
 /** A cell whose first line is `%%name args`: that line (where its `%%` and arguments are) and the rest of the cell. */
 export function cellMagic(text: string): CellMagic | undefined {
-  const m = /^(\s*)%%(\S+)([ \t]*)([^\n]*)\n?([\s\S]*)$/.exec(text);
+  const m = /^(\s*)%%(\S+)([ \t]*)([^\r\n]*)(?:\r\n?|\n)?([\s\S]*)$/.exec(text);
   if (!m) return undefined;
   const [, blank, name, gap, args, body] = m;
   const offset = blank.length;

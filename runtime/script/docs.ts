@@ -78,7 +78,8 @@ the line and column (in the whole cell, magic lines included) and what was expec
 Unknown options, repeated options, bad numbers, unknown modes and formats and missing required options
 are reported the same way, and so are the errors of magic lines (docs/session.md, "Magics").
 Lines end at \`\\n\`, \`\\r\\n\` or a lone \`\\r\` (old Mac files), as JavaScript, Python and PostgreSQL count
-them: positions, carets, \`--\` comments and APPLY SCHEMA's one-column lines are the same whichever a
+them: positions, carets, \`--\` comments, APPLY SCHEMA's one-column lines, a \`%%\` cell magic's first
+line, and completion in a notebook or the REPL (magic lines, after a comment) are the same whichever a
 script uses.
 
 **A missing required part** (FORMAT of SINK/PUSH INTO DRIVE and ZIP COLUMN, FILE of SINK INTO DRIVE,

@@ -160,7 +160,7 @@ function quotedValues(code: string, cursor: number, ctx: CursorContext): Complet
   if (expected.kind !== 'words' || expected.values.length === 0) return undefined;
   const values = expected.values.map((v) => v.replace(/^'(.*)'$/, '$1'));
   const close = code.indexOf("'", cursor);
-  const end = close >= 0 && !code.slice(cursor, close).includes('\n') ? close : cursor;
+  const end = close >= 0 && !/[\r\n]/.test(code.slice(cursor, close)) ? close : cursor;
   return { matches: filter(values, code.slice(ctx.regionStart, cursor)), start: ctx.regionStart, end };
 }
 
@@ -190,7 +190,7 @@ export function complete(session: Session, code: string, cursor: number): Comple
     case 'bracket': {
       const prefix = code.slice(ctx.regionStart, cursor);
       const close = code.indexOf(']', cursor);
-      const end = close >= 0 && !code.slice(cursor, close).includes('\n') ? close : cursor;
+      const end = close >= 0 && !/[\r\n]/.test(code.slice(cursor, close)) ? close : cursor;
       return { matches: filter(session.connections.names(), prefix.trimStart()), start: ctx.regionStart, end };
     }
     case 'template': {
@@ -198,7 +198,7 @@ export function complete(session: Session, code: string, cursor: number): Comple
       const colon = code.lastIndexOf(':', cursor - 1);
       const start = colon >= ctx.regionStart ? colon + 1 : ctx.regionStart;
       const close = code.indexOf('}}', cursor);
-      const end = close >= 0 && !code.slice(cursor, close).includes('\n') ? close : cursor;
+      const end = close >= 0 && !/[\r\n]/.test(code.slice(cursor, close)) ? close : cursor;
       const typed = code.slice(start, cursor);
       // {{@name}}: a pipeline variable, not a column.
       const names = typed.startsWith('@') ? variableNames(session).map((n) => `@${n}`) : columnNames(session);

@@ -5,6 +5,7 @@
  */
 
 import { splitCell } from '../script/cell';
+import { endsLine, lineStartBefore } from '../util/lines';
 
 /** What encloses the cursor. */
 export type Region =
@@ -39,7 +40,7 @@ export function magicBlockEnd(code: string): number {
 export function cursorContext(code: string, cursor: number): CursorContext {
   const body = magicBlockEnd(code);
   if (cursor <= body) {
-    const lineStart = code.lastIndexOf('\n', cursor - 1) + 1;
+    const lineStart = lineStartBefore(code, cursor);
     const line = code.slice(lineStart, cursor);
     const indent = line.length - line.trimStart().length;
     if (line.trimStart().startsWith('%')) {
@@ -73,7 +74,7 @@ function scan(code: string, from: number, to: number, stopAtSemicolon: boolean):
     const ch = code[i];
     switch (region) {
       case 'comment':
-        if (ch === '\n') region = 'code';
+        if (endsLine(code, i)) region = 'code';
         continue;
       case 'bracket':
         if (ch === ']') region = 'code';

@@ -79,7 +79,7 @@ export class Tracer {
     const row: Value[] = [
       started,
       request.method,
-      describeCall(request.method, request.url).slice(request.method.length + 1),
+      describeCall(request).slice(request.method.length + 1),
       response ? response.status : null,
       response ? Math.round(response.elapsedMs) : null,
       JSON.stringify(masked(request.headers, this.connectionHeaders)),

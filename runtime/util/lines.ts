@@ -38,6 +38,11 @@ export function endsLine(text: string, i: number): boolean {
   return c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10);
 }
 
+/** Where the line holding the character before `offset` starts (0 on the first line): after a `\n` or a `\r`. */
+export function lineStartBefore(text: string, offset: number): number {
+  return Math.max(text.lastIndexOf('\n', offset - 1), text.lastIndexOf('\r', offset - 1)) + 1;
+}
+
 /** Where the line holding `from` ends: the offset of its break, or the text's length. */
 export function lineEnd(text: string, from: number): number {
   const re = new RegExp(BREAK.source, 'g');

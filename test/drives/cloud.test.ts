@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runCliInTemp } from '../helpers/cli';
 import { startAzureServer } from '../helpers/azure-server';
-import { startS3Server } from '../helpers/s3-server';
+import { startS3Proxy, startS3Server } from '../helpers/s3-server';
 import { tempSession } from '../helpers/session';
 import { tempDir } from '../helpers/temp';
 import { CAPTURE, cell, Folder, rows } from '../changelog/pipelines';
@@ -283,4 +283,104 @@ test('Ctrl-C during a cloud request that gets no answer ends the statement at on
     await session.close();
     silent.close();
   }
+});
+
+/** A CSV file of `size` bytes or a little more: two columns, a row of about 100 bytes. */
+function csvOf(size: number): string {
+  const lines = ['id,note'];
+  for (let i = 0, length = 8; length < size; i++) {
+    lines.push(`${i},${'abcdefghij'.repeat(9)}`);
+    length += lines[lines.length - 1].length + 1;
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** An S3 store behind a recording proxy, and a session with a connection `lake` to its `data` folder through the proxy. */
+async function behindProxy(area: string, hold?: (request: string) => boolean) {
+  const server = await startS3Server('AKIAIOSFODNN7EXAMPLE');
+  const proxy = await startS3Proxy(server.endpoint, { hold });
+  stores.push({ close: () => proxy.close().then(() => server.close()) } as Store);
+  // Over 5 MB, S3's smallest part: two parts.
+  const { session, dir } = tempSession({ 'big.csv': csvOf(6 * 1024 * 1024) }, area);
+  await session.run(
+    `%connection add lake s3://AKIAIOSFODNN7EXAMPLE:c2VjcmV0@${server.bucket}/data?endpoint=${proxy.endpoint}`,
+  );
+  await session.run("SELECT * FROM DRIVE 'big.csv';");
+  return { server, proxy, session, dir };
+}
+
+test('[s3] a file over the part size is uploaded in parts from its staged copy and reads back byte-equal', async () => {
+  const { server, proxy, session, dir } = await behindProxy('cloud-multipart');
+  try {
+    await session.run(
+      "SINK INTO DRIVE FORMAT CSV FILE 'copy.csv' ADD_HEADER;\nSINK INTO DRIVE [lake] FORMAT CSV FILE 'out/big.csv' ADD_HEADER;",
+    );
+    const uploads = proxy.requests.filter((r) => r.includes('/lake/data/out/big.csv'));
+    assert.match(uploads[0], /^POST \/lake\/data\/out\/big\.csv\?uploads/, uploads.join('\n'));
+    assert.equal(uploads.filter((r) => /^PUT .*partNumber=/.test(r)).length, 2, uploads.join('\n'));
+    assert.match(uploads[uploads.length - 1], /^POST \/lake\/data\/out\/big\.csv\?uploadId=/);
+    assert.ok((await server.readBytes('data/out/big.csv')).equals(readFileSync(join(dir, 'copy.csv'))));
+  } finally {
+    await session.close();
+  }
+});
+
+test('[s3] Ctrl-C in the middle of a multipart upload leaves no object, and the upload is aborted', async () => {
+  const { server, proxy, session } = await behindProxy('cloud-multipart-abort', (r) => /^PUT .*partNumber=2/.test(r));
+  try {
+    const controller = new AbortController();
+    const results = (async () => {
+      const out = [];
+      for await (const r of session.execute("SINK INTO DRIVE [lake] FORMAT CSV FILE 'big.csv';", {
+        signal: controller.signal,
+      }))
+        out.push(r);
+      return out;
+    })();
+    const first = await Promise.race([proxy.held, results.then(() => 'the statement ended without uploading parts')]);
+    assert.match(first, /^PUT .*partNumber=2/, proxy.requests.join('\n'));
+    controller.abort();
+    const error = (await results).find((r) => r.kind === 'error');
+    assert.equal(error?.kind === 'error' && error.error.kind, 'cancelled');
+    const id = /uploadId=([^&]+)/.exec(first)![1];
+    // s3rver implements neither ListMultipartUploads nor AbortMultipartUpload: the proxy shows the abort was sent, last.
+    const log = proxy.requests.join('\n');
+    assert.match(
+      proxy.requests[proxy.requests.length - 1],
+      new RegExp(`^DELETE /lake/data/big\\.csv\\?uploadId=${id}&`),
+      log,
+    );
+    assert.equal(proxy.requests.filter((r) => / .*partNumber=2/.test(r)).length, 1, `part 2 is not sent again: ${log}`);
+    assert.equal(proxy.requests.filter((r) => r.startsWith('POST /lake/data/big.csv?uploadId=')).length, 0, log);
+    assert.deepEqual(await server.keys(), []);
+  } finally {
+    await session.close();
+  }
+});
+
+test("[s3] a dead letter over S3's 5 GB limit for one copy is not moved: a clear error, the log left in place", async () => {
+  const server = await startS3Server('AKIAIOSFODNN7EXAMPLE');
+  // s3rver cannot hold 5 GB in a test: the proxy makes the store say the change log is 6 GB.
+  const proxy = await startS3Proxy(server.endpoint, {
+    answer: (request, headers) => {
+      if (/^HEAD \/lake\/data\/cdc\/orders_\d+\.eds(\?|$)/.test(request))
+        headers['content-length'] = String(6 * 1024 ** 3);
+    },
+  });
+  stores.push({ close: () => proxy.close().then(() => server.close()) } as Store);
+  const f = new Folder();
+  folders.push(f);
+  const s = f.session({ pipeline: 'big-letter' });
+  await cell(s, `%connection add lake s3://AKIAIOSFODNN7EXAMPLE:c2VjcmV0@lake/data?endpoint=${proxy.endpoint}`);
+  f.orders([[1, 'new', 10]]);
+  await cell(s, `${CAPTURE} CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH [lake] '/cdc';`);
+  const [log] = await server.keys();
+  await assert.rejects(cell(s, "PUSH INTO DRIVE FORMAT RAW FILE 'o.txt' WITH DLQ_ON_ERROR 'failed';"), (e: Error) => {
+    assert.match(
+      e.message,
+      /S3 move of \/cdc\/orders_\d+\.eds on s3:\/\/lake\/data failed: it is 6\.0 GB, over S3's 5 GB limit for copying an object in one request/,
+    );
+    return true;
+  });
+  assert.deepEqual(await server.keys(), [log], 'the log stays where it was, and no copy is made');
 });

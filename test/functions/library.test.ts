@@ -334,6 +334,16 @@ test('#image2pdf from bytes, a local file and an http URL', async () => {
     server.close();
   }
   assert.throws(() => ev('#image2pdf(nosuchfile.png)', st), /#image2pdf: no such image file/);
+  // A cloud store's object is not among the spec's sources: the error says what to give instead, without the address's secret.
+  for (const address of ['s3://AKIA:c2VjcmV0@lake/logo.png', 'az://salesdata:c2VjcmV0@lake/logo.png']) {
+    assert.throws(
+      () => ev(`#image2pdf(${address})`, st),
+      (e: Error) =>
+        /#image2pdf: an (s3|az):\/\/ address is not read here: give the object's pre-signed https URL \(S3\) or its https URL with a SAS token \(Azure\)$/.test(
+          e.message,
+        ) && !e.message.includes('c2VjcmV0'),
+    );
+  }
   writeFileSync(join(dir, 'text.png'), 'not an image');
   assert.throws(() => ev('#image2pdf(text.png)', st), /#image2pdf: the image is neither PNG nor JPEG/);
 });

@@ -1,3 +1,5 @@
+import { request, createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { S3Client, ListObjectsV2Command, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { removeTempDir, tempDir } from './temp';
 
@@ -9,6 +11,7 @@ export interface S3Server {
   /** The object keys of the bucket, sorted. */
   keys(): Promise<string[]>;
   read(key: string): Promise<string>;
+  readBytes(key: string): Promise<Buffer>;
   write(key: string, body: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -58,6 +61,10 @@ export async function startS3Server(keyId: string, bucket = 'lake'): Promise<S3S
       const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
       return out.Body!.transformToString();
     },
+    async readBytes(key) {
+      const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return Buffer.from(await out.Body!.transformToByteArray());
+    },
     async write(key, body) {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
     },
@@ -65,6 +72,64 @@ export async function startS3Server(keyId: string, bucket = 'lake'): Promise<S3S
       client.destroy();
       await server.close();
       removeTempDir(directory);
+    },
+  };
+}
+
+export interface S3Proxy {
+  /** http://127.0.0.1:port, to give sqlcdc instead of the server's. */
+  endpoint: string;
+  /** Each request's method and path with its query, in the order they arrived. */
+  requests: string[];
+  /** Resolves when a request `hold` picked has arrived (it is never forwarded nor answered). */
+  held: Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface S3ProxyOptions {
+  /** Picks requests that get no answer, so a test can interrupt an upload at a known point. */
+  hold?: (request: string) => boolean;
+  /** Edits the headers of the server's answer to `request` (e.g. a HEAD's size, for what s3rver cannot store). */
+  answer?: (request: string, headers: IncomingHttpHeaders) => void;
+}
+
+/**
+ * A pass-through HTTP proxy in front of an S3 server that records the requests it is sent (`PUT
+ * /lake/a.csv?partNumber=2&uploadId=…`), for what s3rver cannot show (the multipart calls made) or
+ * does not implement (listing or aborting multipart uploads).
+ */
+export async function startS3Proxy(target: string, { hold, answer }: S3ProxyOptions = {}): Promise<S3Proxy> {
+  const requests: string[] = [];
+  let heldOne!: (request: string) => void;
+  const held = new Promise<string>((resolve) => (heldOne = resolve));
+  const to = new URL(target);
+  const server = createServer((req, res) => {
+    const line = `${req.method} ${req.url}`;
+    requests.push(line);
+    if (hold?.(line)) {
+      heldOne(line);
+      req.resume();
+      return;
+    }
+    const forward = request(
+      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+      (reply: IncomingMessage) => {
+        answer?.(line, reply.headers);
+        res.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    held,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((done) => server.close(() => done()));
     },
   };
 }

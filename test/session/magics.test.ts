@@ -256,3 +256,23 @@ test('an error of a magic line has its line and the column of the bad argument; 
     assert.match(e.statement ?? '', /^%%(job|nosuch)$/);
   }
 });
+
+test('a %%job cell with CRLF or CR line ends is read as with LF: its first line the magic, the rest the saved script', async () => {
+  for (const [name, nl] of [
+    ['lf', '\n'],
+    ['crlf', '\r\n'],
+    ['cr', '\r'],
+  ]) {
+    const { session: s, dir } = tempSession({}, 'magic-line-ends');
+    const script = `PRINT 'a';${nl}PRINT 'b';${nl}`;
+    const saved = await collect(s, `%%job nightly reader --save-sample${nl}${script}`);
+    assert.equal(saved.filter((r) => r.kind === 'error').length, 0, `${name}: ${JSON.stringify(saved)}`);
+    assert.equal(readFileSync(join(dir, 'ws', 'jobs', 'nightly', 'reader.sql'), 'utf8'), script, name);
+    // An error in the magic's arguments is on its first line, at the argument.
+    const [bad] = (await collect(s, `%%job nightly writer --bogus${nl}${script}`)).filter((r) => r.kind === 'error');
+    assert.ok(bad?.kind === 'error', name);
+    assert.deepEqual([bad.error.position?.line, bad.error.position?.column], [1, 22], name);
+    assert.match(bad.error.message, /unknown option --bogus/, name);
+    await s.close();
+  }
+});

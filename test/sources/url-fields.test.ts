@@ -30,6 +30,9 @@ const VALUES: [string, string][] = [
   ['cursor%2F%3D', 'cursor%2F%3D'],
   ['naïve €', 'na%C3%AFve%20%E2%82%AC'],
   ['../admin', '..%2Fadmin'],
+  // A dot segment would change the path's shape (/items/.. is /): sent encoded, and not resolved.
+  ['.', '%2E'],
+  ['..', '%2E%2E'],
 ];
 
 async function setup(): Promise<{ server: TestServer; session: Session }> {
@@ -113,5 +116,22 @@ test('a variable holding the whole URL, or its base, is taken as written (@webho
       '/v1?key=k/1&page=a%20b/c',
       '/items/a%20b%2Fc',
     ],
+  );
+});
+
+test('an error names the path as sent: a call to /items/%2E%2E is not shown as a call to /', async () => {
+  const server = await startHttpServer((_req, res) => sendJson(res, { error: 'no such item' }, 404));
+  servers.push(server);
+  const { session } = tempSession({}, 'url-fields-error');
+  sessions.push(session);
+  await session.run(`%connection add api ${server.url}/api`);
+  session.variables.set('v', '..');
+  await assert.rejects(
+    session.run(`SELECT * FROM HTTP [api] (GET /items/{{@v}}?n=1);`),
+    /HTTP 404 Not Found from GET http:\/\/127\.0\.0\.1:\d+\/api\/items\/%2E%2E\?n=1/,
+  );
+  assert.deepEqual(
+    server.requests.map((r) => r.url),
+    ['/api/items/%2E%2E?n=1'],
   );
 });

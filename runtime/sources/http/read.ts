@@ -77,9 +77,10 @@ export async function readPages(
 ): Promise<void> {
   let url: URL | undefined = pager.start();
   while (url) {
-    const response = await send(requestAt(request, url));
+    const pageRequest = requestAt(request, url);
+    const response = await send(pageRequest);
     if (!response) return;
-    const page = new Page(url, response, describeCall(request.method, url), floatDecimal);
+    const page = new Page(url, response, describeCall(pageRequest), floatDecimal);
     const { records, stop } = await onPage(page);
     if (stop || signal.aborted) return;
     url = pager.next(url, {
