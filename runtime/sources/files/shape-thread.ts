@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { Dataset } from '../../dataset/dataset';
+import { parseDecimal, scaleOf } from '../../dataset/decimal-scale';
+import type { Column, Value } from '../../dataset/types';
+import type Decimal from 'decimal.js';
+import { fromWire, toWire, transferables, type WireColumn } from '../../parquet/wire';
+import { ThreadCall } from '../../util/thread-call';
+import { shapeText, type FileFormat, type FileShape } from './load';
+
+/**
+ * Documents this long (characters) or longer are shaped in a worker thread: a smaller one is shaped in
+ * less time than a thread takes to start (about 85 ms), and a larger one would hold the event loop.
+ */
+const OFF_THREAD_CHARS = 1 << 20;
+
+export interface ShapeRequest {
+  text: string;
+  format: FileFormat;
+  shape: FileShape;
+  display: string;
+}
+
+/** A shaped document as the thread posts it (parquet/wire.ts); decimal cells as their text, with their scale. */
+export interface Shaped {
+  columns: Column[];
+  wire: WireColumn[];
+  rows: number;
+}
+
+const shaper = new ThreadCall<ShapeRequest, Shaped>(join(__dirname, 'shape-worker.js'));
+
+/**
+ * The rows of a JSON, NDJSON or XML file's text (shapeText). Parsing a document is synchronous (JSON.parse,
+ * xmldom) and takes seconds for tens of megabytes, so a large one is shaped in a worker thread that
+ * `signal` (Ctrl-C, the kernel's interrupt) ends.
+ */
+export async function shapeDocument(request: ShapeRequest, signal: AbortSignal): Promise<Dataset> {
+  const { text, format, shape, display } = request;
+  if (text.length < OFF_THREAD_CHARS) return shapeText(text, format, shape, display);
+  const { columns, wire, rows } = await shaper.call(request, display, signal);
+  const data = wire.map((w, c) => {
+    const cells = fromWire(w);
+    if (columns[c].type.base !== 'decimal' || !Array.isArray(cells)) return cells;
+    return cells.map((v) => (v === null ? null : parseDecimal(v as string)));
+  });
+  return new Dataset(columns, data, rows);
+}
+
+/** In the thread: a shaped dataset in its posted form. */
+export function shapedOf(ds: Dataset): Shaped {
+  const wire = ds.columns.map((column, c) => {
+    const values = ds.column(c);
+    if (column.type.base !== 'decimal') return toWire(column.type, values);
+    // A Decimal cannot be posted; its text with as many decimals as its scale parses back to it.
+    const texts: Value[] = values.map((v) => (v === null ? null : (v as Decimal).toFixed(scaleOf(v as Decimal))));
+    return { kind: 'values', values: texts } satisfies WireColumn;
+  });
+  return { columns: ds.columns, wire, rows: ds.rowCount };
+}
+
+export function shapedTransferables(shaped: Shaped): ArrayBuffer[] {
+  return shaped.wire.flatMap(transferables);
+}
