@@ -1,8 +1,8 @@
 import { parentPort, Worker, type TransferListItem } from 'node:worker_threads';
-import { ScriptError, type ErrorKind } from '../errors';
+import { ScriptError, type ErrorKind, type Position } from '../errors';
 
 /** What a worker posts back for one request: its answer, or the ScriptError it met, as plain data. */
-export type ThreadReply<A> = { answer: A } | { error: { message: string; kind: ErrorKind } };
+export type ThreadReply<A> = { answer: A } | { error: { message: string; kind: ErrorKind; position?: Position } };
 
 /**
  * How long a thread waits for the next request before it ends: a glob of many files reuses one thread
@@ -38,7 +38,9 @@ export class ThreadCall<R, A> {
       const onMessage = (reply: ThreadReply<A>) => {
         this.park(worker);
         settle(() =>
-          'answer' in reply ? resolve(reply.answer) : reject(new ScriptError(reply.error.message, reply.error.kind)),
+          'answer' in reply
+            ? resolve(reply.answer)
+            : reject(new ScriptError(reply.error.message, reply.error.kind, reply.error.position)),
         );
       };
       const onError = (e: Error) => fail(new ScriptError(`cannot read ${display}: ${e.message}`, 'runtime'));
@@ -105,7 +107,8 @@ export function serveThreadCalls<R, A>(
         (e: unknown) => {
           const error =
             e instanceof ScriptError ? e : new ScriptError(`cannot read ${display(request)}: ${String(e)}`, 'runtime');
-          parentPort!.postMessage({ error: { message: error.message, kind: error.kind } } satisfies ThreadReply<A>);
+          const { message, kind, position } = error;
+          parentPort!.postMessage({ error: { message, kind, position } } satisfies ThreadReply<A>);
         },
       );
   });

@@ -1,17 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
 import { scaleOf } from '../../runtime/dataset/decimal-scale';
 import type { Value } from '../../runtime/dataset/types';
 import Decimal from 'decimal.js';
+import { startHttpServer } from '../helpers/http-server';
 import { load, plain, schema, sessionWith } from './helpers';
 
 const LIMITS = { timeout: 120_000 };
 
 test('an interrupt ends SELECT FROM DRIVE of a large XML document while it is being shaped', LIMITS, async () => {
-  // About 7 MB: read in a few milliseconds, parsed and shaped in seconds (xmldom builds a DOM node per element).
-  const rows = Array.from({ length: 100_000 }, (_, i) => `<row><id>${i}</id><name>name ${i}</name></row>`);
-  const { session } = sessionWith({ 'big.xml': `<rows>${rows.join('')}</rows>` });
+  const { session } = sessionWith({ 'big.xml': bigXml() });
   const controller = new AbortController();
   const results: Result[] = [];
   for await (const r of session.execute("PRINT 'reading';\nSELECT * FROM DRIVE 'big.xml';", {
@@ -26,6 +26,64 @@ test('an interrupt ends SELECT FROM DRIVE of a large XML document while it is be
   assert.equal(error.statement, 'SELECT FROM DRIVE');
   assert.equal(session.dataset.rowCount, 0, 'the pipeline is as before the statement');
 });
+
+/** About 7 MB: read in a few milliseconds, parsed and shaped in seconds (xmldom builds a DOM node per element). */
+function bigXml(): string {
+  const rows = Array.from({ length: 100_000 }, (_, i) => `<row><id>${i}</id><name>name ${i}</name></row>`);
+  return `<rows>${rows.join('')}</rows>`;
+}
+
+test('an interrupt ends SELECT FROM HTTP of a large XML answer while APPLY TX shapes it', LIMITS, async (t) => {
+  const body = bigXml();
+  const server = await startHttpServer((_req, res) => {
+    res.setHeader('content-type', 'application/xml');
+    res.end(body);
+  });
+  t.after(() => server.close());
+  const { session } = sessionWith({});
+  const controller = new AbortController();
+  // The answer is whole in a moment; the interrupt comes while it is shaped.
+  void server.received(1).then(() => setTimeout(() => controller.abort(), 300));
+  const results: Result[] = [];
+  for await (const r of session.execute(`SELECT * FROM HTTP (GET ${server.url}/rows) APPLY TX '$.row';`, {
+    signal: controller.signal,
+  }))
+    results.push(r);
+  const error = results.find((r) => r.kind === 'error')?.error;
+  assert.equal(error?.message, 'cancelled');
+  assert.equal(error.statement, 'SELECT FROM HTTP');
+});
+
+test(
+  'a large answer shaped off the main thread gives the rows a small one does; a path selecting nothing is placed',
+  LIMITS,
+  async (t) => {
+    const row = (i: number) => `<row id="${i}"><name>n${i}</name><price>1.50</price></row>`;
+    const doc = (n: number) => `<rows>${Array.from({ length: n }, (_, i) => row(i)).join('')}</rows>`;
+    const server = await startHttpServer((req, res) => {
+      res.setHeader('content-type', 'application/xml');
+      res.end(doc(req.url.includes('large') ? 30_000 : 3));
+    });
+    t.after(() => server.close());
+    const { session } = sessionWith({});
+    const small = await load(session, `SELECT * FROM HTTP (GET ${server.url}/small) APPLY TX '$.row';`);
+    const large = await load(session, `SELECT * FROM HTTP (GET ${server.url}/large) APPLY TX '$.row';`);
+    assert.equal(large.rowCount, 30_000);
+    assert.deepEqual(schema(large), schema(small));
+    assert.deepEqual(plain(large).slice(0, 3), plain(small));
+    const errorOf = (cell: string) =>
+      session.run(cell).then(
+        () => assert.fail(`no error: ${cell}`),
+        (e: ScriptError) => e,
+      );
+    const cell = `SELECT * FROM HTTP (GET ${server.url}/large)\n  APPLY TX '$.nothing';`;
+    const large2 = await errorOf(cell);
+    const small2 = await errorOf(cell.replace('/large', '/small'));
+    assert.match(large2.message, /^APPLY TX path '\$\.nothing' selects nothing in GET http:\/\/.*\/large/);
+    assert.equal(large2.message, small2.message.replace('/small', '/large'));
+    assert.deepEqual(large2.position, small2.position);
+  },
+);
 
 /** Cells comparable across readers: a decimal with its scale (12.50 is not 12.5). */
 function exact(v: Value): unknown {

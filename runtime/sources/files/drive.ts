@@ -124,7 +124,7 @@ async function readTextFile(
     floatDecimal: read.floatDecimal,
   };
   if (format === 'RAW') return shapeText(text, format, shape, file.display);
-  return shapeDocument({ text, format, shape, display: file.display }, signal);
+  return shapeDocument({ of: 'file', text, format, shape, display: file.display }, signal);
 }
 
 function csvOptionsOf(read: DriveRead, full: string): CsvOptions {

@@ -5,6 +5,8 @@ import type { Column, Value } from '../../dataset/types';
 import type Decimal from 'decimal.js';
 import { fromWire, toWire, transferables, type WireColumn } from '../../parquet/wire';
 import { ThreadCall } from '../../util/thread-call';
+import { parseAnswer } from '../http/answer';
+import { transformParsed, type TxOptions, type TxPlan } from '../tx';
 import { shapeText, type FileFormat, type FileShape } from './load';
 
 /**
@@ -13,11 +15,19 @@ import { shapeText, type FileFormat, type FileShape } from './load';
  */
 const OFF_THREAD_CHARS = 1 << 20;
 
-export interface ShapeRequest {
-  text: string;
-  format: FileFormat;
-  shape: FileShape;
-  display: string;
+/** A document to shape: a file's text (SELECT FROM DRIVE), or an HTTP answer and its APPLY TX path. */
+export type ShapeRequest =
+  | { of: 'file'; text: string; format: FileFormat; shape: FileShape; display: string }
+  | { of: 'answer'; text: string; mediaType: string; call: string; plan: DocumentPlan; options: TxOptions };
+
+type DocumentPlan = Extract<TxPlan, { kind: 'path' }>;
+
+/** The rows of a document, wherever it is shaped. */
+export function shapeHere(request: ShapeRequest): Dataset {
+  if (request.of === 'file') return shapeText(request.text, request.format, request.shape, request.display);
+  const { text, mediaType, call, plan, options } = request;
+  const { root, kind } = parseAnswer(text, mediaType, call, options.floatDecimal);
+  return transformParsed(root, kind, plan, { ...options, source: call, mediaType });
 }
 
 /** A shaped document as the thread posts it (parquet/wire.ts); decimal cells as their text, with their scale. */
@@ -30,20 +40,24 @@ export interface Shaped {
 const shaper = new ThreadCall<ShapeRequest, Shaped>(join(__dirname, 'shape-worker.js'));
 
 /**
- * The rows of a JSON, NDJSON or XML file's text (shapeText). Parsing a document is synchronous (JSON.parse,
+ * The rows of a JSON, NDJSON or XML document (shapeHere). Parsing a document is synchronous (JSON.parse,
  * xmldom) and takes seconds for tens of megabytes, so a large one is shaped in a worker thread that
  * `signal` (Ctrl-C, the kernel's interrupt) ends.
  */
 export async function shapeDocument(request: ShapeRequest, signal: AbortSignal): Promise<Dataset> {
-  const { text, format, shape, display } = request;
-  if (text.length < OFF_THREAD_CHARS) return shapeText(text, format, shape, display);
-  const { columns, wire, rows } = await shaper.call(request, display, signal);
+  if (request.text.length < OFF_THREAD_CHARS) return shapeHere(request);
+  const { columns, wire, rows } = await shaper.call(request, nameOf(request), signal);
   const data = wire.map((w, c) => {
     const cells = fromWire(w);
     if (columns[c].type.base !== 'decimal' || !Array.isArray(cells)) return cells;
     return cells.map((v) => (v === null ? null : parseDecimal(v as string)));
   });
   return new Dataset(columns, data, rows);
+}
+
+/** What names the document in a message. */
+export function nameOf(request: ShapeRequest): string {
+  return request.of === 'file' ? request.display : request.call;
 }
 
 /** In the thread: a shaped dataset in its posted form. */
