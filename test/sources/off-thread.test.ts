@@ -54,6 +54,24 @@ test('an interrupt ends SELECT FROM HTTP of a large XML answer while APPLY TX sh
   assert.equal(error.statement, 'SELECT FROM HTTP');
 });
 
+test('an interrupt ends APPLY TX on a large document held in a column while it is shaped', LIMITS, async (t) => {
+  const body = bigXml();
+  const server = await startHttpServer((_req, res) => {
+    res.setHeader('content-type', 'application/xml');
+    res.end(body);
+  });
+  t.after(() => server.close());
+  const { session } = sessionWith({});
+  const controller = new AbortController();
+  void server.received(1).then(() => setTimeout(() => controller.abort(), 300));
+  const results: Result[] = [];
+  const cell = `SELECT * FROM HTTP (GET ${server.url}/rows);\nAPPLY TX '$.row';`;
+  for await (const r of session.execute(cell, { signal: controller.signal })) results.push(r);
+  const error = results.find((r) => r.kind === 'error')?.error;
+  assert.equal(error?.message, 'cancelled');
+  assert.equal(error.statement, 'APPLY TX');
+});
+
 test(
   'a large answer shaped off the main thread gives the rows a small one does; a path selecting nothing is placed',
   LIMITS,

@@ -6,7 +6,7 @@ import type Decimal from 'decimal.js';
 import { fromWire, toWire, transferables, type WireColumn } from '../../parquet/wire';
 import { ThreadCall } from '../../util/thread-call';
 import { parseAnswer } from '../http/answer';
-import { transformParsed, type TxOptions, type TxPlan } from '../tx';
+import { transformParsed, transformText, type TxOptions, type TxPlan } from '../tx';
 import { shapeText, type FileFormat, type FileShape } from './load';
 
 /**
@@ -15,16 +15,18 @@ import { shapeText, type FileFormat, type FileShape } from './load';
  */
 const OFF_THREAD_CHARS = 1 << 20;
 
-/** A document to shape: a file's text (SELECT FROM DRIVE), or an HTTP answer and its APPLY TX path. */
+/** A document to shape: a file's text (SELECT FROM DRIVE), an HTTP answer and its APPLY TX path, or a cell's text (APPLY TX). */
 export type ShapeRequest =
   | { of: 'file'; text: string; format: FileFormat; shape: FileShape; display: string }
-  | { of: 'answer'; text: string; mediaType: string; call: string; plan: DocumentPlan; options: TxOptions };
+  | { of: 'answer'; text: string; mediaType: string; call: string; plan: DocumentPlan; options: TxOptions }
+  | { of: 'text'; text: string; plan: TxPlan; options: TxOptions };
 
 type DocumentPlan = Extract<TxPlan, { kind: 'path' }>;
 
 /** The rows of a document, wherever it is shaped. */
 export function shapeHere(request: ShapeRequest): Dataset {
   if (request.of === 'file') return shapeText(request.text, request.format, request.shape, request.display);
+  if (request.of === 'text') return transformText(request.text, request.plan, request.options);
   const { text, mediaType, call, plan, options } = request;
   const { root, kind } = parseAnswer(text, mediaType, call, options.floatDecimal);
   return transformParsed(root, kind, plan, { ...options, source: call, mediaType });
@@ -55,8 +57,14 @@ export async function shapeDocument(request: ShapeRequest, signal: AbortSignal):
   return new Dataset(columns, data, rows);
 }
 
+/** transformColumn's shaping of each cell's document with `plan`: a large one in the thread. */
+export function cellShaper(plan: TxPlan, signal: AbortSignal): (text: string, options: TxOptions) => Promise<Dataset> {
+  return (text, options) => shapeDocument({ of: 'text', text, plan, options }, signal);
+}
+
 /** What names the document in a message. */
 export function nameOf(request: ShapeRequest): string {
+  if (request.of === 'text') return request.options.source ?? 'the document';
   return request.of === 'file' ? request.display : request.call;
 }
 
