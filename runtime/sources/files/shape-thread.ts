@@ -42,9 +42,9 @@ export interface Shaped {
 const shaper = new ThreadCall<ShapeRequest, Shaped>(join(__dirname, 'shape-worker.js'));
 
 /**
- * The rows of a JSON, NDJSON or XML document (shapeHere). Parsing a document is synchronous (JSON.parse,
- * xmldom) and takes seconds for tens of megabytes, so a large one is shaped in a worker thread that
- * `signal` (Ctrl-C, the kernel's interrupt) ends.
+ * The rows of a document (shapeHere). Parsing one is synchronous (JSON.parse, xmldom, the CSV parser)
+ * and takes seconds for tens of megabytes, so a large one is shaped in a worker thread that `signal`
+ * (Ctrl-C, the kernel's interrupt) ends.
  */
 export async function shapeDocument(request: ShapeRequest, signal: AbortSignal): Promise<Dataset> {
   if (request.text.length < OFF_THREAD_CHARS) return shapeHere(request);
