@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { abortOnSigint } from './interrupt';
 import { EXIT } from './constants';
 import { formatScriptError } from './run';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
@@ -218,20 +219,20 @@ async function run(args: string[]): Promise<number> {
       const name = one(rest, 'run');
       store.get(name);
       const controller = new AbortController();
-      const onSigint = () => (controller.signal.aborted ? process.exit(EXIT.interrupted) : controller.abort());
-      process.on('SIGINT', onSigint);
+      const stopListening = abortOnSigint(controller);
+      let record;
       try {
-        const record = await runJob(store, name, {
+        record = await runJob(store, name, {
           by: 'run',
           report: stderrReport(store),
           signal: controller.signal,
         });
-        if (controller.signal.aborted) return EXIT.interrupted;
-        process.stderr.write(`job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})\n`);
-        return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
       } finally {
-        process.off('SIGINT', onSigint);
+        await stopListening();
       }
+      if (controller.signal.aborted) return EXIT.interrupted;
+      process.stderr.write(`job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})\n`);
+      return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
     }
     case 'update':
       // Options before the action (`job --workspace ws update …`): read again as update's.

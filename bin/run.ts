@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
+  cancelled,
   caretLines,
   displayFallback,
   errorInFile,
@@ -13,6 +14,7 @@ import {
   type ScriptError,
 } from '../runtime/index';
 import { ProgressLine } from '../repl/progress-line';
+import { abortOnSigint } from './interrupt';
 import { EXIT, type OutputFormat } from './constants';
 
 export interface RunOptions {
@@ -62,11 +64,7 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
 
   const session = new Session({ workspace: options.workspace, pipeline: pipelineNameOf(file) });
   const controller = new AbortController();
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    controller.abort();
-  };
-  process.on('SIGINT', onSigint);
+  const stopListening = abortOnSigint(controller);
 
   let failed: ScriptError | undefined;
   /** Everything but the final dataset goes to stderr. */
@@ -101,10 +99,14 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
   try {
     for await (const r of session.execute(source, { signal: controller.signal })) report(r);
   } finally {
-    process.off('SIGINT', onSigint);
+    await stopListening();
     await session.close();
   }
-  if (controller.signal.aborted) return EXIT.interrupted;
+  if (controller.signal.aborted) {
+    // Interrupted after the last statement had begun, which ran to its end without looking: nothing reported it.
+    if (!failed) process.stderr.write(`${errorInFile(file, cancelled())}\n`);
+    return EXIT.interrupted;
+  }
   if (failed) return EXIT.scriptError;
   await new Promise<void>((resolve, reject) =>
     process.stdout.write(withNewline(formatDataset(session.dataset, options.output)), (e) =>

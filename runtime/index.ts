@@ -9,6 +9,7 @@ export type { CommandTable } from './commands/table';
 export { displayFallback, type Result, type ExecuteOptions } from './results';
 export {
   ScriptError,
+  cancelled,
   caretLines,
   describeError,
   errorInFile,

@@ -1,5 +1,6 @@
 import type { Dataset } from '../dataset/dataset';
 import { ScriptError } from '../errors';
+import { cellShaper } from '../sources/files/shape-thread';
 import { compileTx, transformColumn } from '../sources/tx';
 import { atArgument } from '../at-argument';
 import type { ApplyTx } from '../script/ast';
@@ -20,7 +21,15 @@ export const applyTx: Command<ApplyTx> = async (stmt, input, ctx) => {
   const options = { floatDecimal, mustSelect: on === undefined };
   // With ON, what goes wrong is about that column: it is missing, or its documents do not parse.
   return atArgument(on, () =>
-    transformColumn(input, on ? on.value : documentColumn(input), plan, options, on !== undefined),
+    transformColumn(
+      input,
+      on ? on.value : documentColumn(input),
+      plan,
+      options,
+      on !== undefined,
+      true,
+      cellShaper(plan, ctx.signal),
+    ),
   );
 };
 

@@ -11,6 +11,7 @@ import { Tracer } from '../targets/trace';
 import { MAX_PAGES, Pager } from '../sources/http/paging';
 import { readPages, type Page } from '../sources/http/read';
 import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan } from '../sources/tx';
+import { shapeDocument } from '../sources/files/shape-thread';
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
@@ -73,8 +74,13 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
         async (page) => {
           recordLastHttp(ctx.run, page);
           const options = pagesRead++ === 0 ? firstPage : txOptions;
-          const data = calls.rows(() =>
-            plan ? pageRows(page, plan, options) : responseRow(page, o.returnBytes ?? false),
+          // PAGING_PATH reads the parsed document itself: that one is shaped where it is parsed.
+          const data = await calls.rows(() =>
+            plan && !o.paging?.path
+              ? pageRowsOffThread(page, plan, options, ctx.signal)
+              : plan
+                ? pageRows(page, plan, options)
+                : responseRow(page, o.returnBytes ?? false),
           );
           if (!data) return { records: () => 0, stop: true };
           const records = plan ? () => data.rowCount : () => page.bodyRecords();
@@ -128,9 +134,9 @@ class PageCalls {
   }
 
   /** A page's rows, or undefined when reading them failed and CONTINUE_ON_ERRORS lets that through. */
-  rows(read: () => Dataset): Dataset | undefined {
+  async rows(read: () => Dataset | Promise<Dataset>): Promise<Dataset | undefined> {
     try {
-      return read();
+      return await read();
     } catch (e) {
       return this.failedWith(e);
     }
@@ -155,6 +161,16 @@ export function pageRows(page: Page, plan: TxPlan, options: TxOptions): Dataset 
   if (page.isEmpty()) return Dataset.empty();
   const { root, kind } = page.document();
   return transformParsed(root, kind, plan, source);
+}
+
+/**
+ * A page's rows as pageRows gives them, a large document shaped in a worker thread (shape-thread.ts):
+ * only where nothing else needs the parsed document (no PAGING_PATH reads it).
+ */
+async function pageRowsOffThread(page: Page, plan: TxPlan, options: TxOptions, signal: AbortSignal): Promise<Dataset> {
+  if (plan.kind === 'csv' || page.isEmpty()) return pageRows(page, plan, options);
+  const { mediaType } = page.response;
+  return shapeDocument({ of: 'answer', text: page.text(), mediaType, call: page.call, plan, options }, signal);
 }
 
 export function responseRow(page: Page, returnBytes: boolean): Dataset {

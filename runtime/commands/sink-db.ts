@@ -16,6 +16,7 @@ import { evaluateText } from '../functions/evaluate';
 import type { RunState } from '../scope';
 import type { SinkDb, Text } from '../script/ast';
 import type { Dataset } from '../dataset/dataset';
+import { cellShaper } from '../sources/files/shape-thread';
 import { compileTx, transformColumn } from '../sources/tx';
 import { floatsAsDecimal } from '../functions/json-format';
 import { atArgument } from '../at-argument';
@@ -38,7 +39,7 @@ const cleaned = new WeakMap<RunState, Set<string>>();
  * writes the records of the documents a column holds instead of the rows (`shredded`).
  */
 export const sinkDb: Command<SinkDb> = async (stmt, given, ctx) => {
-  const input = stmt.onColumn ? shredded(stmt.onColumn, given, ctx) : given;
+  const input = stmt.onColumn ? await shredded(stmt.onColumn, given, ctx) : given;
   requireColumns(input, stmt.keyword);
   const engine = engineFor(ctx, stmt.connection);
   const table = atArgument(stmt.table, () => tableName(evaluateText(stmt.table, ctx), engine.dialect));
@@ -79,9 +80,11 @@ export const sinkDb: Command<SinkDb> = async (stmt, given, ctx) => {
  * '<column>' does — its records become rows, the row's other columns repeated on each — and those rows
  * are what the table receives. A row whose document is null, blank or has no records adds none.
  */
-function shredded(column: Text, input: Dataset, ctx: CommandContext): Dataset {
+function shredded(column: Text, input: Dataset, ctx: CommandContext): Promise<Dataset> {
   const floatDecimal = floatsAsDecimal(ctx.session);
-  return atArgument(column, () => transformColumn(input, column.value, ROOT, { floatDecimal }, true, false));
+  return atArgument(column, () =>
+    transformColumn(input, column.value, ROOT, { floatDecimal }, true, false, cellShaper(ROOT, ctx.signal)),
+  );
 }
 
 const ROOT = compileTx('$');

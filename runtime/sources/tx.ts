@@ -96,15 +96,17 @@ export function transformParsed(
  * null. A document column named like a carried column is renamed `<ON column>.<name>`. Documents
  * are typed one by one and stacked (concatDatasets widens a column typed differently by two rows).
  */
-export function transformColumn(
+export async function transformColumn(
   input: Dataset,
   column: string,
   plan: TxPlan,
   options: TxOptions,
   carry: boolean,
   /** With `carry`: a row whose document gives no rows stays (APPLY TX), or is left out (SINK … ON COLUMN). */
-  keepEmpty = true,
-): Dataset {
+  keepEmpty: boolean,
+  /** Shapes one document (transformText, or a worker thread for a large one: shape-thread.ts). */
+  shape: (text: string, options: TxOptions) => Dataset | Promise<Dataset>,
+): Promise<Dataset> {
   const ordinal = input.require(column);
   const type = input.columns[ordinal].type;
   const columnName = input.columns[ordinal].name;
@@ -117,9 +119,7 @@ export function transformColumn(
   for (let r = 0; r < input.rowCount; r++) {
     const text = cellText(documents[r], type);
     const doc =
-      text === undefined
-        ? new Dataset()
-        : transformText(text, plan, { ...options, source: `row ${r + 1} of ${columnName}` });
+      text === undefined ? new Dataset() : await shape(text, { ...options, source: `row ${r + 1} of ${columnName}` });
     if (!carry) {
       parts.push(doc);
       continue;

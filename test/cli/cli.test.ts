@@ -402,6 +402,44 @@ test('SIGINT cancels the running statement and exits 130', LIMITS, async (t) => 
   assert.ok(!r.stderr.includes('not reached'));
 });
 
+/** CPU seconds the process has used (Linux /proc), 0 once it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return 0;
+  }
+}
+
+test(
+  'a SIGINT that arrives while the last statement holds the event loop still ends the run with 130',
+  LIMITS,
+  async () => {
+    // A regular expression that backtracks exponentially runs for many CPU seconds without a turn of the
+    // event loop (not even to write PRINT's text out): the signal waits until the statement is over, and
+    // the run must not then end as if never interrupted. It is sent once the CLI has spent more CPU than
+    // starting takes, which it can only do in the expression.
+    const dir = project({ 'hold.sql': "SELECT * FROM DRIVE 'hold.csv';\nAPPLY FILTER REGEX '^(a|a)+$' ON 'x';\n" });
+    writeFileSync(join(dir, 'hold.csv'), `x\n${'a'.repeat(27)}b\n`);
+    const r = await sqlcdc(dir, ['run', 'scripts/hold.sql'], {
+      started: (child) => {
+        const poll = setInterval(() => {
+          if (cpuSeconds(child.pid!) < 2.5) return;
+          clearInterval(poll);
+          child.kill('SIGINT');
+        }, 50);
+        child.on('exit', () => clearInterval(poll));
+      },
+    });
+    assert.equal(r.code, 130, r.stderr);
+    assert.match(r.stderr, /^scripts\/hold\.sql: error: cancelled$/m);
+    assert.equal(r.stdout, '', 'no dataset printed');
+  },
+);
+
 test('repl --existing hands over to the kernel client', LIMITS, async () => {
   const r = await sqlcdc(tempDir('cli'), ['repl', '--existing', 'no-such-kernel.json']);
   assert.equal(r.code, 1);

@@ -7,6 +7,7 @@ import { readParquetFile } from '../../parquet/read';
 import type { Drive } from '../../drives/drive';
 import { displayPath, expandGlob, globSource, isGlob, PATH_GLOB } from './glob';
 import { formatOf, readCsvFile, readText, shapeText, sniffFormat, type FileFormat, type FileShape } from './load';
+import { shapeDocument } from './shape-thread';
 
 /** A SELECT FROM DRIVE with its texts evaluated. */
 export interface DriveRead {
@@ -101,7 +102,7 @@ async function readTextFile(
   file: DriveFile,
   read: DriveRead,
   fileFormat: FileFormat,
-  signal?: AbortSignal,
+  signal: AbortSignal,
 ): Promise<Dataset> {
   let format = fileFormat;
   const docPath = read.tx !== undefined && !isCsvOptions(read.tx) ? read.tx : undefined;
@@ -122,7 +123,8 @@ async function readTextFile(
     rawCol: read.rawCol,
     floatDecimal: read.floatDecimal,
   };
-  return shapeText(text, format, shape, file.display);
+  if (format === 'RAW') return shapeText(text, format, shape, file.display);
+  return shapeDocument({ of: 'file', text, format, shape, display: file.display }, signal);
 }
 
 function csvOptionsOf(read: DriveRead, full: string): CsvOptions {

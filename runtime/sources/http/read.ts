@@ -1,11 +1,7 @@
-import { parseDocument, valueAtPath, type DocKind } from '../../docpath';
-import { documentKind } from '../tx';
-import { parseLines, looksLikeLines } from '../files/load';
+import { valueAtPath, type DocKind } from '../../docpath';
+import { parseAnswer } from './answer';
 import { Pager } from './paging';
 import { decodeBody, describeCall, requestAt, type HttpRequest, type HttpResponse } from '../../http/request';
-
-/** Media types of newline-delimited JSON. */
-const NDJSON = /ndjson|jsonl/;
 
 /** One response of a paged read, with its text and document parsed once, on first use. */
 export class Page {
@@ -25,19 +21,7 @@ export class Page {
   }
 
   document(): { root: unknown; kind: DocKind } {
-    if (!this.parsed) {
-      const text = this.text();
-      const kind = documentKind(text, this.response.mediaType, this.call);
-      // NDJSON answers (exports, streams) are read as NDJSON files are: one record a line.
-      const lines = kind === 'json' && (NDJSON.test(this.response.mediaType) || looksLikeLines(text));
-      this.parsed = {
-        root: lines
-          ? parseLines(text, this.call, this.floatDecimal)
-          : parseDocument(text, kind, this.call, this.floatDecimal),
-        kind,
-      };
-    }
-    return this.parsed;
+    return (this.parsed ??= parseAnswer(this.text(), this.response.mediaType, this.call, this.floatDecimal));
   }
 
   /** No body, or only blanks. */

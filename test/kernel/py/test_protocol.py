@@ -386,6 +386,28 @@ class Interrupts(unittest.TestCase):
         pid = self.km.provisioner.process.pid
         self.interrupt_hanging_call(lambda: os.kill(pid, signal.SIGINT))
 
+    def test_control_answers_and_interrupt_ends_a_large_document_being_shaped(self):
+        # About 7 MB of XML: read at once, then parsed and shaped for seconds (xmldom), which must not
+        # hold the kernel's event loop: the control channel answers and the interrupt is seen meanwhile.
+        with open("big.xml", "w") as f:
+            f.write("<rows>" + "".join(f"<row><id>{i}</id><name>name {i}</name></row>" for i in range(100_000)) + "</rows>")
+        msg_id = self.kc.execute("SELECT * FROM DRIVE 'big.xml';")
+        time.sleep(0.5)
+        info = self.km.session.msg("kernel_info_request")
+        self.kc.control_channel.send(info)
+        while True:
+            reply = self.kc.get_control_msg(timeout=TIMEOUT)
+            if reply["parent_header"].get("msg_id") == info["header"]["msg_id"]:
+                break
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertFalse(run_sync(self.kc.shell_channel.msg_ready)(), "the cell ended before the control reply")
+        self.km.interrupt_kernel()
+        c = shell_reply(self.kc, msg_id)["content"]
+        self.assertEqual(c["status"], "error")
+        self.assertIn("cancelled", c["evalue"])
+        reply, outputs = run(self.kc, "PRINT '#data.count() rows';")
+        self.assertEqual(stdout_of(outputs), "3 rows\n")
+
 
 class Lifecycle(unittest.TestCase):
     def test_forged_signature_is_dropped_logged_and_never_executed(self):
