@@ -53,6 +53,23 @@ function killedAt(p: ReturnType<typeof project>, calls: string, path?: string): 
   killCliAt(p.dir, ['job', 'run', 'j', '--workspace', p.ws], calls, path);
 }
 
+/** `sqlcdc job run j` killed at its one rename, the commit of a watermark file: its success was recorded first. */
+async function killedAtCommit(p: ReturnType<typeof project>): Promise<void> {
+  killedAt(p, 'rename,renameat,renameat2');
+  assert.deepEqual(
+    (await p.runs('j')).map((r) => r.outcome),
+    ['success'],
+  );
+}
+
+/** The stderr of the next `job run j`, which first writes the watermark file `cdc/j/<file>` the killed run did not. */
+async function nextMoving(p: ReturnType<typeof project>, file: string): Promise<string> {
+  const { stderr } = await p.cli('job', 'run', 'j');
+  const warning = `job j: run \\d+ \\(success\\) was killed before its watermarks moved: moved now \\(cdc/j/${file.replace('.', '\\.')}\\)`;
+  assert.match(stderr, new RegExp(warning));
+  return stderr;
+}
+
 test(
   'job run killed (kill -9) after its high watermark moved: job runs shows it succeeded, and the next run of the job runs its triggers for it, once',
   { ...LIMITS, skip: NO_STRACE },
@@ -94,19 +111,10 @@ test(
     const p = project("PRINT 'from {{@highwatermark}}';\nPRINT 'next #data.calc_hwm(5, {{@highwatermark}})';\n");
     await withTrigger(p);
     // The run's one rename: the temp file's onto cdc/j/highwatermark.json.
-    killedAt(p, 'rename,renameat,renameat2');
+    await killedAtCommit(p);
     assert.equal(await p.watermark(), 'none');
-    assert.deepEqual(
-      (await p.runs('j')).map((r) => r.outcome),
-      ['success'],
-    );
-    const next = await p.cli('job', 'run', 'j');
-    assert.match(
-      next.stderr,
-      /job j: run (\d+) \(success\) was killed before its watermarks moved: moved now \(cdc\/j\/highwatermark\.json\)/,
-    );
     // The next run starts from the watermark the killed run committed, as if it had not been killed.
-    assert.match(next.stderr, /^from 5$/m);
+    assert.match(await nextMoving(p, 'highwatermark.json'), /^from 5$/m);
     assert.equal(await p.watermark(), '5 (string)');
     assert.equal((await p.runs('t')).length, 2, 'once for the killed run, once for this one');
 
@@ -122,7 +130,7 @@ test(
   async () => {
     const p = project();
     await p.cli('job', 'create', 'j', '--reader', 'j.sql');
-    killedAt(p, 'rename,renameat,renameat2');
+    await killedAtCommit(p);
     // `sqlcdc run later/j.sql` runs pipeline j, as the job does: a later write of its high watermark.
     mkdirSync(join(p.dir, 'later'));
     writeFileSync(join(p.dir, 'later', 'j.sql'), "PRINT '#data.calc_hwm(9, {{@highwatermark}})';\n");
@@ -149,18 +157,10 @@ test(
     await p.cli('run', 'c.sql');
     // A writer alone: its one rename is the commit of cdc/j/orders.watermark.
     await p.cli('job', 'create', 'j', '--writer', 'w.sql');
-    killedAt(p, 'rename,renameat,renameat2');
-    assert.deepEqual(
-      (await p.runs('j')).map((r) => r.outcome),
-      ['success'],
-    );
-    const next = await p.cli('job', 'run', 'j');
-    assert.match(
-      next.stderr,
-      /job j: run \d+ \(success\) was killed before its watermarks moved: moved now \(cdc\/j\/orders\.watermark\)/,
-    );
-    assert.doesNotMatch(next.stderr, /change log .* loaded/, 'the killed run played that log');
-    assert.match(next.stderr, /no new change log of 'orders'/);
+    await killedAtCommit(p);
+    const next = await nextMoving(p, 'orders.watermark');
+    assert.doesNotMatch(next, /change log .* loaded/, 'the killed run played that log');
+    assert.match(next, /no new change log of 'orders'/);
   },
 );
 
