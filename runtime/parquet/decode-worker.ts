@@ -2,7 +2,7 @@ import { parentPort } from 'node:worker_threads';
 import { ScriptError } from '../errors';
 import { decodeParquet } from './decode';
 import type { DecodeReply, DecodeRequest } from './decoder-thread';
-import { transferables } from './wire';
+import { transferables } from '../dataset/thread-wire';
 
 // The decoder thread (decoder-thread.ts): one file per message, in turn; the answer or the error as a message.
 parentPort!.on('message', ({ full, display }: DecodeRequest) => {
