@@ -1,5 +1,6 @@
 import type { ScriptError } from './errors';
 import type { Dataset } from './dataset/dataset';
+import type { CommitWrite } from './changelog/commit';
 
 /**
  * What `Session.execute` yields. Front ends render these; the runtime never prints.
@@ -30,11 +31,14 @@ export interface ExecuteOptions {
    */
   origin?: string;
   /**
-   * Called once every statement succeeded, before the run's afterSuccess actions (watermarks) are
-   * written, with the dataset the run ends with: a job run records its success durably there, so a
-   * kill after its watermarks moved never loses the record (jobs/runner.ts).
+   * Called once every statement succeeded, before the run's watermark files are written, with the
+   * dataset the run ends with and those writes: a job run records its success durably there with the
+   * writes, so a kill after its watermarks moved never loses the record, and a kill before they moved
+   * leaves what the next start needs to move them (jobs/runner.ts, jobs/recovery.ts).
    */
-  beforeCommit?: (dataset: Dataset) => Promise<void>;
+  beforeCommit?: (dataset: Dataset, writes: readonly CommitWrite[]) => Promise<void>;
+  /** The id the run's watermark files carry (RunState.commitId): a job run's record id. */
+  commitId?: string;
 }
 
 /** What a front end without rich output (REPL, CLI) prints for a display result. */

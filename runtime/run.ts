@@ -1,6 +1,7 @@
 import type { Dataset } from './dataset/dataset';
 import type { Value } from './dataset/types';
-import { readHighWatermark, writeHighWatermark } from './changelog/watermark';
+import { applyCommit, type CommitWrite } from './changelog/commit';
+import { highWatermarkWrite, readHighWatermark } from './changelog/watermark';
 import { ScriptError, toScriptError } from './errors';
 import { nextExecutionId } from './execution-id';
 import type { Result } from './results';
@@ -26,7 +27,9 @@ export interface RunOptions {
   /** The change log of the cell before, likewise. */
   changeLog?: CurrentChangeLog;
   /** See ExecuteOptions.beforeCommit. */
-  beforeCommit?: (dataset: Dataset) => Promise<void>;
+  beforeCommit?: (dataset: Dataset, writes: readonly CommitWrite[]) => Promise<void>;
+  /** See ExecuteOptions.commitId. */
+  commitId?: string;
 }
 
 /**
@@ -37,6 +40,7 @@ export interface RunOptions {
  */
 export class Run implements RunState {
   readonly executionId = nextExecutionId();
+  readonly commitId: string;
   readonly pipeline: string;
   // Made at first use: most webhook calls' runs touch neither, and a listener makes a run per call.
   private bag?: Map<string, Value>;
@@ -50,10 +54,12 @@ export class Run implements RunState {
   readonly signal: AbortSignal;
   readonly emit: (result: Result) => void;
   private readonly commands: CommandTable;
+  /** Watermark files to write once the run succeeded, by file. */
+  private readonly writes = new Map<string, CommitWrite>();
   private readonly onSuccess: (() => Promise<void> | void)[] = [];
   private readonly endTasks: (() => Promise<void>)[] = [];
   private nextHighWatermark: Value = null;
-  private readonly beforeCommit?: (dataset: Dataset) => Promise<void>;
+  private readonly beforeCommit?: (dataset: Dataset, writes: readonly CommitWrite[]) => Promise<void>;
 
   constructor(
     readonly session: SessionEnv,
@@ -67,6 +73,7 @@ export class Run implements RunState {
     this.lastHttp = options.lastHttp;
     this.changeLog = options.changeLog;
     this.beforeCommit = options.beforeCommit;
+    this.commitId = options.commitId ?? this.executionId;
   }
 
   get statebag(): Map<string, Value> {
@@ -102,7 +109,9 @@ export class Run implements RunState {
           this.changed = true;
         }
       }
-      await this.beforeCommit?.(this.dataset);
+      const writes = this.commitWrites();
+      await this.beforeCommit?.(this.dataset, writes);
+      applyCommit(this.session.workspace, writes);
       if (this.onSuccess.length > 0) for (const action of this.onSuccess.splice(0)) await action();
     } finally {
       if (this.endTasks.length > 0) await this.end();
@@ -110,11 +119,24 @@ export class Run implements RunState {
   }
 
   /**
-   * Something to do once every statement of the run has succeeded, and only then: LOAD's high watermark
-   * advances this way, so a failing push loads the same change log again next time.
+   * Something to do once every statement of the run has succeeded and its watermarks moved, and only
+   * then: a finished push's progress record is removed this way.
    */
   afterSuccess(action: () => Promise<void> | void): void {
     this.onSuccess.push(action);
+  }
+
+  /** LOAD's watermark moves this way, so a failing push loads the same change log again next time. */
+  commitWrite(write: CommitWrite): void {
+    this.writes.set(write.file, write);
+  }
+
+  /** What the run writes once it succeeded: LOAD's watermarks, then the high watermark it proposed. */
+  private commitWrites(): CommitWrite[] {
+    const writes = [...this.writes.values()];
+    if (this.nextHighWatermark !== null)
+      writes.push(highWatermarkWrite(this.session.workspace, this.pipeline, this.nextHighWatermark, this.commitId));
+    return writes;
   }
 
   variable(name: string): Value | undefined {
@@ -145,10 +167,7 @@ export class Run implements RunState {
 
   proposeHighWatermark(value: Value, larger: (a: Value, b: Value) => Value): void {
     if (value === null || value === '') return;
-    if (this.nextHighWatermark === null) {
-      this.afterSuccess(() => writeHighWatermark(this.session.workspace, this.pipeline, this.nextHighWatermark!));
-      this.nextHighWatermark = value;
-    } else this.nextHighWatermark = larger(this.nextHighWatermark, value);
+    this.nextHighWatermark = this.nextHighWatermark === null ? value : larger(this.nextHighWatermark, value);
   }
 
   atEnd(task: () => Promise<void>): void {

@@ -1,3 +1,4 @@
+import type { CommitWrite } from './changelog/commit';
 import type { Dataset } from './dataset/dataset';
 import type { Value } from './dataset/types';
 import type { Drive } from './drives/drive';
@@ -62,7 +63,17 @@ export interface RunState {
   lastHttp?: LastHttp;
   /** The change log the run works on, from CAPTURE or LOAD. */
   changeLog?: CurrentChangeLog;
-  /** Something to do once every statement of the run has succeeded (LOAD's watermark). */
+  /**
+   * The id the watermark files the run writes carry: a job run's record id (so the next start can tell
+   * whether a killed run's watermarks moved), else the run's own execution id.
+   */
+  readonly commitId: string;
+  /**
+   * A watermark file to write once every statement of the run has succeeded (LOAD's), before the
+   * afterSuccess actions; a later write of the same file replaces it.
+   */
+  commitWrite(write: CommitWrite): void;
+  /** Something to do once every statement of the run has succeeded and its watermarks moved. */
   afterSuccess(action: () => Promise<void> | void): void;
   /**
    * Work for when the run ends, however it ends (SINK INTO DB … AUTO_CLEAN drops its table): run in

@@ -155,6 +155,7 @@ export class Session implements SessionEnv, MagicHost {
       signal,
       commands: this.commands,
       beforeCommit: options.beforeCommit,
+      commitId: options.commitId,
       emit: (result) => (open ? queue.push(result) : this.output.publish({ origin, result })),
     });
     const done = (async () => {

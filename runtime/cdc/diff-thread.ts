@@ -2,8 +2,8 @@ import { existsSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Dataset } from '../dataset/dataset';
+import { columnArrays, copyColumn, typedColumn, type TypedArray, type TypedColumn } from '../dataset/thread-wire';
 import type { Column } from '../dataset/types';
-import { BigIntVector, BoolVector, DateVector, DecimalVector, NumberVector, type Vector } from '../dataset/vector';
 import { familyOf, type Family } from './families';
 import type { Classified, StateKeys } from './match';
 
@@ -18,20 +18,12 @@ import type { Classified, StateKeys } from './match';
  * is anything the worker failed at.
  */
 
-/** A typed column in shared memory, as the worker rebuilds its vector. */
-export type SharedColumn =
-  | { kind: 'number'; data: Int32Array | Float64Array | Float32Array; nulls?: Uint8Array }
-  | { kind: 'bigint'; data: BigInt64Array; nulls?: Uint8Array }
-  | { kind: 'date'; data: Float64Array; nulls?: Uint8Array }
-  | { kind: 'bool'; data: Uint8Array; length: number; nulls?: Uint8Array }
-  | { kind: 'decimal'; data: Float64Array; scale: number | Uint8Array; nulls?: Uint8Array };
-
 export interface DiffJob {
   rows: number;
   /** Typed lanes to compute: of these columns, into `hashes` (two int32 a row). */
-  hash?: { columns: SharedColumn[]; families: Family[]; hashes: Int32Array };
+  hash?: { columns: TypedColumn[]; families: Family[]; hashes: Int32Array };
   /** Keys to match: the key columns, and the state's keys; the outcome is posted on the port. */
-  match?: { columns: Column[]; keys: SharedColumn[]; state: StateKeys | undefined };
+  match?: { columns: Column[]; keys: TypedColumn[]; state: StateKeys | undefined };
   /** [0]: 0 while the worker works, then DONE or FAILED. */
   flag: Int32Array;
 }
@@ -135,8 +127,6 @@ function worker(): Thread {
   return t;
 }
 
-type Typed = Int32Array | Float64Array | Float32Array | BigInt64Array | Uint8Array;
-
 /**
  * Shared memory kept from one job to the next: memory never used before costs a page fault every
  * 4 KB (the bench's million rows of typed columns took 10-20 ms to copy into new memory, 2 ms into
@@ -161,7 +151,7 @@ class ArenaWriter {
     this.memory = arena;
   }
 
-  copy<T extends Typed>(a: T): T {
+  readonly copy = <T extends TypedArray>(a: T): T => {
     const view = new (a.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => T)(
       this.memory,
       this.offset,
@@ -170,7 +160,7 @@ class ArenaWriter {
     view.set(a as never);
     this.offset += align8(a.byteLength);
     return view;
-  }
+  };
 
   lanes(rows: number): Int32Array {
     const view = new Int32Array(this.memory, this.offset, 2 * rows);
@@ -179,46 +169,11 @@ class ArenaWriter {
   }
 }
 
-/** The typed arrays of a vector, when it has typed storage (those a SharedColumn holds). */
-function arraysOf(v: Vector): Typed[] | undefined {
-  const nulls = 'nulls' in v && v.nulls instanceof Uint8Array ? [v.nulls] : [];
-  if (v instanceof NumberVector || v instanceof BigIntVector) return [v.data, ...nulls];
-  if (v instanceof DateVector) return [v.ms, ...nulls];
-  if (v instanceof BoolVector) return [v.bits, ...nulls];
-  if (v instanceof DecimalVector) return [v.unscaled, ...(typeof v.scale === 'number' ? [] : [v.scale]), ...nulls];
-  return undefined;
-}
-
-function sharedColumn(v: Vector, arena: ArenaWriter): SharedColumn {
-  const nulls = 'nulls' in v && v.nulls instanceof Uint8Array ? { nulls: arena.copy(v.nulls) } : {};
-  if (v instanceof NumberVector) return { kind: 'number', data: arena.copy(v.data), ...nulls };
-  if (v instanceof BigIntVector) return { kind: 'bigint', data: arena.copy(v.data), ...nulls };
-  if (v instanceof DateVector) return { kind: 'date', data: arena.copy(v.ms), ...nulls };
-  if (v instanceof BoolVector) return { kind: 'bool', data: arena.copy(v.bits), length: v.length, ...nulls };
-  const d = v as DecimalVector;
-  const scale = typeof d.scale === 'number' ? d.scale : arena.copy(d.scale);
-  return { kind: 'decimal', data: arena.copy(d.unscaled), scale, ...nulls };
-}
-
-/** The vector a shared column was made from (same storage, same cells). */
-export function vectorOf(c: SharedColumn): Vector {
-  switch (c.kind) {
-    case 'number':
-      return new NumberVector(c.data, c.nulls);
-    case 'bigint':
-      return new BigIntVector(c.data, c.nulls);
-    case 'date':
-      return new DateVector(c.data, c.nulls);
-    case 'bool':
-      return new BoolVector(c.data, c.length, c.nulls);
-    case 'decimal':
-      return new DecimalVector(c.data, c.scale, c.nulls);
-  }
-}
-
 function isShared(a: ArrayBufferView): boolean {
   return a.buffer instanceof SharedArrayBuffer;
 }
+
+const all = (columns: (TypedColumn | undefined)[]): columns is TypedColumn[] => columns.every((c) => c !== undefined);
 
 /** What the worker did of a diff; a part it did not do (or failed at) is undefined. */
 export interface Done {
@@ -240,16 +195,16 @@ export function handOver(
 ): { matching: boolean; result(): Done } | undefined {
   const rows = input.rowCount;
   if (rows < PARALLEL_ROWS) return undefined;
-  const typedVectors = typed.map((c) => input.vector(c));
-  const keyVectors = keyOrdinals.map((c) => input.vector(c));
-  const hashing = typed.length > 0 && typedVectors.every((v) => arraysOf(v));
+  const typedColumns = typed.map((c) => typedColumn(input.vector(c)));
+  const keyColumns = keyOrdinals.map((c) => typedColumn(input.vector(c)));
+  const hashing = typed.length > 0 && all(typedColumns);
   const matching =
-    keyVectors.every((v) => arraysOf(v)) &&
+    all(keyColumns) &&
     (!state || (isShared(state.entries.bytes) && isShared(state.entries.offsets) && isShared(state.table)));
   if (!hashing && !matching) return undefined;
   let bytes = hashing ? 8 * rows : 0;
-  for (const v of [...(hashing ? typedVectors : []), ...(matching ? keyVectors : [])])
-    for (const a of arraysOf(v)!) bytes += align8(a.byteLength);
+  for (const c of [...(hashing ? typedColumns : []), ...(matching ? keyColumns : [])])
+    for (const a of columnArrays(c)) bytes += align8(a.byteLength);
   const memory = new ArenaWriter(bytes);
   const w = worker();
   // An outcome of a job whose caller never asked for it (it failed in between) is not this job's.
@@ -258,7 +213,7 @@ export function handOver(
     rows,
     ...(hashing && {
       hash: {
-        columns: typedVectors.map((v) => sharedColumn(v, memory)),
+        columns: typedColumns.map((c) => copyColumn(c, memory.copy)),
         families: typed.map((c) => familyOf(input.columns[c].type.base)),
         hashes: memory.lanes(rows),
       },
@@ -266,7 +221,7 @@ export function handOver(
     ...(matching && {
       match: {
         columns: keyOrdinals.map((c) => ({ ...input.columns[c] })),
-        keys: keyVectors.map((v) => sharedColumn(v, memory)),
+        keys: keyColumns.map((c) => copyColumn(c, memory.copy)),
         state: state && { entries: state.entries, table: state.table },
       },
     }),

@@ -1,6 +1,7 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { Dataset } from '../dataset/dataset';
-import { DONE, FAILED, ownThreadId, vectorOf, type DiffJob } from './diff-thread';
+import { vectorOfColumn } from '../dataset/thread-wire';
+import { DONE, FAILED, ownThreadId, type DiffJob } from './diff-thread';
 import { hashVectors } from './hash';
 import { classify, type Classified } from './match';
 
@@ -29,7 +30,7 @@ parentPort!.on('message', (job: DiffJob) => {
   try {
     if (job.match) {
       const { columns, keys, state } = job.match;
-      const keyData = new Dataset(columns, keys.map(vectorOf), job.rows);
+      const keyData = new Dataset(columns, keys.map(vectorOfColumn), job.rows);
       const matched = classify(
         keyData,
         columns.map((_, k) => k),
@@ -37,7 +38,7 @@ parentPort!.on('message', (job: DiffJob) => {
       );
       port.postMessage(matched, buffersOf(matched));
     }
-    if (job.hash) hashVectors(job.hash.columns.map(vectorOf), job.hash.families, job.hash.hashes);
+    if (job.hash) hashVectors(job.hash.columns.map(vectorOfColumn), job.hash.families, job.hash.hashes);
   } catch {
     // The calling thread does the job itself, and meets the same error if there is one.
     outcome = FAILED;

@@ -3,7 +3,7 @@ import { parseIdFileName } from '../changelog/naming';
 import { readChangeLog } from '../changelog/read';
 import { storePipelineFor } from '../changelog/store';
 import { prunePlayed, readPlayed } from '../changelog/played';
-import { readWatermark, writeWatermark } from '../changelog/watermark';
+import { readWatermark, watermarkWrite, writeWatermark } from '../changelog/watermark';
 import { Dataset } from '../dataset/dataset';
 import { changeLogFolder, storeFolder, type FolderOnDrive } from '../drives/location';
 import { ScriptError } from '../errors';
@@ -60,7 +60,11 @@ export const load: Command<Load> = async (stmt, _input, ctx) => {
   };
   ctx.run.pipelineVariables.set('executionid', log.header.executionId);
   const advance = picked.advance;
-  if (advance) ctx.run.afterSuccess(() => moveWatermark(ctx, name, advance));
+  if (advance) {
+    const { workspace } = ctx.session;
+    ctx.run.commitWrite(watermarkWrite(workspace, ctx.run.pipeline, name, advance, ctx.run.commitId));
+    ctx.run.afterSuccess(() => prunePlayed(workspace, ctx.run.pipeline, name, advance));
+  }
   const c = log.header.counts;
   ctx.emit({
     kind: 'message',
@@ -141,7 +145,7 @@ async function next(
 }
 
 function moveWatermark(ctx: CommandContext, name: string, executionId: string): void {
-  writeWatermark(ctx.session.workspace, ctx.run.pipeline, name, executionId);
+  writeWatermark(ctx.session.workspace, ctx.run.pipeline, name, executionId, ctx.run.commitId);
   prunePlayed(ctx.session.workspace, ctx.run.pipeline, name, executionId);
 }
 

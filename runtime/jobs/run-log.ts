@@ -1,3 +1,5 @@
+import type { CommitWrite } from '../changelog/commit';
+
 /**
  * How a run ended: `running` while its process lives, `interrupted` when the process ended (a kill,
  * a crash) before the run did.
@@ -21,8 +23,9 @@ export interface RunRecord {
 /**
  * A line of runs.jsonl: a whole record (webhook calls and replays write one), or, for a job run, what
  * changes the record of its id written before. A job run writes `running` with its owner before it
- * starts, its outcome before its watermarks move, and `pendingTriggers: false` before its triggers
- * run, so a kill at any point leaves what the next run needs to finish the record (jobs/recovery.ts).
+ * starts, its outcome (a success with the watermark writes that follow) before its watermarks move,
+ * and `pendingTriggers: false` before its triggers run, so a kill at any point leaves what the next
+ * run needs to finish the run (jobs/recovery.ts).
  */
 export interface RunLine extends Partial<RunRecord> {
   id: string;
@@ -30,10 +33,12 @@ export interface RunLine extends Partial<RunRecord> {
   owner?: string;
   /** Its outcome fires triggers that were not started yet. */
   pendingTriggers?: boolean;
+  /** The watermark files a success writes after this line, each carrying the run's id. */
+  commit?: CommitWrite[];
 }
 
 /** A run as its lines say, in the order runs started. */
-export type RunEntry = RunRecord & Pick<RunLine, 'owner' | 'pendingTriggers'>;
+export type RunEntry = RunRecord & Pick<RunLine, 'owner' | 'pendingTriggers' | 'commit'>;
 
 export function foldRuns(lines: readonly RunLine[]): RunEntry[] {
   const runs = new Map<string, RunEntry>();

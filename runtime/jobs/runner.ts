@@ -1,7 +1,8 @@
+import type { CommitWrite } from '../changelog/commit';
 import type { Dataset } from '../dataset/dataset';
 import { errorInFile, ScriptError } from '../errors';
 import { nextExecutionId } from '../execution-id';
-import type { Result } from '../results';
+import type { ExecuteOptions, Result } from '../results';
 import { hasReader, hasWriter, type JobDefinition, type TriggerKind } from './job';
 import { processIdentity } from '../util/process-alive';
 import { recoverRuns } from './recovery';
@@ -42,13 +43,14 @@ export async function runJobScript(
   source: string,
   pipeline: string,
   report: (r: Result) => void,
-  options: { signal?: AbortSignal; cwd?: string; beforeCommit?: (dataset: Dataset) => Promise<void> } = {},
+  options: { cwd?: string } & Pick<ExecuteOptions, 'signal' | 'beforeCommit' | 'commitId'> = {},
 ): Promise<PipelineOutcome> {
   const session = store.openSession({ workspace: store.workspace, pipeline, cwd: options.cwd });
   let error: ScriptError | undefined;
   const unsubscribe = session.output.subscribe(({ result }) => report(result));
   try {
-    for await (const r of session.execute(source, { signal: options.signal, beforeCommit: options.beforeCommit })) {
+    const { signal, beforeCommit, commitId } = options;
+    for await (const r of session.execute(source, { signal, beforeCommit, commitId })) {
       if (r.kind === 'error') error = r.error;
       report(r);
     }
@@ -64,9 +66,11 @@ export async function runJobScript(
  * succeeded), recorded in the job's runs, then the job's triggers. Returns the record.
  *
  * A kill at any point leaves a record the next run of the job finishes (recovery.ts): the run is
- * recorded `running` (with its process) before it starts, and its success before the last script's
- * watermarks move, so a run whose watermarks moved is never without its record; its triggers are
- * marked started before they start, so the next run starts those of a run killed before them, once.
+ * recorded `running` (with its process) before it starts, and its success, with the watermark files
+ * the last script then writes (each carrying the run's id), before they are written, so a run whose
+ * watermarks moved is never without its record, and the next run moves those of a run killed before
+ * they all moved; its triggers are marked started before they start, so the next run starts those of
+ * a run killed before them, once.
  */
 export async function runJob(store: JobStore, name: string, options: JobRunOptions): Promise<RunRecord> {
   const job = store.get(name);
@@ -78,15 +82,16 @@ export async function runJob(store: JobStore, name: string, options: JobRunOptio
   const scripts = (['reader', 'writer'] as const).filter((s) => (s === 'reader' ? hasReader(job) : hasWriter(job)));
   let outcome: PipelineOutcome | undefined;
   let committed: RunRecord | undefined;
-  const commit = async (dataset: Dataset) => {
+  const commit = async (dataset: Dataset, writes: readonly CommitWrite[]) => {
     committed = { ...started, end: new Date().toISOString(), rows: dataset.rowCount, outcome: 'success' };
-    await log.append({ ...committed, pendingTriggers: firesAny(job, committed) });
+    const redo = writes.length > 0 ? { commit: [...writes] } : {};
+    await log.append({ ...committed, pendingTriggers: firesAny(job, committed), ...redo });
   };
   for (const script of scripts) {
     const source = store.script(name, script);
     const beforeCommit = script === scripts.at(-1) ? commit : undefined;
     const report = (r: Result) => options.report(r, { job: name, script, source });
-    outcome = await runJobScript(store, source, name, report, { ...options, beforeCommit });
+    outcome = await runJobScript(store, source, name, report, { ...options, beforeCommit, commitId: started.id });
     if (outcome.error || options.signal?.aborted) break;
   }
   // Cancelled before its success was recorded: a failure whose triggers do not run.

@@ -1,7 +1,7 @@
 import { serveThreadCalls } from '../util/thread-call';
 import { decodeParquet } from './decode';
 import type { DecodeRequest } from './decoder-thread';
-import { transferables } from './wire';
+import { transferables } from '../dataset/thread-wire';
 
 // The decoder thread (decoder-thread.ts): one file per message, in turn.
 serveThreadCalls(

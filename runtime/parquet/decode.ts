@@ -3,16 +3,16 @@ import { ScriptError } from '../errors';
 import { DECOMPRESSORS, parquetReaderLib } from './library';
 import { checkPages } from './pages';
 import type { SchemaElement } from './schema';
-import { toWire, type WireColumn } from './wire';
+import { toThread, type ThreadColumn } from '../dataset/thread-wire';
 
 /**
  * A Parquet file's columns and cells as decoded off the main thread (decoder-thread.ts), in the form a
- * worker posts cheaply (wire.ts). A DECIMAL column holds its unscaled integers (bigint): a Decimal
+ * worker posts cheaply (dataset/thread-wire.ts). A DECIMAL column holds its unscaled integers (bigint): a Decimal
  * cannot be posted, so the reader scales them.
  */
 export interface Decoded {
   columns: Column[];
-  wire: WireColumn[];
+  wire: ThreadColumn[];
   rows: number;
 }
 
@@ -80,7 +80,7 @@ export async function decodeParquet(full: string, display: string): Promise<Deco
     if (e instanceof ScriptError) throw e;
     throw new ScriptError(`cannot read ${display}: ${reason(e, 'its data')}`, 'runtime');
   }
-  return { columns, wire: columns.map((c, k) => toWire(c.type, data[k])), rows };
+  return { columns, wire: columns.map((c, k) => toThread(c.type, data[k])), rows };
 }
 
 /**

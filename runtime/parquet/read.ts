@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import { Dataset } from '../dataset/dataset';
 import { withScale } from '../dataset/decimal-scale';
 import { decodeOffThread } from './decoder-thread';
-import { fromWire } from './wire';
+import { fromThread } from '../dataset/thread-wire';
 
 /**
  * A Parquet file as a dataset (docs/drives.md, "Reading Parquet"), decoded in a worker thread that
@@ -11,7 +11,7 @@ import { fromWire } from './wire';
  */
 export async function readParquetFile(full: string, display: string, signal: AbortSignal): Promise<Dataset> {
   const { columns, wire, rows } = await decodeOffThread({ full, display }, signal);
-  const data = wire.map(fromWire);
+  const data = wire.map(fromThread);
   columns.forEach(({ type }, k) => {
     const cells = data[k];
     if (type.base !== 'decimal' || !Array.isArray(cells)) return;

@@ -140,7 +140,8 @@ function replaceLocally(record: string, text: string): undefined {
 
 /**
  * A push that succeeded: its record, saying every batch is done, is written durably, and removed once
- * the run succeeds, after LOAD's watermark moved past the log (Scope.afterSuccess runs in order).
+ * the run succeeds, after LOAD's watermark moved past the log (a run's watermark writes come before its
+ * afterSuccess actions).
  * Removed at once, a run killed or failing after the push (in a later PUSH of the same log) would
  * play the log to this target again from its first batch.
  */

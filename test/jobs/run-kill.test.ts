@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runCli } from '../helpers/cli';
@@ -53,6 +53,23 @@ function killedAt(p: ReturnType<typeof project>, calls: string, path?: string): 
   killCliAt(p.dir, ['job', 'run', 'j', '--workspace', p.ws], calls, path);
 }
 
+/** `sqlcdc job run j` killed at its one rename, the commit of a watermark file: its success was recorded first. */
+async function killedAtCommit(p: ReturnType<typeof project>): Promise<void> {
+  killedAt(p, 'rename,renameat,renameat2');
+  assert.deepEqual(
+    (await p.runs('j')).map((r) => r.outcome),
+    ['success'],
+  );
+}
+
+/** The stderr of the next `job run j`, which first writes the watermark file `cdc/j/<file>` the killed run did not. */
+async function nextMoving(p: ReturnType<typeof project>, file: string): Promise<string> {
+  const { stderr } = await p.cli('job', 'run', 'j');
+  const warning = `job j: run \\d+ \\(success\\) was killed before its watermarks moved: moved now \\(cdc/j/${file.replace('.', '\\.')}\\)`;
+  assert.match(stderr, new RegExp(warning));
+  return stderr;
+}
+
 test(
   'job run killed (kill -9) after its high watermark moved: job runs shows it succeeded, and the next run of the job runs its triggers for it, once',
   { ...LIMITS, skip: NO_STRACE },
@@ -88,21 +105,62 @@ test(
 );
 
 test(
-  'job run killed (kill -9) as its high watermark is being written: its success was recorded first, so its triggers run at the next start',
+  "job run killed (kill -9) as its high watermark is being written: the next start moves it as the run would have, from the run's commit record, and runs its triggers once",
+  { ...LIMITS, skip: NO_STRACE },
+  async () => {
+    const p = project("PRINT 'from {{@highwatermark}}';\nPRINT 'next #data.calc_hwm(5, {{@highwatermark}})';\n");
+    await withTrigger(p);
+    // The run's one rename: the temp file's onto cdc/j/highwatermark.json.
+    await killedAtCommit(p);
+    assert.equal(await p.watermark(), 'none');
+    // The next run starts from the watermark the killed run committed, as if it had not been killed.
+    assert.match(await nextMoving(p, 'highwatermark.json'), /^from 5$/m);
+    assert.equal(await p.watermark(), '5 (string)');
+    assert.equal((await p.runs('t')).length, 2, 'once for the killed run, once for this one');
+
+    const third = await p.cli('job', 'run', 'j');
+    assert.doesNotMatch(third.stderr, /was killed before its watermarks moved/);
+    assert.equal((await p.runs('t')).length, 3);
+  },
+);
+
+test(
+  'job run killed (kill -9) as its high watermark is being written, then a later run of the pipeline moves it: the next start leaves the later one',
   { ...LIMITS, skip: NO_STRACE },
   async () => {
     const p = project();
-    await withTrigger(p);
-    // The run's one rename: the temp file's onto cdc/j/highwatermark.json.
-    killedAt(p, 'rename,renameat,renameat2');
-    assert.equal(await p.watermark(), 'none');
-    assert.deepEqual(
-      (await p.runs('j')).map((r) => r.outcome),
-      ['success'],
+    await p.cli('job', 'create', 'j', '--reader', 'j.sql');
+    await killedAtCommit(p);
+    // `sqlcdc run later/j.sql` runs pipeline j, as the job does: a later write of its high watermark.
+    mkdirSync(join(p.dir, 'later'));
+    writeFileSync(join(p.dir, 'later', 'j.sql'), "PRINT '#data.calc_hwm(9, {{@highwatermark}})';\n");
+    await p.cli('run', join('later', 'j.sql'));
+    assert.equal(await p.watermark(), '9 (string)');
+    const next = await p.cli('job', 'run', 'j');
+    assert.doesNotMatch(next.stderr, /was killed before its watermarks moved/);
+    assert.match(next.stderr, /^next 9$/m);
+    assert.equal(await p.watermark(), '9 (string)');
+  },
+);
+
+test(
+  'job run killed (kill -9) as its LOAD watermark is being written: the next start moves it, so that run does not load the same change log again',
+  { ...LIMITS, skip: NO_STRACE },
+  async () => {
+    const p = project();
+    writeFileSync(join(p.dir, 'orders.csv'), 'id,v\n1,a\n2,b\n');
+    writeFileSync(
+      join(p.dir, 'c.sql'),
+      "SELECT * FROM DRIVE 'orders.csv';\nCAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';\n",
     );
-    await p.cli('job', 'run', 'j');
-    assert.equal(await p.watermark(), '5 (string)');
-    assert.equal((await p.runs('t')).length, 2);
+    writeFileSync(join(p.dir, 'w.sql'), "LOAD UPSERTS FROM 'orders' PATH 'logs';\n");
+    await p.cli('run', 'c.sql');
+    // A writer alone: its one rename is the commit of cdc/j/orders.watermark.
+    await p.cli('job', 'create', 'j', '--writer', 'w.sql');
+    await killedAtCommit(p);
+    const next = await nextMoving(p, 'orders.watermark');
+    assert.doesNotMatch(next, /change log .* loaded/, 'the killed run played that log');
+    assert.match(next, /no new change log of 'orders'/);
   },
 );
 

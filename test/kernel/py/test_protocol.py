@@ -408,6 +408,41 @@ class Interrupts(unittest.TestCase):
         reply, outputs = run(self.kc, "PRINT '#data.count() rows';")
         self.assertEqual(stdout_of(outputs), "3 rows\n")
 
+    def test_interrupt_request_ends_a_parquet_read_stuck_in_decoding(self):
+        # The file of test/drives/parquet-corrupt.test.ts that hyparquet decodes forever: five rows
+        # (int id, string customer) written UNCOMPRESSED, the customer page's encoding made
+        # RLE_DICTIONARY with a bit-packed run header that reads as -1.
+        with open("customers.csv", "w") as f:
+            f.write("id,customer\n1,Ann\n2,Bob\n3,Cy\n4,Dee\n5,Eve\n")
+        reply, _ = run(self.kc, "SELECT * FROM DRIVE 'customers.csv';\nAPPLY SCHEMA ( int id, string customer );\n"
+                                "SINK INTO DRIVE FORMAT PARQUET FILE 'customers.parquet' COMPRESSION 'none';")
+        self.assertEqual(reply["content"]["status"], "ok", reply["content"])
+        with open("customers.parquet", "rb") as f:
+            data = bytearray(f.read())
+        at, header = 47, bytes.fromhex("1506154815485c150a1500150a1500150415000000")
+        self.assertEqual(bytes(data[at:at + len(header)]), header, "the page header is where the patch expects it")
+        data[at + 14] = 0x10
+        data[at + len(header) + 2:at + len(header) + 8] = bytes.fromhex("00ffffffff0f")
+        with open("stuck.parquet", "wb") as f:
+            f.write(data)
+
+        msg_id = self.kc.execute("SELECT * FROM DRIVE 'stuck.parquet';")
+        # The decoding is endless: any moment after the cell started is a moment it is stuck in.
+        while True:
+            m = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            if m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "execute_input":
+                break
+        time.sleep(0.3)
+        self.km.interrupt_kernel()
+        c = shell_reply(self.kc, msg_id)["content"]
+        self.assertEqual(c["status"], "error")
+        self.assertEqual(c["evalue"], "cancelled")
+        self.assertEqual(c["traceback"][0], "SELECT FROM DRIVE at line 1, column 1: cancelled")
+        # the kernel takes the next cell, with the dataset it had before
+        reply, outputs = run(self.kc, "PRINT '#data.count() rows';")
+        self.assertEqual(reply["content"]["status"], "ok")
+        self.assertEqual(stdout_of(outputs), "5 rows\n")
+
 
 class Lifecycle(unittest.TestCase):
     def test_forged_signature_is_dropped_logged_and_never_executed(self):
