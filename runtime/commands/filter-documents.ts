@@ -6,6 +6,7 @@ import { ScriptError } from '../errors';
 import { compileFilter } from '../expr';
 import { compilePath, jsonPathNodes, parseDocument, selectDataset, sniffKind, type ParsedDocument } from '../docpath';
 import type { ApplyFilter } from '../script/ast';
+import { userRegExp } from '../util/user-regex';
 import { parseXPath, type CompiledXPath } from '../docpath/xml-library';
 
 /**
@@ -42,7 +43,7 @@ export function regexTest(stmt: ApplyFilter): CellTest {
   if (stmt.singleLine) flags += 's';
   let re: RegExp;
   try {
-    re = new RegExp(source, [...new Set(flags)].join(''));
+    re = userRegExp(source, [...new Set(flags)].join(''));
   } catch (e) {
     throw new ScriptError(`invalid regular expression: ${(e as Error).message}`, 'semantic', stmt.expression.pos);
   }

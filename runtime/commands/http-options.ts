@@ -6,6 +6,7 @@ import { Tracer } from '../targets/trace';
 import type { CommandContext } from './command';
 import type { Scope } from '../scope';
 import type { HttpOptions, RetryOptions, Text } from '../script/ast';
+import { userRegExp } from '../util/user-regex';
 
 /**
  * How a HEADERS text is compiled: it is always JSON, so a field is written as JSON (a string quoted, or
@@ -49,7 +50,7 @@ export function warnOfRetry(ctx: CommandContext, request: HttpRequest, retry: Re
 /** A regular expression the user wrote (THROW_ON_REGEX, RETRY_ONREGEX); a bad one is an error at its text. */
 export function userRegex(text: Text): RegExp {
   try {
-    return new RegExp(text.value);
+    return userRegExp(text.value);
   } catch (e) {
     throw new ScriptError(`not a regular expression: ${(e as Error).message}`, 'semantic', text.pos);
   }

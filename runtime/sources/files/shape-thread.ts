@@ -3,7 +3,7 @@ import { Dataset } from '../../dataset/dataset';
 import { parseDecimal, scaleOf } from '../../dataset/decimal-scale';
 import type { Column, Value } from '../../dataset/types';
 import type Decimal from 'decimal.js';
-import { fromWire, toWire, transferables, type WireColumn } from '../../parquet/wire';
+import { fromThread, toThread, transferables, type ThreadColumn } from '../../dataset/thread-wire';
 import { ThreadCall } from '../../util/thread-call';
 import { parseAnswer } from '../http/answer';
 import { transformParsed, transformText, type TxOptions, type TxPlan } from '../tx';
@@ -32,10 +32,10 @@ export function shapeHere(request: ShapeRequest): Dataset {
   return transformParsed(root, kind, plan, { ...options, source: call, mediaType });
 }
 
-/** A shaped document as the thread posts it (parquet/wire.ts); decimal cells as their text, with their scale. */
+/** A shaped document as the thread posts it (dataset/thread-wire.ts); decimal cells as their text, with their scale. */
 export interface Shaped {
   columns: Column[];
-  wire: WireColumn[];
+  wire: ThreadColumn[];
   rows: number;
 }
 
@@ -50,7 +50,7 @@ export async function shapeDocument(request: ShapeRequest, signal: AbortSignal):
   if (request.text.length < OFF_THREAD_CHARS) return shapeHere(request);
   const { columns, wire, rows } = await shaper.call(request, nameOf(request), signal);
   const data = wire.map((w, c) => {
-    const cells = fromWire(w);
+    const cells = fromThread(w);
     if (columns[c].type.base !== 'decimal' || !Array.isArray(cells)) return cells;
     return cells.map((v) => (v === null ? null : parseDecimal(v as string)));
   });
@@ -72,10 +72,10 @@ export function nameOf(request: ShapeRequest): string {
 export function shapedOf(ds: Dataset): Shaped {
   const wire = ds.columns.map((column, c) => {
     const values = ds.column(c);
-    if (column.type.base !== 'decimal') return toWire(column.type, values);
+    if (column.type.base !== 'decimal') return toThread(column.type, values);
     // A Decimal cannot be posted; its text with as many decimals as its scale parses back to it.
     const texts: Value[] = values.map((v) => (v === null ? null : (v as Decimal).toFixed(scaleOf(v as Decimal))));
-    return { kind: 'values', values: texts } satisfies WireColumn;
+    return { kind: 'values', values: texts } satisfies ThreadColumn;
   });
   return { columns: ds.columns, wire, rows: ds.rowCount };
 }
