@@ -5,7 +5,7 @@ import type { PushDrive, SinkDrive } from '../script/ast';
 import { counted } from '../util/words';
 import { driveOutput, type DriveOutput } from '../targets/drive-options';
 import type { Written } from '../targets/drive-files';
-import { applyOutcome, outcomeOptions } from '../targets/outcome';
+import { applyOutcome, failPush, outcomeOptions } from '../targets/outcome';
 
 /**
  * What SINK and PUSH INTO DRIVE share: the drive and options resolved before any file is written,
@@ -25,9 +25,7 @@ export async function runDriveTarget(
   try {
     await write(drive, out, written);
   } catch (e) {
-    const note = await applyOutcome(log, false, outcome);
-    if (note) ctx.emit({ kind: 'message', text: note });
-    throw e;
+    await failPush(log, outcome, e, (r) => ctx.emit(r));
   }
   ctx.emit({ kind: 'message', text: summary(stmt, drive, written) });
   const note = await applyOutcome(log, true, outcome);

@@ -21,7 +21,7 @@ import { evaluateText } from '../functions/evaluate';
 import { backoff, sleep } from '../http/retry';
 import type { PushDb, RetryPolicy, Text } from '../script/ast';
 import { batchCount } from '../targets/batches';
-import { applyOutcome, outcomeOptions } from '../targets/outcome';
+import { applyOutcome, failPush, outcomeOptions } from '../targets/outcome';
 import {
   finishProgress,
   progressNotes,
@@ -138,9 +138,7 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
   }
   if (failure) {
     await writeProgress(log, progress);
-    const note = await applyOutcome(log, false, outcome);
-    if (note) ctx.emit({ kind: 'message', text: note });
-    throw failure.error;
+    await failPush(log, outcome, failure.error, (r) => ctx.emit(r));
   }
   await finishProgress(log, progress, ctx.run);
   ctx.emit({ kind: 'message', text: summary(stmt, table, players, tally, upserts.rowCount, deletes.rowCount) });

@@ -9,7 +9,7 @@ import { bodyStart, decodeBody, describeCall, statusError, type CallContext, typ
 import { sendWithRetries, type RetryRules } from '../http/retry';
 import type { HttpSection, PushHttp } from '../script/ast';
 import { batchCount, batchRows, batchSize } from '../targets/batches';
-import { applyOutcome, outcomeOptions } from '../targets/outcome';
+import { applyOutcome, failPush, outcomeOptions } from '../targets/outcome';
 import { finishProgress, progressNotes, readProgress, writeProgress, type PushProgress } from '../targets/resume';
 import { Tracer } from '../targets/trace';
 import type { HttpConnection } from '../workspace/connections';
@@ -97,9 +97,7 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
     await notes.stop();
     report(ctx, progressId, tally, true);
     await writeProgress(log, progress);
-    const note = await applyOutcome(log, false, outcome);
-    if (note) ctx.emit({ kind: 'message', text: note });
-    throw e;
+    await failPush(log, outcome, e, (r) => ctx.emit(r));
   }
   await notes.stop();
   report(ctx, progressId, tally, true);

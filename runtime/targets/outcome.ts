@@ -3,6 +3,7 @@ import { ScriptError, type Position } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { TargetOptions } from '../script/ast';
 import { parseIdFileName } from '../changelog/naming';
+import type { Result } from '../results';
 import type { CurrentChangeLog, Scope } from '../scope';
 import { clearProgress, progressPath } from './resume';
 
@@ -39,6 +40,26 @@ export function checkDlqFolder(folder: string, pos?: Position): string {
     );
   }
   return posix.normalize(clean);
+}
+
+/**
+ * After a push that failed with `error`: applies the failure's outcome (DLQ_ON_ERROR, DISCARD_ON_ERROR)
+ * and throws `error`. An outcome that fails in turn (the dead-letter folder cannot be written, the
+ * store refuses the move) is a warning: the error to act on is the push's, not the move's.
+ */
+export async function failPush(
+  current: CurrentChangeLog | undefined,
+  options: OutcomeOptions,
+  error: unknown,
+  emit: (result: Result) => void,
+): Promise<never> {
+  try {
+    const note = await applyOutcome(current, false, options);
+    if (note) emit({ kind: 'message', text: note });
+  } catch (e) {
+    emit({ kind: 'warning', text: `${(e as Error).message} (after the push had failed)` });
+  }
+  throw error;
 }
 
 /** Applies the outcome; returns a sentence for the cell output, or undefined when nothing was done. */

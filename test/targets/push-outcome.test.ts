@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Dataset } from '../../runtime/index';
+import type { Result } from '../../runtime/results';
 import type { Session } from '../../runtime/session';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { tempSession } from '../helpers/session';
@@ -68,6 +69,38 @@ test('DLQ_ON_ERROR moves the log and its progress record into the subfolder; a L
   await session.run(`LOAD UPSERTS FROM '${file}' PATH 'logs/dlq';\n${push("WITH DLQ_ON_ERROR 'dlq'")}`);
   assert.deepEqual(sentIds(server, before), [2, 3]);
   assert.deepEqual(readdirSync(join(dir, 'logs', 'dlq')), [file]);
+});
+
+test("a dead-letter move that fails is a warning: the statement's error is the push's (HTTP, DRIVE), and the log stays", async () => {
+  const { session, dir, file } = await captured();
+  // A file where the dead-letter folder would go: the move cannot make the folder.
+  writeFileSync(join(dir, 'logs', 'dlq'), 'not a folder');
+  const outcome = async (code: string) => {
+    const warnings: string[] = [];
+    let error: Error | undefined;
+    for await (const r of session.execute(code) as AsyncIterable<Result>) {
+      if (r.kind === 'warning') warnings.push(r.text);
+      if (r.kind === 'error') error = r.error;
+    }
+    return { warnings, error };
+  };
+  const http = await outcome(push("WITH DLQ_ON_ERROR 'dlq'"));
+  assert.match(http.error?.message ?? '', /HTTP 503/);
+  assert.equal(
+    http.warnings.filter((w) => w.endsWith('(after the push had failed)')).length,
+    1,
+    http.warnings.join('\n'),
+  );
+  const drive = await outcome(
+    `LOAD UPSERTS FROM '${file}' PATH 'logs';\nPUSH INTO DRIVE FORMAT CSV FILE 'o.csv' DATE_FIELD 'id' WITH DLQ_ON_ERROR 'dlq';`,
+  );
+  assert.match(drive.error?.message ?? '', /must be a datetime column/);
+  assert.equal(
+    drive.warnings.filter((w) => w.endsWith('(after the push had failed)')).length,
+    1,
+    drive.warnings.join('\n'),
+  );
+  assert.ok(readdirSync(join(dir, 'logs')).includes(file), 'the log is where it was, to be replayed');
 });
 
 test('DISCARD_ON_ERROR deletes the log and its progress record; DISCARD_ON_SUCCESS deletes the log after success', async () => {
