@@ -7,7 +7,7 @@ let linearFallback = false;
  * `^(a|a)+$` over forty characters would run for days inside one call, holding the event loop, so no
  * Ctrl-C, kernel interrupt or heartbeat gets a turn. With this V8 flag an expression that backtracks
  * more than 50,000 times goes on in V8's linear-time engine, with the same matches; only what that
- * engine cannot run (backreferences, lookarounds) still backtracks. The flag is process-wide and set
+ * engine cannot run (backreferences, lookarounds, the `i` and `u` flags in Node 20's V8) still backtracks. The flag is process-wide and set
  * before the first such expression; other expressions never reach the threshold and run as before.
  * Throws the engine's SyntaxError for an invalid expression.
  */
