@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ScriptError } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
@@ -33,7 +33,15 @@ function bigXml(): string {
   return `<rows>${rows.join('')}</rows>`;
 }
 
-test('an interrupt ends SELECT FROM HTTP of a large XML answer while APPLY TX shapes it', LIMITS, async (t) => {
+/**
+ * The error of `cell` (given the URL of a server answering the large XML document) when an interrupt
+ * comes 300 ms after the server was called: the answer is whole in a moment, so it comes while the
+ * document is shaped.
+ */
+async function interruptedWhileShaping(
+  t: TestContext,
+  cell: (url: string) => string,
+): Promise<ScriptError | undefined> {
   const body = bigXml();
   const server = await startHttpServer((_req, res) => {
     res.setHeader('content-type', 'application/xml');
@@ -42,32 +50,20 @@ test('an interrupt ends SELECT FROM HTTP of a large XML answer while APPLY TX sh
   t.after(() => server.close());
   const { session } = sessionWith({});
   const controller = new AbortController();
-  // The answer is whole in a moment; the interrupt comes while it is shaped.
   void server.received(1).then(() => setTimeout(() => controller.abort(), 300));
   const results: Result[] = [];
-  for await (const r of session.execute(`SELECT * FROM HTTP (GET ${server.url}/rows) APPLY TX '$.row';`, {
-    signal: controller.signal,
-  }))
-    results.push(r);
-  const error = results.find((r) => r.kind === 'error')?.error;
+  for await (const r of session.execute(cell(server.url), { signal: controller.signal })) results.push(r);
+  return results.find((r) => r.kind === 'error')?.error;
+}
+
+test('an interrupt ends SELECT FROM HTTP of a large XML answer while APPLY TX shapes it', LIMITS, async (t) => {
+  const error = await interruptedWhileShaping(t, (url) => `SELECT * FROM HTTP (GET ${url}/rows) APPLY TX '$.row';`);
   assert.equal(error?.message, 'cancelled');
   assert.equal(error.statement, 'SELECT FROM HTTP');
 });
 
 test('an interrupt ends APPLY TX on a large document held in a column while it is shaped', LIMITS, async (t) => {
-  const body = bigXml();
-  const server = await startHttpServer((_req, res) => {
-    res.setHeader('content-type', 'application/xml');
-    res.end(body);
-  });
-  t.after(() => server.close());
-  const { session } = sessionWith({});
-  const controller = new AbortController();
-  void server.received(1).then(() => setTimeout(() => controller.abort(), 300));
-  const results: Result[] = [];
-  const cell = `SELECT * FROM HTTP (GET ${server.url}/rows);\nAPPLY TX '$.row';`;
-  for await (const r of session.execute(cell, { signal: controller.signal })) results.push(r);
-  const error = results.find((r) => r.kind === 'error')?.error;
+  const error = await interruptedWhileShaping(t, (url) => `SELECT * FROM HTTP (GET ${url}/rows);\nAPPLY TX '$.row';`);
   assert.equal(error?.message, 'cancelled');
   assert.equal(error.statement, 'APPLY TX');
 });
