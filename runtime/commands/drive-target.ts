@@ -5,7 +5,7 @@ import type { PushDrive, SinkDrive } from '../script/ast';
 import { counted } from '../util/words';
 import { driveOutput, type DriveOutput } from '../targets/drive-options';
 import type { Written } from '../targets/drive-files';
-import { applyOutcome, failPush, outcomeOptions } from '../targets/outcome';
+import { failPush, finishPush, outcomeOptions } from '../targets/outcome';
 
 /**
  * What SINK and PUSH INTO DRIVE share: the drive and options resolved before any file is written,
@@ -28,8 +28,7 @@ export async function runDriveTarget(
     await failPush(log, outcome, e, (r) => ctx.emit(r));
   }
   ctx.emit({ kind: 'message', text: summary(stmt, drive, written) });
-  const note = await applyOutcome(log, true, outcome);
-  if (note) ctx.emit({ kind: 'message', text: note });
+  await finishPush(log, outcome, (r) => ctx.emit(r));
 }
 
 function summary(stmt: SinkDrive | PushDrive, drive: Drive, w: Written): string {

@@ -21,7 +21,7 @@ import { evaluateText } from '../functions/evaluate';
 import { backoff, sleep } from '../http/retry';
 import type { PushDb, RetryPolicy, Text } from '../script/ast';
 import { batchCount } from '../targets/batches';
-import { applyOutcome, failPush, outcomeOptions } from '../targets/outcome';
+import { failPush, finishPush, outcomeOptions } from '../targets/outcome';
 import {
   finishProgress,
   progressNotes,
@@ -142,8 +142,7 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
   }
   await finishProgress(log, progress, ctx.run);
   ctx.emit({ kind: 'message', text: summary(stmt, table, players, tally, upserts.rowCount, deletes.rowCount) });
-  const note = await applyOutcome(log, true, outcome);
-  if (note) ctx.emit({ kind: 'message', text: note });
+  await finishPush(log, outcome, (r) => ctx.emit(r));
 };
 
 /** ON_INIT: once, before the streams, each statement committing as the engine does. */

@@ -9,7 +9,7 @@ import { bodyStart, decodeBody, describeCall, statusError, type CallContext, typ
 import { sendWithRetries, type RetryRules } from '../http/retry';
 import type { HttpSection, PushHttp } from '../script/ast';
 import { batchCount, batchRows, batchSize } from '../targets/batches';
-import { applyOutcome, failPush, outcomeOptions } from '../targets/outcome';
+import { failPush, finishPush, outcomeOptions } from '../targets/outcome';
 import { finishProgress, progressNotes, readProgress, writeProgress, type PushProgress } from '../targets/resume';
 import { Tracer } from '../targets/trace';
 import type { HttpConnection } from '../workspace/connections';
@@ -103,8 +103,7 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
   report(ctx, progressId, tally, true);
   await finishProgress(log, progress, ctx.run);
   ctx.emit({ kind: 'message', text: summary(tally) });
-  const note = await applyOutcome(log, true, outcome);
-  if (note) ctx.emit({ kind: 'message', text: note });
+  await finishPush(log, outcome, (r) => ctx.emit(r));
 };
 
 /** One ON_UPSERT or ON_DELETE section, compiled before the first call so a mistake sends nothing. */

@@ -42,6 +42,16 @@ export function checkDlqFolder(folder: string, pos?: Position): string {
   return posix.normalize(clean);
 }
 
+/** After a push that succeeded: applies DISCARD_ON_SUCCESS and says what was done. */
+export async function finishPush(
+  current: CurrentChangeLog | undefined,
+  options: OutcomeOptions,
+  emit: (result: Result) => void,
+): Promise<void> {
+  const note = await applyOutcome(current, true, options);
+  if (note) emit({ kind: 'message', text: note });
+}
+
 /**
  * After a push that failed with `error`: applies the failure's outcome (DLQ_ON_ERROR, DISCARD_ON_ERROR)
  * and throws `error`. An outcome that fails in turn (the dead-letter folder cannot be written, the
@@ -63,7 +73,7 @@ export async function failPush(
 }
 
 /** Applies the outcome; returns a sentence for the cell output, or undefined when nothing was done. */
-export async function applyOutcome(
+async function applyOutcome(
   current: CurrentChangeLog | undefined,
   succeeded: boolean,
   options: OutcomeOptions,
