@@ -127,6 +127,7 @@ export default defineConfig(
             '^xpath$',
             '^cli-table3/src/utils$',
             '^\\.\\./webhook/session-listener$',
+            '^\\.\\./runtime/index$',
           ],
         },
       ],

@@ -1,6 +1,6 @@
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
-import { AccessKeys, Dataset, isScriptError, renderText, sessionFolders } from '../runtime/index';
+import { AccessKeys, Dataset, isScriptError, renderText, sessionFolders } from '../runtime/support';
 
 /** `sqlcdc webhook key new|list|revoke`: the listener's access keys (docs/webhook.md). */
 async function run(args: string[]): Promise<number> {

@@ -1,5 +1,4 @@
-import { rotateWorkspaceKey, sessionFolders, toScriptError } from '../runtime/index';
-import { counted } from '../runtime/support';
+import { counted, rotateWorkspaceKey, sessionFolders, toScriptError } from '../runtime/support';
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 
