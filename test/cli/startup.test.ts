@@ -61,3 +61,15 @@ test(
     }
   },
 );
+
+test('sqlcdc run of a script loads the commands of its statements, not every command', LIMITS, async () => {
+  const dir = tempDir('cli-startup');
+  writeFileSync(join(dir, 'print.sql'), "PRINT 'hi';\n");
+  const commands = (await modulesLoadedBy(dir, ['run', 'print.sql'])).filter((f) => f.startsWith('runtime/commands/'));
+  assert.deepEqual(commands.sort(), [
+    'runtime/commands/checks.js',
+    'runtime/commands/command.js',
+    'runtime/commands/print.js',
+    'runtime/commands/table.js',
+  ]);
+});
