@@ -5,7 +5,6 @@ import {
   changeLogTable,
   counted,
   isScriptError,
-  JobStore,
   listChangeLogs,
   renderText,
   sessionFolders,
@@ -14,7 +13,6 @@ import {
 } from '../runtime/support';
 import { EXIT } from './constants';
 import { interpreter, openSession } from './interpreter';
-import { stderrReport } from './job';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 
 /** `sqlcdc changelog show FILE` / `sqlcdc changelog list [FOLDER]` (docs/changelog.md, "Inspecting a log"). */
@@ -64,8 +62,10 @@ async function list(folder: string, cmd: ChangeLogCommand): Promise<void> {
 /** `changelog replay FILE --job NAME`: the job's writer plays the log; exit 1 when it fails. */
 async function replay(file: string, cmd: ChangeLogCommand): Promise<number> {
   // Replaying runs a pipeline: the interpreter loads here, not for show and list.
+  const { stderrReport } = await import('./job');
+  const { JobStore, replayChangeLog } = interpreter();
   const store = new JobStore(sessionFolders({ workspace: cmd.workspace }).workspace, openSession);
-  const record = await interpreter().replayChangeLog(store, cmd.job!, file, stderrReport(store));
+  const record = await replayChangeLog(store, cmd.job!, file, stderrReport(store));
   process.stderr.write(`job ${cmd.job}: replay of ${file}: ${record.outcome}, ${counted(record.rows, 'row')}\n`);
   return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;
 }

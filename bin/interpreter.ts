@@ -1,4 +1,4 @@
-import type { OpenSession } from '../runtime/support';
+import type { OpenSession } from '../runtime/admin';
 
 type Interpreter = typeof import('../runtime/index');
 

@@ -6,25 +6,27 @@ import { formatScriptError } from './script-error';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 import { interpreter, openSession } from './interpreter';
 import {
-  type Column,
-  counted,
-  Dataset,
   displayFallback,
-  isScriptError,
   isTriggerKind,
   type JobReport,
   JobStore,
   newSigningSecret,
   redactScriptLine,
-  renderText,
   runRecords,
-  sessionFolders,
   settingsInWords,
   settingsOf,
   storedHighWatermark,
   summary,
   TRIGGER_KINDS,
   UPDATE_OPTIONS,
+} from '../runtime/admin';
+import {
+  type Column,
+  counted,
+  Dataset,
+  isScriptError,
+  renderText,
+  sessionFolders,
   type Value,
 } from '../runtime/support';
 

@@ -1,4 +1,5 @@
-import { counted, rotateWorkspaceKey, sessionFolders, toScriptError } from '../runtime/support';
+import { rotateWorkspaceKey } from '../runtime/admin';
+import { counted, sessionFolders, toScriptError } from '../runtime/support';
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 

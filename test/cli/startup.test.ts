@@ -73,3 +73,11 @@ test('sqlcdc run of a script loads the commands of its statements, not every com
     'runtime/commands/table.js',
   ]);
 });
+
+test('sqlcdc changelog list loads runtime/support alone: not the jobs, nor the access keys', LIMITS, async () => {
+  const dir = tempDir('cli-startup');
+  const loaded = (await modulesLoadedBy(dir, ['changelog', 'list', '.'])).filter((f) =>
+    /^runtime\/(admin\.js|jobs\/|webhook\/)/.test(f),
+  );
+  assert.deepEqual(loaded, []);
+});
