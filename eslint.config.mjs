@@ -41,7 +41,7 @@ const zones = [
     message: 'what the commands use (transport, drives, targets, writers, change logs, CDC) knows no command',
   },
   {
-    target: './runtime/support.ts',
+    target: ['./runtime/support.ts', './runtime/admin.ts'],
     from: [
       './runtime/index.ts',
       './runtime/session.ts',
@@ -52,13 +52,13 @@ const zones = [
       './runtime/drives',
       './runtime/targets',
     ],
-    message: 'runtime/support.ts loads without the interpreter',
+    message: 'runtime/support.ts and runtime/admin.ts load without the interpreter',
   },
   ...FRONT_ENDS.map((target) => ({
     target,
     from: './runtime',
-    except: ['./index.ts', './support.ts'],
-    message: 'a front end imports the runtime through runtime/index.ts (or runtime/support.ts)',
+    except: ['./index.ts', './support.ts', './admin.ts'],
+    message: 'a front end imports the runtime through runtime/index.ts (or runtime/support.ts, runtime/admin.ts)',
   })),
   { target: './kernel', from: ['./repl', './bin'], message: 'the kernel imports no other front end' },
   { target: './repl', from: ['./kernel', './bin'], message: 'the REPL imports no other front end' },
@@ -127,6 +127,7 @@ export default defineConfig(
             '^xpath$',
             '^cli-table3/src/utils$',
             '^\\.\\./webhook/session-listener$',
+            '^\\.\\./runtime/index$',
           ],
         },
       ],

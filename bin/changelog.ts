@@ -12,6 +12,7 @@ import {
   writeChangeLogJson,
 } from '../runtime/support';
 import { EXIT } from './constants';
+import { interpreter, openSession } from './interpreter';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 
 /** `sqlcdc changelog show FILE` / `sqlcdc changelog list [FOLDER]` (docs/changelog.md, "Inspecting a log"). */
@@ -61,9 +62,9 @@ async function list(folder: string, cmd: ChangeLogCommand): Promise<void> {
 /** `changelog replay FILE --job NAME`: the job's writer plays the log; exit 1 when it fails. */
 async function replay(file: string, cmd: ChangeLogCommand): Promise<number> {
   // Replaying runs a pipeline: the interpreter loads here, not for show and list.
-  const { JobStore, replayChangeLog, Session } = await import('../runtime/index');
   const { stderrReport } = await import('./job');
-  const store = new JobStore(sessionFolders({ workspace: cmd.workspace }).workspace, (o) => new Session(o));
+  const { JobStore, replayChangeLog } = interpreter();
+  const store = new JobStore(sessionFolders({ workspace: cmd.workspace }).workspace, openSession);
   const record = await replayChangeLog(store, cmd.job!, file, stderrReport(store));
   process.stderr.write(`job ${cmd.job}: replay of ${file}: ${record.outcome}, ${counted(record.rows, 'row')}\n`);
   return record.outcome === 'success' ? EXIT.ok : EXIT.scriptError;

@@ -2,33 +2,33 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { abortOnSigint } from './interrupt';
 import { EXIT } from './constants';
-import { formatScriptError } from './run';
+import { formatScriptError } from './script-error';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { interpreter, openSession } from './interpreter';
 import {
-  type Column,
-  Dataset,
   displayFallback,
-  checkJobScript,
-  isScriptError,
   isTriggerKind,
   type JobReport,
   JobStore,
   newSigningSecret,
-  renderText,
-  runJob,
+  redactScriptLine,
   runRecords,
-  sessionFolders,
-  storedHighWatermark,
   settingsInWords,
   settingsOf,
+  storedHighWatermark,
   summary,
   TRIGGER_KINDS,
   UPDATE_OPTIONS,
+} from '../runtime/admin';
+import {
+  type Column,
+  counted,
+  Dataset,
+  isScriptError,
+  renderText,
+  sessionFolders,
   type Value,
-  Session,
-  redactScriptLine,
-} from '../runtime/index';
-import { counted } from '../runtime/support';
+} from '../runtime/support';
 
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
   sqlcdc job list [--output table|json] [--workspace DIR]
@@ -51,7 +51,7 @@ function readScript(file: string): string {
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
-  checkJobScript(text, { name: file });
+  interpreter().checkJobScript(text, { name: file });
   return text;
 }
 
@@ -115,7 +115,7 @@ function update(args: string[]): number {
     () => readFileSync(0, 'utf8').split('\n')[0],
   );
   if ('problem' in asked) throw new UsageError(asked.problem);
-  const store = new JobStore(sessionFolders({ workspace: values.workspace }).workspace, (o) => new Session(o));
+  const store = new JobStore(sessionFolders({ workspace: values.workspace }).workspace, openSession);
   const job = store.update(name, asked.settings);
   process.stdout.write(`job ${job.name}: ${settingsInWords(job)}\n`);
   // Shown once, like an access key: the workspace keeps it sealed.
@@ -146,7 +146,7 @@ async function run(args: string[]): Promise<number> {
     run: { type: 'string' },
   });
   const [action, ...rest] = positionals;
-  const store = new JobStore(sessionFolders({ workspace: values.workspace }).workspace, (o) => new Session(o));
+  const store = new JobStore(sessionFolders({ workspace: values.workspace }).workspace, openSession);
   const out = (text: string) => process.stdout.write(text);
   switch (action) {
     case 'create': {
@@ -222,7 +222,7 @@ async function run(args: string[]): Promise<number> {
       const stopListening = abortOnSigint(controller);
       let record;
       try {
-        record = await runJob(store, name, {
+        record = await interpreter().runJob(store, name, {
           by: 'run',
           report: stderrReport(store),
           signal: controller.signal,

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
   cancelled,
-  caretLines,
   displayFallback,
   errorInFile,
   pipelineNameOf,
@@ -16,16 +15,11 @@ import {
 import { ProgressLine } from '../repl/progress-line';
 import { abortOnSigint } from './interrupt';
 import { EXIT, type OutputFormat } from './constants';
+import { formatScriptError } from './script-error';
 
 export interface RunOptions {
   workspace?: string;
   output: OutputFormat;
-}
-
-/** `file:line:col: <STATEMENT>: reason`, then the offending line with a caret, as compilers report. */
-export function formatScriptError(file: string, e: ScriptError, source: string): string {
-  if (!e.position) return errorInFile(file, e);
-  return [errorInFile(file, e), ...caretLines(source, e.position).map((l) => `  ${l}`)].join('\n');
 }
 
 /**

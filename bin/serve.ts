@@ -13,8 +13,8 @@ import {
   sessionFolders,
   startListener,
   toScriptError,
-  Session,
 } from '../runtime/index';
+import { openSession } from './interpreter';
 
 function sizeOfMaxBody(text: string): number {
   const size = parseSize(text);
@@ -72,7 +72,7 @@ async function serve(args: string[]): Promise<number> {
   const readTimeoutMs = values['read-timeout'] === undefined ? READ_TIMEOUT_MS : readTimeoutOf(values['read-timeout']);
 
   const { workspace } = sessionFolders({ workspace: values.workspace });
-  const store = new JobStore(workspace, (o) => new Session(o));
+  const store = new JobStore(workspace, openSession);
   const keys = values['no-auth'] ? undefined : new AccessKeys(workspace);
   if (keys && keys.list().length === 0) {
     // Decision C.6: with no key configured, one is made and shown once, here, to the operator.

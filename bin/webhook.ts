@@ -1,6 +1,7 @@
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
-import { AccessKeys, Dataset, isScriptError, renderText, sessionFolders } from '../runtime/index';
+import { AccessKeys } from '../runtime/admin';
+import { Dataset, isScriptError, renderText, sessionFolders } from '../runtime/support';
 
 /** `sqlcdc webhook key new|list|revoke`: the listener's access keys (docs/webhook.md). */
 async function run(args: string[]): Promise<number> {

@@ -1,5 +1,5 @@
-import { rotateWorkspaceKey, sessionFolders, toScriptError } from '../runtime/index';
-import { counted } from '../runtime/support';
+import { rotateWorkspaceKey } from '../runtime/admin';
+import { counted, sessionFolders, toScriptError } from '../runtime/support';
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
 

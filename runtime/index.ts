@@ -38,6 +38,7 @@ export { JobStore } from './jobs/store';
 export { replayChangeLog } from './jobs/replay';
 export { isTriggerKind, TRIGGER_KINDS } from './jobs/job';
 export { type JobReport, runJob } from './jobs/runner';
+export type { OpenSession } from './jobs/sessions';
 export { runRecords } from './jobs/recovery';
 export { settingsInWords, summary } from './jobs/store';
 export { settingsOf, UPDATE_OPTIONS } from './jobs/update';

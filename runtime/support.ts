@@ -1,13 +1,13 @@
 // The part of the public API that loads without the interpreter, for front ends that must answer
 // sooner than it loads: the kernel's first requests (kernel_info, history), which a client waits for
 // only briefly, and `sqlcdc changelog`, which reads files and runs no statement. Nothing here may
-// import the session, the parser or the commands.
+// import the session, the parser or the commands. The CLI's job and key commands use ./admin besides.
 export { describeWorkspace, sessionFolders, type SessionFolders } from './workspace/location';
 export { writeFileAtomic } from './workspace/files';
 export { holdsSecret, withoutSecrets } from './workspace/secret-input';
 export { Fifo } from './util/fifo';
 export { globSource, type GlobSyntax } from './sources/files/glob';
-export { isScriptError } from './errors';
+export { caretLines, errorInFile, isScriptError, toScriptError, type ScriptError } from './errors';
 export { counted } from './util/words';
 export { Dataset } from './dataset/dataset';
 export type { Column, Value } from './dataset/types';

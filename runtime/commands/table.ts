@@ -1,27 +1,15 @@
 import { ScriptError } from '../errors';
 import type { Statement, StatementKind } from '../script/ast';
 import type { Command } from './command';
-import { addColumn } from './add-column';
-import { applyFilter } from './apply-filter';
-import { applyHttp } from './apply-http';
-import { applyPipeline } from './apply-pipeline';
-import { applySchema } from './apply-schema';
-import { applyTx } from './apply-tx';
-import { capture } from './capture';
-import { execOnDb } from './exec-db';
-import { exit } from './exit';
-import { load } from './load';
-import { merge } from './merge';
-import { print } from './print';
-import { pushDb } from './push-db';
-import { pushDrive } from './push-drive';
-import { pushHttp } from './push-http';
-import { selectDb } from './select-db';
-import { selectDrive } from './select-drive';
-import { selectHttp } from './select-http';
-import { sinkDb } from './sink-db';
-import { sinkDrive } from './sink-drive';
-import { zipColumn } from './zip-column';
+
+/**
+ * A command whose module loads with its first statement: a script loads the commands it uses, not the
+ * language's every source, target and library (start-up of the CLI, the REPL and the kernel).
+ */
+const onFirstUse =
+  <S extends Statement>(load: () => Promise<Command<S>>): Command<S> =>
+  async (stmt, input, ctx) =>
+    (await load())(stmt, input, ctx);
 
 /** Statement kind → the command giving it meaning. */
 export type CommandTable = { readonly [K in StatementKind]?: Command<Extract<Statement, { kind: K }>> };
@@ -32,27 +20,27 @@ export type CommandTable = { readonly [K in StatementKind]?: Command<Extract<Sta
  * meaning adds it here. A Session may be given another table (SessionOptions.commands).
  */
 export const COMMANDS: CommandTable = {
-  AddColumn: addColumn,
-  ApplyFilter: applyFilter,
-  ApplyHttp: applyHttp,
-  ApplyPipeline: applyPipeline,
-  ApplySchema: applySchema,
-  ApplyTx: applyTx,
-  Capture: capture,
-  ExecOnDb: execOnDb,
-  Exit: exit,
-  Load: load,
-  Merge: merge,
-  Print: print,
-  PushDb: pushDb,
-  PushDrive: pushDrive,
-  PushHttp: pushHttp,
-  SelectDb: selectDb,
-  SelectDrive: selectDrive,
-  SelectHttp: selectHttp,
-  SinkDb: sinkDb,
-  SinkDrive: sinkDrive,
-  ZipColumn: zipColumn,
+  AddColumn: onFirstUse(async () => (await import('./add-column')).addColumn),
+  ApplyFilter: onFirstUse(async () => (await import('./apply-filter')).applyFilter),
+  ApplyHttp: onFirstUse(async () => (await import('./apply-http')).applyHttp),
+  ApplyPipeline: onFirstUse(async () => (await import('./apply-pipeline')).applyPipeline),
+  ApplySchema: onFirstUse(async () => (await import('./apply-schema')).applySchema),
+  ApplyTx: onFirstUse(async () => (await import('./apply-tx')).applyTx),
+  Capture: onFirstUse(async () => (await import('./capture')).capture),
+  ExecOnDb: onFirstUse(async () => (await import('./exec-db')).execOnDb),
+  Exit: onFirstUse(async () => (await import('./exit')).exit),
+  Load: onFirstUse(async () => (await import('./load')).load),
+  Merge: onFirstUse(async () => (await import('./merge')).merge),
+  Print: onFirstUse(async () => (await import('./print')).print),
+  PushDb: onFirstUse(async () => (await import('./push-db')).pushDb),
+  PushDrive: onFirstUse(async () => (await import('./push-drive')).pushDrive),
+  PushHttp: onFirstUse(async () => (await import('./push-http')).pushHttp),
+  SelectDb: onFirstUse(async () => (await import('./select-db')).selectDb),
+  SelectDrive: onFirstUse(async () => (await import('./select-drive')).selectDrive),
+  SelectHttp: onFirstUse(async () => (await import('./select-http')).selectHttp),
+  SinkDb: onFirstUse(async () => (await import('./sink-db')).sinkDb),
+  SinkDrive: onFirstUse(async () => (await import('./sink-drive')).sinkDrive),
+  ZipColumn: onFirstUse(async () => (await import('./zip-column')).zipColumn),
 };
 
 export function isSupported(table: CommandTable, kind: StatementKind): boolean {

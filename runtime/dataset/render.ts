@@ -7,6 +7,7 @@ import { formatValue, NULL_DISPLAY, toPlainValue } from './format-value';
 import { typeName } from './type-names';
 import { textView } from './vector';
 import { STRING, type BaseType, type Column, type ColumnType, type Value } from './types';
+import { thousands } from '../util/words';
 
 /**
  * A dataset as text (terminal), HTML (notebook), JSON rows, CSV and a Jupyter data resource.
@@ -28,7 +29,6 @@ const MIN_COLUMN_WIDTH = 12;
 /** HTML cells longer than this are cut: one huge payload column must not freeze a notebook. */
 const MAX_HTML_CELL = 1000;
 const NUMERIC: ReadonlySet<BaseType> = new Set(['tinyint', 'short', 'int', 'long', 'decimal', 'double', 'float']);
-const COUNT = new Intl.NumberFormat('en-US');
 // eslint-disable-next-line no-control-regex -- control characters are what a text cell replaces
 const CONTROL = /[\u0000-\u001f\u007f]/g;
 const JSON_EXPORT = writerOptions();
@@ -36,8 +36,8 @@ const CSV_EXPORT = writerOptions({ header: true });
 
 /** `(3 rows)`, `(1 row)`, or `(showing 20 of 1,000,000 rows)` when cut. */
 export function rowCountLine(total: number, shown: number): string {
-  if (shown < total) return `(showing ${COUNT.format(shown)} of ${COUNT.format(total)} rows)`;
-  return `(${COUNT.format(total)} ${total === 1 ? 'row' : 'rows'})`;
+  if (shown < total) return `(showing ${thousands(shown)} of ${thousands(total)} rows)`;
+  return `(${thousands(total)} ${total === 1 ? 'row' : 'rows'})`;
 }
 
 /** `s` cut to at most `max` UTF-16 units plus `…`, never splitting a surrogate pair. */

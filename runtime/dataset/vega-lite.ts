@@ -3,6 +3,7 @@ import { ScriptError } from '../errors';
 import type { Dataset } from './dataset';
 import { formatDateTime, formatValue } from './format-value';
 import type { BaseType, ColumnType, Value } from './types';
+import { thousands } from '../util/words';
 
 /**
  * A chart of the dataset as a Vega-Lite v5 spec (JupyterLab's application/vnd.vegalite.v5+json),
@@ -44,7 +45,6 @@ const KIND_NAMES: Record<ChartKind, string> = {
   histogram: 'histogram',
 };
 const NUMERIC: ReadonlySet<BaseType> = new Set(['tinyint', 'short', 'int', 'long', 'decimal', 'double', 'float']);
-const COUNT = new Intl.NumberFormat('en-US');
 const FLOAT: ColumnType = { base: 'float' };
 
 /** The JSON value a chart plots for a non-null cell: numbers as JS numbers (plotting needs no exact digits). */
@@ -162,8 +162,8 @@ export function vegaLiteChart(ds: Dataset, request: ChartRequest, maxRows = MAX_
   const coloured = color ? `, coloured by ${color.column}` : '';
   const sampled = rows.count < ds.rowCount;
   const rowText = sampled
-    ? `${COUNT.format(rows.count)} of ${COUNT.format(ds.rowCount)} rows (an evenly spaced sample)`
-    : `${COUNT.format(ds.rowCount)} ${ds.rowCount === 1 ? 'row' : 'rows'}`;
+    ? `${thousands(rows.count)} of ${thousands(ds.rowCount)} rows (an evenly spaced sample)`
+    : `${thousands(ds.rowCount)} ${ds.rowCount === 1 ? 'row' : 'rows'}`;
   const spec: Record<string, unknown> = {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: sampled ? { text: what, subtitle: rowText } : what,

@@ -6,13 +6,13 @@ import { STRING, type Column, type ColumnType, type Value } from '../dataset/typ
 import type { Result } from '../results';
 import { atMagicArgument, splitArgs } from './args';
 import type { Magic } from './magic';
+import { thousands } from '../util/words';
 
 /** How many of the most frequent values the profile names. */
 const TOP_VALUES = 3;
 /** A top value is cut to this many characters: one long document must not widen the whole table. */
 const TOP_VALUE_WIDTH = 30;
 const INT: ColumnType = { base: 'int' };
-const COUNT = new Intl.NumberFormat('en-US');
 
 const PROFILE_COLUMNS: Column[] = [
   { name: 'column', type: STRING },
@@ -37,7 +37,7 @@ function topText(top: { value: Value; count: number }[], type: ColumnType): stri
   return top
     .map(({ value, count }) => {
       const text = formatValue(value, type);
-      return `${text.length > TOP_VALUE_WIDTH ? `${text.slice(0, TOP_VALUE_WIDTH)}…` : text} (${COUNT.format(count)})`;
+      return `${text.length > TOP_VALUE_WIDTH ? `${text.slice(0, TOP_VALUE_WIDTH)}…` : text} (${thousands(count)})`;
     })
     .join(', ');
 }
@@ -53,7 +53,7 @@ export function describeDataset(ds: Dataset, names: string[]): Result {
     const p = profileColumn(ds.column(c), type.base, TOP_VALUES);
     return [name, typeName(type), p.nulls, p.distinct, shown(p.min, type), shown(p.max, type), topText(p.top, type)];
   });
-  const size = `${COUNT.format(ds.rowCount)} ${ds.rowCount === 1 ? 'row' : 'rows'}, ${ds.columns.length} ${ds.columns.length === 1 ? 'column' : 'columns'}`;
+  const size = `${thousands(ds.rowCount)} ${ds.rowCount === 1 ? 'row' : 'rows'}, ${ds.columns.length} ${ds.columns.length === 1 ? 'column' : 'columns'}`;
   return {
     kind: 'table',
     dataset: Dataset.fromRows(PROFILE_COLUMNS, rows),

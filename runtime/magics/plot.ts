@@ -11,6 +11,7 @@ import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { ArgumentError, splitArgs } from './args';
 import type { Magic } from './magic';
+import { thousands } from '../util/words';
 
 const USAGE = '%plot <kind> x=<column> [y=<column>] [color=<column>]';
 const CHANNELS = ['x', 'y', 'color'] as const;
@@ -53,7 +54,7 @@ function atChannel<T>(draw: () => T): T {
 export const plotMagic: Magic = {
   name: 'plot',
   usage: USAGE,
-  description: `charts the pipeline dataset in Jupyter (Vega-Lite), kind ${CHART_KINDS.join('|')}; without y it counts rows per x; over ${MAX_CHART_ROWS.toLocaleString('en-US')} rows, an even sample`,
+  description: `charts the pipeline dataset in Jupyter (Vega-Lite), kind ${CHART_KINDS.join('|')}; without y it counts rows per x; over ${thousands(MAX_CHART_ROWS)} rows, an even sample`,
   words: [...CHART_KINDS],
   run(session, args): Result[] {
     const request = parsePlot(args);

@@ -14,4 +14,4 @@ const bundle = join(dirname(require.resolve('chevrotain')), '..', 'chevrotain.mj
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file path, which `import` cannot name
 const chevrotain = require(bundle) as Chevrotain;
 
-export const { createToken, Lexer, EmbeddedActionsParser, EOF } = chevrotain;
+export const { createToken, Lexer, EmbeddedActionsParser, EOF, LLkLookaheadStrategy } = chevrotain;

@@ -1,5 +1,5 @@
-import type { IOrAlt, IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
-import { EmbeddedActionsParser } from './chevrotain';
+import type { ILookaheadStrategy, IOrAlt, IParserErrorMessageProvider, IToken, TokenType } from 'chevrotain';
+import { EmbeddedActionsParser, LLkLookaheadStrategy } from './chevrotain';
 import { ScriptError, withWritten, type Position } from '../errors';
 import type {
   AddColumn,
@@ -51,6 +51,35 @@ const messages: IParserErrorMessageProvider = {
   buildEarlyExitMessage: ({ expectedIterationPaths, customUserDescription }) =>
     `expected ${customUserDescription ?? O.list([...new Set(expectedIterationPaths.map((path) => label(path[0])))])}`,
 };
+
+const MAX_LOOKAHEAD = 3;
+
+/**
+ * chevrotain's LL(k) lookahead, each alternation's and optional part's function computed when the parser
+ * first reaches it rather than all of them as the grammar is built (~40 ms of CPU at every start of the
+ * interpreter): a script reaches a few of the grammar's hundreds. The functions are the same; the
+ * grammar's checks (`validate`) are the LL(k) strategy's own.
+ */
+function lookaheadOnFirstUse(maxLookahead: number): ILookaheadStrategy {
+  const llk = new LLkLookaheadStrategy({ maxLookahead });
+  return {
+    validate: (options) => llk.validate(options),
+    buildLookaheadForAlternation(options) {
+      let la: ((orAlts?: IOrAlt<unknown>[]) => number | undefined) | undefined;
+      return function (this: unknown, orAlts) {
+        la ??= llk.buildLookaheadForAlternation(options);
+        return la.call(this, orAlts);
+      };
+    },
+    buildLookaheadForOptional(options) {
+      let la: (() => boolean) | undefined;
+      return function (this: unknown) {
+        la ??= llk.buildLookaheadForOptional(options);
+        return la.call(this);
+      };
+    },
+  };
+}
 
 /**
  * Occurrence indices for the DSL calls of one rule invocation. The option bags generate their
@@ -127,7 +156,12 @@ export class Grammar extends EmbeddedActionsParser {
    * build the grammar with them (test/script/grammar.test.ts), the interpreter without.
    */
   constructor(options: { validate?: boolean } = {}) {
-    super(ALL_TOKENS, { maxLookahead: 3, skipValidations: !options.validate, errorMessageProvider: messages });
+    super(ALL_TOKENS, {
+      maxLookahead: MAX_LOOKAHEAD,
+      lookaheadStrategy: lookaheadOnFirstUse(MAX_LOOKAHEAD),
+      skipValidations: !options.validate,
+      errorMessageProvider: messages,
+    });
     this.performSelfAnalysis();
   }
 

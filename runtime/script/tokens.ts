@@ -1,4 +1,4 @@
-import type { IToken, TokenType } from 'chevrotain';
+import type { IToken, Lexer as ChevrotainLexer, TokenType } from 'chevrotain';
 import { createToken, Lexer } from './chevrotain';
 import type { SourceText } from './source';
 import { lineEnd } from '../util/lines';
@@ -326,7 +326,20 @@ const LEXED = [
 /** Every token type the parser may see (keywords only come from retyping). */
 export const ALL_TOKENS: TokenType[] = [...LEXED, ...Object.values(KW)];
 
-const lexer = new Lexer(LEXED, { positionTracking: 'onlyOffset', ensureOptimizations: true });
+/**
+ * chevrotain's checks of the token patterns cost ~12 ms of CPU at every start of the interpreter and can
+ * only fail on a change to this file: the tests build the lexer with them (test/script/grammar.test.ts),
+ * the interpreter without, as the grammar.
+ */
+export function newLexer(options: { validate?: boolean } = {}): ChevrotainLexer {
+  return new Lexer(LEXED, {
+    positionTracking: 'onlyOffset',
+    ensureOptimizations: true,
+    skipValidations: !options.validate,
+  });
+}
+
+const lexer = newLexer();
 
 /**
  * Tokens of `source.text` between `start` and `end`, offsets in cell coordinates. Never throws:

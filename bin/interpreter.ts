@@ -1,0 +1,15 @@
+import type { OpenSession } from '../runtime/admin';
+
+type Interpreter = typeof import('../runtime/index');
+
+/**
+ * The interpreter (the session, the parser, the commands, the function library), loaded by the first
+ * CLI action that parses or runs a script. The actions that only read and write the workspace (`job
+ * list`, `webhook key new`…) answer without it: it is most of the CLI's start-up (docs/cli.md, "Speed").
+ */
+export function interpreter(): Interpreter {
+  return require('../runtime/index') as Interpreter;
+}
+
+/** The sessions a job store opens for runs: the interpreter loads with the first. */
+export const openSession: OpenSession = (options) => new (interpreter().Session)(options);

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { runCli as sqlcdc } from '../helpers/cli';
+import { tempDir } from '../helpers/temp';
+
+/**
+ * What a CLI command loads, which is most of its start-up (docs/cli.md, "Speed"; scripts and the test
+ * suite call the CLI by the hundred). Read from the child itself: a preloaded module lists every module
+ * it loaded when it exits.
+ */
+const LIMITS = { timeout: 120_000 };
+const DIST = join(__dirname, '..', '..');
+const PRELOAD = join(__dirname, '..', 'helpers', 'loaded-modules.js');
+
+/** The modules `sqlcdc ARGS` loaded, as paths under dist/ (or node_modules/); asserts it succeeded. */
+async function modulesLoadedBy(dir: string, args: string[], input?: string): Promise<string[]> {
+  const list = join(dir, 'loaded.txt');
+  const r = await sqlcdc(dir, [...args, '--workspace', 'ws'], {
+    input,
+    env: { NODE_OPTIONS: `--require ${PRELOAD}`, SQLCDC_TEST_LOADED: list },
+  });
+  assert.equal(r.code, 0, `sqlcdc ${args.join(' ')}: ${r.stderr}`);
+  return readFileSync(list, 'utf8')
+    .split('\n')
+    .map((f) => relative(DIST, f));
+}
+
+/** The interpreter: the session, the statement parser (and chevrotain), the commands, the magics, the functions. */
+const INTERPRETER = /^runtime\/(session\.js|script\/|commands\/|magics\/|functions\/registry\.js)|chevrotain/;
+
+test(
+  'the job, webhook key, change log and workspace commands that run no script load no part of the interpreter',
+  LIMITS,
+  async () => {
+    const dir = tempDir('cli-startup');
+    writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
+    // Set-up: a job to show, trigger and delete (creating it from a script parses the script).
+    for (const name of ['a', 'b'])
+      assert.equal((await sqlcdc(dir, ['job', 'create', name, '--writer', 'w.sql', '--workspace', 'ws'])).code, 0);
+    const commands: { args: string[]; input?: string }[] = [
+      { args: ['job', 'list'] },
+      { args: ['job', 'list', '--output', 'json'] },
+      { args: ['job', 'show', 'a'] },
+      { args: ['job', 'trigger', 'a', '--on', 'success', '--run', 'b'] },
+      {
+        args: ['job', 'update', 'a', '--webhook', '--signing-secret', '-'],
+        input: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n',
+      },
+      { args: ['job', 'runs', 'a'] },
+      { args: ['job', 'delete', 'b'] },
+      { args: ['webhook', 'key', 'new', '--name', 'ci'] },
+      { args: ['webhook', 'key', 'list'] },
+      { args: ['changelog', 'list', '.'] },
+      { args: ['workspace', 'rotate-key'] },
+    ];
+    for (const { args, input } of commands) {
+      const loaded = (await modulesLoadedBy(dir, args, input)).filter((f) => INTERPRETER.test(f));
+      assert.deepEqual(loaded, [], `sqlcdc ${args.join(' ')} loaded the interpreter`);
+    }
+  },
+);
+
+test('sqlcdc run of a script loads the commands of its statements, not every command', LIMITS, async () => {
+  const dir = tempDir('cli-startup');
+  writeFileSync(join(dir, 'print.sql'), "PRINT 'hi';\n");
+  const commands = (await modulesLoadedBy(dir, ['run', 'print.sql'])).filter((f) => f.startsWith('runtime/commands/'));
+  assert.deepEqual(commands.sort(), [
+    'runtime/commands/checks.js',
+    'runtime/commands/command.js',
+    'runtime/commands/print.js',
+    'runtime/commands/table.js',
+  ]);
+});
+
+test('sqlcdc changelog list loads runtime/support alone: not the jobs, nor the access keys', LIMITS, async () => {
+  const dir = tempDir('cli-startup');
+  const loaded = (await modulesLoadedBy(dir, ['changelog', 'list', '.'])).filter((f) =>
+    /^runtime\/(admin\.js|jobs\/|webhook\/)/.test(f),
+  );
+  assert.deepEqual(loaded, []);
+});
