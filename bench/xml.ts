@@ -44,7 +44,10 @@ export async function runXmlBench(): Promise<void> {
     console.log(`xml: ${RECORDS.toLocaleString('en-US')} records, ${mb} MB, best of ${RUNS}`);
     const reference = await best(
       RUNS,
-      () => new XMLParser({ ignoreAttributes: false }).parse(readFileSync(file, 'utf8')) as { orders: { order: unknown[] } },
+      () =>
+        new XMLParser({ ignoreAttributes: false }).parse(readFileSync(file, 'utf8')) as {
+          orders: { order: unknown[] };
+        },
       (doc) => {
         if (doc.orders.order.length !== RECORDS) throw new Error('fast-xml-parser read every record');
       },
