@@ -215,13 +215,22 @@ export class XElement extends XContainer {
     return this.xname.uri;
   }
 
-  /** The text of the descendant text and CDATA nodes (comments and processing instructions left out). */
+  /**
+   * The text of the descendant text and CDATA nodes (comments and processing instructions left out),
+   * walked without recursion: a document may nest deeper than the call stack goes.
+   */
   override get textContent(): string {
-    const only = this.first;
-    if (only && only === this.last && only instanceof XCharacterData && only.nodeType !== 8) return only.data;
     let s = '';
-    for (let c = this.first; c; c = c.nextSibling)
-      if (c.nodeType === 1 || c.nodeType === 3 || c.nodeType === 4) s += c.textContent!;
+    for (let n = this.first; n;) {
+      if (n instanceof XElement && n.first) {
+        n = n.first;
+        continue;
+      }
+      if (n instanceof XText || n instanceof XCData) s += n.data;
+      let up: XNode = n;
+      while (!up.nextSibling && up.parentNode !== this) up = up.parentNode!;
+      n = up.nextSibling;
+    }
     return s;
   }
 
