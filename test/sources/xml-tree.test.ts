@@ -201,6 +201,7 @@ test('a malformed document is xmldom’s error, with its line and column; what x
     ['<p:a/>', /invalid XML/],
     ['<a>', /unclosed xml tag\(s\): a/],
     ['hello', /invalid XML: missing root element/],
+    ['<a><?pi?x?></a>', /line 1, column 4: Invalid processing instruction/],
   ] as const) {
     assert.equal(readXmlTree(text), undefined, text);
     assert.throws(
@@ -209,6 +210,7 @@ test('a malformed document is xmldom’s error, with its line and column; what x
     );
   }
   // Unquoted attribute values and control characters are xmldom warnings, not errors.
+  assert.equal(serializeXml(parseXml('<a><?pi x?y?></a>')), '<a><?pi x?y?></a>');
   assert.deepEqual(plain(documentToDataset('<r><a b=c/><a b="d">\u0001</a></r>', 'xml', '//a')), [
     ['c', null],
     ['d', '\u0001'],
