@@ -20,7 +20,7 @@ import {
  * node: the XML declaration as a processing instruction, the whitespace between top-level nodes but
  * not after the last, a DOCTYPE's ids with their quotes), read with saxes, a streaming parser that
  * checks well-formedness and namespaces. Undefined for any text saxes does not take as well-formed,
- * or whose DOCTYPE it cannot split: xml.ts then reads it with xmldom, whose messages (line, column)
+ * whose DOCTYPE it cannot split, or with a `?` in an instruction's data: xml.ts then reads it with xmldom, whose messages (line, column)
  * and leniency (an unquoted attribute value, a control character) stay as they were.
  */
 export function readXmlTree(source: string): XDocument | undefined {
@@ -30,14 +30,13 @@ export function readXmlTree(source: string): XDocument | undefined {
   const names = new Names();
   let order = 1;
   let current: XContainer = doc;
-  let pending = '';
-  // Text is gathered until the next markup: saxes may hand one run over in pieces.
+  // Text is gathered until the next markup: saxes may hand one run over in pieces. It skips the
+  // whitespace before the first markup, which xmldom keeps as a text node.
+  let pending = LEADING_SPACE.exec(text)![0];
   const flush = () => {
     if (pending !== '') append(current, new XText(order++, pending));
     pending = '';
   };
-  // saxes skips the whitespace before the first markup; xmldom keeps it as a text node.
-  pending = LEADING_SPACE.exec(text)![0];
   const parser = new (saxesLibrary().SaxesParser)({ xmlns: true });
   parser.on('error', () => {
     throw new NotWellFormed();
