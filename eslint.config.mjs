@@ -124,6 +124,7 @@ export default defineConfig(
             '^\\./backend$',
             '^\\./(postgres|sqlite)$',
             '^@xmldom/xmldom$',
+            '^saxes$',
             '^xpath$',
             '^cli-table3/src/utils$',
             '^\\.\\./webhook/session-listener$',

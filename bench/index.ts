@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   push: async () => (await import('./push')).runPushBench(),
   scale: async () => (await import('./scale')).runScaleBench(),
   cli: async () => (await import('./cli')).runCliBench(),
+  xml: async () => (await import('./xml')).runXmlBench(),
 };
 
 async function main(): Promise<void> {

@@ -1,15 +1,21 @@
 import type { Node } from '@xmldom/xmldom';
 
 /**
- * @xmldom/xmldom and xpath (~90 ms of modules at every start of the CLI, the REPL and the kernel)
- * load with the first XML document or XPath, not with the interpreter. Every value use goes through
- * here; type imports may name the packages directly.
+ * saxes, @xmldom/xmldom and xpath (~90 ms of modules at every start of the CLI, the REPL and the
+ * kernel) load with the first XML document or XPath, not with the interpreter. Every value use goes
+ * through here; type imports may name the packages directly.
  */
+type Saxes = typeof import('saxes');
 type XmlDom = typeof import('@xmldom/xmldom');
 type XPath = typeof import('xpath');
 
+let saxes: Saxes | undefined;
 let dom: XmlDom | undefined;
 let xp: XPath | undefined;
+
+export function saxesLibrary(): Saxes {
+  return (saxes ??= require('saxes') as Saxes);
+}
 
 export function xmlDom(): XmlDom {
   return (dom ??= require('@xmldom/xmldom') as XmlDom);

@@ -2,11 +2,14 @@ import type { Document, Element, Node, XMLSerializer } from '@xmldom/xmldom';
 import { xmlDom } from './xml-library';
 import { ScriptError } from '../errors';
 import { where } from './location';
+import { readXmlTree } from './xml-tree';
 
 /**
- * XML documents as xmldom DOMs: one model gives record selection, per-record XPath (the npm xpath
- * package is quadratic over a whole document but linear per record) and the raw XML of each record
- * (RAWCOL), which an object model such as fast-xml-parser's cannot give back.
+ * XML documents as DOMs: one model gives record selection, per-record XPath (the npm xpath package
+ * is quadratic over a whole document but linear per record) and the raw XML of each record (RAWCOL),
+ * which an object model such as fast-xml-parser's cannot give back. A well-formed document is read
+ * into xml-nodes.ts's compact tree, which reads as xmldom's DOM does (the types below name xmldom's);
+ * anything else goes to xmldom's parser, for its messages and its leniency.
  */
 
 const ELEMENT = 1;
@@ -27,6 +30,13 @@ class Stop extends Error {}
 
 /** Parses XML text; a malformed document is a ScriptError with line and column. */
 export function parseXml(text: string, source?: string): Document {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const tree = readXmlTree(body);
+  if (tree?.documentElement) return tree as unknown as Document;
+  return parseWithXmldom(body, source);
+}
+
+function parseWithXmldom(text: string, source: string | undefined): Document {
   let failure: ScriptError | undefined;
   const parser = new (xmlDom().DOMParser)({
     onError: (
@@ -46,7 +56,7 @@ export function parseXml(text: string, source?: string): Document {
   });
   let doc: Document | undefined;
   try {
-    doc = parser.parseFromString(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, 'text/xml');
+    doc = parser.parseFromString(text, 'text/xml');
   } catch (e) {
     if (failure) throw failure;
     throw new ScriptError(`${where(source)}invalid XML: ${(e as Error).message}`, 'runtime');

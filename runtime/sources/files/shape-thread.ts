@@ -42,7 +42,7 @@ export interface Shaped {
 const shaper = new ThreadCall<ShapeRequest, Shaped>(join(__dirname, 'shape-worker.js'));
 
 /**
- * The rows of a document (shapeHere). Parsing one is synchronous (JSON.parse, xmldom, the CSV parser)
+ * The rows of a document (shapeHere). Parsing one is synchronous (JSON.parse, the XML reader, the CSV parser)
  * and takes seconds for tens of megabytes, so a large one is shaped in a worker thread that `signal`
  * (Ctrl-C, the kernel's interrupt) ends.
  */
