@@ -11,7 +11,9 @@ import {
   hasWriter,
   kindOf,
   newGuid,
+  jobsFolder,
   normalizeGuid,
+  runsFile,
   secretLabel,
   type JobDefinition,
   type Trigger,
@@ -75,7 +77,7 @@ export class JobDefinitions {
   readonly folder: string;
 
   constructor(readonly workspace: string) {
-    this.folder = join(workspace, 'jobs');
+    this.folder = jobsFolder(workspace);
   }
 
   jobFolder(name: string): string {
@@ -396,7 +398,7 @@ export class JobStore extends JobDefinitions {
   runs(name: string): JsonLines<RunLine> {
     let log = this.runLogs.get(name);
     if (!log) {
-      log = new JsonLines<RunLine>(join(this.jobFolder(name), 'runs.jsonl'));
+      log = new JsonLines<RunLine>(runsFile(this.workspace, name));
       this.runLogs.set(name, log);
     }
     return log;
