@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { abortOnSigint } from './interrupt';
 import { EXIT } from './constants';
 import { formatScriptError } from './run';
-import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 import {
   type Column,
   Dataset,
@@ -33,8 +33,11 @@ import { counted } from '../runtime/support';
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
   sqlcdc job list [--output table|json] [--workspace DIR]
   sqlcdc job update NAME ${UPDATE_OPTIONS} [--workspace DIR]
-  sqlcdc job show|run|delete|runs NAME [--workspace DIR]
+  sqlcdc job show|run|delete NAME [--workspace DIR]
+  sqlcdc job runs NAME [--output table|json] [--workspace DIR]
   sqlcdc job trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER [--workspace DIR]`;
+
+const JOB_ACTIONS = ['create', 'list', 'show', 'update', 'run', 'delete', 'trigger', 'runs'];
 
 const string = (name: string): Column => ({ name, type: { base: 'string' } });
 
@@ -265,11 +268,8 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     }
     default:
-      throw new UsageError(
-        action === undefined
-          ? 'job needs an action (create, list, show, update, run, delete, trigger, runs)'
-          : `unknown job action '${action}'`,
-      );
+      if (action === undefined) throw new UsageError(`job needs an action (${JOB_ACTIONS.join(', ')})`);
+      throw unknownWord('job action', action, JOB_ACTIONS);
   }
 }
 

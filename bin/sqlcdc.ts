@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, OUTPUT_FORMATS, type OutputFormat } from './constants';
-import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 
 /** Command groups, each in its own module, loaded when called. */
 const GROUPS: Record<string, () => Promise<CommandGroup>> = {
@@ -76,12 +76,14 @@ function parseInvocation(argv: string[]): Invocation {
     version: { type: 'boolean', short: 'v' },
   });
   const { values, positionals } = parsed;
+  const [command = 'repl', ...rest] = positionals;
+  // Checked before --help: `sqlcdc help jbo` is a typo to point out, not a request for the usage.
+  if (command !== 'repl' && command !== 'run')
+    throw unknownWord('command', command, ['repl', 'run', ...Object.keys(GROUPS), 'help']);
   if (values.help) return { command: 'help', output: 'table', interactive: false };
   if (values.version) return { command: 'version', output: 'table', interactive: false };
   if (values.workspace === '') throw new UsageError('--workspace needs a folder');
 
-  const [command = 'repl', ...rest] = positionals;
-  if (command !== 'repl' && command !== 'run') throw new UsageError(`unknown command '${command}'`);
   const output = (values.output ?? 'table') as OutputFormat;
   if (!OUTPUT_FORMATS.includes(output))
     throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not '${values.output}'`);

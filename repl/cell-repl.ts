@@ -1,6 +1,7 @@
 import { clearScreenDown, cursorTo, moveCursor } from 'node:readline';
 import * as repl from 'node:repl';
 import { splitCell } from '../runtime/index';
+import { didYouMean } from '../runtime/support';
 import { defineScriptCommands } from './commands';
 
 export const PROMPT = 'sqlcdc> ';
@@ -222,7 +223,10 @@ export class CellRepl {
         );
       } else {
         this.enqueue(
-          () => this.say(`unknown REPL command .${keyword}: .help lists them`),
+          () => {
+            const known = Object.keys(this.server.commands).map((c) => `.${c}`);
+            this.say(`unknown REPL command .${keyword}: .help lists them${didYouMean(`.${keyword}`, known)}`);
+          },
           () => this.server.displayPrompt(),
         );
       }

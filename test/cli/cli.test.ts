@@ -295,6 +295,38 @@ test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   }
 });
 
+test('a mistyped command, action or option is answered with the one meant, as git does', LIMITS, async () => {
+  const dir = tempDir('cli');
+  for (const [args, said] of [
+    [
+      ['jbo', 'list'],
+      "unknown command 'jbo' (repl, run, workspace, changelog, job, serve, webhook, help); did you mean job?",
+    ],
+    [
+      ['help', 'rnu'],
+      "unknown command 'rnu' (repl, run, workspace, changelog, job, serve, webhook, help); did you mean run?",
+    ],
+    [
+      ['job', 'lsit'],
+      "unknown job action 'lsit' (create, list, show, update, run, delete, trigger, runs); did you mean list?",
+    ],
+    [['changelog', 'shwo', 'x.eds'], "unknown changelog action 'shwo' (show, list, replay); did you mean show?"],
+    [['webhook', 'key', 'revok', 'k'], "unknown webhook key action 'revok' (new, list, revoke); did you mean revoke?"],
+    [['workspace', 'rotate'], "unknown workspace command 'rotate' (rotate-key); did you mean rotate-key?"],
+    [['run', 'x.sql', '--otput', 'json'], 'unknown option --otput; did you mean --output?'],
+    [['job', 'list', '--workspce', 'ws'], 'unknown option --workspce; did you mean --workspace?'],
+    // Nothing near: the list alone.
+    [['foo'], "unknown command 'foo' (repl, run, workspace, changelog, job, serve, webhook, help)"],
+    [['run', 'x.sql', '-x'], 'unknown option -x'],
+    [['workspace'], 'workspace needs a command (rotate-key)'],
+  ] as const) {
+    const r = await sqlcdc(dir, [...args]);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.stderr.split('\n')[0], `sqlcdc: ${said}`, args.join(' '));
+  }
+  assert.equal(existsSync(join(dir, '.sqlcdc')), false);
+});
+
 test('--help and --version', LIMITS, async () => {
   const dir = tempDir('cli');
   const help = await sqlcdc(dir, ['--help']);

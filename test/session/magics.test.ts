@@ -83,7 +83,8 @@ test('%limit, %workspace, %help and an unknown magic', async () => {
   const results = await collect(s, '%nosuch');
   assert.equal(results.length, 1);
   assert.equal(results[0].kind, 'error');
-  assert.match(results[0].kind === 'error' ? results[0].error.message : '', /unknown magic %nosuch/);
+  assert.match(results[0].kind === 'error' ? results[0].error.message : '', /unknown magic %nosuch \(known: [^)]*\)$/);
+  await assert.rejects(s.run('%conection list'), /unknown magic %conection \(known: .*\); did you mean %connection\?$/);
 });
 
 test('a magic that takes no arguments refuses one, at that word, rather than ignore it', async () => {
