@@ -76,6 +76,11 @@ export class CellRepl {
           () => done(null, undefined),
         ),
       completer: (line: string, callback: (err: Error | null, result: [string[], string]) => void) => {
+        // A REPL command (`.he` → `.help`), as node's REPL completes its own; not inside a statement.
+        if (!this.pending && /^\.\w*$/.test(line)) {
+          const names = Object.keys(this.server.commands).map((c) => `.${c}`);
+          return callback(null, [names.filter((n) => n.startsWith(line)).sort(), line]);
+        }
         const code = this.pending + line;
         const typedBefore = this.pending.length;
         Promise.resolve()
