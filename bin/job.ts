@@ -245,8 +245,8 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     case 'trigger': {
       const name = one(rest, 'trigger');
-      if (!values.on || !isTriggerKind(values.on))
-        throw new UsageError(`job trigger needs --on ${TRIGGER_KINDS.join('|')}`);
+      if (!values.on) throw new UsageError(`job trigger needs --on ${TRIGGER_KINDS.join('|')}`);
+      if (!isTriggerKind(values.on)) throw unknownWord('trigger kind', values.on, TRIGGER_KINDS);
       if (!values.run) throw new UsageError('job trigger needs --run OTHER (the job to run)');
       if (values.run === name) throw new UsageError('a job cannot trigger itself');
       store.addTrigger(name, { on: values.on, run: values.run });

@@ -19,6 +19,7 @@ import {
   type Trigger,
 } from './job';
 import { JsonLines } from '../util/json-lines';
+import { didYouMean } from '../util/suggest';
 import type { RunLine } from './run-log';
 import type { OpenSession } from './sessions';
 
@@ -103,7 +104,7 @@ export class JobDefinitions {
     } catch (e) {
       // Missing, or deleted by another process between a look and this read (outside job.json's lock).
       if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-        throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
+        throw new ScriptError(`no job '${name}' in ${this.folder}${didYouMean(name, this.names())}`, 'semantic');
       throw e;
     }
   }
