@@ -357,6 +357,25 @@ test('--help and --version', LIMITS, async () => {
   // `sqlcdc help [GROUP]`, as git and npm take it.
   assert.deepEqual(await sqlcdc(dir, ['help']), help);
   assert.deepEqual(await sqlcdc(dir, ['help', 'job']), await sqlcdc(dir, ['job', '--help']));
+  // run and repl, which are no groups, have a usage of their own too: their lines, options and exit codes.
+  const run = await sqlcdc(dir, ['help', 'run']);
+  assert.equal(run.code, 0);
+  assert.match(
+    run.stdout,
+    /^Usage:\n {2}sqlcdc run <script\.sql> \[--workspace DIR\] \[--output table\|json\|csv\]\n\nOptions:\n/,
+  );
+  assert.match(run.stdout, /^ {2}--output FORMAT +table \(default\), json or csv/m);
+  assert.match(run.stdout, /^Exit codes of run: /m);
+  assert.doesNotMatch(run.stdout, /sqlcdc job|--existing/);
+  assert.deepEqual(await sqlcdc(dir, ['run', '--help']), run);
+  const repl = await sqlcdc(dir, ['repl', '-h']);
+  assert.match(repl.stdout, /^Usage:\n {2}sqlcdc \[repl\] \[--workspace DIR\] \[-i\]\n {2}sqlcdc repl --existing/);
+  assert.match(repl.stdout, /^ {2}--existing FILE /m);
+  assert.doesNotMatch(repl.stdout, /sqlcdc run|--output/);
+  // A bad run command line is answered with run's usage, as a group's is with the group's.
+  const bad = await sqlcdc(dir, ['run']);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, `sqlcdc: run needs a script file\n\n${run.stdout}`);
   assert.equal(existsSync(join(dir, '.sqlcdc')), false);
 });
 
