@@ -13,7 +13,7 @@ import {
 } from '../runtime/support';
 import { EXIT } from './constants';
 import { interpreter, openSession } from './interpreter';
-import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 
 /** `sqlcdc changelog show FILE` / `sqlcdc changelog list [FOLDER]` (docs/changelog.md, "Inspecting a log"). */
 export interface ChangeLogCommand {
@@ -102,12 +102,9 @@ function parseChangeLog(args: string[]): ChangeLogCommand {
     job: { type: 'string' },
   });
   const [action, target, ...extra] = positionals;
+  if (action === undefined) throw new UsageError('changelog needs show, list or replay');
   if (action !== 'show' && action !== 'list' && action !== 'replay')
-    throw new UsageError(
-      action === undefined
-        ? 'changelog needs show, list or replay'
-        : `unknown changelog action '${action}' (show, list or replay)`,
-    );
+    throw unknownWord('changelog action', action, ['show', 'list', 'replay']);
   if (action !== 'list' && target === undefined) throw new UsageError(`changelog ${action} needs a change log file`);
   if ((action === 'replay') !== (values.job !== undefined))
     throw new UsageError(

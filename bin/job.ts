@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { abortOnSigint } from './interrupt';
 import { EXIT } from './constants';
 import { formatScriptError } from './script-error';
-import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 import { interpreter, openSession } from './interpreter';
 import {
   displayFallback,
@@ -33,8 +33,11 @@ import {
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
   sqlcdc job list [--output table|json] [--workspace DIR]
   sqlcdc job update NAME ${UPDATE_OPTIONS} [--workspace DIR]
-  sqlcdc job show|run|delete|runs NAME [--workspace DIR]
+  sqlcdc job show|run|delete NAME [--workspace DIR]
+  sqlcdc job runs NAME [--output table|json] [--workspace DIR]
   sqlcdc job trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER [--workspace DIR]`;
+
+const JOB_ACTIONS = ['create', 'list', 'show', 'update', 'run', 'delete', 'trigger', 'runs'];
 
 const string = (name: string): Column => ({ name, type: { base: 'string' } });
 
@@ -242,8 +245,8 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     case 'trigger': {
       const name = one(rest, 'trigger');
-      if (!values.on || !isTriggerKind(values.on))
-        throw new UsageError(`job trigger needs --on ${TRIGGER_KINDS.join('|')}`);
+      if (!values.on) throw new UsageError(`job trigger needs --on ${TRIGGER_KINDS.join('|')}`);
+      if (!isTriggerKind(values.on)) throw unknownWord('trigger kind', values.on, TRIGGER_KINDS);
       if (!values.run) throw new UsageError('job trigger needs --run OTHER (the job to run)');
       if (values.run === name) throw new UsageError('a job cannot trigger itself');
       store.addTrigger(name, { on: values.on, run: values.run });
@@ -265,11 +268,8 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     }
     default:
-      throw new UsageError(
-        action === undefined
-          ? 'job needs an action (create, list, show, update, run, delete, trigger, runs)'
-          : `unknown job action '${action}'`,
-      );
+      if (action === undefined) throw new UsageError(`job needs an action (${JOB_ACTIONS.join(', ')})`);
+      throw unknownWord('job action', action, JOB_ACTIONS);
   }
 }
 

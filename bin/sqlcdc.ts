@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, OUTPUT_FORMATS, type OutputFormat } from './constants';
-import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 
 /** Command groups, each in its own module, loaded when called. */
 const GROUPS: Record<string, () => Promise<CommandGroup>> = {
@@ -13,10 +13,25 @@ const GROUPS: Record<string, () => Promise<CommandGroup>> = {
   webhook: async () => (await import('./webhook')).webhookCommands,
 };
 
-/** The lines of the commands that are not groups; the groups' own usage lines follow them (`usage`). */
-const MAIN_USAGE = `  sqlcdc [repl] [--workspace DIR] [-i]
-  sqlcdc repl --existing CONNECTION_FILE [-i]
-  sqlcdc run <script.sql> [--workspace DIR] [--output table|json|csv]`;
+/** The usage of the commands that are not groups, as `sqlcdc help repl|run` prints it: lines, then options. */
+const REPL_LINES = `  sqlcdc [repl] [--workspace DIR] [-i]
+  sqlcdc repl --existing CONNECTION_FILE [-i]`;
+const RUN_LINES = '  sqlcdc run <script.sql> [--workspace DIR] [--output table|json|csv]';
+const WORKSPACE_OPTION = `  --workspace DIR         workspace folder (default: $SQLCDC_HOME, else the nearest .sqlcdc
+                          folder here or in a parent folder, else a new ./.sqlcdc)`;
+const RUN_EXIT_CODES =
+  'Exit codes of run: 0 success, 1 script error (file:line:col on stderr), 2 bad usage, 130 interrupted.';
+const COMMAND_USAGE = {
+  repl: `Usage:\n${REPL_LINES}\n\nOptions:\n${WORKSPACE_OPTION}
+  --existing FILE         attach to a running Jupyter kernel by its connection file
+  -i, --interactive       banner and prompts even when stdin is not a terminal
+`,
+  run: `Usage:\n${RUN_LINES}\n\nOptions:\n${WORKSPACE_OPTION}
+  --output FORMAT         table (default), json or csv; PRINT output and messages go to stderr
+
+${RUN_EXIT_CODES}
+`,
+};
 
 const ABOUT = `  sqlcdc help [COMMAND] | --help | --version
 
@@ -31,8 +46,7 @@ Commands:
   webhook   key new|list|revoke: access keys of the listener
 
 Options:
-  --workspace DIR         workspace folder (default: $SQLCDC_HOME, else the nearest .sqlcdc
-                          folder here or in a parent folder, else a new ./.sqlcdc)
+${WORKSPACE_OPTION}
   --output FORMAT         run: table (default), json or csv; PRINT output and messages go to stderr
   --existing FILE         repl: attach to a running Jupyter kernel by its connection file
   -i, --interactive       repl: banner and prompts even when stdin is not a terminal
@@ -40,7 +54,7 @@ Options:
   -h, --help              this help
   -v, --version           the version
 
-Exit codes of run: 0 success, 1 script error (file:line:col on stderr), 2 bad usage, 130 interrupted.
+${RUN_EXIT_CODES}
 `;
 
 /**
@@ -49,7 +63,7 @@ Exit codes of run: 0 success, 1 script error (file:line:col on stderr), 2 bad us
  */
 async function usage(): Promise<string> {
   const groups = await Promise.all(Object.values(GROUPS).map((group) => group()));
-  return `Usage:\n${MAIN_USAGE}\n${groups.map((g) => g.usage.replace(/\n$/, '')).join('\n')}\n${ABOUT}`;
+  return `Usage:\n${REPL_LINES}\n${RUN_LINES}\n${groups.map((g) => g.usage.replace(/\n$/, '')).join('\n')}\n${ABOUT}`;
 }
 
 function version(): string {
@@ -59,6 +73,8 @@ function version(): string {
 
 interface Invocation {
   command: 'help' | 'version' | 'repl' | 'run';
+  /** `sqlcdc help run`, `sqlcdc repl --help`: the usage of that command alone. */
+  topic?: 'repl' | 'run';
   script?: string;
   workspace?: string;
   output: OutputFormat;
@@ -76,12 +92,16 @@ function parseInvocation(argv: string[]): Invocation {
     version: { type: 'boolean', short: 'v' },
   });
   const { values, positionals } = parsed;
-  if (values.help) return { command: 'help', output: 'table', interactive: false };
+  const [command = 'repl', ...rest] = positionals;
+  // Checked before --help: `sqlcdc help jbo` is a typo to point out, not a request for the usage.
+  if (command !== 'repl' && command !== 'run')
+    throw unknownWord('command', command, ['repl', 'run', ...Object.keys(GROUPS), 'help']);
+  // `sqlcdc --help` is everyone's usage; `sqlcdc run --help` run's.
+  if (values.help)
+    return { command: 'help', topic: positionals[0] ? command : undefined, output: 'table', interactive: false };
   if (values.version) return { command: 'version', output: 'table', interactive: false };
   if (values.workspace === '') throw new UsageError('--workspace needs a folder');
 
-  const [command = 'repl', ...rest] = positionals;
-  if (command !== 'repl' && command !== 'run') throw new UsageError(`unknown command '${command}'`);
   const output = (values.output ?? 'table') as OutputFormat;
   if (!OUTPUT_FORMATS.includes(output))
     throw new UsageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not '${values.output}'`);
@@ -137,12 +157,13 @@ async function main(args: string[]): Promise<number> {
     inv = parseInvocation(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`sqlcdc: ${e.message}\n\n${groupUsage ?? (await usage())}`);
+    const own = argv[0] === 'run' || argv[0] === 'repl' ? COMMAND_USAGE[argv[0]] : undefined;
+    process.stderr.write(`sqlcdc: ${e.message}\n\n${groupUsage ?? own ?? (await usage())}`);
     return EXIT.usage;
   }
   switch (inv.command) {
     case 'help':
-      process.stdout.write(await usage());
+      process.stdout.write(inv.topic ? COMMAND_USAGE[inv.topic] : await usage());
       return EXIT.ok;
     case 'version':
       process.stdout.write(`${version()}\n`);

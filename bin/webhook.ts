@@ -1,5 +1,5 @@
 import { EXIT } from './constants';
-import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 import { AccessKeys } from '../runtime/admin';
 import { Dataset, isScriptError, renderText, sessionFolders } from '../runtime/support';
 
@@ -11,10 +11,8 @@ async function run(args: string[]): Promise<number> {
     output: { type: 'string' },
   });
   const [group, action, ...rest] = positionals;
-  if (group !== 'key')
-    throw new UsageError(
-      group === undefined ? 'webhook needs key new|list|revoke' : `unknown webhook command '${group}' (key)`,
-    );
+  if (group === undefined) throw new UsageError('webhook needs key new|list|revoke');
+  if (group !== 'key') throw unknownWord('webhook command', group, ['key']);
   const keys = new AccessKeys(sessionFolders({ workspace: values.workspace }).workspace);
   switch (action) {
     case 'new': {
@@ -50,9 +48,8 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     }
     default:
-      throw new UsageError(
-        action === undefined ? 'webhook key needs new, list or revoke' : `unknown webhook key action '${action}'`,
-      );
+      if (action === undefined) throw new UsageError('webhook key needs new, list or revoke');
+      throw unknownWord('webhook key action', action, ['new', 'list', 'revoke']);
   }
 }
 

@@ -1,15 +1,16 @@
 import { rotateWorkspaceKey } from '../runtime/admin';
 import { counted, sessionFolders, toScriptError } from '../runtime/support';
 import { EXIT } from './constants';
-import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
+import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 
 /** `sqlcdc workspace rotate-key`: reseals every secret of the workspace under a new key. */
 export const workspaceCommands: CommandGroup = {
   usage: '  sqlcdc workspace rotate-key [--workspace DIR]',
   async run(args) {
     const { values, positionals } = parseCommandLine(args, { workspace: { type: 'string' } });
-    if (positionals.join(' ') !== 'rotate-key')
-      throw new UsageError(`unknown workspace command '${positionals.join(' ')}' (rotate-key)`);
+    const command = positionals.join(' ');
+    if (command === '') throw new UsageError('workspace needs a command (rotate-key)');
+    if (command !== 'rotate-key') throw unknownWord('workspace command', command, ['rotate-key']);
     const { workspace } = sessionFolders({ workspace: values.workspace });
     try {
       const r = rotateWorkspaceKey(workspace);

@@ -1,6 +1,7 @@
 import { clearScreenDown, cursorTo, moveCursor } from 'node:readline';
 import * as repl from 'node:repl';
 import { splitCell } from '../runtime/index';
+import { didYouMean } from '../runtime/support';
 import { defineScriptCommands } from './commands';
 
 export const PROMPT = 'sqlcdc> ';
@@ -75,6 +76,11 @@ export class CellRepl {
           () => done(null, undefined),
         ),
       completer: (line: string, callback: (err: Error | null, result: [string[], string]) => void) => {
+        // A REPL command (`.he` → `.help`), as node's REPL completes its own; not inside a statement.
+        if (!this.pending && /^\.\w*$/.test(line)) {
+          const names = Object.keys(this.server.commands).map((c) => `.${c}`);
+          return callback(null, [names.filter((n) => n.startsWith(line)).sort(), line]);
+        }
         const code = this.pending + line;
         const typedBefore = this.pending.length;
         Promise.resolve()
@@ -222,7 +228,10 @@ export class CellRepl {
         );
       } else {
         this.enqueue(
-          () => this.say(`unknown REPL command .${keyword}: .help lists them`),
+          () => {
+            const known = Object.keys(this.server.commands).map((c) => `.${c}`);
+            this.say(`unknown REPL command .${keyword}: .help lists them${didYouMean(`.${keyword}`, known)}`);
+          },
           () => this.server.displayPrompt(),
         );
       }

@@ -21,7 +21,7 @@ export function helpText(session: Session, commands: Record<string, { help?: str
     'Magics:',
     ...magics,
     '',
-    'Keys: Tab completes keywords, #functions, [connections], columns, %magics and their options;',
+    'Keys: Tab completes keywords, #functions, [connections], columns, %magics and their options, .commands;',
     '      Ctrl-C cancels a running statement (or the line being typed); Ctrl-D exits.',
     '',
     'Documentation: .doc <keyword | #function | column | %magic | [connection]>, e.g. ".doc APPLY FILTER" or ".doc #utcnow";',

@@ -109,7 +109,7 @@ export const pushDb: Command<PushDb> = async (stmt, input, ctx) => {
     shown: 0,
   };
   const progressId = `push-db-${ctx.run.executionId}-${stmt.pos.offset}`;
-  const progress = await readProgress(log);
+  const progress = await readProgress(log, ctx.session.workspace);
   const notes = progressNotes(log, progress);
   let failure: { error: unknown } | undefined;
   let players: Player[] = [];

@@ -80,7 +80,7 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
     shown: 0,
   };
   const progressId = `push-${ctx.run.executionId}-${stmt.pos.offset}`;
-  const progress = await readProgress(log);
+  const progress = await readProgress(log, ctx.session.workspace);
   const notes = progressNotes(log, progress);
   try {
     for (const s of sections) {

@@ -36,9 +36,9 @@ export interface DocumentOptions {
    * A plain path (names and indexes: no wildcard, filter or predicate) that selects no node is an
    * error naming it as `name` ('rootpath', 'APPLY TX path'), at `pos`: it names something the
    * document does not have, where a path to an empty array selects the array, and a wildcard or
-   * filter may rightly match nothing.
+   * filter may rightly match nothing. `within` names the document there when `source` does not.
    */
-  mustSelect?: { name: string; pos?: Position };
+  mustSelect?: { name: string; pos?: Position; within?: string };
 }
 
 /** A parsed document: JSON values, or an xmldom Document. */
@@ -96,7 +96,7 @@ export function selectDataset(
 ): Dataset {
   if (options.mustSelect && selectsNoNode(root, kind, parts[0]))
     throw new ScriptError(
-      `${options.mustSelect.name} '${parts.map((p) => p.text).join(' || ')}' selects nothing in ${options.source ?? 'the document'} (a path to an empty array selects the array: 0 rows)`,
+      `${options.mustSelect.name} '${parts.map((p) => p.text).join(' || ')}' selects nothing in ${options.source ?? options.mustSelect.within ?? 'the document'} (a path to an empty array selects the array: 0 rows)`,
       'semantic',
       options.mustSelect.pos,
     );

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { ScriptError } from '../errors';
 import { PIPELINE_NAME, PIPELINE_NAME_RULE } from '../pipeline-name';
 
@@ -52,6 +53,16 @@ export function checkJobName(name: string): string {
   if (!PIPELINE_NAME.test(name))
     throw new ScriptError(`'${name}' is not a job name (${PIPELINE_NAME_RULE})`, 'semantic');
   return name;
+}
+
+/** Where a workspace keeps its jobs, one folder each. */
+export function jobsFolder(workspace: string): string {
+  return join(workspace, 'jobs');
+}
+
+/** A job's runs.jsonl, its run records (run-log.ts). */
+export function runsFile(workspace: string, name: string): string {
+  return join(jobsFolder(workspace), checkJobName(name), 'runs.jsonl');
 }
 
 export function isTriggerKind(text: string): text is TriggerKind {

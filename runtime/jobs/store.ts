@@ -11,12 +11,15 @@ import {
   hasWriter,
   kindOf,
   newGuid,
+  jobsFolder,
   normalizeGuid,
+  runsFile,
   secretLabel,
   type JobDefinition,
   type Trigger,
 } from './job';
 import { JsonLines } from '../util/json-lines';
+import { didYouMean } from '../util/suggest';
 import type { RunLine } from './run-log';
 import type { OpenSession } from './sessions';
 
@@ -75,7 +78,7 @@ export class JobDefinitions {
   readonly folder: string;
 
   constructor(readonly workspace: string) {
-    this.folder = join(workspace, 'jobs');
+    this.folder = jobsFolder(workspace);
   }
 
   jobFolder(name: string): string {
@@ -101,7 +104,7 @@ export class JobDefinitions {
     } catch (e) {
       // Missing, or deleted by another process between a look and this read (outside job.json's lock).
       if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-        throw new ScriptError(`no job '${name}' in ${this.folder}`, 'semantic');
+        throw new ScriptError(`no job '${name}' in ${this.folder}${didYouMean(name, this.names())}`, 'semantic');
       throw e;
     }
   }
@@ -396,7 +399,7 @@ export class JobStore extends JobDefinitions {
   runs(name: string): JsonLines<RunLine> {
     let log = this.runLogs.get(name);
     if (!log) {
-      log = new JsonLines<RunLine>(join(this.jobFolder(name), 'runs.jsonl'));
+      log = new JsonLines<RunLine>(runsFile(this.workspace, name));
       this.runLogs.set(name, log);
     }
     return log;

@@ -1,5 +1,6 @@
 import { ScriptError, toScriptError } from '../errors';
 import { lineAndColumn, lineStarts } from '../util/lines';
+import { didYouMean } from '../util/suggest';
 import { ArgumentError, argWords } from './args';
 import type { Result } from '../results';
 import type { MagicLine } from '../script/cell';
@@ -56,11 +57,11 @@ export async function* runMagic(session: MagicHost, line: MagicLine): AsyncGener
   try {
     const magic = session.magics.find(line.name);
     if (!magic) {
-      const known = session.magics
-        .all()
-        .map((m) => `%${m.name}`)
-        .join(', ');
-      throw new ScriptError(`unknown magic %${line.name} (known: ${known})`, 'semantic');
+      const known = session.magics.all().map((m) => `%${m.name}`);
+      throw new ScriptError(
+        `unknown magic %${line.name} (known: ${known.join(', ')})${didYouMean(`%${line.name}`, known)}`,
+        'semantic',
+      );
     }
     // A magic whose usage shows no argument takes none: an extra word is a mistake, not ignored.
     const extra = magic.usage === `%${magic.name}` ? argWords(line.args)[0] : undefined;

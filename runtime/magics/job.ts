@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { didYouMean } from '../util/suggest';
 import { ScriptError } from '../errors';
 import { isTriggerKind, TRIGGER_KINDS } from '../jobs/job';
 import { runJob, triggeredFailure, type JobReport } from '../jobs/runner';
@@ -201,7 +202,10 @@ export const jobMagic: Magic = {
         const other = flags.get('run')?.[0];
         if (!on || !other) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
         if (!isTriggerKind(on))
-          throw new ArgumentError(`--on ${on}: a trigger fires on ${TRIGGER_KINDS.join(', ')}`, on);
+          throw new ArgumentError(
+            `--on ${on}: a trigger fires on ${TRIGGER_KINDS.join(', ')}${didYouMean(on, TRIGGER_KINDS)}`,
+            on,
+          );
         store.addTrigger(name, { on, run: other });
         return [{ kind: 'message', text: `job ${name}: on ${on}, run ${other}` }];
       }

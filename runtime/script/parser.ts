@@ -6,6 +6,7 @@ import { bodyError, isKeywordToken, parseBody } from './failures';
 import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from './limits';
 import { list } from './options';
 import { SourceText } from './source';
+import { didYouMean } from '../util/suggest';
 import { describeToken, endOf, Identifier, keywordNames, lexRange, problemOf, Semicolon, VALUE_WORDS } from './tokens';
 
 export { statementDocs, type StatementDoc } from './docs';
@@ -97,7 +98,8 @@ function headError(source: SourceText, tokens: IToken[], index: number, expected
     }
     const word = found.tokenType === Identifier || isKeywordToken(found);
     const what = word ? `unknown command '${found.image}'` : `expected a command but found ${describeToken(found)}`;
-    return source.error(`${what}: a statement starts with ${list(COMMAND_WORDS)}`, offset);
+    const near = word ? didYouMean(found.image, COMMAND_WORDS) : '';
+    return source.error(`${what}: a statement starts with ${list(COMMAND_WORDS)}${near}`, offset);
   }
   const after = tokens[index - 1].image.toUpperCase();
   return source.error(

@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { writeStaged } from '../drives/drive';
+import { runSucceeded } from '../jobs/succeeded';
 import type { ChangeLogFile, CurrentChangeLog, RunState } from '../scope';
 import { tempPathOf } from '../workspace/files';
 
@@ -15,6 +16,12 @@ export interface PushProgress {
   executionId?: string;
   /** Target id (e.g. "http POST /orders") → stream ('upsert' | 'delete') → batches done. */
   done: Record<string, Record<string, number>>;
+  /**
+   * Written by a push that succeeded (`finishProgress`): the run it succeeded in (its pipeline and
+   * commit id). Once that run's success is recorded the record is void, whether or not its removal
+   * after the run happened.
+   */
+  finished?: { pipeline: string; run: string };
 }
 
 /** The record travels with its log (DLQ_ON_ERROR moves both), so it is named after the log's path. */
@@ -25,16 +32,21 @@ export function progressPath(logPath: string): string {
 /**
  * The batches done by earlier pushes of `log`. A record of another log under the same path (a fixed
  * name, `orders.eds`, is written again by every run) is no record of this one: its counts would skip
- * batches of the new log that were never sent.
+ * batches of the new log that were never sent. Nor is the record of a push whose run recorded its
+ * success (in the runs of the job `workspace` has of that pipeline) a record: that run was over, and
+ * a process killed before removing it (`finishProgress`) must not make a later replay skip the log.
  */
-export async function readProgress(log: CurrentChangeLog | undefined): Promise<PushProgress> {
+export async function readProgress(log: CurrentChangeLog | undefined, workspace: string): Promise<PushProgress> {
   const none = { executionId: log?.executionId, done: {} };
   const file = log?.file;
   if (!file || !(await file.drive.exists(progressPath(file.path)))) return none;
   const fetched = await file.drive.fetch(progressPath(file.path));
   try {
     const stored = JSON.parse(readFileSync(fetched.file, 'utf8')) as PushProgress;
-    return stored.executionId === log.executionId ? stored : none;
+    if (stored.executionId !== log.executionId) return none;
+    const { pipeline, run } = stored.finished ?? {};
+    const over = typeof pipeline === 'string' && typeof run === 'string' && runSucceeded(workspace, pipeline, run);
+    return over ? none : { executionId: stored.executionId, done: stored.done };
   } catch {
     // A record that does not read is no record: the push starts over, which idempotency keys make safe.
     return none;
@@ -46,7 +58,7 @@ export async function readProgress(log: CurrentChangeLog | undefined): Promise<P
 export async function writeProgress(log: CurrentChangeLog | undefined, progress: PushProgress): Promise<void> {
   const file = log?.file;
   if (!file) return;
-  const record: PushProgress = { executionId: log.executionId, done: progress.done };
+  const record: PushProgress = { executionId: log.executionId, done: progress.done, finished: progress.finished };
   await writeStaged(file.drive, progressPath(file.path), (staged) => writeFileSync(staged, JSON.stringify(record)));
 }
 
@@ -139,20 +151,21 @@ function replaceLocally(record: string, text: string): undefined {
 }
 
 /**
- * A push that succeeded: its record, saying every batch is done, is written durably, and removed once
- * the run succeeds, after LOAD's watermark moved past the log (a run's watermark writes come before its
- * afterSuccess actions).
+ * A push that succeeded: its record, saying every batch is done, is written durably, naming the run,
+ * and removed once the run succeeds, after LOAD's watermark moved past the log (a run's watermark
+ * writes come before its afterSuccess actions).
  * Removed at once, a run killed or failing after the push (in a later PUSH of the same log) would
- * play the log to this target again from its first batch.
+ * play the log to this target again from its first batch. A job run killed after recording its
+ * success, before the removal, leaves a record that names a run recorded a success: void (`readProgress`).
  */
 export async function finishProgress(
   log: CurrentChangeLog | undefined,
   progress: PushProgress,
-  run: Pick<RunState, 'afterSuccess'>,
+  run: Pick<RunState, 'afterSuccess' | 'pipeline' | 'commitId'>,
 ): Promise<void> {
   const file = log?.file;
   if (!file) return;
-  await writeProgress(log, progress);
+  await writeProgress(log, { ...progress, finished: { pipeline: run.pipeline, run: run.commitId } });
   run.afterSuccess(() => clearProgress(file));
 }
 

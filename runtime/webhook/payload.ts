@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { Dataset } from '../dataset/dataset';
 
 /** How the error of a plain rootpath that selects nothing names it (DocumentOptions.mustSelect). */
-const ROOTPATH = { name: 'rootpath' };
+const ROOTPATH = { name: 'rootpath', within: 'the payload' };
 import { documentToDataset, kindOfMediaType, sniffKind, type DocKind } from '../docpath/index';
 
 /** A payload the call's parameters cannot turn into a dataset: answered 400. */
@@ -178,7 +178,8 @@ export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset
         throw new PayloadError(`rootpath applies to JSON, XML or form payloads, not to ${mediaType || 'text'}`);
       return Dataset.fromRows([{ name: RAW_COLUMN, type: { base: 'string' } }], [[text]]);
     }
-    const read = { source: 'the payload', mustSelect: options.rootPath !== undefined ? ROOTPATH : undefined };
+    // No `source`: the answer says `bad payload: invalid JSON at …` already, not `the payload: …` after it.
+    const read = { mustSelect: options.rootPath !== undefined ? ROOTPATH : undefined };
     if (kind === 'form') return documentToDataset(formToJson(text), 'json', options.rootPath ?? '$', read);
     return documentToDataset(text, kind, options.rootPath ?? '$', read);
   } catch (e) {

@@ -295,6 +295,38 @@ test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   }
 });
 
+test('a mistyped command, action or option is answered with the one meant, as git does', LIMITS, async () => {
+  const dir = tempDir('cli');
+  for (const [args, said] of [
+    [
+      ['jbo', 'list'],
+      "unknown command 'jbo' (repl, run, workspace, changelog, job, serve, webhook, help); did you mean job?",
+    ],
+    [
+      ['help', 'rnu'],
+      "unknown command 'rnu' (repl, run, workspace, changelog, job, serve, webhook, help); did you mean run?",
+    ],
+    [
+      ['job', 'lsit'],
+      "unknown job action 'lsit' (create, list, show, update, run, delete, trigger, runs); did you mean list?",
+    ],
+    [['changelog', 'shwo', 'x.eds'], "unknown changelog action 'shwo' (show, list, replay); did you mean show?"],
+    [['webhook', 'key', 'revok', 'k'], "unknown webhook key action 'revok' (new, list, revoke); did you mean revoke?"],
+    [['workspace', 'rotate'], "unknown workspace command 'rotate' (rotate-key); did you mean rotate-key?"],
+    [['run', 'x.sql', '--otput', 'json'], 'unknown option --otput; did you mean --output?'],
+    [['job', 'list', '--workspce', 'ws'], 'unknown option --workspce; did you mean --workspace?'],
+    // Nothing near: the list alone.
+    [['foo'], "unknown command 'foo' (repl, run, workspace, changelog, job, serve, webhook, help)"],
+    [['run', 'x.sql', '-x'], 'unknown option -x'],
+    [['workspace'], 'workspace needs a command (rotate-key)'],
+  ] as const) {
+    const r = await sqlcdc(dir, [...args]);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.stderr.split('\n')[0], `sqlcdc: ${said}`, args.join(' '));
+  }
+  assert.equal(existsSync(join(dir, '.sqlcdc')), false);
+});
+
 test('--help and --version', LIMITS, async () => {
   const dir = tempDir('cli');
   const help = await sqlcdc(dir, ['--help']);
@@ -325,6 +357,25 @@ test('--help and --version', LIMITS, async () => {
   // `sqlcdc help [GROUP]`, as git and npm take it.
   assert.deepEqual(await sqlcdc(dir, ['help']), help);
   assert.deepEqual(await sqlcdc(dir, ['help', 'job']), await sqlcdc(dir, ['job', '--help']));
+  // run and repl, which are no groups, have a usage of their own too: their lines, options and exit codes.
+  const run = await sqlcdc(dir, ['help', 'run']);
+  assert.equal(run.code, 0);
+  assert.match(
+    run.stdout,
+    /^Usage:\n {2}sqlcdc run <script\.sql> \[--workspace DIR\] \[--output table\|json\|csv\]\n\nOptions:\n/,
+  );
+  assert.match(run.stdout, /^ {2}--output FORMAT +table \(default\), json or csv/m);
+  assert.match(run.stdout, /^Exit codes of run: /m);
+  assert.doesNotMatch(run.stdout, /sqlcdc job|--existing/);
+  assert.deepEqual(await sqlcdc(dir, ['run', '--help']), run);
+  const repl = await sqlcdc(dir, ['repl', '-h']);
+  assert.match(repl.stdout, /^Usage:\n {2}sqlcdc \[repl\] \[--workspace DIR\] \[-i\]\n {2}sqlcdc repl --existing/);
+  assert.match(repl.stdout, /^ {2}--existing FILE /m);
+  assert.doesNotMatch(repl.stdout, /sqlcdc run|--output/);
+  // A bad run command line is answered with run's usage, as a group's is with the group's.
+  const bad = await sqlcdc(dir, ['run']);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, `sqlcdc: run needs a script file\n\n${run.stdout}`);
   assert.equal(existsSync(join(dir, '.sqlcdc')), false);
 });
 

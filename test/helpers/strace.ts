@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { SQLCDC } from '../repl/harness';
 
 /** Why strace cannot stop a child at a system call here, or undefined when it can. */
@@ -12,12 +12,13 @@ export function straceUnavailable(): string | undefined {
 /**
  * Runs the CLI with `args` in `cwd` and kills it (SIGKILL, as `kill -9`) as it enters its first call of
  * `calls` (comma-separated system calls; on `path` only, when given), before the call is made: a kill
- * between two of its system calls, at a point the test chooses.
+ * between two of its system calls, at a point the test chooses. Asynchronous, so a server of the test
+ * itself can answer the CLI meanwhile.
  */
-export function killCliAt(cwd: string, args: string[], calls: string, path?: string): void {
+export async function killCliAt(cwd: string, args: string[], calls: string, path?: string): Promise<void> {
   const env = { ...process.env };
   delete env.SQLCDC_HOME;
-  const killed = spawnSync(
+  const child = spawn(
     'strace',
     [
       ...['-f', '-qq', '-o', '/dev/null'],
@@ -25,7 +26,10 @@ export function killCliAt(cwd: string, args: string[], calls: string, path?: str
       ...['-e', `trace=${calls}`, '-e', `inject=${calls}:error=EIO:signal=KILL:when=1`],
       ...[process.execPath, SQLCDC, ...args],
     ],
-    { cwd, env },
+    { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  assert.equal(killed.signal, 'SIGKILL', killed.stderr.toString());
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, s) => resolve(s)));
+  assert.equal(signal, 'SIGKILL', stderr);
 }

@@ -118,6 +118,26 @@ test(
     const gone = await sqlcdc(dir, ['job', 'delete', 'sync', '--workspace', 'ws']);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /no job 'sync'/);
+    // A typo of a job's name, or of a trigger kind, is answered with the one meant.
+    const typo = await sqlcdc(dir, ['job', 'run', 'hok', '--workspace', 'ws']);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /^sqlcdc: no job 'hok' in .*; did you mean hook\?\n/);
+    const kind = await sqlcdc(dir, [
+      'job',
+      'trigger',
+      'hook',
+      '--on',
+      'sucess',
+      '--run',
+      'extract',
+      '--workspace',
+      'ws',
+    ]);
+    assert.equal(kind.code, 2);
+    assert.match(
+      kind.stderr,
+      /^sqlcdc: unknown trigger kind 'sucess' \(completion, success, success-with-data, failure\); did you mean success\?\n/,
+    );
   },
 );
 

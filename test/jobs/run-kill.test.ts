@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runCli } from '../helpers/cli';
@@ -49,13 +49,13 @@ async function withTrigger(p: ReturnType<typeof project>) {
 }
 
 /** `sqlcdc job run j` killed as it enters its first call of `calls` (on `path` when given), not made. */
-function killedAt(p: ReturnType<typeof project>, calls: string, path?: string): void {
-  killCliAt(p.dir, ['job', 'run', 'j', '--workspace', p.ws], calls, path);
+function killedAt(p: ReturnType<typeof project>, calls: string, path?: string): Promise<void> {
+  return killCliAt(p.dir, ['job', 'run', 'j', '--workspace', p.ws], calls, path);
 }
 
 /** `sqlcdc job run j` killed at its one rename, the commit of a watermark file: its success was recorded first. */
 async function killedAtCommit(p: ReturnType<typeof project>): Promise<void> {
-  killedAt(p, 'rename,renameat,renameat2');
+  await killedAt(p, 'rename,renameat,renameat2');
   assert.deepEqual(
     (await p.runs('j')).map((r) => r.outcome),
     ['success'],
@@ -77,7 +77,7 @@ test(
     const p = project();
     await withTrigger(p);
     // The flush of cdc/j that follows the rename onto highwatermark.json: the watermark moved.
-    killedAt(p, 'fsync,fdatasync', join(p.ws, 'cdc', 'j'));
+    await killedAt(p, 'fsync,fdatasync', join(p.ws, 'cdc', 'j'));
     assert.equal(await p.watermark(), '5 (string)');
     assert.deepEqual(
       (await p.runs('j')).map((r) => [r.by, r.outcome]),
@@ -201,5 +201,41 @@ test(
       ['interrupted', 'success'],
     );
     assert.equal((await p.runs('t')).length, 1, 'triggered by the second run only');
+  },
+);
+
+test(
+  'job run killed (kill -9) as it removes its finished push’s progress record, after its watermark moved: a later changelog replay of that log sends every batch again',
+  { ...LIMITS, skip: NO_STRACE },
+  async () => {
+    const server = await startHttpServer((_req, res) => sendJson(res, {}));
+    servers.push(server);
+    const p = project();
+    writeFileSync(join(p.dir, 'orders.csv'), 'id,v\n1,a\n2,b\n3,c\n');
+    writeFileSync(
+      join(p.dir, 'c.sql'),
+      "SELECT * FROM DRIVE 'orders.csv';\nCAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs';\n",
+    );
+    writeFileSync(
+      join(p.dir, 'w.sql'),
+      `LOAD UPSERTS FROM 'orders' PATH 'logs';\nPUSH INTO HTTP ON_UPSERT (POST ${server.url}/orders) PAYLOAD ({"id": {{id}}}) WITH BATCH 1;\n`,
+    );
+    await p.cli('run', 'c.sql');
+    const [log] = readdirSync(join(p.dir, 'logs')).filter((f) => f.endsWith('.eds'));
+    await p.cli('job', 'create', 'j', '--writer', 'w.sql');
+    // The push's record is removed once the run's success is recorded and its watermark moved.
+    const record = join(p.dir, 'logs', `${log}.progress.json`);
+    await killedAt(p, 'unlink,unlinkat', record);
+    assert.equal(server.requests.length, 3);
+    assert.deepEqual(
+      (await p.runs('j')).map((r) => r.outcome),
+      ['success'],
+    );
+    assert.ok(existsSync(record), 'killed before the record went');
+
+    // A deliberate replay of the log plays it to the target again, as after a run that was not killed.
+    const replay = await p.cli('changelog', 'replay', join('logs', log), '--job', 'j');
+    assert.doesNotMatch(replay.stderr, /sent by an earlier push/);
+    assert.equal(server.requests.length, 6);
   },
 );

@@ -366,6 +366,7 @@ test(
     assert.equal(await repl.send("SELECT * FROM DRIVE 'items.csv' APPLY PIPELINE ("), CONTINUATION);
     assert.equal(body(await repl.send('.break')), '', 'a known command still runs inside a statement');
     assert.equal(body(await repl.send('.frob x')), 'unknown REPL command .frob: .help lists them\n');
+    assert.equal(body(await repl.send('.hlep')), 'unknown REPL command .hlep: .help lists them; did you mean .help?\n');
 
     // Its message comes in turn, after the lines before it.
     repl.child.stdin.write("PRINT 'one';\n.frob\nPRINT 'two';\n");

@@ -28,7 +28,7 @@ function drive(steps: Step[], args: string[] = []): { status: number | null; tra
 }
 
 test(
-  'in a terminal: banner and prompt, Tab completes a keyword and a column, Ctrl-C drops a line, Ctrl-D exits',
+  'in a terminal: banner and prompt, Tab completes a keyword, a column and a .command, Ctrl-C drops a line, Ctrl-D exits',
   { timeout: 90_000 },
   () => {
     const { status, transcript } = drive([
@@ -39,6 +39,11 @@ test(
       ['expect', 'APPLY FILTER'],
       ['send', " 'na\t"],
       ['expect', "'name"],
+      ['send', '\x03'],
+      ['expect', 'sqlcdc> '],
+      // A REPL command completes as node's REPL completes its own.
+      ['send', '.he\t'],
+      ['expect', '\\.help'],
       ['send', '\x03'],
       ['expect', 'sqlcdc> '],
       ['send', "PRINT 'after ctrl-c';\r"],

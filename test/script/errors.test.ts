@@ -85,6 +85,14 @@ test('unknown command lists the commands', () => {
       "unknown command 'FETCH': a statement starts with SELECT, LOAD, APPLY, ADD, ZIP, EXEC, CAPTURE, PUSH, SINK, MERGE, PRINT or EXIT",
   });
   check("'x'", { kind: 'syntax', line: 1, column: 1, message: /^expected a command but found 'x'/ });
+  // A typo of one is answered with it.
+  check("SELEKT * FROM DRIVE 'a.csv'", {
+    kind: 'syntax',
+    line: 1,
+    column: 1,
+    message:
+      "unknown command 'SELEKT': a statement starts with SELECT, LOAD, APPLY, ADD, ZIP, EXEC, CAPTURE, PUSH, SINK, MERGE, PRINT or EXIT; did you mean SELECT?",
+  });
 });
 
 test('a %magic line after a statement says that magics go at the top of the cell', () => {

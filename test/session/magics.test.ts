@@ -83,7 +83,8 @@ test('%limit, %workspace, %help and an unknown magic', async () => {
   const results = await collect(s, '%nosuch');
   assert.equal(results.length, 1);
   assert.equal(results[0].kind, 'error');
-  assert.match(results[0].kind === 'error' ? results[0].error.message : '', /unknown magic %nosuch/);
+  assert.match(results[0].kind === 'error' ? results[0].error.message : '', /unknown magic %nosuch \(known: [^)]*\)$/);
+  await assert.rejects(s.run('%conection list'), /unknown magic %conection \(known: .*\); did you mean %connection\?$/);
 });
 
 test('a magic that takes no arguments refuses one, at that word, rather than ignore it', async () => {
@@ -228,6 +229,11 @@ test('an error of a magic line has its line and the column of the bad argument; 
     e = await failure(bad);
     assert.deepEqual([e.line, e.column], [1, bad.lastIndexOf(word) + 1], `${bad}: ${e.message}`);
   }
+  e = await failure('%job trigger known --on sucess --run known');
+  assert.match(
+    e.message,
+    /^--on sucess: a trigger fires on completion, success, success-with-data, failure; did you mean success\?$/,
+  );
   // A job's signing secret, given to update or by mistake to create (where --signing-secret is a switch).
   const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
   for (const bad of [

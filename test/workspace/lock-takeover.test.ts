@@ -132,7 +132,7 @@ test(
     const create = ['job', 'create', 'orders', '--writer', 'w.sql', '--workspace', 'ws'];
     // SIGKILL as it enters its first rename, not made: the one putting the lock made aside in place
     // (job.json is written after it).
-    killCliAt(dir, create, 'rename,renameat,renameat2');
+    await killCliAt(dir, create, 'rename,renameat,renameat2');
     const left = readdirSync(folder);
     assert.equal(left.length, 1, left.join(', '));
     assert.match(left[0], /^\.job\.json\.lock\./, 'the killed taker left its lock made aside');
