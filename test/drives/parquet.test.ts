@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Decimal from 'decimal.js';
-import { Dataset } from '../../runtime/index';
+import { Dataset, type Result } from '../../runtime/index';
 import type { Column, Value } from '../../runtime/dataset/types';
 import { vectorOf } from '../../runtime/dataset/vector';
 import { both } from '../helpers/typed-data';
@@ -238,5 +238,47 @@ test(
         `${n} rows`,
       );
     }
+  },
+);
+
+test(
+  'a large PARQUET write leaves the event loop its turns: an interrupt while the rows are encoded ends it, no file left',
+  LIMITS,
+  async () => {
+    const { session: s, dir } = session();
+    const n = 300_000;
+    const ids = Array.from({ length: n }, (_, i) => i);
+    s.setDataset(
+      Dataset.encoded(
+        [
+          { name: 'id', type: { base: 'int' } },
+          { name: 'name', type: { base: 'string' } },
+          { name: 'amount', type: { base: 'decimal' } },
+        ],
+        [ids, ids.map((i) => `customer ${i}`), ids.map((i) => new Decimal(i).div(100))],
+      ),
+    );
+    const controller = new AbortController();
+    let ticks = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const results: Result[] = [];
+    // One row group: encoded in one go, which on the statement's thread would give the timer no tick.
+    const cell = "PRINT 'writing';\nSINK INTO DRIVE FORMAT PARQUET FILE 'big.parquet' ROWS_PER_GROUP 1000000;";
+    for await (const r of s.execute(cell, { signal: controller.signal })) {
+      results.push(r);
+      if (r.kind === 'message' && r.text === 'writing')
+        timer = setInterval(() => {
+          if (++ticks === 10) controller.abort();
+        }, 10);
+    }
+    clearInterval(timer);
+    const error = results.find((r) => r.kind === 'error')?.error;
+    assert.equal(error?.message, 'cancelled', 'the tenth tick came while the statement ran');
+    assert.equal(error.statement, 'SINK INTO DRIVE');
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name !== 'ws'),
+      [],
+      'neither the file nor its staged copy',
+    );
   },
 );

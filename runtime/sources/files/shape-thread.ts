@@ -1,9 +1,7 @@
 import { join } from 'node:path';
 import { Dataset } from '../../dataset/dataset';
-import { parseDecimal, scaleOf } from '../../dataset/decimal-scale';
-import type { Column, Value } from '../../dataset/types';
-import type Decimal from 'decimal.js';
-import { fromThread, toThread, transferables, type ThreadColumn } from '../../dataset/thread-wire';
+import type { Column } from '../../dataset/types';
+import { postable, received, transferables, type ThreadColumn } from '../../dataset/thread-wire';
 import { ThreadCall } from '../../util/thread-call';
 import { parseAnswer } from '../http/answer';
 import { transformParsed, transformText, type TxOptions, type TxPlan } from '../tx';
@@ -49,12 +47,11 @@ const shaper = new ThreadCall<ShapeRequest, Shaped>(join(__dirname, 'shape-worke
 export async function shapeDocument(request: ShapeRequest, signal: AbortSignal): Promise<Dataset> {
   if (request.text.length < OFF_THREAD_CHARS) return shapeHere(request);
   const { columns, wire, rows } = await shaper.call(request, nameOf(request), signal);
-  const data = wire.map((w, c) => {
-    const cells = fromThread(w);
-    if (columns[c].type.base !== 'decimal' || !Array.isArray(cells)) return cells;
-    return cells.map((v) => (v === null ? null : parseDecimal(v as string)));
-  });
-  return new Dataset(columns, data, rows);
+  return new Dataset(
+    columns,
+    wire.map((w, c) => received(columns[c].type, w)),
+    rows,
+  );
 }
 
 /** transformColumn's shaping of each cell's document with `plan`: a large one in the thread. */
@@ -70,13 +67,7 @@ export function nameOf(request: ShapeRequest): string {
 
 /** In the thread: a shaped dataset in its posted form. */
 export function shapedOf(ds: Dataset): Shaped {
-  const wire = ds.columns.map((column, c) => {
-    const values = ds.column(c);
-    if (column.type.base !== 'decimal') return toThread(column.type, values);
-    // A Decimal cannot be posted; its text with as many decimals as its scale parses back to it.
-    const texts: Value[] = values.map((v) => (v === null ? null : (v as Decimal).toFixed(scaleOf(v as Decimal))));
-    return { kind: 'values', values: texts } satisfies ThreadColumn;
-  });
+  const wire = ds.columns.map((column, c) => postable(column.type, ds.column(c)));
   return { columns: ds.columns, wire, rows: ds.rowCount };
 }
 
