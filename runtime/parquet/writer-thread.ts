@@ -3,8 +3,8 @@ import { Dataset } from '../dataset/dataset';
 import { postable, received, typedColumn, type ThreadColumn } from '../dataset/thread-wire';
 import type { Column, ColumnType } from '../dataset/types';
 import { VectorBuilder, type Vector } from '../dataset/vector';
-import { ScriptError } from '../errors';
 import { ThreadCall } from '../util/thread-call';
+import { turnOrCancel } from '../util/turn';
 import { writeParquet, type ParquetOptions } from './write';
 
 /** A Parquet file to write in the thread: the dataset in its posted form (dataset/thread-wire.ts). */
@@ -57,19 +57,14 @@ const SLICE = 1 << 16;
  * turns between. A text column ends as one string (`postable`), joined in one go.
  */
 async function stored(type: ColumnType, vector: Vector, signal: AbortSignal): Promise<Vector> {
-  await turn(signal);
+  await turnOrCancel(signal);
   if (typedColumn(vector)) return vector;
   const builder = new VectorBuilder(type, vector.length);
   for (let r = 0; r < vector.length; r++) {
-    if (r % SLICE === SLICE - 1) await turn(signal);
+    if (r % SLICE === SLICE - 1) await turnOrCancel(signal);
     builder.set(r, vector.get(r));
   }
   return builder.finish();
-}
-
-async function turn(signal: AbortSignal): Promise<void> {
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  if (signal.aborted) throw new ScriptError('cancelled', 'cancelled');
 }
 
 /** In the thread: the dataset of a request. */
