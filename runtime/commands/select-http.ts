@@ -74,13 +74,10 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
         async (page) => {
           recordLastHttp(ctx.run, page);
           const options = pagesRead++ === 0 ? firstPage : txOptions;
-          // PAGING_PATH reads the parsed document itself: that one is shaped where it is parsed.
           const data = await calls.rows(() =>
-            plan && !o.paging?.path
-              ? pageRowsOffThread(page, plan, options, ctx.signal)
-              : plan
-                ? pageRows(page, plan, options)
-                : responseRow(page, o.returnBytes ?? false),
+            plan
+              ? shapedPage(page, plan, options, o.paging?.path?.value, ctx.signal)
+              : responseRow(page, o.returnBytes ?? false),
           );
           if (!data) return { records: () => 0, stop: true };
           const records = plan ? () => data.rowCount : () => page.bodyRecords();
@@ -164,11 +161,18 @@ export function pageRows(page: Page, plan: TxPlan, options: TxOptions): Dataset 
 }
 
 /**
- * A page's rows as pageRows gives them, a large document shaped in a worker thread (shape-thread.ts):
- * only where nothing else needs the parsed document (no PAGING_PATH reads it).
+ * A page's rows as pageRows gives them, a large document shaped in a worker thread (shape-thread.ts)
+ * where nothing else needs the parsed document: PAGING_PATH (`pagingPath`) reads it, so that one is
+ * shaped where it is parsed.
  */
-async function pageRowsOffThread(page: Page, plan: TxPlan, options: TxOptions, signal: AbortSignal): Promise<Dataset> {
-  if (plan.kind === 'csv' || page.isEmpty()) return pageRows(page, plan, options);
+export async function shapedPage(
+  page: Page,
+  plan: TxPlan,
+  options: TxOptions,
+  pagingPath: string | undefined,
+  signal: AbortSignal,
+): Promise<Dataset> {
+  if (plan.kind === 'csv' || page.isEmpty() || pagingPath !== undefined) return pageRows(page, plan, options);
   const { mediaType } = page.response;
   return shapeDocument({ of: 'answer', text: page.text(), mediaType, call: page.call, plan, options }, signal);
 }

@@ -68,6 +68,15 @@ test('an interrupt ends APPLY TX on a large document held in a column while it i
   assert.equal(error.statement, 'APPLY TX');
 });
 
+test('an interrupt ends APPLY HTTP while APPLY TX shapes its large XML answer', LIMITS, async (t) => {
+  const error = await interruptedWhileShaping(
+    t,
+    (url) => `APPLY HTTP (GET ${url}/rows) APPLY TX '$.row' WITH PROCESSING 'replace';`,
+  );
+  assert.equal(error?.message, 'cancelled');
+  assert.equal(error.statement, 'APPLY HTTP');
+});
+
 test(
   'a large answer shaped off the main thread gives the rows a small one does; a path selecting nothing is placed',
   LIMITS,
