@@ -134,6 +134,8 @@ class Caller {
       });
       const pager = new Pager(this.paging, request.url);
       const plan = this.plan;
+      const { path, pathPos } = this.paging;
+      const pagingPath = path === undefined ? undefined : { path, pos: pathPos };
       await readPages(
         request,
         pager,
@@ -143,7 +145,7 @@ class Caller {
         async (page) => {
           recordLastHttp(ctx.run, page);
           const data = plan
-            ? await shapedPage(page, plan, this.txOptions, this.paging.path, ctx.signal)
+            ? await shapedPage(page, plan, this.txOptions, pagingPath, ctx.signal)
             : responseRow(page, o.returnBytes ?? false);
           parts.push(o.shiftRows ? data.slice(Math.min(o.shiftRows, data.rowCount), data.rowCount) : data);
           const records = plan ? () => data.rowCount : () => page.bodyRecords();
