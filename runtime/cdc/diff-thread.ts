@@ -103,6 +103,16 @@ function waitFor(t: Thread, flag: Int32Array): boolean {
   return true;
 }
 
+/** Atomics.waitAsync (ES2024, in Node since 16; not in this build's ES2022 types): resolves once `flag` is not 0, or after `ms`. */
+function waitAsync(flag: Int32Array, ms: number): Promise<unknown> {
+  const wait = (
+    Atomics as unknown as {
+      waitAsync(a: Int32Array, index: number, value: number, ms: number): { value: Promise<unknown> | string };
+    }
+  ).waitAsync(flag, 0, 0, ms);
+  return Promise.resolve(wait.value);
+}
+
 function worker(): Thread {
   if (thread) return thread;
   const { port1, port2 } = new MessageChannel();
@@ -185,14 +195,15 @@ export interface Done {
  * Hands over to the worker what it can take of a diff of `input` (see the top): the typed lanes of
  * the columns `typed` (hash.ts `typedLanes`), and the matching of the keys `keyOrdinals` with
  * `state` (match.ts `classify`). Undefined when it takes nothing; else `matching` says whether the
- * keys went, and `result` waits for what the worker did.
+ * keys went, `result` waits for what the worker did, and `settled` lets the event loop turn until
+ * the worker is done with the job (or cannot be), so that `result` then does not wait.
  */
 export function handOver(
   input: Dataset,
   typed: readonly number[],
   keyOrdinals: readonly number[],
   state: StateKeys | undefined,
-): { matching: boolean; result(): Done } | undefined {
+): { matching: boolean; result(): Done; settled(): Promise<void> } | undefined {
   const rows = input.rowCount;
   if (rows < PARALLEL_ROWS) return undefined;
   const typedColumns = typed.map((c) => typedColumn(input.vector(c)));
@@ -233,6 +244,17 @@ export function handOver(
   clearTimeout(release);
   return {
     matching,
+    settled: async () => {
+      const deadline = Date.now() + TIMEOUT_MS;
+      // An asynchronous wait holds no handle: the awaited worker keeps the process (`sqlcdc run`) alive meanwhile.
+      w.worker.ref();
+      try {
+        while (Atomics.load(job.flag, 0) === 0 && running(w) && Date.now() < deadline)
+          await waitAsync(job.flag, SLICE_MS);
+      } finally {
+        w.worker.unref();
+      }
+    },
     result: () => {
       release = setTimeout(() => (arena = undefined), IDLE_MS);
       release.unref();

@@ -3,13 +3,14 @@ import type { Column, ColumnType, Value } from '../dataset/types';
 import { ScriptError } from '../errors';
 import { handOver } from './diff-thread';
 import { conformToState, type Conformed } from './conform';
-import { combineLanes, hashRowsFormat1, objectLanes, rowHashes, typedLanes, typedOrdinals } from './hash';
+import { combineLanes, hashRowsFormat1, objectLanesInSlices, rowHashes, typedLanes, typedOrdinals } from './hash';
 import { decodeKeys, describeKey, type KeyStore } from './keys';
 import { classify, DROPPED, INSERTED, UPDATED } from './match';
 import { nextState, seenInRun } from './next-state';
 import type { CaptureOptions } from './options';
 import { planCapture } from './schema';
 import { readState, writeState, type CdcState } from './state';
+import { atOnce, inTurns, turn, type Pause } from '../util/turn';
 
 /**
  * The synthetic change capture of CAPTURE (spec 2.2, 4.2; docs/changelog.md), in two phases so that the
@@ -56,23 +57,34 @@ export interface EarlierPages {
 
 const MARKER_TYPE: ColumnType = { base: 'char', size: 1 };
 
-/** The state of `stateFile` (or none yet), then the diff of `input` against it. */
+/**
+ * The state of `stateFile` (or none yet), then the diff of `input` against it, with turns of the
+ * event loop between its parts (a million rows take seconds): Ctrl-C (`signal`), the kernel's
+ * heartbeat and the REPL are served meanwhile, and the worker thread's part is awaited, not waited on.
+ */
 export async function captureChanges(
   input: Dataset,
   options: CaptureOptions,
   stateFile: string,
+  signal: AbortSignal,
   earlier?: EarlierPages,
 ): Promise<CaptureDiff> {
   const previous = options.keys.length ? await readState(stateFile) : undefined;
-  return captureDiff(input, options, previous, stateFile, earlier);
+  return inTurns(diffSteps(input, options, previous, stateFile, earlier), signal);
 }
 
-/** Writes the next state; call it only once the change log built from the same diff is durable. */
+/**
+ * Writes the next state; call it only once the change log built from the same diff is durable. A turn
+ * comes first, as building the state takes a second for a million keys; nothing cancels it then (the
+ * change log is written).
+ */
 export async function commitState(stateFile: string, diff: CaptureDiff): Promise<void> {
-  if (diff.next) await writeState(stateFile, diff.next());
+  if (!diff.next) return;
+  await turn();
+  await writeState(stateFile, diff.next());
 }
 
-/** Compares `input` with `previous` (see CaptureDiff); `stateFile` is only named in messages. */
+/** Compares `input` with `previous` (see CaptureDiff) at once; `stateFile` is only named in messages. */
 export function captureDiff(
   source: Dataset,
   options: CaptureOptions,
@@ -80,6 +92,17 @@ export function captureDiff(
   stateFile: string,
   earlier?: EarlierPages,
 ): CaptureDiff {
+  return atOnce(diffSteps(source, options, previous, stateFile, earlier));
+}
+
+/** The diff (captureDiff) in parts, yielding between them. */
+function* diffSteps(
+  source: Dataset,
+  options: CaptureOptions,
+  previous: CdcState | undefined,
+  stateFile: string,
+  earlier?: EarlierPages,
+): Generator<Pause, CaptureDiff> {
   const { input, compare } = previous
     ? conformToState(withStateColumns(source, previous), options, previous)
     : { input: source, compare: undefined };
@@ -103,7 +126,9 @@ export function captureDiff(
   // The worker thread matches the keys and hashes the typed columns while this one hashes the text.
   const worker = handOver(input, typedOrdinals(input, plan.observedOrdinals), plan.keyOrdinals, previous);
   const matchedHere = worker?.matching ? undefined : classify(input, plan.keyOrdinals, previous);
-  const objects = objectLanes(input, plan.observedOrdinals);
+  yield;
+  const objects = yield* objectLanesInSlices(input, plan.observedOrdinals);
+  if (worker) yield () => worker.settled();
   const done = worker?.result() ?? {};
   const rows = done.matched ?? matchedHere ?? classify(input, plan.keyOrdinals, previous);
   const hashes = combineLanes(objects, done.lanes ?? typedLanes(input, plan.observedOrdinals));
@@ -132,6 +157,7 @@ export function captureDiff(
   };
   const next = () => nextState(previous, matches, { keys: plan.keys, observed: plan.observed });
   const seen = () => seenInRun(matches, earlier?.seen);
+  yield;
   const tally = counts(inserted, updated, options.deletes ? deleted : 0, matched - updated, dropped);
   if ((!previous || earlier?.initializing) && options.initOnFirstRun) {
     return {
@@ -262,15 +288,20 @@ function counts(
   return { inserted, updated, deleted, unchanged, duplicates };
 }
 
-/** The rows `rows` of the input (every row for 'all', sharing its columns), plus the marker field. */
+/**
+ * The rows `rows` of the input, plus the marker field. Every row (`'all'`, or a first run's rows,
+ * all inserted) shares the input's columns: a selection of all of them would copy each column the
+ * first time the change log reads it.
+ */
 function upserts(
   input: Dataset,
   rows: Int32Array | 'all',
   kinds: Uint8Array | undefined,
   marker: string | undefined,
 ): Dataset {
-  if (marker === undefined) return rows === 'all' ? input : input.pick(rows);
-  const picked = rows === 'all' ? input : input.pick(rows);
+  // `rows` are in input order, so as many as the input has are all of them.
+  const picked = rows === 'all' || rows.length === input.rowCount ? input : input.pick(rows);
+  if (marker === undefined) return picked;
   const markers = new Array<Value>(picked.rowCount);
   for (let k = 0; k < markers.length; k++)
     markers[k] = kinds && rows !== 'all' && kinds[rows[k]] === UPDATED ? 'U' : 'I';

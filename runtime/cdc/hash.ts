@@ -1,6 +1,7 @@
 import type Decimal from 'decimal.js';
 import type { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
+import { atOnce } from '../util/turn';
 import {
   BigIntVector,
   bitAt,
@@ -450,9 +451,19 @@ const TYPED_BLOCK = 4096;
 function hashColumns(hashers: readonly BlockHasher[], hashes: Int32Array, block = OBJECT_BLOCK): void {
   seed(hashes);
   // An int32 (hashes.length / 2 would be a double, and so would every row number compared with it).
-  const n = hashes.length >>> 1;
-  for (let from = 0; from < n; from += block) {
-    const to = Math.min(from + block, n);
+  hashRows(hashers, hashes, 0, hashes.length >>> 1, block);
+}
+
+/** Mixes the columns into the lanes of rows `start` to `end` (seeded), `block` rows at a time. */
+function hashRows(
+  hashers: readonly BlockHasher[],
+  hashes: Int32Array,
+  start: number,
+  end: number,
+  block: number,
+): void {
+  for (let from = start; from < end; from += block) {
+    const to = Math.min(from + block, end);
     for (let k = 0; k < hashers.length; k++) hashers[k].run(hashes, from, to);
   }
 }
@@ -515,14 +526,27 @@ export function rowHashes(ds: Dataset, ordinals: readonly number[]): Int32Array 
 }
 
 export function objectLanes(ds: Dataset, ordinals: readonly number[]): Int32Array {
+  return atOnce(objectLanesInSlices(ds, ordinals));
+}
+
+/** Rows of text hashed between two yields of `objectLanesInSlices` (a multiple of OBJECT_BLOCK). */
+const SLICE_ROWS = 1 << 17;
+
+/**
+ * `objectLanes`, yielding after each slice of SLICE_ROWS rows: a CAPTURE gives the event loop a turn
+ * there (a million rows of text take a second or more to hash).
+ */
+export function* objectLanesInSlices(ds: Dataset, ordinals: readonly number[]): Generator<void, Int32Array> {
   const hashes = new Int32Array(2 * ds.rowCount);
-  hashColumns(
-    hashersOf(
-      ds,
-      ordinals.filter((c) => OBJECT_FAMILIES.has(familyOf(ds.columns[c].type.base))),
-    ),
-    hashes,
+  const hashers = hashersOf(
+    ds,
+    ordinals.filter((c) => OBJECT_FAMILIES.has(familyOf(ds.columns[c].type.base))),
   );
+  seed(hashes);
+  for (let start = 0; start < ds.rowCount; start += SLICE_ROWS) {
+    hashRows(hashers, hashes, start, Math.min(start + SLICE_ROWS, ds.rowCount), OBJECT_BLOCK);
+    yield;
+  }
   return hashes;
 }
 

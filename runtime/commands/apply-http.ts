@@ -14,7 +14,7 @@ import { atArgument } from '../at-argument';
 import { Tracer } from '../targets/trace';
 import type { Command, CommandContext } from './command';
 import { HEADERS_TEMPLATE, payloadTemplate, ReadCalls, URL_TEMPLATE } from './http-options';
-import { pageRows, recordLastHttp, responseRow } from './select-http';
+import { recordLastHttp, responseRow, shapedPage } from './select-http';
 import { floatsAsDecimal } from '../functions/json-format';
 
 type Processing = NonNullable<ApplyHttp['options']['processing']>;
@@ -134,18 +134,22 @@ class Caller {
       });
       const pager = new Pager(this.paging, request.url);
       const plan = this.plan;
+      const { path, pathPos } = this.paging;
+      const pagingPath = path === undefined ? undefined : { path, pos: pathPos };
       await readPages(
         request,
         pager,
         (r) => this.send(r),
         ctx.signal,
         this.txOptions.floatDecimal,
-        (page) => {
+        async (page) => {
           recordLastHttp(ctx.run, page);
-          const data = plan ? pageRows(page, plan, this.txOptions) : responseRow(page, o.returnBytes ?? false);
+          const data = plan
+            ? await shapedPage(page, plan, this.txOptions, pagingPath, ctx.signal)
+            : responseRow(page, o.returnBytes ?? false);
           parts.push(o.shiftRows ? data.slice(Math.min(o.shiftRows, data.rowCount), data.rowCount) : data);
           const records = plan ? () => data.rowCount : () => page.bodyRecords();
-          return Promise.resolve({ records, stop: false });
+          return { records, stop: false };
         },
       );
       this.truncated ||= pager.truncated;

@@ -49,7 +49,7 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
       text: `CAPTURE '${name || pipeline}' of pipeline ${pipeline} waits for another run capturing into ${state} to finish`,
     });
   return capturing(options.keys.length > 0 ? state : undefined, { signal: ctx.signal, waiting }, async () => {
-    const diff = await captureChanges(input, options, state, pages.get(state));
+    const diff = await captureChanges(input, options, state, ctx.signal, pages.get(state));
     const committed = async () => {
       await commitState(state, diff);
       if (diff.seen) pages.set(state, { initializing: diff.mode === 'initialized', seen: diff.seen() });

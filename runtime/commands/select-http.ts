@@ -1,6 +1,6 @@
 import { Dataset } from '../dataset/dataset';
 import { STRING } from '../dataset/types';
-import { ScriptError, toScriptError } from '../errors';
+import { ScriptError, toScriptError, type Position } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { HttpOptions, SelectHttp } from '../script/ast';
 import type { RunState } from '../scope';
@@ -11,7 +11,7 @@ import { Tracer } from '../targets/trace';
 import { MAX_PAGES, Pager } from '../sources/http/paging';
 import { readPages, type Page } from '../sources/http/read';
 import { compileTx, transformParsed, transformText, type TxOptions, type TxPlan } from '../sources/tx';
-import { shapeDocument } from '../sources/files/shape-thread';
+import { shapePaged } from '../sources/files/shape-thread';
 import { PagePipeline } from './apply-pipeline';
 import { atArgument } from '../at-argument';
 import type { Command, CommandContext } from './command';
@@ -51,6 +51,7 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
     request.url,
   );
   const plan = stmt.tx ? compileTx(stmt.tx.path.value, stmt.tx.path.pos) : undefined;
+  const pagingPath = o.paging?.path && { path: o.paging.path.value, pos: o.paging.path.pos };
   const txOptions: TxOptions = {
     rawCol: stmt.rawCol?.value,
     floatDecimal: floatsAsDecimal(session),
@@ -74,13 +75,8 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
         async (page) => {
           recordLastHttp(ctx.run, page);
           const options = pagesRead++ === 0 ? firstPage : txOptions;
-          // PAGING_PATH reads the parsed document itself: that one is shaped where it is parsed.
           const data = await calls.rows(() =>
-            plan && !o.paging?.path
-              ? pageRowsOffThread(page, plan, options, ctx.signal)
-              : plan
-                ? pageRows(page, plan, options)
-                : responseRow(page, o.returnBytes ?? false),
+            plan ? shapedPage(page, plan, options, pagingPath, ctx.signal) : responseRow(page, o.returnBytes ?? false),
           );
           if (!data) return { records: () => 0, stop: true };
           const records = plan ? () => data.rowCount : () => page.bodyRecords();
@@ -164,13 +160,25 @@ export function pageRows(page: Page, plan: TxPlan, options: TxOptions): Dataset 
 }
 
 /**
- * A page's rows as pageRows gives them, a large document shaped in a worker thread (shape-thread.ts):
- * only where nothing else needs the parsed document (no PAGING_PATH reads it).
+ * A page's rows as pageRows gives them, a large document parsed and shaped in a worker thread
+ * (shape-thread.ts), which also reads the value at PAGING_PATH (`paging`) for the pager: the page then
+ * holds it, and its document is never parsed here.
  */
-async function pageRowsOffThread(page: Page, plan: TxPlan, options: TxOptions, signal: AbortSignal): Promise<Dataset> {
+export async function shapedPage(
+  page: Page,
+  plan: TxPlan,
+  options: TxOptions,
+  paging: { path: string; pos?: Position } | undefined,
+  signal: AbortSignal,
+): Promise<Dataset> {
   if (plan.kind === 'csv' || page.isEmpty()) return pageRows(page, plan, options);
   const { mediaType } = page.response;
-  return shapeDocument({ of: 'answer', text: page.text(), mediaType, call: page.call, plan, options }, signal);
+  const shaped = await shapePaged(
+    { of: 'answer', text: page.text(), mediaType, call: page.call, plan, options, paging },
+    signal,
+  );
+  if (paging && shaped.paged) page.knowValueAt(paging.path, shaped.paged);
+  return shaped.rows;
 }
 
 export function responseRow(page: Page, returnBytes: boolean): Dataset {

@@ -1,3 +1,5 @@
+import type Decimal from 'decimal.js';
+import { decimalText, parseDecimal } from './decimal-scale';
 import type { ColumnType, Value } from './types';
 import { BigIntVector, bitAt, BoolVector, DateVector, DecimalVector, NumberVector, type Vector } from './vector';
 
@@ -55,6 +57,19 @@ export function toThread(type: ColumnType, values: Value[]): ThreadColumn {
     default:
       return { kind: 'values', values };
   }
+}
+
+/** Cells of a column of `type` for a post: a Decimal cannot be posted, so decimals go as their text with their scale. */
+export function postable(type: ColumnType, values: Value[]): ThreadColumn {
+  if (type.base !== 'decimal') return toThread(type, values);
+  return { kind: 'values', values: values.map((v) => (v === null ? null : decimalText(v as Decimal))) };
+}
+
+/** The cells of a posted column of `type` (`postable`, `typedColumn`): decimals parsed back with their scale. */
+export function received(type: ColumnType, c: ThreadColumn): Vector | Value[] {
+  const cells = fromThread(c);
+  if (type.base !== 'decimal' || !Array.isArray(cells)) return cells;
+  return cells.map((v) => (v === null ? null : parseDecimal(v as string)));
 }
 
 /** A vector's typed storage as a column (its own arrays, not copied); undefined for a vector without. */

@@ -22,6 +22,7 @@ import { engineError } from './errors';
 import { SerialLock } from './lock';
 import { PageBuffer } from './pages';
 import { sqliteColumnType } from './types';
+import { inTurns, type Pause } from '../util/turn';
 import { bytesView, sqliteEncoder, sqliteValue, type SqliteValue } from './values';
 
 /** Rows written or read between two turns of the event loop (Ctrl-C and the kernel's heartbeat wait that long). */
@@ -158,7 +159,10 @@ class SqliteSession implements DbSession {
         if (done || buffer.room === 0) {
           const page = buffer.take();
           if (!page) return true;
-          const typed = typedPage(shape, page.columns as SqliteValue[][], page.rows, how.tentative);
+          const typed = await inTurns(
+            typedPage(shape, page.columns as SqliteValue[][], page.rows, how.tentative),
+            how.signal,
+          );
           if (!typed) return false;
           if ((await onPage(typed)) || done) return true;
         }
@@ -304,17 +308,25 @@ function mayHoldIntegers(type: ColumnType | undefined): boolean {
   return type === undefined || !['string', 'char', 'double', 'float'].includes(type.base);
 }
 
-/** A page of raw SQLite values as a dataset: each column typed from its declaration, else from its values. */
-function typedPage(
+/** Values converted between two turns of the event loop while a page is typed. */
+const TYPING_SLICE = 1 << 16;
+
+/**
+ * A page of raw SQLite values as a dataset: each column typed from its declaration, else from its
+ * values. Yields between columns and slices of conversions: a read in one page types a million rows
+ * here, seconds of work the event loop (Ctrl-C, the kernel's heartbeat) must not wait for.
+ */
+function* typedPage(
   { names, declared }: Shape,
   raw: SqliteValue[][],
   rowCount: number,
   tentative: boolean,
-): Dataset | undefined {
+): Generator<Pause, Dataset | undefined> {
   const columns: Column[] = [];
   const data: Value[][] = [];
   for (let c = 0; c < names.length; c++) {
-    const typed = tentative ? surely(declared[c]!, raw[c]) : typedColumn(declared[c], raw[c]);
+    yield;
+    const typed = tentative ? yield* surely(declared[c]!, raw[c]) : yield* typedColumn(declared[c], raw[c]);
     if (!typed) return undefined;
     columns.push({ name: names[c], type: typed.type });
     data.push(typed.values);
@@ -327,12 +339,12 @@ function typedPage(
  * beyond 2^53 may have lost digits, and a value that does not fit would type the column by its values,
  * which need the storage classes only exact integers tell apart.
  */
-function surely(declared: ColumnType, raw: SqliteValue[]): Typed | undefined {
+function* surely(declared: ColumnType, raw: SqliteValue[]): Generator<Pause, Typed | undefined> {
   if (declared.base !== 'double' && declared.base !== 'float') {
     for (const v of raw)
       if (typeof v === 'number' && (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER)) return undefined;
   }
-  return declaredType(declared, raw);
+  return yield* declaredType(declared, raw);
 }
 
 interface Typed {
@@ -345,16 +357,16 @@ interface Typed {
  * cannot hold (text in an INT column, a number in a DATETIME one) makes the column typed from its
  * values on that page instead, so nothing is lost or rounded; pages are reconciled when stacked.
  */
-function typedColumn(declared: ColumnType | undefined, raw: SqliteValue[]): Typed {
-  return (declared && declaredType(declared, raw)) ?? inferred(raw);
+function* typedColumn(declared: ColumnType | undefined, raw: SqliteValue[]): Generator<Pause, Typed> {
+  return (declared && (yield* declaredType(declared, raw))) ?? inferred(raw);
 }
 
 /** The column typed as declared, or undefined when a value does not fit. */
-function declaredType(declared: ColumnType, raw: SqliteValue[]): Typed | undefined {
+function* declaredType(declared: ColumnType, raw: SqliteValue[]): Generator<Pause, Typed | undefined> {
   const whole = INTEGER_RANGES[declared.base];
-  if (whole) return integers(declared, whole, raw);
+  if (whole) return yield* integers(declared, whole, raw);
   if (declared.base === 'bytes') return blobs(declared, raw);
-  return converted(declared, raw);
+  return yield* converted(declared, raw);
 }
 
 /** A BLOB column: the driver's Buffers as the plain Uint8Arrays byte[] cells hold. */
@@ -370,7 +382,11 @@ const INTEGER_RANGES: Partial<Record<ColumnType['base'], readonly [number, numbe
 };
 
 /** A column declared with a small integer type (SQLite stores 64 bits whatever the name): long when a value needs it. */
-function integers(declared: ColumnType, [min, max]: readonly [number, number], raw: SqliteValue[]): Typed | undefined {
+function* integers(
+  declared: ColumnType,
+  [min, max]: readonly [number, number],
+  raw: SqliteValue[],
+): Generator<Pause, Typed | undefined> {
   let fits = true;
   for (const v of raw) {
     if (v === null) continue;
@@ -378,18 +394,19 @@ function integers(declared: ColumnType, [min, max]: readonly [number, number], r
       if (v < min || v > max) fits = false;
     } else if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) return undefined;
   }
-  if (!fits) return converted({ base: 'long' }, raw);
+  if (!fits) return yield* converted({ base: 'long' }, raw);
   const values = raw as Value[];
   for (let r = 0; r < raw.length; r++) if (typeof raw[r] === 'bigint') values[r] = Number(raw[r]);
   return { type: declared, values };
 }
 
 /** The column converted to `type`; undefined when a value does not convert (the raw values are left as they were). */
-function converted(type: ColumnType, raw: SqliteValue[]): Typed | undefined {
+function* converted(type: ColumnType, raw: SqliteValue[]): Generator<Pause, Typed | undefined> {
   const convert = converterTo(type);
   const values = new Array<Value>(raw.length);
   try {
     for (let r = 0; r < raw.length; r++) {
+      if (r % TYPING_SLICE === TYPING_SLICE - 1) yield;
       const v = raw[r];
       values[r] = v === null ? null : convert(v);
     }

@@ -4,6 +4,7 @@ import type { Vector } from '../dataset/vector';
 import { ScriptError, type Position } from '../errors';
 import { COMPRESSORS, parquetWriterLib } from './library';
 import { parquetColumn } from './schema';
+import { turnOrCancel } from '../util/turn';
 
 export type ParquetCodec = 'SNAPPY' | 'GZIP' | 'BROTLI' | 'UNCOMPRESSED';
 
@@ -76,9 +77,7 @@ export async function writeParquet(
       data: c.convert(groupValues(vectors[k], start, end), 0, end - start),
     }));
     await writer.write({ columnData, rowGroupSize: end - start });
-    // A turn for the event loop between row groups: Ctrl-C and the kernel's heartbeat stay live.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (signal.aborted) throw new ScriptError('cancelled', 'cancelled');
+    await turnOrCancel(signal);
   }
   await writer.finish();
 }

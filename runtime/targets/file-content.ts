@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
 import { ScriptError } from '../errors';
-import { writeParquet } from '../parquet/write';
+import { writeParquetFile } from '../parquet/writer-thread';
 import type { DocFormat } from '../script/ast';
 import { documentChunks, documentWriter, type DocumentWriter } from '../writers';
 import { textWriter } from '../writers/cells';
@@ -24,7 +24,7 @@ export async function writeContent(
   single: boolean,
   signal: AbortSignal,
 ): Promise<void> {
-  if (out.format === 'PARQUET') return writeParquet(rows, file, out.parquet!, signal);
+  if (out.format === 'PARQUET') return writeParquetFile(rows, file, out.parquet!, signal);
   if (column !== undefined) return stream(file, fieldValues(rows, column, out), signal);
   const writer = textDocument(rows, out, single);
   await stream(file, documentChunks(rows, writer), signal);

@@ -11,15 +11,23 @@ export type ThreadReply<A> = { answer: A } | { error: { message: string; kind: E
 const IDLE_MS = 10_000;
 
 /**
- * Runs synchronous work (a decoder, a parser) in a worker thread, one request at a time per thread, so
- * Ctrl-C, the kernel's interrupt and heartbeat keep their turns: `signal` ends the thread itself, which
- * is the only way to stop a synchronous library mid-work. One finished thread is kept for the next call.
+ * Runs synchronous work (a decoder, a parser, an encoder) in a worker thread, one request at a time per
+ * thread, so Ctrl-C, the kernel's interrupt and heartbeat keep their turns: `signal` ends the thread
+ * itself, which is the only way to stop a synchronous library mid-work. A call that fails or is
+ * cancelled settles once its thread has stopped, so nothing the thread did (a file it writes) goes on
+ * after the caller cleans up. One finished thread is kept for the next call.
  */
 export class ThreadCall<R, A> {
   private idle: { worker: Worker; timer: NodeJS.Timeout } | undefined;
 
-  /** `script`: the worker's compiled file, which answers with `serveThreadCalls`. */
-  constructor(private readonly script: string) {}
+  /**
+   * `script`: the worker's compiled file, which answers with `serveThreadCalls`; `verb`: what the
+   * thread does to the input, as a failure names it (`cannot write …`).
+   */
+  constructor(
+    private readonly script: string,
+    private readonly verb: 'read' | 'write' = 'read',
+  ) {}
 
   /** The answer to `request`; `display` names the input in the error of a thread that failed. */
   call(request: R, display: string, signal: AbortSignal, transfer: readonly TransferListItem[] = []): Promise<A> {
@@ -32,8 +40,8 @@ export class ThreadCall<R, A> {
         outcome();
       };
       const fail = (error: ScriptError) => {
-        void worker.terminate();
-        settle(() => reject(error));
+        const rejected = () => reject(error);
+        settle(() => void worker.terminate().then(rejected, rejected));
       };
       const onMessage = (reply: ThreadReply<A>) => {
         this.park(worker);
@@ -43,8 +51,9 @@ export class ThreadCall<R, A> {
             : reject(new ScriptError(reply.error.message, reply.error.kind, reply.error.position)),
         );
       };
-      const onError = (e: Error) => fail(new ScriptError(`cannot read ${display}: ${e.message}`, 'runtime'));
-      const onExit = () => fail(new ScriptError(`cannot read ${display}: its reader thread stopped`, 'runtime'));
+      const onError = (e: Error) => fail(new ScriptError(`cannot ${this.verb} ${display}: ${e.message}`, 'runtime'));
+      const onExit = () =>
+        fail(new ScriptError(`cannot ${this.verb} ${display}: its ${this.verb}r thread stopped`, 'runtime'));
       const onAbort = () => fail(new ScriptError('cancelled', 'cancelled'));
       worker.on('message', onMessage).on('error', onError).on('exit', onExit);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -92,12 +101,13 @@ export class ThreadCall<R, A> {
 /**
  * The worker's side: answers each request in turn with `work`'s answer (moving the buffers `transfer`
  * names rather than copying them), or with the error it threw; `display` names the input in an error
- * that is not a ScriptError.
+ * that is not a ScriptError, `verb` what was done to it (as ThreadCall's).
  */
 export function serveThreadCalls<R, A>(
   work: (request: R) => A | Promise<A>,
   display: (request: R) => string,
   transfer: (answer: A) => TransferListItem[] = () => [],
+  verb: 'read' | 'write' = 'read',
 ): void {
   parentPort!.on('message', (request: R) => {
     Promise.resolve()
@@ -106,7 +116,9 @@ export function serveThreadCalls<R, A>(
         (answer) => parentPort!.postMessage({ answer } satisfies ThreadReply<A>, transfer(answer)),
         (e: unknown) => {
           const error =
-            e instanceof ScriptError ? e : new ScriptError(`cannot read ${display(request)}: ${String(e)}`, 'runtime');
+            e instanceof ScriptError
+              ? e
+              : new ScriptError(`cannot ${verb} ${display(request)}: ${String(e)}`, 'runtime');
           const { message, kind, position } = error;
           parentPort!.postMessage({ error: { message, kind, position } } satisfies ThreadReply<A>);
         },

@@ -67,7 +67,7 @@ export interface Captured {
 
 /** One run of CAPTURE's change detection: the diff, then the state committed as CAPTURE does after the change log. */
 export async function capture(input: Dataset, opts: CaptureOptions, file: string, commit = true): Promise<Captured> {
-  const diff = await captureChanges(input, opts, file);
+  const diff = await captureChanges(input, opts, file, new AbortController().signal);
   if (commit) await commitState(file, diff);
   return { diff, upserts: rowsOf(diff.upserts), deletes: rowsOf(diff.deletes) };
 }

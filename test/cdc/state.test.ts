@@ -25,6 +25,7 @@ test('a state file holds keys, row hashes and the key table, and reads back as w
     ]),
     options({ keys: 'id' }),
     file,
+    new AbortController().signal,
   );
   const written = diff.next!();
   await writeState(file, written);

@@ -347,3 +347,26 @@ dbTest(
   },
   ['postgres'],
 );
+
+dbTest(
+  'a read in one page types a column by all its rows, though it types them a slice at a time between turns',
+  async (db) => {
+    const n = 150_000;
+    await db.run(`EXEC ON DB [db] (
+    create table neat (i INT, d DATETIME, n DECIMAL_TEXT(5,2));
+    insert into neat with recursive s(k) as (select 1 union all select k + 1 from s where k < ${n})
+      select k, '2024-01-01 10:00:00', '1.50' from s;
+    create table loose as select * from neat;
+    insert into loose values (1099511627776, 'not a date', 'n/a')
+  );`);
+    const neat = await db.data('SELECT * FROM DB [db] (select * from neat order by rowid);');
+    assert.deepEqual(schemaOf(neat), ['i:int', 'd:datetime', 'n:decimal(5,2)']);
+    assert.deepEqual(neat.row(n - 1).map(plain), [n, '2024-01-01T10:00:00.000Z', '1.50m']);
+    // The values that do not fit come after the first slices: the columns are typed by their values all the same.
+    const loose = await db.data('SELECT * FROM DB [db] (select * from loose order by rowid);');
+    assert.deepEqual(schemaOf(loose), ['i:long', 'd:string', 'n:string']);
+    assert.deepEqual(loose.row(70_000).map(plain), ['70001n', '2024-01-01 10:00:00', '1.50']);
+    assert.deepEqual(loose.row(n).map(plain), ['1099511627776n', 'not a date', 'n/a']);
+  },
+  ['sqlite'],
+);

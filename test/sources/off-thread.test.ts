@@ -81,6 +81,76 @@ test('an interrupt ends APPLY TX on a large document held in a column while it i
   assert.equal(error.statement, 'APPLY TX');
 });
 
+test('an interrupt ends APPLY HTTP while APPLY TX shapes its large XML answer', LIMITS, async (t) => {
+  const error = await interruptedWhileShaping(
+    t,
+    (url) => `APPLY HTTP (GET ${url}/rows) APPLY TX '$.row' WITH PROCESSING 'replace';`,
+  );
+  assert.equal(error?.message, 'cancelled');
+  assert.equal(error.statement, 'APPLY HTTP');
+});
+
+/** Pages of `n` rows in JSON: page k links to page k + 1 at `paging.next`, up to page 3 (and a token at `paging.token`). */
+function linkedPage(url: string, k: number, n: number): string {
+  const rows = Array.from({ length: n }, (_, i) => ({ page: k, i, name: `row ${k}-${i}`, price: '1.50' }));
+  const next = k < 3 ? `${url}/p${k + 1}` : null;
+  return JSON.stringify({ rows, paging: { next, token: next === null ? null : `t${k + 1}` } });
+}
+
+test(
+  'PAGING_PATH is read where a large answer is shaped: the same pages and rows as small answers',
+  LIMITS,
+  async (t) => {
+    const server = await startHttpServer((req, res) => {
+      const k = Number(/p(\d)/.exec(req.url)?.[1] ?? 1);
+      res.setHeader('content-type', 'application/json');
+      res.end(
+        linkedPage(
+          `${server.url}${req.url.startsWith('/large') ? '/large' : '/small'}`,
+          k,
+          req.url.startsWith('/large') ? 25_000 : 2,
+        ),
+      );
+    });
+    t.after(() => server.close());
+    const { session } = sessionWith({});
+    const read = (size: string) =>
+      load(
+        session,
+        `SELECT * FROM HTTP (GET ${server.url}/${size}/p1) APPLY TX 'rows' WITH PAGING 'link' PAGING_PATH 'paging.next';`,
+      );
+    const small = await read('small');
+    const large = await read('large');
+    assert.equal(small.rowCount, 6);
+    assert.equal(large.rowCount, 75_000, 'three pages of 25,000 rows, 1.4 MB each');
+    assert.deepEqual(schema(large), schema(small));
+    assert.deepEqual(plain(large).slice(0, 2), plain(small).slice(0, 2));
+    assert.deepEqual(plain(large)[74_999], [3, 24_999, 'row 3-24999', plain(small)[5][3]]);
+    // A PAGING_PATH that is no path fails at the same place, with the same message, either way.
+    const errorOf = (size: string) =>
+      session
+        .run(
+          `SELECT * FROM HTTP (GET ${server.url}/${size}/p1) APPLY TX 'rows'\n  WITH PAGING 'token' PAGING_PATH 'paging.[';`,
+        )
+        .then(
+          () => assert.fail('no error'),
+          (e: ScriptError) => e,
+        );
+    const [smallError, largeError] = [await errorOf('small'), await errorOf('large')];
+    assert.equal(largeError.message, smallError.message);
+    assert.deepEqual(largeError.position, smallError.position);
+  },
+);
+
+test('an interrupt ends a paged read with PAGING_PATH while its large answer is shaped', LIMITS, async (t) => {
+  const error = await interruptedWhileShaping(
+    t,
+    (url) => `SELECT * FROM HTTP (GET ${url}/rows) APPLY TX '$.row' WITH PAGING 'link' PAGING_PATH '$.next';`,
+  );
+  assert.equal(error?.message, 'cancelled');
+  assert.equal(error.statement, 'SELECT FROM HTTP');
+});
+
 test(
   'a large answer shaped off the main thread gives the rows a small one does; a path selecting nothing is placed',
   LIMITS,

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { Dataset } from '../../dataset/dataset';
-import { parseDecimal, scaleOf } from '../../dataset/decimal-scale';
-import type { Column, Value } from '../../dataset/types';
-import type Decimal from 'decimal.js';
-import { fromThread, toThread, transferables, type ThreadColumn } from '../../dataset/thread-wire';
+import type { Column } from '../../dataset/types';
+import { postable, received, transferables, type ThreadColumn } from '../../dataset/thread-wire';
 import { ThreadCall } from '../../util/thread-call';
+import { valueAtPath } from '../../docpath';
+import { ScriptError, type ErrorKind, type Position } from '../../errors';
 import { parseAnswer } from '../http/answer';
 import { transformParsed, transformText, type TxOptions, type TxPlan } from '../tx';
 import { shapeText, type FileFormat, type FileShape } from './load';
@@ -15,21 +15,48 @@ import { shapeText, type FileFormat, type FileShape } from './load';
  */
 const OFF_THREAD_CHARS = 1 << 20;
 
-/** A document to shape: a file's text (SELECT FROM DRIVE), an HTTP answer and its APPLY TX path, or a cell's text (APPLY TX). */
+/**
+ * A document to shape: a file's text (SELECT FROM DRIVE), an HTTP answer and its APPLY TX path (and
+ * the PAGING_PATH the pager reads in it), or a cell's text (APPLY TX).
+ */
 export type ShapeRequest =
   | { of: 'file'; text: string; format: FileFormat; shape: FileShape; display: string }
-  | { of: 'answer'; text: string; mediaType: string; call: string; plan: DocumentPlan; options: TxOptions }
+  | {
+      of: 'answer';
+      text: string;
+      mediaType: string;
+      call: string;
+      plan: DocumentPlan;
+      options: TxOptions;
+      paging?: { path: string; pos?: Position };
+    }
   | { of: 'text'; text: string; plan: TxPlan; options: TxOptions };
+
+/** The value at an answer's PAGING_PATH as the thread read it, or the error reading it met (thrown where the pager asks). */
+export type PagingValue =
+  { value: string | null } | { error: { message: string; kind: ErrorKind; position?: Position } };
 
 type DocumentPlan = Extract<TxPlan, { kind: 'path' }>;
 
 /** The rows of a document, wherever it is shaped. */
 export function shapeHere(request: ShapeRequest): Dataset {
-  if (request.of === 'file') return shapeText(request.text, request.format, request.shape, request.display);
-  if (request.of === 'text') return transformText(request.text, request.plan, request.options);
-  const { text, mediaType, call, plan, options } = request;
+  return shapeWithPaging(request).rows;
+}
+
+/** The rows of a document, and the value at an answer's PAGING_PATH (read from the same parsed document). */
+function shapeWithPaging(request: ShapeRequest): { rows: Dataset; paged?: PagingValue } {
+  if (request.of === 'file') return { rows: shapeText(request.text, request.format, request.shape, request.display) };
+  if (request.of === 'text') return { rows: transformText(request.text, request.plan, request.options) };
+  const { text, mediaType, call, plan, options, paging } = request;
   const { root, kind } = parseAnswer(text, mediaType, call, options.floatDecimal);
-  return transformParsed(root, kind, plan, { ...options, source: call, mediaType });
+  const rows = transformParsed(root, kind, plan, { ...options, source: call, mediaType });
+  if (!paging) return { rows };
+  try {
+    return { rows, paged: { value: valueAtPath(root, kind, paging.path, paging.pos) } };
+  } catch (e) {
+    if (!(e instanceof ScriptError)) throw e;
+    return { rows, paged: { error: { message: e.message, kind: e.kind, position: e.position } } };
+  }
 }
 
 /** A shaped document as the thread posts it (dataset/thread-wire.ts); decimal cells as their text, with their scale. */
@@ -37,6 +64,7 @@ export interface Shaped {
   columns: Column[];
   wire: ThreadColumn[];
   rows: number;
+  paged?: PagingValue;
 }
 
 const shaper = new ThreadCall<ShapeRequest, Shaped>(join(__dirname, 'shape-worker.js'));
@@ -47,14 +75,27 @@ const shaper = new ThreadCall<ShapeRequest, Shaped>(join(__dirname, 'shape-worke
  * (Ctrl-C, the kernel's interrupt) ends.
  */
 export async function shapeDocument(request: ShapeRequest, signal: AbortSignal): Promise<Dataset> {
-  if (request.text.length < OFF_THREAD_CHARS) return shapeHere(request);
-  const { columns, wire, rows } = await shaper.call(request, nameOf(request), signal);
-  const data = wire.map((w, c) => {
-    const cells = fromThread(w);
-    if (columns[c].type.base !== 'decimal' || !Array.isArray(cells)) return cells;
-    return cells.map((v) => (v === null ? null : parseDecimal(v as string)));
-  });
-  return new Dataset(columns, data, rows);
+  return (await shapePaged(request, signal)).rows;
+}
+
+/**
+ * shapeDocument, and for an answer with `paging` the value at its PAGING_PATH: undefined when the
+ * answer was shaped here (the caller's own parse of it is as cheap), so it is asked only of a large one.
+ */
+export async function shapePaged(
+  request: ShapeRequest,
+  signal: AbortSignal,
+): Promise<{ rows: Dataset; paged?: PagingValue }> {
+  if (request.text.length < OFF_THREAD_CHARS) return { rows: shapeHere(request) };
+  const { columns, wire, rows, paged } = await shaper.call(request, nameOf(request), signal);
+  return {
+    rows: new Dataset(
+      columns,
+      wire.map((w, c) => received(columns[c].type, w)),
+      rows,
+    ),
+    paged,
+  };
 }
 
 /** transformColumn's shaping of each cell's document with `plan`: a large one in the thread. */
@@ -68,16 +109,11 @@ export function nameOf(request: ShapeRequest): string {
   return request.of === 'file' ? request.display : request.call;
 }
 
-/** In the thread: a shaped dataset in its posted form. */
-export function shapedOf(ds: Dataset): Shaped {
-  const wire = ds.columns.map((column, c) => {
-    const values = ds.column(c);
-    if (column.type.base !== 'decimal') return toThread(column.type, values);
-    // A Decimal cannot be posted; its text with as many decimals as its scale parses back to it.
-    const texts: Value[] = values.map((v) => (v === null ? null : (v as Decimal).toFixed(scaleOf(v as Decimal))));
-    return { kind: 'values', values: texts } satisfies ThreadColumn;
-  });
-  return { columns: ds.columns, wire, rows: ds.rowCount };
+/** In the thread: a shaped document in its posted form. */
+export function shapedOf(request: ShapeRequest): Shaped {
+  const { rows: ds, paged } = shapeWithPaging(request);
+  const wire = ds.columns.map((column, c) => postable(column.type, ds.column(c)));
+  return { columns: ds.columns, wire, rows: ds.rowCount, paged };
 }
 
 export function shapedTransferables(shaped: Shaped): ArrayBuffer[] {

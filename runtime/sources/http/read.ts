@@ -1,4 +1,6 @@
 import { valueAtPath, type DocKind } from '../../docpath';
+import { ScriptError, type Position } from '../../errors';
+import type { PagingValue } from '../files/shape-thread';
 import { parseAnswer } from './answer';
 import { Pager } from './paging';
 import { decodeBody, describeCall, requestAt, type HttpRequest, type HttpResponse } from '../../http/request';
@@ -7,6 +9,8 @@ import { decodeBody, describeCall, requestAt, type HttpRequest, type HttpRespons
 export class Page {
   private decoded?: string;
   private parsed?: { root: unknown; kind: DocKind };
+  /** The value at PAGING_PATH, read where the document was shaped (a worker thread): then it is not parsed here. */
+  private paged?: { path: string; value: PagingValue };
 
   constructor(
     readonly url: URL,
@@ -22,6 +26,23 @@ export class Page {
 
   document(): { root: unknown; kind: DocKind } {
     return (this.parsed ??= parseAnswer(this.text(), this.response.mediaType, this.call, this.floatDecimal));
+  }
+
+  /** The value at `path` (PAGING_PATH, written at `pos`), or null; an empty page has none. */
+  valueAt(path: string, pos?: Position): string | null {
+    if (this.isEmpty()) return null;
+    if (this.paged?.path === path) {
+      const known = this.paged.value;
+      if ('value' in known) return known.value;
+      throw new ScriptError(known.error.message, known.error.kind, known.error.position);
+    }
+    const { root, kind } = this.document();
+    return valueAtPath(root, kind, path, pos);
+  }
+
+  /** What the thread that shaped this page read at `path` (valueAt then answers with it). */
+  knowValueAt(path: string, value: PagingValue): void {
+    this.paged = { path, value };
   }
 
   /** No body, or only blanks. */
@@ -70,8 +91,7 @@ export async function readPages(
     url = pager.next(url, {
       response,
       records,
-      valueAt: (path, pos) =>
-        page.isEmpty() ? null : valueAtPath(page.document().root, page.document().kind, path, pos),
+      valueAt: (path, pos) => page.valueAt(path, pos),
     });
   }
 }
