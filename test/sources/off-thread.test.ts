@@ -84,6 +84,7 @@ test('an interrupt ends APPLY TX on a large document held in a column while it i
 test('an interrupt ends APPLY HTTP while APPLY TX shapes its large XML answer', LIMITS, async (t) => {
   const error = await interruptedWhileShaping(
     t,
+    'answer',
     (url) => `APPLY HTTP (GET ${url}/rows) APPLY TX '$.row' WITH PROCESSING 'replace';`,
   );
   assert.equal(error?.message, 'cancelled');
@@ -145,6 +146,7 @@ test(
 test('an interrupt ends a paged read with PAGING_PATH while its large answer is shaped', LIMITS, async (t) => {
   const error = await interruptedWhileShaping(
     t,
+    'answer',
     (url) => `SELECT * FROM HTTP (GET ${url}/rows) APPLY TX '$.row' WITH PAGING 'link' PAGING_PATH '$.next';`,
   );
   assert.equal(error?.message, 'cancelled');
