@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import {
   changeLogTable,
   counted,
+  fileErrorReason,
   isScriptError,
   listChangeLogs,
   renderText,
@@ -81,7 +82,7 @@ export async function runChangeLogCommand(cmd: ChangeLogCommand): Promise<number
     const code = (e as NodeJS.ErrnoException).code;
     if (isScriptError(e)) process.stderr.write(`sqlcdc: ${e.message}\n`);
     else if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR')
-      process.stderr.write(`sqlcdc: cannot read ${cmd.target}: ${(e as Error).message}\n`);
+      process.stderr.write(`sqlcdc: cannot read ${cmd.target}: ${fileErrorReason(e)}\n`);
     else throw e;
     return isScriptError(e) ? EXIT.scriptError : EXIT.usage;
   }

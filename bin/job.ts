@@ -24,6 +24,7 @@ import {
   type Column,
   counted,
   Dataset,
+  fileErrorReason,
   isScriptError,
   renderText,
   sessionFolders,
@@ -52,7 +53,7 @@ function readScript(file: string): string {
   try {
     text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+    throw new UsageError(`cannot read ${file}: ${fileErrorReason(e)}`);
   }
   interpreter().checkJobScript(text, { name: file });
   return text;

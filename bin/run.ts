@@ -3,6 +3,7 @@ import {
   cancelled,
   displayFallback,
   errorInFile,
+  fileErrorReason,
   pipelineNameOf,
   renderText,
   Session,
@@ -52,7 +53,7 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
   try {
     source = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (e) {
-    process.stderr.write(`sqlcdc: cannot read ${file}: ${(e as Error).message}\n`);
+    process.stderr.write(`sqlcdc: cannot read ${file}: ${fileErrorReason(e)}\n`);
     return EXIT.usage;
   }
 

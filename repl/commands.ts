@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { REPLServer } from 'node:repl';
-import { writeFileAtomic } from '../runtime/support';
+import { fileErrorReason, writeFileAtomic } from '../runtime/support';
 
 /** What the commands use of the REPL they are defined on (a CellRepl). */
 export interface ScriptCommandHost {
@@ -39,7 +39,7 @@ export function defineScriptCommands(cells: ScriptCommandHost, cwd: string): voi
       try {
         script = readFileSync(resolve(cwd, file), 'utf8').replace(/^\uFEFF/, '');
       } catch (e) {
-        return cells.say(`cannot read ${file}: ${(e as Error).message}`);
+        return cells.say(`cannot read ${file}: ${fileErrorReason(e)}`);
       }
       await cells.runCell(script);
     },

@@ -18,6 +18,7 @@ export {
   type ErrorKind,
 } from './errors';
 export { Dataset } from './dataset/dataset';
+export { fileErrorReason } from './util/file-error';
 export type { Column, ColumnType, BaseType, Value } from './dataset/types';
 export { renderText, renderHtml, escapeHtml, toCsv, toJsonRows, toDataResource } from './dataset/render';
 export { parseScript } from './script/parser';

@@ -10,6 +10,7 @@ export { globSource, type GlobSyntax } from './sources/files/glob';
 export { caretLines, errorInFile, isScriptError, toScriptError, type ScriptError } from './errors';
 export { counted } from './util/words';
 export { didYouMean } from './util/suggest';
+export { fileErrorReason } from './util/file-error';
 export { Dataset } from './dataset/dataset';
 export type { Column, Value } from './dataset/types';
 export { typeName } from './dataset/type-names';

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { didYouMean } from '../util/suggest';
+import { fileErrorReason } from '../util/file-error';
 import { ScriptError } from '../errors';
 import { isTriggerKind, TRIGGER_KINDS } from '../jobs/job';
 import { runJob, triggeredFailure, type JobReport } from '../jobs/runner';
@@ -65,7 +66,7 @@ function create(host: MagicHost, store: JobStore, words: string[]): Result[] {
     try {
       text = readFileSync(resolve(host.cwd, file), 'utf8').replace(/^\uFEFF/, '');
     } catch (e) {
-      throw new ArgumentError(`cannot read ${file}: ${(e as Error).message}`, file, 'runtime');
+      throw new ArgumentError(`cannot read ${file}: ${fileErrorReason(e)}`, file, 'runtime');
     }
     checkJobScript(text, { name: file });
     return text;

@@ -135,10 +135,10 @@ test(
     // list of a folder that is not there, or of a file, says so (exit 2) instead of listing nothing.
     const missing = await sqlcdc(dir, ['changelog', 'list', 'logz']);
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /^sqlcdc: cannot read logz: ENOENT/);
+    assert.match(missing.stderr, /^sqlcdc: cannot read logz: no such file or folder\n$/);
     const file = await sqlcdc(dir, ['changelog', 'list', 'items.csv']);
     assert.equal(file.code, 2);
-    assert.match(file.stderr, /^sqlcdc: cannot read items\.csv: ENOTDIR/);
+    assert.match(file.stderr, /^sqlcdc: cannot read items\.csv: it is a file, not a folder\n$/);
     const usage = await sqlcdc(dir, ['changelog']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /^sqlcdc: changelog needs show, list or replay/);

@@ -280,7 +280,7 @@ test('bad usage exits 2 with the usage on stderr', LIMITS, async () => {
   assert.match((await sqlcdc(dir, ['run', 'scripts/ok.sql', '--output'])).stderr, /^sqlcdc: --output needs a value\n/);
   const missing = await sqlcdc(dir, ['run', 'nowhere.sql']);
   assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /^sqlcdc: cannot read nowhere\.sql: /);
+  assert.match(missing.stderr, /^sqlcdc: cannot read nowhere\.sql: no such file or folder\n$/);
   // A command group's bad usage shows that group's usage, as `sqlcdc job --help` does, not the whole CLI's.
   for (const [args, line] of [
     [['job', 'update', 'x', '--bogus'], /^ {2}sqlcdc job update NAME /m],

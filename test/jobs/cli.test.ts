@@ -215,7 +215,7 @@ test(
 
     const missing = await sqlcdc(dir, ['changelog', 'replay', 'logs/none.eds', '--job', 'bad', '--workspace', 'ws']);
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /^sqlcdc: cannot read logs\/none\.eds: /);
+    assert.match(missing.stderr, /^sqlcdc: cannot read logs\/none\.eds: no such file or folder\n$/);
     writeFileSync(join(dir, 'logs', 'junk.eds'), 'not a log');
     const junk = await sqlcdc(dir, ['changelog', 'replay', 'logs/junk.eds', '--job', 'bad', '--workspace', 'ws']);
     assert.equal(junk.code, 1);

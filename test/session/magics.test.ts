@@ -229,6 +229,8 @@ test('an error of a magic line has its line and the column of the bad argument; 
     e = await failure(bad);
     assert.deepEqual([e.line, e.column], [1, bad.lastIndexOf(word) + 1], `${bad}: ${e.message}`);
   }
+  e = await failure('%job create a --reader nofile.sql');
+  assert.match(e.message, /cannot read nofile\.sql: no such file or folder$/);
   e = await failure('%job trigger known --on sucess --run known');
   assert.match(
     e.message,
