@@ -55,14 +55,16 @@ export abstract class XNode {
   get lastChild(): XNode | null {
     return null;
   }
+  /** An element's or attribute's name, one object for every node of that name; other nodes have none. */
+  declare readonly xname: XName | undefined;
   get localName(): string | null {
-    return null;
+    return this.xname?.local ?? null;
   }
   get prefix(): string | null {
-    return null;
+    return this.xname?.prefix ?? null;
   }
   get namespaceURI(): string | null {
-    return null;
+    return this.xname?.uri ?? null;
   }
   get nodeValue(): string | null {
     return null;
@@ -205,15 +207,6 @@ export class XElement extends XContainer {
   get tagName(): string {
     return this.xname.qualified;
   }
-  override get localName(): string {
-    return this.xname.local;
-  }
-  override get prefix(): string | null {
-    return this.xname.prefix;
-  }
-  override get namespaceURI(): string | null {
-    return this.xname.uri;
-  }
 
   /**
    * The text of the descendant text and CDATA nodes (comments and processing instructions left out),
@@ -268,15 +261,6 @@ export class XAttr extends XNode {
   }
   get nodeName(): string {
     return this.xname.qualified;
-  }
-  override get localName(): string {
-    return this.xname.local;
-  }
-  override get prefix(): string | null {
-    return this.xname.prefix;
-  }
-  override get namespaceURI(): string | null {
-    return this.xname.uri;
   }
   override get nodeValue(): string {
     return this.value;
