@@ -11,6 +11,7 @@ import { compress, COMPRESSION, STORED } from './compress';
 import { FORMAT, headerText, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
 import { DEFAULT_FRAME_ROWS, frameHeader, headerBlock, KIND, MAGIC, trailer } from './layout';
 import { protect } from './secure';
+import { turn } from '../util/turn';
 
 /**
  * A log's id-numbered name was taken (by another process numbering from the same clock) while it was
@@ -140,8 +141,6 @@ function copyColumn(c: Column): Column {
   return copy;
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * Writes a change log (docs/changelog.md) to `path`, atomically: under a temp name, flushed,
  * then renamed, so the file is either absent or whole, never visible half-written, and durable
@@ -176,7 +175,7 @@ export async function writeChangeLog(
       for (let start = 0; start < ds.rowCount; start += frameRows) {
         // Between frames, not after the last: a log of one frame (a webhook call's) needs no extra turn.
         if (frames > 0) {
-          await nextTurn();
+          await turn();
           options.signal?.throwIfAborted();
         }
         const end = Math.min(start + frameRows, ds.rowCount);

@@ -26,6 +26,7 @@ import {
   userRegex,
 } from './http-options';
 import { progressLine } from '../targets/progress';
+import { turn } from '../util/turn';
 
 type Stream = 'upsert' | 'delete';
 
@@ -195,7 +196,8 @@ class SectionPush {
       // Awaited below, after the next call is made: a failure arriving before then is not unhandled.
       answered.catch(() => undefined);
       if (b + 1 < calls) {
-        await afterPendingWrites();
+        // A turn lets the request just made be written before the next is built.
+        await turn();
         next = prepare(b + 1);
       }
       await answered;
@@ -255,10 +257,6 @@ class SectionPush {
       );
     }
   }
-}
-
-function afterPendingWrites(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function report(ctx: CommandContext, id: string, t: Tally, done: boolean): void {
