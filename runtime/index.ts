@@ -43,7 +43,7 @@ export type { OpenSession } from './jobs/sessions';
 export { runRecords } from './jobs/recovery';
 export { settingsInWords, summary } from './jobs/store';
 export { settingsOf, UPDATE_OPTIONS } from './jobs/update';
-export { checkJobScript } from './jobs/script-check';
+export { checkJobScript } from './check';
 export { isSigningSecret, newSigningSecret } from './webhook/signature';
 export { AccessKeys } from './webhook/auth';
 export { IdempotencyStore } from './webhook/idempotency';

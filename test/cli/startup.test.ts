@@ -62,6 +62,18 @@ test(
   },
 );
 
+test('sqlcdc job create with a script loads the statement parser, not the interpreter', LIMITS, async () => {
+  const dir = tempDir('cli-startup');
+  writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
+  const loaded = await modulesLoadedBy(dir, ['job', 'create', 'a', '--reader', 'w.sql', '--writer', 'w.sql']);
+  assert.ok(loaded.includes('runtime/script/parser.js'), 'the script was parsed');
+  const parser = /^runtime\/(script\/|commands\/checks\.js)|chevrotain/;
+  assert.deepEqual(
+    loaded.filter((f) => INTERPRETER.test(f) && !parser.test(f)),
+    [],
+  );
+});
+
 test('sqlcdc run of a script loads the commands of its statements, not every command', LIMITS, async () => {
   const dir = tempDir('cli-startup');
   writeFileSync(join(dir, 'print.sql'), "PRINT 'hi';\n");
