@@ -86,6 +86,21 @@ test('sqlcdc run of a script loads the commands of its statements, not every com
   ]);
 });
 
+test(
+  'a session loads the code of the magics that pull much (jobs, change logs, profiling) on their first use',
+  LIMITS,
+  async () => {
+    const dir = tempDir('cli-startup');
+    writeFileSync(join(dir, 'print.sql'), "PRINT 'hi';\n");
+    const loaded = await modulesLoadedBy(dir, ['run', 'print.sql']);
+    assert.ok(loaded.includes('runtime/magics/index.js'), 'the session knows its magics');
+    assert.deepEqual(
+      loaded.filter((f) => /^runtime\/(magics\/(job|changelog|describe)\.js|dataset\/profile\.js)$/.test(f)),
+      [],
+    );
+  },
+);
+
 test('sqlcdc changelog list loads runtime/support alone: not the jobs, nor the access keys', LIMITS, async () => {
   const dir = tempDir('cli-startup');
   const loaded = (await modulesLoadedBy(dir, ['changelog', 'list', '.'])).filter((f) =>
