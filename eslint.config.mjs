@@ -138,6 +138,7 @@ export default defineConfig(
             '^s3rver(/lib/models/account)?$',
             '^\\./backend$',
             '^\\./(postgres|sqlite)$',
+            '^\\./(data|string|date|other|operators)$',
             '^@xmldom/xmldom$',
             '^saxes$',
             '^xpath$',

@@ -101,6 +101,18 @@ test(
   },
 );
 
+test('a script loads the families of the functions it calls, not the whole function library', LIMITS, async () => {
+  const dir = tempDir('cli-startup');
+  writeFileSync(join(dir, 'print.sql'), "PRINT 'hi';\n");
+  writeFileSync(join(dir, 'upper.sql'), "PRINT '#toupper(hi)';\n");
+  const families = async (script: string) =>
+    (await modulesLoadedBy(dir, ['run', script])).filter((f) =>
+      /^runtime\/functions\/(data|string|date|other|operators)\.js$/.test(f),
+    );
+  assert.deepEqual(await families('print.sql'), []);
+  assert.deepEqual(await families('upper.sql'), ['runtime/functions/string.js']);
+});
+
 test('sqlcdc changelog list loads runtime/support alone: not the jobs, nor the access keys', LIMITS, async () => {
   const dir = tempDir('cli-startup');
   const loaded = (await modulesLoadedBy(dir, ['changelog', 'list', '.'])).filter((f) =>
