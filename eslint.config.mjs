@@ -41,7 +41,7 @@ const zones = [
     message: 'what the commands use (transport, drives, targets, writers, change logs, CDC) knows no command',
   },
   {
-    target: ['./runtime/support.ts', './runtime/admin.ts'],
+    target: ['./runtime/support.ts', './runtime/admin.ts', './runtime/changelog-files.ts'],
     from: [
       './runtime/index.ts',
       './runtime/session.ts',
@@ -52,7 +52,7 @@ const zones = [
       './runtime/drives',
       './runtime/targets',
     ],
-    message: 'runtime/support.ts and runtime/admin.ts load without the interpreter',
+    message: 'runtime/support.ts, admin.ts and changelog-files.ts load without the interpreter',
   },
   {
     target: './runtime/check.ts',
@@ -68,12 +68,36 @@ const zones = [
     ],
     message: 'runtime/check.ts loads the statement parser alone',
   },
+  {
+    target: './runtime/interpreter.ts',
+    from: ['./runtime/index.ts', './runtime/services', './runtime/webhook', './runtime/workspace/rotate-key.ts'],
+    message: 'runtime/interpreter.ts loads a session without what only other front ends use',
+  },
+  {
+    target: './runtime/serve.ts',
+    from: [
+      './runtime/index.ts',
+      './runtime/session.ts',
+      './runtime/commands',
+      './runtime/magics',
+      './runtime/services',
+    ],
+    message: 'runtime/serve.ts loads the webhook listener without the session',
+  },
   ...FRONT_ENDS.map((target) => ({
     target,
     from: './runtime',
-    except: ['./index.ts', './support.ts', './admin.ts', './check.ts'],
+    except: [
+      './index.ts',
+      './support.ts',
+      './admin.ts',
+      './changelog-files.ts',
+      './check.ts',
+      './interpreter.ts',
+      './serve.ts',
+    ],
     message:
-      'a front end imports the runtime through runtime/index.ts (or runtime/support.ts, runtime/admin.ts, runtime/check.ts)',
+      'a front end imports the runtime through runtime/index.ts (or its parts support, admin, changelog-files, check, interpreter, serve)',
   })),
   { target: './kernel', from: ['./repl', './bin'], message: 'the kernel imports no other front end' },
   { target: './repl', from: ['./kernel', './bin'], message: 'the REPL imports no other front end' },
@@ -144,7 +168,7 @@ export default defineConfig(
             '^xpath$',
             '^cli-table3/src/utils$',
             '^\\.\\./webhook/session-listener$',
-            '^\\.\\./runtime/(index|check)$',
+            '^\\.\\./runtime/(index|interpreter|check)$',
           ],
         },
       ],

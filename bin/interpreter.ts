@@ -1,6 +1,6 @@
 import type { OpenSession } from '../runtime/admin';
 
-type Interpreter = typeof import('../runtime/index');
+type Interpreter = typeof import('../runtime/interpreter');
 type Checker = typeof import('../runtime/check');
 
 /**
@@ -9,7 +9,12 @@ type Checker = typeof import('../runtime/check');
  * list`, `webhook key new`…) answer without it: it is most of the CLI's start-up (docs/cli.md, "Speed").
  */
 export function interpreter(): Interpreter {
-  return require('../runtime/index') as Interpreter;
+  return require('../runtime/interpreter') as Interpreter;
+}
+
+/** The whole runtime, for `changelog replay` (the change log reader and player besides the interpreter). */
+export function runtime(): typeof import('../runtime/index') {
+  return require('../runtime/index') as typeof import('../runtime/index');
 }
 
 /** The statement parser alone, loaded by the first action that checks a script it does not run. */
