@@ -1,19 +1,10 @@
 import { once } from 'node:events';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import {
-  changeLogTable,
-  counted,
-  fileErrorReason,
-  isScriptError,
-  listChangeLogs,
-  renderText,
-  sessionFolders,
-  viewChangeLog,
-  writeChangeLogJson,
-} from '../runtime/support';
+import { counted, fileErrorReason, isScriptError, renderText, sessionFolders } from '../runtime/support';
+import { changeLogTable, listChangeLogs, viewChangeLog, writeChangeLogJson } from '../runtime/changelog-files';
 import { EXIT } from './constants';
-import { interpreter, openSession } from './interpreter';
+import { openSession, runtime } from './interpreter';
 import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 
 /** `sqlcdc changelog show FILE` / `sqlcdc changelog list [FOLDER]` (docs/changelog.md, "Inspecting a log"). */
@@ -64,7 +55,7 @@ async function list(folder: string, cmd: ChangeLogCommand): Promise<void> {
 async function replay(file: string, cmd: ChangeLogCommand): Promise<number> {
   // Replaying runs a pipeline: the interpreter loads here, not for show and list.
   const { stderrReport } = await import('./job');
-  const { JobStore, replayChangeLog } = interpreter();
+  const { JobStore, replayChangeLog } = runtime();
   const store = new JobStore(sessionFolders({ workspace: cmd.workspace }).workspace, openSession);
   const record = await replayChangeLog(store, cmd.job!, file, stderrReport(store));
   process.stderr.write(`job ${cmd.job}: replay of ${file}: ${record.outcome}, ${counted(record.rows, 'row')}\n`);

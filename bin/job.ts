@@ -4,7 +4,7 @@ import { abortOnSigint } from './interrupt';
 import { EXIT } from './constants';
 import { formatScriptError } from './script-error';
 import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
-import { interpreter, openSession } from './interpreter';
+import { interpreter, openSession, scriptChecker } from './interpreter';
 import {
   displayFallback,
   isTriggerKind,
@@ -55,7 +55,7 @@ function readScript(file: string): string {
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${fileErrorReason(e)}`);
   }
-  interpreter().checkJobScript(text, { name: file });
+  scriptChecker().checkJobScript(text, { name: file });
   return text;
 }
 

@@ -12,7 +12,7 @@ import {
   type Dataset,
   type Result,
   type ScriptError,
-} from '../runtime/index';
+} from '../runtime/interpreter';
 import { ProgressLine } from '../repl/progress-line';
 import { abortOnSigint } from './interrupt';
 import { EXIT, type OutputFormat } from './constants';

@@ -1,19 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { EXIT } from './constants';
 import { parseCommandLine, UsageError, type CommandGroup } from './subcommand';
-import {
-  AccessKeys,
-  errorInFile,
-  IdempotencyStore,
-  Ingest,
-  isLoopback,
-  JobStore,
-  parseSize,
-  READ_TIMEOUT_MS,
-  sessionFolders,
-  startListener,
-  toScriptError,
-} from '../runtime/index';
+import { AccessKeys, JobStore } from '../runtime/admin';
+import { errorInFile, sessionFolders, toScriptError } from '../runtime/support';
+import { IdempotencyStore, Ingest, isLoopback, parseSize, READ_TIMEOUT_MS, startListener } from '../runtime/serve';
 import { openSession } from './interpreter';
 
 function sizeOfMaxBody(text: string): number {
@@ -108,11 +98,15 @@ async function serve(args: string[]): Promise<number> {
     process.stderr.write(`sqlcdc: cannot listen on ${host}:${port}: ${toScriptError(e).message}\n`);
     return EXIT.scriptError;
   }
-  process.stdout.write(`listening on ${listener.url}\n`);
-  await new Promise<void>((resolve) => {
+  // Ready means ready to be stopped too: a supervisor (or a test) may send SIGTERM as soon as it reads
+  // the line, before a handler set after it would be in place, and Node's default would kill the
+  // server without closing its stores.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  process.stdout.write(`listening on ${listener.url}\n`);
+  await stopped;
   await listener.close();
   await ingest.close();
   await idempotency.close();

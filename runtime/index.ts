@@ -1,5 +1,8 @@
 // The public API of the interpreter, for front ends and embedders. Front ends import the runtime
-// through this module only (or ./support for what must load before the interpreter); eslint checks it.
+// through this module only, or through a part of it that loads sooner: ./support (before the
+// interpreter), ./admin (the workspace's jobs and keys), ./changelog-files (change logs listed and
+// shown), ./check (the parser alone), ./interpreter (a session, for running scripts), ./serve (the
+// webhook listener); eslint checks it.
 export { Session, DEFAULT_DISPLAY_LIMIT, type SessionOptions, type RunRequest } from './session';
 export { Run } from './run';
 export type { ChangeLogFile, CurrentChangeLog, Scope } from './scope';
@@ -43,7 +46,7 @@ export type { OpenSession } from './jobs/sessions';
 export { runRecords } from './jobs/recovery';
 export { settingsInWords, summary } from './jobs/store';
 export { settingsOf, UPDATE_OPTIONS } from './jobs/update';
-export { checkJobScript } from './jobs/script-check';
+export { checkJobScript } from './check';
 export { isSigningSecret, newSigningSecret } from './webhook/signature';
 export { AccessKeys } from './webhook/auth';
 export { IdempotencyStore } from './webhook/idempotency';

@@ -1,6 +1,6 @@
 // The part of the public API that loads without the interpreter, for front ends that must answer
 // sooner than it loads: the kernel's first requests (kernel_info, history), which a client waits for
-// only briefly, and `sqlcdc changelog`, which reads files and runs no statement. Nothing here may
+// only briefly, and the CLI's commands that run no statement (with ./admin, ./changelog-files). Nothing here may
 // import the session, the parser or the commands. The CLI's job and key commands use ./admin besides.
 export { describeWorkspace, sessionFolders, type SessionFolders } from './workspace/location';
 export { writeFileAtomic } from './workspace/files';
@@ -15,7 +15,3 @@ export { Dataset } from './dataset/dataset';
 export type { Column, Value } from './dataset/types';
 export { typeName } from './dataset/type-names';
 export { renderText } from './dataset/render';
-export { listChangeLogs, type ChangeLogEntry } from './changelog/list';
-export { writeChangeLogJson } from './changelog/json';
-export { ChangeLogReader, type StreamName } from './changelog/read';
-export { changeLogTable, viewChangeLog, type ChangeLogView } from './changelog/inspect';

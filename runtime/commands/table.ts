@@ -1,23 +1,16 @@
 import { ScriptError } from '../errors';
 import type { Statement, StatementKind } from '../script/ast';
 import type { Command } from './command';
-
-/**
- * A command whose module loads with its first statement: a script loads the commands it uses, not the
- * language's every source, target and library (start-up of the CLI, the REPL and the kernel).
- */
-const onFirstUse =
-  <S extends Statement>(load: () => Promise<Command<S>>): Command<S> =>
-  async (stmt, input, ctx) =>
-    (await load())(stmt, input, ctx);
+import { onFirstUse } from '../util/first-use';
 
 /** Statement kind → the command giving it meaning. */
 export type CommandTable = { readonly [K in StatementKind]?: Command<Extract<Statement, { kind: K }>> };
 
 /**
- * The commands of the language. A kind without an entry parses but fails when run with "not supported
- * yet: <COMMAND>" (docs/language.md says so from this table); each issue that gives a statement its
- * meaning adds it here. A Session may be given another table (SessionOptions.commands).
+ * The commands of the language, each loaded with its first statement: a script loads the commands it
+ * uses, not the language's every source, target and library. A kind without an entry parses but fails
+ * when run with "not supported yet: <COMMAND>" (docs/language.md says so from this table); each issue
+ * that gives a statement its meaning adds it here. A Session may be given another table (SessionOptions.commands).
  */
 export const COMMANDS: CommandTable = {
   AddColumn: onFirstUse(async () => (await import('./add-column')).addColumn),

@@ -7,65 +7,52 @@ import { storeDir, storePipelineFor } from '../changelog/store';
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { counted } from '../util/words';
-import { ArgumentError, parseFlags, splitArgs, type FlagSpec } from './args';
+import { ArgumentError, parseFlags, splitArgs } from './args';
+import { OPTIONS, USAGE } from './changelog-info';
 import type { Magic, MagicHost } from './magic';
 
-const USAGE = '%changelog list [FOLDER] | %changelog show FILE|NAME [--check-signature]';
-const OPTIONS = { show: { 'check-signature': 'switch' } } as const satisfies Record<string, FlagSpec>;
-
-/**
- * %changelog: `sqlcdc changelog list|show` in a cell (docs/changelog.md, "Inspecting and replaying"). Without
- * a folder it looks where CAPTURE writes without PATH, the pipeline's workspace store; `show NAME` (a
- * log name, no extension) shows the newest log of that name, since its execution id changes every run.
- */
-export const changelogMagic: Magic = {
-  name: 'changelog',
-  usage: USAGE,
-  description: "lists a folder's change logs (default: the pipeline's store) or shows one log's header and first rows",
-  words: ['list', 'show'],
-  options: OPTIONS,
-  async run(session, args): Promise<Result[]> {
-    const words = splitArgs(args);
-    const subWord = words.shift() ?? '';
-    const sub = subWord.toLowerCase();
-    if (sub === 'list') {
-      if (words.length > 1) throw new ArgumentError(`%changelog list takes one folder; usage: ${USAGE}`, words[1]);
-      const folder = words.length ? resolve(session.cwd, words[0]) : storeDir(session.workspace, session.pipeline);
-      // A folder given that is not there is a mistake (as for sqlcdc changelog list); the store may not exist yet.
-      if (words.length && !statSync(folder, { throwIfNoEntry: false })?.isDirectory())
-        throw new ArgumentError(`no folder ${folder}`, words[0], 'runtime');
-      const entries = listChangeLogs(folder);
-      if (entries.length === 0) return [{ kind: 'message', text: `no change log in ${folder}` }];
-      return [
-        { kind: 'table', dataset: changeLogTable(entries), limit: entries.length, title: `change logs in ${folder}` },
-      ];
-    }
-    if (sub === 'show') {
-      const { positional, flags } = parseFlags(words, OPTIONS.show, USAGE);
-      if (positional.length !== 1)
-        throw new ScriptError(`%changelog show needs one change log file or name; usage: ${USAGE}`, 'semantic');
-      const file = findLog(session, positional[0]);
-      const view = await viewChangeLog(file, session.displayLimit, {
-        workspace: session.workspace,
-        checkSignature: flags.has('check-signature'),
-      });
-      return [
-        { kind: 'message', text: view.facts.join('\n') },
-        ...(['upserts', 'deletes'] as const).map((stream): Result => {
-          const { rows, total } = view.streams[stream];
-          const shown = rows.rowCount < total ? ` (the first ${rows.rowCount})` : '';
-          return {
-            kind: 'table',
-            dataset: rows,
-            limit: Math.max(rows.rowCount, 1),
-            title: `${stream}: ${counted(total, 'row')}${shown}`,
-          };
-        }),
-      ];
-    }
-    if (sub) throw new ArgumentError(`unknown %changelog subcommand '${sub}'; usage: ${USAGE}`, subWord);
-    throw new ScriptError(`usage: ${USAGE}`, 'semantic');
-  },
+/** %changelog (changelog-info.ts): `sqlcdc changelog list|show` in a cell. */
+export const run: Magic['run'] = async (session, args): Promise<Result[]> => {
+  const words = splitArgs(args);
+  const subWord = words.shift() ?? '';
+  const sub = subWord.toLowerCase();
+  if (sub === 'list') {
+    if (words.length > 1) throw new ArgumentError(`%changelog list takes one folder; usage: ${USAGE}`, words[1]);
+    const folder = words.length ? resolve(session.cwd, words[0]) : storeDir(session.workspace, session.pipeline);
+    // A folder given that is not there is a mistake (as for sqlcdc changelog list); the store may not exist yet.
+    if (words.length && !statSync(folder, { throwIfNoEntry: false })?.isDirectory())
+      throw new ArgumentError(`no folder ${folder}`, words[0], 'runtime');
+    const entries = listChangeLogs(folder);
+    if (entries.length === 0) return [{ kind: 'message', text: `no change log in ${folder}` }];
+    return [
+      { kind: 'table', dataset: changeLogTable(entries), limit: entries.length, title: `change logs in ${folder}` },
+    ];
+  }
+  if (sub === 'show') {
+    const { positional, flags } = parseFlags(words, OPTIONS.show, USAGE);
+    if (positional.length !== 1)
+      throw new ScriptError(`%changelog show needs one change log file or name; usage: ${USAGE}`, 'semantic');
+    const file = findLog(session, positional[0]);
+    const view = await viewChangeLog(file, session.displayLimit, {
+      workspace: session.workspace,
+      checkSignature: flags.has('check-signature'),
+    });
+    return [
+      { kind: 'message', text: view.facts.join('\n') },
+      ...(['upserts', 'deletes'] as const).map((stream): Result => {
+        const { rows, total } = view.streams[stream];
+        const shown = rows.rowCount < total ? ` (the first ${rows.rowCount})` : '';
+        return {
+          kind: 'table',
+          dataset: rows,
+          limit: Math.max(rows.rowCount, 1),
+          title: `${stream}: ${counted(total, 'row')}${shown}`,
+        };
+      }),
+    ];
+  }
+  if (sub) throw new ArgumentError(`unknown %changelog subcommand '${sub}'; usage: ${USAGE}`, subWord);
+  throw new ScriptError(`usage: ${USAGE}`, 'semantic');
 };
 
 /**

@@ -62,16 +62,12 @@ export function describeDataset(ds: Dataset, names: string[]): Result {
   };
 }
 
-export const describeMagic: Magic = {
-  name: 'describe',
-  usage: '%describe [column …]',
-  description: 'profiles the pipeline dataset: type, nulls, distinct values, min, max and top values of each column',
-  run(session, args): Result[] {
-    const ds = session.dataset;
-    if (ds.columns.length === 0)
-      return [{ kind: 'message', text: 'the pipeline dataset has no columns yet: load data first' }];
-    const names = splitArgs(args);
-    for (const name of names) atMagicArgument(name, () => ds.require(name));
-    return [describeDataset(ds, names)];
-  },
+/** %describe (describe-info.ts): the profile of the pipeline dataset or of the columns named. */
+export const run: Magic['run'] = (session, args): Result[] => {
+  const ds = session.dataset;
+  if (ds.columns.length === 0)
+    return [{ kind: 'message', text: 'the pipeline dataset has no columns yet: load data first' }];
+  const names = splitArgs(args);
+  for (const name of names) atMagicArgument(name, () => ds.require(name));
+  return [describeDataset(ds, names)];
 };

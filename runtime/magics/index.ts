@@ -6,14 +6,15 @@ import type { Result } from '../results';
 import type { MagicLine } from '../script/cell';
 import { MagicTable, type Magic, type MagicHost } from './magic';
 import { limitMagic, pipelineMagic, resetMagic, workspaceMagic } from './session-magics';
-import { changelogMagic } from './changelog';
+import { changelogMagic } from './changelog-info';
 import { connectionMagic } from './connection';
 import { listing } from './listing';
-import { describeMagic } from './describe';
+import { describeMagic } from './describe-info';
 import { plotMagic } from './plot';
 import { varMagic } from './var';
 import { webhookMagic } from './webhook';
-import { jobMagic } from './job';
+import { jobMagic } from './job-info';
+import { onFirstUse } from '../util/first-use';
 
 /** %help lists this table, so it lives beside it. */
 const helpMagic: Magic = {
@@ -29,12 +30,22 @@ const helpMagic: Magic = {
   ],
 };
 
+const job = () => import('./job');
+
+/**
+ * The magics; the code of those that pull much (the job runner, change log reading, profiling) loads
+ * on their first use, not with every session: their name, usage and words are at hand without it.
+ */
 const MAGICS: readonly Magic[] = [
   helpMagic,
-  changelogMagic,
+  { ...changelogMagic, run: onFirstUse(async () => (await import('./changelog')).run) },
   connectionMagic,
-  describeMagic,
-  jobMagic,
+  { ...describeMagic, run: onFirstUse(async () => (await import('./describe')).run) },
+  {
+    ...jobMagic,
+    run: onFirstUse(async () => (await job()).run),
+    cell: onFirstUse(async () => (await job()).cell),
+  },
   limitMagic,
   pipelineMagic,
   plotMagic,

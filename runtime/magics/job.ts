@@ -8,33 +8,15 @@ import { isTriggerKind, TRIGGER_KINDS } from '../jobs/job';
 import { runJob, triggeredFailure, type JobReport } from '../jobs/runner';
 import { checkJobScript } from '../jobs/script-check';
 import { JobStore, settingsInWords, summary } from '../jobs/store';
-import { settingsOf, UPDATE_OPTIONS } from '../jobs/update';
+import { settingsOf } from '../jobs/update';
 import type { Result } from '../results';
 import { newSigningSecret } from '../webhook/signature';
-import { ArgumentError, atMagicArgument, parseFlags, splitArgs, type FlagSpec } from './args';
+import { ArgumentError, atMagicArgument, parseFlags, splitArgs } from './args';
+import { CELL_ARGS, CELL_USAGE, OPTIONS, PARTS, USAGE } from './job-info';
 import { listing } from './listing';
 import type { Magic, MagicHost } from './magic';
 import { AsyncQueue } from '../util/async-queue';
 import { counted } from '../util/words';
-
-const SETTINGS = '[--webhook] [--save-sample] [--signing-secret]';
-const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] ${SETTINGS} | list | run NAME | update NAME ${UPDATE_OPTIONS} | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
-const CELL_USAGE = `%%job NAME reader|writer ${SETTINGS}, then the script`;
-const SETTING_FLAGS = { webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' } as const;
-const OPTIONS = {
-  create: { reader: 'value', writer: 'value', ...SETTING_FLAGS },
-  update: {
-    webhook: 'switch',
-    'no-webhook': 'switch',
-    'save-sample': 'switch',
-    'no-save-sample': 'switch',
-    'signing-secret': 'value',
-    'no-signing-secret': 'switch',
-  },
-  trigger: { on: 'value', run: 'value' },
-} as const satisfies Record<string, FlagSpec>;
-const PARTS = ['reader', 'writer'] as const;
-const CELL_ARGS = { positional: [undefined, PARTS], options: SETTING_FLAGS };
 
 /** The job settings the flags ask for; a signing secret is made here, to be shown once. */
 function settings(flags: Map<string, string[]>) {
@@ -112,7 +94,7 @@ function update(store: JobStore, words: string[]): Result[] {
 }
 
 /** The job's output (messages, warnings, a push's progress) shows in the cell as it comes, as `sqlcdc job run` prints it. */
-async function* run(
+async function* runAndShow(
   host: MagicHost,
   store: JobStore,
   words: string[],
@@ -140,79 +122,70 @@ async function* run(
   yield { kind: 'message', text: `job ${name}: ${record.outcome}, ${counted(record.rows, 'row')} (run ${record.id})` };
 }
 
-/** %job: the jobs of the workspace from a notebook, as `sqlcdc job` (docs/jobs.md). */
-export const jobMagic: Magic = {
-  name: 'job',
-  usage: USAGE,
-  description: `jobs of the workspace: create, list, run, update (webhook, signing secret, sample on or off), trigger (as sqlcdc job); a cell starting with %%job NAME reader|writer ${SETTINGS} saves the rest of the cell as that part of the job`,
-  words: ['create', 'list', 'run', 'update', 'trigger'],
-  options: OPTIONS,
-  cellArgs: CELL_ARGS,
-  // `update … --signing-secret whsec_…` holds one, and so does `create` when a secret is given by mistake.
-  secretArgs: true,
-  /**
-   * `%%job NAME reader|writer [settings]`: the cell's script becomes that part of the job (created as a
-   * writer or reader when new); the settings of `%job create` switch on, so a notebook alone can make
-   * the job `%webhook start --job` serves.
-   */
-  cell(host, args, body, cell): Result[] {
-    const { positional, flags } = parseFlags(splitArgs(args), CELL_ARGS.options, CELL_USAGE);
-    const [name, part, ...extra] = positional;
-    if (!name || !isPart(part) || extra.length > 0) throw new ScriptError(`usage: ${CELL_USAGE}`, 'semantic');
-    if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
-    checkJobScript(cell.text, { from: cell.bodyOffset });
-    const store = new JobStore(host.workspace, host.openSession);
-    const asked = settings(flags);
-    const { job, created } = store.saveScript(name, part, body, asked);
-    const said = created
-      ? `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`
-      : `job ${name}: ${part} saved (${job.kind})`;
-    return [{ kind: 'message', text: [said, ...shownOnce(asked.signingSecret)].join('\n') }];
-  },
-  run(host, args, line) {
-    const [action, ...words] = splitArgs(args);
-    const store = new JobStore(host.workspace, host.openSession);
-    switch (action) {
-      case 'create':
-        return create(host, store, words);
-      case 'list':
-        return [
-          listing(
-            ['name', 'kind', 'guid', 'webhook', 'triggers'],
-            store
-              .list()
-              .map(summary)
-              .map((j) => [
-                j.name,
-                j.kind,
-                j.guid,
-                j.webhook ? 'yes' : 'no',
-                j.triggers.map((t) => `${t.on} → ${t.run}`).join(', '),
-              ]),
-            'Jobs',
-          ),
-        ];
-      case 'run':
-        return run(host, store, words, line.signal);
-      case 'update':
-        return update(store, words);
-      case 'trigger': {
-        const { positional, flags } = parseFlags(words, OPTIONS.trigger, USAGE);
-        const name = one(positional, 'trigger');
-        const on = flags.get('on')?.[0];
-        const other = flags.get('run')?.[0];
-        if (!on || !other) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
-        if (!isTriggerKind(on))
-          throw new ArgumentError(
-            `--on ${on}: a trigger fires on ${TRIGGER_KINDS.join(', ')}${didYouMean(on, TRIGGER_KINDS)}`,
-            on,
-          );
-        store.addTrigger(name, { on, run: other });
-        return [{ kind: 'message', text: `job ${name}: on ${on}, run ${other}` }];
-      }
-      default:
-        if (action === undefined) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
-        throw new ArgumentError(`unknown subcommand '${action}'; usage: ${USAGE}`, action);
+/**
+ * `%%job NAME reader|writer [settings]`: the cell's script becomes that part of the job (created as a
+ * writer or reader when new); the settings of `%job create` switch on, so a notebook alone can make
+ * the job `%webhook start --job` serves.
+ */
+export const cell: NonNullable<Magic['cell']> = (host, args, body, cell): Result[] => {
+  const { positional, flags } = parseFlags(splitArgs(args), CELL_ARGS.options, CELL_USAGE);
+  const [name, part, ...extra] = positional;
+  if (!name || !isPart(part) || extra.length > 0) throw new ScriptError(`usage: ${CELL_USAGE}`, 'semantic');
+  if (!body.trim()) throw new ScriptError(`%%job ${name} ${part}: the cell holds no script`, 'semantic');
+  checkJobScript(cell.text, { from: cell.bodyOffset });
+  const store = new JobStore(host.workspace, host.openSession);
+  const asked = settings(flags);
+  const { job, created } = store.saveScript(name, part, body, asked);
+  const said = created
+    ? `job ${name} (${job.kind}) created with this ${part}: ${job.guid}`
+    : `job ${name}: ${part} saved (${job.kind})`;
+  return [{ kind: 'message', text: [said, ...shownOnce(asked.signingSecret)].join('\n') }];
+};
+
+/** %job (job-info.ts): the jobs of the workspace from a notebook, as `sqlcdc job` (docs/jobs.md). */
+export const run: Magic['run'] = (host, args, line) => {
+  const [action, ...words] = splitArgs(args);
+  const store = new JobStore(host.workspace, host.openSession);
+  switch (action) {
+    case 'create':
+      return create(host, store, words);
+    case 'list':
+      return [
+        listing(
+          ['name', 'kind', 'guid', 'webhook', 'triggers'],
+          store
+            .list()
+            .map(summary)
+            .map((j) => [
+              j.name,
+              j.kind,
+              j.guid,
+              j.webhook ? 'yes' : 'no',
+              j.triggers.map((t) => `${t.on} → ${t.run}`).join(', '),
+            ]),
+          'Jobs',
+        ),
+      ];
+    case 'run':
+      return runAndShow(host, store, words, line.signal);
+    case 'update':
+      return update(store, words);
+    case 'trigger': {
+      const { positional, flags } = parseFlags(words, OPTIONS.trigger, USAGE);
+      const name = one(positional, 'trigger');
+      const on = flags.get('on')?.[0];
+      const other = flags.get('run')?.[0];
+      if (!on || !other) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+      if (!isTriggerKind(on))
+        throw new ArgumentError(
+          `--on ${on}: a trigger fires on ${TRIGGER_KINDS.join(', ')}${didYouMean(on, TRIGGER_KINDS)}`,
+          on,
+        );
+      store.addTrigger(name, { on, run: other });
+      return [{ kind: 'message', text: `job ${name}: on ${on}, run ${other}` }];
     }
-  },
+    default:
+      if (action === undefined) throw new ScriptError(`usage: ${USAGE}`, 'semantic');
+      throw new ArgumentError(`unknown subcommand '${action}'; usage: ${USAGE}`, action);
+  }
 };

@@ -52,7 +52,11 @@ export interface Magic {
   cellArgs?: { positional: readonly (readonly string[] | undefined)[]; options: FlagSpec };
   /** Its arguments may hold a secret (a password, a variable's value): an error's caret line masks them. */
   secretArgs?: true;
-  run(session: MagicHost, args: string, line: MagicLine): AsyncIterable<Result> | Iterable<Result> | Promise<Result[]>;
+  run(
+    session: MagicHost,
+    args: string,
+    line: MagicLine,
+  ): AsyncIterable<Result> | Iterable<Result> | Promise<AsyncIterable<Result> | Iterable<Result>>;
   /**
    * As a cell magic (`%%name args` on a cell's first line): the rest of the cell is its body, not run as
    * SQL CDC. `cell` is the whole cell and where the body starts in it, for positions in the cell's lines.
@@ -64,6 +68,12 @@ export interface Magic {
     cell: { text: string; bodyOffset: number },
   ): Promise<Result[]> | Result[];
 }
+
+/**
+ * What %help, completion, did-you-mean and the docs read of a magic: all but its code, which loads on
+ * its first use (magics/index.ts).
+ */
+export type MagicInfo = Omit<Magic, 'run' | 'cell'>;
 
 /** A session's magics by name: the single source for running them, %help and completion. */
 export class MagicTable {

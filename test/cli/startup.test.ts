@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { runCli as sqlcdc } from '../helpers/cli';
+import { startServe } from '../helpers/serve';
 import { tempDir } from '../helpers/temp';
 
 /**
@@ -14,17 +15,21 @@ const LIMITS = { timeout: 120_000 };
 const DIST = join(__dirname, '..', '..');
 const PRELOAD = join(__dirname, '..', 'helpers', 'loaded-modules.js');
 
-/** The modules `sqlcdc ARGS` loaded, as paths under dist/ (or node_modules/); asserts it succeeded. */
-async function modulesLoadedBy(dir: string, args: string[], input?: string): Promise<string[]> {
-  const list = join(dir, 'loaded.txt');
-  const r = await sqlcdc(dir, [...args, '--workspace', 'ws'], {
-    input,
-    env: { NODE_OPTIONS: `--require ${PRELOAD}`, SQLCDC_TEST_LOADED: list },
-  });
-  assert.equal(r.code, 0, `sqlcdc ${args.join(' ')}: ${r.stderr}`);
-  return readFileSync(list, 'utf8')
+/** The environment that makes a CLI child list the modules it loaded in `list`. */
+const listingTo = (list: string) => ({ NODE_OPTIONS: `--require ${PRELOAD}`, SQLCDC_TEST_LOADED: list });
+
+/** The modules listed, as paths under dist/ (or node_modules/). */
+const listed = (list: string) =>
+  readFileSync(list, 'utf8')
     .split('\n')
     .map((f) => relative(DIST, f));
+
+/** The modules `sqlcdc ARGS` loaded; asserts it succeeded. */
+async function modulesLoadedBy(dir: string, args: string[], input?: string): Promise<string[]> {
+  const list = join(dir, 'loaded.txt');
+  const r = await sqlcdc(dir, [...args, '--workspace', 'ws'], { input, env: listingTo(list) });
+  assert.equal(r.code, 0, `sqlcdc ${args.join(' ')}: ${r.stderr}`);
+  return listed(list);
 }
 
 /** The interpreter: the session, the statement parser (and chevrotain), the commands, the magics, the functions. */
@@ -62,6 +67,18 @@ test(
   },
 );
 
+test('sqlcdc job create with a script loads the statement parser, not the interpreter', LIMITS, async () => {
+  const dir = tempDir('cli-startup');
+  writeFileSync(join(dir, 'w.sql'), "PRINT 'w';\n");
+  const loaded = await modulesLoadedBy(dir, ['job', 'create', 'a', '--reader', 'w.sql', '--writer', 'w.sql']);
+  assert.ok(loaded.includes('runtime/script/parser.js'), 'the script was parsed');
+  const parser = /^runtime\/(script\/|commands\/checks\.js)|chevrotain/;
+  assert.deepEqual(
+    loaded.filter((f) => INTERPRETER.test(f) && !parser.test(f)),
+    [],
+  );
+});
+
 test('sqlcdc run of a script loads the commands of its statements, not every command', LIMITS, async () => {
   const dir = tempDir('cli-startup');
   writeFileSync(join(dir, 'print.sql'), "PRINT 'hi';\n");
@@ -73,6 +90,70 @@ test('sqlcdc run of a script loads the commands of its statements, not every com
     'runtime/commands/table.js',
   ]);
 });
+
+test(
+  'a session loads the code of the magics that pull much (jobs, change logs, profiling) on their first use',
+  LIMITS,
+  async () => {
+    const dir = tempDir('cli-startup');
+    writeFileSync(join(dir, 'print.sql'), "PRINT 'hi';\n");
+    const loaded = await modulesLoadedBy(dir, ['run', 'print.sql']);
+    assert.ok(loaded.includes('runtime/magics/index.js'), 'the session knows its magics');
+    assert.deepEqual(
+      loaded.filter((f) => /^runtime\/(magics\/(job|changelog|describe)\.js|dataset\/profile\.js)$/.test(f)),
+      [],
+    );
+  },
+);
+
+test('a script loads the families of the functions it calls, not the whole function library', LIMITS, async () => {
+  const dir = tempDir('cli-startup');
+  writeFileSync(join(dir, 'print.sql'), "PRINT 'hi';\n");
+  writeFileSync(join(dir, 'upper.sql'), "PRINT '#toupper(hi)';\n");
+  const families = async (script: string) =>
+    (await modulesLoadedBy(dir, ['run', script])).filter((f) =>
+      /^runtime\/functions\/(data|string|date|other|operators)\.js$/.test(f),
+    );
+  assert.deepEqual(await families('print.sql'), []);
+  assert.deepEqual(await families('upper.sql'), ['runtime/functions/string.js']);
+});
+
+test(
+  'sqlcdc run loads no part that only other front ends use: completion, the webhook listener, change log reading',
+  LIMITS,
+  async () => {
+    const dir = tempDir('cli-startup');
+    writeFileSync(join(dir, 'print.sql'), "PRINT 'hi';\n");
+    const loaded = await modulesLoadedBy(dir, ['run', 'print.sql']);
+    assert.deepEqual(
+      loaded.filter((f) =>
+        /^runtime\/(services\/|webhook\/(ingest|server)\.js|jobs\/(replay|play)\.js|changelog\/(read|inspect)\.js|workspace\/rotate-key\.js)/.test(
+          f,
+        ),
+      ),
+      [],
+    );
+  },
+);
+
+test(
+  'sqlcdc serve listens without the session: no commands, magics or function families until a call',
+  LIMITS,
+  async () => {
+    const dir = tempDir('cli-startup');
+    const list = join(dir, 'loaded.txt');
+    const serve = await startServe(dir, ['--no-auth', '--workspace', 'ws'], listingTo(list));
+    assert.equal(await serve.stop(), 0);
+    const loaded = listed(list);
+    assert.ok(loaded.includes('runtime/webhook/ingest.js'));
+    assert.deepEqual(
+      loaded.filter((f) =>
+        /^runtime\/(session\.js|commands\/|magics\/|functions\/(data|string|date|other|operators)\.js)/.test(f),
+      ),
+      [],
+    );
+  },
+);
 
 test('sqlcdc changelog list loads runtime/support alone: not the jobs, nor the access keys', LIMITS, async () => {
   const dir = tempDir('cli-startup');

@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { allFunctions, findFunction, functionDocs } from '../../runtime/functions/registry';
+import { allFunctions, familyFunctions, findFunction, functionDocs } from '../../runtime/functions/registry';
+import { FUNCTION_NAMES } from '../../runtime/functions/names';
+import type { Family } from '../../runtime/functions/types';
 import { renderFunctionDocs } from '../../runtime/functions/docs';
 import { compileTemplate, evaluateText } from '../../runtime/functions/evaluate';
 import { dataset, newState } from './helpers';
@@ -34,6 +36,18 @@ test('every function of spec 4.4 has a registry entry with signature, descriptio
       `${def.names[0]} is not a spec 4.4 function`,
     );
     assert.ok(def.family === 'operator' || def.impl, `${def.names[0]} has no implementation`);
+  }
+});
+
+test("the table of names (functions/names.ts) lists each family module's definitions, no more and no fewer", () => {
+  for (const family of Object.keys(FUNCTION_NAMES) as Family[]) {
+    const defs = familyFunctions(family);
+    for (const def of defs) assert.equal(def.family, family, `${def.names[0]} is defined in the ${family} module`);
+    assert.deepEqual(
+      defs.flatMap((d) => d.names).sort(),
+      [...FUNCTION_NAMES[family]].sort(),
+      `functions/names.ts lists the ${family} family's names`,
+    );
   }
 });
 
