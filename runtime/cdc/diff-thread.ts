@@ -4,6 +4,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { Dataset } from '../dataset/dataset';
 import { columnArrays, copyColumn, typedColumn, type TypedArray, type TypedColumn } from '../dataset/thread-wire';
 import type { Column } from '../dataset/types';
+import { copyInSlices } from '../util/sliced-copy';
 import { familyOf, type Family } from './families';
 import type { Classified, StateKeys } from './match';
 
@@ -22,8 +23,8 @@ export interface DiffJob {
   rows: number;
   /** Typed lanes to compute: of these columns, into `hashes` (two int32 a row). */
   hash?: { columns: TypedColumn[]; families: Family[]; hashes: Int32Array };
-  /** Keys to match: the key columns, and the state's keys; the outcome is posted on the port. */
-  match?: { columns: Column[]; keys: TypedColumn[]; state: StateKeys | undefined };
+  /** Keys to match: the key columns, and the state's keys; the outcome is posted on `reply`, the job's own port. */
+  match?: { columns: Column[]; keys: TypedColumn[]; state: StateKeys | undefined; reply: MessagePort };
   /** [0]: 0 while the worker works, then DONE or FAILED. */
   flag: Int32Array;
 }
@@ -51,10 +52,11 @@ const SLICE_MS = 100;
 
 interface Thread {
   worker: Worker;
-  port: MessagePort;
   /** The worker's thread id in the system once it runs (0 until then; -1 where it cannot be known). */
   tid: Int32Array;
   startedAt: number;
+  /** How many callers await a job of it (`settled`): while any does, it keeps the process alive. */
+  awaited: number;
 }
 
 let thread: Thread | undefined;
@@ -115,21 +117,13 @@ function waitAsync(flag: Int32Array, ms: number): Promise<unknown> {
 
 function worker(): Thread {
   if (thread) return thread;
-  const { port1, port2 } = new MessageChannel();
   const tid = new Int32Array(new SharedArrayBuffer(4));
-  const started = new Worker(join(__dirname, 'diff-worker.js'), {
-    workerData: { port: port2, tid },
-    transferList: [port2],
-  });
+  const started = new Worker(join(__dirname, 'diff-worker.js'), { workerData: { tid } });
   // Idle, it must not keep the process alive.
   started.unref();
-  port1.unref();
-  const t: Thread = { worker: started, port: port1, tid, startedAt: Date.now() };
+  const t: Thread = { worker: started, tid, startedAt: Date.now(), awaited: 0 };
   const gone = () => {
-    if (thread !== t) return;
-    thread = undefined;
-    // Its unfinished job never will be (the next diff would wait for it before reusing the arena).
-    if (lastJob && Atomics.load(lastJob.flag, 0) === 0) Atomics.store(lastJob.flag, 0, FAILED);
+    if (thread === t) thread = undefined;
   };
   started.on('error', gone);
   started.on('exit', gone);
@@ -141,33 +135,43 @@ function worker(): Thread {
  * Shared memory kept from one job to the next: memory never used before costs a page fault every
  * 4 KB (the bench's million rows of typed columns took 10-20 ms to copy into new memory, 2 ms into
  * memory used before). Dropped once no job came for IDLE_MS, so an idle process does not keep it.
+ * A job takes it until its caller has the outcome: a diff that hands over meanwhile (another
+ * pipeline's, in a process running several) gets memory of its own, and none is reused while the
+ * worker or a caller still reads it.
  */
 let arena: SharedArrayBuffer | undefined;
 let release: NodeJS.Timeout | undefined;
-/** The last job handed over: until it is done, its part of the arena is not reused. */
-let lastJob: (DiffJob & { thread: Thread }) | undefined;
 const IDLE_MS = 10_000;
 
 const align8 = (n: number) => (n + 7) & ~7;
 
-/** Copies typed arrays one after the other into the arena (grown first to `bytes` if smaller). */
+/** Places typed arrays one after the other in the arena (grown first to `bytes` if smaller), then copies them. */
 class ArenaWriter {
   private offset = 0;
+  private readonly placed: [from: TypedArray, to: TypedArray][] = [];
   readonly memory: SharedArrayBuffer;
 
   constructor(bytes: number) {
-    if (lastJob && Atomics.load(lastJob.flag, 0) === 0) waitFor(lastJob.thread, lastJob.flag);
-    if (!arena || arena.byteLength < bytes) arena = new SharedArrayBuffer(bytes);
-    this.memory = arena;
+    this.memory = arena && arena.byteLength >= bytes ? arena : new SharedArrayBuffer(bytes);
+    arena = undefined;
   }
 
-  readonly copy = <T extends TypedArray>(a: T): T => {
+  /** Back to be reused, once nothing reads it any more. */
+  giveBack(): void {
+    if (!arena || arena.byteLength < this.memory.byteLength) arena = this.memory;
+    clearTimeout(release);
+    release = setTimeout(() => (arena = undefined), IDLE_MS);
+    release.unref();
+  }
+
+  /** The view of the arena that `fill` copies `a` into. */
+  readonly place = <T extends TypedArray>(a: T): T => {
     const view = new (a.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => T)(
       this.memory,
       this.offset,
       a.length,
     );
-    view.set(a as never);
+    this.placed.push([a, view]);
     this.offset += align8(a.byteLength);
     return view;
   };
@@ -177,6 +181,17 @@ class ArenaWriter {
     this.offset += 8 * rows;
     return view;
   }
+
+  /**
+   * Copies the placed arrays in slices, yielding between them: the first hand-over of a million rows
+   * writes tens of MB of memory never used before, half a second or more of page faults.
+   */
+  *fill(): Generator<void> {
+    for (const [from, to] of this.placed) {
+      yield* copyInSlices(to, from);
+      yield;
+    }
+  }
 }
 
 function isShared(a: ArrayBufferView): boolean {
@@ -184,6 +199,13 @@ function isShared(a: ArrayBufferView): boolean {
 }
 
 const all = (columns: (TypedColumn | undefined)[]): columns is TypedColumn[] => columns.every((c) => c !== undefined);
+
+/** A job handed over (see `handOver`). */
+export interface HandedOver {
+  matching: boolean;
+  result(): Done;
+  settled(): Promise<void>;
+}
 
 /** What the worker did of a diff; a part it did not do (or failed at) is undefined. */
 export interface Done {
@@ -196,14 +218,15 @@ export interface Done {
  * the columns `typed` (hash.ts `typedLanes`), and the matching of the keys `keyOrdinals` with
  * `state` (match.ts `classify`). Undefined when it takes nothing; else `matching` says whether the
  * keys went, `result` waits for what the worker did, and `settled` lets the event loop turn until
- * the worker is done with the job (or cannot be), so that `result` then does not wait.
+ * the worker is done with the job (or cannot be), so that `result` then does not wait. Yields while
+ * it copies the columns into the arena; a caller that stops there hands nothing over.
  */
-export function handOver(
+export function* handOver(
   input: Dataset,
   typed: readonly number[],
   keyOrdinals: readonly number[],
   state: StateKeys | undefined,
-): { matching: boolean; result(): Done; settled(): Promise<void> } | undefined {
+): Generator<void, HandedOver | undefined> {
   const rows = input.rowCount;
   if (rows < PARALLEL_ROWS) return undefined;
   const typedColumns = typed.map((c) => typedColumn(input.vector(c)));
@@ -217,51 +240,54 @@ export function handOver(
   for (const c of [...(hashing ? typedColumns : []), ...(matching ? keyColumns : [])])
     for (const a of columnArrays(c)) bytes += align8(a.byteLength);
   const memory = new ArenaWriter(bytes);
+  const hash = hashing && {
+    columns: typedColumns.map((c) => copyColumn(c, memory.place)),
+    families: typed.map((c) => familyOf(input.columns[c].type.base)),
+    hashes: memory.lanes(rows),
+  };
+  const keys = matching ? keyColumns.map((c) => copyColumn(c, memory.place)) : undefined;
+  yield* memory.fill();
   const w = worker();
-  // An outcome of a job whose caller never asked for it (it failed in between) is not this job's.
-  while (receiveMessageOnPort(w.port));
+  // Its own port: another pipeline's diff may have a job under way too.
+  const channel = keys ? new MessageChannel() : undefined;
+  channel?.port1.unref();
   const job: DiffJob = {
     rows,
-    ...(hashing && {
-      hash: {
-        columns: typedColumns.map((c) => copyColumn(c, memory.copy)),
-        families: typed.map((c) => familyOf(input.columns[c].type.base)),
-        hashes: memory.lanes(rows),
-      },
-    }),
-    ...(matching && {
-      match: {
-        columns: keyOrdinals.map((c) => ({ ...input.columns[c] })),
-        keys: keyColumns.map((c) => copyColumn(c, memory.copy)),
-        state: state && { entries: state.entries, table: state.table },
-      },
-    }),
+    ...(hash && { hash }),
+    ...(keys &&
+      channel && {
+        match: {
+          columns: keyOrdinals.map((c) => ({ ...input.columns[c] })),
+          keys,
+          state: state && { entries: state.entries, table: state.table },
+          reply: channel.port2,
+        },
+      }),
     flag: new Int32Array(new SharedArrayBuffer(4)),
   };
-  w.worker.postMessage(job);
+  w.worker.postMessage(job, channel ? [channel.port2] : []);
   jobs++;
-  lastJob = { ...job, thread: w };
-  clearTimeout(release);
   return {
     matching,
     settled: async () => {
       const deadline = Date.now() + TIMEOUT_MS;
       // An asynchronous wait holds no handle: the awaited worker keeps the process (`sqlcdc run`) alive meanwhile.
-      w.worker.ref();
+      if (w.awaited++ === 0) w.worker.ref();
       try {
         while (Atomics.load(job.flag, 0) === 0 && running(w) && Date.now() < deadline)
           await waitAsync(job.flag, SLICE_MS);
       } finally {
-        w.worker.unref();
+        if (--w.awaited === 0) w.worker.unref();
       }
     },
     result: () => {
-      release = setTimeout(() => (arena = undefined), IDLE_MS);
-      release.unref();
       if (!waitFor(w, job.flag)) return {};
       // The worker posts the matching's outcome before it flags the job, so it is there (or, after a failure, dropped).
-      const matched = job.match && (receiveMessageOnPort(w.port)?.message as Classified | undefined);
+      const matched = channel && (receiveMessageOnPort(channel.port1)?.message as Classified | undefined);
+      channel?.port1.close();
       if (Atomics.load(job.flag, 0) !== DONE) return {};
+      // The worker is done with the arena, and the caller reads the lanes before its next turn (diff.ts).
+      memory.giveBack();
       return { lanes: job.hash?.hashes, matched };
     },
   };

@@ -99,7 +99,7 @@ export function transferables(c: ThreadColumn): ArrayBuffer[] {
   return columnArrays(c).map((a) => a.buffer as ArrayBuffer);
 }
 
-/** The same column with each of its arrays replaced by `copy` of it (into shared memory). */
+/** The same column with each of its arrays replaced by what `copy` gives for it (its place in shared memory). */
 export function copyColumn(c: TypedColumn, copy: <T extends TypedArray>(a: T) => T): TypedColumn {
   const copied = { ...c, data: copy(c.data) } as TypedColumn;
   if (c.nulls) copied.nulls = copy(c.nulls);
