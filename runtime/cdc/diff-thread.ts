@@ -2,9 +2,9 @@ import { existsSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Dataset } from '../dataset/dataset';
-import { columnArrays, copyColumn, typedColumn, type TypedArray, type TypedColumn } from '../dataset/thread-wire';
+import { columnArrays, copyColumn, typedColumn, type TypedColumn } from '../dataset/thread-wire';
 import type { Column } from '../dataset/types';
-import { copyInSlices } from '../util/sliced-copy';
+import { arenaBytes, SharedArena } from '../util/shared-arena';
 import { familyOf, type Family } from './families';
 import type { Classified, StateKeys } from './match';
 
@@ -131,68 +131,8 @@ function worker(): Thread {
   return t;
 }
 
-/**
- * Shared memory kept from one job to the next: memory never used before costs a page fault every
- * 4 KB (the bench's million rows of typed columns took 10-20 ms to copy into new memory, 2 ms into
- * memory used before). Dropped once no job came for IDLE_MS, so an idle process does not keep it.
- * A job takes it until its caller has the outcome: a diff that hands over meanwhile (another
- * pipeline's, in a process running several) gets memory of its own, and none is reused while the
- * worker or a caller still reads it.
- */
-let arena: SharedArrayBuffer | undefined;
-let release: NodeJS.Timeout | undefined;
-const IDLE_MS = 10_000;
-
-const align8 = (n: number) => (n + 7) & ~7;
-
-/** Places typed arrays one after the other in the arena (grown first to `bytes` if smaller), then copies them. */
-class ArenaWriter {
-  private offset = 0;
-  private readonly placed: [from: TypedArray, to: TypedArray][] = [];
-  readonly memory: SharedArrayBuffer;
-
-  constructor(bytes: number) {
-    this.memory = arena && arena.byteLength >= bytes ? arena : new SharedArrayBuffer(bytes);
-    arena = undefined;
-  }
-
-  /** Back to be reused, once nothing reads it any more. */
-  giveBack(): void {
-    if (!arena || arena.byteLength < this.memory.byteLength) arena = this.memory;
-    clearTimeout(release);
-    release = setTimeout(() => (arena = undefined), IDLE_MS);
-    release.unref();
-  }
-
-  /** The view of the arena that `fill` copies `a` into. */
-  readonly place = <T extends TypedArray>(a: T): T => {
-    const view = new (a.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => T)(
-      this.memory,
-      this.offset,
-      a.length,
-    );
-    this.placed.push([a, view]);
-    this.offset += align8(a.byteLength);
-    return view;
-  };
-
-  lanes(rows: number): Int32Array {
-    const view = new Int32Array(this.memory, this.offset, 2 * rows);
-    this.offset += 8 * rows;
-    return view;
-  }
-
-  /**
-   * Copies the placed arrays in slices, yielding between them: the first hand-over of a million rows
-   * writes tens of MB of memory never used before, half a second or more of page faults.
-   */
-  *fill(): Generator<void> {
-    for (const [from, to] of this.placed) {
-      yield* copyInSlices(to, from);
-      yield;
-    }
-  }
-}
+/** Memory the columns of a job are copied into, kept for the next (util/shared-arena.ts). */
+const arena = new SharedArena();
 
 function isShared(a: ArrayBufferView): boolean {
   return a.buffer instanceof SharedArrayBuffer;
@@ -236,14 +176,12 @@ export function* handOver(
     all(keyColumns) &&
     (!state || (isShared(state.entries.bytes) && isShared(state.entries.offsets) && isShared(state.table)));
   if (!hashing && !matching) return undefined;
-  let bytes = hashing ? 8 * rows : 0;
-  for (const c of [...(hashing ? typedColumns : []), ...(matching ? keyColumns : [])])
-    for (const a of columnArrays(c)) bytes += align8(a.byteLength);
-  const memory = new ArenaWriter(bytes);
+  const copied = [...(hashing ? typedColumns : []), ...(matching ? keyColumns : [])];
+  const memory = arena.writer((hashing ? 8 * rows : 0) + arenaBytes(copied.flatMap(columnArrays)));
   const hash = hashing && {
     columns: typedColumns.map((c) => copyColumn(c, memory.place)),
     families: typed.map((c) => familyOf(input.columns[c].type.base)),
-    hashes: memory.lanes(rows),
+    hashes: memory.int32s(2 * rows),
   };
   const keys = matching ? keyColumns.map((c) => copyColumn(c, memory.place)) : undefined;
   yield* memory.fill();
