@@ -11,6 +11,7 @@ import type Decimal from 'decimal.js';
 import { Dataset } from '../runtime/dataset/dataset';
 import { decimalText, parseDecimal } from '../runtime/dataset/decimal-scale';
 import type { Column, Value } from '../runtime/dataset/types';
+import { atOnce } from '../runtime/util/turn';
 import { best, collectGarbage, seededRandom } from './measure';
 
 /**
@@ -235,7 +236,7 @@ interface Memory {
  */
 async function memoryChild(): Promise<void> {
   const load = workload();
-  const state = captureDiff(load.previous, OPTIONS, undefined, 'bench').next!();
+  const state = atOnce(captureDiff(load.previous, OPTIONS, undefined, 'bench').next!());
   (globalThis as { gc?: () => void }).gc!();
   const shared = new Int32Array(new SharedArrayBuffer(8));
   const peak = new Float64Array(new SharedArrayBuffer(8));
@@ -247,7 +248,7 @@ async function memoryChild(): Promise<void> {
   await new Promise((online) => sampler.once('online', online));
   const baseRss = process.memoryUsage.rss();
   const diff = captureDiff(load.current, OPTIONS, state, 'bench');
-  const next = diff.next!();
+  const next = atOnce(diff.next!());
   Atomics.store(shared, 0, 1);
   await sampler.terminate();
   check(diff, load.expected);
@@ -271,7 +272,7 @@ export async function runCdcBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sqlcdc-bench-cdc-'));
   try {
     const first = captureDiff(load.previous, OPTIONS, undefined, 'bench');
-    const state: CdcState = first.next!();
+    const state: CdcState = atOnce(first.next!());
     const file = join(dir, 'state', 'bench.state');
     const commit = await best(
       RUNS,
@@ -304,7 +305,7 @@ export async function runCdcBench(): Promise<void> {
         'diffNext',
         () => {
           const diff = captureDiff(load.current, OPTIONS, state, file);
-          return { diff, next: diff.next!() };
+          return { diff, next: atOnce(diff.next!()) };
         },
         ({ diff, next }: { diff: CaptureDiff; next: CdcState }) => {
           check(diff, expected);

@@ -2,8 +2,9 @@ import { existsSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { Dataset } from '../dataset/dataset';
-import { columnArrays, copyColumn, typedColumn, type TypedArray, type TypedColumn } from '../dataset/thread-wire';
+import { columnArrays, copyColumn, typedColumn, type TypedColumn } from '../dataset/thread-wire';
 import type { Column } from '../dataset/types';
+import { arenaBytes, SharedArena } from '../util/shared-arena';
 import { familyOf, type Family } from './families';
 import type { Classified, StateKeys } from './match';
 
@@ -22,8 +23,8 @@ export interface DiffJob {
   rows: number;
   /** Typed lanes to compute: of these columns, into `hashes` (two int32 a row). */
   hash?: { columns: TypedColumn[]; families: Family[]; hashes: Int32Array };
-  /** Keys to match: the key columns, and the state's keys; the outcome is posted on the port. */
-  match?: { columns: Column[]; keys: TypedColumn[]; state: StateKeys | undefined };
+  /** Keys to match: the key columns, and the state's keys; the outcome is posted on `reply`, the job's own port. */
+  match?: { columns: Column[]; keys: TypedColumn[]; state: StateKeys | undefined; reply: MessagePort };
   /** [0]: 0 while the worker works, then DONE or FAILED. */
   flag: Int32Array;
 }
@@ -51,10 +52,11 @@ const SLICE_MS = 100;
 
 interface Thread {
   worker: Worker;
-  port: MessagePort;
   /** The worker's thread id in the system once it runs (0 until then; -1 where it cannot be known). */
   tid: Int32Array;
   startedAt: number;
+  /** How many callers await a job of it (`settled`): while any does, it keeps the process alive. */
+  awaited: number;
 }
 
 let thread: Thread | undefined;
@@ -115,21 +117,13 @@ function waitAsync(flag: Int32Array, ms: number): Promise<unknown> {
 
 function worker(): Thread {
   if (thread) return thread;
-  const { port1, port2 } = new MessageChannel();
   const tid = new Int32Array(new SharedArrayBuffer(4));
-  const started = new Worker(join(__dirname, 'diff-worker.js'), {
-    workerData: { port: port2, tid },
-    transferList: [port2],
-  });
+  const started = new Worker(join(__dirname, 'diff-worker.js'), { workerData: { tid } });
   // Idle, it must not keep the process alive.
   started.unref();
-  port1.unref();
-  const t: Thread = { worker: started, port: port1, tid, startedAt: Date.now() };
+  const t: Thread = { worker: started, tid, startedAt: Date.now(), awaited: 0 };
   const gone = () => {
-    if (thread !== t) return;
-    thread = undefined;
-    // Its unfinished job never will be (the next diff would wait for it before reusing the arena).
-    if (lastJob && Atomics.load(lastJob.flag, 0) === 0) Atomics.store(lastJob.flag, 0, FAILED);
+    if (thread === t) thread = undefined;
   };
   started.on('error', gone);
   started.on('exit', gone);
@@ -137,53 +131,21 @@ function worker(): Thread {
   return t;
 }
 
-/**
- * Shared memory kept from one job to the next: memory never used before costs a page fault every
- * 4 KB (the bench's million rows of typed columns took 10-20 ms to copy into new memory, 2 ms into
- * memory used before). Dropped once no job came for IDLE_MS, so an idle process does not keep it.
- */
-let arena: SharedArrayBuffer | undefined;
-let release: NodeJS.Timeout | undefined;
-/** The last job handed over: until it is done, its part of the arena is not reused. */
-let lastJob: (DiffJob & { thread: Thread }) | undefined;
-const IDLE_MS = 10_000;
-
-const align8 = (n: number) => (n + 7) & ~7;
-
-/** Copies typed arrays one after the other into the arena (grown first to `bytes` if smaller). */
-class ArenaWriter {
-  private offset = 0;
-  readonly memory: SharedArrayBuffer;
-
-  constructor(bytes: number) {
-    if (lastJob && Atomics.load(lastJob.flag, 0) === 0) waitFor(lastJob.thread, lastJob.flag);
-    if (!arena || arena.byteLength < bytes) arena = new SharedArrayBuffer(bytes);
-    this.memory = arena;
-  }
-
-  readonly copy = <T extends TypedArray>(a: T): T => {
-    const view = new (a.constructor as new (buffer: SharedArrayBuffer, offset: number, length: number) => T)(
-      this.memory,
-      this.offset,
-      a.length,
-    );
-    view.set(a as never);
-    this.offset += align8(a.byteLength);
-    return view;
-  };
-
-  lanes(rows: number): Int32Array {
-    const view = new Int32Array(this.memory, this.offset, 2 * rows);
-    this.offset += 8 * rows;
-    return view;
-  }
-}
+/** Memory the columns of a job are copied into, kept for the next (util/shared-arena.ts). */
+const arena = new SharedArena();
 
 function isShared(a: ArrayBufferView): boolean {
   return a.buffer instanceof SharedArrayBuffer;
 }
 
 const all = (columns: (TypedColumn | undefined)[]): columns is TypedColumn[] => columns.every((c) => c !== undefined);
+
+/** A job handed over (see `handOver`). */
+export interface HandedOver {
+  matching: boolean;
+  result(): Done;
+  settled(): Promise<void>;
+}
 
 /** What the worker did of a diff; a part it did not do (or failed at) is undefined. */
 export interface Done {
@@ -196,14 +158,15 @@ export interface Done {
  * the columns `typed` (hash.ts `typedLanes`), and the matching of the keys `keyOrdinals` with
  * `state` (match.ts `classify`). Undefined when it takes nothing; else `matching` says whether the
  * keys went, `result` waits for what the worker did, and `settled` lets the event loop turn until
- * the worker is done with the job (or cannot be), so that `result` then does not wait.
+ * the worker is done with the job (or cannot be), so that `result` then does not wait. Yields while
+ * it copies the columns into the arena; a caller that stops there hands nothing over.
  */
-export function handOver(
+export function* handOver(
   input: Dataset,
   typed: readonly number[],
   keyOrdinals: readonly number[],
   state: StateKeys | undefined,
-): { matching: boolean; result(): Done; settled(): Promise<void> } | undefined {
+): Generator<void, HandedOver | undefined> {
   const rows = input.rowCount;
   if (rows < PARALLEL_ROWS) return undefined;
   const typedColumns = typed.map((c) => typedColumn(input.vector(c)));
@@ -213,55 +176,56 @@ export function handOver(
     all(keyColumns) &&
     (!state || (isShared(state.entries.bytes) && isShared(state.entries.offsets) && isShared(state.table)));
   if (!hashing && !matching) return undefined;
-  let bytes = hashing ? 8 * rows : 0;
-  for (const c of [...(hashing ? typedColumns : []), ...(matching ? keyColumns : [])])
-    for (const a of columnArrays(c)) bytes += align8(a.byteLength);
-  const memory = new ArenaWriter(bytes);
+  const copied = [...(hashing ? typedColumns : []), ...(matching ? keyColumns : [])];
+  const memory = arena.writer((hashing ? 8 * rows : 0) + arenaBytes(copied.flatMap(columnArrays)));
+  const hash = hashing && {
+    columns: typedColumns.map((c) => copyColumn(c, memory.place)),
+    families: typed.map((c) => familyOf(input.columns[c].type.base)),
+    hashes: memory.int32s(2 * rows),
+  };
+  const keys = matching ? keyColumns.map((c) => copyColumn(c, memory.place)) : undefined;
+  yield* memory.fill();
   const w = worker();
-  // An outcome of a job whose caller never asked for it (it failed in between) is not this job's.
-  while (receiveMessageOnPort(w.port));
+  // Its own port: another pipeline's diff may have a job under way too.
+  const channel = keys ? new MessageChannel() : undefined;
+  channel?.port1.unref();
   const job: DiffJob = {
     rows,
-    ...(hashing && {
-      hash: {
-        columns: typedColumns.map((c) => copyColumn(c, memory.copy)),
-        families: typed.map((c) => familyOf(input.columns[c].type.base)),
-        hashes: memory.lanes(rows),
-      },
-    }),
-    ...(matching && {
-      match: {
-        columns: keyOrdinals.map((c) => ({ ...input.columns[c] })),
-        keys: keyColumns.map((c) => copyColumn(c, memory.copy)),
-        state: state && { entries: state.entries, table: state.table },
-      },
-    }),
+    ...(hash && { hash }),
+    ...(keys &&
+      channel && {
+        match: {
+          columns: keyOrdinals.map((c) => ({ ...input.columns[c] })),
+          keys,
+          state: state && { entries: state.entries, table: state.table },
+          reply: channel.port2,
+        },
+      }),
     flag: new Int32Array(new SharedArrayBuffer(4)),
   };
-  w.worker.postMessage(job);
+  w.worker.postMessage(job, channel ? [channel.port2] : []);
   jobs++;
-  lastJob = { ...job, thread: w };
-  clearTimeout(release);
   return {
     matching,
     settled: async () => {
       const deadline = Date.now() + TIMEOUT_MS;
       // An asynchronous wait holds no handle: the awaited worker keeps the process (`sqlcdc run`) alive meanwhile.
-      w.worker.ref();
+      if (w.awaited++ === 0) w.worker.ref();
       try {
         while (Atomics.load(job.flag, 0) === 0 && running(w) && Date.now() < deadline)
           await waitAsync(job.flag, SLICE_MS);
       } finally {
-        w.worker.unref();
+        if (--w.awaited === 0) w.worker.unref();
       }
     },
     result: () => {
-      release = setTimeout(() => (arena = undefined), IDLE_MS);
-      release.unref();
       if (!waitFor(w, job.flag)) return {};
       // The worker posts the matching's outcome before it flags the job, so it is there (or, after a failure, dropped).
-      const matched = job.match && (receiveMessageOnPort(w.port)?.message as Classified | undefined);
+      const matched = channel && (receiveMessageOnPort(channel.port1)?.message as Classified | undefined);
+      channel?.port1.close();
       if (Atomics.load(job.flag, 0) !== DONE) return {};
+      // The worker is done with the arena, and the caller reads the lanes before its next turn (diff.ts).
+      memory.giveBack();
       return { lanes: job.hash?.hashes, matched };
     },
   };

@@ -1,4 +1,4 @@
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { Dataset } from '../dataset/dataset';
 import { vectorOfColumn } from '../dataset/thread-wire';
 import { DONE, FAILED, ownThreadId, type DiffJob } from './diff-thread';
@@ -6,7 +6,7 @@ import { hashVectors } from './hash';
 import { classify, type Classified } from './match';
 
 /** The thread of diff-thread.ts: matches the keys of a job, posts the outcome, then hashes its typed columns. */
-const { port, tid } = workerData as { port: MessagePort; tid: Int32Array };
+const { tid } = workerData as { tid: Int32Array };
 
 // From now on the calling thread, waiting for a job, can tell whether this thread died.
 Atomics.store(tid, 0, ownThreadId());
@@ -29,14 +29,15 @@ parentPort!.on('message', (job: DiffJob) => {
   let outcome = DONE;
   try {
     if (job.match) {
-      const { columns, keys, state } = job.match;
+      const { columns, keys, state, reply } = job.match;
       const keyData = new Dataset(columns, keys.map(vectorOfColumn), job.rows);
       const matched = classify(
         keyData,
         columns.map((_, k) => k),
         state,
       );
-      port.postMessage(matched, buffersOf(matched));
+      reply.postMessage(matched, buffersOf(matched));
+      reply.close();
     }
     if (job.hash) hashVectors(job.hash.columns.map(vectorOfColumn), job.hash.families, job.hash.hashes);
   } catch {

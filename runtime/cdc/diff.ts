@@ -10,7 +10,7 @@ import { nextState, seenInRun } from './next-state';
 import type { CaptureOptions } from './options';
 import { planCapture } from './schema';
 import { readState, writeState, type CdcState } from './state';
-import { atOnce, inTurns, turn, type Pause } from '../util/turn';
+import { atOnce, inTurns, type Pause } from '../util/turn';
 
 /**
  * The synthetic change capture of CAPTURE (spec 2.2, 4.2; docs/changelog.md), in two phases so that the
@@ -36,11 +36,11 @@ export interface CaptureDiff {
    */
   counts: { inserted: number; updated: number; deleted: number; unchanged: number; duplicates: number };
   /**
-   * Builds the state to commit after the change log; undefined without KEYS. Built only when it is
-   * committed: a run that fails before its log is durable never pays for it, and the diff itself is
-   * only the comparison.
+   * Builds the state to commit after the change log (in parts, util/turn.ts); undefined without
+   * KEYS. Built only when it is committed: a run that fails before its log is durable never pays for
+   * it, and the diff itself is only the comparison.
    */
-  next?: () => CdcState;
+  next?: () => Generator<Pause, CdcState>;
   /** With the state `next` builds: which of its entries this run has seen so far (EarlierPages.seen). */
   seen?: () => Uint8Array;
 }
@@ -74,14 +74,13 @@ export async function captureChanges(
 }
 
 /**
- * Writes the next state; call it only once the change log built from the same diff is durable. A turn
- * comes first, as building the state takes a second for a million keys; nothing cancels it then (the
- * change log is written).
+ * Writes the next state; call it only once the change log built from the same diff is durable. The
+ * state is built with turns of the event loop (a second for a million keys), but nothing cancels it
+ * then: the change log is written, and a state left behind it would report its changes again.
  */
 export async function commitState(stateFile: string, diff: CaptureDiff): Promise<void> {
   if (!diff.next) return;
-  await turn();
-  await writeState(stateFile, diff.next());
+  await writeState(stateFile, await inTurns(diff.next()));
 }
 
 /** Compares `input` with `previous` (see CaptureDiff) at once; `stateFile` is only named in messages. */
@@ -124,7 +123,7 @@ function* diffSteps(
   }
   const plan = planCapture(input, options, previous, stateFile);
   // The worker thread matches the keys and hashes the typed columns while this one hashes the text.
-  const worker = handOver(input, typedOrdinals(input, plan.observedOrdinals), plan.keyOrdinals, previous);
+  const worker = yield* handOver(input, typedOrdinals(input, plan.observedOrdinals), plan.keyOrdinals, previous);
   const matchedHere = worker?.matching ? undefined : classify(input, plan.keyOrdinals, previous);
   yield;
   const objects = yield* objectLanesInSlices(input, plan.observedOrdinals);

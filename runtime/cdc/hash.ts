@@ -530,7 +530,7 @@ export function objectLanes(ds: Dataset, ordinals: readonly number[]): Int32Arra
 }
 
 /** Rows of text hashed between two yields of `objectLanesInSlices` (a multiple of OBJECT_BLOCK). */
-const SLICE_ROWS = 1 << 17;
+const SLICE_ROWS = 1 << 15;
 
 /**
  * `objectLanes`, yielding after each slice of SLICE_ROWS rows: a CAPTURE gives the event loop a turn

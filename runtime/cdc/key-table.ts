@@ -1,4 +1,5 @@
 import type { KeyEncoder, KeyStore, KeyStoreBuilder } from './keys';
+import { copyInSlices } from '../util/sliced-copy';
 import { sharedInt32s } from './shared-memory';
 
 /**
@@ -92,25 +93,42 @@ export class AddedKeys {
  * The table of the next state from the previous state's: `renumber[e]` is entry e's number in the
  * next state, or -1 when it is dropped (kept entries keep their order, so with none dropped the
  * numbers do not change); the added keys become entries `kept` onwards. When the next state
- * outgrows the table, or would fill an eighth of it, it is built anew at its size.
+ * outgrows the table, or would fill an eighth of it, it is built anew at its size. Yields every
+ * SLOT_SLICE slots or keys (a job run in turns, util/turn.ts).
  */
-export function carryTable(previous: Int32Array, renumber: Int32Array, kept: number, added: NewKeys): Int32Array {
+export function* carryTable(
+  previous: Int32Array,
+  renumber: Int32Array,
+  kept: number,
+  added: NewKeys,
+): Generator<void, Int32Array> {
   const count = kept + added.count;
   const capacity = previous.length / 2;
   if (count > capacity * MAX_LOAD || tableCapacity(count) * 8 <= capacity) {
     const slots = sharedInt32s(2 * tableCapacity(count));
     for (let s = 0; s < previous.length; s += 2) {
+      if ((s & (2 * SLOT_SLICE - 1)) === 2 * SLOT_SLICE - 2) yield;
       const stored = previous[s + 1];
       if (stored !== 0 && renumber[stored - 1] >= 0) place(slots, previous[s], renumber[stored - 1]);
     }
-    for (let a = 0; a < added.count; a++) place(slots, added.hashes[a], kept + a);
+    yield* placeAdded(slots, added, kept);
     return slots;
   }
   const slots = sharedInt32s(previous.length);
-  slots.set(previous);
-  if (kept < renumber.length) dropAndRenumber(slots, renumber);
-  for (let a = 0; a < added.count; a++) place(slots, added.hashes[a], kept + a);
+  yield* copyInSlices(slots, previous);
+  if (kept < renumber.length) yield* dropAndRenumber(slots, renumber);
+  yield* placeAdded(slots, added, kept);
   return slots;
+}
+
+/** Slots or keys between two yields of `carryTable`. */
+const SLOT_SLICE = 1 << 16;
+
+function* placeAdded(slots: Int32Array, added: NewKeys, kept: number): Generator<void> {
+  for (let a = 0; a < added.count; a++) {
+    if ((a & (SLOT_SLICE - 1)) === SLOT_SLICE - 1) yield;
+    place(slots, added.hashes[a], kept + a);
+  }
 }
 
 /**
@@ -118,11 +136,12 @@ export function carryTable(previous: Int32Array, renumber: Int32Array, kept: num
  * starts after an empty slot, so every cluster is met from its start: a removal only pulls entries
  * back from further on in the pass, never one already renumbered.
  */
-function dropAndRenumber(slots: Int32Array, renumber: Int32Array): void {
+function* dropAndRenumber(slots: Int32Array, renumber: Int32Array): Generator<void> {
   const mask = slots.length / 2 - 1;
   let start = 0;
   while (slots[2 * start + 1] !== 0) start++;
   for (let k = 1; k <= mask + 1; k++) {
+    if ((k & (SLOT_SLICE - 1)) === 0) yield;
     const s = (start + k) & mask;
     while (slots[2 * s + 1] !== 0) {
       const next = renumber[slots[2 * s + 1] - 1];

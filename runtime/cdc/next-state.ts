@@ -1,4 +1,5 @@
 import { ScriptError } from '../errors';
+import { COPY_BYTES, copyInSlices } from '../util/sliced-copy';
 import { carryTable, type NewKeys } from './key-table';
 import { sharedBytes, sharedInt32s, sharedUint32s } from './shared-memory';
 import type { CdcState, StateColumn } from './state';
@@ -23,13 +24,15 @@ export interface RunMatches {
 /**
  * The state after a run: the previous entries that stay, with this run's row hash when the input
  * had them, then the new keys. Entries keep the order they were first seen in, so the key bytes of
- * a source that returns its records in a stable order are copied in a few long runs.
+ * a source that returns its records in a stable order are copied in a few long runs. Yields every
+ * ENTRY_SLICE entries and between slices of long copies: a million entries take a second to build
+ * on a loaded machine, much of it page faults of the new state's fresh memory.
  */
-export function nextState(
+export function* nextState(
   previous: CdcState | undefined,
   run: RunMatches,
   columns: { keys: StateColumn[]; observed: StateColumn[] },
-): CdcState {
+): Generator<void, CdcState> {
   const { seenBy, dropUnseen, addedRows } = run;
   const added = run.added.keys;
   const renumber = new Int32Array(seenBy.length);
@@ -58,6 +61,7 @@ export function nextState(
       renumber[e] = -1;
       continue;
     }
+    if ((e & (ENTRY_SLICE - 1)) === ENTRY_SLICE - 1) yield;
     renumber[e] = k;
     const from = r >= 0 ? run.hashes : previous!.hashes;
     const at = r >= 0 ? 2 * r : 2 * e;
@@ -66,24 +70,28 @@ export function nextState(
     offsets[k++] = pos + (runEnd - runStart);
     const start = before.offsets[e];
     if (start !== runEnd) {
-      bytes.set(before.bytes.subarray(runStart, runEnd), pos);
+      if (runEnd - runStart < COPY_BYTES) bytes.set(before.bytes.subarray(runStart, runEnd), pos);
+      else yield* copyInSlices(bytes, before.bytes.subarray(runStart, runEnd), pos);
       pos += runEnd - runStart;
       runStart = start;
     }
     runEnd = before.offsets[e + 1];
   }
-  bytes.set(before.bytes.subarray(runStart, runEnd), pos);
+  yield* copyInSlices(bytes, before.bytes.subarray(runStart, runEnd), pos);
   pos += runEnd - runStart;
 
-  bytes.set(added.bytes, pos);
+  yield* copyInSlices(bytes, added.bytes, pos);
   for (let a = 0; a < addedRows.length; a++) {
+    if ((a & (ENTRY_SLICE - 1)) === ENTRY_SLICE - 1) yield;
     hashes[2 * k] = run.hashes[2 * addedRows[a]];
     hashes[2 * k + 1] = run.hashes[2 * addedRows[a] + 1];
     offsets[k++] = pos + added.offsets[a];
   }
   offsets[k] = pos + added.bytes.length;
   // Without a previous state the added keys' table is the whole state's: its numbers are the same.
-  const table = previous ? carryTable(previous.table, renumber, kept, run.added) : sharedCopy(run.added.slots);
+  const table = previous
+    ? yield* carryTable(previous.table, renumber, kept, run.added)
+    : yield* sharedCopy(run.added.slots);
   return { ...columns, entries: { bytes, offsets }, hashes, table, format: 2 };
 }
 
@@ -105,8 +113,11 @@ export function seenInRun(run: RunMatches, before: Uint8Array | undefined): Uint
   return seen.subarray(0, k + run.addedRows.length);
 }
 
-function sharedCopy(a: Int32Array): Int32Array {
+function* sharedCopy(a: Int32Array): Generator<void, Int32Array> {
   const copy = sharedInt32s(a.length);
-  copy.set(a);
+  yield* copyInSlices(copy, a);
   return copy;
 }
+
+/** Entries built between two yields of `nextState`. */
+const ENTRY_SLICE = 1 << 16;

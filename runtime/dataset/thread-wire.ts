@@ -1,7 +1,17 @@
 import type Decimal from 'decimal.js';
 import { decimalText, parseDecimal } from './decimal-scale';
 import type { ColumnType, Value } from './types';
-import { BigIntVector, bitAt, BoolVector, DateVector, DecimalVector, NumberVector, type Vector } from './vector';
+import { atOnce } from '../util/turn';
+import {
+  BigIntVector,
+  bitAt,
+  BoolVector,
+  DateVector,
+  DecimalVector,
+  NumberVector,
+  ValuesVector,
+  type Vector,
+} from './vector';
 
 /**
  * A dataset column as it goes to or comes from a worker thread. Posting copies every array element and
@@ -33,6 +43,7 @@ const MAX_TEXT = 1 << 28;
 
 /** A column of `type` made of `values`, for a transfer (the arrays are new). */
 export function toThread(type: ColumnType, values: Value[]): ThreadColumn {
+  if (isText(type)) return atOnce(textInSlices(new ValuesVector(values))) ?? { kind: 'values', values };
   const nulls = nullBits(values);
   switch (type.base) {
     case 'int':
@@ -50,10 +61,6 @@ export function toThread(type: ColumnType, values: Value[]): ThreadColumn {
       values.forEach((v, r) => (ms[r] = v === null ? 0 : (v as Date).getTime()));
       return { kind: 'date', data: ms, nulls };
     }
-    case 'string':
-    case 'char':
-    case 'guid':
-      return joined(values, nulls) ?? { kind: 'values', values };
     default:
       return { kind: 'values', values };
   }
@@ -99,7 +106,7 @@ export function transferables(c: ThreadColumn): ArrayBuffer[] {
   return columnArrays(c).map((a) => a.buffer as ArrayBuffer);
 }
 
-/** The same column with each of its arrays replaced by `copy` of it (into shared memory). */
+/** The same column with each of its arrays replaced by what `copy` gives for it (its place in shared memory). */
 export function copyColumn(c: TypedColumn, copy: <T extends TypedArray>(a: T) => T): TypedColumn {
   const copied = { ...c, data: copy(c.data) } as TypedColumn;
   if (c.nulls) copied.nulls = copy(c.nulls);
@@ -163,14 +170,41 @@ function filled<T extends Int32Array | Float64Array | Float32Array | BigInt64Arr
   return into;
 }
 
-/** The cells as one string and where each ends; undefined when it would be too long for one. */
-function joined(values: Value[], nulls: Uint8Array | undefined): ThreadColumn | undefined {
-  const ends = new Uint32Array(values.length);
+/** Whether the cells of `type` are strings, which go joined into one (`textInSlices`). */
+export function isText(type: ColumnType): boolean {
+  return type.base === 'string' || type.base === 'char' || type.base === 'guid';
+}
+
+/** Cells joined between two yields of `textInSlices`. */
+const TEXT_SLICE = 1 << 16;
+
+/**
+ * The text cells of `cells` as one string and where each ends; undefined when it would be too long
+ * for one. Joined a slice of TEXT_SLICE cells at a time, yielding between (a million cells take half
+ * a second to join on a loaded machine): a job run in turns (util/turn.ts) gives the event loop its
+ * turns there.
+ */
+export function* textInSlices(cells: Vector): Generator<void, ThreadColumn | undefined> {
+  const ends = new Uint32Array(cells.length);
+  let nulls: Uint8Array | undefined;
+  const pieces: string[] = [];
   let length = 0;
-  values.forEach((v, r) => {
-    if (v !== null) length += (v as string).length;
-    ends[r] = length;
-  });
-  if (length > MAX_TEXT) return undefined;
-  return { kind: 'text', text: values.map((v) => v ?? '').join(''), ends, nulls };
+  for (let start = 0; start < cells.length; start += TEXT_SLICE) {
+    if (start > 0) yield;
+    const slice = new Array<string>(Math.min(TEXT_SLICE, cells.length - start));
+    for (let k = 0; k < slice.length; k++) {
+      const r = start + k;
+      const v = cells.get(r) as string | null;
+      if (v === null) {
+        nulls ??= new Uint8Array((cells.length + 7) >>> 3);
+        nulls[r >>> 3] |= 1 << (r & 7);
+      }
+      slice[k] = v ?? '';
+      length += slice[k].length;
+      ends[r] = length;
+    }
+    if (length > MAX_TEXT) return undefined;
+    pieces.push(slice.join(''));
+  }
+  return { kind: 'text', text: pieces.join(''), ends, nulls };
 }

@@ -25,6 +25,7 @@ import { temporaryName } from './tables';
 import { engineError } from './errors';
 import { postgresColumnType } from './types';
 import { copyEncoder, postgresParser, postgresValue } from './values';
+import { inTurns } from '../util/turn';
 
 /** Connections a session keeps open per PostgreSQL connection: a read with an inline pipeline holds one while the pipeline uses others. */
 const POOL_SIZE = 4;
@@ -158,7 +159,7 @@ class PostgresSession implements DbSession {
         buffer.reserve(result.rows.length);
         for (const row of result.rows) buffer.add(row);
         if (done || buffer.room <= 0) {
-          const page = buffer.take();
+          const page = await inTurns(buffer.take(), signal);
           if (!page || (await onPage(new Dataset(columns, page.columns as Value[][], page.rows))) || done) break;
         }
         if (signal.aborted) throw cancelled();

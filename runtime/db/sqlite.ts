@@ -157,7 +157,7 @@ class SqliteSession implements DbSession {
           buffer.add(next.value);
         }
         if (done || buffer.room === 0) {
-          const page = buffer.take();
+          const page = await inTurns(buffer.take(), how.signal);
           if (!page) return true;
           const typed = await inTurns(
             typedPage(shape, page.columns as SqliteValue[][], page.rows, how.tentative),

@@ -1,10 +1,21 @@
 import { join } from 'node:path';
 import { Dataset } from '../dataset/dataset';
-import { postable, received, typedColumn, type ThreadColumn } from '../dataset/thread-wire';
+import {
+  columnArrays,
+  copyColumn,
+  isText,
+  postable,
+  received,
+  textInSlices,
+  typedColumn,
+  type ThreadColumn,
+  type TypedColumn,
+} from '../dataset/thread-wire';
 import type { Column, ColumnType } from '../dataset/types';
 import { VectorBuilder, type Vector } from '../dataset/vector';
 import { ThreadCall } from '../util/thread-call';
-import { turnOrCancel } from '../util/turn';
+import { arenaBytes, SharedArena } from '../util/shared-arena';
+import { inTurns, turnOrCancel } from '../util/turn';
 import { writeParquet, type ParquetOptions } from './write';
 
 /** A Parquet file to write in the thread: the dataset in its posted form (dataset/thread-wire.ts). */
@@ -28,10 +39,17 @@ export const DISPLAY = 'the Parquet file';
 const writer = new ThreadCall<WriteRequest, void>(join(__dirname, 'write-worker.js'), 'write');
 
 /**
+ * Where typed columns go to the thread: a post would copy them into memory never used before, half a
+ * second of page faults in one go for a million rows × 6.
+ */
+const arena = new SharedArena();
+
+/**
  * Writes `ds` as a Parquet file at `file` (write.ts). hyparquet-writer encodes a row group
  * synchronously (0.6-2.4 s for 100,000 rows), which would leave Ctrl-C, the kernel's interrupt and
  * heartbeat no turn, so a large dataset is written in a worker thread that `signal` ends; the caller
- * removes the file it left.
+ * removes the file it left. Getting the columns there takes turns too: typed columns are copied into
+ * shared memory in slices, text is joined in slices.
  */
 export async function writeParquetFile(
   ds: Dataset,
@@ -40,12 +58,32 @@ export async function writeParquetFile(
   signal: AbortSignal,
 ): Promise<void> {
   if (ds.rowCount * ds.columns.length < OFF_THREAD_CELLS) return writeParquet(ds, file, options, signal);
-  const wire: ThreadColumn[] = [];
+  const columns: ThreadColumn[] = [];
   for (let c = 0; c < ds.columns.length; c++) {
-    const vector = await stored(ds.columns[c].type, ds.vector(c), signal);
-    wire.push(typedColumn(vector) ?? postable(ds.columns[c].type, vector.values()));
+    const { type } = ds.columns[c];
+    const vector = await stored(type, ds.vector(c), signal);
+    columns.push(typedColumn(vector) ?? (await untyped(type, vector, signal)));
   }
-  await writer.call({ file, columns: ds.columns, wire, rows: ds.rowCount, options }, DISPLAY, signal);
+  const typed = columns.filter(isTyped);
+  const memory = arena.writer(arenaBytes(typed.flatMap(columnArrays)));
+  try {
+    const wire = columns.map((c) => (isTyped(c) ? copyColumn(c, memory.place) : c));
+    await inTurns(memory.fill(), signal);
+    await writer.call({ file, columns: ds.columns, wire, rows: ds.rowCount, options }, DISPLAY, signal);
+  } finally {
+    // The thread has answered or stopped (ThreadCall): nothing reads the memory any more.
+    memory.giveBack();
+  }
+}
+
+/** A column without typed storage as it posts: text joined in slices with turns, other cells as `postable` makes them. */
+async function untyped(type: ColumnType, vector: Vector, signal: AbortSignal): Promise<ThreadColumn> {
+  if (!isText(type)) return postable(type, vector.values());
+  return (await inTurns(textInSlices(vector), signal)) ?? { kind: 'values', values: vector.values() };
+}
+
+function isTyped(c: ThreadColumn): c is TypedColumn {
+  return c.kind !== 'text' && c.kind !== 'values';
 }
 
 /** Rows converted between two turns of the event loop. */
@@ -54,7 +92,7 @@ const SLICE = 1 << 16;
 /**
  * `vector` in the typed storage of `type` where its cells fit one (what posts as arrays, not cells:
  * a plain array of a million decimals would go as a million texts), built a slice at a time with
- * turns between. A text column ends as one string (`postable`), joined in one go.
+ * turns between.
  */
 async function stored(type: ColumnType, vector: Vector, signal: AbortSignal): Promise<Vector> {
   await turnOrCancel(signal);

@@ -28,12 +28,15 @@ export function atOnce<T>(steps: Generator<Pause, T>): T {
   }
 }
 
-/** The job's value, with a turn of the event loop (and a look at `signal`) between its parts. */
-export async function inTurns<T>(steps: Generator<Pause, T>, signal: AbortSignal): Promise<T> {
+/**
+ * The job's value, with a turn of the event loop between its parts, and a look at `signal` there
+ * (without one, nothing cancels the job: a part of the work that must finish once begun).
+ */
+export async function inTurns<T>(steps: Generator<Pause, T>, signal?: AbortSignal): Promise<T> {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
     if (step.value) await step.value();
-    await turnOrCancel(signal);
+    await (signal ? turnOrCancel(signal) : turn());
   }
 }

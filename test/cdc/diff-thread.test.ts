@@ -4,6 +4,7 @@ import { diffWorker, handOver, PARALLEL_ROWS } from '../../runtime/cdc/diff-thre
 import { typedLanes } from '../../runtime/cdc/hash';
 import { Dataset } from '../../runtime/dataset/dataset';
 import { NumberVector } from '../../runtime/dataset/vector';
+import { atOnce } from '../../runtime/util/turn';
 
 /** Two double columns of `rows` rows: typed storage, which a diff hands over to the worker thread. */
 function doubles(rows: number): Dataset {
@@ -22,7 +23,7 @@ function doubles(rows: number): Dataset {
 test('a diff whose worker thread has died gets on without it at once, and the next diff starts another', () => {
   const rows = doubles(PARALLEL_ROWS + 10);
   // A first job starts the worker and lets it say which thread it is.
-  const first = handOver(rows, [0, 1], [], undefined)!;
+  const first = atOnce(handOver(rows, [0, 1], [], undefined))!;
   assert.deepEqual(first.result().lanes, typedLanes(rows, [0, 1]));
   const worker = diffWorker()!;
   assert.ok(worker);
@@ -30,14 +31,14 @@ test('a diff whose worker thread has died gets on without it at once, and the ne
   // Stopped, not awaited: its 'exit' event cannot reach this thread before the job below is waited
   // for, so the job goes to a thread that will never do it, as one that dies in the middle would.
   void worker.terminate();
-  const job = handOver(rows, [0, 1], [], undefined)!;
+  const job = atOnce(handOver(rows, [0, 1], [], undefined))!;
   const start = Date.now();
   const done = job.result();
   const waited = Date.now() - start;
   assert.equal(done.lanes, undefined, 'the job was not done: the caller does it itself');
   assert.ok(waited < 5_000, `waited ${waited} ms for a dead worker`);
 
-  const again = handOver(rows, [0, 1], [], undefined)!;
+  const again = atOnce(handOver(rows, [0, 1], [], undefined))!;
   assert.deepEqual(again.result().lanes, typedLanes(rows, [0, 1]));
   assert.notEqual(diffWorker(), worker);
 });

@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { captureChanges } from '../../runtime/cdc/diff';
 import { readState, stateFile, writeState, type CdcState } from '../../runtime/cdc/state';
 import { ScriptError } from '../../runtime/errors';
+import { atOnce } from '../../runtime/util/turn';
 import { capture, columns, dataset, options, tempStateFile } from './helpers';
 
 const people = columns({ id: 'int', name: 'string' });
@@ -27,7 +28,7 @@ test('a state file holds keys, row hashes and the key table, and reads back as w
     file,
     new AbortController().signal,
   );
-  const written = diff.next!();
+  const written = atOnce(diff.next!());
   await writeState(file, written);
   const read = (await readState(file))!;
   assert.deepEqual(read.keys, written.keys);

@@ -192,8 +192,9 @@ test(
   LIMITS,
   async () => {
     const { session: s, dir } = session();
-    // 48 rows are written where the statement runs; 8,192 (131,072 cells) as large datasets are.
-    for (const n of [48, 8192]) {
+    // 48 rows are written where the statement runs; 8,192 (131,072 cells) as large datasets are; 65,636
+    // rows join text columns in two slices (thread-wire.ts textInSlices).
+    for (const n of [48, 8192, 65_636]) {
       const { typed, plain: values } = everyType(n);
       s.setDataset(typed);
       await s.run(`SINK INTO DRIVE FORMAT PARQUET FILE 'typed-${n}.parquet' ROWS_PER_GROUP 3000;`);
