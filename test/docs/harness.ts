@@ -24,6 +24,8 @@ export interface Block {
   /** The line of the opening fence, 1-based. */
   line: number;
   markers: string[];
+  /** The page's text between the block before and this one (the prose that introduces it). */
+  before: string;
 }
 
 export function docBlocks(markdown: string): Block[] {
@@ -31,9 +33,10 @@ export function docBlocks(markdown: string): Block[] {
   const fence = /^```(\w*)\n([\s\S]*?)^```$/gm;
   let last = 0;
   for (let m = fence.exec(markdown); m; m = fence.exec(markdown)) {
-    const markers = [...markdown.slice(last, m.index).matchAll(/<!-- ([\s\S]*?) -->/g)].map((c) => c[1].trim());
+    const before = markdown.slice(last, m.index);
+    const markers = [...before.matchAll(/<!-- ([\s\S]*?) -->/g)].map((c) => c[1].trim());
     const line = markdown.slice(0, m.index).split('\n').length;
-    out.push({ lang: m[1], code: m[2], line, markers });
+    out.push({ lang: m[1], code: m[2], line, markers, before });
     last = fence.lastIndex;
   }
   return out;
