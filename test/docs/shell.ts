@@ -100,3 +100,31 @@ export async function curl(line: string, env: Record<string, string>): Promise<C
   const res = await fetch(url, { method: method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
+
+/**
+ * A terminal transcript of a page: `$ cat FILE` and the lines after it make FILE, any other `$ …`
+ * runs with `sh` and must print the lines after it (those marked `← stderr` on stderr, which a
+ * terminal shows first; `$ echo $?` prints the exit code of the command before).
+ */
+export async function replayTranscript(cwd: string, transcript: string, where: string): Promise<void> {
+  const steps = transcript.split(/^\$ /m).filter(Boolean);
+  let last: ShellOutcome | undefined;
+  for (const step of steps) {
+    const [command, ...shown] = step.replace(/\n+$/, '').split('\n');
+    const cat = /^cat (\S+)$/.exec(command);
+    if (cat) {
+      writeFileSync(join(cwd, cat[1]), `${shown.join('\n')}\n`);
+      continue;
+    }
+    if (command === 'echo $?') {
+      assert.deepEqual(shown, [String(last?.code)], `${where}: the exit code`);
+      continue;
+    }
+    last = await sh(cwd, command);
+    const lines = shown.map((line) => line.replace(/ +← stderr$/, ''));
+    const printed = `${last.stderr}${last.stdout}`.replace(/\n$/, '').split('\n');
+    assert.deepEqual(printed, lines, `${where}: $ ${command}`);
+    for (const line of shown.filter((l) => / +← stderr$/.test(l)))
+      assert.ok(last.stderr.includes(line.replace(/ +← stderr$/, '')), `${where}: on stderr: ${line}`);
+  }
+}
