@@ -47,11 +47,10 @@ test('the read pipeline prints what the page shows, the write pipeline plays its
   await session.run(`%connection add shop ${shop.url}\n%connection add warehouse sqlite:warehouse.db`);
   await runOk(session, write.code, `changelog.md:${write.line}`);
   // The oldest log first: the first run's three inserts.
-  assert.deepEqual(shop.requests.map((r) => `${r.method} ${r.url} ${r.body}`), [
-    'PUT /orders/1 {"status": "new"}',
-    'PUT /orders/2 {"status": "new"}',
-    'PUT /orders/3 {"status": "new"}',
-  ]);
+  assert.deepEqual(
+    shop.requests.map((r) => `${r.method} ${r.url} ${r.body}`),
+    ['PUT /orders/1 {"status": "new"}', 'PUT /orders/2 {"status": "new"}', 'PUT /orders/3 {"status": "new"}'],
+  );
   await runOk(session, 'SELECT * FROM DB [warehouse] ( select id, status from orders order by id );', 'the table');
   assert.deepEqual(columnOf(session, 'status'), ['new', 'new', 'new']);
 });
@@ -75,7 +74,11 @@ CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs' ENCRYPT_CERT '${thumbprint}' SIGN
     );
     const [log] = readdirSync(join(here, 'logs'));
     copyFileSync(join(here, 'logs', log), join(here, 'orders_1700000000000.eds'));
-    for (const [from, to] of [['agent.pem', 'agent.pem'], ['agent.key', 'agent.key'], ['agent.pem', 'signer.pem']])
+    for (const [from, to] of [
+      ['agent.pem', 'agent.pem'],
+      ['agent.key', 'agent.key'],
+      ['agent.pem', 'signer.pem'],
+    ])
       copyFileSync(join(here, '.sqlcdc/certs', from), join(here, to));
     execFileSync('sh', ['-ec', open.code], { cwd: here, stdio: 'pipe' });
     await runOk(certified, "LOAD UPSERTS FROM 'plain.eds' PATH '.';", 'the log openssl opened');

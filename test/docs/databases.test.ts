@@ -13,7 +13,10 @@ import { columnOf, DocPage, runOk, statementsOf } from './harness';
 const page = new DocPage('databases.md');
 const { session } = tempSession(
   {
-    'basket.json': JSON.stringify([{ sku: 'a', qty: 2 }, { sku: 'b', qty: 1 }]),
+    'basket.json': JSON.stringify([
+      { sku: 'a', qty: 2 },
+      { sku: 'b', qty: 1 },
+    ]),
     'orders.csv': 'id,status,name\n1,new,ann\n2,closed,bob\n3,new,cy\n',
   },
   'docs-databases',
@@ -45,7 +48,9 @@ before(async () => {
   api = await startHttpServer((req, res) =>
     sendJson(res, { items: req.url.includes('page=2') ? [] : [{ id: 1 }, { id: 2 }] }),
   );
-  await session.run(`%connection add pg ${await pg.newDatabase()}\n%connection add lite sqlite:shop.db\n%connection add api ${api.url}`);
+  await session.run(
+    `%connection add pg ${await pg.newDatabase()}\n%connection add lite sqlite:shop.db\n%connection add api ${api.url}`,
+  );
   await runOk(session, TABLES, 'the tables');
 });
 after(async () => {
@@ -75,7 +80,10 @@ test('SELECT * FROM DB: each read', { skip }, async () => {
 });
 
 test('EXEC ON DB: each command', { skip }, async () => {
-  await eachStatement('EXEC ON DB [pg] ( create table if not exists runs', () => `${ORDERS} ADD COLUMN 'sku=a'; ADD COLUMN 'double price=2.5';`);
+  await eachStatement(
+    'EXEC ON DB [pg] ( create table if not exists runs',
+    () => `${ORDERS} ADD COLUMN 'sku=a'; ADD COLUMN 'double price=2.5';`,
+  );
   await runOk(session, 'SELECT * FROM DB [pg] ( select id from archive );', 'the archive');
   assert.deepEqual(columnOf(session, 'id'), [2]);
 });
@@ -96,7 +104,7 @@ test('AUTO_CLEAN: a staging table gone after the run', { skip }, async () => {
 });
 
 test('ON COLUMN: the documents shredded', { skip }, async () => {
-  await eachStatement("SELECT * FROM DB [pg] ( select order_id, lines_xml from inbox );", () => undefined);
+  await eachStatement('SELECT * FROM DB [pg] ( select order_id, lines_xml from inbox );', () => undefined);
   await runOk(session, 'SELECT * FROM DB [pg] ( select sku from order_lines order by sku );', 'the lines');
   assert.deepEqual(columnOf(session, 'sku'), ['a', 'b']);
 });

@@ -20,7 +20,8 @@ function fresh(files: Record<string, string>) {
   sessions.push(made.session);
   return made;
 }
-const ORDERS = 'id,status,total,created\n1,new,10.50,2024-03-01 10:00:00\n2,new,20,2024-03-02 11:00:00\n3,new,5,2024-03-03 12:00:00\n';
+const ORDERS =
+  'id,status,total,created\n1,new,10.50,2024-03-01 10:00:00\n2,new,20,2024-03-02 11:00:00\n3,new,5,2024-03-03 12:00:00\n';
 const TYPED = `SELECT * FROM DRIVE 'orders.csv';
 APPLY SCHEMA ( int id, string status, decimal(10,2) total, datetime created );`;
 

@@ -16,7 +16,12 @@ const { session } = tempSession(
 let shop: TestServer;
 before(async () => {
   shop = await startHttpServer((req, res) =>
-    sendJson(res, { items: [{ id: 1, modified: '2024-03-01T10:00:00Z' }, { id: 2, modified: '2024-03-02T09:30:00Z' }] }),
+    sendJson(res, {
+      items: [
+        { id: 1, modified: '2024-03-01T10:00:00Z' },
+        { id: 2, modified: '2024-03-02T09:30:00Z' },
+      ],
+    }),
   );
   await session.run(`%connection add shop ${shop.url}`);
 });

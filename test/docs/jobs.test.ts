@@ -19,10 +19,18 @@ const job = (...args: string[]) => sqlcdc(dir, ['job', ...args, '--workspace', '
 before(async () => {
   server = await startHttpServer((req, res) =>
     req.url.startsWith('/orders?since=')
-      ? sendJson(res, { items: [{ id: 1, modified: '2024-03-01T10:00:00Z' }, { id: 2, modified: '2024-03-02T09:30:00Z' }] })
+      ? sendJson(res, {
+          items: [
+            { id: 1, modified: '2024-03-01T10:00:00Z' },
+            { id: 2, modified: '2024-03-02T09:30:00Z' },
+          ],
+        })
       : sendJson(res, { ok: true }),
   );
-  writeFileSync(join(dir, 'connections.sql'), `%connection add api ${server.url}\n%connection add shop ${server.url}\n`);
+  writeFileSync(
+    join(dir, 'connections.sql'),
+    `%connection add api ${server.url}\n%connection add shop ${server.url}\n`,
+  );
   const r = await sqlcdc(dir, ['run', 'connections.sql', '--workspace', 'ws']);
   assert.equal(r.code, 0, r.stderr);
 });
@@ -31,7 +39,12 @@ after(() => server.close());
 test('the commands run as listed and print what their comments say', async () => {
   const scripts = page.take('-- read.sql\nSELECT * FROM DRIVE');
   const [read, write] = scripts.code.split(/^(?=-- write\.sql$)/m);
-  for (const [file, code] of Object.entries({ 'read.sql': read, 'write.sql': write, 'push-orders.sql': write, 'w.sql': write }))
+  for (const [file, code] of Object.entries({
+    'read.sql': read,
+    'write.sql': write,
+    'push-orders.sql': write,
+    'w.sql': write,
+  }))
     writeFileSync(join(dir, file), code);
   writeFileSync(join(dir, 'orders.csv'), 'id,amount\n1,12.5\n2,80\n');
   assert.equal((await job('create', 'report', '--writer', 'w.sql')).code, 0, 'the job the trigger runs');
@@ -41,7 +54,10 @@ test('the commands run as listed and print what their comments say', async () =>
   for (const line of commands.code.trim().split('\n')) {
     const [command, comment = ''] = line.split(/ +# /);
     // `[--output json]` is an option the line shows: it runs with it.
-    const args = command.replace(/\[([^\]]+)\]/g, '$1').trim().split(/ +/);
+    const args = command
+      .replace(/\[([^\]]+)\]/g, '$1')
+      .trim()
+      .split(/ +/);
     assert.equal(args.shift(), 'sqlcdc');
     const r = await sqlcdc(dir, [...args, '--workspace', 'ws']);
     assert.equal(r.code, 0, `${line}: ${r.stderr}`);
@@ -56,8 +72,9 @@ test('the commands run as listed and print what their comments say', async () =>
     ['POST /orders {"id": 1, "amount": 12.50}', 'POST /orders {"id": 2, "amount": 80.00}'],
     'job run sync: the reader captured, the writer pushed',
   );
-  assert.ok(JSON.parse(said['job list --output']).some((j: { name: string }) => j.name === 'sync'));
-  assert.equal(JSON.parse(said['job runs sync'])[0].outcome, 'success');
+  const listed = JSON.parse(said['job list --output']) as { name: string }[];
+  assert.ok(listed.some((j) => j.name === 'sync'));
+  assert.equal((JSON.parse(said['job runs sync']) as { outcome: string }[])[0].outcome, 'success');
 });
 
 test('the high watermark: the second run asks for what changed since the first', async () => {

@@ -73,7 +73,9 @@ export interface CurlAnswer {
  * -X), made with fetch. `-d` posts as curl does: form-encoded unless a header says otherwise.
  */
 export async function curl(line: string, env: Record<string, string>): Promise<CurlAnswer> {
-  const [pipe, command] = line.includes('| curl ') ? [line.slice(0, line.lastIndexOf('| curl ')), line.slice(line.lastIndexOf('| curl ') + 2)] : ['', line];
+  const [pipe, command] = line.includes('| curl ')
+    ? [line.slice(0, line.lastIndexOf('| curl ')), line.slice(line.lastIndexOf('| curl ') + 2)]
+    : ['', line];
   const args = shellWords(command.replace(/\s+#.*$/, ''), env);
   assert.equal(args.shift(), 'curl');
   const headers: Record<string, string> = {};

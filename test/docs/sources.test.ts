@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { sendJson, startHttpServer, type Handler, type TestServer } from '../helpers/http-server';
@@ -21,11 +20,11 @@ const { session, dir } = tempSession(
     'feed.xml': '<feed><entry><id>1</id></entry><entry><id>2</id></entry></feed>',
     [`orders_${today}.csv`]: 'id\n1\n',
     'legacy.txt': '1 lamp 12.50\n2 door 80\n',
-    'mainframe.dat': 'id      name                amount    \n00000001lamp                12.50     \n00000002door                80.00     \n',
+    'mainframe.dat':
+      'id      name                amount    \n00000001lamp                12.50     \n00000002door                80.00     \n',
   },
   'docs-sources',
 );
-mkdirSync(join(dir, 'landing'), { recursive: true });
 
 const PEOPLE = Array.from({ length: 150 }, (_, i) => ({ id: i + 1 }));
 /** The local API of the examples; `seen` are the requests, in order. */
@@ -40,7 +39,9 @@ const api: Handler = (req, res) => {
         });
       return sendJson(res, { orders: (q('page') ?? '1') === '1' ? [{ id: 1 }, { id: 2 }] : [] });
     case '/search':
-      return sendJson(res, [{ id: 7, query: JSON.parse(req.body).query, key: req.headers['x-api-key'] }]);
+      return sendJson(res, [
+        { id: 7, query: (JSON.parse(req.body) as { query: string }).query, key: req.headers['x-api-key'] },
+      ]);
     case '/people': {
       const skip = Number(q('skip') ?? 0);
       return sendJson(res, { items: PEOPLE.slice(skip, skip + Number(q('limit'))) });
@@ -105,7 +106,7 @@ test('SELECT FROM HTTP: a paged read with a state bag value, and a POST with a h
 });
 
 test('Paging: offset, token and link read every page', async () => {
-  const block = page.take("SELECT * FROM HTTP [api] (GET /people?limit=100)");
+  const block = page.take('SELECT * FROM HTTP [api] (GET /people?limit=100)');
   const counts: number[] = [];
   for (const statement of statementsOf(block.code)) {
     await runOk(session, statement, `sources.md:${block.line}`);

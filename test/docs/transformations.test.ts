@@ -38,9 +38,7 @@ test('APPLY FILTER: each example keeps the rows its condition says', async () =>
     const onRecords = /ON '(ref|payload)'/.test(statement);
     await runOk(session, onRecords ? RECORDS : ORDERS, 'the orders');
     await runOk(session, statement, `transformations.md:${block.line}`);
-    kept[statement.split('\n')[0]] = onRecords
-      ? session.dataset.rows().map((r) => String(r[0]))
-      : ids();
+    kept[statement.split('\n')[0]] = onRecords ? session.dataset.rows().map((r) => String(r[0])) : ids();
   }
   assert.deepEqual(Object.values(kept), [
     [1005, 1003, 1001],
@@ -74,7 +72,10 @@ test('ADD COLUMN FORMAT: the fragments the page shows', async () => {
   assert.deepEqual(shown, [first[session.dataset.indexOf('json')], first[session.dataset.indexOf('xml')]]);
   const csv = session.dataset.rows().map((r) => r[session.dataset.indexOf('csv')]);
   assert.equal(csv[1], null, 'the cancelled order is not formatted');
-  assert.equal(csv[0], 'id;customer;country;total;status;json;xml\r\n1001;Ada Lovelace;UK;129.90;shipped;"{""id"":1001,""customer"":""Ada Lovelace"",""total"":129.90}";<order><id>1001</id><status>shipped</status></order>');
+  assert.equal(
+    csv[0],
+    'id;customer;country;total;status;json;xml\r\n1001;Ada Lovelace;UK;129.90;shipped;"{""id"":1001,""customer"":""Ada Lovelace"",""total"":129.90}";<order><id>1001</id><status>shipped</status></order>',
+  );
 });
 
 test('ZIP COLUMN: the fragments become documents', async () => {
@@ -82,7 +83,7 @@ test('ZIP COLUMN: the fragments become documents', async () => {
   await runOk(session, ORDERS, 'the orders');
   await runOk(session, block.code, `transformations.md:${block.line}`);
   assert.equal(session.dataset.rowCount, 1);
-  assert.equal(JSON.parse(String(session.dataset.rows()[0][0])).length, 5);
+  assert.equal((JSON.parse(String(session.dataset.rows()[0][0])) as unknown[]).length, 5);
 });
 
 test('APPLY PIPELINE BYPASS: the block prints, the pipeline keeps the orders', async () => {

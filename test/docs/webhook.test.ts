@@ -29,7 +29,10 @@ async function cli(...args: string[]): Promise<string> {
 before(async () => {
   target = await startHttpServer((req, res) => sendJson(res, { ok: true }));
   writeFileSync(join(dir, 'connections.sql'), `%connection add target ${target.url}\n`);
-  writeFileSync(join(dir, 'writer.sql'), "LOAD UPSERTS FROM 'orders';\nPUSH INTO HTTP [target] ON_UPSERT (POST /orders);\n");
+  writeFileSync(
+    join(dir, 'writer.sql'),
+    "LOAD UPSERTS FROM 'orders';\nPUSH INTO HTTP [target] ON_UPSERT (POST /orders);\n",
+  );
   writeFileSync(join(dir, 'read.sql'), "SELECT * FROM DRIVE 'orders.csv';\nCAPTURE 'sync' ON KEYS 'id';\n");
   writeFileSync(join(dir, 'sync-writer.sql'), "LOAD UPSERTS FROM 'sync';\nPRINT 'played';\n");
   await cli('run', 'connections.sql');
@@ -65,19 +68,27 @@ test('each status code example is answered with that status', async () => {
     const block = page.take(example.code, 'sh');
     const status = statusOf(block.before);
     if (status === 422)
-      await curl(`curl -H "Authorization: Bearer $KEY" -H 'Idempotency-Key: order-42' "$U?guid=$G" -d '{"id": 42}'`, env);
+      await curl(
+        `curl -H "Authorization: Bearer $KEY" -H 'Idempotency-Key: order-42' "$U?guid=$G" -d '{"id": 42}'`,
+        env,
+      );
     if (/while the PUSH target is down/.test(block.code)) await target.close();
     for (const line of block.code.trim().split('\n')) {
       const answer = await curl(line, env);
       assert.equal(answer.status, status, `webhook.md:${block.line}: ${line} → ${answer.text}`);
       if (status === 200) {
-        const shown = JSON.parse(page.blocks.find((b) => b.lang === 'json' && b.code.includes('"executionId"'))!.code);
-        const got = JSON.parse(answer.text) as typeof shown;
+        const json = page.blocks.find((b) => b.lang === 'json' && b.code.includes('"executionId"'))!;
+        const shown = JSON.parse(json.code) as Record<string, unknown>;
+        const got = JSON.parse(answer.text) as Record<string, unknown>;
         assert.deepEqual(Object.keys(got), Object.keys(shown));
         assert.deepEqual({ ...got, executionId: '', changeLog: '' }, { ...shown, executionId: '', changeLog: '' });
       }
       if (status === 405) assert.ok(answer.headers.get('allow'), 'the Allow header lists the methods');
-      if (status === 500) assert.match(JSON.parse(answer.text).writer.error, /ECONNREFUSED|connect|refused/i);
+      if (status === 500)
+        assert.match(
+          (JSON.parse(answer.text) as { writer: { error: string } }).writer.error,
+          /ECONNREFUSED|connect|refused/i,
+        );
     }
   }
 });
@@ -92,7 +103,10 @@ test("%webhook start: a session's statements reach its listener through @webhook
     assert.deepEqual(columnOf(session, 'rows'), [1]);
     await runOk(session, "SELECT * FROM DRIVE 'items.csv';", 'the items');
     const { said } = await runOk(session, push, `webhook.md:${block.line}`);
-    assert.ok(said.some((s) => /2 rows/.test(s)), said.join(' | '));
+    assert.ok(
+      said.some((s) => /2 rows/.test(s)),
+      said.join(' | '),
+    );
   } finally {
     await session.close();
   }
