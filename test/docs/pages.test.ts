@@ -11,8 +11,6 @@ import { pagesWithExamples } from './harness';
  */
 const ELSEWHERE: Record<string, string> = {
   'push.md': '../targets/push-docs.test.js',
-  // Generated from the statement table, whose examples test/script/docs.test.ts parses to their statement.
-  'language.md': '../script/docs.test.js',
 };
 
 test('every docs page with examples has the test that runs them', () => {
