@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { statementDocs } from '../../runtime/script/parser';
 import { sendJson, startHttpServer, type TestServer } from '../helpers/http-server';

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { sendJson, startHttpServer, type Handler, type TestServer } from '../helpers/http-server';
 import { tempSession } from '../helpers/session';
@@ -11,7 +10,7 @@ import { columnOf, DocPage, runOk, statementsOf } from './harness';
  */
 const page = new DocPage('sources.md');
 const today = new Date().toISOString().slice(0, 10).replace(/-/g, '');
-const { session, dir } = tempSession(
+const { session } = tempSession(
   {
     'data/orders.csv': 'id,status\n1,new\n2,paid\n',
     'export.txt': 'exported by shop\n2024-03-01\n# a comment\nid;status\n1;new\n',
