@@ -47,4 +47,11 @@ test('job update: settings switch, a secret from stdin is never printed', async 
   ]);
 });
 
+test('the usage lines at the top of the page are the ones sqlcdc --help prints', async () => {
+  const r = await sh(tempDir('docs-cli'), 'sqlcdc --help');
+  assert.equal(r.code, 0);
+  const usage = /^Usage:\n([\s\S]*?)\n\n/.exec(r.stdout)![1].replace(/^ {2}/gm, '');
+  assert.equal(`${usage}\n`, page.blocks[0].code);
+});
+
 test('every example of docs/cli.md ran', () => page.assertEveryExampleRan());
