@@ -88,4 +88,28 @@ CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs' ENCRYPT_CERT '${thumbprint}' SIGN
   }
 });
 
+test('changelog show --output json prints a log as the page shows it', async () => {
+  const shown = page.blocks.find((b) => b.lang === 'json' && b.code.includes('"upserts"'))!;
+  const { session: orders, dir: here } = tempSession(
+    { 'orders.csv': 'id,status\n1,new\n2,new\n3,new\n' },
+    'docs-changelog',
+  );
+  try {
+    const capture = `%pipeline orders
+SELECT * FROM DRIVE 'orders.csv'; APPLY SCHEMA ( long id );
+CAPTURE 'orders' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs' CDCMARKER 'op';`;
+    await runOk(orders, capture, 'the first capture');
+    writeFileSync(join(here, 'orders.csv'), 'id,status\n1,new\n2,paid\n4,new\n');
+    await runOk(orders, capture, 'the second capture');
+  } finally {
+    await orders.close();
+  }
+  const log = readdirSync(join(here, 'logs')).sort().at(-1)!;
+  const r = await sqlcdc(here, ['changelog', 'show', join('logs', log), '--output', 'json', '--workspace', 'ws']);
+  assert.equal(r.code, 0, r.stderr);
+  const expected = JSON.parse(shown.code) as Record<string, unknown>;
+  const got = JSON.parse(r.stdout) as Record<string, unknown>;
+  assert.deepEqual({ ...got, executionId: expected.executionId }, expected);
+});
+
 test('every example of docs/changelog.md ran', () => page.assertEveryExampleRan());
