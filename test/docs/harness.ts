@@ -103,20 +103,17 @@ export function statementsOf(code: string): string[] {
 export interface Outcome {
   said: string[];
   error?: Error;
-  tables: Result[];
 }
 
 /** Runs a text through Session.execute and collects what it said and whether it failed. */
 export async function execute(session: Session, code: string): Promise<Outcome> {
   const said: string[] = [];
-  const tables: Result[] = [];
   let error: Error | undefined;
   for await (const r of session.execute(code) as AsyncIterable<Result>) {
     if (r.kind === 'message' || r.kind === 'warning') said.push(r.text);
-    if (r.kind === 'table') tables.push(r);
     if (r.kind === 'error') error = r.error;
   }
-  return { said, error, tables };
+  return { said, error };
 }
 
 /** Runs a text that must succeed; the failure names the page and line of the example. */

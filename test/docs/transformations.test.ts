@@ -3,7 +3,7 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { tempSession } from '../helpers/session';
-import { DocPage, runOk, statementsOf } from './harness';
+import { DocPage, execute, runOk, statementsOf } from './harness';
 
 /**
  * docs/transformations.md runs as written on notebooks/data/orders.json, typed as the page says
@@ -92,6 +92,38 @@ test('APPLY PIPELINE BYPASS: the block prints, the pipeline keeps the orders', a
   const { said } = await runOk(session, block.code, `transformations.md:${block.line}`);
   assert.deepEqual(said, [/prints "(.+)"/.exec(block.code)?.[1]]);
   assert.deepEqual(ids(), [1001, 1002, 1003, 1004, 1005]);
+});
+
+test('the errors and warnings the page quotes', async () => {
+  const text = page.blocks.map((b) => b.before).join('');
+  /** The text quoted (in backticks or double quotes) that starts so, up to a `…` (the rest is the case's own). */
+  const quoted = (start: string) => {
+    const at = text.indexOf(start);
+    assert.ok(at >= 0, start);
+    return text.slice(at, at + /[`"…]/.exec(text.slice(at))!.index).replace(/\s+/g, ' ');
+  };
+  const failing = async (code: string) => {
+    await runOk(session, ORDERS, 'the orders');
+    const { error } = await execute(session, code);
+    return String(error?.message);
+  };
+  assert.ok((await failing("ADD COLUMN (a='1', b='2');")).includes(quoted('one column per ADD COLUMN')));
+  assert.ok(
+    (await failing("ADD COLUMN 'doc' FORMAT JSON OPTIONS 'date:yyyy-MM-dd nullvalu:x';")).includes(
+      quoted("unknown key 'nullvalu' (keys: "),
+    ),
+  );
+  await runOk(session, ORDERS, 'the orders');
+  await runOk(session, "ADD COLUMN 'doc=@sql(IIF(id = 1002, ''{oops}'', ''{}''))';", 'a bad fragment in row 2');
+  const zip = await execute(session, "ZIP COLUMN 'doc' FORMAT JSON;");
+  assert.ok(String(zip.error?.message).startsWith(quoted("column 'doc', row 2: '{oops}'")), zip.error?.message);
+  await runOk(session, ORDERS, 'the orders');
+  const { said } = await runOk(
+    session,
+    "ADD COLUMN 'int n=@sql(IIF(total > 300, ''x'', ''1''))' CONTINUE_ON_ERROR;",
+    'two rows that fail',
+  );
+  assert.ok(said[0]?.startsWith(quoted("ADD COLUMN 'n': 2 rows failed")), said.join(' | '));
 });
 
 test('every example of docs/transformations.md ran', () => page.assertEveryExampleRan());
