@@ -163,6 +163,7 @@ export default defineConfig(
             '^\\./backend$',
             '^\\./(postgres|sqlite)$',
             '^\\./(data|string|date|other|operators)$',
+            '^\\.\\./functions/evaluate$',
             '^@xmldom/xmldom$',
             '^saxes$',
             '^xpath$',

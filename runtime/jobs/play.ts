@@ -4,9 +4,7 @@ import { recordPlayed } from '../changelog/played';
 import { storeDir, storePipelineFor } from '../changelog/store';
 import { readChangeLog } from '../changelog/read';
 import { LocalDrive } from '../drives/local';
-import { splitCell } from '../script/cell';
 import type { Run } from '../run';
-import { parseScript } from '../script/parser';
 import { hasWriter, type JobDefinition } from './job';
 import type { JobSession } from './sessions';
 import type { JobStore } from './store';
@@ -14,8 +12,14 @@ import type { CurrentChangeLog } from '../scope';
 import type { Load, Statement } from '../script/ast';
 import type { Dataset } from '../dataset/dataset';
 import { ScriptError } from '../errors';
-import { evaluateText } from '../functions/evaluate';
 import { splitNames } from '../writers/fields';
+
+/**
+ * The template evaluator, loaded when a log is played: `sqlcdc serve` imports this module (through the
+ * webhook ingest) and listens before it has a call to play (docs/cli.md, "Speed").
+ */
+const evaluateText: typeof import('../functions/evaluate').evaluateText = (...args) =>
+  (require('../functions/evaluate') as typeof import('../functions/evaluate')).evaluateText(...args);
 
 /** Statements that write what the pipeline captured or loaded somewhere else: a writer's output end. */
 const WRITES = new Set<Statement['kind']>(['PushHttp', 'PushDrive', 'SinkDrive', 'SinkDb', 'PushDb', 'Merge']);
@@ -108,6 +112,9 @@ export async function openWriter(store: JobStore, job: JobDefinition): Promise<W
   const source = hasWriter(job) ? store.script(job.name, 'writer') : '';
   const session = store.openSession({ workspace: store.workspace, pipeline: job.name });
   try {
+    // The parser loads with the first writer opened, not when `sqlcdc serve` starts.
+    const { splitCell } = await import('../script/cell');
+    const { parseScript } = await import('../script/parser');
     const { magicsEnd, bodyOffset } = splitCell(source);
     // Leading magics (connections, settings) apply to the job's session once, as before a run.
     for await (const r of session.execute(source.slice(0, magicsEnd))) if (r.kind === 'error') throw r.error;

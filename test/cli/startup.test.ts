@@ -148,7 +148,9 @@ test(
     assert.ok(loaded.includes('runtime/webhook/ingest.js'));
     assert.deepEqual(
       loaded.filter((f) =>
-        /^runtime\/(session\.js|commands\/|magics\/|functions\/(data|string|date|other|operators)\.js)/.test(f),
+        /^runtime\/(session\.js|script\/parser\.js|commands\/|magics\/|functions\/(evaluate|data|string|date|other|operators)\.js)|chevrotain/.test(
+          f,
+        ),
       ),
       [],
     );
