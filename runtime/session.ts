@@ -41,6 +41,8 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Labels the run's output on the session's output channel. */
   origin?: string;
+  /** See ExecuteOptions.beforeCommit: a replay records its success there, as a job run does. */
+  beforeCommit?: ExecuteOptions['beforeCommit'];
 }
 
 export const DEFAULT_DISPLAY_LIMIT = 20;
@@ -185,6 +187,7 @@ export class Session implements SessionEnv, MagicHost {
       pipeline: request.pipeline ?? this.pipeline,
       signal: request.signal ?? UNCANCELLED,
       commands: this.commands,
+      beforeCommit: request.beforeCommit,
       emit: (result) => this.output.publish({ origin, result }),
     });
   }
