@@ -121,7 +121,8 @@ export class Session implements SessionEnv, MagicHost {
       try {
         yield* runCellMagic(this, cell);
       } catch (e) {
-        yield { kind: 'error', error: toScriptError(e, undefined, `%%${cell.line.name}`), source: text };
+        const source = magicErrorSource(text, cell.line, this.magics.find(cell.line.name), 'cell');
+        yield { kind: 'error', error: toScriptError(e, undefined, `%%${cell.line.name}`), source };
       }
       return;
     }
@@ -131,7 +132,7 @@ export class Session implements SessionEnv, MagicHost {
         yield* runMagic(this, { ...magic, origin: options.origin, signal });
       } catch (e) {
         const error = toScriptError(e, undefined, `%${magic.name}`);
-        const masked = this.magics.find(magic.name)?.secretArgs ? magicErrorSource(text, magic, error.message) : text;
+        const masked = magicErrorSource(text, magic, this.magics.find(magic.name), 'line');
         yield { kind: 'error', error, source: error.script?.text ?? masked };
         return;
       }

@@ -148,8 +148,8 @@ export const jobMagic: Magic = {
   words: ['create', 'list', 'run', 'update', 'trigger'],
   options: OPTIONS,
   cellArgs: CELL_ARGS,
-  // `update … --signing-secret whsec_…` holds one, and so does `create` when a secret is given by mistake.
-  secretArgs: true,
+  // `update … --signing-secret whsec_…` holds one, and so do `create` and `%%job` when a secret is given by mistake.
+  secretArgs: { options: ['signing-secret'] },
   /**
    * `%%job NAME reader|writer [settings]`: the cell's script becomes that part of the job (created as a
    * writer or reader when new); the settings of `%job create` switch on, so a notebook alone can make
