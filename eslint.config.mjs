@@ -128,6 +128,7 @@ export default defineConfig(
             '^xpath$',
             '^cli-table3/src/utils$',
             '^\\.\\./webhook/session-listener$',
+            '^\\./load-positions$',
             '^\\.\\./runtime/index$',
           ],
         },
