@@ -33,6 +33,11 @@ export interface SessionEnv {
    * `%webhook start` listener runs. A run's own variables of the same name win.
    */
   readonly variables: Map<string, Value>;
+  /**
+   * The script file `sqlcdc run` runs (absolute) and the pipeline it named after it; absent for a
+   * notebook, the REPL and a job. CAPTURE notes it as the pipeline's (cdc/script-owner.ts).
+   */
+  readonly script?: { file: string; pipeline: string };
 }
 
 /**

@@ -31,6 +31,8 @@ export interface SessionOptions {
   commands?: CommandTable;
   /** Magics of the front end, beside the language's (the kernel's %connect_info). */
   magics?: readonly Magic[];
+  /** The script file the session runs (`sqlcdc run`), named `pipeline` after it: see SessionEnv.script. */
+  script?: string;
 }
 
 export interface RunRequest {
@@ -64,6 +66,7 @@ export class Session implements SessionEnv, MagicHost {
   readonly commands: CommandTable;
   readonly magics: MagicTable;
   pipeline: string;
+  readonly script?: { file: string; pipeline: string };
   /** Rows shown when a dataset is displayed (%limit). */
   displayLimit = DEFAULT_DISPLAY_LIMIT;
   /**
@@ -81,6 +84,7 @@ export class Session implements SessionEnv, MagicHost {
     this.cwd = cwd;
     this.connections = new ConnectionStore(workspace);
     this.pipeline = options.pipeline ?? 'repl';
+    if (options.script !== undefined) this.script = { file: options.script, pipeline: this.pipeline };
     this.commands = options.commands ? { ...COMMANDS, ...options.commands } : COMMANDS;
     this.magics = magicTable(options.magics);
   }
