@@ -169,6 +169,7 @@ export default defineConfig(
             '^xpath$',
             '^cli-table3/src/utils$',
             '^\\.\\./webhook/session-listener$',
+            '^\\./load-positions$',
             '^\\.\\./runtime/(index|interpreter|check)$',
           ],
         },

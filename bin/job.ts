@@ -205,6 +205,7 @@ async function run(args: string[]): Promise<number> {
         `signing secret ${job.signingSecret ? 'set' : 'none'}`,
         `triggers       ${s.triggers.map((t) => `${t.on} → ${t.run}`).join(', ') || 'none'}`,
         `high watermark ${hwm ? `${hwm.value} (${hwm.type})` : 'none'}`,
+        ...(await store.loads(job.name, process.cwd())).map((l) => `load           ${l}`),
         `folder         ${store.jobFolder(job.name)}`,
       ];
       for (const script of ['reader', 'writer'] as const) {

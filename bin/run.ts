@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import {
   cancelled,
   displayFallback,
@@ -57,7 +58,7 @@ export async function runScript(file: string, options: RunOptions): Promise<numb
     return EXIT.usage;
   }
 
-  const session = new Session({ workspace: options.workspace, pipeline: pipelineNameOf(file) });
+  const session = new Session({ workspace: options.workspace, pipeline: pipelineNameOf(file), script: resolve(file) });
   const controller = new AbortController();
   const stopListening = abortOnSigint(controller);
 

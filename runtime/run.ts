@@ -56,6 +56,7 @@ export class Run implements RunState {
   private readonly commands: CommandTable;
   /** Watermark files to write once the run succeeded, by file. */
   private readonly writes = new Map<string, CommitWrite>();
+  private readonly onCommit: (() => Promise<void> | void)[] = [];
   private readonly onSuccess: (() => Promise<void> | void)[] = [];
   private readonly endTasks: (() => Promise<void>)[] = [];
   private nextHighWatermark: Value = null;
@@ -111,6 +112,7 @@ export class Run implements RunState {
       }
       const writes = this.commitWrites();
       await this.beforeCommit?.(this.dataset, writes);
+      if (this.onCommit.length > 0) for (const action of this.onCommit.splice(0)) await action();
       applyCommit(this.session.workspace, writes);
       if (this.onSuccess.length > 0) for (const action of this.onSuccess.splice(0)) await action();
     } finally {
@@ -119,8 +121,16 @@ export class Run implements RunState {
   }
 
   /**
+   * Something to do once every statement of the run has succeeded, before its watermarks move: a
+   * finished push's progress record is removed this way (targets/resume.ts says why then).
+   */
+  atCommit(action: () => Promise<void> | void): void {
+    this.onCommit.push(action);
+  }
+
+  /**
    * Something to do once every statement of the run has succeeded and its watermarks moved, and only
-   * then: a finished push's progress record is removed this way.
+   * then: LOAD drops the ids of played logs its watermark passed this way.
    */
   afterSuccess(action: () => Promise<void> | void): void {
     this.onSuccess.push(action);

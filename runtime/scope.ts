@@ -33,6 +33,11 @@ export interface SessionEnv {
    * `%webhook start` listener runs. A run's own variables of the same name win.
    */
   readonly variables: Map<string, Value>;
+  /**
+   * The script file `sqlcdc run` runs (absolute) and the pipeline it named after it; absent for a
+   * notebook, the REPL and a job. CAPTURE notes it as the pipeline's (cdc/script-owner.ts).
+   */
+  readonly script?: { file: string; pipeline: string };
 }
 
 /**
@@ -69,10 +74,16 @@ export interface RunState {
    */
   readonly commitId: string;
   /**
-   * A watermark file to write once every statement of the run has succeeded (LOAD's), before the
-   * afterSuccess actions; a later write of the same file replaces it.
+   * A watermark file to write once every statement of the run has succeeded (LOAD's), after the
+   * atCommit and before the afterSuccess actions; a later write of the same file replaces it.
    */
   commitWrite(write: CommitWrite): void;
+  /**
+   * Something to do once every statement of the run has succeeded, just before its watermarks move
+   * (after a job run recorded its success): what must count while the run may still fail, and never
+   * once its watermarks moved, such as a finished push's progress record, ends here.
+   */
+  atCommit(action: () => Promise<void> | void): void;
   /** Something to do once every statement of the run has succeeded and its watermarks moved. */
   afterSuccess(action: () => Promise<void> | void): void;
   /**

@@ -31,6 +31,8 @@ export interface SessionOptions {
   commands?: CommandTable;
   /** Magics of the front end, beside the language's (the kernel's %connect_info). */
   magics?: readonly Magic[];
+  /** The script file the session runs (`sqlcdc run`), named `pipeline` after it: see SessionEnv.script. */
+  script?: string;
 }
 
 export interface RunRequest {
@@ -41,6 +43,8 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Labels the run's output on the session's output channel. */
   origin?: string;
+  /** See ExecuteOptions.beforeCommit: a replay records its success there, as a job run does. */
+  beforeCommit?: ExecuteOptions['beforeCommit'];
 }
 
 export const DEFAULT_DISPLAY_LIMIT = 20;
@@ -62,6 +66,7 @@ export class Session implements SessionEnv, MagicHost {
   readonly commands: CommandTable;
   readonly magics: MagicTable;
   pipeline: string;
+  readonly script?: { file: string; pipeline: string };
   /** Rows shown when a dataset is displayed (%limit). */
   displayLimit = DEFAULT_DISPLAY_LIMIT;
   /**
@@ -79,6 +84,7 @@ export class Session implements SessionEnv, MagicHost {
     this.cwd = cwd;
     this.connections = new ConnectionStore(workspace);
     this.pipeline = options.pipeline ?? 'repl';
+    if (options.script !== undefined) this.script = { file: options.script, pipeline: this.pipeline };
     this.commands = options.commands ? { ...COMMANDS, ...options.commands } : COMMANDS;
     this.magics = magicTable(options.magics);
   }
@@ -119,7 +125,8 @@ export class Session implements SessionEnv, MagicHost {
       try {
         yield* runCellMagic(this, cell);
       } catch (e) {
-        yield { kind: 'error', error: toScriptError(e, undefined, `%%${cell.line.name}`), source: text };
+        const source = magicErrorSource(text, cell.line, this.magics.find(cell.line.name), 'cell');
+        yield { kind: 'error', error: toScriptError(e, undefined, `%%${cell.line.name}`), source };
       }
       return;
     }
@@ -129,7 +136,7 @@ export class Session implements SessionEnv, MagicHost {
         yield* runMagic(this, { ...magic, origin: options.origin, signal });
       } catch (e) {
         const error = toScriptError(e, undefined, `%${magic.name}`);
-        const masked = this.magics.find(magic.name)?.secretArgs ? magicErrorSource(text, magic, error.message) : text;
+        const masked = magicErrorSource(text, magic, this.magics.find(magic.name), 'line');
         yield { kind: 'error', error, source: error.script?.text ?? masked };
         return;
       }
@@ -185,6 +192,7 @@ export class Session implements SessionEnv, MagicHost {
       pipeline: request.pipeline ?? this.pipeline,
       signal: request.signal ?? UNCANCELLED,
       commands: this.commands,
+      beforeCommit: request.beforeCommit,
       emit: (result) => this.output.publish({ origin, result }),
     });
   }

@@ -6,6 +6,7 @@ import { captureChanges, commitState, type CaptureDiff, type EarlierPages } from
 import { captureOptions, type CaptureOptions } from '../cdc/options';
 import { stateFile } from '../cdc/state';
 import { capturing } from '../cdc/state-lock';
+import { claimPipeline } from '../cdc/script-owner';
 import { Dataset } from '../dataset/dataset';
 import type { Value } from '../dataset/types';
 import type { RunState } from '../scope';
@@ -48,6 +49,12 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
       kind: 'message',
       text: `CAPTURE '${name || pipeline}' of pipeline ${pipeline} waits for another run capturing into ${state} to finish`,
     });
+  const { script } = ctx.session;
+  // A pipeline %pipeline named in the script is shared on purpose.
+  if (options.keys.length > 0 && script?.pipeline === pipeline) {
+    const shared = claimPipeline(ctx.session.workspace, pipeline, script.file);
+    if (shared) ctx.emit({ kind: 'warning', text: shared });
+  }
   return capturing(options.keys.length > 0 ? state : undefined, { signal: ctx.signal, waiting }, async () => {
     const diff = await captureChanges(input, options, state, ctx.signal, pages.get(state));
     const committed = async () => {

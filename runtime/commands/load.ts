@@ -1,17 +1,16 @@
-import { extname, posix } from 'node:path';
-import { parseIdFileName } from '../changelog/naming';
+import { posix } from 'node:path';
 import { readChangeLog } from '../changelog/read';
-import { storePipelineFor } from '../changelog/store';
-import { prunePlayed, readPlayed } from '../changelog/played';
-import { readWatermark, watermarkWrite, writeWatermark } from '../changelog/watermark';
+import { prunePlayed } from '../changelog/played';
+import { watermarkWrite, writeWatermark } from '../changelog/watermark';
 import { Dataset } from '../dataset/dataset';
-import { changeLogFolder, storeFolder, type FolderOnDrive } from '../drives/location';
+import type { FolderOnDrive } from '../drives/location';
 import { ScriptError } from '../errors';
 import { evaluateText } from '../functions/evaluate';
 import type { Load } from '../script/ast';
 import { splitNames } from '../writers/fields';
 import { counted } from '../util/words';
 import { ExitSignal, type Command, type CommandContext } from './command';
+import { loadFolder, loadPosition, namesOneFile } from './load-position';
 
 /**
  * LOAD { UPSERTS | INSERTS | UPDATES } { DELETES } FROM { [conn] } '<name>' { PATH { [conn] } '<folder>' }
@@ -25,12 +24,8 @@ import { ExitSignal, type Command, type CommandContext } from './command';
  */
 export const load: Command<Load> = async (stmt, _input, ctx) => {
   const name = evaluateText(stmt.name, ctx).trim();
-  // Without PATH, the store of the pipeline that captured logs of that name (store.ts).
-  const location =
-    stmt.path || stmt.connection
-      ? changeLogFolder(locationOf(stmt), ctx)
-      : storeFolder(ctx.session.workspace, storePipelineFor(ctx.session.workspace, ctx.run.pipeline, name));
-  const picked = extname(name) !== '' ? await named(name, location, stmt) : await next(name, location, stmt, ctx);
+  const location = loadFolder(stmt, name, ctx);
+  const picked = namesOneFile(name) ? await named(name, location, stmt) : await next(name, location, stmt, ctx);
   // Nothing to play: what follows a LOAD works on its log (a PUSH names its fields), so the run ends
   // here, successfully, rather than failing on a dataset without columns.
   if (!picked) throw new ExitSignal(Dataset.empty());
@@ -97,21 +92,8 @@ async function next(
   stmt: Load,
   ctx: CommandContext,
 ): Promise<Picked | undefined> {
-  const watermark =
-    readWatermark(ctx.session.workspace, ctx.run.pipeline, name) ?? (stmt.initialId && initialId(stmt.initialId, ctx));
-  const after = BigInt(watermark || '0');
-  // Logs a webhook call or a replay played already (played.ts): skipped, and passed by the watermark.
-  const played = readPlayed(ctx.session.workspace, ctx.run.pipeline, name);
-  let first: { fileName: string; id: bigint } | undefined;
-  let lastPlayed = 0n;
-  for (const entry of await location.drive.list(location.folder)) {
-    const parsed = parseIdFileName(entry.name);
-    if (parsed?.stem !== name) continue;
-    const id = BigInt(parsed.executionId);
-    if (id <= after) continue;
-    if (played.has(parsed.executionId)) lastPlayed = id > lastPlayed ? id : lastPlayed;
-    else if (!first || id < first.id) first = { fileName: entry.name, id };
-  }
+  const { watermark, waiting, lastPlayed } = await loadPosition(name, location, stmt, ctx);
+  const [first] = waiting;
   if (first) return { fileName: first.fileName, advance: first.id.toString() };
   // Every log above the watermark was played: it moves past them now, as it would have after each.
   if (lastPlayed > 0n) moveWatermark(ctx, name, lastPlayed.toString());
@@ -147,24 +129,4 @@ async function next(
 function moveWatermark(ctx: CommandContext, name: string, executionId: string): void {
   writeWatermark(ctx.session.workspace, ctx.run.pipeline, name, executionId, ctx.run.commitId);
   prunePlayed(ctx.session.workspace, ctx.run.pipeline, name, executionId);
-}
-
-function initialId(text: NonNullable<Load['initialId']>, ctx: CommandContext): string {
-  const id = evaluateText(text, ctx).trim();
-  if (!/^\d+$/.test(id))
-    throw new ScriptError(
-      `INITIAL_ID is an execution id (digits: Unix milliseconds), not '${id}'`,
-      'runtime',
-      text.pos,
-    );
-  return id;
-}
-
-/** PATH [conn] 'folder'; FROM [conn] 'name' names the connection when PATH gives none. */
-function locationOf(stmt: Load): Load['path'] {
-  if (stmt.path)
-    return stmt.path.connection || !stmt.connection ? stmt.path : { ...stmt.path, connection: stmt.connection };
-  return stmt.connection
-    ? { connection: stmt.connection, folder: { value: '', form: 'quoted', pos: stmt.name.pos } }
-    : undefined;
 }

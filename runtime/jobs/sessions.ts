@@ -8,7 +8,13 @@ export interface JobSession {
   readonly dataset: Dataset;
   readonly output: OutputChannel;
   execute(text: string, options?: ExecuteOptions): AsyncGenerator<Result>;
-  newRun(request?: { dataset?: Dataset; pipeline?: string; signal?: AbortSignal; origin?: string }): Run;
+  newRun(request?: {
+    dataset?: Dataset;
+    pipeline?: string;
+    signal?: AbortSignal;
+    origin?: string;
+    beforeCommit?: ExecuteOptions['beforeCommit'];
+  }): Run;
   close(): Promise<void>;
 }
 

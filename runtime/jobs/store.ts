@@ -155,6 +155,15 @@ export class JobDefinitions {
 }
 
 /**
+ * Whether a script's first statement may be a LOAD, from its text: after its leading magic lines,
+ * blank lines and comments, the word LOAD. A guess for `loads`, which the parser then settles.
+ */
+function startsWithLoad(source: string): boolean {
+  const body = source.replace(/^(?:\s+|--[^\n]*|\/\*[\s\S]*?\*\/|%[^\n]*)*/, '');
+  return /^load\b/i.test(body);
+}
+
+/**
  * The jobs of a workspace: `<workspace>/jobs/<name>/` holds job.json, reader.sql and/or writer.sql
  * (each written atomically), runs.jsonl (run records), and sample.txt when the job keeps the last
  * webhook payload.
@@ -379,6 +388,23 @@ export class JobStore extends JobDefinitions {
 
   script(name: string, script: Script): string {
     return readFileSync(this.scriptFile(name, script), 'utf8').replace(/^\uFEFF/, '');
+  }
+
+  /**
+   * For `job show`: what each LOAD the job's scripts start with plays next (load-positions.ts). A
+   * script whose text does not start with LOAD is passed over without loading the interpreter, which
+   * the other jobs' `job show` does without.
+   */
+  async loads(name: string, cwd: string): Promise<string[]> {
+    const job = this.get(name);
+    const scripts = (['reader', 'writer'] as const)
+      .filter((s) => (s === 'reader' ? hasReader(job) : hasWriter(job)))
+      .map((s) => ({ name: s, source: this.script(name, s) }))
+      .filter((s) => startsWithLoad(s.source));
+    if (scripts.length === 0) return [];
+    // The parser and the LOAD command load with the first job that has a LOAD (startup: admin.ts).
+    const { describeLoads } = require('./load-positions') as typeof import('./load-positions');
+    return describeLoads(scripts, () => this.openSession({ workspace: this.workspace, pipeline: name, cwd }), name);
   }
 
   /**

@@ -47,14 +47,13 @@ const FLAGS = {
   postgres: 'value',
 } as const satisfies FlagSpec;
 
-/** `a:b` of --basic, --apikey and --header; the text is echoed only for --header (the others hold a secret). */
+/**
+ * `a:b` of --basic, --apikey and --header; the text is not echoed: a header a connection adds is as
+ * likely a key (`X-Api-Key k` without its colon) as --apikey's.
+ */
 function splitPair(text: string, sep: string, what: string): [string, string] {
   const i = text.indexOf(sep);
-  if (i <= 0)
-    throw new ArgumentError(
-      `${what} must look like a${sep}b${what === '--header' ? `, got '${text}'` : ''}`,
-      what === '--header' ? text : what,
-    );
+  if (i <= 0) throw new ArgumentError(`${what} must look like a${sep}b`, what);
   return [text.slice(0, i).trim(), text.slice(i + 1).trim()];
 }
 
@@ -237,7 +236,8 @@ export const connectionMagic: Magic = {
   description: 'manages named connections kept in the workspace (secrets are never shown)',
   words: ['add', 'list', 'remove'],
   options: { add: FLAGS },
-  secretArgs: true,
+  // The URL may hold a password or key (and words after it, when a blank split it), and so may these options.
+  secretArgs: { options: ['header', 'basic', 'bearer', 'apikey', 'postgres'], positionalFrom: { add: 1 } },
   run(session, args): Result[] {
     const words = splitArgs(args);
     const subWord = words.shift() ?? 'list';

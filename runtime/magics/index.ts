@@ -102,21 +102,56 @@ function argumentAt(args: string, argument: string): number | undefined {
 }
 
 /**
- * The cell as an error of a magic whose arguments may hold a secret (`%var set key s3cret`, `--bearer …`)
- * shows it under the caret: each argument is masked, keeping its width, unless it is the subcommand, a
- * `--flag`'s name or a word the message shows anyway.
+ * The cell as an error of `magic` shows it under the caret: the arguments its `secretArgs` declare
+ * (`%var set key s3cret`, `--bearer …`) masked, keeping their width; the others (a job name, a trigger
+ * kind, option names) as written. After a subcommand the magic does not know, every word is masked:
+ * which of them hold a secret depends on the subcommand meant. `form` is the magic's line form or its
+ * cell form (`%%job …`, the cell's first line).
  */
-export function magicErrorSource(text: string, line: MagicLine, message: string): string {
-  const start = line.offset + line.argsColumn - line.column;
-  const end = start + line.args.length;
-  let args = line.args;
-  for (const [i, w] of argWords(line.args).entries()) {
-    const written = args.slice(w.at, w.end);
-    let keep = i === 0 || message.includes(w.word) ? written.length : 0;
-    if (!keep && written.startsWith('--')) keep = written.includes('=') ? written.indexOf('=') + 1 : written.length;
-    args = args.slice(0, w.at + keep) + written.slice(keep).replace(/\S/g, '*') + args.slice(w.end);
+export function magicErrorSource(
+  text: string,
+  line: MagicLine,
+  magic: Magic | undefined,
+  form: 'line' | 'cell',
+): string {
+  const secret = magic?.secretArgs;
+  if (!secret) return text;
+  const words = argWords(line.args);
+  const subcommands = form === 'line' ? magic.words : undefined;
+  const first = subcommands && words[0]?.word.toLowerCase();
+  const sub = !subcommands ? '' : first !== undefined && subcommands.includes(first) ? first : undefined;
+  const spec = form === 'cell' ? magic.cellArgs?.options : sub !== undefined ? magic.options?.[sub] : undefined;
+  const from = sub === undefined ? 0 : (secret.positionalFrom?.[sub] ?? Infinity);
+  const masks: { at: number; end: number }[] = [];
+  let position = 0;
+  /**
+   * The option before this word: whether it takes the word as its value (else the word is positional
+   * too: after a switch, or an option the magic does not know), and whether that value may be a secret.
+   */
+  let after: { secret: boolean; value: boolean } | undefined;
+  for (const w of words.slice(subcommands ? 1 : 0)) {
+    const written = line.args.slice(w.at, w.end);
+    if (written.startsWith('--')) {
+      const eq = written.indexOf('=');
+      const name = written.slice(2, eq < 0 ? undefined : eq);
+      const kind = spec?.[name];
+      const isSecret = kind === undefined || (secret.options?.includes(name) ?? false);
+      if (eq >= 0) {
+        if (isSecret) masks.push({ at: w.at + eq + 1, end: w.end });
+        after = undefined;
+      } else after = { secret: isSecret, value: kind === 'value' || kind === 'list' };
+      continue;
+    }
+    const option = after;
+    after = undefined;
+    if (option?.secret) masks.push(w);
+    if (option?.value) continue;
+    if (position++ >= from && !option?.secret) masks.push(w);
   }
-  return text.slice(0, start) + args + text.slice(end);
+  let args = line.args;
+  for (const { at, end } of masks) args = args.slice(0, at) + args.slice(at, end).replace(/\S/g, '*') + args.slice(end);
+  const start = line.offset + line.argsColumn - line.column;
+  return text.slice(0, start) + args + text.slice(start + line.args.length);
 }
 
 /** A cell whose first line is `%%name args`: that line (where its `%%` and arguments are), the rest of the cell, and the cell. */

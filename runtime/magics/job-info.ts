@@ -30,6 +30,6 @@ export const jobMagic: MagicInfo = {
   words: ['create', 'list', 'run', 'update', 'trigger'],
   options: OPTIONS,
   cellArgs: CELL_ARGS,
-  // `update … --signing-secret whsec_…` holds one, and so does `create` when a secret is given by mistake.
-  secretArgs: true,
+  // `update … --signing-secret whsec_…` holds one, and so do `create` and `%%job` when a secret is given by mistake.
+  secretArgs: { options: ['signing-secret'] },
 };

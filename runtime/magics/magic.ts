@@ -33,6 +33,25 @@ export interface MagicHost {
 }
 
 /**
+ * Which arguments of a magic may hold a secret (a password, a token, a variable's value): the line an
+ * error shows under its caret masks them, keeping their width, and shows the others as written (a job
+ * name, a trigger kind), so the user sees what the error is about (magicErrorSource).
+ */
+export interface SecretArgs {
+  /**
+   * Options whose value may be one: `--bearer tok`, `--bearer=tok`; after a switch among them, the word
+   * written by mistake as its value (`%job create … --signing-secret whsec_…`). An option the magic
+   * does not know is taken as one of these: it may be a misspelt `--bearer`.
+   */
+  options?: readonly string[];
+  /**
+   * By subcommand (`''` for the cell form `%%name`): the first positional argument that may be one, and
+   * every one after it, as a value with blanks written unquoted is several words (`%var set k a b`: 1).
+   */
+  positionalFrom?: Readonly<Record<string, number>>;
+}
+
+/**
  * A magic: a front-end-independent command of the session (not SQL CDC). Both the REPL and the
  * kernel run magics through Session.execute, so each exists once.
  */
@@ -50,8 +69,8 @@ export interface Magic {
    * (`%%job NAME reader|writer`; undefined where the word is the user's), then its options.
    */
   cellArgs?: { positional: readonly (readonly string[] | undefined)[]; options: FlagSpec };
-  /** Its arguments may hold a secret (a password, a variable's value): an error's caret line masks them. */
-  secretArgs?: true;
+  /** The arguments that may hold a secret, which the line an error shows under its caret masks. */
+  secretArgs?: SecretArgs;
   run(
     session: MagicHost,
     args: string,

@@ -16,7 +16,8 @@ export const varMagic: Magic = {
   description: 'lists, sets (optionally encrypted) and removes workspace variables',
   words: ['list', 'set', 'remove'],
   options: OPTIONS,
-  secretArgs: true,
+  // A variable's value (an encrypted one is a secret; any may be).
+  secretArgs: { positionalFrom: { set: 1 } },
   run(session: MagicHost, args: string): Result[] {
     const words = splitArgs(args);
     const subWord = words.shift() ?? 'list';

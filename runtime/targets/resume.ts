@@ -8,7 +8,7 @@ import { tempPathOf } from '../workspace/files';
  * How far a push of a change log got, kept beside the log (`<log>.progress.json`) after a failed push,
  * and noted while one runs (`progressNotes`): per target and stream, how many leading batches succeeded. Pushing the same log to the same target
  * again (a replay, a LOAD of that file) skips them and resumes at the first batch that failed; the
- * run of a push that succeeds removes the record as it succeeds (`finishProgress`). Batches carry an Idempotency-Key made of the log's execution id,
+ * run of a push that succeeds removes the record at its commit (`finishProgress`). Batches carry an Idempotency-Key made of the log's execution id,
  * the target, the stream and the batch number, so a receiver can also drop a batch it got twice.
  */
 export interface PushProgress {
@@ -152,21 +152,26 @@ function replaceLocally(record: string, text: string): undefined {
 
 /**
  * A push that succeeded: its record, saying every batch is done, is written durably, naming the run,
- * and removed once the run succeeds, after LOAD's watermark moved past the log (a run's watermark
- * writes come before its afterSuccess actions).
+ * and removed at the run's commit: once every statement succeeded (and a job run recorded its
+ * success), just before LOAD's watermark moves past the log.
  * Removed at once, a run killed or failing after the push (in a later PUSH of the same log) would
- * play the log to this target again from its first batch. A job run killed after recording its
- * success, before the removal, leaves a record that names a run recorded a success: void (`readProgress`).
+ * play the log to this target again from its first batch. Removed after the watermark moved, a run
+ * killed in between would leave the record in force for a log no run plays again: a later deliberate
+ * replay to this target would skip every batch. Removed before, a kill in between leaves the log
+ * unplayed and without record, so the next run sends it to this target again: at least once, the
+ * Idempotency-Keys unchanged, as after a kill within a progress note's interval. A job run killed
+ * after recording its success, before the removal, leaves a record naming a run recorded a success:
+ * void (`readProgress`), and the next start moves the watermarks (jobs/recovery.ts).
  */
 export async function finishProgress(
   log: CurrentChangeLog | undefined,
   progress: PushProgress,
-  run: Pick<RunState, 'afterSuccess' | 'pipeline' | 'commitId'>,
+  run: Pick<RunState, 'atCommit' | 'pipeline' | 'commitId'>,
 ): Promise<void> {
   const file = log?.file;
   if (!file) return;
   await writeProgress(log, { ...progress, finished: { pipeline: run.pipeline, run: run.commitId } });
-  run.afterSuccess(() => clearProgress(file));
+  run.atCommit(() => clearProgress(file));
 }
 
 export async function clearProgress(log: ChangeLogFile | undefined): Promise<void> {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli';
@@ -155,5 +155,35 @@ test(
     const send = await runCli(p.dir, ['run', 'writers/send.sql', '--output', 'csv']);
     assert.equal(send.code, 0, send.stderr);
     assert.equal(send.stdout, 'id,status,amount,at\r\n1,new,10,2024-01-01T10:00:00\r\n');
+  },
+);
+
+test(
+  'two scripts of one file name in two folders share pipeline and CDC state: a CAPTURE of the second says so, naming the first; a %pipeline of its own, or the same script again, says nothing',
+  LIMITS,
+  async () => {
+    const dir = realpathSync(tempDir('capture-cli'));
+    writeFileSync(join(dir, 'rows.csv'), 'id,v\n1,a\n');
+    const script = "SELECT * FROM DRIVE 'rows.csv';\nCAPTURE 'items' ON KEYS 'id' WITH PATH 'logs';\n";
+    for (const folder of ['a', 'b', 'c']) mkdirSync(join(dir, folder));
+    writeFileSync(join(dir, 'a', 'sync.sql'), script);
+    writeFileSync(join(dir, 'b', 'sync.sql'), script);
+    writeFileSync(join(dir, 'c', 'sync.sql'), `%pipeline sync_c\n${script}`);
+    const run = async (file: string) => {
+      const r = await runCli(dir, ['run', file, '--workspace', 'ws']);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stderr;
+    };
+    const shared = (self: string, other: string) =>
+      `warning: pipeline sync of ${join(dir, self)} shares its CDC state with ${join(dir, other)}, which captured into it last: scripts of one file name are one pipeline, and each takes the other's captures as its own (rename one, or give it a pipeline of its own with a leading %pipeline NAME line)\n`;
+
+    assert.doesNotMatch(await run('a/sync.sql'), /warning/);
+    // b's CAPTURE diffs against what a captured: it sees no change, and is told why.
+    const second = await run('b/sync.sql');
+    assert.ok(second.startsWith(shared('b/sync.sql', 'a/sync.sql')), second);
+    assert.match(second, /no change since the last capture/);
+    assert.doesNotMatch(await run('b/sync.sql'), /warning/);
+    assert.ok((await run('a/sync.sql')).startsWith(shared('a/sync.sql', 'b/sync.sql')));
+    assert.doesNotMatch(await run('c/sync.sql'), /warning/);
   },
 );

@@ -197,6 +197,40 @@ test(
 );
 
 test(
+  "job show says, for the LOAD its writer starts with, the folder, LOAD's watermark and the log the next run plays, with how many wait",
+  LIMITS,
+  async () => {
+    const dir = project();
+    const capture = async (rows: string) => {
+      writeFileSync(join(dir, 'rows.csv'), `id\n${rows}\n`);
+      await cli(dir, ['run', 'r.sql']);
+    };
+    await capture('1');
+    await capture('1\n2');
+    const [first, second] = readdirSync(join(dir, 'logs')).sort();
+    const id = (log: string) => /_(\d+)\.eds$/.exec(log)![1];
+    writeFileSync(
+      join(dir, 'lw.sql'),
+      "%limit 5\n-- the logs r.sql captured\nLOAD UPSERTS FROM 'items' PATH 'logs';\nPRINT 'played';\n",
+    );
+    await cli(dir, ['job', 'create', 'play', '--writer', 'lw.sql']);
+    const load = async () => /^load +(.*)$/m.exec(await cli(dir, ['job', 'show', 'play']))?.[1];
+    assert.equal(await load(), `items in logs: no watermark yet, next ${first} (2 logs waiting)`);
+    await cli(dir, ['job', 'run', 'play']);
+    assert.equal(await load(), `items in logs: watermark ${id(first)}, next ${second} (1 log waiting)`);
+    await cli(dir, ['job', 'run', 'play']);
+    assert.equal(await load(), `items in logs: watermark ${id(second)}, no log after it`);
+    // A writer without LOAD has no such line; nor does a reader.
+    await cli(dir, ['job', 'create', 'sync', '--reader', 'r.sql', '--writer', 'w.sql']);
+    assert.doesNotMatch(await cli(dir, ['job', 'show', 'sync']), /^load/m);
+    // A LOAD whose name cannot be worked out says why.
+    writeFileSync(join(dir, 'bad.sql'), "LOAD UPSERTS FROM 'items_{{@nosuch}}' PATH 'logs';\nPRINT 'x';\n");
+    await cli(dir, ['job', 'create', 'bad', '--writer', 'bad.sql']);
+    assert.match(await cli(dir, ['job', 'show', 'bad']), /^load +cannot tell: unknown pipeline variable @nosuch/m);
+  },
+);
+
+test(
   "changelog replay reports a writer's error as job run does (file:line:col, statement, caret); a missing or damaged log is refused before anything runs, no run recorded",
   LIMITS,
   async () => {

@@ -205,7 +205,7 @@ test(
 );
 
 test(
-  'job run killed (kill -9) as it removes its finished push’s progress record, after its watermark moved: a later changelog replay of that log sends every batch again',
+  'job run killed (kill -9) as it removes its finished push’s progress record, after its success was recorded: a later changelog replay of that log sends every batch again, and the next run moves the watermark',
   { ...LIMITS, skip: NO_STRACE },
   async () => {
     const server = await startHttpServer((_req, res) => sendJson(res, {}));
@@ -223,7 +223,7 @@ test(
     await p.cli('run', 'c.sql');
     const [log] = readdirSync(join(p.dir, 'logs')).filter((f) => f.endsWith('.eds'));
     await p.cli('job', 'create', 'j', '--writer', 'w.sql');
-    // The push's record is removed once the run's success is recorded and its watermark moved.
+    // The push's record is removed once the run's success is recorded, before its watermark moves.
     const record = join(p.dir, 'logs', `${log}.progress.json`);
     await killedAt(p, 'unlink,unlinkat', record);
     assert.equal(server.requests.length, 3);
@@ -236,6 +236,9 @@ test(
     // A deliberate replay of the log plays it to the target again, as after a run that was not killed.
     const replay = await p.cli('changelog', 'replay', join('logs', log), '--job', 'j');
     assert.doesNotMatch(replay.stderr, /sent by an earlier push/);
+    assert.equal(server.requests.length, 6);
+    // The killed run's success stands: its LOAD watermark moves at the next start, which plays no log again.
+    assert.match(await nextMoving(p, 'orders.watermark'), /no new change log of 'orders'/);
     assert.equal(server.requests.length, 6);
   },
 );

@@ -154,7 +154,7 @@ test('a job script that does not parse is refused when saved (%%job, %job create
   assert.equal(saved.filter((r) => r.kind === 'error').length, 0, JSON.stringify(saved));
 });
 
-test('an error of a magic line has its line and the column of the bad argument; the line shown masks the other arguments', async () => {
+test('an error of a magic line has its line and the column of the bad argument; the line shown masks the arguments that may be secrets', async () => {
   const s = newSession();
   const failure = async (cell: string) => {
     const results = await collect(s, cell);
@@ -189,7 +189,7 @@ test('an error of a magic line has its line and the column of the bad argument; 
   cell = '%connection add api http://127.0.0.1:9 --basic s3cret';
   e = await failure(cell);
   assert.deepEqual([e.line, e.column, e.message], [1, at(cell, '--basic'), '--basic must look like a:b']);
-  assert.equal(e.shown[0], '%connection add *** ****************** --basic ******');
+  assert.equal(e.shown[0], '%connection add api ****************** --basic ******');
   // A flag's value written with = is found inside its word.
   cell = '%connection add api http://127.0.0.1:9 --timeout=soon';
   e = await failure(cell);

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { caretLines } from '../../runtime/errors';
 import type { Result } from '../../runtime/results';
 import { inspect } from '../../runtime/services/inspect';
 import { Session } from '../../runtime/session';
@@ -181,6 +182,63 @@ test('a token as the user of an http(s) URL, and ?pass= / ?session= values, are 
   // A user name beside a password, or in a database URL, is no secret: only the password is masked.
   const pg = await outputOf(session, '%connection add pg postgres://app@127.0.0.1:1/shop\n%connection list');
   assert.match(pg, /postgres:\/\/app@127\.0\.0\.1:1\/shop/);
+  await session.close();
+});
+
+/** The line a magic's error shows under its caret (the cell's line the error is on), and its message. */
+async function magicError(session: Session, cell: string): Promise<{ line: string; message: string }> {
+  const results: Result[] = [];
+  for await (const r of session.execute(cell)) results.push(r);
+  const error = results.find((r) => r.kind === 'error');
+  assert.ok(error?.kind === 'error', `${cell}: no error`);
+  return { line: caretLines(error.source, error.error.position!)[0], message: error.error.message };
+}
+
+test('a magic’s error masks in its caret line only the arguments its secretArgs declare: secrets never show, a job name, trigger kind or variable name do', async () => {
+  const { session } = tempSession({}, 'secrets');
+  await session.run("%%job known writer\nPRINT 'x';\n");
+  const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+  const stars = (text: string) => text.replace(/\S/g, '*');
+  const url = 'http://127.0.0.1:9';
+  // [cell, the words its caret line masks]: each magic whose arguments may hold a secret, and one that has none.
+  const cases: [string, ...string[]][] = [
+    // %job: only --signing-secret's value; a name, a trigger kind, a file are what the error is about.
+    ['%job trigger known --on sometimes --run nosuch'],
+    ['%job trigger nosuch --on success --run known'],
+    [`%job update known --signing-secret ${secret} --bogus`, secret],
+    [`%job update known --signing-secret=${secret} --bogus`, secret],
+    // A switch with create: a secret written after it by mistake; a misspelt option's value.
+    [`%job create other --writer w.sql --signing-secret ${secret}`, secret],
+    [`%job update known --signing-secrt ${secret}`, secret],
+    // %var: set's value, however many words it was written as; the name shows.
+    ['%var set --encrypted token hello SECRETVAL1 world', 'hello SECRETVAL1 world'],
+    // After an option the magic does not know, the next word may be its value, or a positional one.
+    ['%var set --bogus token SECRETVAL1', 'token SECRETVAL1'],
+    // A subcommand the magic does not know: every word after it.
+    ['%var sett token SECRETVAL1', 'token SECRETVAL1'],
+    // %connection: the URL (and words after it), --basic/--bearer/--apikey/--header/--postgres values; the name shows.
+    [
+      '%connection add api http://u:SECRETPW2@127.0.0.1:9 --basic SECRETPW3',
+      'http://u:SECRETPW2@127.0.0.1:9',
+      'SECRETPW3',
+    ],
+    [`%connection add api ${url} --bearer=SECRETTOK4 --timeout soon`, url, 'SECRETTOK4'],
+    [`%connection add api ${url} --barer SECRETTOK5`, url, 'SECRETTOK5'],
+    [`%connection add api ${url} --apikey "X-Key SECRETKEY6"`, url, '"X-Key SECRETKEY6"'],
+    [`%connection add api ${url} --header "X-Key SECRETKEY7"`, url, '"X-Key SECRETKEY7"'],
+    ['%connection add pg --postgres postgres://app:SECRETPW8@h/db --bogus', 'postgres://app:SECRETPW8@h/db'],
+    // A magic none of whose arguments is a secret shows its line as written.
+    ['%webhook start --job nosuch'],
+  ];
+  for (const [cell, ...hidden] of cases) {
+    const error = await magicError(session, cell);
+    const line = hidden.reduce((text, word) => text.replace(word, stars(word)), cell);
+    assert.equal(error.line, line, `${cell}: ${error.message}`);
+    assert.ok(!error.message.includes(secret) && !error.message.includes('SECRET'), `${cell}: ${error.message}`);
+  }
+  // The cell form's first line likewise.
+  const cell = await magicError(session, `%%job nightly writer --signing-secret ${secret}\nPRINT 1;\n`);
+  assert.equal(cell.line, `%%job nightly writer --signing-secret ${stars(secret)}`);
   await session.close();
 });
 
