@@ -10,6 +10,7 @@ import {
   isTriggerKind,
   type JobReport,
   JobStore,
+  loadLine,
   newSigningSecret,
   redactScriptLine,
   runRecords,
@@ -34,7 +35,8 @@ import {
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
   sqlcdc job list [--output table|json] [--workspace DIR]
   sqlcdc job update NAME ${UPDATE_OPTIONS} [--workspace DIR]
-  sqlcdc job show|run|delete NAME [--workspace DIR]
+  sqlcdc job show NAME [--output text|json] [--workspace DIR]
+  sqlcdc job run|delete NAME [--workspace DIR]
   sqlcdc job runs NAME [--output table|json] [--workspace DIR]
   sqlcdc job trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER [--workspace DIR]`;
 
@@ -192,9 +194,30 @@ async function run(args: string[]): Promise<number> {
       return EXIT.ok;
     }
     case 'show': {
+      const output = values.output ?? 'text';
+      if (output !== 'text' && output !== 'json')
+        throw new UsageError(`--output of job show must be text or json, not '${output}'`);
       const job = store.get(one(rest, 'show'));
       const s = summary(job);
       const hwm = storedHighWatermark(store.workspace, job.name);
+      const loads = await store.loads(job.name, process.cwd());
+      // The scripts as written, but a connection magic in them shows no secret.
+      const script = (part: 'reader' | 'writer') =>
+        s[part] === null ? null : store.script(job.name, part).trimEnd().split('\n').map(redactScriptLine).join('\n');
+      if (output === 'json') {
+        out(
+          `${JSON.stringify({
+            ...s,
+            saveSample: job.saveSample,
+            signingSecret: job.signingSecret !== undefined,
+            highWatermark: hwm ?? null,
+            loads,
+            folder: store.jobFolder(job.name),
+            scripts: { reader: script('reader'), writer: script('writer') },
+          })}\n`,
+        );
+        return EXIT.ok;
+      }
       const lines = [
         `job            ${job.name}`,
         `kind           ${job.kind}`,
@@ -205,17 +228,12 @@ async function run(args: string[]): Promise<number> {
         `signing secret ${job.signingSecret ? 'set' : 'none'}`,
         `triggers       ${s.triggers.map((t) => `${t.on} → ${t.run}`).join(', ') || 'none'}`,
         `high watermark ${hwm ? `${hwm.value} (${hwm.type})` : 'none'}`,
-        ...(await store.loads(job.name, process.cwd())).map((l) => `load           ${l}`),
+        ...loads.map((l) => `load           ${loadLine(l, loads.length > 1)}`),
         `folder         ${store.jobFolder(job.name)}`,
       ];
-      for (const script of ['reader', 'writer'] as const) {
-        // The script as written, but a connection magic in it shows no secret.
-        if (s[script] !== null)
-          lines.push(
-            '',
-            `${script}.sql:`,
-            store.script(job.name, script).trimEnd().split('\n').map(redactScriptLine).join('\n'),
-          );
+      for (const part of ['reader', 'writer'] as const) {
+        const text = script(part);
+        if (text !== null) lines.push('', `${part}.sql:`, text);
       }
       out(`${lines.join('\n')}\n`);
       return EXIT.ok;

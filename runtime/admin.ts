@@ -5,6 +5,7 @@
 // the parser or the commands (test/cli/startup.test.ts checks what those commands load); runtime/index.ts
 // exports the same.
 export { JobStore, settingsInWords, summary } from './jobs/store';
+export { loadLine, type LoadShown } from './jobs/load-shown';
 export type { OpenSession } from './jobs/sessions';
 export type { JobReport } from './jobs/runner';
 export { isTriggerKind, TRIGGER_KINDS } from './jobs/job';

@@ -5,46 +5,52 @@ import { splitCell } from '../script/cell';
 import { parseScript } from '../script/parser';
 import type { Load } from '../script/ast';
 import type { Scope } from '../scope';
-import { counted } from '../util/words';
+import type { LoadShown } from './load-shown';
 import type { JobSession } from './sessions';
 
 /**
- * What the LOAD each script of a job starts with reads next, as `job show` says it: the log's folder,
- * LOAD's watermark there (the execution id of the last log the job played), and the log the next run
- * plays, with how many wait. Looked up as a run of the job would, in a session `open` gives (the
- * job's pipeline, its working directory), without running the scripts' magics; what cannot be looked
- * up says why. A script's name prefixes its line when there are several.
+ * What the LOAD each script of a job starts with reads next, looked up as a run of the job would, in
+ * a session `open` gives (the job's pipeline, its working directory), without running the scripts'
+ * magics.
  */
 export async function describeLoads(
-  scripts: readonly { name: string; source: string }[],
+  scripts: readonly { name: 'reader' | 'writer'; source: string }[],
   open: () => JobSession,
   pipeline: string,
-): Promise<string[]> {
+): Promise<LoadShown[]> {
   const session = open();
   try {
     const run = session.newRun({ pipeline });
     const scope: Scope = { session: run.session, run, dataset: run.dataset };
-    const lines: string[] = [];
+    const shown: LoadShown[] = [];
     for (const { name, source } of scripts) {
       const first = parseScript(source, splitCell(source).bodyOffset).statements[0];
       if (first?.kind !== 'Load') continue;
-      const said = await describeLoad(first, scope).catch((e: unknown) => `cannot tell: ${toScriptError(e).message}`);
-      lines.push(`${scripts.length > 1 ? `${name} ` : ''}${said}`);
+      shown.push(
+        await describeLoad(name, first, scope).catch((e: unknown) => ({
+          script: name,
+          error: toScriptError(e).message,
+        })),
+      );
     }
-    return lines;
+    return shown;
   } finally {
     await session.close();
   }
 }
 
-async function describeLoad(stmt: Load, scope: Scope): Promise<string> {
+async function describeLoad(script: 'reader' | 'writer', stmt: Load, scope: Scope): Promise<LoadShown> {
   const name = evaluateText(stmt.name, scope).trim();
   const location = loadFolder(stmt, name, scope);
-  if (namesOneFile(name)) return `${name} in ${location.label}: that file each run (no watermark)`;
+  if (namesOneFile(name)) return { script, name, folder: location.label, oneFile: true };
   const { watermark, stored, waiting } = await loadPosition(name, location, stmt, scope);
-  const from = watermark === undefined ? 'no watermark yet' : `watermark ${watermark}${stored ? '' : ' (INITIAL_ID)'}`;
-  const next = waiting[0]
-    ? `next ${waiting[0].fileName} (${counted(waiting.length, 'log')} waiting)`
-    : `no log after it`;
-  return `${name} in ${location.label}: ${from}, ${next}`;
+  return {
+    script,
+    name,
+    folder: location.label,
+    watermark: watermark ?? null,
+    initialId: watermark !== undefined && !stored,
+    next: waiting[0]?.fileName ?? null,
+    waiting: waiting.length,
+  };
 }

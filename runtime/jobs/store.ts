@@ -20,6 +20,7 @@ import {
 } from './job';
 import { JsonLines } from '../util/json-lines';
 import { didYouMean } from '../util/suggest';
+import type { LoadShown } from './load-shown';
 import type { RunLine } from './run-log';
 import type { OpenSession } from './sessions';
 
@@ -395,7 +396,7 @@ export class JobStore extends JobDefinitions {
    * script whose text does not start with LOAD is passed over without loading the interpreter, which
    * the other jobs' `job show` does without.
    */
-  async loads(name: string, cwd: string): Promise<string[]> {
+  async loads(name: string, cwd: string): Promise<LoadShown[]> {
     const job = this.get(name);
     const scripts = (['reader', 'writer'] as const)
       .filter((s) => (s === 'reader' ? hasReader(job) : hasWriter(job)))

@@ -220,6 +220,27 @@ test(
     assert.equal(await load(), `items in logs: watermark ${id(first)}, next ${second} (1 log waiting)`);
     await cli(dir, ['job', 'run', 'play']);
     assert.equal(await load(), `items in logs: watermark ${id(second)}, no log after it`);
+    // The same as data: one object per LOAD, beside the job's settings and its scripts.
+    const shown = JSON.parse(await cli(dir, ['job', 'show', 'play', '--output', 'json'])) as Record<string, unknown>;
+    assert.deepEqual(shown.loads, [
+      {
+        script: 'writer',
+        name: 'items',
+        folder: 'logs',
+        watermark: id(second),
+        initialId: false,
+        next: null,
+        waiting: 0,
+      },
+    ]);
+    assert.equal(shown.name, 'play');
+    assert.equal(shown.kind, 'writer');
+    assert.equal(shown.signingSecret, false);
+    assert.equal(shown.highWatermark, null);
+    assert.deepEqual(shown.scripts, { reader: null, writer: readFileSync(join(dir, 'lw.sql'), 'utf8').trimEnd() });
+    const usage = await sqlcdc(dir, ['job', 'show', 'play', '--output', 'table', '--workspace', 'ws']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--output of job show must be text or json, not 'table'/);
     // A writer without LOAD has no such line; nor does a reader.
     await cli(dir, ['job', 'create', 'sync', '--reader', 'r.sql', '--writer', 'w.sql']);
     assert.doesNotMatch(await cli(dir, ['job', 'show', 'sync']), /^load/m);
@@ -227,6 +248,12 @@ test(
     writeFileSync(join(dir, 'bad.sql'), "LOAD UPSERTS FROM 'items_{{@nosuch}}' PATH 'logs';\nPRINT 'x';\n");
     await cli(dir, ['job', 'create', 'bad', '--writer', 'bad.sql']);
     assert.match(await cli(dir, ['job', 'show', 'bad']), /^load +cannot tell: unknown pipeline variable @nosuch/m);
+    const bad = JSON.parse(await cli(dir, ['job', 'show', 'bad', '--output', 'json'])) as {
+      loads: { script: string; error: string }[];
+    };
+    assert.equal(bad.loads.length, 1);
+    assert.equal(bad.loads[0].script, 'writer');
+    assert.match(bad.loads[0].error, /^unknown pipeline variable @nosuch/);
   },
 );
 
