@@ -27,6 +27,7 @@ import type {
   SelectHttp,
   SinkDb,
   SinkDrive,
+  Statement,
   Text,
   TraceSpec,
   TxSpec,
@@ -109,29 +110,7 @@ const LOAD_STREAMS: [TokenType, 'upserts' | 'updates' | 'deletes'][] = [
 ];
 
 /** What the rule of a statement returns: its fields but the common ones the parser adds. */
-export type StatementBody = Body<
-  | SelectHttp
-  | SelectDb
-  | SelectDrive
-  | Load
-  | ApplyTx
-  | ApplySchema
-  | ApplyPipeline
-  | ApplyHttp
-  | ApplyFilter
-  | AddColumn
-  | ZipColumn
-  | ExecOnDb
-  | Capture
-  | PushHttp
-  | SinkDrive
-  | PushDrive
-  | SinkDb
-  | PushDb
-  | Merge
-  | Print
-  | Exit
->;
+export type StatementBody = Body<Statement>;
 
 /**
  * The statement grammar. The parser module identifies the command from its leading keywords and
