@@ -167,7 +167,7 @@ test("session.md's table of magics shows each magic %help lists, with its usage'
   }
   const cellMagics = session.magics
     .all()
-    .filter((m) => m.cell)
+    .filter((m) => m.cell !== undefined)
     .map((m) => m.name);
   assert.deepEqual(
     forms.filter((f) => f.cell).map((f) => f.magic),
@@ -280,7 +280,7 @@ test("jupyter.md's table names the kernel's magics, and their subcommands and us
   for (const f of rows) {
     const magic = kernel.find((m) => m.name === f.magic)!;
     if (f.cell) {
-      assert.ok(magic.cell, `%%${f.magic} is a cell magic`);
+      assert.ok(magic.cell !== undefined, `%%${f.magic} is a cell magic`);
       continue;
     }
     if (!magic.words || wordsAreValues(magic)) {
