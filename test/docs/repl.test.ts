@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { tempDir } from '../helpers/session';
+import { SQLCDC } from '../repl/harness';
 import { DOCS, DocPage } from './harness';
 import { codeSpans, tableOf } from './tables';
 
@@ -54,20 +56,45 @@ test('the banner names the workspace found in a parent folder', async () => {
   assert.ok(r.stdout.startsWith(banner), r.stdout);
 });
 
-/** The commands `.help` lists, from what a piped REPL prints (`.editor` is made in a terminal only). */
+/** The commands `.help` lists, from what the REPL printed. */
 function helpCommands(printed: string): string[] {
   const lines = printed.split('\n');
   const from = lines.indexOf('REPL commands:') + 1;
   return lines.slice(from, lines.indexOf('', from)).map((l) => /^ {2}\.(\S+)/.exec(l)![1]);
 }
 
+const TTY_DRIVER = resolve(__dirname, '../../../test/repl/py/tty_driver.py');
 const commandRows = tableOf(readFileSync(resolve(DOCS, 'repl.md'), 'utf8'), ['command', 'what it does']);
 const commandOf = (row: string[]) => /^\.(\w+)/.exec(codeSpans(row[0])[0])![1];
 
-test("repl.md's table of REPL commands is the REPL's, as .help lists them", async () => {
-  const r = await sqlcdc(folder(), [], { input: '.help\n' });
+/** What `.help` prints in a pseudo-terminal (test/repl/py/tty_driver.py drives it), line ends as `\n`. */
+function helpInTerminal(): string {
+  const dir = tempDir('docs-repl-tty');
+  const steps = join(dir, 'steps.json');
+  writeFileSync(
+    steps,
+    JSON.stringify([
+      ['expect', 'sqlcdc> '],
+      ['send', '.help\r'],
+      ['expect', 'Documentation:[\\s\\S]*sqlcdc> '],
+      ['send', '\x04'],
+    ]),
+  );
+  const r = spawnSync('/usr/bin/python3', [TTY_DRIVER, steps, '--', process.execPath, SQLCDC], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, SQLCDC_HOME: join(dir, 'ws'), NO_COLOR: '1', TERM: 'xterm', COLUMNS: '200' },
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  return r.stdout.replace(/\r\n?/g, '\n');
+}
+
+test("repl.md's table of REPL commands is the REPL's, as .help lists them in a terminal and on a pipe", async () => {
+  assert.deepEqual(commandRows.map(commandOf).sort(), helpCommands(helpInTerminal()));
+  // `.editor` is node's, made in a terminal only; the rows say which.
   const inTerminal = commandRows.filter((row) => row[1].startsWith('(in a terminal)')).map(commandOf);
-  assert.deepEqual(inTerminal, ['editor']);
+  const r = await sqlcdc(folder(), [], { input: '.help\n' });
   assert.deepEqual(
     commandRows
       .map(commandOf)
