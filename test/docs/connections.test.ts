@@ -187,5 +187,20 @@ test(
     await runOk(session, table.replace('up:pw@127.0.0.1:2121', site), `session.md: ${table}`);
     await runOk(session, "SINK INTO DRIVE [site] FORMAT CSV FILE 'site.csv' ADD_HEADER;", 'a SINK to [site]');
     assert.ok(readdirSync(server.root).includes('site.csv'));
+    // changelog.md: a CAPTURE to a folder of the FTP site, as its table's example writes it.
+    const changelogMd = readFileSync(join(DOCS, 'changelog.md'), 'utf8');
+    const capture = /`(%connection add site ftp:\/\/[^`]+)`/.exec(changelogMd)![1];
+    await runOk(session, capture.replace('user:pw@host:21', site), `changelog.md: ${capture}`);
+    const path = /`… (WITH PATH \[site\] '[^']+');`/.exec(changelogMd)![1];
+    // A pipeline of its own: drives.md's PUSH above captured 'orders' already.
+    const cell = `%pipeline changelog_docs\nCAPTURE 'orders' ON KEYS 'id' ${path};`;
+    const { said } = await runOk(session, cell, `changelog.md: ${path}`);
+    const shown = /`(change log \[site\] [^`]+)`/.exec(changelogMd)![1];
+    const [prefix, suffix] = shown.split('…');
+    assert.ok(
+      said.some((line) => line.startsWith(prefix) && line.split(':')[0].endsWith(suffix)),
+      `says ${shown}: ${said.join(' | ')}`,
+    );
+    assert.ok(readdirSync(join(server.root, 'cdc', 'orders')).some((f) => /^orders_\d+\.eds$/.test(f)));
   },
 );
