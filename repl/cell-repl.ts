@@ -57,6 +57,8 @@ export class CellRepl {
   private lines: Promise<void> = Promise.resolve();
   private busy = false;
   private exited = false;
+  /** `.exit` was read: the lines after it are not run. */
+  private exiting = false;
   /**
    * The statements of the cells that ran without an error, in order, for .save. Magic lines are
    * left out: they may carry secrets (%connection add … --bearer), and a saved file is run as one
@@ -214,12 +216,16 @@ export class CellRepl {
     const nodeLine = this.server.listeners('line') as ((line: string) => void)[];
     this.server.removeAllListeners('line');
     this.server.on('line', (line: string) => {
+      // After .exit, lines already read (the rest of a piped script) are dropped: node would run
+      // them, as its .exit closes the REPL only on the next tick.
+      if (this.exiting) return;
       const trimmed = line.trim();
       // The lines node reads as a command: what its own line handler tests.
       const command = trimmed.startsWith('.') && trimmed[1] !== '.' && Number.isNaN(parseFloat(trimmed));
       const keyword = /^\.(\S*)/.exec(trimmed)?.[1] ?? '';
       const editing = (this.server as unknown as { editorMode: boolean }).editorMode;
       if (!command || editing || Object.hasOwn(this.server.commands, keyword)) {
+        if (command && !editing && keyword === 'exit') this.exiting = true;
         for (const listener of nodeLine) listener.call(this.server, line);
       } else if (this.pending) {
         this.enqueue(

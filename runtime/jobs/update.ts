@@ -13,8 +13,13 @@ export interface UpdateOptions {
   noSigningSecret: boolean;
 }
 
-export const UPDATE_OPTIONS =
-  '{--webhook | --no-webhook} {--save-sample | --no-save-sample} {--signing-secret whsec_…|-|new | --no-signing-secret}';
+/** The options of `job update`; `-` (a secret read from stdin) only where there is a stdin to read. */
+export function updateOptions(stdin: boolean): string {
+  return `{--webhook | --no-webhook} {--save-sample | --no-save-sample} {--signing-secret whsec_…|${stdin ? '-|' : ''}new | --no-signing-secret}`;
+}
+
+/** `sqlcdc job update`'s options. */
+export const UPDATE_OPTIONS = updateOptions(true);
 
 /**
  * The settings the options ask for, and the secret made for `--signing-secret new`, which only its

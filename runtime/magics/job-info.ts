@@ -1,10 +1,11 @@
 import { TRIGGER_KINDS } from '../jobs/job';
-import { UPDATE_OPTIONS } from '../jobs/update';
+import { updateOptions } from '../jobs/update';
 import type { FlagSpec } from './args';
 import type { MagicInfo } from './magic';
 
 export const SETTINGS = '[--webhook] [--save-sample] [--signing-secret]';
-export const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] ${SETTINGS} | list | run NAME | update NAME ${UPDATE_OPTIONS} | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
+// A notebook has no stdin: `%job update … --signing-secret -` is refused (job.ts), so its usage does not offer it.
+export const USAGE = `%job create NAME [--reader F.sql] [--writer F.sql] ${SETTINGS} | list | run NAME | update NAME ${updateOptions(false)} | trigger NAME --on ${TRIGGER_KINDS.join('|')} --run OTHER`;
 export const CELL_USAGE = `%%job NAME reader|writer ${SETTINGS}, then the script`;
 const SETTING_FLAGS = { webhook: 'switch', 'save-sample': 'switch', 'signing-secret': 'switch' } as const;
 export const OPTIONS = {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli as sqlcdc } from '../helpers/cli';
@@ -110,6 +111,52 @@ test("%webhook start: a session's statements reach its listener through @webhook
   } finally {
     await session.close();
   }
+});
+
+/** A request written as bytes (what fetch cannot send), and the listener's answer: status and JSON body. */
+async function raw(request: string): Promise<{ status: number; body: { error?: string } }> {
+  const { hostname, port } = new URL(env.U);
+  const socket = connect(Number(port), hostname);
+  socket.end(request);
+  let answer = '';
+  for await (const chunk of socket) answer += String(chunk);
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+  return { status, body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error?: string } };
+}
+
+test('the refusals answer the JSON reasons the page quotes', async () => {
+  const text = page.blocks
+    .map((b) => b.before)
+    .join('')
+    .replace(/\s+/g, ' ');
+  /** The page's quote that starts with `start`, up to its closing backtick; a closing `…` stands for the rest. */
+  const quoted = (start: string) => {
+    const i = text.indexOf(`\`${start}`);
+    assert.ok(i >= 0, `webhook.md quotes ${start}`);
+    return text.slice(i + 1, text.indexOf('`', i + 1)).replace(/ …$/, '');
+  };
+  const auth = { authorization: `Bearer ${env.KEY}`, 'content-type': 'application/json' };
+  const post = async (query: string, body: string, headers: Record<string, string> = {}) => {
+    const r = await fetch(`${env.U}?guid=${env.G}${query}`, { method: 'POST', body, headers: { ...auth, ...headers } });
+    return { status: r.status, error: ((await r.json()) as { error?: string }).error ?? '' };
+  };
+  const nested = await post('', `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+  assert.equal(nested.status, 400);
+  assert.ok(nested.error.startsWith(quoted('bad payload: it is nested too deeply')), nested.error);
+  const rootpath = await post('&rootpath=$.data.itemz', '{"data": {"items": []}}');
+  assert.equal(rootpath.status, 400);
+  assert.ok(rootpath.error.startsWith(quoted("bad payload: rootpath '$.data.itemz'")), rootpath.error);
+  await post('', '{"id": 42}', { 'idempotency-key': 'order-42' });
+  const reused = await post('', '{"id": 43}', { 'idempotency-key': 'order-42' });
+  assert.equal(reused.status, 422);
+  assert.ok(reused.error.startsWith(quoted("Idempotency-Key 'order-42'")), reused.error);
+  const guid = `/job/push?guid=${env.G}`;
+  const twice = await raw(`POST ${guid} HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}`);
+  assert.deepEqual(twice, { status: 400, body: JSON.parse(quoted('{"error": "malformed HTTP request')) as unknown });
+  const hostless = await raw(
+    `POST ${guid} HTTP/1.1\r\nAuthorization: Bearer ${env.KEY}\r\nContent-Length: 2\r\n\r\n{}`,
+  );
+  assert.deepEqual(hostless, { status: 400, body: { error: quoted('an HTTP/1.1 request needs a Host header') } });
 });
 
 test('every example of docs/webhook.md ran', () => page.assertEveryExampleRan());

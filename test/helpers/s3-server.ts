@@ -18,11 +18,11 @@ export interface S3Server {
 
 /**
  * An S3-compatible server (s3rver: the S3 REST API over HTTP on 127.0.0.1, objects kept in a temp
- * folder) with one bucket, taking the access key id `keyId` (and its own, S3RVER). s3rver refuses an
+ * folder) with one bucket, taking the access key id `keyId` (or each of a list) and its own, S3RVER. s3rver refuses an
  * unknown key id but does not verify SigV4 signatures, so a wrong secret goes unnoticed. The helpers
  * read and write through the AWS SDK, as a user's other tools would.
  */
-export async function startS3Server(keyId: string, bucket = 'lake'): Promise<S3Server> {
+export async function startS3Server(keyId: string | readonly string[], bucket = 'lake'): Promise<S3Server> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // s3rver is a dev dependency and CommonJS; loaded here so that the runtime never sees it.
   const S3rver = require('s3rver') as new (options: object) => {
@@ -32,7 +32,7 @@ export async function startS3Server(keyId: string, bucket = 'lake'): Promise<S3S
   const accounts = require('s3rver/lib/models/account') as {
     DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void };
   };
-  accounts.DUMMY_ACCOUNT.createKeyPair(keyId, 'unchecked');
+  for (const id of typeof keyId === 'string' ? [keyId] : keyId) accounts.DUMMY_ACCOUNT.createKeyPair(id, 'unchecked');
   const directory = tempDir('s3');
   const server = new S3rver({
     port: 0,
