@@ -76,6 +76,12 @@ test(
     assert.equal(list.code, 0, list.stderr);
     const entries = JSON.parse(list.stdout) as { fileName: string; pipeline: string }[];
     assert.deepEqual(
+      Object.keys(entries[0]),
+      ['path', 'fileName', 'name', 'executionId', 'size', 'encrypted', 'signed', 'pipeline', 'createdAt', 'counts'],
+      'the keys docs/changelog.md names',
+    );
+    assert.deepEqual((entries[0] as unknown as { counts: unknown }).counts, { inserts: 2, updates: 0, deletes: 0 });
+    assert.deepEqual(
       entries.map((e) => [e.fileName, e.pipeline]),
       [['orders.eds', 'capture']],
     );
