@@ -59,10 +59,11 @@ test(
   },
 );
 
-test('sslmode=disable talks plain text; without sslmode the connection is plain too (pg)', LIMITS, async () => {
-  for (const query of ['?sslmode=disable', '']) {
-    const r = await sslOf(`postgres://postgres@127.0.0.1:${server!.tlsPort}/postgres${query}`);
+test('sslmode=disable talks plain text; so do no sslmode (pg) and the Unix socket', LIMITS, async () => {
+  const tcp = `postgres://postgres@127.0.0.1:${server!.tlsPort}/postgres`;
+  for (const url of [`${tcp}?sslmode=disable`, tcp, await server!.newDatabase()]) {
+    const r = await sslOf(url);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, '[{"ssl":false}]\n', query);
+    assert.equal(r.stdout, '[{"ssl":false}]\n', url);
   }
 });

@@ -58,20 +58,34 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
   owner(dir);
   chmodSync(dir, 0o755);
   run('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  const tlsPort = options.tls ? freePort() : undefined;
-  const listen = tlsPort === undefined ? '-c listen_addresses=' : `-c listen_addresses=127.0.0.1 -p ${tlsPort}`;
-  run('pg_ctl', [
-    '-D',
-    join(dir, 'data'),
-    '-o',
-    `-k ${dir} ${listen} -c fsync=off${tlsPort === undefined ? '' : tlsSettings(dir, owner)}`,
-    '-l',
-    join(dir, 'log'),
-    '-w',
-    'start',
-  ]);
+  const tls = options.tls ? tlsSettings(dir, owner) : '';
+  const start = (listen: string) =>
+    run('pg_ctl', [
+      '-D',
+      join(dir, 'data'),
+      '-o',
+      `-k ${dir} ${listen} -c fsync=off${tls}`,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      'start',
+    ]);
+  let tlsPort: number | undefined;
+  if (!options.tls) start('-c listen_addresses=');
+  // The port is free when picked, but another process may take it before the server binds it: pick again.
+  for (let attempt = 1; options.tls && tlsPort === undefined; attempt++) {
+    const port = freePort();
+    try {
+      start(`-c listen_addresses=127.0.0.1 -p ${port}`);
+      tlsPort = port;
+    } catch (e) {
+      if (attempt === 5) throw e;
+    }
+  }
   let databases = 0;
-  const base = `postgres://postgres@/postgres?host=${encodeURIComponent(dir)}`;
+  // The port names the socket file too (.s.PGSQL.<port>).
+  const socket = `host=${encodeURIComponent(dir)}${tlsPort === undefined ? '' : `&port=${tlsPort}`}`;
+  const base = `postgres://postgres@/postgres?${socket}`;
   return {
     tlsPort,
     async newDatabase() {
@@ -81,7 +95,7 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
       await client.connect();
       await client.query(`CREATE DATABASE ${name}`);
       await client.end();
-      return `postgres://postgres@/${name}?host=${encodeURIComponent(dir)}`;
+      return `postgres://postgres@/${name}?${socket}`;
     },
     stop() {
       try {
