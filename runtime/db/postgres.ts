@@ -32,6 +32,15 @@ const POOL_SIZE = 4;
 /** Rows per COPY chunk written to the socket. */
 const COPY_CHUNK_ROWS = 2_000;
 
+/**
+ * The sslmode values whose meaning pg changes unless asked for libpq's: without `uselibpqcompat` pg
+ * takes `require` as `verify-full` (a self-signed server certificate is refused) and prints a warning.
+ * A connection line means what it means to psql: `require` encrypts without checking the certificate,
+ * `verify-ca` checks it against `sslrootcert`. `verify-full`, `disable` and pg's own `no-verify` mean
+ * the same either way and are left to pg.
+ */
+const LIBPQ_SSLMODE = /[?&]sslmode=(?:prefer|require|verify-ca)(?:&|$)/;
+
 const SYNTAX_ERROR = '42601';
 /** ON CONFLICT DO UPDATE meeting one key twice in the rows it inserts. */
 const CARDINALITY_VIOLATION = '21000';
@@ -57,8 +66,11 @@ export class PostgresEngine implements Engine {
   constructor(url: string, password: string | undefined) {
     this.secrets = password ? [password, encodeURIComponent(password)] : [];
     // A query parameter, because pg lets the connection string's empty password win over a separate one.
-    const connectionString =
-      password === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}password=${encodeURIComponent(password)}`;
+    const query = [
+      ...(password === undefined ? [] : [`password=${encodeURIComponent(password)}`]),
+      ...(LIBPQ_SSLMODE.test(url) && !/[?&]uselibpqcompat=/.test(url) ? ['uselibpqcompat=true'] : []),
+    ];
+    const connectionString = query.length ? `${url}${url.includes('?') ? '&' : '?'}${query.join('&')}` : url;
     this.pool = new pg.Pool({
       connectionString,
       max: POOL_SIZE,

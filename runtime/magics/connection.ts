@@ -84,7 +84,7 @@ function parseConnection(words: string[]): Connection {
   }
   if (kind === 'sqlite') {
     const file = target.slice('sqlite:'.length).replace(/^\/\//, '');
-    if (!file) throw new ScriptError('sqlite: needs a database file (sqlite:shop.db) or sqlite::memory:', 'semantic');
+    if (!file) throw new ArgumentError('sqlite: needs a database file (sqlite:shop.db) or sqlite::memory:', target);
     return { name, kind, file };
   }
   let parsed: URL;

@@ -7,7 +7,17 @@ import { removeTempDir, tempDir } from './temp';
 export interface PostgresServer {
   /** A connection URL for a database of its own: `postgres://postgres@/db?host=<socket folder>`. */
   newDatabase(): Promise<string>;
+  /** With `tls`: the TCP port on 127.0.0.1 where the server takes TLS with a self-signed certificate. */
+  tlsPort?: number;
   stop(): void;
+}
+
+export interface PostgresOptions {
+  /**
+   * Also listen on 127.0.0.1 with TLS on (a self-signed certificate for CN=localhost), as managed
+   * PostgreSQL services do. TLS needs TCP: PostgreSQL takes no TLS on its Unix socket.
+   */
+  tls?: boolean;
 }
 
 function binFolder(): string | undefined {
@@ -28,7 +38,7 @@ export function postgresUnavailable(): string | undefined {
  * Unix socket in that folder (no TCP port another test process could take). PostgreSQL refuses to run
  * as root, so as root it runs as the `postgres` user the Debian package creates.
  */
-export function startPostgres(): PostgresServer {
+export function startPostgres(options: PostgresOptions = {}): PostgresServer {
   const bin = binFolder();
   if (!bin) throw new Error(postgresUnavailable());
   const dir = tempDir('pg');
@@ -39,26 +49,45 @@ export function startPostgres(): PostgresServer {
     const r = spawnSync(command, argv, { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${tool} failed: ${r.stderr || r.stdout}`);
   };
-  if (asRoot) {
+  const owner = (path: string) => {
+    if (!asRoot) return;
     const pg = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
     const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-    chownSync(dir, Number(pg.stdout.trim()), Number(gid.stdout.trim()));
-  }
+    chownSync(path, Number(pg.stdout.trim()), Number(gid.stdout.trim()));
+  };
+  owner(dir);
   chmodSync(dir, 0o755);
   run('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  run('pg_ctl', [
-    '-D',
-    join(dir, 'data'),
-    '-o',
-    `-k ${dir} -c listen_addresses= -c fsync=off`,
-    '-l',
-    join(dir, 'log'),
-    '-w',
-    'start',
-  ]);
+  const tls = options.tls ? tlsSettings(dir, owner) : '';
+  const start = (listen: string) =>
+    run('pg_ctl', [
+      '-D',
+      join(dir, 'data'),
+      '-o',
+      `-k ${dir} ${listen} -c fsync=off${tls}`,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      'start',
+    ]);
+  let tlsPort: number | undefined;
+  if (!options.tls) start('-c listen_addresses=');
+  // The port is free when picked, but another process may take it before the server binds it: pick again.
+  for (let attempt = 1; options.tls && tlsPort === undefined; attempt++) {
+    const port = freePort();
+    try {
+      start(`-c listen_addresses=127.0.0.1 -p ${port}`);
+      tlsPort = port;
+    } catch (e) {
+      if (attempt === 5) throw e;
+    }
+  }
   let databases = 0;
-  const base = `postgres://postgres@/postgres?host=${encodeURIComponent(dir)}`;
+  // The port names the socket file too (.s.PGSQL.<port>).
+  const socket = `host=${encodeURIComponent(dir)}${tlsPort === undefined ? '' : `&port=${tlsPort}`}`;
+  const base = `postgres://postgres@/postgres?${socket}`;
   return {
+    tlsPort,
     async newDatabase() {
       const name = `t${process.pid}_${++databases}`;
       const { Client } = await import('pg');
@@ -66,7 +95,7 @@ export function startPostgres(): PostgresServer {
       await client.connect();
       await client.query(`CREATE DATABASE ${name}`);
       await client.end();
-      return `postgres://postgres@/${name}?host=${encodeURIComponent(dir)}`;
+      return `postgres://postgres@/${name}?${socket}`;
     },
     stop() {
       try {
@@ -76,4 +105,43 @@ export function startPostgres(): PostgresServer {
       }
     },
   };
+}
+
+/** A self-signed certificate and its key in `dir`, readable only by the server; the settings naming them. */
+function tlsSettings(dir: string, owner: (path: string) => void): string {
+  const cert = join(dir, 'server.crt');
+  const key = join(dir, 'server.key');
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
+  for (const file of [cert, key]) owner(file);
+  chmodSync(key, 0o600);
+  return ` -c ssl=on -c ssl_cert_file=${cert} -c ssl_key_file=${key}`;
+}
+
+/** A TCP port on 127.0.0.1 nobody listens on right now (the kernel's pick for port 0). */
+function freePort(): number {
+  const r = spawnSync(
+    process.execPath,
+    ['-e', "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"],
+    { encoding: 'utf8' },
+  );
+  return Number(r.stdout.trim());
 }
