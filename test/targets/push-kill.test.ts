@@ -31,6 +31,11 @@ interface Target {
   resumed: RegExp;
   /** What the next run says, having sent the second log (2 upserts, 1 delete). */
   next: RegExp;
+  /**
+   * True once the third batch has reached the target, where it can tell: the second batch's note can
+   * be written before the third call arrives, and a kill in between leaves one call fewer to count.
+   */
+  held?(): boolean;
 }
 
 /** Where the job's change logs go: the workspace by default, or an FTP site. */
@@ -85,8 +90,10 @@ async function killMidPush(target: Target, logs: Logs, afterKill?: () => void): 
         ),
       );
   try {
-    for (let i = 0; i < 2000 && !noted(); i++) await new Promise((go) => setTimeout(go, 5));
+    const held = () => target.held?.() ?? true;
+    for (let i = 0; i < 2000 && !(noted() && held()); i++) await new Promise((go) => setTimeout(go, 5));
     assert.ok(noted(), 'the batches done are noted');
+    assert.ok(held(), 'the third batch reached the target');
   } finally {
     child!.kill('SIGKILL');
   }
@@ -143,6 +150,7 @@ async function httpTarget(): Promise<Target & { received: string[]; calls(): num
     next: /PUSH INTO HTTP: 3 calls made, 3 rows sent/,
     received,
     calls: () => received.length,
+    held: () => received.length >= 3,
   };
 }
 
