@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import { Dataset, type Result } from '../../runtime/index';
 import type { Session } from '../../runtime/session';
 import { runCli } from '../helpers/cli';
+import { postgresUnavailable, startPostgres } from '../helpers/postgres';
 import { startHttpServer, type Handler, type TestServer } from '../helpers/http-server';
 import { tempDir, tempSession } from '../helpers/session';
 
@@ -188,3 +189,40 @@ test('a push reports its final message through Session.execute as a message resu
   ]);
   assert.deepEqual(JSON.parse(api.requests[0].body), [1, 2]);
 });
+
+test(
+  'TRACE INTO a PostgreSQL table (no stage): one row per call of both sections, TRUNCATE empties it once, the API key masked',
+  { skip: postgresUnavailable() },
+  async () => {
+    const pg = startPostgres();
+    try {
+      const api = await server(ok);
+      const { session: s } = session({ 'day1.csv': 'id,v\n1,a\n2,b\n', 'day2.csv': 'id,v\n2,b\n3,c\n' });
+      await s.run(`%connection add api ${api.url} --header "X-Api-Key: PGTRACEKEY1"`);
+      await s.run(`%connection add pg ${await pg.newDatabase()}`);
+      await s.run("SELECT * FROM DRIVE 'day1.csv'; CAPTURE 'x' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs';");
+      const trace = `TRACE INTO [pg] TABLE 'calls' WITH_PAYLOAD TRUNCATE`;
+      const push = `PUSH INTO HTTP [api] ON_UPSERT (PUT /u/{{id}}) ${trace} ON_DELETE (DELETE /d/{{id}}) ${trace};`;
+      await s.run(
+        `SELECT * FROM DRIVE 'day2.csv'; CAPTURE 'x' INSERTS UPDATES DELETES ON KEYS 'id' WITH PATH 'logs';\n${push}`,
+      );
+      await s.run(push);
+      await s.run(
+        'SELECT * FROM DB [pg] (SELECT method, status, request_headers, response_body, pg_typeof(time)::text AS t FROM calls ORDER BY method DESC);',
+      );
+      const rows = s.dataset.rows();
+      assert.deepEqual(
+        rows.map((r) => [r[0], r[1], r[3], String(r[4]).split(' ')[0]]),
+        [
+          ['PUT', 200, '{"ok": true}', 'timestamp'],
+          ['DELETE', 200, '{"ok": true}', 'timestamp'],
+        ],
+        'the second push emptied the table once and kept both of its calls',
+      );
+      assert.doesNotMatch(JSON.stringify(rows), /PGTRACEKEY1/);
+      assert.match(String(rows[0][2]), /X-Api-Key/i);
+    } finally {
+      pg.stop();
+    }
+  },
+);
