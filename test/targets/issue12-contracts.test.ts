@@ -226,3 +226,35 @@ test(
     }
   },
 );
+
+test("APPLY HTTP per row with RETRY_ON / RETRY_PATH / RETRY_COUNT: each row's call is repeated until its answer stops asking", async () => {
+  const tries = new Map<string, number>();
+  const api = await server((req, res) => {
+    const n = (tries.get(req.url) ?? 0) + 1;
+    tries.set(req.url, n);
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ state: n < 3 ? 'busy' : 'done', id: req.url.split('/').pop() }));
+  });
+  const { session: s } = session();
+  s.setDataset(Dataset.fromRows([{ name: 'id', type: { base: 'int' } }], [[1], [2]]));
+  await s.run(
+    `APPLY HTTP (GET ${api.url}/job/{{id}}) APPLY TX '$' WITH PROCESSING 'left join' RETRY_ON 'busy' RETRY_PATH '$.state' RETRY_INTERVAL 0 RETRY_COUNT 5;`,
+  );
+  assert.deepEqual(
+    api.requests.map((r) => r.url),
+    ['/job/1', '/job/1', '/job/1', '/job/2', '/job/2', '/job/2'],
+  );
+  const state = s.dataset.columns.findIndex((c) => c.name === 'state');
+  assert.deepEqual(
+    s.dataset.rows().map((r) => r[state]),
+    ['done', 'done'],
+  );
+  tries.clear();
+  await s.run(`APPLY HTTP (GET ${api.url}/job/9) WITH PROCESSING 'replace' RETRY_ONREGEX 'bu+sy' RETRY_INTERVAL 0;`);
+  assert.equal(
+    api.requests.filter((r) => r.url === '/job/9').length,
+    2,
+    'RETRY_COUNT defaults to 1: the call and one repeat',
+  );
+});
