@@ -20,23 +20,59 @@ export interface Position {
  * (a block's quoted default) is mapped as exactly as a string literal.
  */
 export function positionIn(base: Position | undefined, text: string, index: number): Position | undefined {
-  if (!base) return undefined;
-  let { line, column, offset } = base;
-  const written = base.written;
-  let w = 0;
-  const end = Math.min(index, text.length);
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i);
-    const width = c === 39 && written?.charCodeAt(w) === 39 && written.charCodeAt(w + 1) === 39 ? 2 : 1;
-    w += width;
-    offset += width;
-    if (endsLine(text, i)) {
-      line++;
-      column = 1;
-    } else column += width;
+  return new PositionCursor(base, text).at(index);
+}
+
+/**
+ * positionIn for many indexes of one text (a template's fields and calls): each index is reached from
+ * the last one asked, not from the text's start, so a text of n parts costs O(length) in all rather
+ * than O(n × length) (20,000 fields in one template took 8.5 s).
+ */
+export class PositionCursor {
+  private i = 0;
+  private w = 0;
+  private line = 0;
+  private column = 0;
+  private offset = 0;
+  /** Where the last `''` of the written text starts: past it, no position carries the written text. */
+  private readonly lastDoubled: number;
+
+  constructor(
+    private readonly base: Position | undefined,
+    private readonly text: string,
+  ) {
+    this.lastDoubled = base?.written?.lastIndexOf("''") ?? -1;
+    this.rewind();
   }
-  offset += Math.max(0, index - end);
-  return withWritten({ line, column, offset }, written?.slice(w));
+
+  at(index: number): Position | undefined {
+    const base = this.base;
+    if (!base) return undefined;
+    if (index < this.i) this.rewind();
+    const { text } = this;
+    const written = base.written;
+    const end = Math.min(index, text.length);
+    for (; this.i < end; this.i++) {
+      const c = text.charCodeAt(this.i);
+      const width = c === 39 && written?.charCodeAt(this.w) === 39 && written.charCodeAt(this.w + 1) === 39 ? 2 : 1;
+      this.w += width;
+      this.offset += width;
+      if (endsLine(text, this.i)) {
+        this.line++;
+        this.column = 1;
+      } else this.column += width;
+    }
+    const position = { line: this.line, column: this.column, offset: this.offset + Math.max(0, index - end) };
+    return written && this.w <= this.lastDoubled ? { ...position, written: written.slice(this.w) } : position;
+  }
+
+  private rewind(): void {
+    this.i = 0;
+    this.w = 0;
+    this.line = this.base?.line ?? 0;
+    this.column = this.base?.column ?? 0;
+    this.offset = this.base?.offset ?? 0;
+  }
 }
 
 /** A position whose value was written with doubled quotes carries the text as written (positionIn). */

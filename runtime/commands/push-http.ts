@@ -84,6 +84,7 @@ export const pushHttp: Command<PushHttp> = async (stmt, input, ctx) => {
   const progress = await readProgress(log, ctx.session.workspace);
   const notes = progressNotes(log, progress);
   try {
+    for (const s of sections) await s.tracer?.prepare();
     for (const s of sections) {
       try {
         await s.run(streams.executionId, progress, tally, () => {

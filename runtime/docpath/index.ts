@@ -100,12 +100,22 @@ export function selectDataset(
       'semantic',
       options.mustSelect.pos,
     );
-  const { records, raws } = documentRecords(root, kind, parts, options.rawCol !== undefined);
-  return recordsToDataset(records, {
-    inferText: kind === 'xml',
-    floatDecimal: options.floatDecimal,
-    raw: options.rawCol !== undefined ? { name: options.rawCol, values: raws! } : undefined,
-  });
+  try {
+    const { records, raws } = documentRecords(root, kind, parts, options.rawCol !== undefined);
+    return recordsToDataset(records, {
+      inferText: kind === 'xml',
+      floatDecimal: options.floatDecimal,
+      raw: options.rawCol !== undefined ? { name: options.rawCol, values: raws! } : undefined,
+    });
+  } catch (e) {
+    // A value thousands of levels deep overflows the stack of the typing (JSON.stringify of a cell):
+    // say what is wrong with the document, not V8's words (issue 16).
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      throw new ScriptError(
+        `${options.source ?? 'the document'} is nested too deeply (arrays or objects inside one another thousands of levels down)`,
+      );
+    throw e;
+  }
 }
 
 /** Whether `part` is a plain path (DocumentOptions.mustSelect) that selects no node at all in `root`. */

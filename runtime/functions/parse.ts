@@ -1,4 +1,4 @@
-import { positionIn, ScriptError, type Position } from '../errors';
+import { PositionCursor, ScriptError, type Position } from '../errors';
 import { NESTED_TOO_DEEPLY, NESTING_LIMIT } from '../script/limits';
 import { findFunction, suggestFunction } from './registry';
 import type { BinaryPrefix, FunctionDef } from './types';
@@ -79,15 +79,19 @@ const UNCLOSED_FIELD =
   /\s*(?:(?:ascii|base64|hex|utf8|unicode)\s*:\s*)?@?[A-Za-z_][A-Za-z0-9_.]*[ \t]*(?:\}(?!\})|\)|[\r\n]|$)/iy;
 
 class Parser {
+  private readonly positions: PositionCursor;
+
   constructor(
     private readonly src: string,
     private readonly base: Position | undefined,
     /** The text is a composite format string (FunctionDef.compositeFormat): `{{` may be a brace escape. */
     private readonly composite = false,
-  ) {}
+  ) {
+    this.positions = new PositionCursor(base, src);
+  }
 
   pos(i: number): Position | undefined {
-    return positionIn(this.base, this.src, i);
+    return this.positions.at(i);
   }
 
   error(message: string, i: number): ScriptError {

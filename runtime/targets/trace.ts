@@ -47,6 +47,8 @@ const TRACKING: Column[] = [
 export class Tracer {
   private rows: Value[][] = [];
   private prepared = false;
+  /** Whether the table needs no emptying any more: TRUNCATE and TRUNCATE_APPEND empty it once. */
+  private emptied: boolean;
   private readonly table: string;
   private readonly engine: Engine;
   private readonly columns: Column[];
@@ -72,6 +74,7 @@ export class Tracer {
     this.columns = spec.addTrackingFields ? [...COLUMNS, ...TRACKING] : COLUMNS;
     this.connectionHeaders = new Set(connectionHeaders.map((h) => h.toLowerCase()));
     this.stage = spec.stage && new TraceStage(spec.stage, this.table, scope);
+    this.emptied = !spec.truncate && !spec.truncateAppend;
   }
 
   /** Records one call; the rows go to the table in batches. */
@@ -92,6 +95,19 @@ export class Tracer {
       row.push(this.scope.run.executionId, this.scope.run.pipeline, new Date(Number(this.scope.run.executionId)));
     this.rows.push(row);
     if (this.rows.length >= TRACE_BATCH) await this.flush();
+  }
+
+  /**
+   * Empties the table (TRUNCATE, TRUNCATE_APPEND) before the statement's first call, so that a push
+   * whose sections trace into one table empties it once, not between them.
+   */
+  async prepare(): Promise<void> {
+    if (this.emptied) return;
+    await this.engine.transaction(async (db) => {
+      const table = tableName(this.table, db.dialect);
+      if (await db.columns(table)) await db.script(db.dialect.truncate(table.sql));
+    }, this.signal);
+    this.emptied = true;
   }
 
   /** Writes the rows kept so far, through the stage when there is one; the statement calls it once more at its end. */
@@ -120,8 +136,7 @@ export class Tracer {
     await this.engine.transaction(async (db) => {
       const table = tableName(this.table, db.dialect);
       let columns = await db.columns(table);
-      if (!this.prepared && columns && (this.spec.truncate || this.spec.truncateAppend))
-        await db.script(db.dialect.truncate(table.sql));
+      if (!this.emptied && columns) await db.script(db.dialect.truncate(table.sql));
       if (!columns) columns = await createTable(db, table, data);
       const { missing } = matchColumns(data, columns);
       if (missing.length) columns = columns.concat(await addColumns(db, table, data, missing));
@@ -129,6 +144,7 @@ export class Tracer {
       if (this.exec && data.rowCount) await sqlOnce(this.exec, db.dialect, this.scope, EXEC_WHY)(db);
     }, this.signal);
     this.prepared = true;
+    this.emptied = true;
   }
 }
 

@@ -346,8 +346,8 @@ class Interrupts(unittest.TestCase):
             if time.time() > deadline:
                 self.fail("the HTTP call never reached the server")
 
-    def interrupt_hanging_call(self, interrupt):
-        msg_id = self.kc.execute("SELECT * FROM HTTP [hang] (GET /never);")
+    def interrupt_hanging_call(self, interrupt, code="SELECT * FROM HTTP [hang] (GET /never);"):
+        msg_id = self.kc.execute(code)
         self.wait_for_http_call(msg_id)
         interrupt()
         reply = shell_reply(self.kc, msg_id)
@@ -365,6 +365,12 @@ class Interrupts(unittest.TestCase):
 
     def test_interrupt_request_message(self):
         self.interrupt_hanging_call(self.km.interrupt_kernel)
+
+    def test_interrupt_request_cancels_a_push_at_once(self):
+        # Issue 12: "Ctrl-C / Jupyter interrupt cancels a push at once", WITH TIMEOUT 0 (no limit) included.
+        self.interrupt_hanging_call(
+            self.km.interrupt_kernel, "PUSH INTO HTTP [hang] ON_UPSERT (POST /never) PAYLOAD ({{id}}) WITH TIMEOUT 0;"
+        )
 
     def test_cells_queued_behind_an_interrupted_or_failed_cell_are_aborted(self):
         # "Run all" sends every cell at once; after a failure (an interrupt is one) the rest do not run.
