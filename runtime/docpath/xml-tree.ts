@@ -30,6 +30,7 @@ export function readXmlTree(source: string): XDocument | undefined {
   const names = new Names();
   let order = 1;
   let current: XContainer = doc;
+  let depth = 0;
   // Text is gathered until the next markup: saxes may hand one run over in pieces. It skips the
   // whitespace before the first markup, which xmldom keeps as a text node.
   let pending = LEADING_SPACE.exec(text)![0];
@@ -71,6 +72,7 @@ export function readXmlTree(source: string): XDocument | undefined {
     if (data !== '') append(current, new XCData(order++, data));
   });
   parser.on('opentag', (tag: SaxesTagNS) => {
+    if (++depth > XML_DEPTH_LIMIT) throw new NestedTooDeeply();
     flush();
     const el = new XElement(order++, names.of(tag));
     const attrs = tag.attributes as Record<string, SaxesAttributeNS>;
@@ -84,6 +86,7 @@ export function readXmlTree(source: string): XDocument | undefined {
     current = el;
   });
   parser.on('closetag', () => {
+    depth--;
     flush();
     current = current.parentNode ?? doc;
   });
@@ -98,6 +101,17 @@ export function readXmlTree(source: string): XDocument | undefined {
 }
 
 class NotWellFormed extends Error {}
+
+/**
+ * How deep elements may sit inside one another. saxes resolves each element's namespace by walking
+ * its open ancestors, so reading costs the square of the depth: 5,000 levels read in ~0.1 s, 20,000
+ * in ~6 s, 100,000 in minutes — a webhook payload of 700 KB would hold the listener that long. Real
+ * documents stay within a few dozen levels (Woodstox and Jackson stop at 1,000).
+ */
+export const XML_DEPTH_LIMIT = 5000;
+
+/** Thrown by readXmlTree for a document deeper than XML_DEPTH_LIMIT, well-formed or not. */
+export class NestedTooDeeply extends Error {}
 
 /** One XName per name and namespace: a document repeats a few names a million times. */
 class Names {

@@ -2,7 +2,7 @@ import type { Document, Element, Node, XMLSerializer } from '@xmldom/xmldom';
 import { xmlDom } from './xml-library';
 import { ScriptError } from '../errors';
 import { where } from './location';
-import { readXmlTree } from './xml-tree';
+import { NestedTooDeeply, readXmlTree, XML_DEPTH_LIMIT } from './xml-tree';
 
 /**
  * XML documents as DOMs: one model gives record selection, per-record XPath (the npm xpath package
@@ -31,7 +31,17 @@ class Stop extends Error {}
 /** Parses XML text; a malformed document is a ScriptError with line and column. */
 export function parseXml(text: string, source?: string): Document {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const tree = readXmlTree(body);
+  let tree;
+  try {
+    tree = readXmlTree(body);
+  } catch (e) {
+    if (e instanceof NestedTooDeeply)
+      throw new ScriptError(
+        `${where(source)}XML nested too deeply: elements inside one another more than ${XML_DEPTH_LIMIT.toLocaleString('en-US')} levels down`,
+        'runtime',
+      );
+    throw e;
+  }
   if (tree?.documentElement) return tree as unknown as Document;
   return parseWithXmldom(body, source);
 }

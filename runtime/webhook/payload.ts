@@ -186,7 +186,9 @@ export function payloadToDataset(body: Buffer, options: PayloadOptions): Dataset
     if (e instanceof PayloadError) throw e;
     // Arrays and objects thousands of levels deep overflow the stack of a parser or of the typing.
     if (e instanceof RangeError && /call stack/i.test(e.message))
-      throw new PayloadError('it is nested too deeply (arrays or objects inside one another thousands of levels down)');
+      throw new PayloadError(
+        'the document is nested too deeply (arrays or objects inside one another thousands of levels down)',
+      );
     throw new PayloadError(e instanceof Error ? e.message : String(e));
   }
 }

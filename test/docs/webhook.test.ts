@@ -142,7 +142,7 @@ test('the refusals answer the JSON reasons the page quotes', async () => {
   };
   const nested = await post('', `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
   assert.equal(nested.status, 400);
-  assert.ok(nested.error.startsWith(quoted('bad payload: it is nested too deeply')), nested.error);
+  assert.ok(nested.error.startsWith(quoted('bad payload: the document is nested too deeply')), nested.error);
   const rootpath = await post('&rootpath=$.data.itemz', '{"data": {"items": []}}');
   assert.equal(rootpath.status, 400);
   assert.ok(rootpath.error.startsWith(quoted("bad payload: rootpath '$.data.itemz'")), rootpath.error);

@@ -38,3 +38,29 @@ test('a JSON document nested 100,000 levels deep: "nested too deeply" at the fil
     await session.close();
   }
 });
+
+test('an XML document nested 100,000 levels deep is refused at the reader’s limit of 5,000, at the file', async () => {
+  // Without the limit, reading it took minutes: each element's namespace is looked up through its open ancestors.
+  const { session } = tempSession(
+    {
+      'deep.xml': '<a>'.repeat(N) + 'x' + '</a>'.repeat(N),
+      'limit.xml': '<a>'.repeat(5000) + 'x' + '</a>'.repeat(5000),
+    },
+    'issue16-deep-xml',
+  );
+  try {
+    await assert.rejects(session.run("SELECT * FROM DRIVE 'deep.xml';"), (e: unknown) => {
+      assert.ok(e instanceof ScriptError, String(e));
+      assert.match(
+        e.message,
+        /^deep\.xml: XML nested too deeply: elements inside one another more than 5,000 levels down$/,
+      );
+      assert.deepEqual(e.position && [e.position.line, e.position.column], [1, 22]);
+      return true;
+    });
+    const [read] = await session.run("SELECT * FROM DRIVE 'limit.xml';");
+    assert.ok(read.kind === 'table' && read.dataset.rowCount === 1, 'a document at the limit is read');
+  } finally {
+    await session.close();
+  }
+});
