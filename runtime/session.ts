@@ -131,6 +131,15 @@ export class Session implements SessionEnv, MagicHost {
       return;
     }
     const { magics, body, bodyOffset } = splitCell(text);
+    // Parsed before the magics run: a cell that does not parse runs nothing (a `%reset` or `%var set`
+    // above a typo would otherwise take effect in a cell reported as failed).
+    let statements: Statement[] = [];
+    try {
+      if (body.trim()) statements = parseScript(text, bodyOffset).statements;
+    } catch (e) {
+      yield { kind: 'error', error: toScriptError(e), source: text };
+      return;
+    }
     for (const magic of magics) {
       try {
         yield* runMagic(this, { ...magic, origin: options.origin, signal });
@@ -142,14 +151,6 @@ export class Session implements SessionEnv, MagicHost {
       }
     }
     if (!body.trim()) return;
-
-    let statements: Statement[];
-    try {
-      statements = parseScript(text, bodyOffset).statements;
-    } catch (e) {
-      yield { kind: 'error', error: toScriptError(e), source: text };
-      return;
-    }
 
     const queue = new AsyncQueue<Result>();
     let open = true;

@@ -33,6 +33,7 @@ export const selectDrive: Command<SelectDrive> = async (stmt, _input, ctx) => {
     format: stmt.format,
     options: stmt.formatOptions?.value,
     tx: stmt.tx?.path.value,
+    txPos: stmt.tx?.path.pos,
     rawCol: stmt.rawCol?.value,
     floatDecimal: floatsAsDecimal(session),
   };

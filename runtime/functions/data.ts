@@ -65,9 +65,22 @@ function byKind(x: Value, y: Value): number {
  */
 function highWatermark(compare: (x: Value, y: Value) => number): FunctionImpl {
   const larger = (a: Value, b: Value) => hwm(a, b, compare);
+  // The run compares each proposal with its largest so far. One that does not compare with it (a date
+  // after a number) is an error naming both values: the comparison's own message would blame an
+  // argument of this call, holding a value the user never wrote here.
+  const largerThanEarlier = (earlier: Value, proposed: Value) => {
+    try {
+      return larger(earlier, proposed);
+    } catch (e) {
+      if (!(e instanceof FunctionError)) throw e;
+      throw new FunctionError(
+        `'${text(proposed)}' does not compare with '${text(earlier)}', proposed earlier in this run as the next high watermark: ${e.message.replace(/^[ab]: /, '')}`,
+      );
+    }
+  };
   return (args, ctx) => {
     const v = larger(args[0], args[1]);
-    ctx.scope.run.proposeHighWatermark(v, larger);
+    ctx.scope.run.proposeHighWatermark(v, largerThanEarlier);
     return v;
   };
 }

@@ -65,7 +65,9 @@ field is (a JSON value in \`@concatjson\`, escaped text in \`@concatxml\`, a lit
 \`#data.calc_hwmnumber(a, b)\` returns the larger of a and b and proposes it as the next high watermark.
 The run keeps the largest of its proposals and stores it, per pipeline name (so per job, per notebook
 pipeline, per script), only once every statement of the run has succeeded; the next run reads it as
-\`{{@highwatermark}}\`, typed as it was computed (docs/jobs.md, "The high watermark").
+\`{{@highwatermark}}\`, typed as it was computed (docs/jobs.md, "The high watermark"). Each proposal is
+compared with the run's largest so far the way its own function compares: one that cannot be (a
+\`#data.calc_hwmdate\` after a \`#data.calc_hwm(17, 5)\`) is an error naming both values.
 
 \`\`\`sql
 SELECT * FROM HTTP [shop] (GET /orders?since=#urlencode({{@highwatermark}})) APPLY TX '$.items';

@@ -179,11 +179,15 @@ function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>)
   const basic = one('basic');
   const bearer = one('bearer');
   const apikey = one('apikey');
-  if ([basic, bearer, apikey].filter(Boolean).length > 1)
-    throw new ScriptError('choose one of --basic, --bearer, --apikey', 'semantic');
+  const given = (['basic', 'bearer', 'apikey'] as const).filter((k) => one(k)).map((k) => `--${k}`);
+  // Placed at the second way of signing in, the one that conflicts (a flag is never a secret).
+  if (given.length > 1) throw new ArgumentError('choose one of --basic, --bearer, --apikey', given[1]);
   // A password in the URL is the same as --basic: kept apart from the URL, sealed like it.
-  if (parsed.password && (bearer || apikey || basic))
-    throw new ScriptError('give the password in the URL or with --basic, not both', 'semantic');
+  if (parsed.password && given.length)
+    throw new ArgumentError(
+      `a password in the URL is basic authentication: give it there or with ${given[0]}, not both`,
+      given[0],
+    );
   if (parsed.username || parsed.password) {
     auth = { type: 'basic', user: decodeUserinfo(parsed.username), password: decodeUserinfo(parsed.password) };
     parsed.username = '';

@@ -72,7 +72,8 @@ Functions (\`#f()\`, \`@f()\`) and the filter expression language have their own
 
 ## Errors
 
-A statement that does not parse stops the cell before anything runs. The error names the statement,
+A statement that does not parse stops the cell before anything runs, the cell's magic lines included
+(a \`%reset\` or \`%var set\` above a typo does not take effect). The error names the statement,
 the line and column (in the whole cell, magic lines included) and what was expected, e.g.
 \`APPLY FILTER at line 3, column 22: expected ';' or an option of APPLY FILTER (ON, LIMIT, …) but found 'FOO'\`.
 Unknown options, repeated options, bad numbers, unknown modes and formats and missing required options

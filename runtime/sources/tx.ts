@@ -83,10 +83,15 @@ export function transformParsed(
   options: TxOptions,
 ): Dataset {
   const { mustSelect, ...read } = options;
-  return selectDataset(root, kind, pathFor(plan, kind), {
-    ...read,
-    mustSelect: mustSelect ? { name: 'APPLY TX path', pos: plan.pos } : undefined,
-  });
+  try {
+    return selectDataset(root, kind, pathFor(plan, kind), {
+      ...read,
+      mustSelect: mustSelect ? { name: 'APPLY TX path', pos: plan.pos } : undefined,
+    });
+  } catch (e) {
+    // An XPath is compiled as it selects: its syntax error, too, points at the path.
+    throw e instanceof ScriptError ? e.locate(plan.pos) : e;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Dataset } from '../../dataset/dataset';
-import { ScriptError } from '../../errors';
+import { ScriptError, type Position } from '../../errors';
 import type { DriveFormat } from '../../script/ast';
 import { isCsvOptions, parseCsvOptions, DEFAULT_CSV, type CsvOptions } from '../csv/options';
 import { readParquetFile } from '../../parquet/read';
@@ -20,6 +20,8 @@ export interface DriveRead {
   options?: string;
   /** APPLY TX text: a document path, or CSV options. */
   tx?: string;
+  /** Where the APPLY TX text is written in the script, for the errors of its path. */
+  txPos?: Position;
   rawCol?: string;
   floatDecimal: boolean;
 }
@@ -120,6 +122,7 @@ async function readTextFile(
   const shape: FileShape = {
     csv: DEFAULT_CSV,
     path: docPath ?? '$',
+    pos: read.txPos,
     rawCol: read.rawCol,
     floatDecimal: read.floatDecimal,
   };

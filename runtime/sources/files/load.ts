@@ -3,10 +3,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Dataset } from '../../dataset/dataset';
 import { STRING } from '../../dataset/types';
-import { compilePath, selectDataset, sniffKind } from '../../docpath';
+import { compilePath, selectDataset, sniffKind, type DocKind } from '../../docpath';
 import { parseJson } from '../../docpath/json';
 import { parseXml } from '../../docpath/xml';
-import { ScriptError } from '../../errors';
+import { ScriptError, type Position } from '../../errors';
 import type { DriveFormat } from '../../script/ast';
 import { CsvReader, parseCsv } from '../csv/parse';
 import type { CsvOptions } from '../csv/options';
@@ -41,6 +41,8 @@ export interface FileShape {
   csv: CsvOptions;
   /** Document path for JSON, NDJSON and XML (APPLY TX); default `$`. */
   path: string;
+  /** Where the APPLY TX path is written in the script: an error of the path points there, not at the file. */
+  pos?: Position;
   rawCol?: string;
   floatDecimal: boolean;
 }
@@ -103,23 +105,26 @@ export function shapeText(text: string, format: FileFormat, shape: FileShape, di
         [[display], [text]],
       );
     case 'XML':
-      return selectDataset(parseXml(text, display), 'xml', compilePath(shape.path, 'xml'), shape);
+      return select(parseXml(text, display), 'xml', shape);
     case 'JSON':
-      return selectDataset(
+      return select(
         looksLikeLines(text)
           ? parseLines(text, display, shape.floatDecimal)
           : parseJson(text, display, 1, shape.floatDecimal),
         'json',
-        compilePath(shape.path, 'json'),
         shape,
       );
     case 'NDJSON':
-      return selectDataset(
-        parseLines(text, display, shape.floatDecimal),
-        'json',
-        compilePath(shape.path, 'json'),
-        shape,
-      );
+      return select(parseLines(text, display, shape.floatDecimal), 'json', shape);
+  }
+}
+
+/** The rows the shape's path selects; an error of the path (its syntax, an XPath's) is placed at the path. */
+function select(root: unknown, kind: DocKind, shape: FileShape): Dataset {
+  try {
+    return selectDataset(root, kind, compilePath(shape.path, kind), shape);
+  } catch (e) {
+    throw e instanceof ScriptError ? e.locate(shape.pos) : e;
   }
 }
 
