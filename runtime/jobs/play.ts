@@ -116,9 +116,12 @@ export async function openWriter(store: JobStore, job: JobDefinition): Promise<W
     const { splitCell } = await import('../script/cell');
     const { parseScript } = await import('../script/parser');
     const { magicsEnd, bodyOffset } = splitCell(source);
+    // Parsed before its magics run, as a cell is: a script edited since it was saved that no longer
+    // parses changes nothing (a %connection add above the error would be kept in the workspace).
+    const statements = parseScript(source, bodyOffset).statements;
     // Leading magics (connections, settings) apply to the job's session once, as before a run.
     for await (const r of session.execute(source.slice(0, magicsEnd))) if (r.kind === 'error') throw r.error;
-    return { session, ...splitWriter(parseScript(source, bodyOffset).statements) };
+    return { session, ...splitWriter(statements) };
   } catch (e) {
     await session.close();
     throw e;

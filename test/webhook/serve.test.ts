@@ -787,13 +787,16 @@ test(
 );
 
 test(
-  "a job whose writer does not parse (edited in its folder by hand) answers 500 in the answer's shape, naming the script's line, and the call is a failed run",
+  "a job whose writer does not parse (edited in its folder by hand) answers 500 in the answer's shape, naming the script's line, the call is a failed run, and its leading magics did not run",
   LIMITS,
   async () => {
     const dir = project({ 'w.sql': "PRINT 'fine';\n" });
     const guid = await createJob(dir, 'broken', ['--writer', 'w.sql', '--webhook']);
     // job create refuses a script that does not parse; one edited in the job's folder afterwards is read as it is.
-    writeFileSync(join(dir, 'ws', 'jobs', 'broken', 'writer.sql'), "ADD COLUMN 'x=1'\nPRINT 'never';\n");
+    writeFileSync(
+      join(dir, 'ws', 'jobs', 'broken', 'writer.sql'),
+      "%connection add leaked http://127.0.0.1:9\nADD COLUMN 'x=1'\nPRINT 'never';\n",
+    );
     const s = await serve(dir, ['--no-auth']);
     const r = await call(s.url, { query: { guid }, body: '{"id": 1}' });
     assert.equal(r.status, 500, r.text);
@@ -812,7 +815,7 @@ test(
     );
     const script = join(dir, 'ws', 'jobs', 'broken', 'writer.sql');
     assert.ok(
-      answer.error.startsWith(`the job's writer cannot run: ${script}:1:17: ADD COLUMN: expected ';'`),
+      answer.error.startsWith(`the job's writer cannot run: ${script}:2:17: ADD COLUMN: expected ';'`),
       answer.error,
     );
     const runs = JSON.parse(await cli(dir, ['job', 'runs', 'broken', '--output', 'json'])) as {
@@ -824,6 +827,9 @@ test(
       ['webhook failure'],
     );
     assert.equal(existsSync(join(dir, 'ws', 'changelogs', 'broken')), false);
+    // A script that does not parse runs nothing, as a cell: its %connection add is not kept in the workspace.
+    const connections = join(dir, 'ws', 'connections.json');
+    assert.ok(!existsSync(connections) || !readFileSync(connections, 'utf8').includes('leaked'));
   },
 );
 
