@@ -22,6 +22,12 @@ export { jsonPathNodes } from './jsonpath';
 export { recordsToDataset, uniqueName, type BuildOptions } from './typing';
 export { documentRecords } from './records';
 
+/**
+ * An error of the document itself, not of the path that selects from it: placed at the file or the
+ * URL, where its other errors (not found, invalid JSON) are, not under an APPLY TX path.
+ */
+export class DocumentError extends ScriptError {}
+
 /** Either spelling of a document kind is accepted ('json' or 'JSON'). */
 export type DocKindArg = DocKind | Uppercase<DocKind>;
 
@@ -111,7 +117,7 @@ export function selectDataset(
     // A value thousands of levels deep overflows the stack of the typing (JSON.stringify of a cell):
     // say what is wrong with the document, not V8's words (issue 16).
     if (e instanceof RangeError && /call stack/i.test(e.message))
-      throw new ScriptError(
+      throw new DocumentError(
         `${options.source ?? 'the document'} is nested too deeply (arrays or objects inside one another thousands of levels down)`,
       );
     throw e;

@@ -3,6 +3,7 @@ import { formatValue } from '../dataset/format-value';
 import type { Column, Value } from '../dataset/types';
 import {
   compilePath,
+  DocumentError,
   kindOfMediaType,
   parseDocument,
   selectDataset,
@@ -61,7 +62,7 @@ function pathFor(plan: Extract<TxPlan, { kind: 'path' }>, kind: DocKind): readon
     try {
       parts = compilePath(plan.path, kind);
     } catch (e) {
-      throw e instanceof ScriptError ? e.locate(plan.pos) : e;
+      throw e instanceof ScriptError && !(e instanceof DocumentError) ? e.locate(plan.pos) : e;
     }
     plan.compiled[kind] = parts;
   }
@@ -90,7 +91,7 @@ export function transformParsed(
     });
   } catch (e) {
     // An XPath is compiled as it selects: its syntax error, too, points at the path.
-    throw e instanceof ScriptError ? e.locate(plan.pos) : e;
+    throw e instanceof ScriptError && !(e instanceof DocumentError) ? e.locate(plan.pos) : e;
   }
 }
 

@@ -261,7 +261,7 @@ for (const row of maskedRows)
     test(`an error of ${span} shows its line with what the row says masked`, async () => {
       const example = MASKING[span];
       assert.ok(example, `an example of ${span} is in MASKING`);
-      const { source } = await failure(`${example.line}\nPRINT 1;`);
+      const { source } = await failure(`${example.line}\nPRINT 'after';`);
       assert.equal(source.split('\n')[0], masked(example.line, ...example.secrets));
     });
 

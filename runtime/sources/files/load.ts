@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Dataset } from '../../dataset/dataset';
 import { STRING } from '../../dataset/types';
-import { compilePath, selectDataset, sniffKind, type DocKind } from '../../docpath';
+import { compilePath, DocumentError, selectDataset, sniffKind, type DocKind } from '../../docpath';
 import { parseJson } from '../../docpath/json';
 import { parseXml } from '../../docpath/xml';
 import { ScriptError, type Position } from '../../errors';
@@ -124,7 +124,7 @@ function select(root: unknown, kind: DocKind, shape: FileShape): Dataset {
   try {
     return selectDataset(root, kind, compilePath(shape.path, kind), shape);
   } catch (e) {
-    throw e instanceof ScriptError ? e.locate(shape.pos) : e;
+    throw e instanceof ScriptError && !(e instanceof DocumentError) ? e.locate(shape.pos) : e;
   }
 }
 
