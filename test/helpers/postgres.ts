@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { selfSigned } from './self-signed';
 import { removeTempDir, tempDir } from './temp';
 
 export interface PostgresServer {
@@ -109,28 +110,7 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
 
 /** A self-signed certificate and its key in `dir`, readable only by the server; the settings naming them. */
 function tlsSettings(dir: string, owner: (path: string) => void): string {
-  const cert = join(dir, 'server.crt');
-  const key = join(dir, 'server.key');
-  const r = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
+  const { cert, key } = selfSigned(dir, '/CN=localhost');
   for (const file of [cert, key]) owner(file);
   chmodSync(key, 0o600);
   return ` -c ssl=on -c ssl_cert_file=${cert} -c ssl_key_file=${key}`;

@@ -1,42 +1,20 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { selfSigned } from '../helpers/self-signed';
 import { tempDir } from '../helpers/temp';
 import { load, sessionWith } from './helpers';
 
-/** A self-signed certificate for 127.0.0.1, made by openssl for this test. */
-function selfSigned(): { key: string; cert: string } {
-  const dir = tempDir('tls');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+/** A self-signed certificate for 127.0.0.1, its PEM text and its key's. */
+function certificate(): { key: string; cert: string } {
+  const { key, cert } = selfSigned(tempDir('tls'), '/CN=127.0.0.1', ['-addext', 'subjectAltName=IP:127.0.0.1']);
+  return { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') };
 }
 
 test("HTTPS: an unknown CA is a TLS error; the connection's ca or rejectUnauthorized:false lets it through", async () => {
-  const { key, cert } = selfSigned();
+  const { key, cert } = certificate();
   const server = createServer({ key, cert }, (req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('[{"secure":true}]');

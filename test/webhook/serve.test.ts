@@ -9,6 +9,7 @@ import { runCli as sqlcdc } from '../helpers/cli';
 import { startHttpServer, type TestServer } from '../helpers/http-server';
 import { JobDefinitions } from '../../runtime/jobs/store';
 import type { CallAnswer } from '../../runtime/webhook/ingest';
+import { selfSigned } from '../helpers/self-signed';
 import { call, startServe, urllibPost, type Refusal, type RunAnswer, type Serve } from '../helpers/serve';
 import { tempDir } from '../helpers/session';
 
@@ -550,28 +551,9 @@ test(
 
 test('HTTPS with --tls-cert and --tls-key', LIMITS, async () => {
   const dir = project({ 'w.sql': WRITER });
-  const { execFileSync } = await import('node:child_process');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      join(dir, 'k.pem'),
-      '-out',
-      join(dir, 'c.pem'),
-      '-days',
-      '2',
-      '-subj',
-      '/CN=localhost',
-    ],
-    { stdio: 'ignore' },
-  );
+  selfSigned(dir, '/CN=localhost');
   const guid = await createJob(dir, 'tls', ['--writer', 'w.sql', '--webhook']);
-  const s = await serve(dir, ['--no-auth', '--tls-cert', 'c.pem', '--tls-key', 'k.pem']);
+  const s = await serve(dir, ['--no-auth', '--tls-cert', 'cert.pem', '--tls-key', 'key.pem']);
   assert.match(s.url, /^https:\/\/127\.0\.0\.1:\d+\/job\/push$/);
   const { request } = await import('node:https');
   const status = await new Promise<number>((resolve, reject) => {
@@ -581,7 +563,7 @@ test('HTTPS with --tls-cert and --tls-key', LIMITS, async () => {
       u,
       {
         method: 'POST',
-        ca: readFileSync(join(dir, 'c.pem')),
+        ca: readFileSync(join(dir, 'cert.pem')),
         servername: 'localhost',
         checkServerIdentity: () => undefined,
       },
