@@ -52,7 +52,9 @@ export class Executor {
       this.count++;
       this.history.add(this.count, req.code);
     }
-    if (!silent) this.publish('execute_input', { code: req.code, execution_count: this.count });
+    // Every client on IOPub gets the echo, not only the one that sent the cell: its magics' secrets masked.
+    if (!silent)
+      this.publish('execute_input', { code: this.session.withoutMagicSecrets(req.code), execution_count: this.count });
 
     const controller = new AbortController();
     this.running = controller;
@@ -71,7 +73,7 @@ export class Executor {
       for await (const r of this.session.execute(req.code, { signal: controller.signal })) take(r);
     } catch (e) {
       // The session reports failures as results; anything thrown is a defect, shown like an error.
-      take({ kind: 'error', error: toScriptError(e), source: req.code });
+      take({ kind: 'error', error: toScriptError(e), source: this.session.withoutMagicSecrets(req.code) });
     } finally {
       if (this.running === controller) this.running = undefined;
     }

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { Dataset } from './dataset/dataset';
 import type { Value } from './dataset/types';
-import { toScriptError } from './errors';
+import { toScriptError, type ScriptError } from './errors';
 import { evaluateText } from './functions/evaluate';
 import type { Magic, MagicHost, MagicTable } from './magics/magic';
-import { cellMagic, magicErrorSource, magicTable, runCellMagic, runMagic } from './magics/index';
+import { cellMagic, magicTable, runCellMagic, runMagic, withoutMagicSecrets } from './magics/index';
 import { OutputChannel } from './output';
 import { Resources } from './resources';
 import type { ExecuteOptions, Result } from './results';
@@ -125,8 +125,7 @@ export class Session implements SessionEnv, MagicHost {
       try {
         yield* runCellMagic(this, cell);
       } catch (e) {
-        const source = magicErrorSource(text, cell.line, this.magics.find(cell.line.name), 'cell');
-        yield { kind: 'error', error: toScriptError(e, undefined, `%%${cell.line.name}`), source };
+        yield this.failure(toScriptError(e, undefined, `%%${cell.line.name}`), text);
       }
       return;
     }
@@ -137,16 +136,14 @@ export class Session implements SessionEnv, MagicHost {
     try {
       if (body.trim()) statements = parseScript(text, bodyOffset).statements;
     } catch (e) {
-      yield { kind: 'error', error: toScriptError(e), source: text };
+      yield this.failure(toScriptError(e), text);
       return;
     }
     for (const magic of magics) {
       try {
         yield* runMagic(this, { ...magic, origin: options.origin, signal });
       } catch (e) {
-        const error = toScriptError(e, undefined, `%${magic.name}`);
-        const masked = magicErrorSource(text, magic, this.magics.find(magic.name), 'line');
-        yield { kind: 'error', error, source: error.script?.text ?? masked };
+        yield this.failure(toScriptError(e, undefined, `%${magic.name}`), text);
         return;
       }
     }
@@ -170,7 +167,7 @@ export class Session implements SessionEnv, MagicHost {
       try {
         await run.execute(statements);
       } catch (e) {
-        queue.push({ kind: 'error', error: toScriptError(e), source: text });
+        queue.push(this.failure(toScriptError(e), text));
       } finally {
         this.interactive = { dataset: run.dataset, lastHttp: run.lastHttp, changeLog: run.changeLog };
         if (run.changed && !queue.failed) queue.push({ kind: 'table', dataset: run.dataset, limit: this.displayLimit });
@@ -180,6 +177,24 @@ export class Session implements SessionEnv, MagicHost {
     })();
     yield* queue;
     await done;
+  }
+
+  /**
+   * `text` (a cell) with the secrets of its magic lines masked, each as wide as written: what anyone but
+   * its author may be shown of it (the kernel's echo of a cell to every client).
+   */
+  withoutMagicSecrets(text: string): string {
+    return withoutMagicSecrets(text, this.magics);
+  }
+
+  /**
+   * A cell's error as its result. Its source is the cell, or the script the error is placed in (a job's,
+   * under `%job run`), with the secrets of its magic lines masked: an API user reads it whole, where a
+   * front end shows only the error's line.
+   */
+  private failure(error: ScriptError, text: string): Result {
+    if (error.script) error.script = { ...error.script, text: this.withoutMagicSecrets(error.script.text) };
+    return { kind: 'error', error, source: error.script?.text ?? this.withoutMagicSecrets(text) };
   }
 
   /**

@@ -3,7 +3,7 @@ import { lineAndColumn, lineStarts } from '../util/lines';
 import { didYouMean } from '../util/suggest';
 import { ArgumentError, argWords } from './args';
 import type { Result } from '../results';
-import type { MagicLine } from '../script/cell';
+import { splitCell, type MagicLine } from '../script/cell';
 import { MagicTable, type Magic, type MagicHost } from './magic';
 import { limitMagic, pipelineMagic, resetMagic, workspaceMagic } from './session-magics';
 import { changelogMagic } from './changelog-info';
@@ -102,19 +102,30 @@ function argumentAt(args: string, argument: string): number | undefined {
 }
 
 /**
- * The cell as an error of `magic` shows it under the caret: the arguments its `secretArgs` declare
- * (`%var set key s3cret`, `--bearer …`) masked, keeping their width; the others (a job name, a trigger
- * kind, option names) as written. After a subcommand the magic does not know, every word is masked:
- * which of them hold a secret depends on the subcommand meant. `form` is the magic's line form or its
- * cell form (`%%job …`, the cell's first line).
+ * `text` (a cell, a job's script) as anyone but its author may read it (an error result's source, an
+ * echoed input): the secret arguments of each of its magic lines masked, each keeping its width so
+ * that positions in it still hold. A `%%` cell's first line is judged as the magic's cell form; its
+ * body (a job's script) has magic lines of its own.
  */
-export function magicErrorSource(
-  text: string,
-  line: MagicLine,
-  magic: Magic | undefined,
-  form: 'line' | 'cell',
-): string {
-  const secret = magic?.secretArgs;
+export function withoutMagicSecrets(text: string, table: MagicTable): string {
+  const cell = cellMagic(text);
+  if (cell) {
+    const head = text.slice(0, text.length - cell.body.length);
+    return masked(head, cell.line, table.find(cell.line.name), 'cell') + withoutMagicSecrets(cell.body, table);
+  }
+  return splitCell(text).magics.reduce((shown, line) => masked(shown, line, table.find(line.name), 'line'), text);
+}
+
+/**
+ * `text` with `line`'s secret arguments masked: those `magic`'s `secretArgs` declare (`%var set key
+ * s3cret`, `--bearer …`); the others (a job name, a trigger kind, option names) as written. After a
+ * subcommand the magic does not know, every word is masked: which of them hold a secret depends on the
+ * subcommand meant; so are all of a magic the session does not know (`%conection add … --bearer …`).
+ * `form` is the magic's line form or its cell form (`%%job …`, the cell's first line).
+ */
+function masked(text: string, line: MagicLine, magic: Magic | undefined, form: 'line' | 'cell'): string {
+  if (!magic) return withArgs(text, line, line.args.replace(/\S/g, '*'));
+  const secret = magic.secretArgs;
   if (!secret) return text;
   const words = argWords(line.args);
   const subcommands = form === 'line' ? magic.words : undefined;
@@ -150,6 +161,11 @@ export function magicErrorSource(
   }
   let args = line.args;
   for (const { at, end } of masks) args = args.slice(0, at) + args.slice(at, end).replace(/\S/g, '*') + args.slice(end);
+  return withArgs(text, line, args);
+}
+
+/** `text` with `line`'s arguments replaced by `args`, as wide. */
+function withArgs(text: string, line: MagicLine, args: string): string {
   const start = line.offset + line.argsColumn - line.column;
   return text.slice(0, start) + args + text.slice(start + line.args.length);
 }

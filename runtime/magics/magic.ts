@@ -35,7 +35,7 @@ export interface MagicHost {
 /**
  * Which arguments of a magic may hold a secret (a password, a token, a variable's value): the line an
  * error shows under its caret masks them, keeping their width, and shows the others as written (a job
- * name, a trigger kind), so the user sees what the error is about (magicErrorSource).
+ * name, a trigger kind), so the user sees what the error is about (withoutMagicSecrets).
  */
 export interface SecretArgs {
   /**

@@ -260,7 +260,8 @@ test('an error of a magic line has its line and the column of the bad argument; 
     e = await failure(bad);
     const line = bad.startsWith('\n') ? 2 : 1;
     assert.deepEqual([e.line, e.column], [line, at(bad, word, line)], `${bad}: ${e.message}`);
-    assert.equal(e.shown[0], bad.split('\n')[line - 1]);
+    // A magic the session does not know shows its name only: any of its words may be a secret.
+    assert.equal(e.shown[0], bad.split('\n')[line - 1].replace('%%nosuch x', '%%nosuch *'));
     assert.match(e.statement ?? '', /^%%(job|nosuch)$/);
   }
 });

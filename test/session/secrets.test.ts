@@ -419,3 +419,46 @@ test('a secret saved while a rotation is under way is sealed under the new key: 
   );
   await after.close();
 });
+
+/** The error result of running `cell`, with its source. */
+async function errorOf(session: Session, cell: string): Promise<Extract<Result, { kind: 'error' }>> {
+  const results: Result[] = [];
+  for await (const r of session.execute(cell)) results.push(r);
+  const error = results.find((r) => r.kind === 'error');
+  assert.ok(error?.kind === 'error', `${cell}: no error`);
+  return error;
+}
+
+test('an error result’s source masks the secrets of every magic line of its cell, whatever failed, keeping each width', async () => {
+  const { session, dir } = tempSession({}, 'secrets');
+  const stars = (text: string) => text.replace(/\S/g, '*');
+  const bearer = '%connection add api http://127.0.0.1:9 --bearer BEARERTOK1';
+  const maskedBearer = `%connection add api ${stars('http://127.0.0.1:9')} --bearer ${stars('BEARERTOK1')}`;
+  const variable = '%var set --encrypted token APIKEY3';
+  const cases: [string, string][] = [
+    // A statement that does not parse, one that fails when it runs, a later magic that fails.
+    [`${bearer}\nSELEC 1;`, `${maskedBearer}\nSELEC 1;`],
+    [`${bearer}\nPRINT '#nosuchfunction()';`, `${maskedBearer}\nPRINT '#nosuchfunction()';`],
+    [
+      `${bearer}\n${variable}\n%var sett x`,
+      `${maskedBearer}\n%var set --encrypted token ${stars('APIKEY3')}\n%var sett *`,
+    ],
+    // A magic the session does not know (a typo): any of its words may be a secret.
+    [
+      '%conection add pg postgres://app:PGPASS5@127.0.0.1:1/shop',
+      `%conection ${stars('add pg postgres://app:PGPASS5@127.0.0.1:1/shop')}`,
+    ],
+  ];
+  for (const [cell, source] of cases) {
+    const error = await errorOf(session, cell);
+    assert.equal(error.source, source, error.error.message);
+    assertNoSecret(error.error.message, cell);
+  }
+  // A job's script failing under `%job run`: the error is placed in that script, shown masked too.
+  writeFileSync(join(dir, 'writer.sql'), `${bearer}\nPRINT '#nosuchfunction()';\n`);
+  await session.run('%job create leaky --writer writer.sql');
+  const failed = await errorOf(session, '%job run leaky');
+  assert.equal(failed.source, `${maskedBearer}\nPRINT '#nosuchfunction()';\n`);
+  assert.equal(failed.error.script?.text, failed.source);
+  await session.close();
+});
