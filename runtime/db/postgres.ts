@@ -40,6 +40,10 @@ const COPY_CHUNK_ROWS = 2_000;
  * the same either way and are left to pg.
  */
 const LIBPQ_SSLMODE = /[?&]sslmode=(?:prefer|require|verify-ca)(?:&|$)/;
+/** libpq's `prefer` (psql's default): TLS when the server takes it, else plain text; pg has no such fallback. */
+const PREFER = /([?&]sslmode=)prefer(?=&|$)/;
+/** What pg throws when the server answers its SSLRequest `N` (it has no TLS); pg gives it no code. */
+const NO_TLS = 'The server does not support SSL connections';
 
 const SYNTAX_ERROR = '42601';
 /** ON CONFLICT DO UPDATE meeting one key twice in the rows it inserts. */
@@ -60,8 +64,10 @@ const TYPES: pg.CustomTypesConfig = {
  */
 export class PostgresEngine implements Engine {
   readonly dialect = POSTGRES;
-  private readonly pool: pg.Pool;
+  private pool: pg.Pool;
   private readonly secrets: string[];
+  /** With sslmode=prefer: the connection string without TLS, taken when the server refuses it. */
+  private readonly plain?: string;
 
   constructor(url: string, password: string | undefined) {
     this.secrets = password ? [password, encodeURIComponent(password)] : [];
@@ -71,15 +77,8 @@ export class PostgresEngine implements Engine {
       ...(LIBPQ_SSLMODE.test(url) && !/[?&]uselibpqcompat=/.test(url) ? ['uselibpqcompat=true'] : []),
     ];
     const connectionString = query.length ? `${url}${url.includes('?') ? '&' : '?'}${query.join('&')}` : url;
-    this.pool = new pg.Pool({
-      connectionString,
-      max: POOL_SIZE,
-      types: TYPES,
-      // Fixed text forms for the parsers: timestamps in UTC, bytea as hex.
-      options: '-c TimeZone=UTC -c bytea_output=hex',
-    });
-    // An idle connection the server drops must not bring the process down; the next query reconnects.
-    this.pool.on('error', () => undefined);
+    this.pool = newPool(connectionString);
+    if (PREFER.test(url)) this.plain = connectionString.replace(PREFER, '$1disable');
   }
 
   session<T>(work: (db: DbSession) => Promise<T>, signal: AbortSignal): Promise<T> {
@@ -94,10 +93,29 @@ export class PostgresEngine implements Engine {
     await this.pool.end();
   }
 
+  /**
+   * A connection from the pool. With sslmode=prefer, a server that refuses TLS is talked to in plain
+   * text from then on, as libpq does; a server that takes TLS is never talked to without it.
+   */
+  private async connect(): Promise<pg.PoolClient> {
+    const pool = this.pool;
+    try {
+      return await pool.connect();
+    } catch (e) {
+      if (this.plain === undefined || (e as Error).message !== NO_TLS) throw e;
+      // Another connection may have met the refusal first and switched already.
+      if (this.pool === pool) {
+        this.pool = newPool(this.plain);
+        void pool.end().catch(() => undefined);
+      }
+      return this.pool.connect();
+    }
+  }
+
   private async lend<T>(work: (db: DbSession) => Promise<T>, transaction: boolean, signal: AbortSignal): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await this.connect();
     } catch (e) {
       throw engineError(e, this.secrets);
     }
@@ -124,6 +142,20 @@ export class PostgresEngine implements Engine {
       client.release(broken);
     }
   }
+}
+
+/** A pool of connections to `connectionString`. */
+function newPool(connectionString: string): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: POOL_SIZE,
+    types: TYPES,
+    // Fixed text forms for the parsers: timestamps in UTC, bytea as hex.
+    options: '-c TimeZone=UTC -c bytea_output=hex',
+  });
+  // An idle connection the server drops must not bring the process down; the next query reconnects.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 class PostgresSession implements DbSession {

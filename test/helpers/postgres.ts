@@ -8,8 +8,8 @@ import { removeTempDir, tempDir } from './temp';
 export interface PostgresServer {
   /** A connection URL for a database of its own: `postgres://postgres@/db?host=<socket folder>`. */
   newDatabase(): Promise<string>;
-  /** With `tls`: the TCP port on 127.0.0.1 where the server takes TLS with a self-signed certificate. */
-  tlsPort?: number;
+  /** With `tcp` or `tls`: the TCP port on 127.0.0.1 (taking TLS with a self-signed certificate with `tls`). */
+  port?: number;
   stop(): void;
 }
 
@@ -19,6 +19,8 @@ export interface PostgresOptions {
    * PostgreSQL services do. TLS needs TCP: PostgreSQL takes no TLS on its Unix socket.
    */
   tls?: boolean;
+  /** Also listen on 127.0.0.1, TLS off (`ssl=off`, as a server on a private network may run). */
+  tcp?: boolean;
 }
 
 function binFolder(): string | undefined {
@@ -71,24 +73,25 @@ export function startPostgres(options: PostgresOptions = {}): PostgresServer {
       '-w',
       'start',
     ]);
-  let tlsPort: number | undefined;
-  if (!options.tls) start('-c listen_addresses=');
+  const tcp = options.tls || options.tcp;
+  let tcpPort: number | undefined;
+  if (!tcp) start('-c listen_addresses=');
   // The port is free when picked, but another process may take it before the server binds it: pick again.
-  for (let attempt = 1; options.tls && tlsPort === undefined; attempt++) {
+  for (let attempt = 1; tcp && tcpPort === undefined; attempt++) {
     const port = freePort();
     try {
       start(`-c listen_addresses=127.0.0.1 -p ${port}`);
-      tlsPort = port;
+      tcpPort = port;
     } catch (e) {
       if (attempt === 5) throw e;
     }
   }
   let databases = 0;
   // The port names the socket file too (.s.PGSQL.<port>).
-  const socket = `host=${encodeURIComponent(dir)}${tlsPort === undefined ? '' : `&port=${tlsPort}`}`;
+  const socket = `host=${encodeURIComponent(dir)}${tcpPort === undefined ? '' : `&port=${tcpPort}`}`;
   const base = `postgres://postgres@/postgres?${socket}`;
   return {
-    tlsPort,
+    port: tcpPort,
     async newDatabase() {
       const name = `t${process.pid}_${++databases}`;
       const { Client } = await import('pg');
