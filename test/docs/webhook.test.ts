@@ -113,28 +113,36 @@ test("%webhook start: a session's statements reach its listener through @webhook
   }
 });
 
-/** A request written as bytes (what fetch cannot send), and the listener's answer: status and JSON body. */
-async function raw(request: string): Promise<{ status: number; body: { error?: string } }> {
-  const { hostname, port } = new URL(env.U);
+/**
+ * A request written as bytes (what fetch cannot send) to the listener at `url`, and its answer: status
+ * and JSON body. With `stall`, the connection stays open after the bytes, as a sender that stopped.
+ */
+async function raw(
+  request: string,
+  { url = env.U, stall = false } = {},
+): Promise<{ status: number; body: { error?: string } }> {
+  const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
-  socket.end(request);
+  if (stall) socket.write(request);
+  else socket.end(request);
   let answer = '';
   for await (const chunk of socket) answer += String(chunk);
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
   return { status, body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error?: string } };
 }
 
-test('the refusals answer the JSON reasons the page quotes', async () => {
+/** The page's quote that starts with `start`, up to its closing backtick; a closing `…` stands for the rest. */
+function quoted(start: string): string {
   const text = page.blocks
     .map((b) => b.before)
     .join('')
     .replace(/\s+/g, ' ');
-  /** The page's quote that starts with `start`, up to its closing backtick; a closing `…` stands for the rest. */
-  const quoted = (start: string) => {
-    const i = text.indexOf(`\`${start}`);
-    assert.ok(i >= 0, `webhook.md quotes ${start}`);
-    return text.slice(i + 1, text.indexOf('`', i + 1)).replace(/ …$/, '');
-  };
+  const i = text.indexOf(`\`${start}`);
+  assert.ok(i >= 0, `webhook.md quotes ${start}`);
+  return text.slice(i + 1, text.indexOf('`', i + 1)).replace(/ …$/, '');
+}
+
+test('the refusals answer the JSON reasons the page quotes', async () => {
   const auth = { authorization: `Bearer ${env.KEY}`, 'content-type': 'application/json' };
   const post = async (query: string, body: string, headers: Record<string, string> = {}) => {
     const r = await fetch(`${env.U}?guid=${env.G}${query}`, { method: 'POST', body, headers: { ...auth, ...headers } });
@@ -157,6 +165,27 @@ test('the refusals answer the JSON reasons the page quotes', async () => {
     `POST ${guid} HTTP/1.1\r\nAuthorization: Bearer ${env.KEY}\r\nContent-Length: 2\r\n\r\n{}`,
   );
   assert.deepEqual(hostless, { status: 400, body: { error: quoted('an HTTP/1.1 request needs a Host header') } });
+});
+
+test('408, 417 and 431 answer the JSON reasons the page quotes, the 408s after a short --read-timeout', async () => {
+  const slow = await startServe(dir, ['--read-timeout', '0.5s']);
+  try {
+    const guid = `/job/push?guid=${env.G}`;
+    const head = `POST ${guid} HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer ${env.KEY}\r\n`;
+    const headless = await raw(`${head}Content-Type: application/json\r\n`, { url: slow.url, stall: true });
+    assert.deepEqual(headless, { status: 408, body: { error: quoted('the request did not arrive whole in time') } });
+    const stalled = await raw(`${head}Content-Length: 10\r\n\r\n{"id`, { url: slow.url, stall: true });
+    const stall = quoted('the body stalled: nothing arrived for 60 s').replace('60 s', '0.5 s');
+    assert.deepEqual(stalled, { status: 408, body: { error: stall } });
+  } finally {
+    await slow.stop();
+  }
+  const refusal = quoted('Expect: ');
+  const expect = /^Expect: (\S+) /.exec(refusal)![1];
+  const expecting = await raw(`POST /job/push?guid=${env.G} HTTP/1.1\r\nHost: h\r\nExpect: ${expect}\r\n\r\n`);
+  assert.deepEqual(expecting, { status: 417, body: { error: refusal } });
+  const large = await raw(`POST /job/push?guid=${env.G} HTTP/1.1\r\nHost: h\r\nX-Big: ${'a'.repeat(17_000)}\r\n\r\n`);
+  assert.deepEqual(large, { status: 431, body: { error: quoted('the request line and headers are over 16 KB') } });
 });
 
 test('every example of docs/webhook.md ran', () => page.assertEveryExampleRan());
