@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DOMParser, type Document, type Node } from '@xmldom/xmldom';
+import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom';
 import * as xpath from 'xpath';
 import { compilePath, documentToDataset, selectDataset } from '../../runtime/docpath';
 import { parseXml, serializeXml } from '../../runtime/docpath/xml';
@@ -215,4 +215,39 @@ test('a malformed document is xmldom’s error, with its line and column; what x
     ['c', null],
     ['d', '\u0001'],
   ]);
+});
+
+test('a document 4,999 levels deep, its namespaces bound at the top, rebound half-way and undone, reads as xmldom reads it', () => {
+  const half = 2_499;
+  // The root, `half` levels, the element rebinding, `down` levels and the leaf: 4,999 in all.
+  const down = 4_999 - half - 3;
+  const text =
+    '<r xmlns="urn:d" xmlns:p="urn:p">' +
+    '<p:a p:n="1">'.repeat(half) +
+    '<a xmlns:p="urn:q" xmlns="">' +
+    '<p:a p:n="2">'.repeat(down) +
+    '<b/>' +
+    '</p:a>'.repeat(down) +
+    '</a>' +
+    '</p:a>'.repeat(half) +
+    '<p:c/></r>';
+  const tree = readXmlTree(text) as unknown as Document;
+  assert.ok(tree, 'saxes reads it');
+  /** Each element under the root, first child after first child: its name, namespace and first attribute's namespace. */
+  const chain = (doc: Document) => {
+    const out: (string | null)[][] = [];
+    for (let n = doc.documentElement!.firstChild as Element | null; n; n = n.firstChild as Element | null)
+      out.push([n.nodeName, n.namespaceURI, n.attributes.item(0)?.namespaceURI ?? null]);
+    return out;
+  };
+  const deep = chain(tree);
+  assert.equal(deep.length, 4_998);
+  assert.deepEqual(deep, chain(xmldom(text)));
+  assert.deepEqual(deep[0], ['p:a', 'urn:p', 'urn:p']);
+  assert.deepEqual(deep[half], ['a', null, 'http://www.w3.org/2000/xmlns/']);
+  assert.deepEqual(deep[half + 1], ['p:a', 'urn:q', 'urn:q']);
+  assert.deepEqual(deep.at(-1), ['b', null, null]);
+  // Below the root again once the rebinding element closed: p is urn:p, the default urn:d.
+  const last = tree.documentElement!.lastChild as Element;
+  assert.deepEqual([last.nodeName, last.namespaceURI, tree.documentElement!.namespaceURI], ['p:c', 'urn:p', 'urn:d']);
 });
