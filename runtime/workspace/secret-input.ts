@@ -1,13 +1,14 @@
 import { redactScriptLine, redactUrlsIn } from './redact';
 
 /**
- * Magic lines whose arguments are secrets (session.md, "Secrets"): `%connection` with a password,
- * token, key or header value (`--basic`, `--bearer`, `--apikey`, `--header`, or a URL's
- * `user:password@`, a secret-named query parameter such as `?token=`), `%var set --encrypted`, and
+ * Magic lines whose arguments are secrets (session.md, "Secrets"): a password, token, key or header
+ * value (`--basic`, `--bearer`, `--apikey`, `--header`, or a URL's `user:password@`, a secret-named
+ * query parameter such as `?token=`) given to any magic, `%connection` or a misspelling of it
+ * (`%conection add … --bearer …` fails, but was typed all the same), `%var set --encrypted`, and
  * `%job` with `--signing-secret whsec_…` (update's value, or one given by mistake to create's switch).
  */
 const SECRET_MAGIC = [
-  /^\s*%connection\b.*(--(basic|bearer|apikey|header)\b|\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]*@)/i,
+  /^\s*%%?\S*.*(--(basic|bearer|apikey|header)\b|\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]*@)/i,
   /^\s*%var\s+set\b.*\s--encrypted\b/i,
   /^\s*%%?job\b.*\s--signing-secret(\s+|=)whsec_/i,
 ];

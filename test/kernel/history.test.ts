@@ -137,3 +137,19 @@ test('a history file holding cells with secrets (an older version wrote them) is
   assert.doesNotMatch(readFileSync(path, 'utf8'), /s3cret/);
   assert.equal(statSync(path).mode & 0o777, 0o600);
 });
+
+test('a cell whose magic line, however misspelt, gives --bearer, --basic, --apikey or --header is left out of the file', async () => {
+  const path = file();
+  const h = new History(path);
+  const cells = [
+    '%conection add api http://127.0.0.1:9 --bearer s3cret1',
+    '%connections add api http://127.0.0.1:9 --basic bob:s3cret2',
+    '  %%connection add api http://127.0.0.1:9 --apikey "X-Key: s3cret3"',
+    '%Connection add api http://127.0.0.1:9 --header=X-Key:s3cret4',
+  ];
+  cells.forEach((cell, i) => h.add(i + 1, cell));
+  h.add(cells.length + 1, "PRINT '--bearer is a word';");
+  await h.flushed();
+  assert.doesNotMatch(readFileSync(path, 'utf8'), /s3cret/);
+  assert.deepEqual(new History(path).query({ hist_access_type: 'tail', n: 10 }).length, 1);
+});
