@@ -1,20 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { assertJupyter, PY_DIR, runKernelSuite, skipWithoutJupyter } from './jupyter';
+import { assertJupyter, runKernelSuite, skipWithoutJupyter } from './jupyter';
 
 const MODULES = ['jupyter_client', 'zmq'];
-
-/**
- * The test classes of test_protocol.py, read from the file so that a class added there runs too. Each
- * starts kernels of its own and spends most of its time waiting on them (a kernel starting, an
- * interrupt, a REPL noticing a dead kernel): run side by side, each in a folder and workspace of its
- * own, they take the time of the longest rather than of all three.
- */
-const CLASSES = [
-  ...readFileSync(join(PY_DIR, 'test_protocol.py'), 'utf8').matchAll(/^class (\w+)\(unittest\.TestCase\):/gm),
-].map((m) => m[1]);
 
 /**
  * test/kernel/py/test_protocol.py through Debian's jupyter_client: IOPub order over 100 executes,
@@ -24,10 +12,7 @@ const CLASSES = [
  */
 test('protocol behaviour through jupyter_client', { skip: skipWithoutJupyter(MODULES) }, async () => {
   assertJupyter(MODULES);
-  assert.ok(CLASSES.length >= 3, `test classes found in test_protocol.py: ${CLASSES.join(', ')}`);
-  const runs = await Promise.all(CLASSES.map((name) => runKernelSuite(`test_protocol.${name}`)));
-  for (const [i, r] of runs.entries()) {
-    assert.equal(r.code, 0, `${CLASSES[i]}: ${r.stderr}`);
-    assert.doesNotMatch(r.stderr, /skipped/, CLASSES[i]);
-  }
+  const r = await runKernelSuite('test_protocol');
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /skipped/);
 });
