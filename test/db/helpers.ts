@@ -1,4 +1,4 @@
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import type { Dataset } from '../../runtime/dataset/dataset';
 import { decimalText } from '../../runtime/dataset/decimal-scale';
 import type { Value } from '../../runtime/dataset/types';
@@ -29,7 +29,7 @@ let server: PostgresServer | undefined;
 
 /**
  * Declares each test once per engine: SQLite always, PostgreSQL when a real server can be started
- * (one server per test file, started before its first test; a fresh database per test).
+ * (one server per test file, started by its first PostgreSQL test; a fresh database per test).
  */
 export function dbTest(
   title: string,
@@ -49,10 +49,6 @@ export function dbTest(
   }
 }
 
-before(() => {
-  if (!postgresUnavailable()) server = startPostgres();
-});
-
 after(() => {
   server?.stop();
 });
@@ -60,7 +56,9 @@ after(() => {
 /** A temp session whose `[db]` points at a new SQLite file or a new PostgreSQL database. */
 export async function newCase(engine: EngineName, files: Record<string, string> = {}): Promise<DbCase> {
   const { session, dir } = tempSession(files, 'db');
-  const url = engine === 'sqlite' ? 'sqlite:test.db' : await server!.newDatabase();
+  // Started here rather than in a before hook: node --test runs this module as a test file too
+  // (every file of dist/test/), where a server started for no test cost an initdb.
+  const url = engine === 'sqlite' ? 'sqlite:test.db' : await (server ??= startPostgres()).newDatabase();
   await session.run(`%connection add db ${url}`);
   const db: DbCase = {
     engine,

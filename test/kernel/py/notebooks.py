@@ -5,7 +5,8 @@
 Without --check (`npm run notebooks`) each notebook is executed and its outputs are stored in place,
 only when they differ from the stored ones once normalised: a run that changes nothing rewrites no
 file, whatever random values it printed. With --check (test/kernel/notebooks.test.ts) each notebook
-is executed and the run fails, printing a diff, when an output differs from the stored one.
+is executed and the run fails, printing a diff, when an output differs from the stored one; each
+notebook whose outputs all match is named with `outputs match`.
 
 Compared, as nbval does: per output, the stream name and text (consecutive outputs of one stream
 joined, as front ends show them), the text/plain of results and
@@ -20,7 +21,8 @@ A cell tagged `nbval-ignore-output` is run but its outputs are not compared; a c
 `raises-exception` may end in an error (nbclient's tag), any other error fails the run.
 
 The kernel is the one built in this checkout (`node install.js --prefix` into a temporary folder);
-its workspace is a temporary folder, so the user's connections and variables are never touched.
+each notebook has a workspace of its own in a temporary folder, so the user's connections and
+variables are never touched, and no notebook sees what another left.
 """
 import copy
 import difflib
@@ -196,22 +198,25 @@ def main(argv):
 
     failures = []
     with tempfile.TemporaryDirectory(prefix=TEMP_PREFIX) as temp:
-        os.environ.update(
-            JUPYTER_PATH=kernelspec(temp),
-            JUPYTER_RUNTIME_DIR=temp,
-            SQLCDC_HOME=os.path.join(temp, "workspace"),
-        )
+        os.environ.update(JUPYTER_PATH=kernelspec(temp), JUPYTER_RUNTIME_DIR=temp)
         for path in paths:
             label = os.path.relpath(path, ROOT) if os.path.abspath(path).startswith(ROOT + os.sep) else path
             stored = nbformat.read(path, as_version=4)
             try:
-                executed = execute(stored, os.path.dirname(os.path.abspath(path)))
+                # Each notebook on a new workspace, as a user opening it alone would have: no
+                # connection, variable or CDC state left by the notebook run before it.
+                with tempfile.TemporaryDirectory(prefix=TEMP_PREFIX) as own:
+                    os.environ["SQLCDC_HOME"] = os.path.join(own, "workspace")
+                    executed = execute(stored, os.path.dirname(os.path.abspath(path)))
             except CellExecutionError as e:
                 failures.append(f"{label}: a cell failed:\n{e}")
                 continue
             diffs = differences(stored, executed, label)
             if check:
                 failures += diffs
+                # The line test/kernel/notebooks.test.ts looks for: it checks every notebook in one run.
+                if not diffs:
+                    print(f"{label}: outputs match")
             elif diffs or counts(stored) != counts(executed):
                 write_atomically(path, executed)
                 print(f"{label}: outputs stored")
