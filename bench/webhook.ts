@@ -26,6 +26,14 @@ const ROUNDS = 3;
  * figures compare servers in their steady state, so each gets the same longer warm-up.
  */
 const WARM_UP = 3000;
+/**
+ * Warm-up passes, each on new connections. The first time keep-alive connections close (each drive
+ * ends by destroying its agent), V8 drops the optimized code of Node's streams and of the code that
+ * inlined them, the call's own included, and compiles it again: with a single pass that happened in
+ * the first measured round, where sqlcdc's V8 threads spent ~50 µs a call compiling against ~10 in
+ * the rounds after, and its event loop ~40% more (sixteenth session, bench/webhook.md).
+ */
+const WARM_UP_PASSES = 2;
 /** Above this, creating a file costs what it does for minutes after many files were deleted nearby. */
 const SLOW_CREATION_US = 100;
 
@@ -174,7 +182,8 @@ export async function runWebhookBench(): Promise<void> {
     serveUrl.searchParams.set('startwriter', '0');
     const urls = [bareUrl, floorUrl, serveUrl];
     // A warm-up of each, then the measured rounds, taking turns.
-    for (const url of urls) await drive(url, bodies.slice(0, WARM_UP));
+    for (const url of urls)
+      for (let pass = 0; pass < WARM_UP_PASSES; pass++) await drive(url, bodies.slice(0, WARM_UP));
     const rates: number[][] = urls.map(() => []);
     const servers = [bare, floor, serve];
     // CPU of each server (all its threads) and of this process's client, over the measured rounds.

@@ -89,14 +89,26 @@ export function readBody(req: IncomingMessage, { maxBody: max, readTimeoutMs }: 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const stop = whenSilent(req, readTimeoutMs, () => {
-      req.removeAllListeners('data');
-      reject(new Refused(408, `the body stalled: nothing arrived for ${readTimeoutMs / 1000} s`));
+    let settled = false;
+    let stop = () => {};
+    // Armed only for a body still coming once the bytes read with the headers are parsed (the next
+    // tick): most calls' bodies arrive with their headers, and arming and clearing the socket's
+    // timer for each of them was work for nothing on every call.
+    process.nextTick(() => {
+      if (settled || req.complete) return;
+      stop = whenSilent(req, readTimeoutMs, () => {
+        req.removeAllListeners('data');
+        reject(new Refused(408, `the body stalled: nothing arrived for ${readTimeoutMs / 1000} s`));
+      });
     });
+    const settle = () => {
+      settled = true;
+      stop();
+    };
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > max) {
-        stop();
+        settle();
         req.removeAllListeners('data');
         reject(new Refused(413, `payload is over the listener's limit of ${max} bytes`));
         return;
@@ -104,11 +116,11 @@ export function readBody(req: IncomingMessage, { maxBody: max, readTimeoutMs }: 
       chunks.push(c);
     });
     req.on('end', () => {
-      stop();
+      settle();
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
     req.on('error', (e) => {
-      stop();
+      settle();
       reject(e);
     });
   });
@@ -197,15 +209,16 @@ export function sendFailure(req: IncomingMessage, res: ServerResponse, e: unknow
  * meanwhile (`job update`) is refused at once by either listener.
  */
 export class Gate {
-  // A client calls with the same URL again and again: its query is parsed once (only read afterwards).
-  private readonly queries = new Map<string, URLSearchParams>();
+  // A client calls with the same URL again and again: its query is read once, and the guid and flags
+  // it holds are checked once (a refusal kept as it would be thrown).
+  private readonly targets = new Map<string, Target>();
 
   constructor(private readonly options: GateOptions) {}
 
   route(req: IncomingMessage): Routed {
     if (req.httpVersion === '1.1' && req.headers.host === undefined)
       throw new Refused(400, 'an HTTP/1.1 request needs a Host header');
-    const query = this.query(req.url ?? '/');
+    const target = this.target(req.url ?? '/');
     if (!METHODS.has(req.method ?? ''))
       throw new Refused(405, `method ${req.method} is not allowed on ${PUSH_PATH}`, {
         allow: [...METHODS].join(', '),
@@ -213,23 +226,12 @@ export class Gate {
     const { access } = this.options;
     if (access && !access.accepts(header(req, 'authorization')))
       throw new Refused(401, `missing or wrong access key (${access.hint})`, { 'www-authenticate': 'Bearer' });
-    const guid = query.get('guid') ?? query.get('jobguid');
-    if (!guid) throw new Refused(400, 'the guid query parameter (or jobguid) is required');
-    if (!/^\{?[0-9a-fA-F-]{32,36}\}?$/.test(guid.trim()))
-      throw new Refused(400, `guid must be 32 hexadecimal digits, not '${guid}'`);
-    const current = this.options.jobOf(guid.trim());
+    if (target.guid instanceof Refused) throw target.guid;
+    const current = this.options.jobOf(target.guid);
     if (current && (!current.job.webhook || !hasWriter(current.job)))
       throw new Refused(403, `job ${current.job.name} is not enabled for webhooks`);
-    return {
-      current,
-      params: {
-        rootPath: query.get('rootpath') ?? undefined,
-        form2json: flag(query, 'form2json', false),
-        bypassTriggers: flag(query, 'bypasstriggers', false),
-        startWriter: flag(query, 'startwriter', true),
-        contentType: header(req, 'content-type'),
-      },
-    };
+    if (target.flags instanceof Refused) throw target.flags;
+    return { current, params: { ...target.flags, contentType: header(req, 'content-type') } };
   }
 
   /** Refuses (401) a call to a job with a signing secret that is not signed with it. */
@@ -240,13 +242,51 @@ export class Gate {
     if (problem) throw new Refused(401, problem);
   }
 
-  private query(target: string): URLSearchParams {
-    let query = this.queries.get(target);
-    if (!query) {
-      query = queryOf(target);
-      if (this.queries.size >= QUERIES_KEPT) this.queries.clear();
-      this.queries.set(target, query);
+  private target(url: string): Target {
+    let target = this.targets.get(url);
+    if (!target) {
+      target = targetOf(url);
+      if (this.targets.size >= QUERIES_KEPT) this.targets.clear();
+      this.targets.set(url, target);
     }
-    return query;
+    return target;
   }
+}
+
+/** What a call's URL says, each part checked: the job's guid and the call's flags, or why not. */
+interface Target {
+  guid: string | Refused;
+  flags: Omit<CallParameters, 'contentType'> | Refused;
+}
+
+/** A call's URL read (a 404 for another path is thrown: it comes first of all refusals). */
+function targetOf(url: string): Target {
+  const query = queryOf(url);
+  return { guid: attempt(() => guidOf(query)), flags: attempt(() => flagsOf(query)) };
+}
+
+function attempt<T>(read: () => T): T | Refused {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof Refused) return e;
+    throw e;
+  }
+}
+
+function guidOf(query: URLSearchParams): string {
+  const guid = query.get('guid') ?? query.get('jobguid');
+  if (!guid) throw new Refused(400, 'the guid query parameter (or jobguid) is required');
+  if (!/^\{?[0-9a-fA-F-]{32,36}\}?$/.test(guid.trim()))
+    throw new Refused(400, `guid must be 32 hexadecimal digits, not '${guid}'`);
+  return guid.trim();
+}
+
+function flagsOf(query: URLSearchParams): Omit<CallParameters, 'contentType'> {
+  return {
+    rootPath: query.get('rootpath') ?? undefined,
+    form2json: flag(query, 'form2json', false),
+    bypassTriggers: flag(query, 'bypasstriggers', false),
+    startWriter: flag(query, 'startwriter', true),
+  };
 }

@@ -165,6 +165,15 @@ test(
     assert.equal(await statusOf({ key, query: { guid: reader }, body: '{}' }), 403);
     assert.equal(await statusOf({ key, query: { guid: writer }, body: `[${'{"id": 1},'.repeat(200)}{"id": 2}]` }), 413);
     assert.equal(await statusOf({ key, query: { guid: writer, startwriter: 'maybe' }, body: '{}' }), 400);
+    // A URL's guid and flags are checked once and kept: the same URL is refused alike again, after
+    // the method's and the key's refusals still.
+    const maybe = { query: { guid: writer, startwriter: 'maybe' }, body: '{}' };
+    assert.equal(await statusOf({ ...maybe, key }), 400);
+    assert.equal(await statusOf(maybe), 401);
+    assert.equal(await statusOf({ ...maybe, key, method: 'OPTIONS' }), 405);
+    const badGuid = { query: { guid: 'xyz', startwriter: 'maybe' }, body: '{}' };
+    assert.equal(await statusOf({ ...badGuid, key }), 400);
+    assert.equal(await statusOf(badGuid), 401);
     const bad = await call(s.url, {
       key,
       query: { guid: writer },
