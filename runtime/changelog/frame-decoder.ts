@@ -1,7 +1,8 @@
 import Decimal from 'decimal.js';
 import { decimalFromParts } from '../dataset/decimal-scale';
 import type { Column, Value } from '../dataset/types';
-import { BigIntVector, DateVector, type Vector } from '../dataset/vector';
+import { TextColumnBuilder } from '../dataset/text-vector';
+import { DecimalColumn, TypedColumn, type ColumnTarget } from './column-targets';
 import { ENCODING, Scratch } from './frame-format';
 
 /** A frame body that does not decode: its bytes contradict its own lengths or encodings. */
@@ -30,42 +31,6 @@ class Input {
   }
 }
 
-/**
- * A whole datetime or long column of a stream decoded into typed storage (readChangeLog): frames
- * copy their epoch milliseconds or int64s into it, with no Date or bigint per cell.
- */
-export class TypedColumn {
-  readonly data: Float64Array | BigInt64Array;
-  private nulls: Uint8Array | undefined;
-
-  constructor(
-    readonly encoding: typeof ENCODING.DATE | typeof ENCODING.I64,
-    private readonly length: number,
-  ) {
-    this.data = encoding === ENCODING.DATE ? new Float64Array(length) : new BigInt64Array(length);
-  }
-
-  setNull(r: number): void {
-    (this.nulls ??= new Uint8Array((this.length + 7) >> 3))[r >> 3] |= 1 << (r & 7);
-  }
-
-  vector(): Vector {
-    return this.data instanceof Float64Array
-      ? new DateVector(this.data, this.nulls)
-      : new BigIntVector(this.data, this.nulls);
-  }
-}
-
-/** Where a column's cells are decoded to: an array of values, or typed storage. */
-export type ColumnTarget = Value[] | TypedColumn;
-
-/** The target of a column of `length` cells when a whole stream is read: typed storage for datetimes and longs. */
-export function targetFor(column: Column, length: number): ColumnTarget {
-  if (column.type.base === 'datetime') return new TypedColumn(ENCODING.DATE, length);
-  if (column.type.base === 'long') return new TypedColumn(ENCODING.I64, length);
-  return new Array<Value>(length);
-}
-
 /** Decodes frames of up to `maxRows` rows of these columns into column arrays. */
 export class FrameDecoder {
   private readonly scratch: Scratch;
@@ -85,8 +50,8 @@ export class FrameDecoder {
     const input = new Input(raw);
     for (let c = 0; c < this.columns.length; c++) {
       const target = into[c];
-      if (target instanceof TypedColumn) this.typedColumn(input, rows, target, at, this.columns[c]);
-      else this.column(input, rows, target, at, this.columns[c]);
+      if (Array.isArray(target)) this.column(input, rows, target, at, this.columns[c]);
+      else this.typedColumn(input, rows, target, at, this.columns[c]);
     }
     if (input.pos !== raw.length)
       throw new FrameError(`${raw.length - input.pos} bytes left over after the last column`);
@@ -133,7 +98,7 @@ export class FrameDecoder {
         this.textColumn(input, rows, values, at, encoding);
         break;
       case ENCODING.DECIMAL:
-        this.decimalColumn(input, rows, values, at);
+        this.decimalColumn(input, rows, values, undefined, at);
         break;
       default:
         throw new FrameError(`column '${column.name}': unknown encoding ${encoding}`);
@@ -142,17 +107,35 @@ export class FrameDecoder {
     if (nulls) for (let r = 0; r < rows; r++) if (nulls[r >> 3] & (1 << (r & 7))) values[at + r] = null;
   }
 
-  /** The frame's cells copied into typed storage as they are stored (the encoder writes a null's slot as 0). */
-  private typedColumn(input: Input, rows: number, target: TypedColumn, at: number, column: Column): void {
+  /**
+   * The frame's cells into typed storage: datetimes and longs copied as they are stored (the encoder
+   * writes a null's slot as 0), decimals and text as `column` would decode them.
+   */
+  private typedColumn(
+    input: Input,
+    rows: number,
+    target: Exclude<ColumnTarget, Value[]>,
+    at: number,
+    column: Column,
+  ): void {
     const encoding = input.u8();
     const hasNulls = input.u8();
     if (hasNulls > 1) throw new FrameError(`column '${column.name}': a null flag of ${hasNulls}`);
-    if (encoding !== target.encoding)
-      throw new FrameError(
-        `column '${column.name}' (${column.type.base}): encoding ${encoding}, not ${target.encoding}`,
-      );
+    const expected =
+      target instanceof TypedColumn
+        ? encoding === target.encoding
+        : target instanceof DecimalColumn
+          ? encoding === ENCODING.DECIMAL
+          : encoding === ENCODING.UTF8 || encoding === ENCODING.UTF16;
+    if (!expected) throw new FrameError(`column '${column.name}' (${column.type.base}): encoding ${encoding}`);
     const nulls = hasNulls ? input.take((rows + 7) >> 3) : undefined;
-    new Uint8Array(target.data.buffer, at * 8, rows * 8).set(input.take(rows * 8));
+    if (target instanceof TextColumnBuilder) {
+      const text = this.frameText(input, rows, encoding);
+      target.addJoined(text, this.lengths, rows, nulls);
+      return;
+    }
+    if (target instanceof DecimalColumn) this.decimalColumn(input, rows, undefined, target, at);
+    else new Uint8Array(target.data.buffer, at * 8, rows * 8).set(input.take(rows * 8));
     if (nulls) for (let r = 0; r < rows; r++) if (nulls[r >> 3] & (1 << (r & 7))) target.setNull(at + r);
   }
 
@@ -162,20 +145,39 @@ export class FrameDecoder {
   }
 
   private textColumn(input: Input, rows: number, values: Value[], at: number, encoding: number): void {
-    const lengths = this.readLengths(input, rows);
-    const bytes = input.take(input.u32());
-    const text = bytes.toString(encoding === ENCODING.UTF16 ? 'utf16le' : 'utf8');
+    const text = this.frameText(input, rows, encoding);
+    const lengths = this.lengths;
     let pos = 0;
     for (let r = 0; r < rows; r++) {
       const end = pos + lengths[r];
       values[at + r] = text.slice(pos, end);
       pos = end;
     }
-    if (pos !== text.length)
-      throw new FrameError(`text lengths add up to ${pos}, the text has ${text.length} characters`);
   }
 
-  private decimalColumn(input: Input, rows: number, values: Value[], at: number): void {
+  /** A frame's text column: its cells joined, their lengths left in `this.lengths` (checked to add up). */
+  private frameText(input: Input, rows: number, encoding: number): string {
+    const lengths = this.readLengths(input, rows);
+    const bytes = input.take(input.u32());
+    const text = bytes.toString(encoding === ENCODING.UTF16 ? 'utf16le' : 'utf8');
+    let total = 0;
+    for (let r = 0; r < rows; r++) total += lengths[r];
+    if (total !== text.length)
+      throw new FrameError(`text lengths add up to ${total}, the text has ${text.length} characters`);
+    return text;
+  }
+
+  /**
+   * Into `values`, or into `typed` while its storage holds every value (then into the array it
+   * spills to).
+   */
+  private decimalColumn(
+    input: Input,
+    rows: number,
+    into: Value[] | undefined,
+    typed: DecimalColumn | undefined,
+    at: number,
+  ): void {
     const s = this.scratch;
     s.bytes(rows * 8).set(input.take(rows * 8));
     const meta = new Uint32Array(s.raw, 0, rows);
@@ -184,20 +186,33 @@ export class FrameDecoder {
     const stored = input.take(total * 4);
     const words = this.wordsFor(total);
     new Uint8Array(words.buffer, 0, total * 4).set(stored);
+    let values = into ?? typed!.values;
     let pos = 0;
     for (let r = 0; r < rows; r++) {
       const m = meta[r];
       const count = m >>> 16;
+      if (count === 0 && !(m & 2)) {
+        // A null's place (every finite decimal has a word): the bitmap says so too.
+        if (values) values[at + r] = null;
+        else typed!.setNull(at + r);
+        continue;
+      }
+      if (pos + count > total) throw new FrameError(`decimal words run past the ${total} of the column`);
+      const carried = ((m >>> 8) & 0xff) - 1;
+      if (!values) {
+        if (!(m & 2) && typed!.put(at + r, (m & 1) === 1, exponents[r], words, pos, count, carried)) {
+          pos += count;
+          continue;
+        }
+        values = typed!.spill(at + r);
+      }
       if (m & 2) {
         values[at + r] = new Decimal(m & 4 ? NaN : m & 1 ? -Infinity : Infinity);
-      } else if (count === 0) {
-        values[at + r] = null; // a null's place (every finite decimal has a word): the bitmap says so too
       } else {
-        if (pos + count > total) throw new FrameError(`decimal words run past the ${total} of the column`);
         const digits = new Array<number>(count);
         for (let k = 0; k < count; k++) digits[k] = words[pos + k];
         pos += count;
-        values[at + r] = decimalFromParts(m & 1 ? -1 : 1, exponents[r], digits, ((m >>> 8) & 0xff) - 1);
+        values[at + r] = decimalFromParts(m & 1 ? -1 : 1, exponents[r], digits, carried);
       }
     }
     if (pos !== total) throw new FrameError(`decimal word counts add up to ${pos}, the column has ${total}`);

@@ -7,7 +7,8 @@ import { ScriptError } from '../errors';
 import { EndOfData, FileSource, type ByteSource } from '../util/bytes';
 import type { Signer } from '../workspace/cms-signed';
 import { isMalformed } from '../workspace/cms';
-import { FrameDecoder, FrameError, targetFor, TypedColumn, type ColumnTarget } from './frame-decoder';
+import { storedColumn, targetFor, type ColumnTarget } from './column-targets';
+import { FrameDecoder, FrameError } from './frame-decoder';
 import { decompress } from './compress';
 import { parseHeader, type ChangeLogHeader } from './header';
 import {
@@ -85,8 +86,8 @@ export class ChangeLogReader {
 
   /**
    * The rows, a frame at a time: upsert pages, then delete pages. Decodes into new arrays per page;
-   * `into` (readChangeLog) gives whole columns to fill instead (arrays, or typed storage for
-   * datetimes and longs), at each stream's running row offset, and yields no page.
+   * `into` (readChangeLog) gives whole columns to fill instead (arrays, or typed storage:
+   * column-targets.ts), at each stream's running row offset, and yields no page.
    * While a frame is decoded, the next one is already being decompressed in the thread pool.
    */
   async *pages(into?: Record<StreamName, readonly ColumnTarget[]>): AsyncGenerator<ChangeLogPage> {
@@ -251,8 +252,9 @@ export interface ChangeLog {
 
 /**
  * A whole change log in memory, its two streams as datasets. Cells are decoded straight into
- * columns sized from the header (datetimes as epoch milliseconds and longs as int64s, typed storage), so no page is copied; it returns only after the trailer and, with
- * checkSignature, the signature have been checked.
+ * columns sized from the header, typed storage where the type has one (column-targets.ts), so no
+ * page is copied; it returns only after the trailer and, with checkSignature, the signature have
+ * been checked.
  */
 export async function readChangeLog(path: string, options: ReadOptions = {}): Promise<ChangeLog> {
   const reader = ChangeLogReader.open(path, options);
@@ -262,7 +264,7 @@ export async function readChangeLog(path: string, options: ReadOptions = {}): Pr
   const deletes = schema.map((c) => targetFor(c, counts.deletes));
   const pages = reader.pages({ upserts, deletes });
   while (!(await pages.next()).done);
-  const stored = (targets: ColumnTarget[]) => targets.map((t) => (t instanceof TypedColumn ? t.vector() : t));
+  const stored = (targets: ColumnTarget[]) => targets.map(storedColumn);
   return {
     header: reader.header,
     upserts: new Dataset(columns(), stored(upserts), counts.inserts + counts.updates),

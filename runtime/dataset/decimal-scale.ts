@@ -259,3 +259,60 @@ const POW10_EXACT = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
 
 /** The largest scale `unscaledWords` takes. */
 export const UNSCALED_MAX_SCALE = POW10_EXACT.length - 1;
+
+/** What `unscaledOfParts` found: the exact unscaled integer and the scale the value prints with. */
+export const OF_PARTS = { unscaled: 0, scale: 0 };
+
+/** The most significant digits of an unscaled double (below 2^53 it has at most 16). */
+const MAX_UNSCALED_DIGITS = 16;
+
+/**
+ * The inverse of `unscaledWords`: the finite decimal of decimal.js parts (sign, exponent `e`, the
+ * words `words[from]` … `words[from + count - 1]`, the carried scale or -1) as `unscaled / 10^scale`,
+ * written into OF_PARTS, with the scale it prints with (the carried one, else its decimals). False
+ * when that form would not give the same value back (decimalFromUnscaled): an unscaled integer of
+ * 2^53 or more, a negative zero, a scale above `maxScale`, or a carried scale no larger than the
+ * decimals. Every partial sum below is smaller than the result, so exact when the result is below
+ * 2^53; a result of 2^53 or more rounds to 2^53 or more, and is refused.
+ */
+export function unscaledOfParts(
+  negative: boolean,
+  e: number,
+  words: ArrayLike<number>,
+  from: number,
+  count: number,
+  carried: number,
+  maxScale: number,
+): boolean {
+  const last = words[from + count - 1];
+  if (count === 1 && last === 0) {
+    // Zero (decimal.js holds it as one zero word).
+    if (negative || carried === 0 || carried > maxScale) return false;
+    OF_PARTS.unscaled = 0;
+    OF_PARTS.scale = Math.max(carried, 0);
+    return true;
+  }
+  // Words align on the point: word k's last digit is worth 10^(7 * (lead - k)).
+  const lead = Math.floor(e / WORD_DIGITS);
+  let tail = last;
+  let zeros = 0;
+  while (tail % 10 === 0) {
+    tail /= 10;
+    zeros++;
+  }
+  // The value is n * 10^low, n the digits from the leading to the last non-zero one.
+  const low = WORD_DIGITS * (lead - count + 1) + zeros;
+  if (e - low + 1 > MAX_UNSCALED_DIGITS) return false;
+  let n = 0;
+  for (let k = 0; k < count - 1; k++) n = n * WORD + words[from + k];
+  n = n * POW10_EXACT[WORD_DIGITS - zeros] + tail;
+  const places = Math.max(-low, 0);
+  if (carried >= 0 && carried <= places) return false;
+  const scale = carried >= 0 ? carried : places;
+  if (scale > maxScale || low + scale > MAX_UNSCALED_DIGITS) return false;
+  const unscaled = n * POW10_EXACT[low + scale];
+  if (unscaled > Number.MAX_SAFE_INTEGER) return false;
+  OF_PARTS.unscaled = negative ? -unscaled : unscaled;
+  OF_PARTS.scale = scale;
+  return true;
+}

@@ -152,6 +152,55 @@ export class TextColumnBuilder {
     this.pack(v);
   }
 
+  /**
+   * `rows` cells given joined in `text`, each `lengths[k]` characters long, null where `nulls` (a
+   * bitmap from the first of them) is set: a change log frame's text, packed with no string per cell
+   * when it covers whole blocks. Only for a builder that packs (`encode` false); the lengths must
+   * add up to the text's length.
+   */
+  addJoined(text: string, lengths: Uint32Array, rows: number, nulls: Uint8Array | undefined): void {
+    while (this.count + rows > this.capacity) this.grow();
+    if (nulls) for (let k = 0; k < rows; k++) if (bitAt(nulls, k)) this.setNull(this.count + k);
+    let pos = 0;
+    let k = 0;
+    while (k < rows) {
+      if (this.block.length === 0 && rows - k >= BLOCK) {
+        const length = this.joinedBlock(text, pos, lengths, k);
+        pos += length;
+        k += BLOCK;
+        this.count += BLOCK;
+      } else {
+        const end = pos + lengths[k++];
+        this.count++;
+        this.pack(text.slice(pos, end));
+        pos = end;
+      }
+    }
+  }
+
+  /** A whole block of cells from `text` at `pos`, cut by `lengths` from `k` (one slice, no string a cell); its length. */
+  private joinedBlock(text: string, pos: number, lengths: Uint32Array, k: number): number {
+    const width = lengths[k];
+    let length = 0;
+    let same = true;
+    for (let i = k; i < k + BLOCK; i++) {
+      length += lengths[i];
+      same &&= lengths[i] === width;
+    }
+    let offsets: Offsets = width;
+    if (!same) {
+      const starts = length < 65536 ? new Uint16Array(BLOCK) : new Uint32Array(BLOCK);
+      for (let i = 0, at = 0; i < BLOCK; i++) {
+        starts[i] = at;
+        at += lengths[k + i];
+      }
+      offsets = starts;
+    }
+    this.offsets.push(offsets);
+    this.blocks.push(text.substring(pos, pos + length));
+    return length;
+  }
+
   finish(): Vector {
     if (this.numbers?.typed) return this.numbers.finish(this.count);
     if (this.numbers) this.fromNumbers();

@@ -408,7 +408,8 @@ class BoolStore implements Store {
   }
 }
 
-class DecimalStore implements Store {
+/** Decimals as `DecimalVector` storage, cell by cell (a change log's decoder stores unscaled values itself). */
+export class DecimalStore implements Store {
   private readonly unscaled: Float64Array;
   private readonly scales: Uint8Array;
   private readonly nulls: Nulls;
@@ -435,7 +436,7 @@ class DecimalStore implements Store {
       return true;
     }
     if (!Decimal.isDecimal(v) || !splitDecimal(v, this.parts)) return false;
-    this.store(r, this.parts.unscaled, this.parts.scale);
+    this.putUnscaled(r, this.parts.unscaled, this.parts.scale);
     return true;
   }
 
@@ -474,11 +475,12 @@ class DecimalStore implements Store {
     if (decimals > scale || (this.integerDigits !== undefined && integer > this.integerDigits)) return false;
     for (let k = decimals; k < scale; k++) unscaled *= 10;
     if (unscaled > MAX_UNSCALED) return false;
-    this.store(r, first === 45 ? -unscaled : unscaled, scale);
+    this.putUnscaled(r, first === 45 ? -unscaled : unscaled, scale);
     return true;
   }
 
-  private store(r: number, unscaled: number, scale: number): void {
+  /** The decimal `unscaled / 10^scale` printing with `scale` decimals (`unscaled` an exact integer, `scale` ≤ MAX_STORED_SCALE). */
+  putUnscaled(r: number, unscaled: number, scale: number): void {
     this.unscaled[r] = unscaled;
     this.scales[r] = scale;
     if (this.common === -1) this.common = scale;
