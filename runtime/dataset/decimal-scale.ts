@@ -292,6 +292,9 @@ export function unscaledOfParts(
     OF_PARTS.scale = Math.max(carried, 0);
     return true;
   }
+  // decimal.js drops trailing zero words; a file holding one anyway (written by something else) is
+  // left to decimalFromParts rather than stripped here, where a zero word would never stop the loop.
+  if (last === 0) return false;
   // Words align on the point: word k's last digit is worth 10^(7 * (lead - k)).
   const lead = Math.floor(e / WORD_DIGITS);
   let tail = last;

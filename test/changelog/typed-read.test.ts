@@ -6,7 +6,14 @@ import Decimal from 'decimal.js';
 import { readChangeLog } from '../../runtime/changelog/read';
 import { writeChangeLog } from '../../runtime/changelog/write';
 import { Dataset } from '../../runtime/dataset/dataset';
-import { decimalText, parseDecimal, scaleOf, withScale } from '../../runtime/dataset/decimal-scale';
+import {
+  decimalText,
+  OF_PARTS,
+  parseDecimal,
+  scaleOf,
+  unscaledOfParts,
+  withScale,
+} from '../../runtime/dataset/decimal-scale';
 import { PackedTextVector } from '../../runtime/dataset/text-vector';
 import type { Column, Value } from '../../runtime/dataset/types';
 import { DecimalVector, ValuesVector } from '../../runtime/dataset/vector';
@@ -163,4 +170,11 @@ test('a loaded change log reads as the same rows held as values: functions, CSV,
   const captured = async (name: string) => (await readChangeLog(join(dir, 'out', name))).upserts;
   assertSameCells(await captured('loaded.eds'), await captured('values.eds'), 'the captured logs');
   await Promise.all([writer, loaded, values].map((s) => s.close()));
+});
+
+test('decimal parts ending in a zero word (not what decimal.js writes) are refused by the typed path, not looped over', () => {
+  // 1.0000000 as words [1, 0]: decimal.js would hold [1]; the typed path leaves it to Decimals.
+  assert.equal(unscaledOfParts(false, 0, [1, 0], 0, 2, -1, 28), false);
+  assert.equal(unscaledOfParts(false, 0, [1], 0, 1, -1, 28), true);
+  assert.deepEqual({ ...OF_PARTS }, { unscaled: 1, scale: 0 });
 });
