@@ -241,3 +241,42 @@ dbTest(
   },
   ['postgres'],
 );
+
+dbTest(
+  "int and bool cells are INTEGERs in SQLite columns of any affinity, and an upsert compares a TEXT column's text",
+  async (db) => {
+    await db.run(
+      `EXEC ON DB [db] (create table src (k INT, t TINYINT, s SMALLINT, i INT, b BOOLEAN));\n` +
+        `EXEC ON DB [db] (insert into src values (1, 1, 2, 3, 1), (2, 4, 5, 6, 0));\n` +
+        `EXEC ON DB [db] (create table loose (k, t, s, i, b));\n` +
+        `EXEC ON DB [db] (create table texts (k text, t text, s text, i text, b text));\n` +
+        `EXEC ON DB [db] (create table keyed (k INT PRIMARY KEY, t, s, i text, b));\n` +
+        `EXEC ON DB [db] (insert into keyed values (1, 1, 2, '03', 1), (2, 4, 5, '6', 0));\n` +
+        `SELECT * FROM DB [db] (select * from src order by k);\n` +
+        `SINK INTO DB [db] TABLE 'loose';\nSINK INTO DB [db] TABLE 'texts';\n` +
+        `PUSH INTO DB [db] TABLE 'keyed' AUTO_MERGE;`,
+    );
+    assert.deepEqual(
+      db.session.dataset.columns.map((c) => c.type.base),
+      ['int', 'tinyint', 'short', 'int', 'bool'],
+    );
+    // Without a type a column keeps what is bound: 3.0 and 1.0 would stay REALs.
+    assert.deepEqual(
+      await db.rows('select typeof(t), t, typeof(s), typeof(i), i, typeof(b), b from loose order by k'),
+      [
+        ['integer', 1, 'integer', 'integer', 3, 'integer', 1],
+        ['integer', 4, 'integer', 'integer', 6, 'integer', 0],
+      ],
+    );
+    assert.deepEqual(await db.rows('select k, t, s, i, b from texts order by k'), [
+      ['1', '1', '2', '3', '1'],
+      ['2', '4', '5', '6', '0'],
+    ]);
+    // '03' is not the text of 3: that row is updated; '6' is, so the other row is left as it is.
+    assert.deepEqual(await db.rows('select k, typeof(i), i from keyed order by k'), [
+      [1, 'text', '3'],
+      [2, 'text', '6'],
+    ]);
+  },
+  ['sqlite'],
+);
