@@ -23,7 +23,7 @@ import { SerialLock } from './lock';
 import { PageBuffer } from './pages';
 import { sqliteColumnType } from './types';
 import { inTurns, type Pause } from '../util/turn';
-import { bytesView, sqliteEncoder, sqlitePlaceholder, sqliteValue, type SqliteValue } from './values';
+import { bytesView, sqliteEncoder, sqliteValue, type SqliteValue } from './values';
 
 /** Rows written or read between two turns of the event loop (Ctrl-C and the kernel's heartbeat wait that long). */
 const BATCH_ROWS = 5_000;
@@ -194,7 +194,7 @@ class SqliteSession implements DbSession {
   async insert(table: string, rows: BulkRows, signal: AbortSignal): Promise<number> {
     const { columns, data, ordinals } = rows;
     const stmt = this.db.prepare(
-      `INSERT INTO ${table} (${columns.map(SQLITE.quote).join(', ')}) VALUES (${placeholders(rows).join(', ')})`,
+      `INSERT INTO ${table} (${columns.map(SQLITE.quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
     );
     const values = ordinals.map((o) => data.vector(o));
     const encoders = ordinals.map((o) => sqliteEncoder(data.columns[o].type));
@@ -230,17 +230,16 @@ class SqliteSession implements DbSession {
     if (keyAt.includes(-1)) throw new Error(`upsert: key ${keys.join(', ')} not among the columns written`);
     const otherAt = columns.map((_, i) => i).filter((i) => !keyAt.includes(i));
     // A new key is inserted; a key the table has conflicts, and then the row is updated when a value differs.
-    const bind = placeholders(rows);
     const insert = this.db.prepare(
-      `INSERT INTO ${table} (${columns.map(quote).join(', ')}) VALUES (${bind.join(', ')}) ` +
+      `INSERT INTO ${table} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ` +
         `ON CONFLICT (${keys.map(quote).join(', ')}) DO NOTHING`,
     );
-    const set = (at: number[], join: string, op: string) =>
-      at.map((i) => `${quote(columns[i])} ${op} ${bind[i]}`).join(join);
+    const others = otherAt.map((i) => quote(columns[i]));
     const update =
-      otherAt.length > 0
+      others.length > 0
         ? this.db.prepare(
-            `UPDATE ${table} SET ${set(otherAt, ', ', '=')} WHERE ${set(keyAt, ' AND ', '=')} AND (${set(otherAt, ' OR ', 'IS NOT')})`,
+            `UPDATE ${table} SET ${others.map((c) => `${c} = ?`).join(', ')} WHERE ${keys.map((k) => `${quote(k)} = ?`).join(' AND ')} ` +
+              `AND (${others.map((c) => `${c} IS NOT ?`).join(' OR ')})`,
           )
         : undefined;
     // Cells read from each column's storage row by row: a typed column is not turned into objects whole.
@@ -287,11 +286,6 @@ class SqliteSession implements DbSession {
     if (info.length === 0) return undefined;
     return info.map((c) => ({ name: c.name, declared: c.type, primaryKey: c.pk }));
   }
-}
-
-/** Each written column's placeholder (sqlitePlaceholder), in the order of `rows.columns`. */
-function placeholders({ data, ordinals }: BulkRows): string[] {
-  return ordinals.map((o) => sqlitePlaceholder(data.columns[o].type));
 }
 
 interface Shape {

@@ -42,7 +42,7 @@ export function sqliteValue(v: Value): SqliteValue {
     case 'bigint':
       return v;
     case 'boolean':
-      // As bigints for the same reason as whole numbers: 1 would be stored 1.0.
+      // Bigints too: bound as 1, true would be stored 1.0 (or '1.0').
       return v ? 1n : 0n;
   }
   if (v instanceof Date) return sqliteDateTime(v);
@@ -52,15 +52,17 @@ export function sqliteValue(v: Value): SqliteValue {
 
 /**
  * How a column of `type` is written to SQLite, or undefined when its values bind as they are (a
- * double as a REAL, a long as an INTEGER, an int as the number its placeholder makes an INTEGER:
- * sqlitePlaceholder). A decimal keeps its column's scale as text (decimal(10,2) writes 1.50), so the
- * stored digits are exactly the dataset's.
+ * double as a REAL, a long as an INTEGER). An int is an INTEGER in a column of any affinity. A decimal keeps its column's scale as text (decimal(10,2) writes 1.50), so the stored digits are
+ * exactly the dataset's.
  */
 export function sqliteEncoder(type: ColumnType): Encoder<SqliteValue> | undefined {
   switch (type.base) {
     case 'bool':
     case 'datetime':
     case 'bytes':
+    case 'tinyint':
+    case 'short':
+    case 'int':
       return sqliteValue;
     case 'decimal':
       return (v) =>
@@ -69,23 +71,6 @@ export function sqliteEncoder(type: ColumnType): Encoder<SqliteValue> | undefine
           : sqliteValue(v);
     default:
       return undefined;
-  }
-}
-
-/**
- * The placeholder a column of `type` is bound through in a row loop. An int is an INTEGER in a column
- * of any affinity, as a bigint would be, but bound as the number it is, without a bigint made per
- * cell of a million-row write. `+` takes the CAST's INTEGER affinity away, so a comparison
- * with a TEXT column (an upsert's `IS NOT ?`) compares text, as with a bound bigint.
- */
-export function sqlitePlaceholder(type: ColumnType): string {
-  switch (type.base) {
-    case 'tinyint':
-    case 'short':
-    case 'int':
-      return '+CAST(? AS INTEGER)';
-    default:
-      return '?';
   }
 }
 
