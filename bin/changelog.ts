@@ -2,15 +2,21 @@ import { once } from 'node:events';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { counted, fileErrorReason, isScriptError, renderText, sessionFolders } from '../runtime/support';
-import { changeLogTable, listChangeLogs, viewChangeLog, writeChangeLogJson } from '../runtime/changelog-files';
+import {
+  changeLogTable,
+  listChangeLogs,
+  listedFolder,
+  viewChangeLog,
+  writeChangeLogJson,
+} from '../runtime/changelog-files';
 import { EXIT } from './constants';
 import { openSession, runtime } from './interpreter';
 import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 
-/** `sqlcdc changelog show FILE` / `sqlcdc changelog list [FOLDER]` (docs/changelog.md, "Inspecting a log"). */
+/** `sqlcdc changelog show FILE` / `sqlcdc changelog list [FOLDER|PIPELINE]` (docs/changelog.md, "Inspecting a log"). */
 export interface ChangeLogCommand {
   action: 'show' | 'list' | 'replay';
-  /** show, replay: the file; list: the folder (default: the working directory). */
+  /** show, replay: the file; list: the folder (default: the working directory) or a pipeline's name. */
   target?: string;
   workspace?: string;
   output: 'table' | 'json';
@@ -67,7 +73,13 @@ export async function runChangeLogCommand(cmd: ChangeLogCommand): Promise<number
   try {
     if (cmd.action === 'replay') return await replay(resolve(cmd.target!), cmd);
     if (cmd.action === 'show') await show(resolve(cmd.target!), cmd);
-    else await list(resolve(cmd.target ?? '.'), cmd);
+    else
+      await list(
+        cmd.target === undefined
+          ? resolve('.')
+          : listedFolder(cmd.target, process.cwd(), sessionFolders({ workspace: cmd.workspace }).workspace),
+        cmd,
+      );
     return EXIT.ok;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -82,7 +94,7 @@ export async function runChangeLogCommand(cmd: ChangeLogCommand): Promise<number
 /** `sqlcdc changelog …` as a command group of the CLI. */
 export const changelogCommands: CommandGroup = {
   usage:
-    '  sqlcdc changelog show <file.eds> [--output table|json] [--workspace DIR] [--check-signature]\n  sqlcdc changelog list [FOLDER] [--output table|json]\n  sqlcdc changelog replay <file.eds> --job NAME [--workspace DIR]',
+    '  sqlcdc changelog show <file.eds> [--output table|json] [--workspace DIR] [--check-signature]\n  sqlcdc changelog list [FOLDER|PIPELINE] [--output table|json] [--workspace DIR]\n  sqlcdc changelog replay <file.eds> --job NAME [--workspace DIR]',
   run: (args) => runChangeLogCommand(parseChangeLog(args)),
 };
 

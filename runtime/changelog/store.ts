@@ -1,5 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { ScriptError } from '../errors';
 import { parseIdFileName } from './naming';
 
@@ -11,6 +11,23 @@ export const STORE = 'changelogs';
 
 export function storeDir(workspace: string, pipeline: string): string {
   return join(workspace, STORE, pipeline);
+}
+
+/**
+ * The folder `changelog list WHAT` lists: the folder WHAT relative to `cwd`, else — WHAT being a plain
+ * name with no such folder — the store folder of the pipeline or job of that name, as a webhook's or a
+ * CAPTURE's logs are found without knowing where the workspace is. Otherwise the folder as given, for
+ * the caller to report missing.
+ */
+export function listedFolder(what: string, cwd: string, workspace: string): string {
+  const given = resolve(cwd, what);
+  if (isFolder(given) || what.includes('/') || what.includes(sep) || what === '.' || what === '..') return given;
+  const stored = storeDir(workspace, what);
+  return isFolder(stored) ? stored : given;
+}
+
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 /**

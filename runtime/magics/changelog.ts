@@ -3,7 +3,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { changeLogTable, viewChangeLog } from '../changelog/inspect';
 import { listChangeLogs } from '../changelog/list';
 import { parseIdFileName } from '../changelog/naming';
-import { storeDir, storePipelineFor } from '../changelog/store';
+import { listedFolder, storeDir, storePipelineFor } from '../changelog/store';
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { counted } from '../util/words';
@@ -18,7 +18,9 @@ export const run: Magic['run'] = async (session, args): Promise<Result[]> => {
   const sub = subWord.toLowerCase();
   if (sub === 'list') {
     if (words.length > 1) throw new ArgumentError(`%changelog list takes one folder; usage: ${USAGE}`, words[1]);
-    const folder = words.length ? resolve(session.cwd, words[0]) : storeDir(session.workspace, session.pipeline);
+    const folder = words.length
+      ? listedFolder(words[0], session.cwd, session.workspace)
+      : storeDir(session.workspace, session.pipeline);
     // A folder given that is not there is a mistake (as for sqlcdc changelog list); the store may not exist yet.
     if (words.length && !statSync(folder, { throwIfNoEntry: false })?.isDirectory())
       throw new ArgumentError(`no folder ${folder}`, words[0], 'runtime');

@@ -83,6 +83,29 @@ test("%changelog list: the pipeline's store by default, or a folder; the table s
   assert.equal((await runCli(f.dir, ['changelog', 'list', 'nowhere'])).code, 2);
 });
 
+test("changelog list NAME: a pipeline's or job's store when no folder of that name is there", async () => {
+  const { f, s } = await captured();
+  const files = f.logs('ws/changelogs/shop');
+  const [byName] = tables(await magic(s, '%changelog list shop'));
+  assert.equal(byName.title, `change logs in ${join(f.workspace, 'changelogs', 'shop')}`);
+  assert.deepEqual(column(byName.dataset, 'file'), files);
+  const cli = await runCli(f.dir, ['changelog', 'list', 'shop', '--workspace', f.workspace, '--output', 'json']);
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.deepEqual(
+    (JSON.parse(cli.stdout) as { fileName: string }[]).map((e) => e.fileName),
+    files,
+  );
+  // A folder of that name in the working directory comes first; a path is never a store's name.
+  mkdirSync(join(f.dir, 'shop'));
+  assert.deepEqual(await magic(s, '%changelog list shop'), [
+    { kind: 'message', text: `no change log in ${join(f.dir, 'shop')}` },
+  ]);
+  const folder = await runCli(f.dir, ['changelog', 'list', 'shop', '--workspace', f.workspace, '--output', 'json']);
+  assert.equal(folder.stdout, '[]\n');
+  assert.equal((await runCli(f.dir, ['changelog', 'list', './shopx', '--workspace', f.workspace])).code, 2);
+  assert.equal((await runCli(f.dir, ['changelog', 'list', 'shopx', '--workspace', f.workspace])).code, 2);
+});
+
 test('%changelog show: a log name shows its newest log, a file shows that one: the header facts, then each stream', async () => {
   const { f, s } = await captured();
   const files = f.logs('ws/changelogs/shop');
@@ -130,7 +153,7 @@ test('%changelog mistakes: a usage message, a missing log named with where it wa
   const { f, s } = await captured();
   await assert.rejects(
     magic(s, '%changelog'),
-    /usage: %changelog list \[FOLDER\] \| %changelog show FILE\|NAME \[--check-signature\]/,
+    /usage: %changelog list \[FOLDER\|PIPELINE\] \| %changelog show FILE\|NAME \[--check-signature\]/,
   );
   await assert.rejects(magic(s, '%changelog drop orders'), /unknown %changelog subcommand 'drop'/);
   await assert.rejects(magic(s, '%changelog show'), /%changelog show needs one change log file or name/);
