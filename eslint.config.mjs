@@ -41,7 +41,7 @@ const zones = [
     message: 'what the commands use (transport, drives, targets, writers, change logs, CDC) knows no command',
   },
   {
-    target: ['./runtime/support.ts', './runtime/admin.ts', './runtime/changelog-files.ts'],
+    target: ['./runtime/support.ts', './runtime/admin.ts', './runtime/changelog-files.ts', './runtime/tables.ts'],
     from: [
       './runtime/index.ts',
       './runtime/session.ts',
@@ -52,7 +52,12 @@ const zones = [
       './runtime/drives',
       './runtime/targets',
     ],
-    message: 'runtime/support.ts, admin.ts and changelog-files.ts load without the interpreter',
+    message: 'runtime/support.ts, admin.ts, changelog-files.ts and tables.ts load without the interpreter',
+  },
+  {
+    target: './runtime/support.ts',
+    from: ['./runtime/dataset', './runtime/writers'],
+    message: 'runtime/support.ts is what the kernel loads before its first reply: the dataset is in runtime/tables.ts',
   },
   {
     target: './runtime/check.ts',
@@ -92,12 +97,13 @@ const zones = [
       './support.ts',
       './admin.ts',
       './changelog-files.ts',
+      './tables.ts',
       './check.ts',
       './interpreter.ts',
       './serve.ts',
     ],
     message:
-      'a front end imports the runtime through runtime/index.ts (or its parts support, admin, changelog-files, check, interpreter, serve)',
+      'a front end imports the runtime through runtime/index.ts (or its parts support, admin, changelog-files, tables, check, interpreter, serve)',
   })),
   { target: './kernel', from: ['./repl', './bin'], message: 'the kernel imports no other front end' },
   { target: './repl', from: ['./kernel', './bin'], message: 'the REPL imports no other front end' },

@@ -17,6 +17,13 @@ type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
 
 /** Quiet time before the interpreter is loaded while no client is known to be ready (see scheduleWarmUp). */
 const WARM_UP_AFTER_MS = 300;
+/**
+ * How long a kernel_info request on the shell waits for a first IOPub subscription. A starting client
+ * connects its sockets together, but the kernel may get its request before its subscription (10–60 ms
+ * before, measured); the request's busy and idle would then be lost, and jupyter_client, having
+ * waited 0.2 s for them, asks again. Under the second jupyter_client waits for the reply.
+ */
+const SUBSCRIBER_WAIT_MS = 500;
 
 /**
  * The Jupyter protocol side of the kernel: it routes requests, runs shell requests one at a time in
@@ -147,8 +154,9 @@ export class Kernel {
       // Shell requests are framed by busy/idle (clients wait for it). Control requests are not: an
       // interrupt's idle would report the kernel idle while its cell still runs (jupyter_client#838).
       const framed = channel === this.sockets.shell;
-      if (framed) void this.publish('status', { execution_state: 'busy' });
       const type = msg.header.msg_type;
+      if (framed && type === 'kernel_info_request') await this.sockets.iopub.subscriber(SUBSCRIBER_WAIT_MS);
+      if (framed) void this.publish('status', { execution_state: 'busy' });
       try {
         const handler = this.handlers.get(type);
         if (handler) await handler(msg, channel);
