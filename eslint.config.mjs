@@ -55,6 +55,19 @@ const zones = [
     message: 'runtime/support.ts, admin.ts, changelog-files.ts and tables.ts load without the interpreter',
   },
   {
+    target: './runtime/startup.ts',
+    from: './runtime',
+    except: [
+      './startup.ts',
+      './workspace/location.ts',
+      './workspace/secret-input.ts',
+      './workspace/redact.ts',
+      './util/fifo.ts',
+    ],
+    message:
+      'runtime/startup.ts is what the kernel loads before its first reply: where the workspace is, secrets masked, a queue',
+  },
+  {
     target: './runtime/support.ts',
     from: ['./runtime/dataset', './runtime/writers'],
     message: 'runtime/support.ts is what the kernel loads before its first reply: the dataset is in runtime/tables.ts',
@@ -94,6 +107,7 @@ const zones = [
     from: './runtime',
     except: [
       './index.ts',
+      './startup.ts',
       './support.ts',
       './admin.ts',
       './changelog-files.ts',
@@ -103,7 +117,7 @@ const zones = [
       './serve.ts',
     ],
     message:
-      'a front end imports the runtime through runtime/index.ts (or its parts support, admin, changelog-files, tables, check, interpreter, serve)',
+      'a front end imports the runtime through runtime/index.ts (or its parts startup, support, admin, changelog-files, tables, check, interpreter, serve)',
   })),
   { target: './kernel', from: ['./repl', './bin'], message: 'the kernel imports no other front end' },
   { target: './repl', from: ['./kernel', './bin'], message: 'the REPL imports no other front end' },
@@ -166,7 +180,7 @@ export default defineConfig(
             '^@aws-sdk/lib-storage$',
             '^@azure/storage-blob$',
             '^s3rver(/lib/models/account)?$',
-            '^\\./backend$',
+            '^\\./(backend|history)$',
             '^\\./(postgres|sqlite)$',
             '^\\./(data|string|date|other|operators)$',
             '^\\.\\./functions/evaluate$',

@@ -1,5 +1,5 @@
 import type * as zmq from 'zeromq';
-import { Fifo } from '../runtime/support';
+import { Fifo } from '../runtime/startup';
 import { log, trace, TRACE } from './log';
 import { encode, newHeader, type Message, type Signer } from '../jupyter/wire';
 

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { readConnectionFile } from '../jupyter/connection';
 import type { MessageSocket } from '../jupyter/socket';
 import { childOf, type Message } from '../jupyter/wire';
-import type { SessionFolders } from '../runtime/support';
+import type { SessionFolders } from '../runtime/startup';
 import type { Backend } from './backend';
 import type { ExecuteReply, ExecuteRequest } from './executor';
-import { History, type HistoryQuery } from './history';
+import type { History, HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
 import { log } from './log';
 import { OutputContext } from './output-context';
@@ -130,9 +130,15 @@ export class Kernel {
     return this.loaded;
   }
 
-  /** Kept apart from the interpreter: consoles ask for history at start and wait only a second. */
+  /**
+   * Kept apart from the interpreter: consoles ask for history at start and wait only a second. Loaded
+   * with the first history request or the interpreter, not before the first reply.
+   */
   private get history(): History {
-    this.historyStore ??= new History(join(this.folders.workspace, 'kernel_history.jsonl'));
+    if (!this.historyStore) {
+      const { History: Impl } = require('./history') as typeof import('./history');
+      this.historyStore = new Impl(join(this.folders.workspace, 'kernel_history.jsonl'));
+    }
     return this.historyStore;
   }
 

@@ -3,10 +3,8 @@
 // only briefly, and the CLI's commands that run no statement (with ./admin, ./changelog-files, ./tables). Nothing
 // here may import the session, the parser or the commands, nor the dataset (./tables): the kernel
 // loads this before its first reply. The CLI's job and key commands use ./admin besides.
-export { describeWorkspace, sessionFolders, type SessionFolders } from './workspace/location';
+export { describeWorkspace, sessionFolders, type SessionFolders, holdsSecret, withoutSecrets, Fifo } from './startup';
 export { writeFileAtomic } from './workspace/files';
-export { holdsSecret, withoutSecrets } from './workspace/secret-input';
-export { Fifo } from './util/fifo';
 export { globSource, type GlobSyntax } from './sources/files/glob';
 export { caretLines, errorInFile, isScriptError, toScriptError, type ScriptError } from './errors';
 export { counted } from './util/words';
