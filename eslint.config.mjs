@@ -41,7 +41,7 @@ const zones = [
     message: 'what the commands use (transport, drives, targets, writers, change logs, CDC) knows no command',
   },
   {
-    target: ['./runtime/support.ts', './runtime/admin.ts', './runtime/changelog-files.ts'],
+    target: ['./runtime/support.ts', './runtime/admin.ts', './runtime/changelog-files.ts', './runtime/tables.ts'],
     from: [
       './runtime/index.ts',
       './runtime/session.ts',
@@ -52,7 +52,25 @@ const zones = [
       './runtime/drives',
       './runtime/targets',
     ],
-    message: 'runtime/support.ts, admin.ts and changelog-files.ts load without the interpreter',
+    message: 'runtime/support.ts, admin.ts, changelog-files.ts and tables.ts load without the interpreter',
+  },
+  {
+    target: './runtime/startup.ts',
+    from: './runtime',
+    except: [
+      './startup.ts',
+      './workspace/location.ts',
+      './workspace/secret-input.ts',
+      './workspace/redact.ts',
+      './util/fifo.ts',
+    ],
+    message:
+      'runtime/startup.ts is what the kernel loads before its first reply: where the workspace is, secrets masked, a queue',
+  },
+  {
+    target: './runtime/support.ts',
+    from: ['./runtime/dataset', './runtime/writers'],
+    message: 'runtime/support.ts is what the kernel loads before its first reply: the dataset is in runtime/tables.ts',
   },
   {
     target: './runtime/check.ts',
@@ -89,15 +107,17 @@ const zones = [
     from: './runtime',
     except: [
       './index.ts',
+      './startup.ts',
       './support.ts',
       './admin.ts',
       './changelog-files.ts',
+      './tables.ts',
       './check.ts',
       './interpreter.ts',
       './serve.ts',
     ],
     message:
-      'a front end imports the runtime through runtime/index.ts (or its parts support, admin, changelog-files, check, interpreter, serve)',
+      'a front end imports the runtime through runtime/index.ts (or its parts startup, support, admin, changelog-files, tables, check, interpreter, serve)',
   })),
   { target: './kernel', from: ['./repl', './bin'], message: 'the kernel imports no other front end' },
   { target: './repl', from: ['./kernel', './bin'], message: 'the REPL imports no other front end' },
@@ -160,7 +180,7 @@ export default defineConfig(
             '^@aws-sdk/lib-storage$',
             '^@azure/storage-blob$',
             '^s3rver(/lib/models/account)?$',
-            '^\\./backend$',
+            '^\\./(backend|history)$',
             '^\\./(postgres|sqlite)$',
             '^\\./(data|string|date|other|operators)$',
             '^\\.\\./functions/evaluate$',

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { counted, fileErrorReason, isScriptError, renderText, sessionFolders } from '../runtime/support';
+import { counted, fileErrorReason, isScriptError, sessionFolders } from '../runtime/support';
+import { renderText } from '../runtime/tables';
 import {
   changeLogTable,
   listChangeLogs,

@@ -21,16 +21,8 @@ import {
   TRIGGER_KINDS,
   UPDATE_OPTIONS,
 } from '../runtime/admin';
-import {
-  type Column,
-  counted,
-  Dataset,
-  fileErrorReason,
-  isScriptError,
-  renderText,
-  sessionFolders,
-  type Value,
-} from '../runtime/support';
+import { counted, fileErrorReason, isScriptError, sessionFolders } from '../runtime/support';
+import { type Column, Dataset, renderText, type Value } from '../runtime/tables';
 
 const USAGE = `  sqlcdc job create NAME [--reader FILE.sql] [--writer FILE.sql] [--webhook] [--save-sample] [--signing-secret] [--workspace DIR]
   sqlcdc job list [--output table|json] [--workspace DIR]

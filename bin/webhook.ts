@@ -1,7 +1,8 @@
 import { EXIT } from './constants';
 import { parseCommandLine, unknownWord, UsageError, type CommandGroup } from './subcommand';
 import { AccessKeys } from '../runtime/admin';
-import { Dataset, isScriptError, renderText, sessionFolders } from '../runtime/support';
+import { isScriptError, sessionFolders } from '../runtime/support';
+import { Dataset, renderText } from '../runtime/tables';
 
 /** `sqlcdc webhook key new|list|revoke`: the listener's access keys (docs/webhook.md). */
 async function run(args: string[]): Promise<number> {

@@ -1,5 +1,5 @@
 import type * as zmq from 'zeromq';
-import { Fifo } from '../runtime/support';
+import { Fifo } from '../runtime/startup';
 import { log, trace, TRACE } from './log';
 import { encode, newHeader, type Message, type Signer } from '../jupyter/wire';
 
@@ -86,6 +86,8 @@ export class IopubPublisher {
   private readonly droppedDisplays = new Map<string, Message<unknown>>();
   /** Subscriptions of all clients (each client's counted: the socket reports every one). */
   private subscriptions = 0;
+  /** Callers of `subscriber` waiting for the next subscription. */
+  private readonly awaitingSubscriber = new Set<() => void>();
   private closed = false;
 
   constructor(
@@ -107,6 +109,20 @@ export class IopubPublisher {
     return this.subscriptions > 0;
   }
 
+  /** Resolves once some client is subscribed, or after `withinMs` without one. */
+  subscriber(withinMs: number): Promise<void> {
+    if (this.subscribed || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.awaitingSubscriber.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, withinMs);
+      this.awaitingSubscriber.add(done);
+    });
+  }
+
   /** Queues `msg` (its topic is set here); resolves once ZeroMQ has it, or it was dropped. */
   publish(msg: Message<unknown>): Promise<void> {
     if (this.closed) return Promise.resolve();
@@ -124,6 +140,7 @@ export class IopubPublisher {
 
   close(): void {
     this.closed = true;
+    for (const done of this.awaitingSubscriber) done();
     clearTimeout(this.retry);
     clearTimeout(this.flushTimer);
     for (let out = this.queue.shift(); out; out = this.queue.shift()) out.resolve();
@@ -279,6 +296,7 @@ export class IopubPublisher {
       for await (const [frame] of this.socket) {
         this.subscriptions += frame[0] === 1 ? 1 : -1;
         if (this.lossy) this.setLossy(false);
+        if (this.subscribed) for (const done of this.awaitingSubscriber) done();
       }
     } catch (e) {
       if (!this.socket.closed) log(`iopub subscriptions: ${(e as Error).message}`);

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { readConnectionFile } from '../jupyter/connection';
 import type { MessageSocket } from '../jupyter/socket';
 import { childOf, type Message } from '../jupyter/wire';
-import type { SessionFolders } from '../runtime/support';
+import type { SessionFolders } from '../runtime/startup';
 import type { Backend } from './backend';
 import type { ExecuteReply, ExecuteRequest } from './executor';
-import { History, type HistoryQuery } from './history';
+import type { History, HistoryQuery } from './history';
 import { kernelInfo } from './kernel-info';
 import { log } from './log';
 import { OutputContext } from './output-context';
@@ -17,6 +17,13 @@ type Handler = (msg: Message, channel: MessageSocket) => Promise<void> | void;
 
 /** Quiet time before the interpreter is loaded while no client is known to be ready (see scheduleWarmUp). */
 const WARM_UP_AFTER_MS = 300;
+/**
+ * How long a kernel_info request on the shell waits for a first IOPub subscription. A starting client
+ * connects its sockets together, but the kernel may get its request before its subscription (10–60 ms
+ * before, measured); the request's busy and idle would then be lost, and jupyter_client, having
+ * waited 0.2 s for them, asks again. Under the second jupyter_client waits for the reply.
+ */
+const SUBSCRIBER_WAIT_MS = 500;
 
 /**
  * The Jupyter protocol side of the kernel: it routes requests, runs shell requests one at a time in
@@ -123,9 +130,15 @@ export class Kernel {
     return this.loaded;
   }
 
-  /** Kept apart from the interpreter: consoles ask for history at start and wait only a second. */
+  /**
+   * Kept apart from the interpreter: consoles ask for history at start and wait only a second. Loaded
+   * with the first history request or the interpreter, not before the first reply.
+   */
   private get history(): History {
-    this.historyStore ??= new History(join(this.folders.workspace, 'kernel_history.jsonl'));
+    if (!this.historyStore) {
+      const { History: Impl } = require('./history') as typeof import('./history');
+      this.historyStore = new Impl(join(this.folders.workspace, 'kernel_history.jsonl'));
+    }
     return this.historyStore;
   }
 
@@ -147,8 +160,9 @@ export class Kernel {
       // Shell requests are framed by busy/idle (clients wait for it). Control requests are not: an
       // interrupt's idle would report the kernel idle while its cell still runs (jupyter_client#838).
       const framed = channel === this.sockets.shell;
-      if (framed) void this.publish('status', { execution_state: 'busy' });
       const type = msg.header.msg_type;
+      if (framed && type === 'kernel_info_request') await this.sockets.iopub.subscriber(SUBSCRIBER_WAIT_MS);
+      if (framed) void this.publish('status', { execution_state: 'busy' });
       try {
         const handler = this.handlers.get(type);
         if (handler) await handler(msg, channel);

@@ -1,7 +1,7 @@
 import type { Channel } from '../jupyter/connection';
 import { stderrLog } from '../jupyter/log';
 import type { Message } from '../jupyter/wire';
-import { withoutSecrets } from '../runtime/support';
+import { withoutSecrets } from '../runtime/startup';
 
 /** The kernel's log: its standard error, where jupyter_client and consoles leave it. */
 export const log = stderrLog('sqlcdc kernel');

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeWorkspace, sessionFolders } from '../runtime/support';
+import { describeWorkspace, sessionFolders } from '../runtime/startup';
 import { Kernel } from './kernel';
 import { log } from './log';
 

@@ -5,7 +5,7 @@ import { Signer } from '../jupyter/wire';
 import { Heartbeat } from './heartbeat';
 import { IopubPublisher } from './iopub';
 import { log } from './log';
-import { withoutSecrets } from '../runtime/support';
+import { withoutSecrets } from '../runtime/startup';
 /**
  * The kernel's side: ROUTER shell/control/stdin, the IOPub publisher and the heartbeat (in its own
  * thread), bound to the connection file's ports.

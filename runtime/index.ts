@@ -1,8 +1,9 @@
 // The public API of the interpreter, for front ends and embedders. Front ends import the runtime
-// through this module only, or through a part of it that loads sooner: ./support (before the
-// interpreter), ./admin (the workspace's jobs and keys), ./changelog-files (change logs listed and
-// shown), ./check (the parser alone), ./interpreter (a session, for running scripts), ./serve (the
-// webhook listener); eslint checks it.
+// through this module only, or through a part of it that loads sooner: ./startup (a front end's
+// first answer), ./support (before the interpreter), ./admin (the workspace's jobs and keys),
+// ./changelog-files (change logs listed and shown), ./tables (the dataset rendered as text),
+// ./check (the parser alone), ./interpreter (a session, for running scripts), ./serve (the webhook
+// listener); eslint checks it.
 export { Session, DEFAULT_DISPLAY_LIMIT, type SessionOptions, type RunRequest } from './session';
 export { Run } from './run';
 export type { ChangeLogFile, CurrentChangeLog, Scope } from './scope';

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli as sqlcdc } from '../helpers/cli';
 import { startServe } from '../helpers/serve';
+import { listed, listingTo } from '../helpers/loaded-modules';
 import { tempDir } from '../helpers/temp';
 
 /**
@@ -12,17 +13,6 @@ import { tempDir } from '../helpers/temp';
  * it loaded when it exits.
  */
 const LIMITS = { timeout: 120_000 };
-const DIST = join(__dirname, '..', '..');
-const PRELOAD = join(__dirname, '..', 'helpers', 'loaded-modules.js');
-
-/** The environment that makes a CLI child list the modules it loaded in `list`. */
-const listingTo = (list: string) => ({ NODE_OPTIONS: `--require ${PRELOAD}`, SQLCDC_TEST_LOADED: list });
-
-/** The modules listed, as paths under dist/ (or node_modules/). */
-const listed = (list: string) =>
-  readFileSync(list, 'utf8')
-    .split('\n')
-    .map((f) => relative(DIST, f));
 
 /** The modules `sqlcdc ARGS` loaded; asserts it succeeded. */
 async function modulesLoadedBy(dir: string, args: string[], input?: string): Promise<string[]> {
