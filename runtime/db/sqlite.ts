@@ -261,13 +261,13 @@ class SqliteSession implements DbSession {
     return done;
   }
 
-  /** The INSERT OR ABORT of a chunk of rows into `into` (`table (columns)`); undefined when there are too few rows for one. */
+  /** The INSERT OR ABORT of a chunk of rows into `into` (`table (columns)`); undefined when the rows are too few or too wide for one. */
   private chunk(
     into: string,
     { columns, data }: BulkRows,
   ): { rows: number; write(args: SqliteValue[]): number } | undefined {
     const rows = chunkRows(columns.length);
-    if (data.rowCount < rows) return undefined;
+    if (rows === 0 || data.rowCount < rows) return undefined;
     const stmt = this.statement(`INSERT OR ABORT INTO ${into} VALUES ${valuesRows(columns.length, rows)}`);
     return { rows, write: (args) => stmt.run(...args).changes };
   }

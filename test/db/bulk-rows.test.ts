@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { chunkRows } from '../../runtime/db/sqlite-rows';
 import { dbTest, plain, type DbCase } from './helpers';
 
 /**
@@ -10,7 +11,9 @@ import { dbTest, plain, type DbCase } from './helpers';
  * resolve conflicts themselves).
  */
 
-const K = 64;
+/** Rows to a statement, for the tables here: two columns, and the fourteen of typedRow. */
+const K = chunkRows(2);
+assert.equal(chunkRows(14), K);
 /** Two full statements and three rows written one at a time. */
 const N = 2 * K + 3;
 /** A row in the middle of the second statement. */
