@@ -48,8 +48,8 @@ export interface RowWriter {
   /** The chunk's rows; undefined: every row is written by `row`. */
   chunk?: {
     rows: number;
-    /** Writes `rows` rows, their values one after the other in `args`; throws, having written none, when one fails. */
-    write(args: SqliteValue[]): void;
+    /** Writes `rows` rows, their values one after the other in `args`, and returns the rows inserted; throws, having written none, when one fails. */
+    write(args: SqliteValue[]): number;
   };
 }
 
@@ -66,6 +66,7 @@ export async function writeRows(
   turnRows: number,
   signal: AbortSignal,
 ): Promise<void> {
+  // Cells read from each column's storage row by row: a typed column is not turned into objects whole.
   const values = ordinals.map((o) => data.vector(o));
   const encoders = ordinals.map((o) => sqliteEncoder(data.columns[o].type));
   const width = values.length;

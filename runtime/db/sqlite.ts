@@ -23,7 +23,7 @@ import { SerialLock } from './lock';
 import { PageBuffer } from './pages';
 import { sqliteColumnType } from './types';
 import { inTurns, type Pause } from '../util/turn';
-import { chunkRows, valuesRows, writeRows } from './sqlite-rows';
+import { chunkRows, valuesRows, writeRows, type RowWriter } from './sqlite-rows';
 import { bytesView, sqliteValue, type SqliteValue } from './values';
 
 /** Rows written or read between two turns of the event loop (Ctrl-C and the kernel's heartbeat wait that long). */
@@ -254,7 +254,9 @@ class SqliteSession implements DbSession {
     const inserting = chunk && {
       rows: chunk.rows,
       write: (args: SqliteValue[]) => {
-        done.inserted += chunk.write(args);
+        const inserted = chunk.write(args);
+        done.inserted += inserted;
+        return inserted;
       },
     };
     await writeRows(this.db, rows, { row, chunk: inserting }, BATCH_ROWS, signal);
@@ -262,10 +264,7 @@ class SqliteSession implements DbSession {
   }
 
   /** The INSERT OR ABORT of a chunk of rows into `into` (`table (columns)`); undefined when the rows are too few or too wide for one. */
-  private chunk(
-    into: string,
-    { columns, data }: BulkRows,
-  ): { rows: number; write(args: SqliteValue[]): number } | undefined {
+  private chunk(into: string, { columns, data }: BulkRows): RowWriter['chunk'] {
     const rows = chunkRows(columns.length);
     if (rows === 0 || data.rowCount < rows) return undefined;
     const stmt = this.statement(`INSERT OR ABORT INTO ${into} VALUES ${valuesRows(columns.length, rows)}`);
