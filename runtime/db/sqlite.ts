@@ -23,10 +23,14 @@ import { SerialLock } from './lock';
 import { PageBuffer } from './pages';
 import { sqliteColumnType } from './types';
 import { inTurns, type Pause } from '../util/turn';
-import { bytesView, sqliteEncoder, sqliteValue, type SqliteValue } from './values';
+import { chunkRows, valuesRows, writeRows, type RowWriter } from './sqlite-rows';
+import { bytesView, sqliteValue, type SqliteValue } from './values';
 
 /** Rows written or read between two turns of the event loop (Ctrl-C and the kernel's heartbeat wait that long). */
 const BATCH_ROWS = 5_000;
+
+/** Write statements a connection keeps prepared: a few tables' insert, chunk insert and update. */
+const STATEMENTS_KEPT = 16;
 
 /** better-sqlite3's message when a write comes while a query on the connection is still being read. */
 const BUSY_READING = 'This database connection is busy executing a query';
@@ -105,6 +109,7 @@ export class SqliteEngine implements Engine {
 
 class SqliteSession implements DbSession {
   readonly dialect = SQLITE;
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(private readonly db: Database.Database) {}
 
@@ -192,31 +197,18 @@ class SqliteSession implements DbSession {
   }
 
   async insert(table: string, rows: BulkRows, signal: AbortSignal): Promise<number> {
-    const { columns, data, ordinals } = rows;
-    const stmt = this.db.prepare(
-      `INSERT INTO ${table} (${columns.map(SQLITE.quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    const into = `${table} (${rows.columns.map(SQLITE.quote).join(', ')})`;
+    const width = rows.columns.length;
+    const row = this.statement(`INSERT INTO ${into} VALUES ${valuesRows(width, 1)}`);
+    // Spread: better-sqlite3 binds separate arguments ~10% faster a row than one array of them.
+    await writeRows(
+      this.db,
+      rows,
+      { row: (args) => row.run(...args), chunk: this.chunk(into, rows) },
+      BATCH_ROWS,
+      signal,
     );
-    const values = ordinals.map((o) => data.vector(o));
-    const encoders = ordinals.map((o) => sqliteEncoder(data.columns[o].type));
-    const width = values.length;
-    const args = new Array<SqliteValue>(width);
-    for (let start = 0; start < data.rowCount; start += BATCH_ROWS) {
-      const end = Math.min(start + BATCH_ROWS, data.rowCount);
-      for (let r = start; r < end; r++) {
-        for (let c = 0; c < width; c++) {
-          const v = values[c].get(r);
-          const encode = encoders[c];
-          args[c] = v === null ? null : encode ? encode(v) : (v as SqliteValue);
-        }
-        // Spread: better-sqlite3 binds separate arguments ~10% faster a row than one array of them.
-        stmt.run(...args);
-      }
-      if (end < data.rowCount) {
-        await nextTurn();
-        if (signal.aborted) throw cancelled();
-      }
-    }
-    return data.rowCount;
+    return rows.data.rowCount;
   }
 
   async upsertByPrimaryKey(
@@ -225,56 +217,73 @@ class SqliteSession implements DbSession {
     keys: readonly string[],
     signal: AbortSignal,
   ): Promise<Upserted> {
-    const { columns, data, ordinals } = rows;
+    const { columns } = rows;
     const { quote } = SQLITE;
     const keyAt = keys.map((k) => columns.indexOf(k));
     if (keyAt.includes(-1)) throw new Error(`upsert: key ${keys.join(', ')} not among the columns written`);
     const otherAt = columns.map((_, i) => i).filter((i) => !keyAt.includes(i));
+    const into = `${table} (${columns.map(quote).join(', ')})`;
     // A new key is inserted; a key the table has conflicts, and then the row is updated when a value differs.
-    const insert = this.db.prepare(
-      `INSERT INTO ${table} (${columns.map(quote).join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ` +
-        `ON CONFLICT (${keys.map(quote).join(', ')}) DO NOTHING`,
+    const insert = this.statement(
+      `INSERT INTO ${into} VALUES ${valuesRows(columns.length, 1)} ON CONFLICT (${keys.map(quote).join(', ')}) DO NOTHING`,
     );
     const others = otherAt.map((i) => quote(columns[i]));
     const update =
       others.length > 0
-        ? this.db.prepare(
+        ? this.statement(
             `UPDATE ${table} SET ${others.map((c) => `${c} = ?`).join(', ')} WHERE ${keys.map((k) => `${quote(k)} = ?`).join(' AND ')} ` +
               `AND (${others.map((c) => `${c} IS NOT ?`).join(' OR ')})`,
           )
         : undefined;
-    // Cells read from each column's storage row by row: a typed column is not turned into objects whole.
-    const values = ordinals.map((o) => data.vector(o));
-    const encoders = ordinals.map((o) => sqliteEncoder(data.columns[o].type));
-    const width = values.length;
-    const args = new Array<SqliteValue>(width);
     const updateArgs = new Array<SqliteValue>(otherAt.length * 2 + keyAt.length);
     const done: Upserted = { inserted: 0, updated: 0 };
-    for (let start = 0; start < data.rowCount; start += BATCH_ROWS) {
-      const end = Math.min(start + BATCH_ROWS, data.rowCount);
-      for (let r = start; r < end; r++) {
-        for (let c = 0; c < width; c++) {
-          const v = values[c].get(r);
-          const encode = encoders[c];
-          args[c] = v === null ? null : encode ? encode(v) : (v as SqliteValue);
-        }
-        if (insert.run(...args).changes > 0) {
-          done.inserted++;
-          continue;
-        }
-        if (!update) continue;
-        let k = 0;
-        for (const i of otherAt) updateArgs[k++] = args[i];
-        for (const i of keyAt) updateArgs[k++] = args[i];
-        for (const i of otherAt) updateArgs[k++] = args[i];
-        done.updated += update.run(...updateArgs).changes;
+    const row = (args: SqliteValue[]): void => {
+      if (insert.run(...args).changes > 0) {
+        done.inserted++;
+        return;
       }
-      if (end < data.rowCount) {
-        await nextTurn();
-        if (signal.aborted) throw cancelled();
-      }
-    }
+      if (!update) return;
+      let k = 0;
+      for (const i of otherAt) updateArgs[k++] = args[i];
+      for (const i of keyAt) updateArgs[k++] = args[i];
+      for (const i of otherAt) updateArgs[k++] = args[i];
+      done.updated += update.run(...updateArgs).changes;
+    };
+    // A chunk of new keys inserts them all; one with a key the table has (or has twice) fails, and its rows go by `row`.
+    const chunk = this.chunk(into, rows);
+    const inserting = chunk && {
+      rows: chunk.rows,
+      write: (args: SqliteValue[]) => {
+        const inserted = chunk.write(args);
+        done.inserted += inserted;
+        return inserted;
+      },
+    };
+    await writeRows(this.db, rows, { row, chunk: inserting }, BATCH_ROWS, signal);
     return done;
+  }
+
+  /** The INSERT OR ABORT of a chunk of rows into `into` (`table (columns)`); undefined when the rows are too few or too wide for one. */
+  private chunk(into: string, { columns, data }: BulkRows): RowWriter['chunk'] {
+    const rows = chunkRows(columns.length);
+    if (rows === 0 || data.rowCount < rows) return undefined;
+    const stmt = this.statement(`INSERT OR ABORT INTO ${into} VALUES ${valuesRows(columns.length, rows)}`);
+    return { rows, write: (args) => stmt.run(...args).changes };
+  }
+
+  /**
+   * A write statement prepared once for the connection: a push writes each batch with the same few
+   * statements, and a statement of a chunk of rows takes as long to prepare as hundreds of rows to write.
+   */
+  private statement(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      // Staging tables have new names each time: their statements are dropped with the others past the bound.
+      if (this.statements.size >= STATEMENTS_KEPT) this.statements.clear();
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
   }
 
   async columns(table: TableName): Promise<TableColumn[] | undefined> {
