@@ -54,11 +54,12 @@ export class Run implements RunState {
   readonly signal: AbortSignal;
   readonly emit: (result: Result) => void;
   private readonly commands: CommandTable;
+  // The four below are made at first use too: a webhook call's run usually has none of them.
   /** Watermark files to write once the run succeeded, by file. */
-  private readonly writes = new Map<string, CommitWrite>();
-  private readonly onCommit: (() => Promise<void> | void)[] = [];
-  private readonly onSuccess: (() => Promise<void> | void)[] = [];
-  private readonly endTasks: (() => Promise<void>)[] = [];
+  private writes?: Map<string, CommitWrite>;
+  private onCommit?: (() => Promise<void> | void)[];
+  private onSuccess?: (() => Promise<void> | void)[];
+  private endTasks?: (() => Promise<void>)[];
   private nextHighWatermark: Value = null;
   private readonly beforeCommit?: (dataset: Dataset, writes: readonly CommitWrite[]) => Promise<void>;
 
@@ -111,12 +112,12 @@ export class Run implements RunState {
         }
       }
       const writes = this.commitWrites();
-      await this.beforeCommit?.(this.dataset, writes);
-      if (this.onCommit.length > 0) for (const action of this.onCommit.splice(0)) await action();
+      if (this.beforeCommit) await this.beforeCommit(this.dataset, writes);
+      if (this.onCommit) for (const action of this.onCommit.splice(0)) await action();
       applyCommit(this.session.workspace, writes);
-      if (this.onSuccess.length > 0) for (const action of this.onSuccess.splice(0)) await action();
+      if (this.onSuccess) for (const action of this.onSuccess.splice(0)) await action();
     } finally {
-      if (this.endTasks.length > 0) await this.end();
+      if (this.endTasks) await this.end(this.endTasks);
     }
   }
 
@@ -125,7 +126,7 @@ export class Run implements RunState {
    * finished push's progress record is removed this way (targets/resume.ts says why then).
    */
   atCommit(action: () => Promise<void> | void): void {
-    this.onCommit.push(action);
+    (this.onCommit ??= []).push(action);
   }
 
   /**
@@ -133,17 +134,17 @@ export class Run implements RunState {
    * then: LOAD drops the ids of played logs its watermark passed this way.
    */
   afterSuccess(action: () => Promise<void> | void): void {
-    this.onSuccess.push(action);
+    (this.onSuccess ??= []).push(action);
   }
 
   /** LOAD's watermark moves this way, so a failing push loads the same change log again next time. */
   commitWrite(write: CommitWrite): void {
-    this.writes.set(write.file, write);
+    (this.writes ??= new Map()).set(write.file, write);
   }
 
   /** What the run writes once it succeeded: LOAD's watermarks, then the high watermark it proposed. */
   private commitWrites(): CommitWrite[] {
-    const writes = [...this.writes.values()];
+    const writes = this.writes ? [...this.writes.values()] : [];
     if (this.nextHighWatermark !== null)
       writes.push(highWatermarkWrite(this.session.workspace, this.pipeline, this.nextHighWatermark, this.commitId));
     return writes;
@@ -181,11 +182,11 @@ export class Run implements RunState {
   }
 
   atEnd(task: () => Promise<void>): void {
-    this.endTasks.push(task);
+    (this.endTasks ??= []).push(task);
   }
 
-  private async end(): Promise<void> {
-    for (const task of this.endTasks.splice(0).reverse()) {
+  private async end(tasks: (() => Promise<void>)[]): Promise<void> {
+    for (const task of tasks.splice(0).reverse()) {
       try {
         await task();
       } catch (e) {

@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import { BufferSink, type ByteSink } from '../util/bytes';
 
 /**
  * The byte layout of a change log (docs/changelog.md, "File layout"), shared by the writer and
@@ -40,14 +41,40 @@ export interface FrameHeader {
   crc: number;
 }
 
-export function frameHeader(kind: number, rows: number, raw: number, stored: Uint8Array): Buffer {
-  const b = Buffer.allocUnsafe(FRAME_HEADER);
-  b[0] = kind;
-  b.writeUInt32LE(rows, 1);
-  b.writeUInt32LE(raw, 5);
-  b.writeUInt32LE(stored.length, 9);
-  b.writeUInt32LE(frameCrc(b, stored), 13);
-  return b;
+const NO_BYTES: Buffer = Buffer.alloc(0);
+/** One object, reused: the pieces are written one after the other, never two at once. */
+const spot: { buf: Buffer; at: number } = { buf: NO_BYTES, at: 0 };
+
+/**
+ * Where `writeFrameHeader`, `writeTrailer` and `writeHeaderBlock` put their bytes: in place in a
+ * BufferSink (a log built in memory, one per webhook call), else in a buffer of their own each.
+ */
+function roomIn(out: ByteSink, n: number): { buf: Buffer; at: number } {
+  if (out instanceof BufferSink) {
+    spot.at = out.room(n);
+    spot.buf = out.buffer;
+  } else {
+    spot.at = 0;
+    spot.buf = Buffer.allocUnsafe(n);
+  }
+  return spot;
+}
+
+function put(out: ByteSink, n: number): void {
+  if (out instanceof BufferSink) out.advance(n);
+  else out.write(spot.buf.subarray(0, n));
+  // Not kept past its piece: a sink's buffer may hold a whole large log.
+  spot.buf = NO_BYTES;
+}
+
+export function writeFrameHeader(out: ByteSink, kind: number, rows: number, raw: number, stored: Uint8Array): void {
+  const { buf: b, at } = roomIn(out, FRAME_HEADER);
+  b[at] = kind;
+  b.writeUInt32LE(rows, at + 1);
+  b.writeUInt32LE(raw, at + 5);
+  b.writeUInt32LE(stored.length, at + 9);
+  b.writeUInt32LE(frameCrc(b.subarray(at, at + 13), stored), at + 13);
+  put(out, FRAME_HEADER);
 }
 
 /** The fields after the kind byte, which the reader has already looked at. */
@@ -72,14 +99,20 @@ export interface Trailer {
   frames: number;
 }
 
-export function trailer(t: Trailer): Buffer {
-  const b = Buffer.allocUnsafe(TRAILER);
-  b[0] = KIND.end;
-  b.writeBigUInt64LE(BigInt(t.upserts), 1);
-  b.writeBigUInt64LE(BigInt(t.deletes), 9);
-  b.writeUInt32LE(t.frames, 17);
-  b.writeUInt32LE(crc32(b.subarray(0, 21)), 21);
-  return b;
+export function writeTrailer(out: ByteSink, t: Trailer): void {
+  const { buf: b, at } = roomIn(out, TRAILER);
+  b[at] = KIND.end;
+  u64(b, t.upserts, at + 1);
+  u64(b, t.deletes, at + 9);
+  b.writeUInt32LE(t.frames, at + 17);
+  b.writeUInt32LE(crc32(b.subarray(at, at + 21)), at + 21);
+  put(out, TRAILER);
+}
+
+/** A count (a safe integer) as u64: the bytes writeBigUInt64LE writes, without making a BigInt of it. */
+function u64(b: Buffer, n: number, at: number): void {
+  b.writeUInt32LE(n % 0x1_0000_0000, at);
+  b.writeUInt32LE(Math.floor(n / 0x1_0000_0000), at + 4);
 }
 
 /** The trailer's counts, or undefined when its checksum fails. */
@@ -88,11 +121,11 @@ export function parseTrailer(b: Buffer): Trailer | undefined {
   return { upserts: Number(b.readBigUInt64LE(1)), deletes: Number(b.readBigUInt64LE(9)), frames: b.readUInt32LE(17) };
 }
 
-export function headerBlock(json: string): Buffer {
+export function writeHeaderBlock(out: ByteSink, json: string): void {
   const length = Buffer.byteLength(json, 'utf8');
-  const b = Buffer.allocUnsafe(4 + length + 4);
-  b.writeUInt32LE(length, 0);
-  b.write(json, 4, 'utf8');
-  b.writeUInt32LE(crc32(b.subarray(4, 4 + length)), 4 + length);
-  return b;
+  const { buf: b, at } = roomIn(out, 4 + length + 4);
+  b.writeUInt32LE(length, at);
+  b.write(json, at + 4, 'utf8');
+  b.writeUInt32LE(crc32(b.subarray(at + 4, at + 4 + length)), at + 4 + length);
+  put(out, 4 + length + 4);
 }

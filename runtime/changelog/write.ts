@@ -9,7 +9,7 @@ import { isoTime } from '../util/iso-time';
 import { acquireEncoder, CellTypeError, releaseEncoder } from './frame-encoder';
 import { compress, COMPRESSION, STORED } from './compress';
 import { FORMAT, headerText, VERSION, type ChangeLogHeader, type CertificateRef } from './header';
-import { DEFAULT_FRAME_ROWS, frameHeader, headerBlock, KIND, MAGIC, trailer } from './layout';
+import { DEFAULT_FRAME_ROWS, KIND, MAGIC, writeFrameHeader, writeHeaderBlock, writeTrailer } from './layout';
 import { protect } from './secure';
 import { turn } from '../util/turn';
 
@@ -165,7 +165,7 @@ export async function writeChangeLog(
   try {
     const out: ByteSink = protect(sink, options);
     out.write(MAGIC);
-    out.write(headerBlock(headerText(header)));
+    writeHeaderBlock(out, headerText(header));
     // The two streams in turn, without a list of pairs: a webhook call writes a log, and its empty delete stream nothing.
     for (let stream = 0; stream < 2; stream++) {
       const ds = stream === 0 ? upserts : deletes;
@@ -181,12 +181,12 @@ export async function writeChangeLog(
         const end = Math.min(start + frameRows, ds.rowCount);
         const raw = encoder.encode(header.schema, data, start, end);
         const stored = compress(header.compression, raw);
-        out.write(frameHeader(kind, end - start, raw.length, stored));
+        writeFrameHeader(out, kind, end - start, raw.length, stored);
         out.write(stored);
         frames++;
       }
     }
-    out.write(trailer({ upserts: upserts.rowCount, deletes: deletes.rowCount, frames }));
+    writeTrailer(out, { upserts: upserts.rowCount, deletes: deletes.rowCount, frames });
     out.end();
     releaseEncoder(encoder);
     if (sink instanceof AtomicFile) {

@@ -535,21 +535,49 @@ export function compilePart(part: Part, options: CompileOptions = {}): CompiledP
 const EMPTY = Dataset.empty();
 const cache = new Map<string, Part[]>();
 const CACHE_LIMIT = 500;
+/**
+ * Parsed texts by their node, for a script's texts (a job's parsed script runs once per webhook
+ * call): looked up without making a key of the text. Parsing does not depend on the options.
+ */
+const parsedNodes = new WeakMap<Text, Part[]>();
+/** The text of a template without any field, variable or function, or null: nothing to evaluate. */
+const literals = new WeakMap<Part[], string | null>();
+
+function partsOf(text: Text | string, sql: boolean): Part[] {
+  const node = typeof text === 'string' ? undefined : text;
+  let parts = node && parsedNodes.get(node);
+  if (parts) return parts;
+  const { value, pos } = textOf(text);
+  const key = `${sql ? 1 : 0}${pos ? `${pos.offset}:${pos.line}:${pos.column}` : ''}|${value}`;
+  parts = cache.get(key);
+  if (!parts) {
+    parts = parseTemplate(value, pos);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(key, parts);
+  }
+  if (node) parsedNodes.set(node, parts);
+  return parts;
+}
+
+function literalOf(parts: Part[]): string | null {
+  let literal = literals.get(parts);
+  if (literal === undefined) {
+    literal = parts.every((p) => p.kind === 'text') ? parts.map((p) => (p as { text: string }).text).join('') : null;
+    literals.set(parts, literal);
+  }
+  return literal;
+}
 
 /**
  * A text evaluated once, outside any row (PRINT, URLs, settings): `#f()` and `@f()` both run once.
  * Parsed texts are cached by content, as APPLY PIPELINE runs the same statements once per page.
  */
 export function evaluateText(text: Text | string, scope: Scope, options: CompileOptions = {}): string {
-  const { value, pos } = textOf(text);
-  const key = `${options.sql ? 1 : 0}${pos ? `${pos.offset}:${pos.line}:${pos.column}` : ''}|${value}`;
-  let parts = cache.get(key);
-  if (!parts) {
-    parts = parseTemplate(value, pos);
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(key, parts);
-  }
   const sql = options.sql ?? false;
+  const parts = partsOf(text, sql);
+  // Field styles only change how fields and variables are written: a literal is its own value.
+  const literal = literalOf(parts);
+  if (literal !== null) return literal;
   const env: Env = { scope, dataset: EMPTY, columns: [], fxByRow: false, sql, noRow: true };
   if (options.fieldStyle) env.fieldStyles = fieldStyles(parts, options.fieldStyle, options.stringsOnly);
   return toRowText(bindParts(parts, env), sql)([], 0);

@@ -144,13 +144,30 @@ export class BufferSink implements ByteSink {
 
   write(bytes: Uint8Array): void {
     // Copied at once: writers may reuse their buffers.
-    if (this.size + bytes.length > this.buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + bytes.length));
+    const at = this.room(bytes.length);
+    this.buf.set(bytes, at);
+    this.size += bytes.length;
+  }
+
+  /**
+   * Room for up to `n` more bytes in `buffer`, at the offset returned, for a writer that puts its
+   * bytes in place rather than in a buffer of its own; `advance` then by what it put there.
+   */
+  room(n: number): number {
+    if (this.size + n > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.size + n));
       this.buf.copy(bigger, 0, 0, this.size);
       this.buf = bigger;
     }
-    this.buf.set(bytes, this.size);
-    this.size += bytes.length;
+    return this.size;
+  }
+
+  get buffer(): Buffer {
+    return this.buf;
+  }
+
+  advance(n: number): void {
+    this.size += n;
   }
 
   end(): void {}
