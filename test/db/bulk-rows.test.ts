@@ -218,6 +218,30 @@ dbTest(
 );
 
 dbTest(
+  "rows a trigger's RAISE(IGNORE) skips in the middle of a statement are updated by AUTO_MERGE, as row by row",
+  async (db) => {
+    await db.run('EXEC ON DB [db] (create table t (id int primary key, v int));');
+    // Keys the table has are not inserted again: the trigger skips them, and the upsert updates them.
+    await db.run(
+      'EXEC ON DB [db] (create trigger known before insert on t when exists (select 1 from t where id = new.id) begin select raise(ignore); end);',
+    );
+    await db.run('EXEC ON DB [db] (insert into t values (3, 0), (10, 9), (40, 0));');
+    json(
+      db,
+      'rows.json',
+      Array.from({ length: N }, (_, i) => ({ id: i + 1, v: i })),
+    );
+    const pushed = await db.run("SELECT * FROM DRIVE 'rows.json';\nPUSH INTO DB [db] TABLE 't' AUTO_MERGE;");
+    assert.equal(
+      pushed.at(-1),
+      `PUSH INTO DB [db]: ${N} upserts by AUTO_MERGE ('t': ${N - 3} inserted, 2 updated) in 1 transaction`,
+    );
+    assert.deepEqual(await db.rows('select count(*), sum(v) from t'), [[N, ((N - 1) * N) / 2]]);
+  },
+  ['sqlite'],
+);
+
+dbTest(
   "a table's own conflict clauses apply to each row as row by row: IGNORE skips a row, REPLACE counts an update",
   async (db) => {
     await db.run('EXEC ON DB [db] (create table ignored (id int unique on conflict ignore, v int));');
