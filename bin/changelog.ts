@@ -7,6 +7,7 @@ import {
   changeLogTable,
   listChangeLogs,
   listedFolder,
+  storedPipelines,
   viewChangeLog,
   writeChangeLogJson,
 } from '../runtime/changelog-files';
@@ -56,6 +57,14 @@ async function list(folder: string, cmd: ChangeLogCommand): Promise<void> {
   const entries = listChangeLogs(folder);
   if (cmd.output === 'json') return write(`${JSON.stringify(entries)}\n`);
   await write(`${renderText(changeLogTable(entries), { limit: Math.max(entries.length, 1), width: width() })}\n`);
+  // Logs without PATH are in the workspace's store, not here: say where, as a first listing usually looks here.
+  if (entries.length === 0 && cmd.target === undefined) {
+    const stored = storedPipelines(sessionFolders({ workspace: cmd.workspace }).workspace);
+    if (stored.length > 0)
+      process.stderr.write(
+        `no change log in this folder; the workspace's store has logs of ${stored.join(', ')} (sqlcdc changelog list ${stored[0]})\n`,
+      );
+  }
 }
 
 /** `changelog replay FILE --job NAME`: the job's writer plays the log; exit 1 when it fails. */

@@ -5,4 +5,4 @@
 export { listChangeLogs, type ChangeLogEntry } from './changelog/list';
 export { writeChangeLogJson } from './changelog/json';
 export { changeLogTable, viewChangeLog, type ChangeLogView } from './changelog/inspect';
-export { listedFolder } from './changelog/store';
+export { listedFolder, storedPipelines } from './changelog/store';

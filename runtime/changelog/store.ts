@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { ScriptError } from '../errors';
-import { parseIdFileName } from './naming';
+import { EXTENSION, parseIdFileName } from './naming';
 
 /**
  * The workspace's change log store (reference C.4): where CAPTURE writes without PATH, one folder per
@@ -24,6 +24,16 @@ export function listedFolder(what: string, cwd: string, workspace: string): stri
   if (isFolder(given) || what.includes('/') || what.includes(sep) || what === '.' || what === '..') return given;
   const stored = storeDir(workspace, what);
   return isFolder(stored) ? stored : given;
+}
+
+/** The pipelines and jobs whose store folder in the workspace holds a change log, by name. */
+export function storedPipelines(workspace: string): string[] {
+  const root = join(workspace, STORE);
+  if (!isFolder(root)) return [];
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && readdirSync(join(root, d.name)).some((f) => f.endsWith(EXTENSION)))
+    .map((d) => d.name)
+    .sort();
 }
 
 function isFolder(path: string): boolean {

@@ -3,7 +3,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { changeLogTable, viewChangeLog } from '../changelog/inspect';
 import { listChangeLogs } from '../changelog/list';
 import { parseIdFileName } from '../changelog/naming';
-import { listedFolder, storeDir, storePipelineFor } from '../changelog/store';
+import { listedFolder, storeDir, storedPipelines, storePipelineFor } from '../changelog/store';
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import { counted } from '../util/words';
@@ -25,7 +25,11 @@ export const run: Magic['run'] = async (session, args): Promise<Result[]> => {
     if (words.length && !statSync(folder, { throwIfNoEntry: false })?.isDirectory())
       throw new ArgumentError(`no folder ${folder}`, words[0], 'runtime');
     const entries = listChangeLogs(folder);
-    if (entries.length === 0) return [{ kind: 'message', text: `no change log in ${folder}` }];
+    if (entries.length === 0) {
+      const others = words.length ? [] : storedPipelines(session.workspace);
+      const hint = others.length ? `; the store has logs of ${others.join(', ')} (%changelog list ${others[0]})` : '';
+      return [{ kind: 'message', text: `no change log in ${folder}${hint}` }];
+    }
     return [
       { kind: 'table', dataset: changeLogTable(entries), limit: entries.length, title: `change logs in ${folder}` },
     ];

@@ -106,6 +106,29 @@ test("changelog list NAME: a pipeline's or job's store when no folder of that na
   assert.equal((await runCli(f.dir, ['changelog', 'list', 'shopx', '--workspace', f.workspace])).code, 2);
 });
 
+test('an empty default listing says which pipelines the workspace store has logs of', async () => {
+  const { f, s } = await captured();
+  await magic(s, '%pipeline other');
+  assert.deepEqual(await magic(s, '%changelog list'), [
+    {
+      kind: 'message',
+      text: `no change log in ${join(f.workspace, 'changelogs', 'other')}; the store has logs of shop (%changelog list shop)`,
+    },
+  ]);
+  mkdirSync(join(f.dir, 'empty'));
+  assert.deepEqual(await magic(s, '%changelog list empty'), [
+    { kind: 'message', text: `no change log in ${join(f.dir, 'empty')}` },
+  ]);
+  const cli = await runCli(join(f.dir, 'empty'), ['changelog', 'list', '--workspace', f.workspace]);
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.equal(
+    cli.stderr,
+    "no change log in this folder; the workspace's store has logs of shop (sqlcdc changelog list shop)\n",
+  );
+  const named = await runCli(f.dir, ['changelog', 'list', 'empty', '--workspace', f.workspace]);
+  assert.equal(named.stderr, '', 'a folder asked for by name gets no hint');
+});
+
 test('%changelog show: a log name shows its newest log, a file shows that one: the header facts, then each stream', async () => {
   const { f, s } = await captured();
   const files = f.logs('ws/changelogs/shop');
