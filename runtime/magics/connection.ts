@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ScriptError } from '../errors';
 import type { Result } from '../results';
 import {
@@ -258,9 +259,12 @@ export const connectionMagic: Magic = {
         ];
       case 'add': {
         const c = parseConnection(words);
-        const existed = store.find(c.name) !== undefined;
+        const existing = store.find(c.name);
+        // A script's leading %connection add runs at every run: the same definition again changes nothing.
+        if (existing && isDeepStrictEqual(existing, c))
+          return [{ kind: 'message', text: `connection [${c.name}] unchanged (${c.kind})` }];
         store.add(c);
-        return [{ kind: 'message', text: `connection [${c.name}] ${existed ? 'replaced' : 'added'} (${c.kind})` }];
+        return [{ kind: 'message', text: `connection [${c.name}] ${existing ? 'replaced' : 'added'} (${c.kind})` }];
       }
       case 'remove':
       case 'rm': {

@@ -390,6 +390,7 @@ const RUNS: [string, () => Promise<void>][] = [
       const add = `%connection add shop ${api.url}/api --header "X-Tenant: acme" --apikey "X-Api-Key: k1" --timeout 5 --max-answer 1gb --insecure --ca ca.pem`;
       assert.equal(await said(add), 'connection [shop] added (http)');
       assert.equal(await said(add.replace('--ca ca.pem', '')), 'connection [shop] replaced (http)');
+      assert.equal(await said(add.replace('--ca ca.pem', '')), 'connection [shop] unchanged (http)');
       await said("SELECT * FROM HTTP [shop] (GET /orders) APPLY TX '$.orders';");
       assert.equal(api.requests[0].headers['x-tenant'], 'acme');
       assert.equal(api.requests[0].headers['x-api-key'], 'k1');
