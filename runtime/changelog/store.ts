@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { ScriptError } from '../errors';
+import { isFolder } from '../workspace/location';
 import { EXTENSION, parseIdFileName } from './naming';
 
 /**
@@ -34,10 +35,6 @@ export function storedPipelines(workspace: string): string[] {
     .filter((d) => d.isDirectory() && readdirSync(join(root, d.name)).some((f) => f.endsWith(EXTENSION)))
     .map((d) => d.name)
     .sort();
-}
-
-function isFolder(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 /**

@@ -40,7 +40,8 @@ function nearestWorkspace(dir: string): string | undefined {
   }
 }
 
-function isFolder(path: string): boolean {
+/** Whether `path` is a folder one may look into; false when missing or behind a parent one may not read. */
+export function isFolder(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {
