@@ -75,7 +75,7 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
     if (diff.upserts.rowCount === 0 && diff.deletes.rowCount === 0) {
       ctx.run.changeLog = undefined;
       await committed();
-      ctx.emit({ kind: 'message', text: 'no change since the last capture: no change log written' });
+      ctx.emit({ kind: 'message', text: nothingWritten(diff, options) });
       return diff.upserts;
     }
     if (options.marker !== undefined) diff.deletes = markDeletes(diff.deletes, diff.upserts, options.marker);
@@ -97,6 +97,23 @@ export const capture: Command<Capture> = async (stmt, input, ctx) => {
     return diff.upserts;
   });
 };
+
+/**
+ * Why a CAPTURE wrote no log. Changes of a kind it does not report are named: a first run with
+ * `DELETES` alone finds every record new and reports none of them, and "no change" there read as if
+ * the source had been empty.
+ */
+function nothingWritten(diff: CaptureDiff, options: CaptureOptions): string {
+  const unasked = [
+    !options.inserts && diff.counts.inserted > 0 && counted(diff.counts.inserted, 'insert'),
+    !options.updates && diff.counts.updated > 0 && counted(diff.counts.updated, 'update'),
+  ].filter((t): t is string => typeof t === 'string');
+  if (unasked.length === 0) return 'no change since the last capture: no change log written';
+  const asked = [options.inserts && 'INSERTS', options.updates && 'UPDATES', options.deletes && 'DELETES'].filter(
+    (k): k is string => typeof k === 'string',
+  );
+  return `no change log written: ${unasked.join(' and ')} found, which this CAPTURE does not report (it reports ${asked.join(', ')} only); the CDC state has them`;
+}
 
 /** ENCRYPT_CERT and SIGN_CERT, found in the workspace's certificate store. */
 function protectionOf(stmt: Capture, ctx: CommandContext): Protection {

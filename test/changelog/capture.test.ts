@@ -86,8 +86,10 @@ test('DELETES only when asked: a delete row holds its key, the other columns nul
   const first = await cell(s, `${CAPTURE} CAPTURE 'orders' DELETES ON KEYS 'id' WITH PATH 'logs';`);
   assert.deepEqual(
     first.messages,
-    ['no change since the last capture: no change log written'],
-    'a first run has inserts only, and they were not asked for',
+    [
+      'no change log written: 3 inserts found, which this CAPTURE does not report (it reports DELETES only); the CDC state has them',
+    ],
+    'a first run has inserts only, and they were not asked for: said so, not "no change"',
   );
   f.orders([
     [2, 'paid', 20],
@@ -124,6 +126,17 @@ test('DELETES only when asked: a delete row holds its key, the other columns nul
     [['2', 'returned', '20']],
     'the state followed the source: 2 changed once more since the last log',
   );
+  f.orders([
+    [2, 'returned', 20],
+    [4, 'new', 40],
+    [5, 'new', 50],
+    [6, 'new', 60],
+    [7, 'new', 70],
+  ]);
+  const unasked = await cell(s, `${CAPTURE} CAPTURE 'orders' UPDATES DELETES ON KEYS 'id' WITH PATH 'logs';`);
+  assert.deepEqual(unasked.messages, [
+    'no change log written: 1 insert found, which this CAPTURE does not report (it reports UPDATES, DELETES only); the CDC state has them',
+  ]);
 });
 
 test('CDCMARKER: upserts hold I or U, and the delete stream carries the marker too, holding D', async () => {
