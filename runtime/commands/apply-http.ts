@@ -94,8 +94,9 @@ class Caller {
     // something in it; a join row's answer may have nothing for that row.
     const oneCall = o.processing === 'replace' || o.processing === 'enhance';
     this.txOptions = { floatDecimal: floatsAsDecimal(ctx.session), mustSelect: oneCall };
-    const connection = this.connection;
-    this.calls = new ReadCalls(o, ctx, connection ? Object.keys(connection.headers ?? {}) : []);
+    // An unknown connection, or one of another kind, fails here, before the first row (or with none).
+    void this.connection;
+    this.calls = new ReadCalls(o, ctx);
     this.tracer = this.calls.tracer;
     this.paging = checkPaging({
       mode: o.paging?.mode ?? 'none',

@@ -82,15 +82,13 @@ export class ReadCalls {
   private readonly transport: CallContext;
   readonly tracer?: Tracer;
 
-  /** `connectionHeaders`: the names of the headers the call's connection adds (TRACE masks them). */
   constructor(
     o: HttpOptions,
     private readonly ctx: CommandContext,
-    connectionHeaders: string[],
   ) {
     this.retry = { body: bodyRetry(o, ctx) };
     this.continueOn = statusCodes(o.continueOnHttpError);
-    this.tracer = o.trace && new Tracer(o.trace, ctx, ctx.signal, connectionHeaders);
+    this.tracer = o.trace && new Tracer(o.trace, ctx, ctx.signal);
     this.transport = { resources: ctx.session.resources, workspace: ctx.session.workspace, signal: ctx.signal };
   }
 

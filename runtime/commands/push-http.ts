@@ -137,9 +137,7 @@ class SectionPush {
     private readonly connection: HttpConnection | undefined,
     private readonly ctx: CommandContext,
   ) {
-    this.tracer =
-      section.trace &&
-      new Tracer(section.trace, ctx, ctx.signal, connection ? Object.keys(connection.headers ?? {}) : []);
+    this.tracer = section.trace && new Tracer(section.trace, ctx, ctx.signal);
     this.contentType = section.contentType && evaluateText(section.contentType, ctx);
     const payload =
       section.payload && compileTemplate(section.payload, payloadTemplate(section.payload, this.contentType));
@@ -252,7 +250,7 @@ class SectionPush {
     }
     if (this.throwOn?.test(decodeBody(response))) {
       throw new ScriptError(
-        `THROW_ON_REGEX '${section.throwOnRegex!.value}' matched the response of ${describeCall(request)}${bodyStart(response)}`,
+        `THROW_ON_REGEX '${section.throwOnRegex!.value}' matched the response of ${describeCall(request)}${bodyStart(response, request)}`,
         'runtime',
         section.throwOnRegex!.pos,
       );

@@ -61,7 +61,7 @@ export const selectHttp: Command<SelectHttp> = async (stmt, _input, ctx) => {
   let pagesRead = 0;
   const parts: Dataset[] = [];
   const pipeline = stmt.pipeline && new PagePipeline(stmt.pipeline, ctx);
-  const calls = new PageCalls(stmt, ctx, Object.keys(http?.headers ?? {}));
+  const calls = new PageCalls(stmt, ctx);
   // A failed call (refused, timed out, an HTTP error status) is about the target. Errors of the inline
   // pipeline already carry their statement's position and keep it.
   try {
@@ -114,9 +114,8 @@ class PageCalls {
   constructor(
     private readonly stmt: SelectHttp,
     ctx: CommandContext,
-    connectionHeaders: string[],
   ) {
-    this.calls = new ReadCalls(stmt.options, ctx, connectionHeaders);
+    this.calls = new ReadCalls(stmt.options, ctx);
     this.tracer = this.calls.tracer;
   }
 

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptError, type Position } from '../errors';
 import type { HttpVerb } from '../script/ast';
-import type { HttpConnection } from '../workspace/connections';
-import { redactUrl } from '../workspace/redact';
+import type { HttpAuth, HttpConnection } from '../workspace/connections';
+import { redactUrl, SECRET_HEADER } from '../workspace/redact';
 import { authHeader, getHeader, parseHeaders, setHeader } from './headers';
 import type { HttpRequest } from './request';
 
@@ -68,14 +68,25 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   const headers: Record<string, string> = { 'user-agent': userAgent() };
   // A relative path is appended to the connection's base URL, so only an absolute URL can leave its origin.
   const own = connection !== undefined && (!absolute || sameOrigin(url, connection.baseUrl));
+  // Names of the headers that carry a secret whatever their names, and passwords sent only encoded.
+  const secretNames = new Set<string>();
+  const passwords: string[] = [];
+  const signIn = (auth: HttpAuth) => {
+    const [name, value] = authHeader(auth);
+    setHeader(headers, name, value);
+    secretNames.add(name.toLowerCase());
+    if (auth.type === 'basic') passwords.push(auth.password);
+  };
   if (own) {
-    for (const [k, v] of Object.entries(connection.headers ?? {})) setHeader(headers, k, v);
-    if (connection.auth) setHeader(headers, ...authHeader(connection.auth));
+    for (const [k, v] of Object.entries(connection.headers ?? {})) {
+      setHeader(headers, k, v);
+      secretNames.add(k.toLowerCase());
+    }
+    if (connection.auth) signIn(connection.auth);
   }
   // `https://user:pw@host/…` written in the call: Basic auth, as curl sends it (fetch would refuse the URL).
   if (url.username || url.password) {
-    const user = decodeURIComponent(url.username);
-    setHeader(headers, ...authHeader({ type: 'basic', user, password: decodeURIComponent(url.password) }));
+    signIn({ type: 'basic', user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) });
     url.username = '';
     url.password = '';
   }
@@ -90,11 +101,28 @@ export function buildRequest(spec: CallSpec): HttpRequest {
     url,
     path,
     headers,
+    secrets: secretValues(headers, secretNames, passwords),
     body: spec.payload,
     timeoutSeconds: timeout,
     tls: own ? connection.tls : undefined,
     maxAnswer: { bytes: connection?.maxAnswer ?? DEFAULT_MAX_ANSWER_BYTES, connection: connection?.name },
   };
+}
+
+/**
+ * The values of `headers` that are secrets — those named in `names` (lower case) or named like a secret
+ * — each whole and, after an auth scheme (`Bearer …`, `Basic …`), the credential alone, and `passwords`:
+ * a server echoing a request may show any of them.
+ */
+function secretValues(headers: Record<string, string>, names: ReadonlySet<string>, passwords: string[]): string[] {
+  const values = [...passwords];
+  for (const [k, v] of Object.entries(headers)) {
+    if (!names.has(k.toLowerCase()) && !SECRET_HEADER.test(k)) continue;
+    values.push(v);
+    const credential = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(v.trim());
+    if (credential) values.push(credential[1]);
+  }
+  return values;
 }
 
 /**

@@ -4,7 +4,7 @@ import { ScriptError } from '../errors';
 import type { HttpVerb } from '../script/ast';
 import type { HttpConnection } from '../workspace/connections';
 import type { Resources } from '../resources';
-import { redactUrl, redactUrlsIn } from '../workspace/redact';
+import { maskValues, redactUrl, redactUrlsIn } from '../workspace/redact';
 import { formatSize } from '../util/size';
 import { CallAbort } from './call-abort';
 import { poolFor } from './pools';
@@ -18,6 +18,12 @@ export interface HttpRequest {
    */
   path?: string;
   headers: Record<string, string>;
+  /**
+   * The values among `headers` that are secrets (the connection's headers and auth, a password written in
+   * the URL, HEADERS' values of secret-named headers), and the credentials inside them: what messages and
+   * TRACE rows mask wherever the server echoes them (build.ts).
+   */
+  secrets: readonly string[];
   body?: string;
   timeoutSeconds: number;
   tls?: HttpConnection['tls'];
@@ -243,18 +249,20 @@ export function checkStatus(response: HttpResponse, request: SentCall): void {
 /** "HTTP 503 Service Unavailable from POST http://h/x: <start of the body>". */
 export function statusError(response: HttpResponse, request: SentCall): ScriptError {
   return new ScriptError(
-    `HTTP ${response.status} ${statusText(response.status)} from ${describeCall(request)}${bodyStart(response)}`,
+    `HTTP ${response.status} ${statusText(response.status)} from ${describeCall(request)}${bodyStart(response, request)}`,
     'runtime',
   );
 }
 
 /**
- * ": " and the first 200 characters of the body on one line, or nothing for an empty body. Values
- * named like secrets in it are masked: a server may echo the request's Authorization in an error.
- * They are masked before the cut, over a start long enough to hold the values it shows.
+ * ": " and the first 200 characters of the body on one line, or nothing for an empty body. The
+ * request's secrets and values named like secrets in it are masked: a server may echo the request's
+ * headers in an error. They are masked before the cut, over a start long enough to hold the values it
+ * shows.
  */
-export function bodyStart(response: HttpResponse): string {
-  const text = redactUrlsIn(decodeBody(response).slice(0, 4096).replace(/\s+/g, ' ').trim());
+export function bodyStart(response: HttpResponse, request: Pick<HttpRequest, 'secrets'>): string {
+  const start = decodeBody(response).slice(0, 4096);
+  const text = redactUrlsIn(maskValues(start, request.secrets).replace(/\s+/g, ' ').trim());
   if (!text) return '';
   return `: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
 }
@@ -270,7 +278,7 @@ export function decodeBody(response: HttpResponse): string {
 }
 
 /** What messages say of a call: its method, URL, and path as sent. */
-export type SentCall = Pick<HttpRequest, 'method' | 'url' | 'path'>;
+export type SentCall = Pick<HttpRequest, 'method' | 'url' | 'path' | 'secrets'>;
 
 /**
  * "GET http://host/path?q=1" for messages: the path as sent, no user info, and query values whose

@@ -10,7 +10,7 @@ import { evaluateText } from '../functions/evaluate';
 import { decodeBody, describeCall, type HttpRequest, type HttpResponse } from '../http/request';
 import type { Scope } from '../scope';
 import type { TraceSpec } from '../script/ast';
-import { MASK, SECRET_HEADER } from '../workspace/redact';
+import { MASK, maskValues, SECRET_HEADER } from '../workspace/redact';
 import { TraceStage } from './trace-stage';
 
 const EXEC_WHY = 'TRACE … EXEC runs after each batch of traced calls, outside any row';
@@ -52,8 +52,6 @@ export class Tracer {
   private readonly table: string;
   private readonly engine: Engine;
   private readonly columns: Column[];
-  /** The header names the call's connection adds (its own keys, whatever their names). */
-  private readonly connectionHeaders: Set<string>;
   /** EXEC's SQL, its functions bind parameters computed at each batch. */
   private readonly exec?: SqlPlan;
   private readonly stage?: TraceStage;
@@ -62,7 +60,6 @@ export class Tracer {
     private readonly spec: TraceSpec,
     private readonly scope: Scope,
     private readonly signal: AbortSignal,
-    connectionHeaders: readonly string[] = [],
   ) {
     if (!spec.connection)
       throw new ScriptError('TRACE INTO needs a database connection: TRACE INTO [conn] TABLE …', 'semantic', spec.pos);
@@ -72,7 +69,6 @@ export class Tracer {
     if (this.exec) requireNoRow(this.exec, EXEC_WHY);
     this.table = evaluateText(spec.table, scope);
     this.columns = spec.addTrackingFields ? [...COLUMNS, ...TRACKING] : COLUMNS;
-    this.connectionHeaders = new Set(connectionHeaders.map((h) => h.toLowerCase()));
     this.stage = spec.stage && new TraceStage(spec.stage, this.table, scope);
     this.emptied = !spec.truncate && !spec.truncateAppend;
   }
@@ -85,11 +81,12 @@ export class Tracer {
       describeCall(request).slice(request.method.length + 1),
       response ? response.status : null,
       response ? Math.round(response.elapsedMs) : null,
-      JSON.stringify(masked(request.headers, this.connectionHeaders)),
+      JSON.stringify(masked(request.headers, request.secrets)),
       request.body ?? null,
       // An answer's secrets too: a session cookie set by a login, a token an API hands out.
       response ? JSON.stringify(masked(response.headers)) : null,
-      response && this.spec.withPayload ? decodeBody(response) : null,
+      // A server may echo the request's headers in its answer.
+      response && this.spec.withPayload ? maskValues(decodeBody(response), request.secrets) : null,
     ];
     if (this.spec.addTrackingFields)
       row.push(this.scope.run.executionId, this.scope.run.pipeline, new Date(Number(this.scope.run.executionId)));
@@ -148,12 +145,12 @@ export class Tracer {
   }
 }
 
-/** Headers with the values of secret-named ones, and of those named in `also` (lower case), as `****`. */
-function masked(
-  headers: Readonly<Record<string, string>>,
-  also: ReadonlySet<string> = new Set(),
-): Record<string, string> {
+/**
+ * Headers with the values of secret-named ones, and of those whose value is a secret of the call (its
+ * connection's headers and auth, whatever their names), as `****`.
+ */
+function masked(headers: Readonly<Record<string, string>>, secrets: readonly string[] = []): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) out[k] = SECRET_HEADER.test(k) || also.has(k.toLowerCase()) ? MASK : v;
+  for (const [k, v] of Object.entries(headers)) out[k] = SECRET_HEADER.test(k) || secrets.includes(v) ? MASK : v;
   return out;
 }

@@ -48,6 +48,19 @@ export function redactUrl(text: string): string {
   return `${shownHead}?${query}`;
 }
 
+/**
+ * `text` with every occurrence of `values` as `****`: the secrets a call carried (runtime/http/build.ts),
+ * which a server may echo in its answer whatever the header's name or the answer's format (a 401 page
+ * listing the request's headers). The longest first, so that a value holding another is masked whole;
+ * each as sent and percent-encoded.
+ */
+export function maskValues(text: string, values: readonly string[]): string {
+  const forms = values.flatMap((v) => [v, encodeURIComponent(v)]).filter((v) => v !== '');
+  let shown = text;
+  for (const value of [...new Set(forms)].sort((a, b) => b.length - a.length)) shown = shown.split(value).join(MASK);
+  return shown;
+}
+
 /** `scheme://user:` and the password up to the authority's last `@`. */
 const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:)[^/?#]*@/i;
 /** `http(s)://` and a user without a password, up to the authority's last `@`. */

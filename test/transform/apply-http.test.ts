@@ -31,6 +31,16 @@ const api: Handler = (req, res) => {
   }
   if (req.url.startsWith('/fail')) return sendJson(res, { error: 'boom' }, 500);
   if (req.url.startsWith('/rate')) return sendJson(res, { rate: 1.1, currency: 'EUR' });
+  if (req.url.startsWith('/echo-text')) {
+    // A plain-text error page listing the request's headers, as some servers and proxies answer.
+    res.writeHead(401, { 'content-type': 'text/plain' });
+    res.end(
+      Object.entries(req.headers)
+        .map(([k, v]) => `${k}: ${String(v)}`)
+        .join('\n'),
+    );
+    return;
+  }
   if (req.url.startsWith('/echo')) return sendJson(res, { error: 'bad request', headers: req.headers }, 400);
   if (req.url.startsWith('/login'))
     return sendJson(res, { ok: true }, 200, { 'set-cookie': 'session=COOKIE-SECRET-2; HttpOnly', 'x-request': 'r-7' });
@@ -234,6 +244,46 @@ test("TRACE INTO masks an answer's secret headers (a session cookie) and keeps t
   const headers = JSON.parse(String(session.dataset.rows()[0][0])) as Record<string, string>;
   assert.equal(headers['set-cookie'], '****');
   assert.equal(headers['x-request'], 'r-7');
+});
+
+test("an error quoting the answer's body masks the call's secrets in it, whatever the headers' names and the body's format", async () => {
+  const { server, session } = await setup();
+  await session.run(
+    `%connection add plain ${server.url} --basic ann:BASIC-SECRET-6 --header "X-Tenant: TENANT-SECRET-7"\n` +
+      `%connection add keyed ${server.url} --apikey "Subscription: KEY-SECRET-8"`,
+  );
+  const encoded = Buffer.from('ann:BASIC-SECRET-6').toString('base64');
+  for (const [connection, secrets] of [
+    ['plain', ['BASIC-SECRET-6', encoded, 'TENANT-SECRET-7']],
+    ['keyed', ['KEY-SECRET-8']],
+  ] as const)
+    await assert.rejects(session.run(`APPLY HTTP [${connection}] (GET /echo-text);`), (e: Error) => {
+      assert.match(
+        e.message,
+        /^HTTP 401 Unauthorized from GET http:\/\/127\.0\.0\.1:\d+\/echo-text: .*user-agent: sqlcdc/,
+      );
+      for (const secret of secrets) assert.ok(!e.message.includes(secret), `${secret} in: ${e.message}`);
+      return true;
+    });
+  await assert.rejects(
+    session.run(`APPLY HTTP (GET ${server.url.replace('//', '//ann:URL-SECRET-9@')}/echo-text);`),
+    (e: Error) => !e.message.includes(Buffer.from('ann:URL-SECRET-9').toString('base64')) && /\*\*\*\*/.test(e.message),
+  );
+});
+
+test("TRACE INTO masks the call's secrets in the headers it records and in an answer echoing them", async () => {
+  const { server, session } = await setup();
+  await session.run(
+    `%connection add keyed ${server.url} --apikey "Subscription: KEY-SECRET-10"\n%connection add tr sqlite:trace.db`,
+  );
+  await session.run(
+    `APPLY HTTP [keyed] (GET /echo-text) WITH PROCESSING 'continue' CONTINUE_ON_ERRORS TRACE INTO [tr] TABLE 'calls' WITH_PAYLOAD;`,
+  );
+  await session.run(`SELECT * FROM DB [tr] (SELECT request_headers, response_body FROM calls);`);
+  const [headers, body] = session.dataset.rows()[0].map(String);
+  assert.equal((JSON.parse(headers) as Record<string, string>).Subscription, '****');
+  assert.match(body, /^subscription: \*\*\*\*$/m);
+  assert.ok(!`${headers}${body}`.includes('KEY-SECRET-10'));
 });
 
 test("an error quoting the answer's body masks secret-named values in it: a server echoing the request's Authorization", async () => {
