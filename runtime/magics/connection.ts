@@ -79,7 +79,7 @@ function parseConnection(words: string[]): Connection {
   const kind = scheme && SCHEMES[scheme];
   if (!kind) {
     throw new ArgumentError(
-      `'${scheme ?? target}' is not a connection URL scheme (known: ${Object.keys(SCHEMES).join(' ')}); a folder is --drive <folder>`,
+      `'${scheme ?? maskUserinfo(target)}' is not a connection URL scheme (known: ${Object.keys(SCHEMES).join(' ')}); a folder is --drive <folder>`,
       target,
     );
   }
@@ -166,12 +166,15 @@ function withSocketHost(target: string): string {
 }
 
 /**
- * A URL as text with its userinfo cut, for an error about a URL that does not parse: up to the last `@`,
- * since a password that broke the URL may hold `/`, `?` or `#`; without one, the host and port, where a
- * user:password whose `@` went missing would stand.
+ * A URL as text with its userinfo cut, for an error about a URL that does not parse or has no known
+ * scheme: up to the last `@` (from the start when no `//` says where the userinfo opens, `ht!tp://` or
+ * `user:pw@host`), since a password that broke the URL may hold `/`, `?` or `#`; without one, the host
+ * and port, where a user:password whose `@` went missing would stand.
  */
 function maskUserinfo(text: string): string {
-  return text.includes('@') ? text.replace(/\/\/.*@/s, '//****@') : text.replace(/\/\/[^/?#]*/, '//****');
+  return text.includes('@')
+    ? text.replace(/^(.*?\/\/)?.*@/s, (_m, head?: string) => `${head ?? ''}****@`)
+    : text.replace(/\/\/[^/?#]*/, '//****');
 }
 
 function httpConnection(name: string, parsed: URL, flags: Map<string, string[]>): Connection {

@@ -60,6 +60,16 @@ test('%connection rejects bad input with a clear message', async () => {
     /'gopher:' is not a connection URL scheme \(known: http: https: sqlite: postgres: postgresql: ftp: ftps: s3: az:\)/,
   );
   await assert.rejects(s.run('%connection add api http://u:pw@[bad'), /'http:\/\/\*\*\*\*@\[bad' is not a valid URL/);
+  // A mistyped scheme is no scheme at all: the message quotes the URL, its password masked.
+  for (const [url, shown] of [
+    ['ht!tp://u:SCHEME-SECRET-1@h', 'ht!tp://****@h'],
+    ['u!:SCHEME-SECRET-1@h/db', '****@h/db'],
+  ])
+    await assert.rejects(s.run(`%connection add api ${url}`), (e: Error) => {
+      assert.ok(e.message.startsWith(`'${shown}' is not a connection URL scheme`), e.message);
+      assert.ok(!e.message.includes('SCHEME-SECRET-1'), e.message);
+      return true;
+    });
   await assert.rejects(s.run('%connection add api http://x --bogus 1'), /unknown option --bogus/);
   await assert.rejects(s.run('%connection add api http://x --basic nocolon'), /--basic must look like a:b/);
   await assert.rejects(s.run('%connection frobnicate'), /unknown subcommand 'frobnicate'/);
