@@ -47,7 +47,7 @@ export class AzureDrive extends ObjectStoreDrive {
     } catch (e) {
       if (signal?.aborted) throw cancelled();
       if (e instanceof ScriptError) throw e;
-      throw new ScriptError(`Azure ${what} on ${this.label} failed: ${reason(e)}`, 'runtime');
+      throw this.failure('Azure', what, reason(e));
     }
   }
 

@@ -1,5 +1,7 @@
 import { posix } from 'node:path';
+import { ScriptError } from '../errors';
 import type { AzureConnection, S3Connection } from '../workspace/connections';
+import { maskValues, redactUrlsIn } from '../workspace/redact';
 import { pathInRoot } from './confine';
 import type { Drive, DriveEntry } from './drive';
 import { remoteStage, type RemoteStage } from './remote-stage';
@@ -27,6 +29,17 @@ export abstract class ObjectStoreDrive implements Drive {
 
   within(path: string): string {
     return pathInRoot(path, this.connection);
+  }
+
+  /**
+   * `<store> <what> on <label> failed: <reason>`, the connection's secret masked in the SDK's reason:
+   * the SAS token a URL carries, which a store or a proxy answering in its place may quote (and its
+   * `sig` alone), or a key.
+   */
+  protected failure(store: string, what: string, reason: string): ScriptError {
+    const secret = this.connection.password ?? '';
+    const shown = redactUrlsIn(maskValues(reason, [secret, new URLSearchParams(secret).get('sig') ?? '']));
+    return new ScriptError(`${store} ${what} on ${this.label} failed: ${shown}`, 'runtime');
   }
 
   /** The object name of `path` (a folder's has no trailing `/`). */

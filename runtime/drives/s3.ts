@@ -47,10 +47,7 @@ export class S3Drive extends ObjectStoreDrive {
       if (signal?.aborted) throw cancelled();
       if (e instanceof ScriptError) throw e;
       const { name, message } = e as Error;
-      throw new ScriptError(
-        `S3 ${what} on ${this.label} failed: ${message && message !== name ? `${name}: ${message}` : name}`,
-        'runtime',
-      );
+      throw this.failure('S3', what, message && message !== name ? `${name}: ${message}` : name);
     } finally {
       client.destroy();
     }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runCliInTemp } from '../helpers/cli';
 import { startAzureServer } from '../helpers/azure-server';
+import { startHttpServer } from '../helpers/http-server';
 import { startS3Proxy, startS3Server } from '../helpers/s3-server';
 import { tempSession } from '../helpers/session';
 import { tempDir } from '../helpers/temp';
@@ -251,6 +252,25 @@ test('[az] a SAS token instead of the account key: sealed, masked, and enough to
   const signature = new URLSearchParams(sas).get('sig')!;
   for (const text of [out.stdout, out.stderr, readFileSync(join(dir, 'ws', 'connections.json'), 'utf8')])
     assert.equal(text.includes(signature) || text.includes(encodeURIComponent(signature)), false);
+});
+
+test("[az] an answer quoting the request (a proxy in the store's place) does not show the SAS token in the error", async () => {
+  const server = await startHttpServer((req, res) => {
+    res.writeHead(403, { 'content-type': 'text/plain' });
+    res.end(`${req.method} ${req.url} refused`);
+  });
+  stores.push({ close: () => server.close() } as Store);
+  const sas = 'sv=2024-05-04&sp=rl&sig=SAS-SECRET-11';
+  const out = await run(
+    `az://salesdata@lake/data?sas=${encodeURIComponent(sas)}&endpoint=${server.url}`,
+    "SELECT * FROM DRIVE [lake] 'orders.csv';",
+  );
+  assert.equal(out.code, 1);
+  assert.match(
+    out.stderr,
+    /Azure download of orders\.csv on az:\/\/salesdata\/lake\/data failed: .*\/lake\/data\/orders\.csv\?\*\*\*\*/,
+  );
+  assert.ok(!out.stderr.includes('SAS-SECRET-11'), out.stderr);
 });
 
 test('Ctrl-C during a cloud request that gets no answer ends the statement at once, on S3 and on Azure', async () => {
