@@ -4,8 +4,12 @@
  */
 export const MASK = '****';
 
-/** Query parameters whose names suggest a secret: `api_key`, `token`, `sig`, `code`, `pass`, `session`, PostgreSQL's `password`… */
-const SECRET_PARAM = /key|token|secret|passw|passphrase|(?:^|[_-])pass(?:$|[_-])|pwd|sig|auth|code|credential|session/i;
+/**
+ * Query parameters whose names suggest a secret: `api_key`, `token`, `sig`, `code`, `pass`, `session`, PostgreSQL's
+ * `password`, an az:// URL's `sas` (a whole SAS token, percent-encoded)…
+ */
+const SECRET_PARAM =
+  /key|token|secret|passw|passphrase|(?:^|[_-])pass(?:$|[_-])|pwd|sig|auth|code|credential|session|^sas$/i;
 
 /**
  * A URL with its password and the values of query parameters named like secrets replaced:
