@@ -214,6 +214,22 @@ test('globs: JSON files typed differently are widened; no match is a warning and
   assert.equal(session.dataset.rowCount, 0);
 });
 
+test('a URL with a password written as a file (meant for a drive) is not found, its password masked', async () => {
+  const { session } = sessionWith({});
+  for (const [path, shown] of [
+    ['ftp://up:PATH-SECRET-12@127.0.0.1:21/a.csv', /file not found: ftp:\/\/up:\*\*\*\*@127\.0\.0\.1:21\/a\.csv/],
+    [
+      'ftp://up:PATH-SECRET-12@127.0.0.1:21/*.csv',
+      /folder not found: ftp:\/\/up:\*\*\*\*@127\.0\.0\.1:21 \(for 'ftp:\/\/up:\*\*\*\*@/,
+    ],
+  ] as const)
+    await assert.rejects(session.run(`SELECT * FROM DRIVE '${path}';`), (e: Error) => {
+      assert.match(e.message, shown);
+      assert.ok(!e.message.includes('PATH-SECRET-12'), e.message);
+      return true;
+    });
+});
+
 test('missing and unreadable files, folders and unknown extensions are clear errors', async () => {
   const { session, dir } = sessionWith({ 'sub/x.csv': 'a\n1\n', 'secret.csv': 'a\n1\n', 'data.bin': 'x' });
   await assert.rejects(session.run("SELECT * FROM DRIVE 'nope.csv';"), /file not found: nope\.csv/);

@@ -8,6 +8,7 @@ import type { Drive } from '../../drives/drive';
 import { displayPath, expandGlob, globSource, isGlob, PATH_GLOB } from './glob';
 import { formatOf, readCsvFile, readText, shapeText, sniffFormat, type FileFormat, type FileShape } from './load';
 import { shapeDocument } from './shape-thread';
+import { redactUrlsIn } from '../../workspace/redact';
 
 /** A SELECT FROM DRIVE with its texts evaluated. */
 export interface DriveRead {
@@ -35,7 +36,8 @@ export interface DriveFile {
 
 /** The files a read names: the one file (which must exist) or every match of a glob (maybe none). */
 export async function driveFiles(read: DriveRead): Promise<DriveFile[]> {
-  if (!isGlob(read.pattern)) return [{ full: resolve(read.base, read.pattern), display: read.pattern }];
+  // Shown as written, but for a URL's password (`ftp://user:password@host/a.csv`, meant for a drive).
+  if (!isGlob(read.pattern)) return [{ full: resolve(read.base, read.pattern), display: redactUrlsIn(read.pattern) }];
   const files = await expandGlob(read.base, read.pattern);
   return files.map((full) => ({ full, display: displayPath(read.base, full) }));
 }

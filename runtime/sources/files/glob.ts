@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ScriptError } from '../../errors';
+import { redactUrlsIn } from '../../workspace/redact';
 
 /** Whether a path has glob characters (`*`, `?`, `[`). */
 export function isGlob(path: string): boolean {
@@ -30,9 +31,10 @@ export async function expandGlob(base: string, pattern: string): Promise<string[
     entries = await readdir(folder, { recursive });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    // A URL written as a path (`ftp://user:password@host/*.csv`, meant for a drive) is no folder here.
     if (code === 'ENOENT' || code === 'ENOTDIR')
-      throw new ScriptError(`folder not found: ${fixed || '.'} (for '${pattern}')`, 'runtime');
-    throw new ScriptError(`cannot list ${fixed || '.'}: ${(e as Error).message}`, 'runtime');
+      throw new ScriptError(redactUrlsIn(`folder not found: ${fixed || '.'} (for '${pattern}')`), 'runtime');
+    throw new ScriptError(redactUrlsIn(`cannot list ${fixed || '.'}: ${(e as Error).message}`), 'runtime');
   }
   const matches: string[] = [];
   for (const entry of entries) {
