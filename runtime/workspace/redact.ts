@@ -65,6 +65,15 @@ export function maskValues(text: string, values: readonly string[]): string {
   return shown;
 }
 
+/**
+ * The secrets sqlcdc makes and shows once, to be copied (a job's signing secret `whsec_…`, a listener's
+ * access key `sqk_…`): `text` with each as `whsec_****`, `sqk_****`, for what may print output again
+ * (a debug log of the protocol's messages).
+ */
+export function maskIssuedSecrets(text: string): string {
+  return text.replace(/\b(whsec_|sqk_)[A-Za-z0-9+/_-]+=*/g, `$1${MASK}`);
+}
+
 /** `scheme://user:` and the password up to the authority's last `@`. */
 const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:)[^/?#]*@/i;
 /** `http(s)://` and a user without a password, up to the authority's last `@`. */

@@ -1,4 +1,4 @@
-import { redactScriptLine, redactUrlsIn } from './redact';
+import { maskIssuedSecrets, redactScriptLine, redactUrlsIn } from './redact';
 
 /**
  * Magic lines whose arguments are secrets (session.md, "Secrets"): a password, token, key or header
@@ -28,11 +28,13 @@ export function holdsSecret(input: string): boolean {
 
 /**
  * `value` (a protocol message's content) with every string that `holdsSecret` judges carrying a
- * secret replaced by a note of its length: what a debug log (SQLCDC_KERNEL_TRACE) may print of a
- * cell, an echoed execute_input or a history entry.
+ * secret replaced by a note of its length, and the secrets sqlcdc issues masked in the others (the
+ * output of `%job … --signing-secret`, `%webhook start`): what a debug log (SQLCDC_KERNEL_TRACE) may
+ * print of a cell, an echoed execute_input, an output or a history entry.
  */
 export function withoutSecrets(value: unknown): unknown {
-  if (typeof value === 'string') return holdsSecret(value) ? `(${value.length} characters holding a secret)` : value;
+  if (typeof value === 'string')
+    return holdsSecret(value) ? `(${value.length} characters holding a secret)` : maskIssuedSecrets(value);
   if (Array.isArray(value)) return value.map(withoutSecrets);
   if (value && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutSecrets(v)]));
