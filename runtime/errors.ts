@@ -1,4 +1,4 @@
-import { redactUrlsAt } from './workspace/redact';
+import { maskOpenedSecrets, redactUrlsAt } from './workspace/redact';
 import { endsLine, linesOf } from './util/lines';
 /** A position in the script text. Lines and columns are 1-based; offset is 0-based into the cell text. */
 export interface Position {
@@ -135,6 +135,13 @@ export function isScriptError(e: unknown): e is ScriptError {
 
 /** Wraps anything thrown into a ScriptError without losing an existing one. */
 export function toScriptError(e: unknown, position?: Position, statement?: string): ScriptError {
+  const error = asScriptError(e, position, statement);
+  // A server or a database may quote a value an encrypted variable gave the statement.
+  error.message = maskOpenedSecrets(error.message);
+  return error;
+}
+
+function asScriptError(e: unknown, position?: Position, statement?: string): ScriptError {
   if (e instanceof ScriptError) return e.locate(position, statement);
   if (e instanceof Error && (e.name === 'AbortError' || (e as { code?: string }).code === 'ABORT_ERR')) {
     return new ScriptError('cancelled', 'cancelled', position, statement);

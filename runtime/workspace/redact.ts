@@ -66,6 +66,25 @@ export function maskValues(text: string, values: readonly string[]): string {
 }
 
 /**
+ * The values of encrypted variables this process opened (`#trygetvar`): a statement may send one where
+ * nothing marks it as a secret (a header of any name, a payload, SQL), and a server or a database may
+ * quote it back in an error. One set for the process, as a value is as secret in any session. A value
+ * under 4 characters is left out: it would mask digits and words in every message, and protects nothing.
+ */
+const opened = new Set<string>();
+
+/** `value`, an encrypted variable's, noted as a secret for `maskOpenedSecrets`. */
+export function openedSecret(value: string): string {
+  if (value.length >= 4) opened.add(value);
+  return value;
+}
+
+/** `text` (an error's message) with every encrypted variable's value this process opened as `****`. */
+export function maskOpenedSecrets(text: string): string {
+  return opened.size === 0 ? text : maskValues(text, [...opened]);
+}
+
+/**
  * The secrets sqlcdc makes and shows once, to be copied (a job's signing secret `whsec_…`, a listener's
  * access key `sqk_…`): `text` with each as `whsec_****`, `sqk_****`, for what may print output again
  * (a debug log of the protocol's messages).

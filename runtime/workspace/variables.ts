@@ -3,6 +3,7 @@ import { ScriptError } from '../errors';
 import { withFileLock } from './file-lock';
 import { fileStamp, writeFileAtomic } from './files';
 import { readJsonFile } from './json-file';
+import { openedSecret } from './redact';
 import { WorkspaceKey } from './workspace-key';
 
 /**
@@ -71,7 +72,7 @@ export class VariableStore {
   }
 
   private open(v: StoredVariable): string {
-    return v.encrypted ? this.key.open(v.name, v.value, `variable ${v.name}`) : v.value;
+    return v.encrypted ? openedSecret(this.key.open(v.name, v.value, `variable ${v.name}`)) : v.value;
   }
 
   /** Seals every encrypted variable again with `next` (workspace key rotation); returns how many. */

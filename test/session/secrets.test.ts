@@ -185,6 +185,30 @@ test('a token as the user of an http(s) URL, and ?pass= / ?session= values, are 
   await session.close();
 });
 
+test('an encrypted variable sent where nothing marks it as a secret is masked where a server quotes it in an error', async () => {
+  // A server answering 500 with the request it got: its headers, then its body.
+  const server = await startHttpServer((req, res) => {
+    res.writeHead(500, { 'content-type': 'text/plain' });
+    res.end(
+      `${Object.entries(req.headers)
+        .map(([k, v]) => `${k}: ${String(v)}`)
+        .join('\n')}\n\n${req.body}`,
+    );
+  });
+  servers.push(server);
+  const { session } = tempSession({}, 'secrets');
+  await session.run('%var set --encrypted tenantkey VARSECRET11');
+  for (const statement of [
+    `SELECT * FROM HTTP (GET ${server.url}/a) HEADERS '{"X-Tenant": "#trygetvar(tenantkey)"}';`,
+    `SELECT * FROM HTTP (POST ${server.url}/a) PAYLOAD ({"key": "#trygetvar(tenantkey)"});`,
+  ]) {
+    const failed = await outputOf(session, statement);
+    assert.match(failed, /HTTP 500 Internal Server Error from (GET|POST) http:\/\/127\.0\.0\.1:\d+\/a: .*\*\*\*\*/);
+    assert.ok(!failed.includes('VARSECRET11'), `the error shows the variable's value:\n${failed}`);
+  }
+  await session.close();
+});
+
 /** The line a magic's error shows under its caret (the cell's line the error is on), and its message. */
 async function magicError(session: Session, cell: string): Promise<{ line: string; message: string }> {
   const results: Result[] = [];
