@@ -89,8 +89,9 @@ function hasUrlPassword(c: Connection): c is PasswordConnection {
 type SecretLeaf = [path: string[], value: string];
 
 /**
- * Where a connection keeps its secrets: passwords, tokens, API keys, every header value, and a base URL
- * carrying a key in its query (`https://fn.example/api?code=…`).
+ * Where a connection keeps its secrets: passwords, tokens, API keys, every header value, and a URL
+ * carrying a key in its query (`https://fn.example/api?code=…`; an az:// URL whose SAS token was not
+ * percent-encoded, `?sas=sv=…&sig=…`, leaving its `sig` a parameter of the URL).
  */
 function secretsOf(c: Connection): SecretLeaf[] {
   const out: SecretLeaf[] = [];
@@ -104,6 +105,7 @@ function secretsOf(c: Connection): SecretLeaf[] {
     for (const [k, v] of Object.entries(c.headers ?? {})) out.push([['headers', k], v]);
   }
   if (hasUrlPassword(c) && c.password !== undefined) out.push([['password'], c.password]);
+  if (hasUrlPassword(c) && redactUrl(c.url) !== c.url) out.push([['url'], c.url]);
   return out;
 }
 
@@ -120,7 +122,7 @@ function withLeaves(c: Connection, leaves: SecretLeaf[]): Connection {
 
 /** A secret leaf as shown and stored in clear: ****, or a URL with its secret parts ****. */
 function masked(leaves: SecretLeaf[]): SecretLeaf[] {
-  return leaves.map(([path, value]) => [path, path[0] === 'baseUrl' ? redactUrl(value) : MASK]);
+  return leaves.map(([path, value]) => [path, path[0] === 'baseUrl' || path[0] === 'url' ? redactUrl(value) : MASK]);
 }
 
 /** A connection safe to show: every secret is ****, URLs show `user:****@` and `?token=****`. */
