@@ -201,10 +201,11 @@ export function redactUrlsAt(line: string, column: number, lineBefore = ''): { l
  * A line of a script with its secrets masked, for showing scripts back (`sqlcdc job show`): a URL's
  * password and secret-named query values and CREDENTIALS values anywhere; in a `%connection add …`
  * line the values of --bearer, --basic, --apikey and --header; the value of `%var set --encrypted`;
- * a `%job … --signing-secret whsec_…`.
+ * a `%job … --signing-secret whsec_…`; and a secret sqlcdc issues anywhere (`whsec_…` after a misspelt
+ * `--signng-secret`, an `sqk_…` key in a header), its form being enough to know it.
  */
 export function redactScriptLine(line: string): string {
-  const shown = redactUrlsIn(line);
+  const shown = maskIssuedSecrets(redactUrlsIn(line));
   if (/^\s*%connection\s+add\b/i.test(line))
     return shown
       .replace(/(--(?:bearer|basic)(?:\s+|=))("[^"]*"|'[^']*'|\S+)/gi, `$1${MASK}`)

@@ -195,6 +195,8 @@ test('history is kept in the workspace, without lines that carry secrets', LIMIT
   await repl.send('%var set --encrypted token s3cret');
   await repl.send(`%job update nightly --signing-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);
   await repl.send(`%job create nightly --signing-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);
+  await repl.send(`%job update nightly --signng-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);
+  await repl.send("PRINT 'sqk_abcDEF-123_x';");
   await repl.send(`SELECT * FROM HTTP (GET http://127.0.0.1:9/x) WITH HEADERS '[{"Authorization": "Bearer s3cret"}]';`);
   await repl.send(`SELECT * FROM HTTP (GET http://127.0.0.1:9/x) WITH HEADERS '{"x-functions-key": "s3cret"}';`);
   // CREDENTIALS (spec 5.5) is a secret, also when its value comes on the next line.
