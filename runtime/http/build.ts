@@ -109,6 +109,9 @@ export function buildRequest(spec: CallSpec): HttpRequest {
   };
 }
 
+/** An auth header's value: its scheme (`Bearer`, `Basic`) and the credential. */
+const SCHEME_AND_CREDENTIAL = /^[A-Za-z][\w-]*\s+(\S+)$/;
+
 /**
  * The values of `headers` that are secrets — those named in `names` (lower case) or named like a secret
  * — each whole and, after an auth scheme (`Bearer …`, `Basic …`), the credential alone, and `passwords`:
@@ -119,7 +122,7 @@ function secretValues(headers: Record<string, string>, names: ReadonlySet<string
   for (const [k, v] of Object.entries(headers)) {
     if (!names.has(k.toLowerCase()) && !SECRET_HEADER.test(k)) continue;
     values.push(v);
-    const credential = /^[A-Za-z][\w-]*\s+(\S+)$/.exec(v.trim());
+    const credential = SCHEME_AND_CREDENTIAL.exec(v.trim());
     if (credential) values.push(credential[1]);
   }
   return values;
