@@ -15,6 +15,7 @@ import { varMagic } from './var';
 import { webhookMagic } from './webhook';
 import { jobMagic } from './job-info';
 import { onFirstUse } from '../util/first-use';
+import { maskKeepingWidth } from '../workspace/redact';
 
 /** %help lists this table, so it lives beside it. */
 const helpMagic: Magic = {
@@ -103,8 +104,8 @@ function argumentAt(args: string, argument: string): number | undefined {
 
 /**
  * `text` (a cell, a job's script) as anyone but its author may read it (an error result's source, an
- * echoed input): the secret arguments of each of its magic lines masked, each keeping its width so
- * that positions in it still hold. A `%%` cell's first line is judged as the magic's cell form; its
+ * echoed input): the secret arguments of each of its magic lines masked, and the secrets written in its
+ * statements, each keeping its width so that positions in it still hold. A `%%` cell's first line is judged as the magic's cell form; its
  * body (a job's script) has magic lines of its own.
  */
 export function withoutMagicSecrets(text: string, table: MagicTable): string {
@@ -113,7 +114,9 @@ export function withoutMagicSecrets(text: string, table: MagicTable): string {
     const head = text.slice(0, text.length - cell.body.length);
     return masked(head, cell.line, table.find(cell.line.name), 'cell') + withoutMagicSecrets(cell.body, table);
   }
-  return splitCell(text).magics.reduce((shown, line) => masked(shown, line, table.find(line.name), 'line'), text);
+  const shown = splitCell(text).magics.reduce((out, line) => masked(out, line, table.find(line.name), 'line'), text);
+  // A statement's secrets too (a URL's password, a CREDENTIALS value), as its error line shows them.
+  return maskKeepingWidth(shown);
 }
 
 /**

@@ -198,6 +198,37 @@ export function redactUrlsAt(line: string, column: number, lineBefore = ''): { l
 }
 
 /**
+ * `text` (a cell, a script) with what `redactUrlsAt` masks in each line — a URL's password, a
+ * secret-named query value or header value, a CREDENTIALS value — replaced by as many `*`
+ * (`http://u:*****@h`), so that positions in it still hold: a cell echoed to every client, an
+ * error's source. A line whose masked form does not align with it (a URL the parser wrote again) is
+ * masked whole.
+ */
+export function maskKeepingWidth(text: string): string {
+  let before = '';
+  return text
+    .split('\n')
+    .map((line) => {
+      const shown = keepingWidth(line, before);
+      if (line.trim() !== '') before = line;
+      return shown;
+    })
+    .join('\n');
+}
+
+function keepingWidth(line: string, lineBefore: string): string {
+  const masked = redactUrlsAt(line, 1, lineBefore).line;
+  if (masked === line) return line;
+  // The masked line is the line with some values replaced by MASK: what each MASK stands for is found
+  // by matching the line against the masked one, each MASK a lazy group.
+  const kept = masked.split(MASK);
+  const literal = kept.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const values = new RegExp(`^${literal.join('(.*?)')}$`, 's').exec(line);
+  if (!values) return line.replace(/\S/g, '*');
+  return kept.reduce((out, part, i) => out + '*'.repeat(i === 0 ? 0 : values[i].length) + part, '');
+}
+
+/**
  * A line of a script with its secrets masked, for showing scripts back (`sqlcdc job show`): a URL's
  * password and secret-named query values and CREDENTIALS values anywhere; in a `%connection add …`
  * line the values of --bearer, --basic, --apikey and --header; the value of `%var set --encrypted`;

@@ -473,6 +473,15 @@ test('an error result’s source masks the secrets of every magic line of its ce
       `${bearer}\n${variable}\n%var sett x`,
       `${maskedBearer}\n%var set --encrypted token ${stars('APIKEY3')}\n%var sett *`,
     ],
+    // A statement's own secrets: a URL's password, a secret-named query value, a CREDENTIALS value.
+    [
+      `${bearer}\nSELECT * FROM HTTP (GET http://bob:INLINEPW7@127.0.0.1:9/x?api_key=APIKEY3);`,
+      `${maskedBearer}\nSELECT * FROM HTTP (GET http://bob:${stars('INLINEPW7')}@127.0.0.1:9/x?api_key=${stars('APIKEY3')});`,
+    ],
+    [
+      "SELECT * FROM HTTP (GET http://127.0.0.1:9/x) TRACE INTO [nosuch] TABLE 't' STAGE ON 'in' CREDENTIALS\n  'u:BASICPW2';",
+      `SELECT * FROM HTTP (GET http://127.0.0.1:9/x) TRACE INTO [nosuch] TABLE 't' STAGE ON 'in' CREDENTIALS\n  '${stars('u:BASICPW2')}';`,
+    ],
     // A magic the session does not know (a typo): any of its words may be a secret.
     [
       '%conection add pg postgres://app:PGPASS5@127.0.0.1:1/shop',
