@@ -4,7 +4,7 @@ import { hasWriter } from '../jobs/job';
 import type { CurrentJob, JobDefinitions } from '../jobs/store';
 import type { Answer } from './idempotency';
 import type { CallParameters } from './ingest';
-import { whenSilent } from './read-timeout';
+import { afterParsing, whenSilent } from './read-timeout';
 import { signatureProblem } from './signature';
 
 export const PUSH_PATH = '/job/push';
@@ -91,10 +91,10 @@ export function readBody(req: IncomingMessage, { maxBody: max, readTimeoutMs }: 
     let size = 0;
     let settled = false;
     let stop = () => {};
-    // Armed only for a body still coming once the bytes read with the headers are parsed (the next
-    // tick): most calls' bodies arrive with their headers, and arming and clearing the socket's
-    // timer for each of them was work for nothing on every call.
-    process.nextTick(() => {
+    // Armed only for a body still coming once the bytes read with the headers are parsed: most
+    // calls' bodies arrive with their headers, and arming and clearing the socket's timer for each
+    // of them was work for nothing on every call.
+    afterParsing(() => {
       if (settled || req.complete) return;
       stop = whenSilent(req, readTimeoutMs, () => {
         req.removeAllListeners('data');
