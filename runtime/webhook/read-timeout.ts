@@ -41,3 +41,24 @@ export function whenSilent(req: IncomingMessage, ms: number, onSilent: () => voi
   req.on('timeout', fire);
   return stop;
 }
+
+let afterRead: (() => void)[] = [];
+
+/**
+ * Runs `check` once the bytes read with a request's headers are parsed, to tell a body still coming
+ * from one that came with its headers (most calls'). Node's parser hands a request over at its
+ * headers, and `process.nextTick` runs before it parses on to the body even when the body came in
+ * the same read: checked then, every call's body looked unfinished and armed its stall timer (a
+ * `Timeout`, a bound function and two changes of the timer list a call, counted in a listener under
+ * load). In the next turn of the event loop such a body is complete. The checks of all the requests
+ * read in one turn share one immediate.
+ */
+export function afterParsing(check: () => void): void {
+  if (afterRead.push(check) === 1) setImmediate(runChecks);
+}
+
+function runChecks(): void {
+  const checks = afterRead;
+  afterRead = [];
+  for (const check of checks) check();
+}
