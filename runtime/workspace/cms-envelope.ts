@@ -2,7 +2,6 @@ import {
   constants,
   createCipheriv,
   createDecipheriv,
-  createPrivateKey,
   publicEncrypt,
   randomBytes,
   X509Certificate,
@@ -11,7 +10,7 @@ import {
 import type forge from 'node-forge';
 import { ScriptError } from '../errors';
 import { ByteSource, type ByteSink } from '../util/bytes';
-import type { StoredCertificate } from './certificates';
+import { privateKeyOf, type StoredCertificate } from './certificates';
 import { algorithm, certificateDer, CIPHERS, issuerAndSerial, OID } from './cms-ids';
 import {
   Asn1Error,
@@ -106,14 +105,9 @@ function forgeLib(): typeof forge {
  * transport uses, so forge does it.
  */
 function decryptKey(c: StoredCertificate, encryptedKey: Buffer): Buffer {
-  if (!c.keyPem)
-    throw new ScriptError(
-      `certificate ${c.thumbprint} has no private key (put it in ${c.file} or a .key file beside it)`,
-      'runtime',
-    );
   const forge = forgeLib();
   // Node reads every PEM key form (PKCS#1, PKCS#8); forge gets PKCS#1.
-  const pkcs1 = createPrivateKey(c.keyPem).export({ type: 'pkcs1', format: 'pem' }).toString();
+  const pkcs1 = privateKeyOf(c).export({ type: 'pkcs1', format: 'pem' }).toString();
   const key = forge.pki.privateKeyFromPem(pkcs1);
   try {
     return Buffer.from(key.decrypt(encryptedKey.toString('binary')), 'binary');

@@ -1,7 +1,7 @@
-import { createHash, createPrivateKey, sign, verify, X509Certificate, type Hash } from 'node:crypto';
+import { createHash, sign, verify, X509Certificate, type Hash } from 'node:crypto';
 import { ScriptError } from '../errors';
 import { ByteSource, type ByteSink } from '../util/bytes';
-import { normalizeThumbprint, type StoredCertificate } from './certificates';
+import { normalizeThumbprint, privateKeyOf, type StoredCertificate } from './certificates';
 import { algorithm, algorithmOf, certificateDer, DIGESTS, issuerAndSerial, OID, SIGNATURES } from './cms-ids';
 import {
   Asn1Error,
@@ -38,12 +38,7 @@ function attribute(type: Buffer, value: Buffer): Buffer {
 
 /** A sink whose bytes reach `out` as the content of SignedData, signed with `signer`'s private key. */
 export function signedSink(signer: StoredCertificate, out: ByteSink, signingTime = new Date()): ByteSink {
-  if (!signer.keyPem)
-    throw new ScriptError(
-      `certificate ${signer.thumbprint} has no private key to sign with (put it in ${signer.file} or a .key file beside it)`,
-      'runtime',
-    );
-  const key = createPrivateKey(signer.keyPem);
+  const key = privateKeyOf(signer, ' to sign with');
   const certDer = certificateDer(signer.certPem);
   const hash = createHash('sha256');
   out.write(

@@ -118,3 +118,42 @@ test('encrypted and signed: LOAD decrypts, then checks the signature', LIMITS, a
   assert.deepEqual(log.header.signedBy, { thumbprint: signer.thumbprint, subject: 'CN=signer' });
   assert.deepEqual(log.header.encryptedFor, { thumbprint: agent.thumbprint, subject: 'CN=agent' });
 });
+
+test(
+  'a damaged private key or certificate in the store is an error naming its file, not an OpenSSL code',
+  LIMITS,
+  async () => {
+    const f = folder();
+    const signer = makeCertificate(f.workspace, 'signer');
+    const s = f.session();
+    f.orders([[1, 'new', 10]]);
+    const key = readFileSync(signer.keyFile, 'utf8');
+    // The body of the key cut short: still a PEM block, no longer a key.
+    writeFileSync(signer.keyFile, key.replace(/\n[A-Za-z0-9+/=]{64}\n/, '\n'));
+    await assert.rejects(
+      cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs' SIGN_CERT '${signer.thumbprint}';`),
+      (e: Error) => {
+        assert.ok(
+          e.message.includes(`the private key of certificate ${signer.thumbprint} in ${signer.keyFile} does not read`),
+          e.message,
+        );
+        assert.match(e.message, /it must be an unencrypted PEM private key/);
+        assert.doesNotMatch(e.message, /error:[0-9A-F]{8}:/);
+        return true;
+      },
+    );
+    assert.deepEqual(f.logs('logs'), [], 'nothing written');
+
+    writeFileSync(signer.keyFile, key);
+    const cert = readFileSync(signer.certFile, 'utf8');
+    writeFileSync(signer.certFile, cert.replace(/\n[A-Za-z0-9+/=]{64}\n/, '\n'));
+    await assert.rejects(
+      cell(s, `${CAPTURE} CAPTURE 'orders' ON KEYS 'id' WITH PATH 'logs' SIGN_CERT '${signer.thumbprint}';`),
+      (e: Error) => {
+        assert.ok(e.message.includes(`the certificate in ${signer.certFile} does not read`), e.message);
+        assert.doesNotMatch(e.message, /error:[0-9A-F]{8}:/);
+        return true;
+      },
+    );
+  },
+);
