@@ -3,7 +3,7 @@ import { ScriptError } from '../errors';
 import { withFileLock } from './file-lock';
 import { fileStamp, writeFileAtomic } from './files';
 import { readJsonFile } from './json-file';
-import { openedSecret } from './redact';
+import { MASK, openedSecret } from './redact';
 import { WorkspaceKey } from './workspace-key';
 
 /**
@@ -24,8 +24,6 @@ export interface VariableInfo {
   /** The value for display: '****' when encrypted. */
   shown: string;
 }
-
-export const MASK = '****';
 
 export class VariableStore {
   private readonly file: string;
