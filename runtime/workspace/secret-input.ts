@@ -14,6 +14,31 @@ const SECRET_MAGIC = [
 ];
 
 /**
+ * Every option a magic takes, by name (the union of the magics' option tables; test/session/secrets
+ * checks it against them). Written out here because the kernel judges its history before the magics'
+ * code is loaded.
+ */
+export const MAGIC_OPTION_NAMES: ReadonlySet<string> = new Set(
+  (
+    'apikey basic bearer ca check-signature drive encrypted header insecure job max-answer no-auth ' +
+    'no-save-sample no-signing-secret no-webhook on port postgres reader run save-sample signing-secret ' +
+    'sqlite timeout webhook writer'
+  ).split(' '),
+);
+
+const OPTION_WORD = /(?:^|\s)--([A-Za-z][\w-]*)/g;
+
+/**
+ * A magic line with an option no magic takes: a misspelt `--bearer` or `--encrypted` (`%var set
+ * --encypted k VALUE`) fails, but its value may be the secret it was meant to seal.
+ */
+function unknownMagicOption(line: string): boolean {
+  if (!/^\s*%/.test(line)) return false;
+  for (const m of line.matchAll(OPTION_WORD)) if (!MAGIC_OPTION_NAMES.has(m[1])) return true;
+  return false;
+}
+
+/**
  * Whether typed input (a REPL line, a notebook cell) carries a secret — those magics, or any line
  * holding a URL with a password or a secret-named query value, or a CREDENTIALS value (whose quote may
  * open on the next line, hence the whole input) — so that the histories kept in the workspace leave it
@@ -21,8 +46,12 @@ const SECRET_MAGIC = [
  */
 export function holdsSecret(input: string): boolean {
   return (
-    input.split('\n').some((line) => SECRET_MAGIC.some((re) => re.test(line)) || redactScriptLine(line) !== line) ||
-    redactUrlsIn(input) !== input
+    input
+      .split('\n')
+      .some(
+        (line) =>
+          SECRET_MAGIC.some((re) => re.test(line)) || unknownMagicOption(line) || redactScriptLine(line) !== line,
+      ) || redactUrlsIn(input) !== input
   );
 }
 

@@ -193,6 +193,7 @@ test('history is kept in the workspace, without lines that carry secrets', LIMIT
   await repl.send('%connection add hook http://127.0.0.1:9/hook?token=s3cret');
   await repl.send('%connection add blob az://acct@lake/data?sas=sv%3D2024%26sig%3Ds3cret');
   await repl.send('%var set --encrypted token s3cret');
+  await repl.send('%var set --encypted token s3cret');
   await repl.send(`%job update nightly --signing-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);
   await repl.send(`%job create nightly --signing-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);
   await repl.send(`%job update nightly --signng-secret whsec_${Buffer.alloc(24, 1).toString('base64')}`);

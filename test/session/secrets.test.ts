@@ -10,6 +10,9 @@ import { Session } from '../../runtime/session';
 import { JobDefinitions, JobStore } from '../../runtime/jobs/store';
 import { ConnectionStore } from '../../runtime/workspace/connections';
 import { rotateWorkspaceKey } from '../../runtime/workspace/rotate-key';
+import { holdsSecret, MAGIC_OPTION_NAMES } from '../../runtime/workspace/secret-input';
+import { magicTable } from '../../runtime/magics';
+import { connectInfoMagic } from '../../kernel/connect-info';
 import { WorkspaceKey } from '../../runtime/workspace/workspace-key';
 import { sendJson, startHttpServer, type TestServer } from '../helpers/http-server';
 import { tempSession } from '../helpers/session';
@@ -500,4 +503,30 @@ test('an error result’s source masks the secrets of every magic line of its ce
   assert.equal(failed.source, `${maskedBearer}\nPRINT '#nosuchfunction()';\n`);
   assert.equal(failed.error.script?.text, failed.source);
   await session.close();
+});
+
+test('a magic line with an option no magic takes is kept out of the histories: it may be a misspelt --bearer or --encrypted', () => {
+  const taken = new Set<string>();
+  for (const magic of magicTable([connectInfoMagic('kernel.json')]).all()) {
+    for (const spec of Object.values(magic.options ?? {})) for (const name of Object.keys(spec)) taken.add(name);
+    for (const name of Object.keys(magic.cellArgs?.options ?? {})) taken.add(name);
+  }
+  assert.deepEqual(
+    [...MAGIC_OPTION_NAMES].sort(),
+    [...taken].sort(),
+    "the names the history knows are the tables' names",
+  );
+
+  assert.equal(holdsSecret('%var set --encypted token S3CRET-VALUE'), true);
+  assert.equal(holdsSecret('%connection add api https://h.example --barer S3CRET-VALUE'), true);
+  assert.equal(holdsSecret('%connection add api https://h.example --timeout=5 --tken=S3CRET-VALUE'), true);
+  // Lines whose options all exist stay in the history, and so does SQL with a comment.
+  assert.equal(holdsSecret('%job create nightly --reader r.sql --writer w.sql --webhook'), false);
+  assert.equal(holdsSecret('%webhook start --port 8080 --no-auth'), false);
+  assert.equal(
+    holdsSecret("%connection add api https://h.example --header 'X-Mode: --fast'"),
+    true,
+    '--header is secret anyway',
+  );
+  assert.equal(holdsSecret("SELECT * FROM DRIVE 'a.csv'; --not-an-option here"), false);
 });
