@@ -46,8 +46,8 @@ export function redactUrl(text: string): string {
   const query = text
     .slice(at + 1)
     // A value ends at a `)` too: a script writes the URL inside `( … )`, whose end must stay shown.
-    .replace(/(^|&)([^=&#]*)=([^&#)]*)/g, (pair, sep: string, name: string) =>
-      SECRET_PARAM.test(decodeName(name)) ? `${sep}${name}=${MASK}` : pair,
+    .replace(/(^|&)([^=&#]*)=([^&#)]*)/g, (pair, sep: string, name: string, value: string) =>
+      value !== '' && SECRET_PARAM.test(decodeName(name)) ? `${sep}${name}=${MASK}` : pair,
     );
   return `${shownHead}?${query}`;
 }
@@ -157,7 +157,8 @@ function redactText(text: string, column: number): { text: string; column: numbe
   const mask = (re: RegExp, secret: (name: string) => boolean, join: (head: string, name: string) => string) => {
     const before = at;
     shown = shown.replace(re, (whole: string, head: string, name: string, value: string, offset: number) => {
-      if (!secret(name) || value === MASK) return whole;
+      // An empty value hides nothing: `?api_key=#trygetvar(k)` is a function that gives the key.
+      if (!secret(name) || value === MASK || value === '') return whole;
       if (offset + whole.length < before) at += MASK.length - value.length;
       return join(head, name);
     });

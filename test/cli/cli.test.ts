@@ -162,6 +162,7 @@ test(
     const dir = project({
       'blank.sql': "PRINT 'http://h/a b?token=LONGSECRET1&page=2' garbage;\n",
       'relative.sql': 'SELECT * FROM HTTP (GET /x?api_key=SECRET3) garbage;\n',
+      'function.sql': 'SELECT * FROM HTTP (GET http://h/x?api_key=#trygetvar(k)&q=1) garbage;\n',
     });
     const r = await sqlcdc(dir, ['run', 'scripts/blank.sql']);
     assert.equal(r.code, 1);
@@ -175,6 +176,9 @@ test(
     const relative = await sqlcdc(dir, ['run', 'scripts/relative.sql']);
     assert.equal(relative.stderr.split('\n')[1], '  SELECT * FROM HTTP (GET /x?api_key=****) garbage;');
     assert.doesNotMatch(relative.stderr, /SECRET3/);
+    // A value that is a function giving the key hides nothing: shown as written, not as `=****#trygetvar(k)`.
+    const fn = await sqlcdc(dir, ['run', 'scripts/function.sql']);
+    assert.equal(fn.stderr.split('\n')[1], '  SELECT * FROM HTTP (GET http://h/x?api_key=#trygetvar(k)&q=1) garbage;');
   },
 );
 
