@@ -141,6 +141,16 @@ export function redactConnection(c: Connection): Record<string, unknown> {
 type StoredConnection = Connection & { sealed?: string };
 
 /**
+ * Whether a stored connection shows a secret in clear: written before secrets were sealed, or before
+ * that kind of secret was (an az:// URL's unencoded `&sig=…`, kept beside its sealed SAS token).
+ */
+function inClear(stored: StoredConnection): boolean {
+  const leaves = secretsOf(upgrade(stored));
+  const shown = masked(leaves);
+  return leaves.some(([, value], i) => value !== shown[i][1]);
+}
+
+/**
  * Named connections, kept in <workspace>/connections.json (mode 0600, written atomically). Their secrets
  * are sealed with the workspace key (workspace-key.ts), the connection's name authenticated with them;
  * a file written before that (secrets in clear) is rewritten sealed the first time it is read. Names
@@ -167,7 +177,7 @@ export class ConnectionStore {
         const list = readJsonFile<StoredConnection[]>(this.file, 'array');
         for (const stored of list) {
           const c = this.unseal(stored);
-          if ((!stored.sealed && secretsOf(c).length > 0) || hasPasswordParam(c)) clearSecrets = true;
+          if (inClear(stored) || hasPasswordParam(c)) clearSecrets = true;
           connections.set(c.name.toLowerCase(), c);
         }
       }

@@ -305,6 +305,22 @@ test('a connections file with secrets in clear is rewritten sealed on first use'
   assert.equal(session.connections.getOf('lite', 'sqlite').file, 'shop.db');
 });
 
+test('a sealed connection whose stored URL still shows a secret (an older file: a SAS token’s unencoded sig) is rewritten on first use', async () => {
+  const { session, dir } = tempSession({}, 'secrets');
+  const ws = join(dir, 'ws');
+  await session.run('%connection add blob az://salesdata@lake/data?sas=sv%3D2024&sig=SASSIG12');
+  const file = join(ws, 'connections.json');
+  const written = readFileSync(file, 'utf8');
+  assert.ok(written.includes('"sealed"') && written.includes('sig=****'), written);
+  // What sqlcdc wrote before such URLs were sealed: the SAS sealed, the URL beside it in clear.
+  writeFileSync(file, written.replace('sig=****', 'sig=SASSIG12'));
+  const again = new Session({ workspace: ws, cwd: dir });
+  assert.equal(again.connections.getOf('blob', 'az').url, 'az://salesdata@lake/data?sas=&sig=SASSIG12');
+  assert.ok(!readFileSync(file, 'utf8').includes('SASSIG12'), 'rewritten without the signature in clear');
+  await again.close();
+  await session.close();
+});
+
 test('rotating the workspace key reseals variables and connections; the old key no longer opens them', async () => {
   const { session, dir } = tempSession({}, 'secrets');
   const ws = join(dir, 'ws');
