@@ -68,13 +68,17 @@ function put(out: ByteSink, n: number): void {
 }
 
 export function writeFrameHeader(out: ByteSink, kind: number, rows: number, raw: number, stored: Uint8Array): void {
-  const { buf: b, at } = roomIn(out, FRAME_HEADER);
+  const { buf, at } = roomIn(out, FRAME_HEADER);
+  frameHeaderAt(buf, at, kind, rows, raw, stored);
+  put(out, FRAME_HEADER);
+}
+
+function frameHeaderAt(b: Buffer, at: number, kind: number, rows: number, raw: number, stored: Uint8Array): void {
   b[at] = kind;
   b.writeUInt32LE(rows, at + 1);
   b.writeUInt32LE(raw, at + 5);
   b.writeUInt32LE(stored.length, at + 9);
   b.writeUInt32LE(frameCrc(b.subarray(at, at + 13), stored), at + 13);
-  put(out, FRAME_HEADER);
 }
 
 /** The fields after the kind byte, which the reader has already looked at. */
@@ -100,13 +104,17 @@ export interface Trailer {
 }
 
 export function writeTrailer(out: ByteSink, t: Trailer): void {
-  const { buf: b, at } = roomIn(out, TRAILER);
+  const { buf, at } = roomIn(out, TRAILER);
+  trailerAt(buf, at, t);
+  put(out, TRAILER);
+}
+
+function trailerAt(b: Buffer, at: number, t: Trailer): void {
   b[at] = KIND.end;
   u64(b, t.upserts, at + 1);
   u64(b, t.deletes, at + 9);
   b.writeUInt32LE(t.frames, at + 17);
   b.writeUInt32LE(crc32(b.subarray(at, at + 21)), at + 21);
-  put(out, TRAILER);
 }
 
 /** A count (a safe integer) as u64: the bytes writeBigUInt64LE writes, without making a BigInt of it. */
@@ -123,9 +131,35 @@ export function parseTrailer(b: Buffer): Trailer | undefined {
 
 export function writeHeaderBlock(out: ByteSink, json: string): void {
   const length = Buffer.byteLength(json, 'utf8');
-  const { buf: b, at } = roomIn(out, 4 + length + 4);
+  const { buf, at } = roomIn(out, 4 + length + 4);
+  headerBlockAt(buf, at, json, length);
+  put(out, 4 + length + 4);
+}
+
+function headerBlockAt(b: Buffer, at: number, json: string, length: number): void {
   b.writeUInt32LE(length, at);
   b.write(json, at + 4, 'utf8');
   b.writeUInt32LE(crc32(b.subarray(at + 4, at + 4 + length)), at + 4 + length);
-  put(out, 4 + length + 4);
+}
+
+/**
+ * A whole log of upserts in at most one frame, stored as it is, laid out in one buffer of its exact
+ * size: the bytes MAGIC, writeHeaderBlock, writeFrameHeader and writeTrailer write through a sink
+ * (test/changelog/in-memory.test.ts compares them). A listener writes such a log per call, and the
+ * sink's growing buffer, its pieces and its checks were most of a small log's encoding beyond the frame.
+ * `frame` is undefined for a log of no rows, which has no frame.
+ */
+export function oneFrameLog(json: string, rows: number, frame: Uint8Array | undefined): Buffer {
+  const length = Buffer.byteLength(json, 'utf8');
+  const frameAt = MAGIC.length + 4 + length + 4;
+  const end = frame ? frameAt + FRAME_HEADER + frame.length : frameAt;
+  const b = Buffer.allocUnsafe(end + TRAILER);
+  b.set(MAGIC, 0);
+  headerBlockAt(b, MAGIC.length, json, length);
+  if (frame) {
+    frameHeaderAt(b, frameAt, KIND.upserts, rows, frame.length, frame);
+    b.set(frame, frameAt + FRAME_HEADER);
+  }
+  trailerAt(b, end, { upserts: rows, deletes: 0, frames: frame ? 1 : 0 });
+  return b;
 }
