@@ -167,7 +167,7 @@ function headerBlockAt(b: Buffer, at: number, json: string, length: number): voi
 /**
  * A whole log of upserts in at most one frame, stored as it is, laid out in one buffer of its exact
  * size: the bytes MAGIC, writeHeaderBlock, writeFrameHeader and writeTrailer write through a sink
- * (test/changelog/in-memory.test.ts compares them). A listener writes such a log per call, and the
+ * (test/changelog/one-frame.test.ts compares them). A listener writes such a log per call, and the
  * sink's growing buffer, its pieces and its checks were most of a small log's encoding beyond the frame.
  * `frame` is undefined for a log of no rows, which has no frame.
  */
