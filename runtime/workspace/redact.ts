@@ -46,8 +46,10 @@ export function redactUrl(text: string): string {
   const query = text
     .slice(at + 1)
     // A value ends at a `)` too: a script writes the URL inside `( … )`, whose end must stay shown.
-    .replace(/(^|&)([^=&#]*)=([^&#)]*)/g, (pair, sep: string, name: string, value: string) =>
-      value !== '' && SECRET_PARAM.test(decodeName(name)) ? `${sep}${name}=${MASK}` : pair,
+    .replace(/(^|&)([^=&#]*)=([^&#)]*)/g, (pair, sep: string, name: string, value: string, at: number, all: string) =>
+      SECRET_PARAM.test(decodeName(name)) && !givenByFunction(value, all, at + pair.length)
+        ? `${sep}${name}=${MASK}`
+        : pair,
     );
   return `${shownHead}?${query}`;
 }
@@ -142,6 +144,16 @@ const HEADER_PAIRS = [
 const CREDENTIALS_IN_TEXT = /(\b(CREDENTIALS)\s+')((?:[^'\n]|'')*)(?='|$)/gim;
 
 /**
+ * Whether a query value that ends at `end` of `text` is empty because a script's function gives it
+ * (`?api_key=#trygetvar(k)`, which URLs read as a fragment): there is nothing to hide, and `****` before
+ * the function would read as if it were part of the key. An empty value otherwise (a stored
+ * connection's `sas=`, its token sealed apart) is masked, saying a secret goes there.
+ */
+function givenByFunction(value: string, text: string, end: number): boolean {
+  return value === '' && text[end] === '#';
+}
+
+/**
  * `text` with every URL redacted, every other secret-named query pair, the JSON values of
  * secret-named headers and every CREDENTIALS value masked, and `column` (1-based) moved by what the
  * masks changed before it.
@@ -157,8 +169,7 @@ function redactText(text: string, column: number): { text: string; column: numbe
   const mask = (re: RegExp, secret: (name: string) => boolean, join: (head: string, name: string) => string) => {
     const before = at;
     shown = shown.replace(re, (whole: string, head: string, name: string, value: string, offset: number) => {
-      // An empty value hides nothing: `?api_key=#trygetvar(k)` is a function that gives the key.
-      if (!secret(name) || value === MASK || value === '') return whole;
+      if (!secret(name) || value === MASK || givenByFunction(value, shown, offset + whole.length)) return whole;
       if (offset + whole.length < before) at += MASK.length - value.length;
       return join(head, name);
     });
