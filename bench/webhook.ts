@@ -222,6 +222,13 @@ export async function runWebhookBench(): Promise<void> {
     console.log(
       `  CPU a request (server, all threads / the client): ${['bare', 'floor', 'sqlcdc'].map((n, i) => `${n} ${perCall(cpu[i].server)} / ${perCall(cpu[i].client)}`).join(', ')}`,
     );
+    // The requests/s of one run follow the machine's minute (bench/webhook.md, 2026-11-28: the bare
+    // server's own CPU a request moved 32–51 µs within an idle hour); sqlcdc's CPU over the floor's,
+    // both measured in the same rounds, moves far less and is what tells one build from another.
+    if (cpu[1].server > 0)
+      console.log(
+        `  sqlcdc's CPU a request over the floor's: ${(cpu[2].server / cpu[1].server).toFixed(2)}× (compare builds by this)`,
+      );
   } finally {
     for (const child of [bare, floor, serve]) child.kill();
     rmSync(dir, { recursive: true, force: true });
